@@ -1,0 +1,157 @@
+// Plain row types for writing a session. One struct per table in session_schema.h; ids are the
+// SQLite row ids the writer hands back. Times are nanoseconds on the host's CLOCK_MONOTONIC.
+#pragma once
+
+#include "session_schema.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace stallscope::format {
+
+struct ProcessRow {
+    int64_t pid = 0;
+    std::string host;
+    std::string command;
+    int64_t startNs = 0;
+    std::optional<int64_t> endNs;
+    std::optional<int64_t> exitCode;
+};
+
+struct ThreadRow {
+    int64_t processId = 0;
+    int64_t tid = 0;
+    std::string name;
+};
+
+struct DeviceRow {
+    int64_t processId = 0;
+    int64_t deviceIndex = 0;
+    std::string name;
+    std::string uuid;
+    int64_t computeMajor = 0;
+    int64_t computeMinor = 0;
+    int64_t smCount = 0;
+    int64_t globalMemoryBytes = 0;
+};
+
+struct StreamRow {
+    int64_t deviceId = 0;
+    int64_t contextId = 0;
+    int64_t streamId = 0; // CUPTI's stream id within the context
+    bool isDefault = false;
+    int64_t priority = 0;
+};
+
+struct ApiCallRow {
+    int64_t threadId = 0;
+    ApiDomain domain = ApiDomain::Runtime;
+    int64_t cbid = 0;
+    int64_t nameId = 0;
+    int64_t startNs = 0;
+    int64_t endNs = 0;
+    int64_t correlationId = 0;
+    int64_t returnCode = 0;
+};
+
+struct KernelRow {
+    int64_t streamId = 0;
+    int64_t nameId = 0;
+    int64_t startNs = 0;
+    int64_t endNs = 0;
+    int64_t correlationId = 0;
+    int32_t grid[3] = {1, 1, 1};
+    int32_t block[3] = {1, 1, 1};
+    int32_t registersPerThread = 0;
+    int32_t staticSharedBytes = 0;
+    int32_t dynamicSharedBytes = 0;
+};
+
+struct MemcpyRow {
+    int64_t streamId = 0;
+    int64_t startNs = 0;
+    int64_t endNs = 0;
+    int64_t correlationId = 0;
+    CopyKind copyKind = CopyKind::Unknown;
+    MemoryKind srcKind = MemoryKind::Unknown;
+    MemoryKind dstKind = MemoryKind::Unknown;
+    int64_t bytes = 0;
+    bool isAsync = false;
+};
+
+struct MemsetRow {
+    int64_t streamId = 0;
+    int64_t startNs = 0;
+    int64_t endNs = 0;
+    int64_t correlationId = 0;
+    int64_t value = 0;
+    int64_t bytes = 0;
+    MemoryKind dstKind = MemoryKind::Unknown;
+    bool isAsync = false;
+};
+
+struct SyncRow {
+    int64_t threadId = 0;
+    SyncKind kind = SyncKind::Stream;
+    int64_t startNs = 0;
+    int64_t endNs = 0;
+    int64_t correlationId = 0;
+    std::optional<int64_t> streamId; // session stream row id, when the sync names one
+    std::optional<int64_t> eventId;  // CUPTI event id, for event syncs and stream-wait-event
+    std::optional<int64_t> stackId;
+};
+
+struct CudaEventRow {
+    int64_t streamId = 0;
+    int64_t eventId = 0;
+    int64_t correlationId = 0;
+    int64_t recordNs = 0;
+};
+
+struct RangeRow {
+    int64_t threadId = 0;
+    RangeKind kind = RangeKind::NvtxPushPop;
+    int64_t nameId = 0;
+    int64_t startNs = 0;
+    int64_t endNs = 0;
+    int64_t depth = 0;
+};
+
+struct ModuleRow {
+    int64_t processId = 0;
+    std::string path;
+    int64_t loadBias = 0;
+    int64_t startAddress = 0;
+    int64_t endAddress = 0;
+    std::string buildId; // hex
+    int64_t loadedNs = 0;
+};
+
+// A native frame is an address (symbolized later); a Python frame carries file/function/line.
+struct FrameRow {
+    FrameKind kind = FrameKind::Native;
+    std::optional<int64_t> address;
+    std::optional<int64_t> moduleId;
+    std::optional<std::string> function;
+    std::optional<std::string> file;
+    std::optional<int64_t> line;
+    std::optional<int64_t> column;
+};
+
+struct SourceRow {
+    std::string path;
+    std::string sha256;
+    int64_t sizeBytes = 0;
+    bool truncated = false;
+    std::string text;
+};
+
+struct DroppedRow {
+    std::optional<int64_t> processId;
+    int64_t atNs = 0;
+    std::string source; // e.g. "cupti-activity-buffer"
+    int64_t count = 0;
+};
+
+} // namespace stallscope::format

@@ -1,0 +1,89 @@
+// SessionWriter: writes a session file (schema in session_schema.h). Qt-free and exception-free,
+// because the recorder runs it inside users' processes. Not thread-safe: one writer thread owns it.
+//
+// Rows go into an open transaction; commit() makes them durable (WAL). A killed writer leaves a file
+// that opens with everything up to the last commit and meta.status = "recording", which readers
+// report as cut short.
+#pragma once
+
+#include "session_rows.h"
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace stallscope::format {
+
+class SessionWriter {
+public:
+    // Creates (or replaces) the file at `path`. Returns nullptr and sets *error on failure.
+    static std::unique_ptr<SessionWriter> create(const std::string& path, std::string* error);
+    ~SessionWriter();
+    SessionWriter(const SessionWriter&) = delete;
+    SessionWriter& operator=(const SessionWriter&) = delete;
+
+    const std::string& path() const { return m_path; }
+    // The first error seen, empty when none. Calls after an error are ignored (return 0/false).
+    const std::string& lastError() const { return m_error; }
+    bool ok() const { return m_error.empty(); }
+
+    void setMeta(std::string_view key, std::string_view value);
+    // Interned strings (kernel and API names, range labels): same text, same id.
+    int64_t internString(std::string_view text);
+
+    int64_t addProcess(const ProcessRow& row);
+    void finishProcess(int64_t processId, int64_t endNs, std::optional<int64_t> exitCode);
+    int64_t addThread(const ThreadRow& row);
+    void setThreadName(int64_t threadId, std::string_view name);
+    int64_t addDevice(const DeviceRow& row);
+    int64_t addStream(const StreamRow& row);
+    int64_t addModule(const ModuleRow& row);
+    int64_t addFrame(const FrameRow& row);
+    // Frames innermost first. `hash` is the interning key the caller used.
+    int64_t addStack(uint64_t hash, std::span<const int64_t> frameIds);
+    int64_t addSource(const SourceRow& row);
+
+    int64_t addApiCall(const ApiCallRow& row);
+    int64_t addKernel(const KernelRow& row);
+    int64_t addMemcpy(const MemcpyRow& row);
+    int64_t addMemset(const MemsetRow& row);
+    int64_t addSync(const SyncRow& row);
+    int64_t addCudaEvent(const CudaEventRow& row);
+    int64_t addRange(const RangeRow& row);
+    void addDropped(const DroppedRow& row);
+    void addDiagnostic(int64_t atNs, std::string_view severity, std::string_view message);
+
+    // Commits the open transaction and starts the next one.
+    bool commit();
+    // Sets meta.status (and end time), adds the finalize indexes, commits, checkpoints the WAL into
+    // the main file and closes. The writer is unusable afterwards.
+    bool finish(std::string_view status);
+
+    // Rows written since creation (all event tables), for throughput figures.
+    int64_t eventCount() const { return m_eventCount; }
+
+private:
+    SessionWriter() = default;
+    bool exec(std::string_view sql);
+    sqlite3_stmt* prepare(std::string_view sql);
+    bool stepAndReset(sqlite3_stmt* statement);
+    int64_t insert(sqlite3_stmt* statement);
+    void fail(std::string_view what);
+
+    std::string m_path;
+    std::string m_error;
+    sqlite3* m_db = nullptr;
+    int64_t m_eventCount = 0;
+    std::unordered_map<std::string, int64_t> m_strings;
+
+    struct Statements;
+    std::unique_ptr<Statements> m_statements;
+};
+
+} // namespace stallscope::format

@@ -1,0 +1,40 @@
+// SessionLoadJob: loads a session on a worker thread, reports progress and the result through
+// queued signals (so slots run on the receiver's thread), and can be cancelled.
+#pragma once
+
+#include "session_loader.h"
+
+#include <QObject>
+#include <QString>
+#include <QThread>
+
+#include <atomic>
+#include <memory>
+
+namespace stallscope::model {
+
+class SessionLoadJob : public QObject {
+    Q_OBJECT
+public:
+    explicit SessionLoadJob(QObject* parent = nullptr);
+    ~SessionLoadJob() override; // cancels and waits for the worker
+
+    void start(const QString& path);
+    void cancel();
+    bool isRunning() const;
+    // Blocks until the worker ends (tests and batch mode).
+    void wait();
+
+signals:
+    void progress(double fraction);
+    // Exactly one of these follows each start().
+    void loaded(std::shared_ptr<const stallscope::model::Session> session);
+    void failed(const QString& error);
+    void cancelled();
+
+private:
+    QThread* m_worker = nullptr;
+    std::shared_ptr<std::atomic<bool>> m_cancel;
+};
+
+} // namespace stallscope::model

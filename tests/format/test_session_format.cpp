@@ -1,0 +1,208 @@
+// Round trip of every table: written by format::SessionWriter, read back by the model's reader
+// (SessionLoader for the event columns, SessionDatabase for the rest).
+#include "session_database.h"
+#include "session_loader.h"
+#include "session_schema.h"
+#include "session_writer.h"
+#include "small_session.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <sqlite3.h>
+
+using namespace stallscope;
+
+class TestSessionFormat : public QObject {
+    Q_OBJECT
+private slots:
+    void schemaHasEveryRequiredTable();
+    void roundTripDescriptiveTables();
+    void roundTripEventTables();
+    void roundTripStacksModulesSources();
+    void finishedSessionIsOneFile();
+    void writerReportsErrorsWithPath();
+    void internedStringsAreShared();
+
+private:
+    QTemporaryDir m_dir;
+    std::string path(const char* name) { return m_dir.filePath(name).toStdString(); }
+};
+
+void TestSessionFormat::schemaHasEveryRequiredTable() {
+    const std::string file = path("schema.stallscope");
+    std::string error;
+    auto writer = format::SessionWriter::create(file, &error);
+    QVERIFY2(writer, error.c_str());
+    QVERIFY(writer->finish(format::kStatusComplete));
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    for (std::string_view table : format::kRequiredTables) {
+        const std::string sql =
+            "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='" + std::string(table) + "'";
+        sqlite3_stmt* statement = nullptr;
+        QCOMPARE(sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr), SQLITE_OK);
+        QCOMPARE(sqlite3_step(statement), SQLITE_ROW);
+        QVERIFY2(sqlite3_column_int(statement, 0) == 1, std::string(table).c_str());
+        sqlite3_finalize(statement);
+    }
+    sqlite3_close(db);
+}
+
+void TestSessionFormat::roundTripDescriptiveTables() {
+    const std::string file = path("descriptive.stallscope");
+    testing::writeSmallSession(file);
+    auto result = model::SessionLoader::load(file);
+    QVERIFY2(result.ok(), result.error.c_str());
+    const model::Session& s = *result.session;
+    QCOMPARE(s.formatVersion, format::kFormatVersion);
+    QCOMPARE(s.status, std::string("complete"));
+    QVERIFY(s.warning.empty());
+    QCOMPARE(s.metaValue("command"), std::string("python train.py --epochs 1"));
+    QCOMPARE(s.metaValue("clock"), std::string("CLOCK_MONOTONIC"));
+    QCOMPARE(s.processes.size(), size_t(1));
+    QCOMPARE(s.processes[0].pid, int64_t(4242));
+    QCOMPARE(s.processes[0].host, std::string("gpu-box"));
+    QCOMPARE(s.processes[0].endNs, int64_t(100000));
+    QVERIFY(s.processes[0].hasExitCode);
+    QCOMPARE(s.threads.size(), size_t(2));
+    QCOMPARE(s.threads[0].tid, int64_t(4242));
+    QCOMPARE(s.threads[0].name, std::string("python"));
+    QCOMPARE(s.threads[1].name, std::string("loader"));
+    QCOMPARE(s.devices.size(), size_t(1));
+    QCOMPARE(s.devices[0].name, std::string("NVIDIA H100 80GB HBM3"));
+    QCOMPARE(s.devices[0].uuid, std::string("GPU-1234"));
+    QCOMPARE(s.devices[0].computeMajor, int64_t(9));
+    QCOMPARE(s.devices[0].smCount, int64_t(132));
+    QCOMPARE(s.devices[0].globalMemoryBytes, int64_t(80) << 30);
+    QCOMPARE(s.streams.size(), size_t(2));
+    QCOMPARE(s.streams[0].streamId, int64_t(7));
+    QCOMPARE(s.streams[1].streamId, int64_t(13));
+    QCOMPARE(s.streams[0].deviceIndex, 0);
+    QCOMPARE(s.droppedRecords, int64_t(3));
+    QCOMPARE(s.streamLabel(s.streams[0]), std::string("GPU 0 · stream 7"));
+}
+
+void TestSessionFormat::roundTripEventTables() {
+    const std::string file = path("events.stallscope");
+    testing::writeSmallSession(file);
+    auto result = model::SessionLoader::load(file);
+    QVERIFY2(result.ok(), result.error.c_str());
+    const model::Session& s = *result.session;
+    QCOMPARE(s.counts.apiCalls, int64_t(4));
+    QCOMPARE(s.counts.kernels, int64_t(3));
+    QCOMPARE(s.counts.memcpys, int64_t(1));
+    QCOMPARE(s.counts.memsets, int64_t(1));
+    QCOMPARE(s.counts.syncs, int64_t(2));
+    QCOMPARE(s.counts.ranges, int64_t(2));
+
+    const model::HostLane& main = s.hostLanes[0];
+    QCOMPARE(main.apiCalls.size(), size_t(4));
+    QCOMPARE(s.string(main.apiCalls.nameId[3]), std::string("cudaStreamSynchronize"));
+    QCOMPARE(main.apiCalls.correlationId[3], 4u);
+    QCOMPARE(main.syncs.size(), size_t(1));
+    QCOMPARE(main.syncs.start[0], int64_t(5100));
+    QCOMPARE(main.syncs.end[0], int64_t(19900));
+    QCOMPARE(int(main.syncs.kind[0]), int(format::SyncKind::Stream));
+    QCOMPARE(main.syncs.streamIndex[0], 0);
+    QVERIFY(main.syncs.stackId[0] != 0);
+    QCOMPARE(main.rangesByDepth.size(), size_t(2));
+    QCOMPARE(s.string(main.rangesByDepth[1].nameId[0]), std::string("forward"));
+
+    const model::HostLane& loader = s.hostLanes[1];
+    QCOMPARE(loader.syncs.size(), size_t(1));
+    QCOMPARE(int(loader.syncs.kind[0]), int(format::SyncKind::PageableCopy));
+    QCOMPARE(loader.syncs.streamIndex[0], -1);
+    QCOMPARE(loader.syncs.stackId[0], 0u);
+
+    const model::StreamLane& compute = s.streamLanes[0];
+    QCOMPARE(compute.kernels.size(), size_t(3));
+    QCOMPARE(s.string(compute.kernels.nameId[0]), std::string("sm90_gemm_bf16"));
+    QCOMPARE(compute.kernels.correlationId[2], 3u);
+    const model::StreamLane& copies = s.streamLanes[1];
+    QCOMPARE(copies.memcpys.bytes[0], uint64_t(4096));
+    QCOMPARE(int(copies.memcpys.copyKind[0]), int(format::CopyKind::DtoH));
+    QCOMPARE(int(copies.memcpys.dstKind[0]), int(format::MemoryKind::Pageable));
+    QCOMPARE(copies.memsets.bytes[0], uint64_t(1 << 20));
+    QCOMPARE(s.startNs, int64_t(1000));
+    QCOMPARE(s.endNs, int64_t(100000));
+
+    model::SessionDatabase db;
+    std::string error;
+    QVERIFY2(db.open(file, &error), error.c_str());
+    auto details = db.kernelDetails(compute.kernels.rowId[0]);
+    QVERIFY(details);
+    QCOMPARE(details->grid[0], 132);
+    QCOMPARE(details->grid[1], 2);
+    QCOMPARE(details->block[0], 128);
+    QCOMPARE(details->registersPerThread, 168);
+    QCOMPARE(details->dynamicSharedBytes, 49152);
+    const auto events = db.cudaEvents();
+    QCOMPARE(events.size(), size_t(1));
+    QCOMPARE(events[0].eventId, int64_t(77));
+    QCOMPARE(events[0].recordNs, int64_t(18000));
+    const auto diagnostics = db.diagnostics();
+    QCOMPARE(diagnostics.size(), size_t(1));
+    QCOMPARE(diagnostics[0].message, std::string("example diagnostic"));
+}
+
+void TestSessionFormat::roundTripStacksModulesSources() {
+    const std::string file = path("stacks.stallscope");
+    const auto ids = testing::writeSmallSession(file);
+    model::SessionDatabase db;
+    std::string error;
+    QVERIFY2(db.open(file, &error), error.c_str());
+    const auto frames = db.stack(ids.stack);
+    QCOMPARE(frames.size(), size_t(2));
+    QCOMPARE(frames[0].kind, format::FrameKind::Native);
+    QCOMPARE(frames[0].address, int64_t(0x401234));
+    QCOMPARE(frames[0].moduleId, ids.module);
+    QVERIFY(!frames[0].symbolized);
+    QCOMPARE(frames[1].kind, format::FrameKind::Python);
+    QCOMPARE(frames[1].file, std::string("/home/u/train.py"));
+    QCOMPARE(frames[1].function, std::string("train_step"));
+    QCOMPARE(frames[1].line, int64_t(90));
+    QVERIFY(frames[1].symbolized);
+    QVERIFY(db.stack(0).empty());
+    const auto modules = db.modules();
+    QCOMPARE(modules.size(), size_t(1));
+    QCOMPARE(modules[0].path, std::string("/usr/bin/python3.12"));
+    QCOMPARE(modules[0].loadBias, int64_t(0x400000));
+    QCOMPARE(modules[0].buildId, std::string("abcdef0123"));
+    const auto source = db.source("/home/u/train.py");
+    QVERIFY(source);
+    QCOMPARE(source->text, std::string("import torch\n"));
+    QCOMPARE(source->sha256, std::string("00ff"));
+    QVERIFY(!db.source("/nope.py"));
+    QCOMPARE(db.sourcePaths(), std::vector<std::string>{"/home/u/train.py"});
+}
+
+void TestSessionFormat::finishedSessionIsOneFile() {
+    const std::string file = path("single.stallscope");
+    testing::writeSmallSession(file);
+    QVERIFY(QFile::exists(QString::fromStdString(file)));
+    QVERIFY(!QFile::exists(QString::fromStdString(file + "-wal")));
+    QVERIFY(!QFile::exists(QString::fromStdString(file + "-shm")));
+}
+
+void TestSessionFormat::writerReportsErrorsWithPath() {
+    std::string error;
+    auto writer = format::SessionWriter::create("/nonexistent-dir/x.stallscope", &error);
+    QVERIFY(!writer);
+    QVERIFY2(error.find("/nonexistent-dir/x.stallscope") != std::string::npos, error.c_str());
+}
+
+void TestSessionFormat::internedStringsAreShared() {
+    std::string error;
+    auto writer = format::SessionWriter::create(path("strings.stallscope"), &error);
+    QVERIFY(writer);
+    const int64_t a = writer->internString("kernel_a");
+    const int64_t b = writer->internString("kernel_b");
+    QVERIFY(a != b);
+    QCOMPARE(writer->internString("kernel_a"), a);
+    QVERIFY(writer->finish(format::kStatusComplete));
+}
+
+QTEST_GUILESS_MAIN(TestSessionFormat)
+#include "test_session_format.moc"
