@@ -82,8 +82,9 @@ std::unique_ptr<SessionWriter> SessionWriter::create(const std::string& path, st
         return nullptr;
     }
     // WAL + synchronous=NORMAL: a commit survives a killed process; fsync only at checkpoints.
-    writer->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA temp_store=MEMORY;"
-                 "PRAGMA cache_size=-16384;");
+    // 16 KiB pages: fewer B-tree splits for the long integer-only event tables.
+    writer->exec("PRAGMA page_size=16384; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+                 "PRAGMA temp_store=MEMORY; PRAGMA cache_size=-16384;");
     writer->exec("BEGIN");
     writer->exec(kSchemaSql);
     auto& s = *(writer->m_statements = std::make_unique<Statements>());
@@ -188,8 +189,8 @@ bool SessionWriter::stepAndReset(sqlite3_stmt* statement) {
     if (!ok() || !statement)
         return false;
     const int rc = sqlite3_step(statement);
+    // No sqlite3_clear_bindings: every add* binds every column of its statement.
     sqlite3_reset(statement);
-    sqlite3_clear_bindings(statement);
     if (rc != SQLITE_DONE) {
         fail("write failed");
         return false;

@@ -1,0 +1,97 @@
+// (b) Open-to-loaded-model time: SessionLoader::load on a 10-million-event synthetic session,
+//     median of several runs (goal: <= 2 s on the 2-core reference machine).
+// (c) Resident memory per event after loading: the RSS delta of the first load in this fresh
+//     process divided by the loaded events, next to Session::eventMemoryBytes() (goal: <= 48 B).
+//
+//   stallscope-bench-load [--session=FILE] [--events=10000000] [Google Benchmark flags]
+// The session is generated (seed 1) when FILE does not exist, and kept for the next run.
+#include "bench_support.h"
+#include "session_loader.h"
+#include "synthetic_session.h"
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+namespace {
+
+std::string g_session;
+
+void loadSession(benchmark::State& state) {
+    int64_t events = 0;
+    for (auto _ : state) {
+        stallscope::model::LoadResult result = stallscope::model::SessionLoader::load(g_session);
+        if (!result.ok()) {
+            state.SkipWithError(result.error.c_str());
+            return;
+        }
+        events = result.session->counts.total();
+        benchmark::DoNotOptimize(result.session.get());
+        state.PauseTiming(); // freeing the model is not part of opening it
+        result.session.reset();
+        state.ResumeTiming();
+    }
+    state.counters["events"] = static_cast<double>(events);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    using namespace stallscope;
+    const int64_t targetEvents = std::stoll(bench::takeFlag(argc, argv, "events", "10000000"));
+    g_session =
+        bench::takeFlag(argc, argv, "session",
+                        "/tmp/stallscope-bench-" + std::to_string(targetEvents) + ".stallscope");
+    if (!std::filesystem::exists(g_session)) {
+        model::SyntheticOptions options;
+        options.seed = 1;
+        options.targetEvents = targetEvents;
+        model::SyntheticStats stats;
+        std::string error;
+        std::fprintf(stderr, "generating %s ...\n", g_session.c_str());
+        if (!model::writeSyntheticSession(g_session, options, &stats, &error)) {
+            std::fprintf(stderr, "stallscope-bench-load: %s\n", error.c_str());
+            return 1;
+        }
+    }
+
+    // (c) first, in a fresh process, before other loads have grown the heap.
+    const int64_t before = bench::residentBytes();
+    const int64_t peakBefore = bench::peakResidentBytes();
+    model::LoadResult result = model::SessionLoader::load(g_session);
+    if (!result.ok()) {
+        std::fprintf(stderr, "stallscope-bench-load: %s\n", result.error.c_str());
+        return 1;
+    }
+    const int64_t after = bench::residentBytes();
+    const int64_t peakAfter = bench::peakResidentBytes();
+    const double events = static_cast<double>(result.session->counts.total());
+    char text[64];
+    auto context = [&](const char* key, double value) {
+        std::snprintf(text, sizeof text, "%.2f", value);
+        benchmark::AddCustomContext(key, text);
+    };
+    context("session_events", events);
+    context("rss_delta_bytes_per_event", static_cast<double>(after - before) / events);
+    context("event_memory_bytes_per_event",
+            static_cast<double>(result.session->eventMemoryBytes()) / events);
+    context("peak_rss_delta_bytes_per_event",
+            static_cast<double>(std::max(peakAfter, peakBefore) - before) / events);
+    result.session.reset();
+
+    benchmark::RegisterBenchmark("LoadSession", loadSession)
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(1)
+        ->Repetitions(5)
+        ->ReportAggregatesOnly(true);
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv))
+        return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

@@ -1,0 +1,147 @@
+// stallscope-gen: writes a synthetic session (model/synthetic_session.h) and prints its stats.
+// Qt-free on purpose: it only needs the format library and SQLite.
+#include "synthetic_session.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+namespace {
+
+void usage(std::FILE* out) {
+    std::fputs(
+        "usage: stallscope-gen -o FILE [options]\n"
+        "Writes a synthetic Stallscope session: a PyTorch-like training loop per process.\n"
+        "  -o, --output FILE          session file to write (replaced)\n"
+        "  --events N                 target event rows (default 100000; k/M suffixes allowed)\n"
+        "  --seed S                   random seed (default 1); same seed, same content\n"
+        "  --processes N              processes / ranks (default 1)\n"
+        "  --threads N                host threads per process: 1 trains, the rest load data (2)\n"
+        "  --devices N                GPUs per process (1)\n"
+        "  --streams N                streams per GPU: compute, copy, all-reduce... (3)\n"
+        "  --kernels N                kernel launches per step and GPU (16)\n"
+        "  --no-in-loop-sync          pipelined loop: no loss.item() per step, one sync after\n"
+        "  --no-device-sync           no periodic torch.cuda.synchronize()\n"
+        "  --device-sync-every N      steps between device syncs (50)\n"
+        "  --no-pageable-copies       no periodic blocking .cpu() copy\n"
+        "  --pageable-every N         steps between blocking .cpu() copies (10)\n"
+        "  --no-event-sync            loaders do not cudaEventSynchronize\n"
+        "  --no-stream-wait-event     no cudaStreamWaitEvent dependencies\n"
+        "  --no-memsets               no zero_grad memsets\n"
+        "  --commit-every N           events between commits (1000000)\n"
+        "  --command TEXT             recorded command line\n"
+        "  -q, --quiet                print nothing on success\n"
+        "  -h, --help                 this text\n",
+        out);
+}
+
+bool parseCount(std::string_view text, int64_t* value) {
+    std::string s(text);
+    int64_t scale = 1;
+    if (!s.empty() && (s.back() == 'k' || s.back() == 'K'))
+        scale = 1'000, s.pop_back();
+    else if (!s.empty() && (s.back() == 'm' || s.back() == 'M'))
+        scale = 1'000'000, s.pop_back();
+    if (s.empty())
+        return false;
+    char* end = nullptr;
+    errno = 0;
+    const long long parsed = std::strtoll(s.c_str(), &end, 10);
+    if (errno != 0 || *end != '\0' || parsed < 0)
+        return false;
+    *value = parsed * scale;
+    return true;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    stallscope::model::SyntheticOptions options;
+    std::string output;
+    bool quiet = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        auto value = [&](const char* name) -> const char* {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "stallscope-gen: %s needs a value\n", name);
+                std::exit(2);
+            }
+            return argv[++i];
+        };
+        auto number = [&](const char* name) -> int64_t {
+            int64_t n = 0;
+            const char* text = value(name);
+            if (!parseCount(text, &n)) {
+                std::fprintf(stderr, "stallscope-gen: %s: not a count: '%s'\n", name, text);
+                std::exit(2);
+            }
+            return n;
+        };
+        auto small = [&](const char* name) { return static_cast<int>(number(name)); };
+        if (arg == "-o" || arg == "--output")
+            output = value("--output");
+        else if (arg == "--events")
+            options.targetEvents = number("--events");
+        else if (arg == "--seed")
+            options.seed = static_cast<uint64_t>(number("--seed"));
+        else if (arg == "--processes")
+            options.processes = small("--processes");
+        else if (arg == "--threads")
+            options.threadsPerProcess = small("--threads");
+        else if (arg == "--devices")
+            options.devicesPerProcess = small("--devices");
+        else if (arg == "--streams")
+            options.streamsPerDevice = small("--streams");
+        else if (arg == "--kernels")
+            options.kernelsPerStep = small("--kernels");
+        else if (arg == "--no-in-loop-sync" || arg == "--pipelined")
+            options.inLoopSync = false;
+        else if (arg == "--no-device-sync")
+            options.deviceSyncs = false;
+        else if (arg == "--device-sync-every")
+            options.deviceSyncEvery = small("--device-sync-every");
+        else if (arg == "--no-pageable-copies")
+            options.pageableCopies = false;
+        else if (arg == "--pageable-every")
+            options.pageableEvery = small("--pageable-every");
+        else if (arg == "--no-event-sync")
+            options.eventSyncs = false;
+        else if (arg == "--no-stream-wait-event")
+            options.streamWaitEvents = false;
+        else if (arg == "--no-memsets")
+            options.memsets = false;
+        else if (arg == "--commit-every")
+            options.commitEvery = number("--commit-every");
+        else if (arg == "--command")
+            options.command = value("--command");
+        else if (arg == "-q" || arg == "--quiet")
+            quiet = true;
+        else if (arg == "-h" || arg == "--help") {
+            usage(stdout);
+            return 0;
+        } else {
+            std::fprintf(stderr, "stallscope-gen: unknown option '%s'\n", argv[i]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (output.empty()) {
+        std::fputs("stallscope-gen: no output file (-o FILE)\n", stderr);
+        usage(stderr);
+        return 2;
+    }
+
+    stallscope::model::SyntheticStats stats;
+    std::string error;
+    if (!stallscope::model::writeSyntheticSession(output, options, &stats, &error)) {
+        std::fprintf(stderr, "stallscope-gen: %s\n", error.c_str());
+        return 1;
+    }
+    if (!quiet)
+        std::printf("wrote %s (seed %llu)\n%s", output.c_str(),
+                    static_cast<unsigned long long>(options.seed), stats.toText().c_str());
+    return 0;
+}

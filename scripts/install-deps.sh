@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages that Stallscope's build, tests and screenshots need.
+# A no-op when everything is present. Run as root (or with sudo available).
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ pkg-config git
+  qt6-base-dev libgl-dev            # Qt 6 Core/Gui/Widgets/Test/Concurrent/PrintSupport
+  libsqlite3-dev sqlite3            # session files (the sqlite3 CLI for users and docs)
+  llvm-14-dev zlib1g-dev            # symbolization (LLVM's symbolizer, static)
+  libbenchmark-dev                  # bench/
+  clang-format                      # the formatting gate
+  xvfb xauth poppler-utils          # headless GUI runs, screenshots, PDF pages
+  fonts-dejavu-core                 # text in offscreen and Xvfb renderings
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  sudo=sudo
+fi
+echo "install-deps: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
