@@ -17,8 +17,9 @@ void bindOptional(sqlite3_stmt* statement, int index, const std::optional<int64_
 }
 
 void bindText(sqlite3_stmt* statement, int index, std::string_view text) {
-    sqlite3_bind_text(statement, index, text.data(), static_cast<int>(text.size()),
-                      SQLITE_TRANSIENT);
+    // A default-constructed string_view has a null data(), which SQLite would store as NULL.
+    sqlite3_bind_text(statement, index, text.data() ? text.data() : "",
+                      static_cast<int>(text.size()), SQLITE_TRANSIENT);
 }
 
 void bindOptionalText(sqlite3_stmt* statement, int index, const std::optional<std::string>& text) {

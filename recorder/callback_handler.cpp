@@ -1,0 +1,121 @@
+#include "callback_handler.h"
+
+#include "event_ring.h"
+#include "stack_unwinder.h"
+
+#include <cupti.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <ctime>
+
+namespace stallscope::recorder {
+
+namespace {
+
+struct ThreadState {
+    EventRing* ring = nullptr;
+    HostEvent* open = nullptr;
+    uint32_t openCorrelation = 0;
+    int runtimeDepth = 0;
+    int32_t tid = 0;
+};
+thread_local ThreadState t_state;
+
+// Layout of cudaMemcpyAsync_v3020_params (generated_cuda_runtime_api_meta.h, CUDA 13), mirrored
+// because that header does not compile on its own.
+struct MemcpyAsyncParams {
+    void* dst;
+    const void* src;
+    size_t count;
+    int kind; // cudaMemcpyKind
+    void* stream;
+};
+constexpr int kCudaMemcpyDeviceToHost = 2;
+constexpr int kCudaMemcpyDefault = 4;
+
+} // namespace
+
+int64_t CallbackHandler::nowNs() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+bool CallbackHandler::asyncCopyMayBlock(int domain, uint32_t cbid, const void* raw) {
+    auto* data = static_cast<const CUpti_CallbackData*>(raw);
+    if (domain == ApiClassifier::kRuntimeDomain &&
+        (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020 ||
+         cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000) &&
+        data->functionParams) {
+        auto* params = static_cast<const MemcpyAsyncParams*>(data->functionParams);
+        // Only a device->host (or direction-inferred) copy can land in pageable host memory.
+        return params->kind == kCudaMemcpyDeviceToHost || params->kind == kCudaMemcpyDefault;
+    }
+    return true;
+}
+
+void CallbackHandler::onApi(int domain, uint32_t cbid, const void* raw) {
+    auto* data = static_cast<const CUpti_CallbackData*>(raw);
+    if (!m_enabled.load(std::memory_order_relaxed) || !data)
+        return;
+    ApiClass c = m_classifier->lookup(domain, cbid);
+    ThreadState& t = t_state;
+    if (data->callbackSite == CUPTI_API_ENTER) {
+        if (domain == ApiClassifier::kRuntimeDomain) {
+            ++t.runtimeDepth;
+        } else if (t.runtimeDepth > 0) {
+            return; // a driver call made by the runtime: the runtime call already has the stack
+        }
+        if (!ApiClassifier::wantsStack(c) || t.open)
+            return;
+        if (c == ApiClass::CopyAsync && !asyncCopyMayBlock(domain, cbid, raw))
+            return;
+        if (!t.ring) {
+            t.ring = EventRing::forThisThread();
+            t.tid = int32_t(syscall(SYS_gettid));
+            if (!t.ring)
+                return;
+        }
+        HostEvent* event = t.ring->reserve();
+        if (!event)
+            return;
+        event->type = HostEvent::Type::ApiCall;
+        event->domain = uint8_t(domain);
+        event->apiClass = uint8_t(c);
+        event->cbid = cbid;
+        event->correlationId = data->correlationId;
+        event->tid = t.tid;
+        event->depth = 0;
+        event->captureNs = 0;
+        event->stackHash = 0;
+        if (m_stacks) {
+            int64_t before = nowNs();
+            event->depth = StackUnwinder::capture(event->pcs, std::min(m_depth, kMaxStackFrames));
+            int64_t after = nowNs();
+            event->captureNs = uint32_t(std::max<int64_t>(1, after - before));
+            event->stackHash = StackUnwinder::hash(event->pcs, event->depth);
+            event->startNs = after; // the API's own time starts after our capture
+        } else {
+            event->startNs = nowNs();
+        }
+        t.open = event;
+        t.openCorrelation = data->correlationId;
+        return;
+    }
+    // CUPTI_API_EXIT
+    if (domain == ApiClassifier::kRuntimeDomain) {
+        if (t.runtimeDepth > 0)
+            --t.runtimeDepth;
+    } else if (t.runtimeDepth > 0) {
+        return;
+    }
+    if (t.open && t.openCorrelation == data->correlationId) {
+        t.open->endNs = nowNs();
+        t.open = nullptr;
+        t.ring->publish();
+    }
+}
+
+} // namespace stallscope::recorder

@@ -1,0 +1,41 @@
+// CallbackHandler: the CUPTI API callback, the one piece of the recorder on the target's hot path.
+// At API ENTER of a sync or a copy that may block it captures the thread's stack into a slot of the
+// thread's EventRing; at EXIT it stamps the end time and publishes the slot. Everything else (launch
+// records, kernels) comes from CUPTI activity records, which cost less than callbacks.
+#pragma once
+
+#include "api_classifier.h"
+
+#include <atomic>
+#include <cstdint>
+
+namespace stallscope::recorder {
+
+class CallbackHandler {
+public:
+    explicit CallbackHandler(const ApiClassifier* classifier) : m_classifier(classifier) {}
+
+    void setStacks(bool enabled, int depth) {
+        m_stacks = enabled;
+        m_depth = depth;
+    }
+    // Off in a forked child and after stop(): the callback returns at once.
+    void setEnabled(bool enabled) { m_enabled.store(enabled, std::memory_order_relaxed); }
+    bool enabled() const { return m_enabled.load(std::memory_order_relaxed); }
+
+    // `data` is CUPTI's CUpti_CallbackData (API domains).
+    void onApi(int domain, uint32_t cbid, const void* data);
+
+    static int64_t nowNs();
+
+private:
+    // Whether an async copy may write pageable host memory (then it blocks and needs a stack).
+    static bool asyncCopyMayBlock(int domain, uint32_t cbid, const void* data);
+
+    const ApiClassifier* m_classifier;
+    bool m_stacks = true;
+    int m_depth = 64;
+    std::atomic<bool> m_enabled{true};
+};
+
+} // namespace stallscope::recorder

@@ -1,0 +1,214 @@
+// stallscope-record: runs a program with the recorder injected and finalizes its session.
+//   stallscope-record [options] -o run.stallscope -- CMD ARGS...
+#include "session_finalizer.h"
+#include "target_runner.h"
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using stallscope::recorder::SessionFinalizer;
+using stallscope::recorder::TargetRunner;
+
+namespace {
+
+const char* kUsage =
+    "usage: stallscope-record [options] [-o FILE] [--] PROGRAM [ARGS...]\n"
+    "Runs PROGRAM with the Stallscope recorder injected (CUDA_INJECTION64_PATH) and writes a\n"
+    "session file with every host<->GPU sync, its CPU stack, kernels and copies.\n"
+    "\n"
+    "  -o, --output FILE      session file (default: PROGRAM.stallscope); child processes\n"
+    "                         that use CUDA write FILE-stem.<pid>.stallscope beside it\n"
+    "  --kinds LIST           what to record: kernel,memcpy,memset,sync,runtime,driver,nvtx,events\n"
+    "                         (default: all but events; '-nvtx' removes one)\n"
+    "  --no-stacks            do not capture CPU stacks at syncs\n"
+    "  --stack-depth N        frames per stack (default 64, max 96)\n"
+    "  --buffer-size SIZE     CUPTI activity buffer size, e.g. 8M (default 8M)\n"
+    "  --flush-ms N           flush/commit period in ms (10..1000, default 500)\n"
+    "  --library PATH         the recorder library (default: next to this program)\n"
+    "  -q, --quiet            no summary line\n"
+    "  -h, --help             this help\n"
+    "Exit status: the program's (128+N when it died of signal N); 127 when it could not run.\n";
+
+std::string directoryOf(const std::string& path) {
+    size_t slash = path.rfind('/');
+    return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
+}
+
+std::string absolute(const std::string& path) {
+    if (!path.empty() && path[0] == '/')
+        return path;
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof(cwd)))
+        return path;
+    return std::string(cwd) + "/" + path;
+}
+
+std::string findLibrary(const std::string& explicitPath) {
+    if (!explicitPath.empty())
+        return access(explicitPath.c_str(), R_OK) == 0 ? absolute(explicitPath) : std::string();
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0)
+        return {};
+    self[n] = '\0';
+    std::string dir = directoryOf(self);
+    for (const char* candidate : {"/libstallscope_recorder.so", "/../lib/libstallscope_recorder.so",
+                                  "/../recorder/libstallscope_recorder.so"}) {
+        std::string path = dir + candidate;
+        if (access(path.c_str(), R_OK) == 0)
+            return path;
+    }
+    return {};
+}
+
+std::string shellQuote(const std::vector<std::string>& argv) {
+    std::string out;
+    for (const std::string& a : argv) {
+        if (!out.empty())
+            out += ' ';
+        bool plain = !a.empty() && a.find_first_of(" \t\n'\"\\$`*?;&|<>()") == std::string::npos;
+        if (plain) {
+            out += a;
+        } else {
+            out += '\'';
+            for (char c : a)
+                out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+            out += '\'';
+        }
+    }
+    return out;
+}
+
+// Sessions written by child processes: "<stem>.<pid>.stallscope" beside the main file.
+int countChildSessions(const std::string& path) {
+    std::string dir = directoryOf(path);
+    std::string file = path.substr(dir.size() + 1);
+    size_t dot = file.rfind('.');
+    std::string stem = dot == std::string::npos ? file : file.substr(0, dot);
+    int count = 0;
+    if (DIR* d = opendir(dir.c_str())) {
+        while (dirent* entry = readdir(d)) {
+            std::string name = entry->d_name;
+            if (name != file && name.rfind(stem + ".", 0) == 0 && name.size() > 11 &&
+                name.compare(name.size() - 11, 11, ".stallscope") == 0)
+                ++count;
+        }
+        closedir(d);
+    }
+    return count;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    std::string output, library, kinds, bufferSize, flushMs, stackDepth;
+    bool stacks = true, quiet = false;
+    std::vector<std::string> command;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        auto value = [&](const char* option) -> std::string {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "stallscope-record: %s needs a value\n", option);
+                exit(2);
+            }
+            return argv[++i];
+        };
+        if (a == "--") {
+            for (++i; i < argc; ++i)
+                command.push_back(argv[i]);
+            break;
+        }
+        if (a.empty() || a[0] != '-') {
+            for (; i < argc; ++i)
+                command.push_back(argv[i]);
+            break;
+        }
+        if (a == "-o" || a == "--output") output = value("--output");
+        else if (a == "--library") library = value("--library");
+        else if (a == "--kinds") kinds = value("--kinds");
+        else if (a == "--buffer-size") bufferSize = value("--buffer-size");
+        else if (a == "--flush-ms") flushMs = value("--flush-ms");
+        else if (a == "--stack-depth") stackDepth = value("--stack-depth");
+        else if (a == "--no-stacks") stacks = false;
+        else if (a == "-q" || a == "--quiet") quiet = true;
+        else if (a == "-h" || a == "--help") { fputs(kUsage, stdout); return 0; }
+        else {
+            fprintf(stderr, "stallscope-record: unknown option '%s'\n%s", a.c_str(), kUsage);
+            return 2;
+        }
+    }
+    if (command.empty()) {
+        fprintf(stderr, "stallscope-record: no program to run\n%s", kUsage);
+        return 2;
+    }
+    std::string libraryPath = findLibrary(library);
+    if (libraryPath.empty()) {
+        fprintf(stderr, "stallscope-record: recorder library not found%s%s\n",
+                library.empty() ? " next to stallscope-record" : ": ", library.c_str());
+        return 127;
+    }
+    if (output.empty()) {
+        std::string base = command[0].substr(command[0].rfind('/') + 1);
+        output = base + ".stallscope";
+    }
+    output = absolute(output);
+    unlink(output.c_str()); // a stale file must never pass for this run's session
+    unlink((output + "-wal").c_str());
+    unlink((output + "-shm").c_str());
+
+    std::vector<std::string> env = {
+        "CUDA_INJECTION64_PATH=" + libraryPath,
+        "NVTX_INJECTION64_PATH=" + libraryPath,
+        "STALLSCOPE_OUTPUT=" + output,
+        std::string("STALLSCOPE_STACKS=") + (stacks ? "1" : "0"),
+    };
+    if (!kinds.empty()) env.push_back("STALLSCOPE_KINDS=" + kinds);
+    if (!bufferSize.empty()) env.push_back("STALLSCOPE_BUFFER_SIZE=" + bufferSize);
+    if (!flushMs.empty()) env.push_back("STALLSCOPE_FLUSH_MS=" + flushMs);
+    if (!stackDepth.empty()) env.push_back("STALLSCOPE_STACK_DEPTH=" + stackDepth);
+
+    TargetRunner::Result run = TargetRunner::run(command, env);
+    if (!run.started) {
+        fprintf(stderr, "stallscope-record: %s\n", run.error.c_str());
+        unlink(output.c_str());
+        return 127;
+    }
+    SessionFinalizer::Outcome outcome;
+    outcome.command = shellQuote(command);
+    outcome.pid = run.pid;
+    outcome.exitCode = run.exitCode;
+    outcome.signal = run.signal;
+    outcome.startNs = run.startNs;
+    outcome.endNs = run.endNs;
+    SessionFinalizer::Summary summary;
+    std::string error;
+    if (!SessionFinalizer::finalize(output, outcome, &summary, &error)) {
+        fprintf(stderr, "stallscope-record: cannot finalize %s: %s\n", output.c_str(), error.c_str());
+        return run.exitCode;
+    }
+    if (!quiet) {
+        int children = countChildSessions(output);
+        char ending[64];
+        if (run.signal)
+            snprintf(ending, sizeof(ending), "killed by signal %d", run.signal);
+        else
+            snprintf(ending, sizeof(ending), "exit %d", run.exitCode);
+        fprintf(stderr,
+                "stallscope: %s (%s): %lld kernels, %lld syncs blocking %.3f s, %lld copies, "
+                "%lld call stacks (capture median %lld ns), %lld dropped; target %s after %.2f s%s\n",
+                output.c_str(), summary.status.c_str(), (long long)summary.kernels,
+                (long long)summary.syncs, double(summary.blockedNs) / 1e9,
+                (long long)summary.memcpys, (long long)summary.stacks,
+                (long long)summary.captureMedianNs, (long long)summary.dropped, ending,
+                double(run.endNs - run.startNs) / 1e9,
+                children ? (" (+" + std::to_string(children) + " child sessions)").c_str() : "");
+    }
+    return run.exitCode;
+}

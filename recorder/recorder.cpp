@@ -1,0 +1,446 @@
+#include "recorder.h"
+
+#include "activity_decoder.h"
+#include "event_ring.h"
+#include "session_sink.h"
+
+#include <cupti.h>
+#include <session_writer.h>
+
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+
+namespace stallscope::recorder {
+
+namespace {
+
+constexpr int64_t kJoinMaxAgeNs = 3'000'000'000; // a sync record waits this long for its stack
+constexpr size_t kMaxFreeBuffers = 8;
+
+void CUPTIAPI apiTrampoline(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                            const void* data) {
+    Recorder::instance().handler().onApi(int(domain), cbid, data);
+}
+
+void CUPTIAPI bufferRequestedTrampoline(uint8_t** buffer, size_t* size, size_t* maxNumRecords) {
+    *maxNumRecords = 0;
+    *buffer = Recorder::instance().takeBuffer(size);
+}
+
+void CUPTIAPI bufferCompletedTrampoline(CUcontext context, uint32_t streamId, uint8_t* buffer,
+                                        size_t, size_t validSize) {
+    Recorder& recorder = Recorder::instance();
+    if (!buffer)
+        return;
+    auto* batch = new (std::nothrow) ActivityBatch;
+    if (batch) {
+        batch->records.reserve(validSize / 128);
+        ActivityDecoder::decodeBuffer(buffer, validSize, batch);
+        size_t dropped = 0;
+        if (cuptiActivityGetNumDroppedRecords(context, streamId, &dropped) == CUPTI_SUCCESS)
+            batch->droppedRecords = dropped;
+    }
+    recorder.returnBuffer(buffer);
+    if (batch)
+        recorder.pushBatch(batch);
+}
+
+uint64_t CUPTIAPI monotonicTimestamp() { return uint64_t(CallbackHandler::nowNs()); }
+
+void atExitTrampoline() { Recorder::instance().onAtExit(); }
+void wakeWriter() { Recorder::instance().wake(); }
+void forkChildTrampoline() { Recorder::instance().onForkChild(); }
+void signalTrampoline(int signal) { Recorder::instance().onSignal(signal); }
+
+std::string readFile(const char* path) {
+    std::string text;
+    FILE* file = fopen(path, "re");
+    if (!file)
+        return text;
+    char buffer[4096];
+    size_t n;
+    while ((n = fread(buffer, 1, sizeof(buffer), file)) > 0 && text.size() < 65536)
+        text.append(buffer, n);
+    fclose(file);
+    return text;
+}
+
+std::string commandLine() {
+    std::string raw = readFile("/proc/self/cmdline");
+    while (!raw.empty() && raw.back() == '\0')
+        raw.pop_back();
+    for (char& c : raw)
+        if (c == '\0')
+            c = ' ';
+    return raw;
+}
+
+std::string hostName() {
+    char buffer[256] = {};
+    gethostname(buffer, sizeof(buffer) - 1);
+    return buffer;
+}
+
+} // namespace
+
+Recorder& Recorder::instance() {
+    // Leaked on purpose: CUPTI threads and atexit handlers may use it during process teardown.
+    static Recorder* recorder = new Recorder;
+    return *recorder;
+}
+
+void Recorder::reportError(const std::string& what, int cuptiResult) {
+    std::string message = what;
+    if (cuptiResult != 0) {
+        const char* text = nullptr;
+        cuptiGetResultString(CUptiResult(cuptiResult), &text);
+        message += ": ";
+        message += text ? text : ("CUPTI error " + std::to_string(cuptiResult));
+    }
+    std::lock_guard<std::mutex> lock(m_queueMutex);
+    m_diagnostics.emplace_back(CallbackHandler::nowNs(), message);
+    for (const std::string& seen : m_reported)
+        if (seen == what)
+            return;
+    m_reported.push_back(what);
+    fprintf(stderr, "stallscope: %s\n", message.c_str());
+}
+
+uint8_t* Recorder::takeBuffer(size_t* size) {
+    *size = size_t(m_config.bufferBytes);
+    {
+        std::lock_guard<std::mutex> lock(m_queueMutex);
+        if (!m_freeBuffers.empty()) {
+            uint8_t* buffer = m_freeBuffers.back();
+            m_freeBuffers.pop_back();
+            return buffer;
+        }
+    }
+    void* memory = nullptr;
+    if (posix_memalign(&memory, 8, *size) != 0) {
+        *size = 0;
+        return nullptr; // CUPTI counts the records it could not store as dropped
+    }
+    return static_cast<uint8_t*>(memory);
+}
+
+void Recorder::returnBuffer(uint8_t* buffer) {
+    {
+        std::lock_guard<std::mutex> lock(m_queueMutex);
+        if (m_freeBuffers.size() < kMaxFreeBuffers) {
+            m_freeBuffers.push_back(buffer);
+            return;
+        }
+    }
+    free(buffer);
+}
+
+void Recorder::pushBatch(ActivityBatch* batch) {
+    {
+        std::lock_guard<std::mutex> lock(m_queueMutex);
+        m_batches.push_back(batch);
+    }
+    sem_post(&m_wake);
+}
+
+bool Recorder::enableActivities() {
+    auto enable = [this](CUpti_ActivityKind kind, const char* name) {
+        CUptiResult result = cuptiActivityEnable(kind);
+        if (result != CUPTI_SUCCESS)
+            reportError(std::string("cuptiActivityEnable(") + name + ")", result);
+        return result == CUPTI_SUCCESS;
+    };
+    bool any = false;
+    enable(CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE");
+    enable(CUPTI_ACTIVITY_KIND_CONTEXT, "CONTEXT");
+    if (m_config.kernels)
+        any |= enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL");
+    if (m_config.memcpy)
+        any |= enable(CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY");
+    if (m_config.memset)
+        any |= enable(CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET");
+    if (m_config.syncs)
+        any |= enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION");
+    if (m_config.nvtx)
+        enable(CUPTI_ACTIVITY_KIND_MARKER, "MARKER");
+    if (m_config.cudaEvents)
+        enable(CUPTI_ACTIVITY_KIND_CUDA_EVENT, "CUDA_EVENT");
+    // API records only for what the analysis reads: the RUNTIME/DRIVER kinds would record every
+    // call (~1.7 us per launch measured, shared/notes/gpu-facts.md).
+    for (int domain : {ApiClassifier::kRuntimeDomain, ApiClassifier::kDriverDomain}) {
+        bool wanted = domain == ApiClassifier::kRuntimeDomain ? m_config.runtimeApi
+                                                               : m_config.driverApi;
+        if (!wanted)
+            continue;
+        for (uint32_t cbid : m_classifier.interesting(domain)) {
+            CUptiResult result = domain == ApiClassifier::kRuntimeDomain
+                                     ? cuptiActivityEnableRuntimeApi(cbid, 1)
+                                     : cuptiActivityEnableDriverApi(cbid, 1);
+            if (result != CUPTI_SUCCESS) {
+                reportError(domain == ApiClassifier::kRuntimeDomain ? "cuptiActivityEnableRuntimeApi"
+                                                                    : "cuptiActivityEnableDriverApi",
+                            result);
+                break;
+            }
+            any = true;
+        }
+    }
+    return any;
+}
+
+void Recorder::installSignalHandlers() {
+    // Only where the program left the default action (death): then flushing first and dying with
+    // the same signal afterwards changes nothing but the session being complete. Programs with
+    // their own handlers (Python's KeyboardInterrupt) exit through atexit anyway.
+    for (int signal : {SIGINT, SIGTERM, SIGHUP}) {
+        struct sigaction current;
+        if (sigaction(signal, nullptr, &current) != 0 || current.sa_handler != SIG_DFL)
+            continue;
+        struct sigaction action;
+        memset(&action, 0, sizeof(action));
+        action.sa_handler = signalTrampoline;
+        sigemptyset(&action.sa_mask);
+        action.sa_flags = SA_RESTART;
+        sigaction(signal, &action, nullptr);
+    }
+}
+
+void Recorder::onSignal(int signal) {
+    // Async-signal context: only an atomic store and sem_post.
+    if (getpid() != m_pid || !m_active.load(std::memory_order_relaxed)) {
+        ::signal(signal, SIG_DFL);
+        raise(signal);
+        return;
+    }
+    m_pendingSignal.store(signal);
+    sem_post(&m_wake);
+}
+
+bool Recorder::start(const RecorderConfig& config, const char* origin) {
+    std::lock_guard<std::mutex> stopLock(m_stopMutex);
+    if (m_active.load() || config.disabled)
+        return m_active.load();
+    m_config = config;
+    m_pid = getpid();
+    sem_init(&m_wake, 0, 0);
+
+    CUpti_SubscriberHandle subscriber = nullptr;
+    CUptiResult result = cuptiSubscribe(&subscriber, apiTrampoline, nullptr);
+    if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+        fprintf(stderr, "stallscope: another CUPTI client (torch.profiler, Nsight Systems, ...) is "
+                        "already attached to process %lld; it runs untraced by stallscope.\n",
+                static_cast<long long>(m_pid));
+        return false;
+    }
+    if (result != CUPTI_SUCCESS) {
+        reportError("cuptiSubscribe", result);
+        fprintf(stderr, "stallscope: process %lld runs untraced.\n", static_cast<long long>(m_pid));
+        return false;
+    }
+    m_subscriber = subscriber;
+    m_outputPath = m_config.outputPathFor(m_pid);
+    std::string error;
+    m_writer = format::SessionWriter::create(m_outputPath, &error);
+    if (!m_writer) {
+        fprintf(stderr, "stallscope: %s; process %lld runs untraced.\n", error.c_str(),
+                static_cast<long long>(m_pid));
+        cuptiUnsubscribe(subscriber);
+        m_subscriber = nullptr;
+        return false;
+    }
+    m_sink = std::make_unique<SessionSink>(m_writer.get());
+    int64_t startNs = CallbackHandler::nowNs();
+    m_sink->beginProcess(m_pid, hostName(), commandLine(), startNs);
+    m_writer->setMeta("recorder_origin", origin);
+    m_writer->setMeta("recorder_kinds", m_config.describeKinds());
+    m_writer->setMeta("recorder_stacks", m_config.stacks ? "1" : "0");
+    m_writer->setMeta("recorder_stack_depth", std::to_string(m_config.stackDepth));
+    m_writer->setMeta("recorder_buffer_bytes", std::to_string(m_config.bufferBytes));
+    m_writer->setMeta("recorder_flush_ms", std::to_string(m_config.flushMs));
+    m_writer->setMeta("start_ns", std::to_string(startNs));
+    uint32_t cuptiVersion = 0;
+    if (cuptiGetVersion(&cuptiVersion) == CUPTI_SUCCESS)
+        m_writer->setMeta("cupti_api_version", std::to_string(cuptiVersion));
+
+    if (!m_classifier.build())
+        reportError("cuptiGetCallbackName returned no API names", 0);
+    m_handler.setStacks(m_config.stacks, m_config.stackDepth);
+    m_handler.setEnabled(true);
+    for (int domain : {ApiClassifier::kRuntimeDomain, ApiClassifier::kDriverDomain}) {
+        for (uint32_t cbid : m_classifier.interesting(domain)) {
+            if (!ApiClassifier::wantsStack(m_classifier.lookup(domain, cbid)))
+                continue;
+            result = cuptiEnableCallback(1, subscriber, CUpti_CallbackDomain(domain), cbid);
+            if (result != CUPTI_SUCCESS) {
+                reportError("cuptiEnableCallback", result);
+                break;
+            }
+        }
+    }
+    // STALLSCOPE_CUPTI_CLOCK=1 keeps CUPTI's own clock (for overhead experiments only: timestamps
+    // then are not on CLOCK_MONOTONIC).
+    const char* cuptiClock = getenv("STALLSCOPE_CUPTI_CLOCK");
+    if (cuptiClock && strcmp(cuptiClock, "1") == 0)
+        m_writer->setMeta("clock_warning", "CUPTI clock kept (STALLSCOPE_CUPTI_CLOCK=1)");
+    else if ((result = cuptiActivityRegisterTimestampCallback(monotonicTimestamp)) != CUPTI_SUCCESS)
+        reportError("cuptiActivityRegisterTimestampCallback (timestamps not on CLOCK_MONOTONIC)",
+                    result);
+    if ((result = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM)) != CUPTI_SUCCESS)
+        reportError("cuptiSetThreadIdType", result);
+    if ((result = cuptiActivityRegisterCallbacks(bufferRequestedTrampoline,
+                                                 bufferCompletedTrampoline)) != CUPTI_SUCCESS)
+        reportError("cuptiActivityRegisterCallbacks", result);
+    enableActivities();
+    m_writer->commit();
+
+    static bool hooksInstalled = false;
+    if (!hooksInstalled) {
+        hooksInstalled = true;
+        atexit(atExitTrampoline);
+        pthread_atfork(nullptr, nullptr, forkChildTrampoline);
+    }
+    if (strcmp(origin, "injection") == 0)
+        installSignalHandlers();
+    m_stopRequested = false;
+    m_active.store(true, std::memory_order_release);
+    EventRing::setWakeup(wakeWriter);
+    m_thread = std::thread([this] { writerLoop(); });
+    return true;
+}
+
+void Recorder::drainOnce() {
+    struct Context {
+        SessionSink* sink;
+        int64_t dropped;
+    } context{m_sink.get(), 0};
+    EventRing::forEach(
+        [](EventRing* ring, void* data) {
+            auto* c = static_cast<Context*>(data);
+            ring->drain([c](const HostEvent& event) { c->sink->consumeHostEvent(event); });
+            c->dropped += int64_t(ring->takeDropped());
+        },
+        &context);
+    if (context.dropped)
+        m_sink->addDropped(CallbackHandler::nowNs(), "host-event-ring", context.dropped);
+    std::vector<ActivityBatch*> batches;
+    std::vector<std::pair<int64_t, std::string>> diagnostics;
+    {
+        std::lock_guard<std::mutex> lock(m_queueMutex);
+        batches.swap(m_batches);
+        diagnostics.swap(m_diagnostics);
+    }
+    for (ActivityBatch* batch : batches) {
+        m_sink->consumeBatch(*batch);
+        delete batch;
+    }
+    for (auto& [at, message] : diagnostics)
+        m_writer->addDiagnostic(at, "error", message);
+}
+
+void Recorder::writerLoop() {
+    pthread_setname_np(pthread_self(), "stallscope-wr");
+    // The writer thread must not be interrupted by the signals we forward to it via sem_post.
+    sigset_t mask;
+    sigemptyset(&mask);
+    for (int s : {SIGINT, SIGTERM, SIGHUP})
+        sigaddset(&mask, s);
+    pthread_sigmask(SIG_BLOCK, &mask, nullptr);
+
+    int64_t lastFlush = CallbackHandler::nowNs();
+    int64_t lastCommit = lastFlush;
+    const int64_t periodNs = int64_t(m_config.flushMs) * 1000000;
+    while (true) {
+        timespec deadline;
+        clock_gettime(CLOCK_MONOTONIC, &deadline);
+        deadline.tv_nsec += (periodNs % 1000000000) / 2;
+        deadline.tv_sec += periodNs / 2000000000;
+        if (deadline.tv_nsec >= 1000000000) {
+            deadline.tv_nsec -= 1000000000;
+            ++deadline.tv_sec;
+        }
+        while (sem_clockwait(&m_wake, CLOCK_MONOTONIC, &deadline) != 0 && errno == EINTR) {
+        }
+        int signal = m_pendingSignal.exchange(0);
+        bool stopping = m_stopRequested.load() || signal != 0;
+        int64_t now = CallbackHandler::nowNs();
+        if (signal != 0) {
+            cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+        } else if (!stopping && now - lastFlush >= periodNs) {
+            cuptiActivityFlushAll(0);
+            lastFlush = now;
+        }
+        drainOnce();
+        m_sink->expirePending(now, kJoinMaxAgeNs);
+        m_sink->refreshModules(now);
+        if (stopping) {
+            if (signal != 0) {
+                m_writer->setMeta("terminated_by_signal", std::to_string(signal));
+                finishWriter("complete");
+                m_active.store(false);
+                ::signal(signal, SIG_DFL);
+                kill(getpid(), signal);
+            }
+            return;
+        }
+        if (now - lastCommit >= periodNs) {
+            m_writer->commit();
+            lastCommit = now;
+        }
+    }
+}
+
+void Recorder::finishWriter(const char* status) {
+    if (!m_writer)
+        return;
+    drainOnce();
+    int64_t endNs = CallbackHandler::nowNs();
+    m_sink->finishProcess(endNs);
+    m_writer->setMeta("end_ns", std::to_string(endNs));
+    if (!m_writer->finish(status))
+        fprintf(stderr, "stallscope: writing %s failed: %s\n", m_outputPath.c_str(),
+                m_writer->lastError().c_str());
+    m_writer.reset();
+}
+
+void Recorder::stop() {
+    std::lock_guard<std::mutex> stopLock(m_stopMutex);
+    if (!m_active.load() || getpid() != m_pid)
+        return;
+    // Everything CUPTI still holds, including partially filled buffers, before the writer ends.
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    m_stopRequested.store(true);
+    sem_post(&m_wake);
+    if (m_thread.joinable())
+        m_thread.join();
+    if (!m_active.load())
+        return; // the writer already finished (signal path)
+    m_handler.setEnabled(false);
+    finishWriter("complete");
+    m_active.store(false);
+    if (m_subscriber) {
+        cuptiUnsubscribe(static_cast<CUpti_SubscriberHandle>(m_subscriber));
+        m_subscriber = nullptr;
+    }
+}
+
+void Recorder::onAtExit() {
+    if (getpid() != m_pid)
+        return; // a forked child: the parent owns the session
+    stop();
+}
+
+void Recorder::onForkChild() {
+    // The child shares the parent's file and SQLite connection but not its writer thread: it must
+    // never write. An exec'ed child starts afresh (injection again) and writes its own session.
+    m_handler.setEnabled(false);
+    m_active.store(false);
+}
+
+} // namespace stallscope::recorder

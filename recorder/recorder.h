@@ -1,0 +1,87 @@
+// Recorder: the process-wide recording session. Subscribes to CUPTI, owns the activity buffers, the
+// writer thread (SessionSink + SessionWriter), and the exit, signal and fork handling.
+//
+// Safety contract: nothing here throws into the host or aborts it. A CUPTI error is recorded in the
+// session's diagnostics table and printed once; if CUPTI is taken by another client (torch.profiler,
+// Nsight) the process runs untraced with one clear message.
+#pragma once
+
+#include "api_classifier.h"
+#include "callback_handler.h"
+#include "recorder_config.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <semaphore.h>
+
+namespace stallscope::format {
+class SessionWriter;
+}
+
+namespace stallscope::recorder {
+
+struct ActivityBatch;
+class SessionSink;
+
+class Recorder {
+public:
+    static Recorder& instance();
+
+    // Starts recording this process. `origin` is "injection" or "api". False when not recording.
+    bool start(const RecorderConfig& config, const char* origin);
+    // Flushes CUPTI, writes everything, marks the session complete and closes it.
+    void stop();
+    bool active() const { return m_active.load(std::memory_order_acquire); }
+    const std::string& outputPath() const { return m_outputPath; }
+
+    // Records a CUPTI (or other) failure: diagnostics table + once on stderr.
+    void reportError(const std::string& what, int cuptiResult);
+
+    // Used by the CUPTI trampolines in recorder.cpp.
+    CallbackHandler& handler() { return m_handler; }
+    void pushBatch(ActivityBatch* batch);
+    uint8_t* takeBuffer(size_t* size);
+    void returnBuffer(uint8_t* buffer);
+    void onAtExit();
+    // Wakes the writer thread early (async-signal-safe).
+    void wake() { sem_post(&m_wake); }
+    void onForkChild();
+    void onSignal(int signal);
+
+private:
+    Recorder() = default;
+    void writerLoop();
+    void drainOnce();
+    bool enableActivities();
+    void installSignalHandlers();
+    void finishWriter(const char* status);
+
+    RecorderConfig m_config;
+    ApiClassifier m_classifier;
+    CallbackHandler m_handler{&m_classifier};
+    void* m_subscriber = nullptr;
+    std::string m_outputPath;
+    std::unique_ptr<format::SessionWriter> m_writer;
+    std::unique_ptr<SessionSink> m_sink;
+    std::thread m_thread;
+    std::atomic<bool> m_active{false};
+    std::atomic<bool> m_stopRequested{false};
+    std::atomic<int> m_pendingSignal{0};
+    int64_t m_pid = 0;
+    sem_t m_wake;
+    std::mutex m_stopMutex;
+
+    std::mutex m_queueMutex; // guards the three members below; never held across CUPTI calls
+    std::vector<ActivityBatch*> m_batches;
+    std::vector<uint8_t*> m_freeBuffers;
+    std::vector<std::pair<int64_t, std::string>> m_diagnostics;
+    std::vector<std::string> m_reported;
+};
+
+} // namespace stallscope::recorder

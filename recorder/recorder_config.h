@@ -1,0 +1,38 @@
+// RecorderConfig: what to record and where, read from STALLSCOPE_* environment variables (the
+// injection path) or filled in by stallscope::start() (the linked-in API). docs/recorder.md lists
+// every variable.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace stallscope::recorder {
+
+struct RecorderConfig {
+    std::string outputPattern = "stallscope-%p.stallscope"; // %p: pid
+    bool kernels = true;
+    bool memcpy = true;
+    bool memset = true;
+    bool syncs = true;
+    bool runtimeApi = true;   // launches, copies, syncs, allocations, event records (not all APIs)
+    bool driverApi = true;    // same filter, driver entry points
+    bool nvtx = true;
+    bool cudaEvents = false;  // CUDA_EVENT records: off by default (one record per cudaEventRecord)
+    bool stacks = true;
+    int stackDepth = 64;
+    uint64_t bufferBytes = 8ull << 20;
+    int flushMs = 500;
+    int64_t rootPid = 0;      // set by stallscope-record: this pid writes outputPattern unchanged
+    bool disabled = false;
+
+    // Reads the environment. Unknown values are reported in *warnings (never fatal).
+    static RecorderConfig fromEnvironment(std::string* warnings);
+    // Applies a comma-separated kinds list ("kernel,memcpy,sync,runtime,...", "all", "-nvtx").
+    bool applyKinds(const std::string& list, std::string* warnings);
+    // The output path for process `pid`: %p expanded; a process other than the root of a
+    // stallscope-record run gets ".<pid>" before the extension so children never share a file.
+    std::string outputPathFor(int64_t pid) const;
+    std::string describeKinds() const;
+};
+
+} // namespace stallscope::recorder

@@ -1,0 +1,519 @@
+#include "session_sink.h"
+
+#include "api_classifier.h"
+
+#include <cupti.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+
+namespace stallscope::recorder {
+
+namespace {
+
+using format::SyncKind;
+
+int64_t monotonicNs() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+std::string threadName(int64_t pid, int32_t tid) {
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%lld/task/%d/comm", static_cast<long long>(pid), tid);
+    FILE* file = fopen(path, "re");
+    if (!file)
+        return {};
+    char buffer[64] = {};
+    size_t n = fread(buffer, 1, sizeof(buffer) - 1, file);
+    fclose(file);
+    std::string name(buffer, n);
+    while (!name.empty() && (name.back() == '\n' || name.back() == '\0'))
+        name.pop_back();
+    return name;
+}
+
+constexpr uint32_t kInvalidId = 0xffffffffu; // CUPTI_SYNCHRONIZATION_INVALID_VALUE and friends
+constexpr size_t kMaxCaptureSamples = 1 << 16;
+
+} // namespace
+
+SessionSink::SessionSink(format::SessionWriter* writer) : m_writer(writer) {}
+
+void SessionSink::beginProcess(int64_t pid, const std::string& host, const std::string& command,
+                               int64_t startNs) {
+    m_pid = pid;
+    format::ProcessRow row;
+    row.pid = pid;
+    row.host = host;
+    row.command = command;
+    row.startNs = startNs;
+    m_processId = m_writer->addProcess(row);
+    m_mainThreadRow = threadRow(int32_t(pid));
+    refreshModules(startNs);
+}
+
+int64_t SessionSink::threadRow(int32_t tid) {
+    auto it = m_threads.find(tid);
+    if (it != m_threads.end())
+        return it->second;
+    format::ThreadRow row;
+    row.processId = m_processId;
+    row.tid = tid;
+    row.name = threadName(m_pid, tid);
+    int64_t id = m_writer->addThread(row);
+    m_threads.emplace(tid, id);
+    return id;
+}
+
+int64_t SessionSink::deviceRow(uint32_t deviceId) {
+    auto it = m_devices.find(deviceId);
+    if (it != m_devices.end())
+        return it->second;
+    // Placeholder until (or unless) CUPTI's DEVICE record names it.
+    format::DeviceRow row;
+    row.processId = m_processId;
+    row.deviceIndex = deviceId;
+    row.name = "GPU " + std::to_string(deviceId);
+    int64_t id = m_writer->addDevice(row);
+    m_devices.emplace(deviceId, id);
+    return id;
+}
+
+int64_t SessionSink::streamRow(uint32_t contextId, uint32_t streamId, uint32_t deviceId,
+                               bool deviceKnown) {
+    uint64_t key = (uint64_t(contextId) << 32) | streamId;
+    auto it = m_streams.find(key);
+    if (it != m_streams.end())
+        return it->second;
+    if (!deviceKnown) {
+        auto context = m_contextDevice.find(contextId);
+        deviceId = context != m_contextDevice.end() ? context->second : 0;
+    }
+    format::StreamRow row;
+    row.deviceId = deviceRow(deviceId);
+    row.contextId = contextId;
+    row.streamId = streamId;
+    auto nullStream = m_contextNullStream.find(contextId);
+    row.isDefault = nullStream != m_contextNullStream.end() && nullStream->second == streamId;
+    int64_t id = m_writer->addStream(row);
+    m_streams.emplace(key, id);
+    return id;
+}
+
+void SessionSink::refreshModules(int64_t nowNs) {
+    for (const ModuleTable::Module& module : m_modules.refresh()) {
+        format::ModuleRow row;
+        row.processId = m_processId;
+        row.path = module.path;
+        row.loadBias = int64_t(module.loadBias);
+        row.startAddress = int64_t(module.start);
+        row.endAddress = int64_t(module.end);
+        row.buildId = module.buildId;
+        row.loadedNs = nowNs;
+        m_moduleRowByStart[module.start] = m_writer->addModule(row);
+    }
+}
+
+int64_t SessionSink::moduleRowFor(uintptr_t pc) {
+    int index = m_modules.find(pc);
+    if (index < 0 && m_modules.changed()) {
+        refreshModules(monotonicNs());
+        index = m_modules.find(pc);
+    }
+    if (index < 0)
+        return -1;
+    auto it = m_moduleRowByStart.find(m_modules.modules()[size_t(index)].start);
+    return it == m_moduleRowByStart.end() ? -1 : it->second;
+}
+
+int64_t SessionSink::stackRow(const HostEvent& event) {
+    if (event.stackHash == 0 || event.depth <= 0)
+        return -1;
+    auto it = m_stacks.find(event.stackHash);
+    if (it != m_stacks.end())
+        return it->second;
+    std::vector<int64_t> frameIds;
+    int depth = std::min(event.depth, kMaxStackFrames);
+    frameIds.reserve(size_t(depth));
+    for (int i = 0; i < depth; ++i) {
+        uintptr_t pc = event.pcs[i];
+        auto frame = m_frames.find(pc);
+        if (frame == m_frames.end()) {
+            format::FrameRow row;
+            row.kind = format::FrameKind::Native;
+            row.address = int64_t(pc);
+            int64_t module = moduleRowFor(pc);
+            if (module >= 0)
+                row.moduleId = module;
+            frame = m_frames.emplace(pc, m_writer->addFrame(row)).first;
+        }
+        frameIds.push_back(frame->second);
+    }
+    int64_t id = m_writer->addStack(event.stackHash, frameIds);
+    m_stacks.emplace(event.stackHash, id);
+    ++m_stats.stacks;
+    return id;
+}
+
+int64_t SessionSink::apiName(uint8_t domain, uint32_t cbid) {
+    uint64_t key = (uint64_t(domain) << 32) | cbid;
+    auto it = m_apiNames.find(key);
+    if (it != m_apiNames.end())
+        return it->second;
+    const char* name = nullptr;
+    std::string text;
+    if (cuptiGetCallbackName(CUpti_CallbackDomain(domain), cbid, &name) == CUPTI_SUCCESS && name)
+        text = name;
+    else
+        text = (domain == 1 ? "driver#" : "runtime#") + std::to_string(cbid);
+    int64_t id = m_writer->internString(text);
+    m_apiNames.emplace(key, id);
+    return id;
+}
+
+void SessionSink::consumeHostEvent(const HostEvent& event) {
+    if (event.type == HostEvent::Type::Scope) {
+        format::RangeRow row;
+        row.threadId = threadRow(event.tid);
+        row.kind = format::RangeKind::Scope;
+        row.nameId = m_writer->internString(event.name);
+        row.startNs = event.startNs;
+        row.endNs = event.endNs;
+        row.depth = event.depth;
+        m_writer->addRange(row);
+        ++m_stats.ranges;
+        return;
+    }
+    if (event.captureNs) {
+        ++m_stats.stackCaptures;
+        ++m_captureSeen;
+        if (m_captureSamples.size() < kMaxCaptureSamples) {
+            m_captureSamples.push_back(event.captureNs);
+        } else {
+            uint64_t slot = (m_captureSeen * 0x9E3779B97F4A7C15ull) >> 48;
+            if (slot < kMaxCaptureSamples)
+                m_captureSamples[slot] = event.captureNs;
+        }
+    }
+    PendingHost host;
+    host.threadId = threadRow(event.tid);
+    host.apiClass = event.apiClass;
+    host.startNs = event.startNs;
+    host.endNs = event.endNs;
+    host.stackId = stackRow(event);
+    host.seenNs = monotonicNs();
+    host.correlationId = event.correlationId;
+    auto c = ApiClass(event.apiClass);
+    if (ApiClassifier::isSync(c)) {
+        auto record = m_pendingSyncRecords.find(event.correlationId);
+        if (record != m_pendingSyncRecords.end()) {
+            emitSync(&host, &record->second, m_mainThreadRow);
+            m_pendingSyncRecords.erase(record);
+            return;
+        }
+    } else if (ApiClassifier::isCopy(c)) {
+        auto copy = m_pendingCopies.find(event.correlationId);
+        if (copy != m_pendingCopies.end()) {
+            emitCopySync(host, &copy->second);
+            m_pendingCopies.erase(copy);
+            return;
+        }
+    } else {
+        return;
+    }
+    m_pendingHost[event.correlationId] = host;
+}
+
+void SessionSink::emitSync(const PendingHost* host, const ActivityRecord* record,
+                           int64_t fallbackThread) {
+    format::SyncRow row;
+    row.threadId = host ? host->threadId : fallbackThread;
+    ApiClass c = host ? ApiClass(host->apiClass) : ApiClass::None;
+    uint32_t type = record ? record->syncType : 0;
+    switch (type) {
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE: row.kind = SyncKind::Event; break;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT: row.kind = SyncKind::StreamWaitEvent; break;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE: row.kind = SyncKind::Stream; break;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE: row.kind = SyncKind::Device; break;
+    default:
+        row.kind = c == ApiClass::EventSync          ? SyncKind::Event
+                   : c == ApiClass::StreamWaitEvent ? SyncKind::StreamWaitEvent
+                   : c == ApiClass::DeviceSync      ? SyncKind::Device
+                                                    : SyncKind::Stream;
+    }
+    if (record) {
+        row.startNs = record->startNs;
+        row.endNs = record->endNs;
+        row.correlationId = record->correlationId;
+        if (record->streamId != kInvalidId)
+            row.streamId = streamRow(record->contextId, record->streamId, 0, false);
+        if (record->eventId != kInvalidId)
+            row.eventId = record->eventId;
+    } else if (host) {
+        row.startNs = host->startNs;
+        row.endNs = host->endNs;
+    }
+    if (host && host->stackId >= 0)
+        row.stackId = host->stackId;
+    m_writer->addSync(row);
+    ++m_stats.syncs;
+}
+
+void SessionSink::emitCopySync(const PendingHost& host, const PendingCopy* copy) {
+    bool pageableRead = copy && copy->copyKind == uint8_t(format::CopyKind::DtoH) &&
+                        copy->dstKind == uint8_t(format::MemoryKind::Pageable);
+    format::SyncRow row;
+    if (ApiClass(host.apiClass) == ApiClass::CopySync)
+        row.kind = pageableRead ? SyncKind::PageableCopy : SyncKind::BlockingCopy;
+    else if (pageableRead)
+        row.kind = SyncKind::PageableCopy;
+    else
+        return; // an async copy that did not block the host
+    row.threadId = host.threadId;
+    row.startNs = host.startNs;
+    row.endNs = host.endNs;
+    if (copy && copy->streamRow >= 0)
+        row.streamId = copy->streamRow;
+    if (host.stackId >= 0)
+        row.stackId = host.stackId;
+    row.correlationId = copy ? copy->correlationId : host.correlationId;
+    m_writer->addSync(row);
+    ++m_stats.syncs;
+}
+
+void SessionSink::handleMarker(const ActivityRecord& record, const ActivityBatch& batch) {
+    if (record.markerFlags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
+        int& depth = m_markerDepth[record.tid];
+        OpenMarker open{record.startNs, m_writer->internString(batch.text(record.nameOffset, record.nameLength)),
+                        record.tid, depth};
+        ++depth;
+        m_openMarkers[record.markerId] = open;
+    } else if (record.markerFlags & CUPTI_ACTIVITY_FLAG_MARKER_END) {
+        auto it = m_openMarkers.find(record.markerId);
+        if (it == m_openMarkers.end())
+            return;
+        const OpenMarker& open = it->second;
+        int& depth = m_markerDepth[open.tid];
+        if (depth > 0)
+            --depth;
+        format::RangeRow row;
+        row.threadId = threadRow(open.tid ? open.tid : int32_t(m_pid));
+        // Push/pop ranges end on the thread that opened them; start/end ranges may not.
+        row.kind = record.tid == open.tid ? format::RangeKind::NvtxPushPop
+                                          : format::RangeKind::NvtxStartEnd;
+        row.nameId = open.nameId;
+        row.startNs = open.startNs;
+        row.endNs = record.startNs;
+        row.depth = open.depth;
+        m_writer->addRange(row);
+        ++m_stats.ranges;
+        m_openMarkers.erase(it);
+    } else if (record.markerFlags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS) {
+        format::RangeRow row;
+        row.threadId = threadRow(record.tid ? record.tid : int32_t(m_pid));
+        row.kind = format::RangeKind::NvtxPushPop;
+        row.nameId = m_writer->internString(batch.text(record.nameOffset, record.nameLength));
+        row.startNs = row.endNs = record.startNs;
+        m_writer->addRange(row);
+        ++m_stats.ranges;
+    }
+}
+
+void SessionSink::consumeBatch(const ActivityBatch& batch) {
+    for (const ActivityRecord& r : batch.records) {
+        switch (r.kind) {
+        case ActivityRecord::Kind::Kernel: {
+            format::KernelRow row;
+            row.streamId = streamRow(r.contextId, r.streamId, r.deviceId, true);
+            row.nameId = m_writer->internString(batch.text(r.nameOffset, r.nameLength));
+            row.startNs = r.startNs;
+            row.endNs = r.endNs;
+            row.correlationId = r.correlationId;
+            for (int i = 0; i < 3; ++i) {
+                row.grid[i] = r.grid[i];
+                row.block[i] = r.block[i];
+            }
+            row.registersPerThread = r.registers;
+            row.staticSharedBytes = r.staticShared;
+            row.dynamicSharedBytes = r.dynamicShared;
+            m_writer->addKernel(row);
+            ++m_stats.kernels;
+            break;
+        }
+        case ActivityRecord::Kind::Memcpy: {
+            format::MemcpyRow row;
+            row.streamId = streamRow(r.contextId, r.streamId, r.deviceId, true);
+            row.startNs = r.startNs;
+            row.endNs = r.endNs;
+            row.correlationId = r.correlationId;
+            row.copyKind = format::CopyKind(r.copyKind);
+            row.srcKind = format::MemoryKind(r.srcKind);
+            row.dstKind = format::MemoryKind(r.dstKind);
+            row.bytes = int64_t(r.bytes);
+            row.isAsync = r.isAsync;
+            m_writer->addMemcpy(row);
+            ++m_stats.memcpys;
+            PendingCopy copy{r.copyKind, r.dstKind, r.srcKind, row.streamId, monotonicNs(),
+                             r.correlationId};
+            auto host = m_pendingHost.find(r.correlationId);
+            if (host != m_pendingHost.end() && ApiClassifier::isCopy(ApiClass(host->second.apiClass))) {
+                emitCopySync(host->second, &copy);
+                m_pendingHost.erase(host);
+            } else {
+                m_pendingCopies[r.correlationId] = copy;
+            }
+            break;
+        }
+        case ActivityRecord::Kind::Memset: {
+            format::MemsetRow row;
+            row.streamId = streamRow(r.contextId, r.streamId, r.deviceId, true);
+            row.startNs = r.startNs;
+            row.endNs = r.endNs;
+            row.correlationId = r.correlationId;
+            row.value = r.value;
+            row.bytes = int64_t(r.bytes);
+            row.dstKind = format::MemoryKind(r.dstKind);
+            row.isAsync = r.isAsync;
+            m_writer->addMemset(row);
+            ++m_stats.memsets;
+            break;
+        }
+        case ActivityRecord::Kind::Sync: {
+            auto host = m_pendingHost.find(r.correlationId);
+            if (host != m_pendingHost.end()) {
+                emitSync(&host->second, &r, m_mainThreadRow);
+                m_pendingHost.erase(host);
+            } else {
+                ActivityRecord copy = r;
+                copy.tid = int32_t(monotonicNs() / 1000000); // arrival, in ms, for expiry
+                m_pendingSyncRecords[r.correlationId] = copy;
+            }
+            break;
+        }
+        case ActivityRecord::Kind::Api: {
+            format::ApiCallRow row;
+            row.threadId = threadRow(r.tid);
+            row.domain = r.domain == 1 ? format::ApiDomain::Driver : format::ApiDomain::Runtime;
+            row.cbid = r.cbid;
+            row.nameId = apiName(r.domain, r.cbid);
+            row.startNs = r.startNs;
+            row.endNs = r.endNs;
+            row.correlationId = r.correlationId;
+            row.returnCode = r.returnValue;
+            m_writer->addApiCall(row);
+            ++m_stats.apiCalls;
+            break;
+        }
+        case ActivityRecord::Kind::Device: {
+            if (m_devices.count(r.deviceId))
+                break;
+            format::DeviceRow row;
+            row.processId = m_processId;
+            row.deviceIndex = r.deviceId;
+            row.name = std::string(batch.text(r.nameOffset, r.nameLength));
+            static const char digits[] = "0123456789abcdef";
+            row.uuid = "GPU-";
+            for (int i = 0; i < 16; ++i) {
+                row.uuid += digits[r.uuid[i] >> 4];
+                row.uuid += digits[r.uuid[i] & 15];
+                if (i == 3 || i == 5 || i == 7 || i == 9)
+                    row.uuid += '-';
+            }
+            row.computeMajor = r.computeMajor;
+            row.computeMinor = r.computeMinor;
+            row.smCount = r.value;
+            row.globalMemoryBytes = int64_t(r.bytes);
+            m_devices.emplace(r.deviceId, m_writer->addDevice(row));
+            break;
+        }
+        case ActivityRecord::Kind::Context:
+            m_contextDevice[r.contextId] = r.deviceId;
+            m_contextNullStream[r.contextId] = r.streamId;
+            break;
+        case ActivityRecord::Kind::Marker:
+            handleMarker(r, batch);
+            break;
+        case ActivityRecord::Kind::CudaEvent: {
+            format::CudaEventRow row;
+            row.streamId = streamRow(r.contextId, r.streamId, r.deviceId, true);
+            row.eventId = r.eventId;
+            row.correlationId = r.correlationId;
+            row.recordNs = r.startNs;
+            m_writer->addCudaEvent(row);
+            break;
+        }
+        }
+    }
+    if (batch.droppedRecords)
+        addDropped(monotonicNs(), "cupti-activity-buffer", int64_t(batch.droppedRecords));
+}
+
+void SessionSink::addDropped(int64_t atNs, const char* source, int64_t count) {
+    format::DroppedRow row;
+    row.processId = m_processId;
+    row.atNs = atNs;
+    row.source = source;
+    row.count = count;
+    m_writer->addDropped(row);
+    if (std::string_view(source) == "cupti-activity-buffer")
+        m_stats.droppedRecords += count;
+    else
+        m_stats.droppedHostEvents += count;
+}
+
+void SessionSink::expirePending(int64_t nowNs, int64_t maxAgeNs) {
+    for (auto it = m_pendingHost.begin(); it != m_pendingHost.end();) {
+        if (maxAgeNs && nowNs - it->second.seenNs < maxAgeNs) {
+            ++it;
+            continue;
+        }
+        ApiClass c = ApiClass(it->second.apiClass);
+        if (ApiClassifier::isSync(c))
+            emitSync(&it->second, nullptr, m_mainThreadRow);
+        else if (c == ApiClass::CopySync)
+            emitCopySync(it->second, nullptr);
+        it = m_pendingHost.erase(it);
+    }
+    int64_t nowMs = nowNs / 1000000;
+    for (auto it = m_pendingSyncRecords.begin(); it != m_pendingSyncRecords.end();) {
+        if (maxAgeNs && nowMs - it->second.tid < maxAgeNs / 1000000) {
+            ++it;
+            continue;
+        }
+        emitSync(nullptr, &it->second, m_mainThreadRow);
+        ++m_stats.unmatchedSyncRecords;
+        it = m_pendingSyncRecords.erase(it);
+    }
+    for (auto it = m_pendingCopies.begin(); it != m_pendingCopies.end();) {
+        if (maxAgeNs && nowNs - it->second.seenNs < maxAgeNs)
+            ++it;
+        else
+            it = m_pendingCopies.erase(it);
+    }
+}
+
+int64_t SessionSink::capturePercentileNs(double fraction) const {
+    if (m_captureSamples.empty())
+        return 0;
+    std::vector<uint32_t> sorted = m_captureSamples;
+    size_t index = std::min(sorted.size() - 1, size_t(fraction * double(sorted.size())));
+    std::nth_element(sorted.begin(), sorted.begin() + long(index), sorted.end());
+    return sorted[index];
+}
+
+int64_t SessionSink::captureMedianNs() const { return capturePercentileNs(0.5); }
+
+void SessionSink::finishProcess(int64_t endNs) {
+    expirePending(endNs, 0);
+    m_writer->setMeta("stack_capture_count", std::to_string(m_stats.stackCaptures));
+    m_writer->setMeta("stack_capture_median_ns", std::to_string(captureMedianNs()));
+    m_writer->setMeta("stack_capture_p90_ns", std::to_string(capturePercentileNs(0.9)));
+    m_writer->setMeta("dropped_records", std::to_string(m_stats.droppedRecords));
+    m_writer->setMeta("dropped_host_events", std::to_string(m_stats.droppedHostEvents));
+    m_writer->finishProcess(m_processId, endNs, std::nullopt);
+}
+
+} // namespace stallscope::recorder

@@ -1,0 +1,106 @@
+// SessionSink: the writer-thread side. Turns HostEvents (from target threads) and ActivityBatches
+// (from CUPTI) into session rows: joins syncs and blocking copies to the stack captured at API entry
+// by correlation id, interns stacks by hash, maps CUPTI ids (device, context, stream, tid) to rows,
+// keeps the module table current. Single-threaded by design: only the writer thread calls it.
+#pragma once
+
+#include "activity_record.h"
+#include "host_event.h"
+#include "module_table.h"
+
+#include <session_writer.h>
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace stallscope::recorder {
+
+class SessionSink {
+public:
+    struct Stats {
+        int64_t kernels = 0, memcpys = 0, memsets = 0, syncs = 0, apiCalls = 0, ranges = 0;
+        int64_t stacks = 0, stackCaptures = 0, droppedRecords = 0, droppedHostEvents = 0;
+        int64_t unmatchedSyncRecords = 0;
+    };
+
+    explicit SessionSink(format::SessionWriter* writer);
+
+    void beginProcess(int64_t pid, const std::string& host, const std::string& command,
+                      int64_t startNs);
+    void consumeHostEvent(const HostEvent& event);
+    void consumeBatch(const ActivityBatch& batch);
+    void addDropped(int64_t atNs, const char* source, int64_t count);
+    // Emits joins still waiting for their other half when older than maxAgeNs (all when 0).
+    void expirePending(int64_t nowNs, int64_t maxAgeNs);
+    // Picks up modules loaded since the last call (cheap when none were).
+    void refreshModules(int64_t nowNs);
+    // Writes the statistics into meta and ends the process row.
+    void finishProcess(int64_t endNs);
+
+    const Stats& stats() const { return m_stats; }
+    int64_t processId() const { return m_processId; }
+    // Median / 90th percentile of the stack capture times seen, ns (0 when none).
+    int64_t captureMedianNs() const;
+    int64_t capturePercentileNs(double fraction) const;
+    const ModuleTable& modules() const { return m_modules; }
+
+private:
+    struct PendingHost {
+        int64_t threadId = 0;
+        uint8_t apiClass = 0;
+        int64_t startNs = 0, endNs = 0;
+        int64_t stackId = -1;
+        int64_t seenNs = 0;
+        uint32_t correlationId = 0;
+    };
+    struct PendingCopy {
+        uint8_t copyKind = 0, dstKind = 0, srcKind = 0;
+        int64_t streamRow = -1;
+        int64_t seenNs = 0;
+        uint32_t correlationId = 0;
+    };
+    int64_t threadRow(int32_t tid);
+    int64_t deviceRow(uint32_t deviceId);
+    int64_t streamRow(uint32_t contextId, uint32_t streamId, uint32_t deviceId, bool deviceKnown);
+    int64_t stackRow(const HostEvent& event);
+    int64_t moduleRowFor(uintptr_t pc);
+    int64_t apiName(uint8_t domain, uint32_t cbid);
+    void emitSync(const PendingHost* host, const ActivityRecord* record, int64_t fallbackThread);
+    void emitCopySync(const PendingHost& host, const PendingCopy* copy);
+    void handleMarker(const ActivityRecord& record, const ActivityBatch& batch);
+
+    format::SessionWriter* m_writer;
+    int64_t m_processId = 0;
+    int64_t m_pid = 0;
+    int64_t m_mainThreadRow = 0;
+    int64_t m_lastSeenNs = 0;
+    Stats m_stats;
+    ModuleTable m_modules;
+    std::vector<int64_t> m_moduleRows; // parallel to the module paths written, by (start,path)
+    std::unordered_map<uint64_t, int64_t> m_moduleRowByStart;
+    std::unordered_map<int32_t, int64_t> m_threads;
+    std::unordered_map<uint32_t, int64_t> m_devices;
+    std::unordered_map<uint32_t, uint32_t> m_contextDevice;
+    std::unordered_map<uint32_t, uint32_t> m_contextNullStream;
+    std::unordered_map<uint64_t, int64_t> m_streams;
+    std::unordered_map<uint64_t, int64_t> m_stacks;
+    std::unordered_map<uintptr_t, int64_t> m_frames;
+    std::unordered_map<uint64_t, int64_t> m_apiNames;
+    std::unordered_map<uint32_t, PendingHost> m_pendingHost;
+    std::unordered_map<uint32_t, ActivityRecord> m_pendingSyncRecords;
+    std::unordered_map<uint32_t, PendingCopy> m_pendingCopies;
+    struct OpenMarker {
+        int64_t startNs;
+        int64_t nameId;
+        int32_t tid;
+        int depth;
+    };
+    std::unordered_map<uint32_t, OpenMarker> m_openMarkers;
+    std::unordered_map<int32_t, int> m_markerDepth;
+    std::vector<uint32_t> m_captureSamples; // reservoir of capture times
+    uint64_t m_captureSeen = 0;
+};
+
+} // namespace stallscope::recorder
