@@ -1,0 +1,26 @@
+// The finalize step's entry point, Qt-free, for `stallscope-record` (end of a run, and
+// `stallscope-record --symbolize FILE`), the `stallscope-symbolize` tool and the application
+// (re-symbolizing a session whose frames are unresolved when the binaries exist on this machine).
+//
+// finalizeSymbols() opens the session read-write and, in ONE transaction:
+//   1. resolves every unsymbolized native frame (LLVM; inline chains; demangled names),
+//   2. sets frames.is_user (UserFrameFilter; docs/symbolization.md),
+//   3. embeds the sources of user frames (size-capped, SHA-256),
+//   4. records what could not be done as `diagnostics` rows and a summary in `meta`.
+// Missing binaries or sources never fail it: it returns false only when the file is not a session
+// or the database cannot be written, and then leaves the file untouched (rollback).
+#pragma once
+
+#include "symbolize_options.h"
+
+#include <string>
+
+namespace stallscope::symbolize {
+
+bool finalizeSymbols(const std::string& sessionPath, const SymbolizeOptions& options,
+                     std::string* error, SymbolizeStats* stats = nullptr);
+
+// One human-readable line per figure, for command-line tools.
+std::string describeStats(const SymbolizeStats& stats);
+
+} // namespace stallscope::symbolize

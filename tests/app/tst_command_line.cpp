@@ -1,0 +1,124 @@
+// The `stallscope` executable as a user runs it: --info prints the summary headless and exits 0,
+// bad files exit non-zero with a one-line message naming the file; --version, --help.
+#include "../views/tiny_session.h"
+
+#include <QFile>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QTemporaryDir>
+#include <QTest>
+
+class CommandLineTest : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+
+    struct Run {
+        int exitCode = -1;
+        QString out;
+        QString err;
+    };
+
+    static Run run(const QStringList& arguments) {
+        QProcess process;
+        // Headless modes must not need a display at all: no platform plugin hint either.
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.remove(QStringLiteral("QT_QPA_PLATFORM"));
+        environment.remove(QStringLiteral("DISPLAY"));
+        environment.remove(QStringLiteral("WAYLAND_DISPLAY"));
+        process.setProcessEnvironment(environment);
+        process.start(QStringLiteral(STALLSCOPE_EXECUTABLE), arguments);
+        if (!process.waitForFinished(30000)) {
+            process.kill();
+            process.waitForFinished();
+            return {};
+        }
+        Run result;
+        result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2;
+        result.out = QString::fromUtf8(process.readAllStandardOutput());
+        result.err = QString::fromUtf8(process.readAllStandardError());
+        return result;
+    }
+
+    QString writeFile(const QString& name, const QByteArray& bytes) {
+        const QString path = m_dir.filePath(name);
+        QFile file(path);
+        if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size())
+            qFatal("cannot write %s", qPrintable(path));
+        return path;
+    }
+
+private slots:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    void infoPrintsSummary() {
+        const QString path = m_dir.filePath(QStringLiteral("run.stallscope"));
+        QString error;
+        QVERIFY2(tiny::write(path, &error), qPrintable(error));
+        const Run result = run({QStringLiteral("--info"), path});
+        QVERIFY2(result.exitCode == 0, qPrintable(result.err));
+        QVERIFY2(result.out.contains(QString::fromLatin1(tiny::kCommand)), qPrintable(result.out));
+        QVERIFY2(result.out.contains(QString::fromLatin1(tiny::kHost)), qPrintable(result.out));
+        QVERIFY2(result.out.contains(QString::fromLatin1(tiny::kGpu)), qPrintable(result.out));
+        QVERIFY2(result.out.contains(QStringLiteral("complete")), qPrintable(result.out));
+        QVERIFY2(result.err.isEmpty(), qPrintable(result.err));
+        // Option after the file works too.
+        QCOMPARE(run({path, QStringLiteral("--info")}).out, result.out);
+    }
+
+    void infoWarnsAboutUnfinishedRecording() {
+        const QString path = m_dir.filePath(QStringLiteral("killed.stallscope"));
+        QString error;
+        QVERIFY2(tiny::write(path, &error, "recording"), qPrintable(error));
+        const Run result = run({QStringLiteral("--info"), path});
+        QCOMPARE(result.exitCode, 0);
+        QVERIFY2(result.err.startsWith(QStringLiteral("stallscope: warning: ")),
+                 qPrintable(result.err));
+    }
+
+    void infoFailsOnBadFile_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QByteArray>("bytes");
+        QTest::addColumn<bool>("create");
+        QTest::newRow("missing") << QStringLiteral("missing.stallscope") << QByteArray() << false;
+        QTest::newRow("zero bytes") << QStringLiteral("empty.stallscope") << QByteArray() << true;
+        QTest::newRow("not SQLite")
+            << QStringLiteral("text.stallscope") << QByteArray("hello\n").repeated(500) << true;
+    }
+    void infoFailsOnBadFile() {
+        QFETCH(QString, name);
+        QFETCH(QByteArray, bytes);
+        QFETCH(bool, create);
+        const QString path = create ? writeFile(name, bytes) : m_dir.filePath(name);
+        const Run result = run({QStringLiteral("--info"), path});
+        QVERIFY(result.exitCode > 0);
+        QVERIFY(result.out.isEmpty());
+        const QString message = result.err.trimmed();
+        QVERIFY2(!message.contains(QLatin1Char('\n')), qPrintable(message)); // one line
+        QVERIFY2(message.startsWith(QStringLiteral("stallscope: ") + path + QStringLiteral(": ")),
+                 qPrintable(message));
+    }
+
+    void infoNeedsAFile() {
+        const Run result = run({QStringLiteral("--info")});
+        QVERIFY(result.exitCode > 0);
+        QVERIFY2(result.err.startsWith(QStringLiteral("stallscope: ")), qPrintable(result.err));
+    }
+
+    void version() {
+        const Run result = run({QStringLiteral("--version")});
+        QCOMPARE(result.exitCode, 0);
+        QVERIFY2(result.out.startsWith(QStringLiteral("stallscope ")), qPrintable(result.out));
+    }
+
+    void help() {
+        const Run result = run({QStringLiteral("--help")});
+        QCOMPARE(result.exitCode, 0);
+        QVERIFY(result.out.contains(QStringLiteral("--info")));
+        QVERIFY(result.out.contains(QStringLiteral("FILE")));
+        QVERIFY(!result.out.contains(QStringLiteral("--screenshot"))); // hidden
+    }
+};
+
+QTEST_GUILESS_MAIN(CommandLineTest)
+#include "tst_command_line.moc"

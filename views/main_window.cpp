@@ -1,0 +1,240 @@
+#include "main_window.h"
+
+#include "session.h"
+#include "session_load_job.h"
+#include "session_summary.h"
+#include "session_summary_widget.h"
+#include "timeline_widget.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFrame>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QUrl>
+#include <QVBoxLayout>
+
+namespace stallscope::views {
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+    setAcceptDrops(true);
+    resize(1400, 900);
+
+    m_stack = new QStackedWidget(this);
+    m_placeholder = new QLabel(
+        tr("Open a session with File ▸ Open (Ctrl+O)\nor drop a .stallscope file here."), m_stack);
+    m_placeholder->setAlignment(Qt::AlignCenter);
+    m_placeholder->setForegroundRole(QPalette::PlaceholderText);
+    m_stack->addWidget(m_placeholder);
+
+    auto* sessionPage = new QWidget(m_stack);
+    auto* layout = new QVBoxLayout(sessionPage);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    m_summary = new SessionSummaryWidget(sessionPage);
+    m_timeline = new TimelineWidget(sessionPage);
+    layout->addWidget(m_summary);
+    auto* separator = new QFrame(sessionPage);
+    separator->setFrameShape(QFrame::HLine);
+    separator->setFrameShadow(QFrame::Sunken);
+    layout->addWidget(separator);
+    layout->addWidget(m_timeline, 1);
+    m_stack->addWidget(sessionPage);
+    setCentralWidget(m_stack);
+
+    createMenus();
+    createStatusBar();
+    updateTitle();
+}
+
+// The load job's destructor cancels and joins its worker, so closing mid-load is safe.
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::showOpenDialog);
+    open->setShortcut(QKeySequence::Open);
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    // Some platforms (offscreen, some desktops) map QKeySequence::Quit to nothing.
+    const QList<QKeySequence> quitKeys = QKeySequence::keyBindings(QKeySequence::Quit);
+    quit->setShortcuts(quitKeys.isEmpty() ? QList<QKeySequence>{QKeySequence(Qt::CTRL | Qt::Key_Q)}
+                                          : quitKeys);
+    quit->setMenuRole(QAction::QuitRole);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    QAction* fit = view->addAction(tr("Zoom to &Fit"), m_timeline, &TimelineWidget::zoomToFit);
+    fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Stallscope"), this, [this] {
+        QMessageBox::about(this, tr("About Stallscope"),
+                           tr("<b>Stallscope %1</b><p>Finds the lines of code that make the host "
+                              "wait for the GPU.</p>")
+                               .arg(QApplication::applicationVersion()));
+    });
+}
+
+void MainWindow::createStatusBar() {
+    m_statusLabel = new QLabel(this);
+    m_progress = new QProgressBar(this);
+    m_progress->setRange(0, 1000);
+    m_progress->setMaximumWidth(220);
+    m_progress->setTextVisible(false);
+    m_cancelButton = new QPushButton(tr("Cancel"), this);
+    connect(m_cancelButton, &QPushButton::clicked, this, &MainWindow::cancelLoad);
+    statusBar()->addWidget(m_statusLabel, 1);
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_cancelButton);
+    m_progress->hide();
+    m_cancelButton->hide();
+}
+
+void MainWindow::showOpenDialog() {
+    const QString dir =
+        m_currentFile.isEmpty() ? QString() : QFileInfo(m_currentFile).absolutePath();
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open Session"), dir, tr("Stallscope sessions (*.stallscope);;All files (*)"));
+    if (!path.isEmpty())
+        openFile(path);
+}
+
+void MainWindow::openFile(const QString& path) {
+    cancelLoad();
+    m_loadingFile = path;
+    // A fresh job per load: a replaced job's late signals are recognised and ignored below.
+    auto* job = new model::SessionLoadJob(this);
+    m_job = job;
+    connect(job, &model::SessionLoadJob::progress, this, [this, job](double fraction) {
+        if (job == m_job)
+            m_progress->setValue(static_cast<int>(fraction * 1000.0));
+    });
+    connect(job, &model::SessionLoadJob::loaded, this,
+            [this, job](std::shared_ptr<const model::Session> session) {
+                if (job == m_job)
+                    onLoaded(std::move(session));
+            });
+    connect(job, &model::SessionLoadJob::failed, this, [this, job](const QString& error) {
+        if (job == m_job)
+            onFailed(error);
+    });
+    connect(job, &model::SessionLoadJob::cancelled, this, [this, job] {
+        if (job == m_job)
+            onCancelled();
+    });
+    m_statusLabel->setText(tr("Loading %1…").arg(QFileInfo(path).fileName()));
+    m_progress->setValue(0);
+    m_progress->show();
+    m_cancelButton->show();
+    job->start(path);
+}
+
+void MainWindow::cancelLoad() {
+    if (!m_job)
+        return;
+    model::SessionLoadJob* job = m_job;
+    m_job = nullptr; // from here on its signals are ignored
+    job->cancel();
+    job->deleteLater();
+    finishLoad();
+    m_statusLabel->setText(tr("Loading cancelled."));
+    emit loadCancelled();
+}
+
+bool MainWindow::isLoading() const {
+    return m_job != nullptr;
+}
+
+void MainWindow::finishLoad() {
+    m_progress->hide();
+    m_cancelButton->hide();
+    if (m_job) {
+        m_job->deleteLater();
+        m_job = nullptr;
+    }
+}
+
+void MainWindow::onLoaded(std::shared_ptr<const model::Session> session) {
+    finishLoad();
+    m_session = std::move(session);
+    m_currentFile = m_loadingFile;
+    m_lastError.clear();
+    m_summary->setSession(m_session);
+    m_timeline->setSession(m_session);
+    m_stack->setCurrentIndex(1);
+    updateTitle();
+    m_statusLabel->setText(
+        tr("%1 events over %2")
+            .arg(QString::fromStdString(model::formatCount(m_session->counts.total())),
+                 QString::fromStdString(model::formatDuration(m_session->durationNs()))));
+    emit sessionLoaded(m_currentFile);
+}
+
+void MainWindow::onFailed(const QString& error) {
+    finishLoad();
+    m_lastError = error;
+    m_statusLabel->setText(error);
+    showError(error);
+    emit loadFailed(error);
+}
+
+void MainWindow::onCancelled() {
+    finishLoad();
+    m_statusLabel->setText(tr("Loading cancelled."));
+    emit loadCancelled();
+}
+
+void MainWindow::showError(const QString& error) {
+    if (!m_errorDialogsEnabled)
+        return;
+    if (m_errorBox)
+        m_errorBox->close();
+    m_errorBox = new QMessageBox(QMessageBox::Critical, tr("Cannot open session"), error,
+                                 QMessageBox::Ok, this);
+    m_errorBox->setAttribute(Qt::WA_DeleteOnClose);
+    m_errorBox->open(); // window-modal, returns at once: nothing waits on the user here
+}
+
+QMessageBox* MainWindow::errorDialog() const {
+    return m_errorBox;
+}
+
+void MainWindow::updateTitle() {
+    setWindowTitle(m_currentFile.isEmpty()
+                       ? tr("Stallscope")
+                       : tr("%1 — Stallscope").arg(QFileInfo(m_currentFile).fileName()));
+}
+
+QString MainWindow::droppedFile(const QMimeData* mime) {
+    if (!mime || !mime->hasUrls())
+        return {};
+    const QList<QUrl> urls = mime->urls();
+    if (urls.size() != 1 || !urls.front().isLocalFile())
+        return {};
+    return urls.front().toLocalFile();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (!droppedFile(event->mimeData()).isEmpty())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    const QString path = droppedFile(event->mimeData());
+    if (path.isEmpty())
+        return;
+    event->acceptProposedAction();
+    openFile(path);
+}
+
+} // namespace stallscope::views

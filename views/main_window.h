@@ -1,0 +1,96 @@
+// MainWindow: the application window. Opens sessions (File ▸ Open, drag & drop, the command line)
+// through model::SessionLoadJob with progress and Cancel in the status bar, then shows the summary
+// above the timeline. Lives in views/ so tests can link it; app/ only parses the command line.
+//
+// Load errors never block: they are stored (lastError()), signalled (loadFailed) and shown in a
+// window-modal QMessageBox opened with open(), so tests can check and close it without a hang.
+#pragma once
+
+#include <QMainWindow>
+#include <QPointer>
+#include <QString>
+
+#include <memory>
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QStackedWidget;
+class QMessageBox;
+class QMimeData;
+
+namespace stallscope::model {
+class Session;
+class SessionLoadJob;
+} // namespace stallscope::model
+
+namespace stallscope::views {
+
+class SessionSummaryWidget;
+class TimelineWidget;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Starts loading path (replacing any load in progress). Results arrive as signals.
+    void openFile(const QString& path);
+    void cancelLoad();
+    bool isLoading() const;
+
+    const std::shared_ptr<const model::Session>& session() const { return m_session; }
+    QString currentFile() const { return m_currentFile; }
+    QString lastError() const { return m_lastError; }
+    // The error dialog currently open, or null.
+    QMessageBox* errorDialog() const;
+    // Off: errors are only stored and signalled (batch use; tests may keep it on).
+    void setErrorDialogsEnabled(bool enabled) { m_errorDialogsEnabled = enabled; }
+
+    SessionSummaryWidget* summaryWidget() const { return m_summary; }
+    TimelineWidget* timelineWidget() const { return m_timeline; }
+
+    // A file URL list holding exactly one local file, else empty: what a drop would open.
+    static QString droppedFile(const QMimeData* mime);
+
+public slots:
+    void showOpenDialog();
+
+signals:
+    void sessionLoaded(const QString& path);
+    void loadFailed(const QString& error);
+    void loadCancelled();
+
+protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void createMenus();
+    void createStatusBar();
+    void onLoaded(std::shared_ptr<const model::Session> session);
+    void onFailed(const QString& error);
+    void onCancelled();
+    void finishLoad();
+    void showError(const QString& error);
+    void updateTitle();
+
+    std::shared_ptr<const model::Session> m_session;
+    model::SessionLoadJob* m_job = nullptr;
+    QString m_currentFile;
+    QString m_loadingFile;
+    QString m_lastError;
+    bool m_errorDialogsEnabled = true;
+
+    QStackedWidget* m_stack = nullptr;
+    QLabel* m_placeholder = nullptr;
+    SessionSummaryWidget* m_summary = nullptr;
+    TimelineWidget* m_timeline = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QPushButton* m_cancelButton = nullptr;
+    QLabel* m_statusLabel = nullptr;
+    QPointer<QMessageBox> m_errorBox;
+};
+
+} // namespace stallscope::views

@@ -1,0 +1,33 @@
+// TimelinePalette: the colours of the timeline. Stalls own the red/orange hues; nothing else uses
+// them, so a blocked host stands out at any zoom. Kernel colours are a pure function of the name
+// (a fixed hash, not qHash, which is seeded per process) so a kernel keeps its colour across runs.
+#pragma once
+
+#include <QColor>
+#include <QRgb>
+
+#include <cstdint>
+#include <string_view>
+
+namespace stallscope::views {
+
+class TimelinePalette {
+public:
+    static QRgb stall() { return qRgb(0xE5, 0x39, 0x35); }
+    static QRgb apiCall() { return qRgb(0x90, 0x9C, 0xAE); }
+    static QRgb range(int depth);
+    static QRgb kernel(std::string_view name);
+    // Memcpys: amber/brown family by direction (format::CopyKind values).
+    static QRgb memcpy(int copyKind);
+    // Memsets: magenta family.
+    static QRgb memset() { return qRgb(0xAD, 0x4F, 0xC9); }
+    // A block of several merged events of mixed colours.
+    static QRgb mergedKernels() { return qRgb(0x3E, 0x6F, 0xB0); }
+
+    // Black or white, whichever reads better on the background.
+    static QColor textOn(QRgb background);
+
+    static uint32_t stableHash(std::string_view text);
+};
+
+} // namespace stallscope::views
