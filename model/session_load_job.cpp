@@ -1,5 +1,7 @@
 #include "session_load_job.h"
 
+#include "kineto_importer.h"
+
 namespace stallscope::model {
 
 SessionLoadJob::SessionLoadJob(QObject* parent) : QObject(parent) {
@@ -22,7 +24,8 @@ void SessionLoadJob::start(const QString& path) {
         LoadOptions options;
         options.cancel = cancelFlag.get();
         options.progress = [this](double fraction) { emit progress(fraction); };
-        LoadResult result = SessionLoader::load(file, options);
+        // Sessions load directly; torch.profiler traces are converted first (cached).
+        LoadResult result = KinetoImporter::loadSessionOrTrace(file, options);
         if (result.cancelled || cancelFlag->load())
             emit cancelled();
         else if (result.ok())

@@ -7,7 +7,8 @@ packages=(
   cmake ninja-build g++ pkg-config git
   qt6-base-dev libgl-dev            # Qt 6 Core/Gui/Widgets/Test/Concurrent/PrintSupport
   libsqlite3-dev sqlite3            # session files (the sqlite3 CLI for users and docs)
-  llvm-14-dev zlib1g-dev            # symbolization (LLVM's symbolizer, static)
+  llvm-14-dev zlib1g-dev            # symbolization (LLVM's symbolizer, static); .json.gz traces
+  rapidjson-dev                     # Kineto (torch.profiler) trace import: streaming SAX parser
   libbenchmark-dev                  # bench/
   clang-format                      # the formatting gate
   xvfb xauth poppler-utils          # headless GUI runs, screenshots, PDF pages

@@ -1,0 +1,253 @@
+#include "kineto_trace_generator.h"
+
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+namespace stallscope::bench {
+
+namespace {
+
+constexpr int kOpsPerStep = 8;
+constexpr int64_t kPid = 396;
+constexpr int64_t kTid = 396;
+
+const char* kOps[kOpsPerStep] = {"aten::linear",   "aten::relu", "aten::linear",
+                                 "aten::mse_loss", "aten::mm",   "aten::threshold_backward",
+                                 "aten::mm",       "aten::add_"};
+const char* kKernels[kOpsPerStep] = {
+    "void "
+    "cutlass::Kernel2<cutlass_80_simt_sgemm_64x64_8x5_tn_align1>(cutlass_80_simt_sgemm_64x64_8x5_"
+    "tn_align1::Params)",
+    "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous "
+    "namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, "
+    "at::native::detail::ClampLimits)::{lambda()#1}::operator()() "
+    "const::{lambda()#7}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul> >(int, "
+    "at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, "
+    "c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() "
+    "const::{lambda()#7}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul>)",
+    "void "
+    "cutlass::Kernel2<cutlass_80_simt_sgemm_64x64_8x5_tn_align1>(cutlass_80_simt_sgemm_64x64_8x5_"
+    "tn_align1::Params)",
+    "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, "
+    "float, float, float>, unsigned int, float, 4, 4> >(at::native::ReduceOp<float, "
+    "at::native::MeanOps<float, float, float, float>, unsigned int, float, 4, 4>)",
+    "void "
+    "cutlass::Kernel2<cutlass_80_simt_sgemm_64x64_8x5_nn_align1>(cutlass_80_simt_sgemm_64x64_8x5_"
+    "nn_align1::Params)",
+    "void at::native::vectorized_elementwise_kernel<4, "
+    "at::native::threshold_kernel_impl<float>(at::TensorIteratorBase&, float, "
+    "float)::{lambda(float, float)#1}, std::array<char*, 3ul> >(int, "
+    "at::native::threshold_kernel_impl<float>(at::TensorIteratorBase&, float, "
+    "float)::{lambda(float, float)#1}, std::array<char*, 3ul>)",
+    "void "
+    "cutlass::Kernel2<cutlass_80_simt_sgemm_64x64_8x5_nt_align1>(cutlass_80_simt_sgemm_64x64_8x5_"
+    "nt_align1::Params)",
+    "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+    "std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)",
+};
+
+class Sink {
+public:
+    bool open(const std::string& path, std::string* error) {
+        m_gzip = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+        if (m_gzip)
+            m_gz = gzopen(path.c_str(), "wb1");
+        else
+            m_file = std::fopen(path.c_str(), "wb");
+        if (!m_gz && !m_file) {
+            *error = path + ": " + std::strerror(errno);
+            return false;
+        }
+        return true;
+    }
+    void add(const char* format, ...) __attribute__((format(printf, 2, 3))) {
+        char line[2048];
+        va_list args;
+        va_start(args, format);
+        const int n = std::vsnprintf(line, sizeof line, format, args);
+        va_end(args);
+        m_buffer.append(line, static_cast<size_t>(n));
+        if (m_buffer.size() > (1 << 20))
+            flush();
+    }
+    void flush() {
+        m_bytes += static_cast<int64_t>(m_buffer.size());
+        if (m_gzip)
+            m_ok =
+                m_ok && gzwrite(m_gz, m_buffer.data(), static_cast<unsigned>(m_buffer.size())) > 0;
+        else
+            m_ok =
+                m_ok && std::fwrite(m_buffer.data(), 1, m_buffer.size(), m_file) == m_buffer.size();
+        m_buffer.clear();
+    }
+    bool close() {
+        flush();
+        if (m_gz)
+            m_ok = gzclose(m_gz) == Z_OK && m_ok;
+        if (m_file)
+            m_ok = std::fclose(m_file) == 0 && m_ok;
+        return m_ok;
+    }
+    int64_t bytes() const { return m_bytes + static_cast<int64_t>(m_buffer.size()); }
+
+private:
+    bool m_gzip = false;
+    gzFile m_gz = nullptr;
+    std::FILE* m_file = nullptr;
+    std::string m_buffer;
+    int64_t m_bytes = 0;
+    bool m_ok = true;
+};
+
+// Microseconds with three decimals, as Kineto writes them.
+struct Us {
+    char text[32];
+    explicit Us(int64_t ns) {
+        std::snprintf(text, sizeof text, "%lld.%03lld", (long long)(ns / 1000),
+                      (long long)(ns % 1000));
+    }
+};
+
+} // namespace
+
+bool KinetoTraceGenerator::write(const std::string& path, int64_t targetBytes,
+                                 KinetoTraceStats* stats, std::string* error) {
+    Sink out;
+    if (!out.open(path, error))
+        return false;
+    KinetoTraceStats s;
+    out.add("{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [{\"id\": 0, \"name\": \"NVIDIA "
+            "H200\", "
+            "\"totalGlobalMem\": 150109880320, \"computeMajor\": 9, \"computeMinor\": 0, "
+            "\"numSms\": 132}],\n"
+            "  \"with_stack\": 1,\n  \"traceEvents\": [\n");
+    int64_t t = 4455362852106801; // ns
+    int64_t correlation = 100;
+    int64_t externalId = 1;
+    const int64_t start = t;
+    out.add("  {\"name\": \"process_name\", \"ph\": \"M\", \"ts\": 0, \"pid\": %lld, \"tid\": 0, "
+            "\"args\": {\"name\": \"python3\"}}",
+            (long long)kPid);
+    ++s.events;
+    while (out.bytes() < targetBytes) {
+        const int64_t stepStart = t;
+        const int64_t stepNs = 120000;
+        out.add(",\n  {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": "
+                "\"ProfilerStep#%lld\", \"pid\": %lld, "
+                "\"tid\": %lld, \"ts\": %s, \"dur\": %s, \"args\": {\"External id\": %lld, "
+                "\"Record function id\": 0}}",
+                (long long)s.steps, (long long)kPid, (long long)kTid, Us(t).text,
+                Us(stepNs - 1000).text, (long long)externalId++);
+        out.add(",\n  {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"train.py(40): "
+                "train_step\", \"pid\": %lld, "
+                "\"tid\": %lld, \"ts\": %s, \"dur\": %s, \"args\": {\"Python parent id\": 1, "
+                "\"Python id\": %lld}}",
+                (long long)kPid, (long long)kTid, Us(t + 100).text, Us(stepNs - 2000).text,
+                (long long)externalId++);
+        s.events += 2;
+        int64_t op = t + 500;
+        for (int k = 0; k < kOpsPerStep; ++k) {
+            const int64_t c = correlation++;
+            const int64_t kernelStart = op + 9000;
+            out.add(",\n  {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": "
+                    "\"torch/nn/modules/module.py(1751): _call_impl\", "
+                    "\"pid\": %lld, \"tid\": %lld, \"ts\": %s, \"dur\": %s, \"args\": {\"Python "
+                    "parent id\": 2, \"Python id\": %lld}}",
+                    (long long)kPid, (long long)kTid, Us(op).text, Us(9000).text,
+                    (long long)externalId++);
+            out.add(",\n  {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"<built-in "
+                    "method %s of PyCapsule object at 0x7f86c6ceb1d0>\", "
+                    "\"pid\": %lld, \"tid\": %lld, \"ts\": %s, \"dur\": %s, \"args\": {\"Python "
+                    "parent id\": 3, \"Python id\": %lld}}",
+                    kOps[k] + 6, (long long)kPid, (long long)kTid, Us(op + 200).text, Us(8000).text,
+                    (long long)externalId++);
+            out.add(
+                ",\n  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"%s\", \"pid\": %lld, "
+                "\"tid\": %lld, \"ts\": %s, \"dur\": %s, "
+                "\"args\": {\"External id\": %lld, \"Record function id\": 0, \"Ev Idx\": %lld}}",
+                kOps[k], (long long)kPid, (long long)kTid, Us(op + 400).text, Us(7000).text,
+                (long long)externalId, (long long)externalId);
+            out.add(",\n  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
+                    "\"cudaLaunchKernel\", \"pid\": %lld, \"tid\": %lld, "
+                    "\"ts\": %s, \"dur\": %s, \"args\": {\"External id\": %lld, \"cbid\": 211, "
+                    "\"correlation\": %lld}}",
+                    (long long)kPid, (long long)kTid, Us(op + 3000).text, Us(4100).text,
+                    (long long)externalId, (long long)c);
+            out.add(",\n  {\"ph\": \"s\", \"id\": %lld, \"pid\": %lld, \"tid\": %lld, \"ts\": %s, "
+                    "\"cat\": \"ac2g\", \"name\": \"ac2g\"}",
+                    (long long)c, (long long)kPid, (long long)kTid, Us(op + 3000).text);
+            out.add(",\n  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, "
+                    "\"tid\": 7, \"ts\": %s, \"dur\": %s, "
+                    "\"args\": {\"External id\": %lld, \"queued\": 0, \"device\": 0, \"context\": "
+                    "1, \"stream\": 7, "
+                    "\"correlation\": %lld, \"registers per thread\": 74, \"shared memory\": "
+                    "20480, \"blocks per SM\": 0.121212, "
+                    "\"warps per SM\": 0.484848, \"grid\": [16, 1, 1], \"block\": [128, 1, 1], "
+                    "\"est. achieved occupancy %%\": 1}}",
+                    kKernels[k], Us(kernelStart).text, Us(5632).text, (long long)externalId,
+                    (long long)c);
+            out.add(",\n  {\"ph\": \"f\", \"id\": %lld, \"pid\": 0, \"tid\": 7, \"ts\": %s, "
+                    "\"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"}",
+                    (long long)c, Us(kernelStart).text);
+            ++externalId;
+            s.events += 7;
+            ++s.kernels;
+            op += 11000;
+        }
+        // .item(): copy to pinned memory, then a blocking stream sync.
+        const int64_t copy = correlation++;
+        const int64_t sync = correlation++;
+        out.add(",\n  {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"<built-in method "
+                "item of Tensor object at 0x7f8487832b20>\", "
+                "\"pid\": %lld, \"tid\": %lld, \"ts\": %s, \"dur\": %s, \"args\": {\"Python parent "
+                "id\": 2, \"Python id\": %lld}}",
+                (long long)kPid, (long long)kTid, Us(op).text, Us(25000).text,
+                (long long)externalId++);
+        out.add(",\n  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaMemcpyAsync\", "
+                "\"pid\": %lld, \"tid\": %lld, "
+                "\"ts\": %s, \"dur\": %s, \"args\": {\"External id\": %lld, \"cbid\": 41, "
+                "\"correlation\": %lld}}",
+                (long long)kPid, (long long)kTid, Us(op + 1000).text, Us(3000).text,
+                (long long)externalId, (long long)copy);
+        out.add(",\n  {\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy DtoH (Device -> "
+                "Pinned)\", \"pid\": 0, \"tid\": 7, "
+                "\"ts\": %s, \"dur\": %s, \"args\": {\"External id\": %lld, \"device\": 0, "
+                "\"context\": 1, \"stream\": 7, "
+                "\"correlation\": %lld, \"bytes\": 4, \"memory bandwidth (GB/s)\": 0.0024}}",
+                Us(op + 20000).text, Us(1665).text, (long long)externalId, (long long)copy);
+        out.add(",\n  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
+                "\"cudaStreamSynchronize\", \"pid\": %lld, \"tid\": %lld, "
+                "\"ts\": %s, \"dur\": %s, \"args\": {\"External id\": %lld, \"cbid\": 131, "
+                "\"correlation\": %lld}}",
+                (long long)kPid, (long long)kTid, Us(op + 4500).text, Us(18000).text,
+                (long long)externalId++, (long long)sync);
+        s.events += 4;
+        ++s.syncs;
+        ++s.steps;
+        t = stepStart + stepNs;
+    }
+    out.add(",\n  {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"train.py(1): "
+            "<module>\", \"pid\": %lld, \"tid\": %lld, "
+            "\"ts\": %s, \"dur\": %s, \"args\": {\"Python parent id\": null, \"Python id\": 1}}",
+            (long long)kPid, (long long)kTid, Us(start - 50).text, Us(t - start + 100).text);
+    out.add(
+        ",\n  {\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 0, \"pid\": %lld, \"tid\": %lld, "
+        "\"args\": {\"name\": \"thread %lld (python3)\"}}\n  ],\n  \"traceName\": \"%s\"\n}\n",
+        (long long)kPid, (long long)kTid, (long long)kTid, "synthetic");
+    s.events += 2;
+    s.bytes = out.bytes();
+    if (!out.close()) {
+        *error = path + ": write failed";
+        return false;
+    }
+    if (stats)
+        *stats = s;
+    return true;
+}
+
+} // namespace stallscope::bench

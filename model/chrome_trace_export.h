@@ -1,0 +1,40 @@
+// ChromeTraceExporter: writes a loaded session as Chrome trace JSON (`.json`, or gzip-compressed
+// when the name ends in `.gz`) that Perfetto and chrome://tracing open, in Kineto's shape so
+// Stallscope's own importer reads it back:
+//   host threads  -> pid = process pid, tid = thread id: cuda_runtime / cuda_driver API calls,
+//                    user_annotation ranges, and syncs in their own category "sync" (args: kind,
+//                    correlation, stream, event, stack = frames innermost first, see
+//                    kineto_names.h)
+//   GPU streams   -> pid = device index, tid = stream id: kernel, gpu_memcpy, gpu_memset
+//   launch links  -> ac2g flow arrows (ph s/f) from the API call to the GPU work it launched.
+// Times are microseconds with three decimals: exact nanoseconds.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace stallscope::model {
+
+class Session;
+class SessionDatabase;
+
+struct ChromeExportStats {
+    int64_t events = 0;
+    int64_t bytes = 0;
+};
+
+class ChromeTraceExporter {
+public:
+    // Returns false with *error (one line naming the file) when the file cannot be written.
+    static bool write(const Session& session, const SessionDatabase& database,
+                      const std::string& outPath, std::string* error,
+                      ChromeExportStats* stats = nullptr);
+};
+
+// The call the CLI (`--export-chrome out.json FILE`) and the File menu use.
+inline bool exportChromeTrace(const Session& session, const SessionDatabase& database,
+                              const std::string& outPath, std::string* error) {
+    return ChromeTraceExporter::write(session, database, outPath, error);
+}
+
+} // namespace stallscope::model

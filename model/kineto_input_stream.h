@@ -1,0 +1,61 @@
+// KinetoInputStream: a RapidJSON input stream over a trace file, plain or gzip-compressed (zlib's
+// gzread reads both), in fixed-size chunks, so a 1 GB trace is parsed in constant memory.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace stallscope::model {
+
+class KinetoInputStream {
+public:
+    using Ch = char; // RapidJSON's stream concept
+
+    KinetoInputStream() = default;
+    ~KinetoInputStream();
+    KinetoInputStream(const KinetoInputStream&) = delete;
+    KinetoInputStream& operator=(const KinetoInputStream&) = delete;
+
+    // Opens `path`; false with *error set when it cannot be read.
+    bool open(const std::string& path, std::string* error);
+
+    // RapidJSON stream concept (read side). '\0' marks the end of input.
+    Ch Peek() const { return *m_current; }
+    Ch Take() {
+        const Ch c = *m_current;
+        if (m_current != m_end && ++m_current == m_end)
+            refill();
+        return c;
+    }
+    size_t Tell() const { return m_consumed + static_cast<size_t>(m_current - m_buffer.data()); }
+    Ch* PutBegin() { return nullptr; }
+    void Put(Ch) {}
+    void Flush() {}
+    size_t PutEnd(Ch*) { return 0; }
+
+    // True once every byte of the (decompressed) input has been consumed.
+    bool atEnd() const { return m_eof && m_current == m_end; }
+    // A read error (corrupt or truncated gzip), empty when none.
+    const std::string& readError() const { return m_readError; }
+    bool compressed() const { return m_compressed; }
+    // Bytes of the file read so far (compressed bytes for .gz), for progress.
+    int64_t fileOffset() const;
+    int64_t fileSize() const { return m_fileSize; }
+
+private:
+    void refill();
+
+    void* m_file = nullptr; // gzFile
+    std::vector<char> m_buffer;
+    Ch* m_current = nullptr;
+    Ch* m_end = nullptr;   // one past the last valid byte, where a '\0' sentinel is stored
+    size_t m_consumed = 0; // bytes dropped from the buffer's front so far
+    bool m_eof = false;
+    bool m_compressed = false;
+    int64_t m_fileSize = 0;
+    std::string m_readError;
+};
+
+} // namespace stallscope::model
