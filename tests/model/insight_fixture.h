@@ -1,0 +1,187 @@
+// Hand-written sessions for the insight tests: a builder over the real SessionWriter with helpers
+// for launches, syncs and copies, so each test states its timeline in round numbers and the
+// expected counts and nanoseconds follow by hand. Header-only test support.
+#pragma once
+
+#include "insight_engine.h"
+#include "session_database.h"
+#include "session_loader.h"
+#include "session_writer.h"
+
+#include <QTest>
+
+#include <sqlite3.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace stallscope::testing {
+
+struct LoadedFixture {
+    std::shared_ptr<model::Session> session;
+    std::unique_ptr<model::SessionDatabase> database;
+    model::InsightReport analyze(const model::AnalysisOptions& options = {}) const {
+        return model::InsightEngine::analyze(*session, *database, options);
+    }
+};
+
+class InsightFixture {
+public:
+    // One process living [0, wallNs], one thread, one GPU with one non-default stream.
+    explicit InsightFixture(std::string path, int64_t wallNs = 1'000'000)
+        : m_path(std::move(path)) {
+        std::string error;
+        m_writer = format::SessionWriter::create(m_path, &error);
+        if (!m_writer)
+            qFatal("cannot create %s: %s", m_path.c_str(), error.c_str());
+        process = m_writer->addProcess({4242, "box", "python train.py", 0, wallNs, 0});
+        thread = m_writer->addThread({process, 4242, "python"});
+        device = m_writer->addDevice({process, 0, "NVIDIA H100", "GPU-1", 9, 0, 132, 0});
+        stream = addStream(7);
+        m_module = m_writer->addModule({process, "/usr/lib/libcuda.so.1", 0x7f0000000000,
+                                        0x7f0000000000, 0x7f0000100000, "", 0});
+        m_launchName = m_writer->internString("cudaLaunchKernel");
+        m_syncName = m_writer->internString("cudaStreamSynchronize");
+        m_kernelName = m_writer->internString("gemm");
+    }
+
+    format::SessionWriter& writer() { return *m_writer; }
+
+    int64_t addStream(int64_t streamId, bool isDefault = false) {
+        return m_writer->addStream({device, 1, streamId, isDefault, 0});
+    }
+    int64_t addThread(int64_t tid) { return m_writer->addThread({process, tid, "worker"}); }
+
+    // Innermost first: a libcuda frame without source, then the given frame.
+    int64_t pythonStack(const std::string& file, int64_t line, const std::string& function) {
+        format::FrameRow python;
+        python.kind = format::FrameKind::Python;
+        python.file = file;
+        python.line = line;
+        python.function = function;
+        return stackOf({driverFrame(), m_writer->addFrame(python)});
+    }
+    int64_t nativeStack(const std::string& file, int64_t line, const std::string& function) {
+        return stackOf({driverFrame(), nativeFrame(file, line, function)});
+    }
+    int64_t nativeFrame(const std::string& file, int64_t line, const std::string& function) {
+        format::FrameRow native;
+        native.address = 0x401000 + ++m_frames;
+        native.file = file;
+        native.line = line;
+        native.function = function;
+        return m_writer->addFrame(native);
+    }
+    int64_t driverFrame(int64_t offset = 0x1234) {
+        format::FrameRow frame;
+        frame.address = 0x7f0000000000 + offset;
+        frame.moduleId = m_module;
+        return m_writer->addFrame(frame);
+    }
+    int64_t stackOf(std::initializer_list<int64_t> frames) {
+        const std::vector<int64_t> ids(frames);
+        return m_writer->addStack(++m_stacks, ids);
+    }
+
+    // cudaLaunchKernel [apiStart, apiStart+500] on `onThread` and its kernel [start, end].
+    int64_t launch(int64_t apiStart, int64_t start, int64_t end,
+                   std::optional<int64_t> onStream = {}, std::optional<int64_t> onThread = {}) {
+        const int64_t correlation = ++m_correlation;
+        m_writer->addApiCall({onThread.value_or(thread), format::ApiDomain::Runtime, 211,
+                              m_launchName, apiStart, apiStart + 500, correlation, 0});
+        kernel(start, end, correlation, onStream);
+        return correlation;
+    }
+    // A kernel without a host launch record (GPU-only fixtures).
+    void kernel(int64_t start, int64_t end, int64_t correlation = 0,
+                std::optional<int64_t> onStream = {}) {
+        if (correlation == 0)
+            correlation = ++m_correlation;
+        format::KernelRow row{onStream.value_or(stream),
+                              m_kernelName,
+                              start,
+                              end,
+                              correlation,
+                              {1, 1, 1},
+                              {128, 1, 1},
+                              32,
+                              0,
+                              0};
+        m_writer->addKernel(row);
+    }
+    // A host-blocking sync with its API call; returns its correlation id.
+    int64_t sync(format::SyncKind kind, int64_t start, int64_t end, std::optional<int64_t> stackId,
+                 std::optional<int64_t> onStream = {}, std::optional<int64_t> onThread = {},
+                 int64_t correlation = 0) {
+        if (correlation == 0)
+            correlation = ++m_correlation;
+        m_writer->addApiCall({onThread.value_or(thread), format::ApiDomain::Runtime, 131,
+                              m_syncName, start, end, correlation, 0});
+        format::SyncRow row;
+        row.threadId = onThread.value_or(thread);
+        row.kind = kind;
+        row.startNs = start;
+        row.endNs = end;
+        row.correlationId = correlation;
+        row.streamId = onStream;
+        row.stackId = stackId;
+        m_writer->addSync(row);
+        return correlation;
+    }
+    int64_t memcpy(int64_t start, int64_t end, format::CopyKind kind, format::MemoryKind src,
+                   format::MemoryKind dst, int64_t bytes, bool isAsync,
+                   std::optional<int64_t> onStream = {}) {
+        const int64_t correlation = ++m_correlation;
+        m_writer->addMemcpy(
+            {onStream.value_or(stream), start, end, correlation, kind, src, dst, bytes, isAsync});
+        return correlation;
+    }
+
+    // Finishes the file; `userFrames` get frames.is_user = 1 afterwards (the symbolizer's job).
+    LoadedFixture load(std::initializer_list<int64_t> userFrames = {}) {
+        if (!m_writer->finish("complete"))
+            qFatal("cannot finish %s: %s", m_path.c_str(), m_writer->lastError().c_str());
+        if (userFrames.size() > 0) {
+            sqlite3* db = nullptr;
+            sqlite3_open(m_path.c_str(), &db);
+            for (int64_t frame : userFrames)
+                sqlite3_exec(
+                    db,
+                    ("UPDATE frames SET is_user = 1 WHERE id = " + std::to_string(frame)).c_str(),
+                    nullptr, nullptr, nullptr);
+            sqlite3_close(db);
+        }
+        LoadedFixture loaded;
+        auto result = model::SessionLoader::load(m_path);
+        if (!result.ok())
+            qFatal("cannot load %s: %s", m_path.c_str(), result.error.c_str());
+        loaded.session = std::move(result.session);
+        loaded.database = std::make_unique<model::SessionDatabase>();
+        std::string error;
+        if (!loaded.database->open(m_path, &error))
+            qFatal("cannot open %s: %s", m_path.c_str(), error.c_str());
+        return loaded;
+    }
+
+    int64_t process = 0, thread = 0, device = 0, stream = 0;
+
+private:
+    std::string m_path;
+    std::unique_ptr<format::SessionWriter> m_writer;
+    int64_t m_module = 0, m_launchName = 0, m_syncName = 0, m_kernelName = 0;
+    int64_t m_correlation = 0, m_frames = 0;
+    uint64_t m_stacks = 0;
+};
+
+// The insights of one rule, in report order.
+inline std::vector<const model::Insight*> insightsOf(const model::InsightReport& report,
+                                                     model::InsightRule rule) {
+    std::vector<const model::Insight*> found;
+    for (const model::Insight& insight : report.insights)
+        if (insight.rule == rule)
+            found.push_back(&insight);
+    return found;
+}
+
+} // namespace stallscope::testing

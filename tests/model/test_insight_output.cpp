@@ -1,0 +1,343 @@
+// Site resolution, the JSON and text forms of a report, the background job, cancellation, and the
+// engine against the synthetic generator's ground truth.
+#include "insight_fixture.h"
+#include "insight_job.h"
+#include "insight_json.h"
+#include "insight_text.h"
+#include "interval_merge.h"
+#include "sync_sites.h"
+#include "synthetic_session.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace stallscope;
+using format::FrameKind;
+using format::SyncKind;
+using model::FrameInfo;
+using model::InsightRule;
+using testing::InsightFixture;
+using testing::insightsOf;
+
+class TestInsightOutput : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void siteResolutionOrder();
+    void userFrameWinsEndToEnd();
+    void jsonRoundTrip();
+    void textNamesTheLine();
+    void jobAnalyzesInBackground();
+    void cancelledAnalysis();
+    void syntheticGroundTruth();
+    void intervalMergeAndBusyQueries();
+    void recordedSampleFindings();
+
+private:
+    static void writeLoop(InsightFixture& f, int64_t stack);
+    QTemporaryDir m_dir;
+    std::string m_loop;
+    testing::LoadedFixture m_loaded;
+};
+
+void TestInsightOutput::writeLoop(InsightFixture& f, int64_t stack) {
+    // The loop of TestInsightRules::inLoopSyncFires: 5 steps, 4 launches each, a sync per step.
+    for (int i = 0; i < 5; ++i) {
+        const int64_t t0 = 100'000 * i + 10'000;
+        for (int k = 0; k < 4; ++k)
+            f.launch(t0 + 1'000 * k, t0 + 2'000 + 10'000 * k, t0 + 12'000 + 10'000 * k);
+        f.sync(SyncKind::Stream, t0 + 4'000, t0 + 42'500, stack, f.stream);
+    }
+}
+
+void TestInsightOutput::initTestCase() {
+    m_loop = m_dir.filePath("loop.stallscope").toStdString();
+    InsightFixture f(m_loop);
+    writeLoop(f, f.pythonStack("/home/u/train.py", 90, "train_step"));
+    m_loaded = f.load();
+}
+
+void TestInsightOutput::siteResolutionOrder() {
+    std::unordered_map<int64_t, model::ModuleLocation> modules{
+        {3, {"libcuda.so.1", 0x7f0000000000}}};
+    FrameInfo driver;
+    driver.address = 0x7f0000001a2b;
+    driver.moduleId = 3;
+    FrameInfo runtime;
+    runtime.file = "/usr/local/cuda/include/cuda_runtime.h";
+    runtime.line = 200;
+    runtime.function = "cudaStreamSynchronize";
+    FrameInfo python;
+    python.kind = FrameKind::Python;
+    python.file = "/home/u/train.py";
+    python.line = 90;
+    python.function = "train_step";
+    FrameInfo user;
+    user.file = "/home/u/ext/ops.cpp";
+    user.line = 42;
+    user.function = "fusedStep";
+    user.isUser = true;
+
+    using model::SyncSites;
+    // An is_user frame (with a file) wins, even over a Python frame further out.
+    auto site = SyncSites::resolve({driver, runtime, user, python}, modules);
+    QCOMPARE(site.label(), std::string("ops.cpp:42 in fusedStep"));
+    QCOMPARE(site.language, model::SourceLanguage::Native);
+    // Else the innermost Python frame.
+    site = SyncSites::resolve({driver, runtime, python}, modules);
+    QCOMPARE(site.label(), std::string("train.py:90 in train_step"));
+    QCOMPARE(site.language, model::SourceLanguage::Python);
+    // Else the innermost native frame with a file.
+    site = SyncSites::resolve({driver, runtime}, modules);
+    QCOMPARE(site.file, runtime.file);
+    QCOMPARE(site.line, int64_t(200));
+    // Else module+offset of the innermost frame.
+    site = SyncSites::resolve({driver}, modules);
+    QCOMPARE(site.file, std::string("<unknown>"));
+    QCOMPARE(site.function, std::string("libcuda.so.1+0x1a2b"));
+    QCOMPARE(site.label(), std::string("<unknown> (libcuda.so.1+0x1a2b)"));
+    // The recorder's own and CUDA's frames are skipped when naming an unknown site.
+    modules[4] = {"libstallscope_recorder.so", 0x1000};
+    modules[5] = {"libtorch_cuda.so", 0x2000};
+    FrameInfo recorder, torch;
+    recorder.address = 0x1100;
+    recorder.moduleId = 4;
+    torch.address = 0x2345;
+    torch.moduleId = 5;
+    site = SyncSites::resolve({recorder, driver, torch}, modules);
+    QCOMPARE(site.function, std::string("libtorch_cuda.so+0x345"));
+    site = SyncSites::resolve({}, modules);
+    QCOMPARE(site.function, std::string("<no stack>"));
+}
+
+void TestInsightOutput::userFrameWinsEndToEnd() {
+    InsightFixture f(m_dir.filePath("user.stallscope").toStdString());
+    format::FrameRow python;
+    python.kind = FrameKind::Python;
+    python.file = "/home/u/train.py";
+    python.line = 90;
+    python.function = "train_step";
+    const int64_t user = f.nativeFrame("/home/u/ext/ops.cpp", 42, "fusedStep");
+    const int64_t stack = f.stackOf({f.driverFrame(), user, f.writer().addFrame(python)});
+    writeLoop(f, stack);
+    f.sync(SyncKind::Stream, 600'000, 600'100, std::nullopt, f.stream); // no stack at all
+    // Two unsymbolized stacks through the same driver frame: two unknown sites, not one.
+    const int64_t unknownA = f.stackOf({f.driverFrame(0x2000)});
+    const int64_t unknownB = f.stackOf({f.driverFrame(0x2000)});
+    f.sync(SyncKind::Stream, 700'000, 700'300, unknownA, f.stream);
+    f.sync(SyncKind::Stream, 800'000, 800'200, unknownB, f.stream);
+    const auto report = f.load({user}).analyze();
+    QCOMPARE(report.sites.size(), size_t(4));
+    QCOMPARE(report.sites[0].site.label(), std::string("ops.cpp:42 in fusedStep"));
+    QCOMPARE(report.sites[1].site.label(),
+             "<unknown> (libcuda.so.1+0x2000, stack " + std::to_string(unknownA) + ")");
+    QCOMPARE(report.sites[2].site.label(),
+             "<unknown> (libcuda.so.1+0x2000, stack " + std::to_string(unknownB) + ")");
+    QCOMPARE(report.sites[3].site.function, std::string("<no stack>"));
+    QCOMPARE(insightsOf(report, InsightRule::InLoopSync).at(0)->site.line, int64_t(42));
+}
+
+void TestInsightOutput::jsonRoundTrip() {
+    const model::InsightReport report = m_loaded.analyze();
+    QJsonParseError error;
+    const QJsonDocument document =
+        QJsonDocument::fromJson(model::insightReportToJson(report), &error);
+    QCOMPARE(error.error, QJsonParseError::NoError);
+    const QJsonObject root = document.object();
+    QCOMPARE(root["format"].toString(), QString("stallscope-insights"));
+    QCOMPARE(root["version"].toInt(), 1);
+
+    const QJsonObject summary = root["summary"].toObject();
+    QCOMPARE(summary["wall_ns"].toInteger(), 1'000'000);
+    QCOMPARE(summary["gpu_busy_share"].toDouble(), 0.2);
+    QCOMPARE(summary["host_blocked_ns"].toInteger(), 192'500);
+    QCOMPARE(summary["host_sync_count"].toInteger(), 5);
+    QCOMPARE(summary["devices"].toArray().size(), 1);
+    QCOMPARE(summary["devices"][0]["device"].toString(), QString("GPU 0 · NVIDIA H100"));
+    QCOMPARE(summary["top_sync_sites"][0]["count"].toInteger(), 5);
+    QCOMPARE(summary["top_sync_sites"][0]["site"]["line"].toInteger(), 90);
+    QCOMPARE(summary["top_kernels"][0]["name"].toString(), QString("gemm"));
+    QCOMPARE(summary["top_kernels"][0]["total_ns"].toInteger(), 200'000);
+
+    const QJsonArray insights = root["insights"].toArray();
+    QCOMPARE(insights.size(), 3);
+    const QJsonObject first = insights[0].toObject();
+    QCOMPARE(first["rule"].toString(), QString("in-loop-sync"));
+    QCOMPARE(first["severity"].toString(), QString("MEDIUM"));
+    QVERIFY(first["title"].toString().startsWith("In-loop sync × 5 at train.py:90"));
+    QVERIFY(first["evidence"].toString().contains("median of 4 kernel launches"));
+    QCOMPARE(first["site"]["file"].toString(), QString("/home/u/train.py"));
+    QCOMPARE(first["site"]["line"].toInteger(), 90);
+    QCOMPARE(first["site"]["function"].toString(), QString("train_step"));
+    QCOMPARE(first["site"]["language"].toString(), QString("python"));
+    QCOMPARE(first["count"].toInteger(), 5);
+    QCOMPARE(first["blocked_ns"].toInteger(), 192'500);
+    QCOMPARE(first["bubble_ns"].toInteger(), 238'000);
+    QCOMPARE(first["share"].toDouble(), 0.4305);
+    QCOMPARE(first["savings_ns"].toInteger(), 430'500);
+    QCOMPARE(first["median_launches_between"].toInteger(), 4);
+    QCOMPARE(first["event_count"].toInteger(), 5);
+    QVERIFY(!first["recommendation"].toString().isEmpty());
+    QCOMPARE(insights[1]["rule"].toString(), QString("sync-attribution"));
+    QCOMPARE(insights[2]["rule"].toString(), QString("gpu-bubble"));
+    QCOMPARE(root["sites"].toArray().size(), 1);
+    QVERIFY(!root.contains("warning"));
+}
+
+void TestInsightOutput::textNamesTheLine() {
+    const std::string text = model::insightReportToText(m_loaded.analyze());
+    QVERIFY2(text.find("1. [MEDIUM] in-loop-sync: In-loop sync × 5 at train.py:90 in train_step") !=
+                 std::string::npos,
+             text.c_str());
+    QVERIFY(text.find("Where: /home/u/train.py:90 in train_step") != std::string::npos);
+    QVERIFY(text.find("Estimated savings: 430 µs (5 events)") != std::string::npos);
+    QVERIFY(text.find("GPU busy 20.0 %") != std::string::npos);
+    QVERIFY(text.find("3 insights") != std::string::npos);
+}
+
+void TestInsightOutput::jobAnalyzesInBackground() {
+    model::InsightJob job;
+    QSignalSpy finished(&job, &model::InsightJob::finished);
+    QSignalSpy failed(&job, &model::InsightJob::failed);
+    job.start(m_loaded.session);
+    QVERIFY(finished.wait(10'000));
+    QCOMPARE(failed.count(), 0);
+    const auto report = finished.at(0).at(0).value<std::shared_ptr<const model::InsightReport>>();
+    QVERIFY(report);
+    QCOMPARE(report->insights.size(), size_t(3));
+    QCOMPARE(report->insights[0].site.line, int64_t(90)); // stacks read on the worker's connection
+    job.wait();
+}
+
+void TestInsightOutput::cancelledAnalysis() {
+    std::atomic<bool> cancel{true};
+    model::AnalysisOptions options;
+    options.cancel = &cancel;
+    const model::InsightReport report = m_loaded.analyze(options);
+    QVERIFY(report.cancelled);
+    QVERIFY(report.insights.empty());
+}
+
+void TestInsightOutput::syntheticGroundTruth() {
+    const std::string path = m_dir.filePath("synthetic.stallscope").toStdString();
+    model::SyntheticOptions options;
+    options.targetEvents = 60'000;
+    model::SyntheticStats stats;
+    std::string error;
+    QVERIFY2(model::writeSyntheticSession(path, options, &stats, &error), error.c_str());
+    auto loaded = model::SessionLoader::load(path);
+    QVERIFY2(loaded.ok(), loaded.error.c_str());
+    model::SessionDatabase database;
+    QVERIFY(database.open(path, &error));
+    const model::InsightReport report = model::InsightEngine::analyze(*loaded.session, database);
+    QVERIFY(report.warning.empty());
+
+    int64_t checked = 0, inLoop = 0;
+    for (const model::SyntheticSyncSite& truth : stats.sites) {
+        if (truth.kind == SyncKind::StreamWaitEvent)
+            continue; // does not block the host: not a site
+        const auto site =
+            std::find_if(report.sites.begin(), report.sites.end(), [&](const auto& s) {
+                return s.site.file == truth.file && s.site.line == truth.line;
+            });
+        QVERIFY2(site != report.sites.end(),
+                 (truth.file + ":" + std::to_string(truth.line)).c_str());
+        QCOMPARE(site->count, truth.count);
+        QCOMPARE(site->blockedNs, truth.blockedNs);
+        QCOMPARE(site->site.function, truth.function);
+        const auto index = static_cast<int32_t>(site - report.sites.begin());
+        const model::Insight* loop = nullptr;
+        for (const model::Insight* insight : insightsOf(report, InsightRule::InLoopSync))
+            if (insight->siteIndex == index)
+                loop = insight;
+        QCOMPARE(loop != nullptr, truth.inLoop);
+        if (loop) {
+            QCOMPARE(loop->medianLaunchesBetween, truth.medianLaunchesBetween);
+            ++inLoop;
+        }
+        ++checked;
+    }
+    QVERIFY(checked >= 3);
+    QCOMPARE(inLoop, stats.inLoopSyncSites);
+    QVERIFY(inLoop >= 1);
+    QVERIFY(!insightsOf(report, InsightRule::PageableCopy).empty()); // the periodic `.cpu()`
+}
+
+void TestInsightOutput::intervalMergeAndBusyQueries() {
+    // 20 sources (> the linear-scan limit, so the heap path runs) of interleaved intervals.
+    std::vector<model::IntervalColumns> columns(20);
+    for (int s = 0; s < 20; ++s)
+        for (int i = 0; i < 50; ++i)
+            columns[s].pushInterval(1'000 * i + 10 * s, 1'000 * i + 10 * s + 5, 0);
+    std::vector<model::MergeSource> sources;
+    for (int s = 0; s < 20; ++s)
+        sources.push_back({&columns[s], s, model::EventColumn::Kernel});
+    model::IntervalMerge merge(sources);
+    int64_t previous = -1, seen = 0;
+    while (merge.next()) {
+        QVERIFY(merge.start() >= previous);
+        previous = merge.start();
+        ++seen;
+    }
+    QCOMPARE(seen, int64_t(1'000));
+
+    model::BusyIntervals busy;
+    for (auto [s, e] :
+         {std::pair{10, 20}, {15, 30}, {30, 40}, {50, 60}, {55, 58}, {70, 70}, {80, 90}})
+        busy.add(s, e);
+    QCOMPARE(busy.size(), size_t(3)); // [10,40) [50,60) [80,90); the empty one adds nothing
+    QCOMPARE(busy.totalNs, int64_t(30 + 10 + 10));
+    QVERIFY(busy.busyAt(10) && busy.busyAt(39) && !busy.busyAt(40) && !busy.busyAt(9));
+    QCOMPARE(busy.nextStartAtOrAfter(41), int64_t(50));
+    QVERIFY(busy.overlaps(35, 45) && !busy.overlaps(40, 50) && !busy.overlaps(60, 80));
+    QCOMPARE(busy.lastEndAtOrBefore(79), int64_t(60));
+    // Galloping from a hint answers like a plain search, ascending or not.
+    for (int64_t hint : {-1, 0, 1, 2})
+        for (int64_t t : {0, 10, 45, 50, 79, 80, 200})
+            if (hint < 0 || busy.start[hint] <= t)
+                QCOMPARE(busy.lastStartingAtOrBefore(t, hint), busy.lastStartingAtOrBefore(t));
+    QCOMPARE(busy.lastStartingAtOrBefore(9), int64_t(-1));
+    QCOMPARE(busy.lastStartingAtOrBefore(50), int64_t(1));
+    QCOMPARE(busy.lastStartingAtOrBefore(1'000, 0), int64_t(2));
+}
+
+void TestInsightOutput::recordedSampleFindings() {
+    // resources/sample.stallscope: bench/recorder/sample_train.py recorded on an H200 — 300 steps
+    // with `losses.append(loss.item())`, a `.cpu()` of 256×10 floats every 50 steps, and one
+    // torch.cuda.synchronize() at the end. The findings follow from the script, not the timing.
+    const std::string path = STALLSCOPE_SOURCE_DIR "/resources/sample.stallscope";
+    if (!QFile::exists(QString::fromStdString(path)))
+        QSKIP("resources/sample.stallscope is not in this checkout");
+    auto loaded = model::SessionLoader::load(path);
+    QVERIFY2(loaded.ok(), loaded.error.c_str());
+    model::SessionDatabase database;
+    std::string error;
+    QVERIFY(database.open(path, &error));
+    const model::InsightReport report = model::InsightEngine::analyze(*loaded.session, database);
+
+    QVERIFY(!report.insights.empty());
+    const model::Insight& top = report.insights.front();
+    QCOMPARE(top.rule, InsightRule::InLoopSync); // the per-step .item()
+    QCOMPARE(top.count, int64_t(300));
+    QVERIFY(top.medianLaunchesBetween >= 3);
+    QVERIFY(top.bubbleNs > top.blockedNs); // small model: the idle GPU after each read dominates
+
+    const auto copies = insightsOf(report, InsightRule::PageableCopy);
+    QCOMPARE(copies.size(), size_t(1));
+    QCOMPARE(copies[0]->count, int64_t(6));
+    QCOMPARE(copies[0]->bytes, int64_t(6 * 256 * 10 * 4));
+
+    int64_t deviceSyncs = 0;
+    for (const model::SyncSiteStats& site : report.sites)
+        deviceSyncs += site.countByKind[static_cast<int>(SyncKind::Device)];
+    QCOMPARE(deviceSyncs, int64_t(1));
+    QVERIFY(report.summary.gpuBusyShare > 0 && report.summary.gpuBusyShare < 1);
+}
+
+QTEST_GUILESS_MAIN(TestInsightOutput)
+#include "test_insight_output.moc"

@@ -1,0 +1,406 @@
+// Every insight rule on hand-written sessions: exact counts, times, shares, severities and savings
+// when it fires, and the look-alike patterns that must keep it silent. Wall time is 1 ms
+// (1,000,000 ns) unless stated, so shares read straight off the nanoseconds.
+#include "insight_fixture.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace stallscope;
+using format::CopyKind;
+using format::MemoryKind;
+using format::SyncKind;
+using model::EventColumn;
+using model::EventSpan;
+using model::InsightRule;
+using model::LaneKind;
+using model::Severity;
+using testing::InsightFixture;
+using testing::insightsOf;
+
+class TestInsightRules : public QObject {
+    Q_OBJECT
+private slots:
+    void inLoopSyncFires();
+    void inLoopSyncNativeWording();
+    void pipelinedLoopIsNotInLoop();
+    void twoSyncsAreNotALoop();
+    void fewLaunchesBetweenIsNotALoop();
+    void thresholdsComeFromOnePlace();
+    void pageableCopyFires();
+    void pinnedAsyncCopyIsNotPageable();
+    void deviceSyncWithOneActiveStream();
+    void deviceSyncWithTwoActiveStreamsIsSilent();
+    void defaultStreamSerializes();
+    void overlappingStreamsAreNotSerialized();
+    void launchBoundStretch();
+    void launchBoundSilent();
+    void savingsCappedByWallTime();
+    void bubbleNeedsAnIdleGpu();
+    void bubbleIsCappedPerSync();
+    void syncOnIdleGpuHasNoBubble();
+
+private:
+    std::string path(const char* name) { return m_dir.filePath(name).toStdString(); }
+    // `iterations` loop steps 100 µs apart from t = 10 µs: `launches` 10 µs kernels back to back
+    // (launched 1 µs apart from the step start, running from +2 µs), then a stream sync
+    // [+4 µs, end of the last kernel + 500 ns] from `stack`.
+    static void writeLoop(InsightFixture& f, int64_t stack, int iterations, int launches,
+                          bool syncEachStep = true);
+    QTemporaryDir m_dir;
+};
+
+void TestInsightRules::writeLoop(InsightFixture& f, int64_t stack, int iterations, int launches,
+                                 bool syncEachStep) {
+    for (int i = 0; i < iterations; ++i) {
+        const int64_t t0 = 100'000 * i + 10'000;
+        for (int k = 0; k < launches; ++k)
+            f.launch(t0 + 1'000 * k, t0 + 2'000 + 10'000 * k, t0 + 12'000 + 10'000 * k);
+        if (syncEachStep)
+            f.sync(SyncKind::Stream, t0 + 4'000, t0 + 2'000 + 10'000 * launches + 500, stack,
+                   f.stream);
+    }
+}
+
+void TestInsightRules::inLoopSyncFires() {
+    InsightFixture f(path("loop.stallscope"));
+    writeLoop(f, f.pythonStack("/home/u/train.py", 90, "train_step"), 5, 4);
+    const model::InsightReport report = f.load().analyze();
+    QVERIFY(!report.cancelled);
+    QCOMPARE(report.insights.size(), size_t(3));
+
+    // Per step: blocked 38,500 ns; GPU idle from the sync's return (t0 + 42,500) to the next
+    // step's first kernel (t0 + 102,000): 59,500 ns, four times (nothing follows the last).
+    const model::Insight& loop = report.insights[0];
+    QCOMPARE(loop.rule, InsightRule::InLoopSync);
+    QCOMPARE(loop.count, int64_t(5));
+    QCOMPARE(loop.medianLaunchesBetween, int64_t(4));
+    QCOMPARE(loop.blockedNs, int64_t(192'500));
+    QCOMPARE(loop.medianBlockedNs, int64_t(38'500));
+    QCOMPARE(loop.bubbleNs, int64_t(238'000));
+    QCOMPARE(loop.savingsNs, int64_t(430'500));
+    QCOMPARE(loop.share, 0.4305);
+    QCOMPARE(loop.severity, Severity::Medium);
+    QCOMPARE(loop.site.file, std::string("/home/u/train.py"));
+    QCOMPARE(loop.site.line, int64_t(90));
+    QCOMPARE(loop.site.function, std::string("train_step"));
+    QCOMPARE(loop.site.language, model::SourceLanguage::Python);
+    QCOMPARE(loop.eventCount, int64_t(5));
+    QCOMPARE(*loop.events, (model::EventSpans{{LaneKind::Host, EventColumn::Sync, 0, 0, 5}}));
+    QVERIFY(loop.title.find("In-loop sync × 5 at train.py:90 in train_step") == 0);
+    QVERIFY(loop.evidence.find("median of 4 kernel launches") != std::string::npos);
+    QVERIFY(loop.recommendation.find("torch.cuda.CUDAGraph") != std::string::npos);
+    QVERIFY(loop.recommendation.find("after the loop") != std::string::npos);
+
+    // Same savings: the more specific rule first.
+    const model::Insight& attribution = report.insights[1];
+    QCOMPARE(attribution.rule, InsightRule::SyncAttribution);
+    QCOMPARE(attribution.count, int64_t(5));
+    QCOMPARE(attribution.blockedNs, int64_t(192'500));
+    QCOMPARE(attribution.share, 0.1925);
+    QCOMPARE(attribution.severity, Severity::Medium);
+    QCOMPARE(attribution.savingsNs, int64_t(430'500));
+    QVERIFY(attribution.title.find("Stream sync × 5 at train.py:90") == 0);
+
+    const model::Insight& bubble = report.insights[2];
+    QCOMPARE(bubble.rule, InsightRule::GpuBubble);
+    QCOMPARE(bubble.count, int64_t(4));
+    QCOMPARE(bubble.bubbleNs, int64_t(238'000));
+    QCOMPARE(bubble.savingsNs, int64_t(238'000));
+    QCOMPARE(bubble.share, 0.238);
+    QCOMPARE(bubble.severity, Severity::Medium);
+    QCOMPARE(*bubble.events, (model::EventSpans{{LaneKind::Host, EventColumn::Sync, 0, 0, 4}}));
+
+    const model::SessionStatistics& s = report.summary;
+    QCOMPARE(s.wallNs, int64_t(1'000'000));
+    QCOMPARE(s.gpuBusyNs, int64_t(200'000));
+    QCOMPARE(s.gpuBusyShare, 0.2);
+    QCOMPARE(s.hostSyncCount, int64_t(5));
+    QCOMPARE(s.hostBlockedNs, int64_t(192'500));
+    QCOMPARE(s.topSites, std::vector<int32_t>{0});
+    QCOMPARE(s.topKernels.size(), size_t(1));
+    QCOMPARE(s.topKernels[0].name, std::string("gemm"));
+    QCOMPARE(s.topKernels[0].count, int64_t(20));
+    QCOMPARE(s.topKernels[0].totalNs, int64_t(200'000));
+}
+
+void TestInsightRules::inLoopSyncNativeWording() {
+    InsightFixture f(path("native.stallscope"));
+    writeLoop(f, f.nativeStack("/src/train.cu", 120, "runStep"), 5, 4);
+    const auto report = f.load().analyze();
+    const auto loops = insightsOf(report, InsightRule::InLoopSync);
+    QCOMPARE(loops.size(), size_t(1));
+    QCOMPARE(loops[0]->site.language, model::SourceLanguage::Native);
+    QCOMPARE(loops[0]->site.label(), std::string("train.cu:120 in runStep"));
+    QVERIFY(loops[0]->recommendation.find("cudaStreamBeginCapture") != std::string::npos);
+    QVERIFY(loops[0]->recommendation.find("torch") == std::string::npos);
+}
+
+void TestInsightRules::pipelinedLoopIsNotInLoop() {
+    InsightFixture f(path("pipelined.stallscope"));
+    const int64_t stack = f.pythonStack("/home/u/train.py", 99, "main");
+    writeLoop(f, stack, 5, 4, /*syncEachStep=*/false);
+    f.sync(SyncKind::Stream, 455'000, 455'500, stack, f.stream); // total_loss.item() after the loop
+    const auto report = f.load().analyze();
+    QVERIFY(insightsOf(report, InsightRule::InLoopSync).empty());
+    QVERIFY(insightsOf(report, InsightRule::GpuBubble).empty()); // no GPU work follows it
+    const auto attribution = insightsOf(report, InsightRule::SyncAttribution);
+    QCOMPARE(attribution.size(), size_t(1));
+    QCOMPARE(attribution[0]->count, int64_t(1));
+    QCOMPARE(attribution[0]->blockedNs, int64_t(500));
+    QCOMPARE(attribution[0]->severity, Severity::Low);
+}
+
+void TestInsightRules::twoSyncsAreNotALoop() {
+    InsightFixture f(path("two.stallscope"));
+    writeLoop(f, f.pythonStack("/home/u/train.py", 90, "train_step"), 2, 4);
+    const auto report = f.load().analyze();
+    QVERIFY(insightsOf(report, InsightRule::InLoopSync).empty());
+    QCOMPARE(insightsOf(report, InsightRule::SyncAttribution).at(0)->count, int64_t(2));
+}
+
+void TestInsightRules::fewLaunchesBetweenIsNotALoop() {
+    InsightFixture f(path("few.stallscope"));
+    writeLoop(f, f.pythonStack("/home/u/train.py", 90, "train_step"), 6, 2);
+    const auto report = f.load().analyze();
+    QVERIFY(insightsOf(report, InsightRule::InLoopSync).empty());
+    QCOMPARE(insightsOf(report, InsightRule::SyncAttribution).at(0)->count, int64_t(6));
+}
+
+void TestInsightRules::thresholdsComeFromOnePlace() {
+    InsightFixture f(path("thresholds.stallscope"));
+    writeLoop(f, f.pythonStack("/home/u/train.py", 90, "train_step"), 5, 4);
+    const auto loaded = f.load();
+    model::AnalysisOptions options;
+    options.thresholds.minLoopLaunches = 5;
+    QVERIFY(insightsOf(loaded.analyze(options), InsightRule::InLoopSync).empty());
+    options.thresholds.minLoopLaunches = 4;
+    QCOMPARE(insightsOf(loaded.analyze(options), InsightRule::InLoopSync).size(), size_t(1));
+}
+
+void TestInsightRules::pageableCopyFires() {
+    InsightFixture f(path("pageable.stallscope"));
+    const int64_t stack = f.pythonStack("/home/u/train.py", 95, "log_loss");
+    // Three `.item()` reads 200 µs apart: a 50 µs kernel, then its 4-byte result copied to
+    // pageable memory while the host is blocked [t0 + 2 µs, t0 + 54 µs].
+    for (int i = 0; i < 3; ++i) {
+        const int64_t t0 = 200'000 * i + 10'000;
+        f.launch(t0, t0 + 1'000, t0 + 51'000);
+        const int64_t copy = f.memcpy(t0 + 51'000, t0 + 53'000, CopyKind::DtoH, MemoryKind::Device,
+                                      MemoryKind::Pageable, 4, false);
+        f.sync(SyncKind::PageableCopy, t0 + 2'000, t0 + 54'000, stack, f.stream, {}, copy);
+    }
+    const auto report = f.load().analyze();
+    const auto copies = insightsOf(report, InsightRule::PageableCopy);
+    QCOMPARE(copies.size(), size_t(1));
+    const model::Insight& insight = *copies[0];
+    QCOMPARE(insight.count, int64_t(3));
+    QCOMPARE(insight.bytes, int64_t(12));
+    QCOMPARE(insight.blockedNs, int64_t(156'000));
+    // From each return (t0 + 54 µs) to the next read's kernel (t0 + 201 µs), twice.
+    QCOMPARE(insight.bubbleNs, int64_t(294'000));
+    QCOMPARE(insight.savingsNs, int64_t(450'000));
+    QCOMPARE(insight.share, 0.45);
+    QCOMPARE(insight.severity, Severity::Medium);
+    QCOMPARE(insight.eventCount, int64_t(6));
+    QCOMPARE(*insight.events,
+             (model::EventSpans{{LaneKind::Host, EventColumn::Sync, 0, 0, 3},
+                                {LaneKind::Stream, EventColumn::Memcpy, 0, 0, 3}}));
+    QVERIFY(insight.evidence.find("12 B") != std::string::npos);
+    QVERIFY(insight.recommendation.find("non_blocking=True") != std::string::npos);
+    QVERIFY(insightsOf(report, InsightRule::InLoopSync).empty()); // one launch between reads
+    QVERIFY(insightsOf(report, InsightRule::SyncAttribution)
+                .at(0)
+                ->title.find("Blocking copy to pageable memory × 3 at train.py:95") == 0);
+}
+
+void TestInsightRules::pinnedAsyncCopyIsNotPageable() {
+    InsightFixture f(path("pinned.stallscope"));
+    const int64_t stack = f.pythonStack("/home/u/train.py", 96, "prefetch");
+    for (int i = 0; i < 3; ++i) {
+        const int64_t t0 = 200'000 * i + 10'000;
+        f.launch(t0, t0 + 1'000, t0 + 51'000);
+        // non_blocking copy into pinned memory: no host wait at all.
+        f.memcpy(t0 + 51'000, t0 + 53'000, CopyKind::DtoH, MemoryKind::Device, MemoryKind::Pinned,
+                 4096, true);
+        // A synchronous cudaMemcpy into pinned memory blocks, but is not a pageable copy.
+        const int64_t copy = f.memcpy(t0 + 53'000, t0 + 55'000, CopyKind::DtoH, MemoryKind::Device,
+                                      MemoryKind::Pinned, 4096, false);
+        f.sync(SyncKind::BlockingCopy, t0 + 2'000, t0 + 56'000, stack, f.stream, {}, copy);
+    }
+    const auto report = f.load().analyze();
+    QVERIFY(insightsOf(report, InsightRule::PageableCopy).empty());
+    QCOMPARE(insightsOf(report, InsightRule::SyncAttribution).at(0)->count, int64_t(3));
+}
+
+void TestInsightRules::deviceSyncWithOneActiveStream() {
+    InsightFixture f(path("device.stallscope"));
+    const int64_t stack = f.pythonStack("/home/u/train.py", 100, "step");
+    f.launch(9'000, 10'000, 110'000);
+    f.sync(SyncKind::Device, 20'000, 110'500, stack);
+    f.launch(199'000, 200'000, 300'000);
+    f.sync(SyncKind::Device, 210'000, 300'500, stack);
+    const auto report = f.load().analyze();
+    const auto device = insightsOf(report, InsightRule::DeviceSync);
+    QCOMPARE(device.size(), size_t(1));
+    QCOMPARE(device[0]->count, int64_t(2));
+    QCOMPARE(device[0]->blockedNs, int64_t(181'000));
+    QCOMPARE(device[0]->share, 0.181);
+    QCOMPARE(device[0]->savingsNs, int64_t(0));
+    QCOMPARE(device[0]->severity, Severity::Low);
+    QCOMPARE(device[0]->eventCount, int64_t(2));
+    QVERIFY(device[0]->evidence.find("stream 7") != std::string::npos);
+    QVERIFY(device[0]->recommendation.find("torch.cuda.current_stream().synchronize()") !=
+            std::string::npos);
+}
+
+void TestInsightRules::deviceSyncWithTwoActiveStreamsIsSilent() {
+    InsightFixture f(path("device2.stallscope"));
+    const int64_t stack = f.pythonStack("/home/u/train.py", 100, "step");
+    const int64_t side = f.addStream(9);
+    f.launch(9'000, 10'000, 110'000);
+    f.launch(9'500, 15'000, 100'000, side);
+    f.sync(SyncKind::Device, 20'000, 110'500, stack);
+    f.sync(SyncKind::Device, 500'000, 501'000, stack); // nothing running: not flagged either
+    const auto report = f.load().analyze();
+    QVERIFY(insightsOf(report, InsightRule::DeviceSync).empty());
+    QCOMPARE(insightsOf(report, InsightRule::SyncAttribution).at(0)->count, int64_t(2));
+}
+
+void TestInsightRules::defaultStreamSerializes() {
+    InsightFixture f(path("default.stallscope"));
+    const int64_t legacy = f.addStream(0, true);
+    const int64_t side = f.addStream(9);
+    // Per 100 µs period: stream 7, then the default stream, then stream 9, each 10 µs, back to
+    // back: the default stream's kernel waits for stream 7 and stream 9 waits for it.
+    for (int i = 0; i < 3; ++i) {
+        const int64_t p = 100'000 * i;
+        f.kernel(p + 10'000, p + 20'000);
+        f.kernel(p + 20'000, p + 30'000, 0, legacy);
+        f.kernel(p + 30'000, p + 40'000, 0, side);
+    }
+    const auto report = f.load().analyze();
+    const auto serial = insightsOf(report, InsightRule::DefaultStream);
+    QCOMPARE(serial.size(), size_t(1));
+    QCOMPARE(serial[0]->count, int64_t(3));
+    QCOMPARE(serial[0]->savingsNs, int64_t(30'000));
+    QCOMPARE(serial[0]->share, 0.03);
+    QCOMPARE(serial[0]->severity, Severity::Low);
+    QCOMPARE(serial[0]->startNs, int64_t(20'000));
+    QCOMPARE(serial[0]->endNs, int64_t(230'000));
+    QCOMPARE(serial[0]->site.function, std::string("GPU 0 · stream 0 (default)"));
+    // Streams sort by id: the default stream (0) is lane 0.
+    QCOMPARE(*serial[0]->events,
+             (model::EventSpans{{LaneKind::Stream, EventColumn::Kernel, 0, 0, 3}}));
+    QVERIFY(serial[0]->title.find("serializes 2 other streams") != std::string::npos);
+}
+
+void TestInsightRules::overlappingStreamsAreNotSerialized() {
+    InsightFixture f(path("overlap.stallscope"));
+    const int64_t legacy = f.addStream(0, true);
+    const int64_t side = f.addStream(9);
+    for (int i = 0; i < 3; ++i) {
+        const int64_t p = 100'000 * i;
+        f.kernel(p + 10'000, p + 20'000);
+        // Overlaps stream 7 once: the streams do not synchronize with the default stream.
+        f.kernel(p + (i == 1 ? 15'000 : 20'000), p + 30'000, 0, legacy);
+        f.kernel(p + 30'000, p + 40'000, 0, side);
+    }
+    QVERIFY(insightsOf(f.load().analyze(), InsightRule::DefaultStream).empty());
+}
+
+void TestInsightRules::launchBoundStretch() {
+    InsightFixture f(path("launch.stallscope"));
+    // 41 kernels of 2 µs, each 8 µs after the previous one ends. The first has no gap before it
+    // (nothing precedes it on the device), so the stretch is kernels 1..40.
+    for (int i = 0; i <= 40; ++i)
+        f.kernel(10'000 + 10'000 * i, 12'000 + 10'000 * i);
+    const auto report = f.load().analyze();
+    const auto bound = insightsOf(report, InsightRule::LaunchBound);
+    QCOMPARE(bound.size(), size_t(1));
+    QCOMPARE(bound[0]->count, int64_t(1));
+    QCOMPARE(bound[0]->kernelCount, int64_t(40));
+    QCOMPARE(bound[0]->savingsNs, int64_t(39 * 7'000)); // 39 gaps of 8 µs, 1 µs left by a graph
+    QCOMPARE(bound[0]->share, 0.273);
+    QCOMPARE(bound[0]->severity, Severity::Medium);
+    QCOMPARE(bound[0]->startNs, int64_t(20'000));
+    QCOMPARE(bound[0]->endNs, int64_t(412'000));
+    QCOMPARE(*bound[0]->events,
+             (model::EventSpans{{LaneKind::Stream, EventColumn::Kernel, 0, 1, 40}}));
+    QVERIFY(bound[0]->evidence.find("40 kernels (avg 2 µs)") == 0);
+    QVERIFY(bound[0]->evidence.find("avg 8 µs") != std::string::npos);
+}
+
+void TestInsightRules::launchBoundSilent() {
+    InsightFixture f(path("busy.stallscope"), 10'000'000);
+    for (int i = 0; i <= 40; ++i) // short kernels, gaps shorter than the kernels
+        f.kernel(10'000 + 3'000 * i, 12'000 + 3'000 * i);
+    for (int i = 0; i <= 40; ++i) // long kernels with long gaps
+        f.kernel(1'000'000 + 70'000 * i, 1'030'000 + 70'000 * i);
+    for (int i = 0; i <= 20; ++i) // a short launch-bound run below the threshold
+        f.kernel(5'000'000 + 10'000 * i, 5'002'000 + 10'000 * i);
+    QVERIFY(insightsOf(f.load().analyze(), InsightRule::LaunchBound).empty());
+}
+
+void TestInsightRules::savingsCappedByWallTime() {
+    InsightFixture f(path("cap.stallscope"));
+    const int64_t stack = f.pythonStack("/home/u/worker.py", 12, "run");
+    const int64_t second = f.addThread(4243);
+    f.launch(40'000, 50'000, 690'000);
+    f.sync(SyncKind::Stream, 100'000, 700'000, stack, f.stream);
+    f.sync(SyncKind::Stream, 100'000, 700'000, stack, f.stream, second);
+    const auto report = f.load().analyze();
+    const auto attribution = insightsOf(report, InsightRule::SyncAttribution);
+    QCOMPARE(attribution.size(), size_t(1));
+    QCOMPARE(attribution[0]->blockedNs, int64_t(1'200'000));
+    QCOMPARE(attribution[0]->share, 1.2);
+    QCOMPARE(attribution[0]->severity, Severity::High);
+    QCOMPARE(attribution[0]->savingsNs, int64_t(1'000'000));
+    QCOMPARE(report.summary.hostBlockedShare, 1.2);
+}
+
+void TestInsightRules::bubbleNeedsAnIdleGpu() {
+    InsightFixture f(path("busygpu.stallscope"));
+    const int64_t stack = f.pythonStack("/home/u/train.py", 90, "train_step");
+    const int64_t side = f.addStream(9);
+    f.kernel(0, 900'000, 0, side); // keeps the device busy past every sync
+    writeLoop(f, stack, 5, 4);
+    const auto report = f.load().analyze();
+    QVERIFY(insightsOf(report, InsightRule::GpuBubble).empty());
+    QCOMPARE(report.sites.at(0).bubbleNs, int64_t(0));
+    QCOMPARE(insightsOf(report, InsightRule::InLoopSync).at(0)->savingsNs, int64_t(192'500));
+}
+
+void TestInsightRules::bubbleIsCappedPerSync() {
+    InsightFixture f(path("longgap.stallscope"), 3'000'000);
+    const int64_t stack = f.pythonStack("/home/u/train.py", 90, "train_step");
+    f.launch(9'000, 10'000, 99'000);
+    f.sync(SyncKind::Stream, 20'000, 100'000, stack, f.stream);
+    f.launch(2'099'000, 2'100'000, 2'200'000); // 2 ms later: only 1 ms counts
+    const auto report = f.load().analyze();
+    QCOMPARE(report.sites.at(0).bubbleNs, int64_t(1'000'000));
+    const auto bubble = insightsOf(report, InsightRule::GpuBubble);
+    QCOMPARE(bubble.size(), size_t(1));
+    QCOMPARE(bubble[0]->savingsNs, int64_t(1'000'000));
+    QCOMPARE(bubble[0]->severity, Severity::Medium); // 1 ms of 3 ms: 33 %
+}
+
+void TestInsightRules::syncOnIdleGpuHasNoBubble() {
+    InsightFixture f(path("idle.stallscope"));
+    const int64_t stack = f.pythonStack("/home/u/data.py", 88, "pin_memory_loop");
+    const int64_t loader = f.addThread(4250);
+    // A loader thread's event syncs find the GPU idle; the idle time after them is not theirs.
+    for (int i = 0; i < 5; ++i) {
+        const int64_t t0 = 100'000 * i;
+        f.sync(SyncKind::Event, t0 + 60'000, t0 + 62'000, stack, f.stream, loader);
+        f.launch(t0 + 80'000, t0 + 90'000, t0 + 100'000);
+    }
+    const auto report = f.load().analyze();
+    QCOMPARE(report.sites.at(0).count, int64_t(5));
+    QCOMPARE(report.sites.at(0).bubbleNs, int64_t(0));
+    QVERIFY(insightsOf(report, InsightRule::GpuBubble).empty());
+    QVERIFY(insightsOf(report, InsightRule::InLoopSync).empty()); // launches were on another thread
+}
+
+QTEST_GUILESS_MAIN(TestInsightRules)
+#include "test_insight_rules.moc"
