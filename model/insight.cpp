@@ -59,6 +59,8 @@ std::string SourceSite::label() const {
     if (hasLocation()) {
         const size_t slash = file.find_last_of('/');
         std::string text = slash == std::string::npos ? file : file.substr(slash + 1);
+        if (lineIsDefinition)
+            return text + " · " + function + "()";
         text += ':' + std::to_string(line);
         if (!function.empty())
             text += " in " + function;

@@ -41,9 +41,13 @@ struct SourceSite {
     int64_t line = 0;
     std::string function; // for unknown sites: "module+0xoffset" or "<no stack>"
     SourceLanguage language = SourceLanguage::Unknown;
+    // True when `line` is the function's first line, not the executing one (Python frames from
+    // imported torch.profiler traces): the label then names the function, not a fake line.
+    bool lineIsDefinition = false;
 
     bool hasLocation() const { return line > 0 && !file.empty() && file != "<unknown>"; }
-    // "train.py:90 in train_step", "<unknown> (libcuda.so.1+0x1a2b)", "GPU 0 · NVIDIA H100".
+    // "train.py:90 in train_step", "train.py · train()" (def line only),
+    // "<unknown> (libcuda.so.1+0x1a2b)", "GPU 0 · NVIDIA H100".
     std::string label() const;
 };
 

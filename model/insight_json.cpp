@@ -21,6 +21,7 @@ QJsonValue integer(int64_t value) {
 QJsonObject siteObject(const SourceSite& site) {
     return {{"file", text(site.file)},
             {"line", integer(site.line)},
+            {"line_is_definition", site.lineIsDefinition},
             {"function", text(site.function)},
             {"language", text(languageName(site.language))}};
 }

@@ -131,8 +131,13 @@ void inLoopSync(const AnalysisContext& context, std::vector<Insight>& out) {
             const int32_t site = context.sites.siteOf(static_cast<int32_t>(l), i);
             if (site < 0 || sites[site].count < minSyncs)
                 continue;
-            if (lastLaunches[site] >= 0)
+            if (lastLaunches[site] >= 0) {
+                // Back-to-back syncs with no launch between them are one sync point: `.cpu()`
+                // is a blocking copy plus a stream sync at the same line.
+                if (launches == lastLaunches[site])
+                    continue;
                 gaps[site].push_back(static_cast<uint32_t>(launches - lastLaunches[site]));
+            }
             lastLaunches[site] = launches;
         }
         if (context.cancelled())

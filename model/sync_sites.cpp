@@ -1,5 +1,7 @@
 #include "sync_sites.h"
 
+#include "python_frame_name.h"
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -17,6 +19,7 @@ SourceSite siteFromFrame(const FrameInfo& frame) {
     site.function = frame.function.empty() ? std::string("<unknown>") : frame.function;
     site.language =
         frame.kind == format::FrameKind::Python ? SourceLanguage::Python : SourceLanguage::Native;
+    site.lineIsDefinition = isDefLineFrame(frame);
     return site;
 }
 
