@@ -40,13 +40,28 @@ enum class ApiDomain : int { Runtime = 1, Driver = 2 };
 
 // memcpys.copy_kind (same numbering as CUpti_ActivityMemcpyKind).
 enum class CopyKind : int {
-    Unknown = 0, HtoD = 1, DtoH = 2, HtoA = 3, AtoH = 4, AtoA = 5, AtoD = 6, DtoA = 7,
-    DtoD = 8, HtoH = 9, PtoP = 10
+    Unknown = 0,
+    HtoD = 1,
+    DtoH = 2,
+    HtoA = 3,
+    AtoH = 4,
+    AtoA = 5,
+    AtoD = 6,
+    DtoA = 7,
+    DtoD = 8,
+    HtoH = 9,
+    PtoP = 10
 };
 
 // memcpys.src_kind / dst_kind / memsets.dst_kind (same numbering as CUpti_ActivityMemoryKind).
 enum class MemoryKind : int {
-    Unknown = 0, Pageable = 1, Pinned = 2, Device = 3, Array = 4, Managed = 5, DeviceStatic = 6,
+    Unknown = 0,
+    Pageable = 1,
+    Pinned = 2,
+    Device = 3,
+    Array = 4,
+    Managed = 5,
+    DeviceStatic = 6,
     ManagedStatic = 7
 };
 
@@ -58,10 +73,9 @@ enum class FrameKind : int { Native = 1, Python = 2 };
 
 // The tables every session must have; the reader checks each exists.
 inline constexpr std::array<std::string_view, 21> kRequiredTables = {
-    "meta",    "processes", "threads", "devices",     "streams",      "strings",   "api_calls",
-    "kernels", "memcpys",   "memsets", "syncs",       "cuda_events",  "ranges",    "modules",
-    "frames",  "frame_inlines", "stacks", "stack_frames", "sources",  "dropped",
-    "diagnostics",
+    "meta",    "processes",     "threads", "devices",      "streams",     "strings", "api_calls",
+    "kernels", "memcpys",       "memsets", "syncs",        "cuda_events", "ranges",  "modules",
+    "frames",  "frame_inlines", "stacks",  "stack_frames", "sources",     "dropped", "diagnostics",
 };
 
 // Created by the writer in one transaction. No secondary indexes while recording (writes must be

@@ -58,9 +58,9 @@ struct SessionWriter::Statements {
 
     void finalizeAll() {
         for (sqlite3_stmt** s :
-             {&meta, &string, &process, &processEnd, &thread, &threadName, &device, &stream,
-              &module, &frame, &stack, &stackFrame, &source, &apiCall, &kernel, &memcpy, &memset,
-              &sync, &cudaEvent, &range, &dropped, &diagnostic}) {
+             {&meta,   &string, &process,   &processEnd, &thread,  &threadName, &device, &stream,
+              &module, &frame,  &stack,     &stackFrame, &source,  &apiCall,    &kernel, &memcpy,
+              &memset, &sync,   &cudaEvent, &range,      &dropped, &diagnostic}) {
             sqlite3_finalize(*s);
             *s = nullptr;
         }
@@ -110,9 +110,9 @@ std::unique_ptr<SessionWriter> SessionWriter::create(const std::string& path, st
         writer->prepare("INSERT INTO stack_frames(stack_id, position, frame_id) VALUES (?, ?, ?)");
     s.source = writer->prepare("INSERT OR REPLACE INTO sources(path, sha256, size_bytes, "
                                "truncated, text) VALUES (?, ?, ?, ?, ?)");
-    s.apiCall = writer->prepare(
-        "INSERT INTO api_calls(thread_id, domain, cbid, name_id, start_ns, end_ns, "
-        "correlation_id, return_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+    s.apiCall =
+        writer->prepare("INSERT INTO api_calls(thread_id, domain, cbid, name_id, start_ns, end_ns, "
+                        "correlation_id, return_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
     s.kernel = writer->prepare(
         "INSERT INTO kernels(stream_id, name_id, start_ns, end_ns, correlation_id, grid_x, "
         "grid_y, grid_z, block_x, block_y, block_z, registers_per_thread, static_shared_bytes, "
@@ -132,8 +132,8 @@ std::unique_ptr<SessionWriter> SessionWriter::create(const std::string& path, st
                               "depth) VALUES (?, ?, ?, ?, ?, ?)");
     s.dropped = writer->prepare(
         "INSERT INTO dropped(process_id, at_ns, source, count) VALUES (?, ?, ?, ?)");
-    s.diagnostic = writer->prepare(
-        "INSERT INTO diagnostics(at_ns, severity, message) VALUES (?, ?, ?)");
+    s.diagnostic =
+        writer->prepare("INSERT INTO diagnostics(at_ns, severity, message) VALUES (?, ?, ?)");
 
     writer->setMeta("format_name", kFormatName);
     writer->setMeta("format_version", std::to_string(kFormatVersion));

@@ -1,9 +1,9 @@
 // SessionWriter: writes a session file (schema in session_schema.h). Qt-free and exception-free,
 // because the recorder runs it inside users' processes. Not thread-safe: one writer thread owns it.
 //
-// Rows go into an open transaction; commit() makes them durable (WAL). A killed writer leaves a file
-// that opens with everything up to the last commit and meta.status = "recording", which readers
-// report as cut short.
+// Rows go into an open transaction; commit() makes them durable (WAL). A killed writer leaves a
+// file that opens with everything up to the last commit and meta.status = "recording", which
+// readers report as cut short.
 #pragma once
 
 #include "session_rows.h"

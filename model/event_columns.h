@@ -74,7 +74,8 @@ struct IntervalColumns {
     }
 };
 
-template <typename T> void applyPermutation(std::vector<T>& column, const std::vector<uint32_t>& order) {
+template <typename T>
+void applyPermutation(std::vector<T>& column, const std::vector<uint32_t>& order) {
     if (column.empty())
         return;
     std::vector<T> sorted(column.size());
@@ -98,10 +99,10 @@ struct ApiCallColumns : IntervalColumns {
 
 // Host thread: intervals where the host was blocked waiting for the GPU.
 struct SyncColumns : IntervalColumns {
-    std::vector<uint8_t> kind;          // format::SyncKind
+    std::vector<uint8_t> kind; // format::SyncKind
     std::vector<uint32_t> correlationId;
-    std::vector<int32_t> streamIndex;   // index into Session::streams, -1 when none
-    std::vector<uint32_t> stackId;      // session stack id, 0 when none
+    std::vector<int32_t> streamIndex; // index into Session::streams, -1 when none
+    std::vector<uint32_t> stackId;    // session stack id, 0 when none
     // Sorts by start (if needed) and trims spare capacity; called once after loading.
     void finalize();
     size_t memoryBytes() const;

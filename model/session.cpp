@@ -42,8 +42,8 @@ size_t Session::eventMemoryBytes() const {
             bytes += depth.memoryBytes();
     }
     for (const StreamLane& lane : streamLanes)
-        bytes += lane.kernels.memoryBytes() + lane.memcpys.memoryBytes() +
-                 lane.memsets.memoryBytes();
+        bytes +=
+            lane.kernels.memoryBytes() + lane.memcpys.memoryBytes() + lane.memsets.memoryBytes();
     return bytes;
 }
 

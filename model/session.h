@@ -17,7 +17,7 @@ struct ProcessInfo {
     std::string host;
     std::string command;
     int64_t startNs = 0;
-    int64_t endNs = 0;    // 0 when unknown
+    int64_t endNs = 0; // 0 when unknown
     bool hasExitCode = false;
     int64_t exitCode = 0;
 };

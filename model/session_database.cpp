@@ -71,8 +71,8 @@ std::vector<CudaEventInfo> SessionDatabase::cudaEvents() const {
     SqliteStatement rows(*m_connection, "SELECT id, stream_id, event_id, correlation_id, "
                                         "record_ns FROM cuda_events ORDER BY record_ns, id");
     while (rows.step())
-        events.push_back({rows.integer(0), rows.integer(1), rows.integer(2), rows.integer(3),
-                          rows.integer(4)});
+        events.push_back(
+            {rows.integer(0), rows.integer(1), rows.integer(2), rows.integer(3), rows.integer(4)});
     return events;
 }
 

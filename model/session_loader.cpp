@@ -60,8 +60,7 @@ struct TimeBounds {
 
 class TableReader {
 public:
-    TableReader(ReadContext& context, Session& session)
-        : m_context(context), m_session(session) {}
+    TableReader(ReadContext& context, Session& session) : m_context(context), m_session(session) {}
 
     void open() {
         std::string error;
@@ -161,8 +160,7 @@ public:
     const TimeBounds& bounds() const { return m_bounds; }
 
 private:
-    template <typename OnRow>
-    void scan(const char* table, const char* sql, OnRow onRow) {
+    template <typename OnRow> void scan(const char* table, const char* sql, OnRow onRow) {
         m_table = table;
         SqliteStatement statement(m_connection, sql);
         if (!statement.prepared())
@@ -222,8 +220,8 @@ private:
 
     uint32_t stringId(int64_t id, const char* table) {
         if (id < 0 || static_cast<size_t>(id) >= m_context.stringCount)
-            throw LoadFailure{"corrupt session: " + std::string(table) +
-                              " names unknown string " + std::to_string(id)};
+            throw LoadFailure{"corrupt session: " + std::string(table) + " names unknown string " +
+                              std::to_string(id)};
         return static_cast<uint32_t>(id);
     }
 
@@ -303,10 +301,10 @@ private:
             s.warning = "the recording did not finish (the recorder was killed or is still "
                         "running): events after its last commit are missing";
         else if (s.status == format::kStatusIncomplete)
-            s.warning = "the recording is incomplete: " +
-                        (s.metaValue("incomplete_reason").empty()
-                             ? std::string("the target ended abnormally")
-                             : s.metaValue("incomplete_reason"));
+            s.warning =
+                "the recording is incomplete: " + (s.metaValue("incomplete_reason").empty()
+                                                       ? std::string("the target ended abnormally")
+                                                       : s.metaValue("incomplete_reason"));
         else if (s.status != format::kStatusComplete)
             throw LoadFailure{"corrupt session: unknown status '" + s.status + "'"};
     }
@@ -327,7 +325,7 @@ private:
                 "SELECT id, pid, host, command, start_ns, end_ns, exit_code FROM processes "
                 "ORDER BY id",
                 [&](SqliteStatement& row) {
-                    ProcessInfo p{row.integer(0), row.integer(1), row.text(2), row.text(3),
+                    ProcessInfo p{row.integer(0), row.integer(1), row.text(2),    row.text(3),
                                   row.integer(4), row.integer(5), !row.isNull(6), row.integer(6)};
                     processes.add(p.rowId, static_cast<int32_t>(s.processes.size()));
                     s.processes.push_back(std::move(p));
@@ -345,9 +343,11 @@ private:
                 "SELECT id, process_id, device_index, name, uuid, compute_major, compute_minor, "
                 "sm_count, global_memory_bytes FROM devices ORDER BY process_id, device_index, id",
                 [&](SqliteStatement& row) {
-                    DeviceInfo d{row.integer(0), processes.find(row.integer(1)), row.integer(2),
-                                 row.text(3),    row.text(4),    row.integer(5),
-                                 row.integer(6), row.integer(7), row.integer(8)};
+                    DeviceInfo d{row.integer(0), processes.find(row.integer(1)),
+                                 row.integer(2), row.text(3),
+                                 row.text(4),    row.integer(5),
+                                 row.integer(6), row.integer(7),
+                                 row.integer(8)};
                     devices.add(d.rowId, static_cast<int32_t>(s.devices.size()));
                     s.devices.push_back(std::move(d));
                 });
@@ -384,7 +384,8 @@ private:
 
     int64_t estimatedRows() {
         int64_t total = 0;
-        for (const char* table : {"api_calls", "syncs", "ranges", "kernels", "memcpys", "memsets"}) {
+        for (const char* table :
+             {"api_calls", "syncs", "ranges", "kernels", "memcpys", "memsets"}) {
             SqliteStatement maxId(m_db, std::string("SELECT coalesce(max(id), 0) FROM ") + table);
             if (maxId.step())
                 total += maxId.integer(0);

@@ -69,7 +69,8 @@ SessionSummary SessionSummary::of(const Session& session) {
                std::to_string(device.computeMinor) + ")"]++;
     std::string gpus;
     for (const auto& [name, count] : models)
-        gpus += (gpus.empty() ? "" : ", ") + (count > 1 ? std::to_string(count) + " × " : "") + name;
+        gpus +=
+            (gpus.empty() ? "" : ", ") + (count > 1 ? std::to_string(count) + " × " : "") + name;
     add("GPUs", gpus.empty() ? "none recorded" : gpus);
 
     add("Duration", formatDuration(session.durationNs()));

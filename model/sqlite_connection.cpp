@@ -10,8 +10,8 @@ SqliteConnection::~SqliteConnection() {
 }
 
 bool SqliteConnection::openReadOnly(const std::string& path, std::string* error) {
-    if (sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-                        nullptr) != SQLITE_OK) {
+    if (sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) !=
+        SQLITE_OK) {
         if (error)
             *error = lastMessage();
         sqlite3_close_v2(m_db);

@@ -39,8 +39,8 @@ void TestSessionFormat::schemaHasEveryRequiredTable() {
     sqlite3* db = nullptr;
     QCOMPARE(sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
     for (std::string_view table : format::kRequiredTables) {
-        const std::string sql =
-            "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='" + std::string(table) + "'";
+        const std::string sql = "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='" +
+                                std::string(table) + "'";
         sqlite3_stmt* statement = nullptr;
         QCOMPARE(sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr), SQLITE_OK);
         QCOMPARE(sqlite3_step(statement), SQLITE_ROW);

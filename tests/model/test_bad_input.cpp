@@ -9,8 +9,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <sqlite3.h>
 #include <csignal>
+#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -59,20 +59,34 @@ private:
 void TestBadInput::rejected_data() {
     QTest::addColumn<QString>("name");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("missing") << "missing" << "no such file";
-    QTest::newRow("directory") << "directory" << "is a directory";
-    QTest::newRow("zero bytes") << "empty" << "empty file (0 bytes)";
-    QTest::newRow("text file") << "text" << "not a Stallscope session (not an SQLite database)";
-    QTest::newRow("short header") << "short" << "truncated";
-    QTest::newRow("truncated mid-page") << "truncated-mid" << "truncated";
-    QTest::newRow("truncated at page") << "truncated-page" << "truncated";
-    QTest::newRow("foreign sqlite") << "foreign" << "an SQLite database without a 'meta' table";
-    QTest::newRow("foreign meta") << "foreign-meta" << "not a Stallscope session (meta.format_name";
-    QTest::newRow("newer version") << "newer" << "format version 99 is newer than this Stallscope";
-    QTest::newRow("missing table") << "missing-table" << "missing table 'kernels'";
-    QTest::newRow("unknown thread") << "unknown-thread" << "names unknown thread 999";
-    QTest::newRow("unknown stream") << "unknown-stream" << "names unknown stream 555";
-    QTest::newRow("bad interval") << "bad-interval" << "ends before it starts";
+    QTest::newRow("missing") << "missing"
+                             << "no such file";
+    QTest::newRow("directory") << "directory"
+                               << "is a directory";
+    QTest::newRow("zero bytes") << "empty"
+                                << "empty file (0 bytes)";
+    QTest::newRow("text file") << "text"
+                               << "not a Stallscope session (not an SQLite database)";
+    QTest::newRow("short header") << "short"
+                                  << "truncated";
+    QTest::newRow("truncated mid-page") << "truncated-mid"
+                                        << "truncated";
+    QTest::newRow("truncated at page") << "truncated-page"
+                                       << "truncated";
+    QTest::newRow("foreign sqlite") << "foreign"
+                                    << "an SQLite database without a 'meta' table";
+    QTest::newRow("foreign meta") << "foreign-meta"
+                                  << "not a Stallscope session (meta.format_name";
+    QTest::newRow("newer version") << "newer"
+                                   << "format version 99 is newer than this Stallscope";
+    QTest::newRow("missing table") << "missing-table"
+                                   << "missing table 'kernels'";
+    QTest::newRow("unknown thread") << "unknown-thread"
+                                    << "names unknown thread 999";
+    QTest::newRow("unknown stream") << "unknown-stream"
+                                    << "names unknown stream 555";
+    QTest::newRow("bad interval") << "bad-interval"
+                                  << "ends before it starts";
 }
 
 void TestBadInput::rejected() {
@@ -181,12 +195,12 @@ void TestBadInput::killedWriterKeepsCommittedData() {
         const int64_t thread = writer->addThread({process, 1, "main"});
         const int64_t name = writer->internString("cudaLaunchKernel");
         for (int i = 0; i < 1000; ++i)
-            writer->addApiCall({thread, format::ApiDomain::Runtime, 1, name, i * 10, i * 10 + 5,
-                                i, 0});
+            writer->addApiCall(
+                {thread, format::ApiDomain::Runtime, 1, name, i * 10, i * 10 + 5, i, 0});
         writer->commit();
         for (int i = 1000; i < 1500; ++i) // never committed
-            writer->addApiCall({thread, format::ApiDomain::Runtime, 1, name, i * 10, i * 10 + 5,
-                                i, 0});
+            writer->addApiCall(
+                {thread, format::ApiDomain::Runtime, 1, name, i * 10, i * 10 + 5, i, 0});
         const char byte = 1;
         if (write(ready[1], &byte, 1) != 1)
             _exit(3);

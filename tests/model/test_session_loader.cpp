@@ -51,8 +51,16 @@ void TestSessionLoader::initTestCase() {
     std::iota(order.begin(), order.end(), 0);
     std::shuffle(order.begin(), order.end(), std::mt19937(7));
     for (int i : order)
-        writer->addKernel({stream, name, int64_t(i) * 100, int64_t(i) * 100 + 60, i, {1, 1, 1},
-                           {1, 1, 1}, 0, 0, 0});
+        writer->addKernel({stream,
+                           name,
+                           int64_t(i) * 100,
+                           int64_t(i) * 100 + 60,
+                           i,
+                           {1, 1, 1},
+                           {1, 1, 1},
+                           0,
+                           0,
+                           0});
     QVERIFY(writer->finish("complete"));
 }
 
@@ -133,8 +141,8 @@ void TestSessionLoader::summaryNamesEverything() {
     QVERIFY(result.ok());
     const std::string text = model::SessionSummary::of(*result.session).toText();
     for (const char* expected :
-         {"python train.py --epochs 1", "gpu-box", "NVIDIA H100 80GB HBM3 (sm_90)", "Kernels:",
-          "Syncs:", "complete, exit code 0", "Dropped records:", "99 µs"})
+         {"python train.py --epochs 1", "gpu-box", "NVIDIA H100 80GB HBM3 (sm_90)",
+          "Kernels:", "Syncs:", "complete, exit code 0", "Dropped records:", "99 µs"})
         QVERIFY2(text.find(expected) != std::string::npos, (expected + ("\n" + text)).c_str());
     QCOMPARE(model::formatCount(10000000), std::string("10,000,000"));
     QCOMPARE(model::formatDuration(850), std::string("850 ns"));

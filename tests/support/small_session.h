@@ -27,7 +27,8 @@ struct SmallSessionIds {
 // Two threads, two streams on one GPU, three kernels (written out of time order on purpose),
 // one copy, one memset, two syncs (one with a stack), two nested ranges, every descriptive
 // table filled. Times are small round numbers so tests can state them.
-inline SmallSessionIds writeSmallSession(const std::string& path, std::string_view status = "complete") {
+inline SmallSessionIds writeSmallSession(const std::string& path,
+                                         std::string_view status = "complete") {
     using namespace stallscope::format;
     std::string error;
     auto writer = SessionWriter::create(path, &error);
@@ -36,15 +37,16 @@ inline SmallSessionIds writeSmallSession(const std::string& path, std::string_vi
     SmallSessionIds ids;
     writer->setMeta("command", "python train.py --epochs 1");
     writer->setMeta("host", "gpu-box");
-    ids.process = writer->addProcess({4242, "gpu-box", "python train.py --epochs 1", 1000, 100000, 0});
+    ids.process =
+        writer->addProcess({4242, "gpu-box", "python train.py --epochs 1", 1000, 100000, 0});
     ids.mainThread = writer->addThread({ids.process, 4242, "python"});
     ids.loaderThread = writer->addThread({ids.process, 4250, "loader"});
-    ids.device = writer->addDevice({ids.process, 0, "NVIDIA H100 80GB HBM3", "GPU-1234", 9, 0, 132,
-                                    int64_t(80) << 30});
+    ids.device = writer->addDevice(
+        {ids.process, 0, "NVIDIA H100 80GB HBM3", "GPU-1234", 9, 0, 132, int64_t(80) << 30});
     ids.computeStream = writer->addStream({ids.device, 1, 7, false, 0});
     ids.copyStream = writer->addStream({ids.device, 1, 13, false, -1});
-    ids.module = writer->addModule({ids.process, "/usr/bin/python3.12", 0x400000, 0x400000,
-                                    0x900000, "abcdef0123", 1000});
+    ids.module = writer->addModule(
+        {ids.process, "/usr/bin/python3.12", 0x400000, 0x400000, 0x900000, "abcdef0123", 1000});
     FrameRow python;
     python.kind = FrameKind::Python;
     python.function = "train_step";
@@ -72,7 +74,8 @@ inline SmallSessionIds writeSmallSession(const std::string& path, std::string_vi
     writer->addApiCall({ids.mainThread, ApiDomain::Runtime, 131, syncName, 5000, 20000, 4, 0});
     // Kernels out of order: the loader must sort them.
     KernelRow k3{ids.computeStream, relu, 12000, 18000, 3, {64, 1, 1}, {256, 1, 1}, 32, 0, 0};
-    KernelRow k1{ids.computeStream, gemm, 3000, 8000, 1, {132, 2, 1}, {128, 1, 1}, 168, 1024, 49152};
+    KernelRow k1{ids.computeStream, gemm,        3000, 8000, 1,
+                 {132, 2, 1},       {128, 1, 1}, 168,  1024, 49152};
     KernelRow k2{ids.computeStream, relu, 8000, 12000, 2, {64, 1, 1}, {256, 1, 1}, 32, 0, 0};
     writer->addKernel(k3);
     writer->addKernel(k1);
