@@ -1,6 +1,7 @@
 #include "callback_handler.h"
 
 #include "event_ring.h"
+#include "python_frames.h"
 #include "stack_unwinder.h"
 
 #include <cupti.h>
@@ -89,13 +90,26 @@ void CallbackHandler::onApi(int domain, uint32_t cbid, const void* raw) {
         event->tid = t.tid;
         event->depth = 0;
         event->captureNs = 0;
+        event->pythonCaptureNs = 0;
+        event->pythonDepth = 0;
         event->stackHash = 0;
         if (m_stacks) {
             int64_t before = nowNs();
             event->depth = StackUnwinder::capture(event->pcs, std::min(m_depth, kMaxStackFrames));
             int64_t after = nowNs();
             event->captureNs = uint32_t(std::max<int64_t>(1, after - before));
-            event->stackHash = StackUnwinder::hash(event->pcs, event->depth);
+            uint64_t hash = StackUnwinder::hash(event->pcs, event->depth);
+            if (m_python) {
+                // Same moment, same thread: the Python frames that led to this call.
+                event->pythonDepth = PythonFrames::capture(event->python, kMaxPythonFrames);
+                int64_t pythonAfter = nowNs();
+                event->pythonCaptureNs = uint32_t(std::max<int64_t>(1, pythonAfter - after));
+                after = pythonAfter;
+                if (event->pythonDepth > 0)
+                    hash = (hash * 0x9E3779B97F4A7C15ull) ^
+                           StackUnwinder::hash(event->python, event->pythonDepth);
+            }
+            event->stackHash = hash ? hash : 1;
             event->startNs = after; // the API's own time starts after our capture
         } else {
             event->startNs = nowNs();

@@ -19,6 +19,8 @@ public:
         m_stacks = enabled;
         m_depth = depth;
     }
+    // Python frames at each stack capture (PythonFrames must be initialized and available).
+    void setPython(bool enabled) { m_python = enabled; }
     // Off in a forked child and after stop(): the callback returns at once.
     void setEnabled(bool enabled) { m_enabled.store(enabled, std::memory_order_relaxed); }
     bool enabled() const { return m_enabled.load(std::memory_order_relaxed); }
@@ -34,6 +36,7 @@ private:
 
     const ApiClassifier* m_classifier;
     bool m_stacks = true;
+    bool m_python = false;
     int m_depth = 64;
     std::atomic<bool> m_enabled{true};
 };

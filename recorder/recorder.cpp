@@ -1,7 +1,9 @@
 #include "recorder.h"
 
 #include "activity_decoder.h"
+#include "cupti_clock.h"
 #include "event_ring.h"
+#include "python_frames.h"
 #include "session_sink.h"
 
 #include <cupti.h>
@@ -48,6 +50,8 @@ void CUPTIAPI bufferCompletedTrampoline(CUcontext context, uint32_t streamId, ui
             batch->droppedRecords = dropped;
     }
     recorder.returnBuffer(buffer);
+    if (batch && recorder.shiftsCuptiClock())
+        CuptiClock::shift(batch, CuptiClock::measureOffset());
     if (batch)
         recorder.pushBatch(batch);
 }
@@ -272,10 +276,22 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     if (!m_classifier.build())
         reportError("cuptiGetCallbackName returned no API names", 0);
     m_handler.setStacks(m_config.stacks, m_config.stackDepth);
+    // Python frames at every stack capture when this process hosts CPython (python_frames.h).
+    bool python = m_config.stacks && m_config.pythonFrames && PythonFrames::initialize();
+    m_handler.setPython(python);
+    if (PythonFrames::version()[0])
+        m_writer->setMeta("python_version", PythonFrames::version());
+    m_writer->setMeta("python_frames", !m_config.stacks         ? "off (no stacks)"
+                                       : !m_config.pythonFrames ? "off"
+                                                                : PythonFrames::status());
     m_handler.setEnabled(true);
+    // STALLSCOPE_CALLBACKS=0: no API callbacks at all (overhead experiments only: no stacks, no
+    // host intervals).
+    const char* callbacks = getenv("STALLSCOPE_CALLBACKS");
+    bool wantCallbacks = !(callbacks && strcmp(callbacks, "0") == 0);
     for (int domain : {ApiClassifier::kRuntimeDomain, ApiClassifier::kDriverDomain}) {
         for (uint32_t cbid : m_classifier.interesting(domain)) {
-            if (!ApiClassifier::wantsStack(m_classifier.lookup(domain, cbid)))
+            if (!wantCallbacks || !ApiClassifier::wantsStack(m_classifier.lookup(domain, cbid)))
                 continue;
             result = cuptiEnableCallback(1, subscriber, CUpti_CallbackDomain(domain), cbid);
             if (result != CUPTI_SUCCESS) {
@@ -284,14 +300,32 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
             }
         }
     }
-    // STALLSCOPE_CUPTI_CLOCK=1 keeps CUPTI's own clock (for overhead experiments only: timestamps
-    // then are not on CLOCK_MONOTONIC).
-    const char* cuptiClock = getenv("STALLSCOPE_CUPTI_CLOCK");
-    if (cuptiClock && strcmp(cuptiClock, "1") == 0)
-        m_writer->setMeta("clock_warning", "CUPTI clock kept (STALLSCOPE_CUPTI_CLOCK=1)");
-    else if ((result = cuptiActivityRegisterTimestampCallback(monotonicTimestamp)) != CUPTI_SUCCESS)
-        reportError("cuptiActivityRegisterTimestampCallback (timestamps not on CLOCK_MONOTONIC)",
-                    result);
+    // One host clock (cupti_clock.h): by default CUPTI's timestamps plus a per-buffer offset to
+    // CLOCK_MONOTONIC; STALLSCOPE_CLOCK=callback registers CUPTI's per-timestamp callback instead,
+    // =cupti keeps CUPTI's clock unconverted (overhead experiments only).
+    const char* clock = getenv("STALLSCOPE_CLOCK");
+    std::string clockMode = clock ? clock : "offset";
+    if (getenv("STALLSCOPE_CUPTI_CLOCK") && strcmp(getenv("STALLSCOPE_CUPTI_CLOCK"), "1") == 0)
+        clockMode = "cupti";
+    m_writer->setMeta("cupti_clock_vs_host", CuptiClock::describe());
+    if (clockMode == "cupti") {
+        m_writer->setMeta("clock_warning", "CUPTI clock kept (STALLSCOPE_CLOCK=cupti)");
+    } else if (clockMode == "callback") {
+        if ((result = cuptiActivityRegisterTimestampCallback(monotonicTimestamp)) != CUPTI_SUCCESS)
+            reportError("cuptiActivityRegisterTimestampCallback (timestamps not on CLOCK_MONOTONIC)",
+                        result);
+    } else {
+        clockMode = "offset";
+        m_shiftClock.store(true);
+    }
+    m_writer->setMeta("recorder_clock", clockMode);
+    // STALLSCOPE_FLUSH=cupti lets CUPTI's own thread deliver buffers (cuptiActivityFlushPeriod)
+    // instead of the writer's periodic cuptiActivityFlushAll.
+    const char* flush = getenv("STALLSCOPE_FLUSH");
+    m_cuptiFlushes = flush && strcmp(flush, "cupti") == 0;
+    if (m_cuptiFlushes && cuptiActivityFlushPeriod(uint32_t(m_config.flushMs)) != CUPTI_SUCCESS)
+        m_cuptiFlushes = false;
+    m_writer->setMeta("recorder_flush", m_cuptiFlushes ? "cupti" : "writer");
     if ((result = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM)) != CUPTI_SUCCESS)
         reportError("cuptiSetThreadIdType", result);
     if ((result = cuptiActivityRegisterCallbacks(bufferRequestedTrampoline,
@@ -372,7 +406,7 @@ void Recorder::writerLoop() {
         int64_t now = CallbackHandler::nowNs();
         if (signal != 0) {
             cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-        } else if (!stopping && now - lastFlush >= periodNs) {
+        } else if (!stopping && !m_cuptiFlushes && now - lastFlush >= periodNs) {
             cuptiActivityFlushAll(0);
             lastFlush = now;
         }

@@ -52,6 +52,8 @@ public:
     // Wakes the writer thread early (async-signal-safe).
     void wake() { sem_post(&m_wake); }
     void onForkChild();
+    // Whether activity timestamps get CuptiClock's offset (no CUPTI timestamp callback).
+    bool shiftsCuptiClock() const { return m_shiftClock.load(std::memory_order_relaxed); }
     void onSignal(int signal);
 
 private:
@@ -72,6 +74,8 @@ private:
     std::thread m_thread;
     std::atomic<bool> m_active{false};
     std::atomic<bool> m_stopRequested{false};
+    std::atomic<bool> m_shiftClock{false};
+    bool m_cuptiFlushes = false;
     std::atomic<int> m_pendingSignal{0};
     int64_t m_pid = 0;
     sem_t m_wake;

@@ -95,6 +95,8 @@ RecorderConfig RecorderConfig::fromEnvironment(std::string* warnings) {
         config.applyKinds(v, warnings);
     if (const char* v = env("STALLSCOPE_STACKS"))
         config.stacks = parseBool(v, true);
+    if (const char* v = env("STALLSCOPE_PYTHON"))
+        config.pythonFrames = parseBool(v, true);
     if (const char* v = env("STALLSCOPE_STACK_DEPTH")) {
         int depth = atoi(v);
         config.stackDepth = depth < 1 ? 1 : depth > 96 ? 96 : depth;

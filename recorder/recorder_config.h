@@ -19,6 +19,7 @@ struct RecorderConfig {
     bool nvtx = true;
     bool cudaEvents = false;  // CUDA_EVENT records: off by default (one record per cudaEventRecord)
     bool stacks = true;
+    bool pythonFrames = true; // Python frames with each stack when the process hosts CPython
     int stackDepth = 64;
     uint64_t bufferBytes = 8ull << 20;
     int flushMs = 500;

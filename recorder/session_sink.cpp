@@ -36,11 +36,11 @@ std::string threadName(int64_t pid, int32_t tid) {
 }
 
 constexpr uint32_t kInvalidId = 0xffffffffu; // CUPTI_SYNCHRONIZATION_INVALID_VALUE and friends
-constexpr size_t kMaxCaptureSamples = 1 << 16;
 
 } // namespace
 
-SessionSink::SessionSink(format::SessionWriter* writer) : m_writer(writer) {}
+SessionSink::SessionSink(format::SessionWriter* writer)
+    : m_writer(writer), m_stackInterner(writer, [this](uintptr_t pc) { return moduleRowFor(pc); }) {}
 
 void SessionSink::beginProcess(int64_t pid, const std::string& host, const std::string& command,
                                int64_t startNs) {
@@ -129,35 +129,6 @@ int64_t SessionSink::moduleRowFor(uintptr_t pc) {
     return it == m_moduleRowByStart.end() ? -1 : it->second;
 }
 
-int64_t SessionSink::stackRow(const HostEvent& event) {
-    if (event.stackHash == 0 || event.depth <= 0)
-        return -1;
-    auto it = m_stacks.find(event.stackHash);
-    if (it != m_stacks.end())
-        return it->second;
-    std::vector<int64_t> frameIds;
-    int depth = std::min(event.depth, kMaxStackFrames);
-    frameIds.reserve(size_t(depth));
-    for (int i = 0; i < depth; ++i) {
-        uintptr_t pc = event.pcs[i];
-        auto frame = m_frames.find(pc);
-        if (frame == m_frames.end()) {
-            format::FrameRow row;
-            row.kind = format::FrameKind::Native;
-            row.address = int64_t(pc);
-            int64_t module = moduleRowFor(pc);
-            if (module >= 0)
-                row.moduleId = module;
-            frame = m_frames.emplace(pc, m_writer->addFrame(row)).first;
-        }
-        frameIds.push_back(frame->second);
-    }
-    int64_t id = m_writer->addStack(event.stackHash, frameIds);
-    m_stacks.emplace(event.stackHash, id);
-    ++m_stats.stacks;
-    return id;
-}
-
 int64_t SessionSink::apiName(uint8_t domain, uint32_t cbid) {
     uint64_t key = (uint64_t(domain) << 32) | cbid;
     auto it = m_apiNames.find(key);
@@ -189,21 +160,18 @@ void SessionSink::consumeHostEvent(const HostEvent& event) {
     }
     if (event.captureNs) {
         ++m_stats.stackCaptures;
-        ++m_captureSeen;
-        if (m_captureSamples.size() < kMaxCaptureSamples) {
-            m_captureSamples.push_back(event.captureNs);
-        } else {
-            uint64_t slot = (m_captureSeen * 0x9E3779B97F4A7C15ull) >> 48;
-            if (slot < kMaxCaptureSamples)
-                m_captureSamples[slot] = event.captureNs;
-        }
+        m_nativeCapture.add(event.captureNs);
     }
+    if (event.pythonCaptureNs)
+        m_pythonCapture.add(event.pythonCaptureNs);
     PendingHost host;
     host.threadId = threadRow(event.tid);
     host.apiClass = event.apiClass;
     host.startNs = event.startNs;
     host.endNs = event.endNs;
-    host.stackId = stackRow(event);
+    int64_t stacksBefore = m_stackInterner.stacksWritten();
+    host.stackId = m_stackInterner.stackRow(event);
+    m_stats.stacks += m_stackInterner.stacksWritten() - stacksBefore;
     host.seenNs = monotonicNs();
     host.correlationId = event.correlationId;
     auto c = ApiClass(event.apiClass);
@@ -495,22 +463,16 @@ void SessionSink::expirePending(int64_t nowNs, int64_t maxAgeNs) {
     }
 }
 
-int64_t SessionSink::capturePercentileNs(double fraction) const {
-    if (m_captureSamples.empty())
-        return 0;
-    std::vector<uint32_t> sorted = m_captureSamples;
-    size_t index = std::min(sorted.size() - 1, size_t(fraction * double(sorted.size())));
-    std::nth_element(sorted.begin(), sorted.begin() + long(index), sorted.end());
-    return sorted[index];
-}
-
-int64_t SessionSink::captureMedianNs() const { return capturePercentileNs(0.5); }
-
 void SessionSink::finishProcess(int64_t endNs) {
     expirePending(endNs, 0);
     m_writer->setMeta("stack_capture_count", std::to_string(m_stats.stackCaptures));
     m_writer->setMeta("stack_capture_median_ns", std::to_string(captureMedianNs()));
     m_writer->setMeta("stack_capture_p90_ns", std::to_string(capturePercentileNs(0.9)));
+    if (m_pythonCapture.count()) {
+        m_writer->setMeta("python_capture_count", std::to_string(m_pythonCapture.count()));
+        m_writer->setMeta("python_capture_median_ns", std::to_string(m_pythonCapture.percentile(0.5)));
+        m_writer->setMeta("python_capture_p90_ns", std::to_string(m_pythonCapture.percentile(0.9)));
+    }
     m_writer->setMeta("dropped_records", std::to_string(m_stats.droppedRecords));
     m_writer->setMeta("dropped_host_events", std::to_string(m_stats.droppedHostEvents));
     m_writer->finishProcess(m_processId, endNs, std::nullopt);

@@ -5,8 +5,10 @@
 #pragma once
 
 #include "activity_record.h"
+#include "capture_stats.h"
 #include "host_event.h"
 #include "module_table.h"
+#include "stack_interner.h"
 
 #include <session_writer.h>
 
@@ -42,8 +44,9 @@ public:
     const Stats& stats() const { return m_stats; }
     int64_t processId() const { return m_processId; }
     // Median / 90th percentile of the stack capture times seen, ns (0 when none).
-    int64_t captureMedianNs() const;
-    int64_t capturePercentileNs(double fraction) const;
+    int64_t captureMedianNs() const { return m_nativeCapture.percentile(0.5); }
+    int64_t capturePercentileNs(double fraction) const { return m_nativeCapture.percentile(fraction); }
+    const CaptureStats& pythonCapture() const { return m_pythonCapture; }
     const ModuleTable& modules() const { return m_modules; }
 
 private:
@@ -64,7 +67,6 @@ private:
     int64_t threadRow(int32_t tid);
     int64_t deviceRow(uint32_t deviceId);
     int64_t streamRow(uint32_t contextId, uint32_t streamId, uint32_t deviceId, bool deviceKnown);
-    int64_t stackRow(const HostEvent& event);
     int64_t moduleRowFor(uintptr_t pc);
     int64_t apiName(uint8_t domain, uint32_t cbid);
     void emitSync(const PendingHost* host, const ActivityRecord* record, int64_t fallbackThread);
@@ -85,8 +87,7 @@ private:
     std::unordered_map<uint32_t, uint32_t> m_contextDevice;
     std::unordered_map<uint32_t, uint32_t> m_contextNullStream;
     std::unordered_map<uint64_t, int64_t> m_streams;
-    std::unordered_map<uint64_t, int64_t> m_stacks;
-    std::unordered_map<uintptr_t, int64_t> m_frames;
+    StackInterner m_stackInterner;
     std::unordered_map<uint64_t, int64_t> m_apiNames;
     std::unordered_map<uint32_t, PendingHost> m_pendingHost;
     std::unordered_map<uint32_t, ActivityRecord> m_pendingSyncRecords;
@@ -99,8 +100,8 @@ private:
     };
     std::unordered_map<uint32_t, OpenMarker> m_openMarkers;
     std::unordered_map<int32_t, int> m_markerDepth;
-    std::vector<uint32_t> m_captureSamples; // reservoir of capture times
-    uint64_t m_captureSeen = 0;
+    CaptureStats m_nativeCapture;
+    CaptureStats m_pythonCapture;
 };
 
 } // namespace stallscope::recorder

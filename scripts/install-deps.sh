@@ -10,6 +10,7 @@ packages=(
   llvm-14-dev zlib1g-dev            # symbolization (LLVM's symbolizer, static); .json.gz traces
   rapidjson-dev                     # Kineto (torch.profiler) trace import: streaming SAX parser
   libbenchmark-dev                  # bench/
+  python3-dev                       # tests/recorder: Python frame capture in an embedded interpreter
   clang-format                      # the formatting gate
   xvfb xauth poppler-utils          # headless GUI runs, screenshots, PDF pages
   fonts-dejavu-core                 # text in offscreen and Xvfb renderings

@@ -1,6 +1,8 @@
 // GPU test (ctest label "gpu"): records tests/recorder/gpu/sync_sites with stallscope-record and
-// checks counts, kinds, streams and call-site stacks with check_sync_sites.py. Skips visibly
-// without a GPU.
+// checks counts, kinds, streams and call-site stacks with check_sync_sites.py; records the PyTorch
+// script tests/recorder/gpu/torch_syncs.py and checks with check_python_syncs.py that its .item(),
+// torch.cuda.synchronize() and .cpu() syncs carry their exact script lines. Skips visibly without a
+// GPU (and the PyTorch part without PyTorch).
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -25,6 +27,29 @@ private slots:
         check.setProcessChannelMode(QProcess::ForwardedChannels);
         check.start("python3", {STALLSCOPE_SOURCE_DIR "/tests/recorder/gpu/check_sync_sites.py",
                                 session, STALLSCOPE_SYNC_SITES ".syms"});
+        QVERIFY(check.waitForFinished(60000));
+        QCOMPARE(check.exitCode(), 0);
+    }
+
+    void pythonSyncLines() {
+        if (!QFile::exists("/dev/nvidia0") && !QFile::exists("/dev/nvidiactl"))
+            QSKIP("SKIP: no GPU");
+        QProcess probe;
+        probe.start("python3", {"-c", "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)"});
+        if (!probe.waitForFinished(120000) || probe.exitCode() != 0)
+            QSKIP("SKIP: no PyTorch with CUDA for python3");
+        QTemporaryDir dir;
+        QString session = dir.filePath("torch_syncs.stallscope");
+        QString script = STALLSCOPE_SOURCE_DIR "/tests/recorder/gpu/torch_syncs.py";
+        QProcess record;
+        record.setProcessChannelMode(QProcess::ForwardedChannels);
+        record.start(STALLSCOPE_RECORD, {"-o", session, "--", "python3", script});
+        QVERIFY(record.waitForFinished(300000));
+        QCOMPARE(record.exitCode(), 0);
+        QProcess check;
+        check.setProcessChannelMode(QProcess::ForwardedChannels);
+        check.start("python3", {STALLSCOPE_SOURCE_DIR "/tests/recorder/gpu/check_python_syncs.py",
+                                session, script});
         QVERIFY(check.waitForFinished(60000));
         QCOMPARE(check.exitCode(), 0);
     }

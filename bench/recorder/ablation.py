@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Recorder overhead, side by side, in one device call (run on the GPU machine):
+  ablation.py CARRY_DIR [REPS]
+Every configuration runs REPS times, all interleaved so drift hits all alike; medians printed.
+Part 1 (launch-bound C++, 2000 x [4 tiny kernels + stream sync]): which recorder component costs what.
+Part 2 (PyTorch): uninstrumented / stallscope-record (default and variants) / torch.profiler on the
+launch-bound loop and the GEMM-heavy MLP (bench/recorder/torch_bench.py)."""
+import os
+import re
+import sqlite3
+import statistics
+import subprocess
+import sys
+
+carry = sys.argv[1]
+reps = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+SESSION = "/tmp/ablation.stallscope"
+record = [carry + "/stallscope-record", "-q", "-o", SESSION]
+cxx = [carry + "/launch_bound", "2000", "4"]
+
+CXX_CONFIGS = [  # label, env, extra stallscope-record args (None: uninstrumented)
+    ("uninstrumented", {}, None),
+    ("default (offset clock, writer flush)", {}, []),
+    ("clock: CUPTI timestamp callback", {"STALLSCOPE_CLOCK": "callback"}, []),
+    ("clock: CUPTI's, unconverted", {"STALLSCOPE_CLOCK": "cupti"}, []),
+    ("flush: cuptiActivityFlushPeriod", {"STALLSCOPE_FLUSH": "cupti"}, []),
+    ("no DRIVER API records", {}, ["--kinds", "-driver"]),
+    ("no SYNCHRONIZATION records", {}, ["--kinds", "-sync"]),
+    ("no API records at all", {}, ["--kinds", "-runtime,-driver"]),
+    ("no API callbacks (no stacks)", {"STALLSCOPE_CALLBACKS": "0"}, []),
+    ("no stacks (callbacks kept)", {}, ["--no-stacks"]),
+    ("buffer 32M", {}, ["--buffer-size", "32M"]),
+    ("buffer 1M", {}, ["--buffer-size", "1M"]),
+    ("kernels only", {}, ["--kinds", "kernel"]),
+]
+TORCH = ["python3", "bench/recorder/torch_bench.py"]
+TORCH_CONFIGS = [
+    ("uninstrumented", {}, None, "plain"),
+    ("stallscope-record (default)", {}, [], "plain"),
+    ("stallscope, clock callback", {"STALLSCOPE_CLOCK": "callback"}, [], "plain"),
+    ("stallscope, Python frames off", {"STALLSCOPE_PYTHON": "0"}, [], "plain"),
+    ("torch.profiler", {}, None, "profiler"),
+]
+MLP_CONFIGS = [c for c in TORCH_CONFIGS if c[0] in ("uninstrumented", "stallscope-record (default)", "torch.profiler")]
+
+
+def run(argv, env, pattern):
+    p = subprocess.run(argv, capture_output=True, text=True, env=dict(os.environ, **env))
+    m = re.search(pattern, p.stdout)
+    if not m:
+        print("FAILED", argv, p.returncode, p.stdout[-300:], p.stderr[-800:], flush=True)
+        return None
+    return float(m.group(1))
+
+
+def meta():
+    try:
+        return dict(sqlite3.connect(SESSION).execute("select key, value from meta"))
+    except Exception:
+        return {}
+
+
+results, metas = {}, {}
+for rep in range(reps):
+    for label, env, args in CXX_CONFIGS:
+        argv = cxx if args is None else record + args + ["--"] + cxx
+        v = run(argv, env, r"ms=([0-9.]+)")
+        if v is not None:
+            results.setdefault(("cxx", label), []).append(v)
+            if args is not None:
+                metas.setdefault(("cxx", label), []).append(meta())
+    for workload, configs in (("launch", TORCH_CONFIGS), ("mlp", MLP_CONFIGS)):
+        for label, env, args, mode in configs:
+            base = TORCH + [workload, mode]
+            argv = base if args is None else record + args + ["--"] + base
+            v = run(argv, env, r"RESULT \S+ \S+ ([0-9.]+)")
+            if v is not None:
+                results.setdefault((workload, label), []).append(v)
+                if args is not None:
+                    metas.setdefault((workload, label), []).append(meta())
+    print("rep", rep + 1, "done", flush=True)
+
+
+def table(workload, configs, title):
+    base = statistics.median(results.get((workload, "uninstrumented"), [float("nan")]))
+    print("\n### " + title)
+    print("| configuration | median ms | overhead | runs (ms) | python capture median ns | stack capture median ns | dropped |")
+    print("|---|---|---|---|---|---|---|")
+    for c in configs:
+        label = c[0]
+        values = results.get((workload, label), [])
+        if not values:
+            print("| %s | — | — | — | | | |" % label)
+            continue
+        med = statistics.median(values)
+        ms = metas.get((workload, label), [])
+        py = [int(m.get("python_capture_median_ns", 0)) for m in ms if m.get("python_capture_median_ns")]
+        st = [int(m.get("stack_capture_median_ns", 0)) for m in ms if m.get("stack_capture_median_ns")]
+        dropped = max([int(m.get("dropped_records", 0)) + int(m.get("dropped_host_events", 0)) for m in ms] or [0])
+        print("| %s | %.1f | %+.1f %% | %s | %s | %s | %s |" % (
+            label, med, 100 * (med - base) / base, " ".join("%.1f" % v for v in values),
+            statistics.median(py) if py else "—", statistics.median(st) if st else "—",
+            dropped if ms else "—"))
+
+
+table("cxx", CXX_CONFIGS, "launch-bound C++ (2000 x [4 tiny kernels + stream sync])")
+table("launch", TORCH_CONFIGS, "launch-bound PyTorch (2000 x [4 tiny ops + synchronize])")
+table("mlp", MLP_CONFIGS, "GEMM-heavy PyTorch MLP training (bf16, 4 x 4096, batch 8192, 30 steps)")
+m = metas.get(("cxx", "default (offset clock, writer flush)"), [{}])[-1]
+print("\nCUPTI clock vs host clocks (host minus cuptiGetTimestamp, ns):", m.get("cupti_clock_vs_host"))
