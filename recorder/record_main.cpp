@@ -1,5 +1,6 @@
 // stallscope-record: runs a program with the recorder injected and finalizes its session.
 //   stallscope-record [options] -o run.stallscope -- CMD ARGS...
+#include "record_symbolize.h"
 #include "session_finalizer.h"
 #include "target_runner.h"
 
@@ -32,6 +33,11 @@ const char* kUsage =
     "  --buffer-size SIZE     CUPTI activity buffer size, e.g. 8M (default 8M)\n"
     "  --flush-ms N           flush/commit period in ms (10..1000, default 500)\n"
     "  --library PATH         the recorder library (default: next to this program)\n"
+    "  --no-symbolize         leave native frames unresolved (default: resolve them with\n"
+    "                         LLVM, mark user frames and embed their sources after the run)\n"
+    "  --debug-dir DIR        also look for separate debug files under DIR\n"
+    "  --remap OLD=NEW        read binaries and sources under NEW where OLD was recorded\n"
+    "  --symbolize FILE       only (re)symbolize an existing session FILE, then exit\n"
     "  -q, --quiet            no summary line\n"
     "  -h, --help             this help\n"
     "Exit status: the program's (128+N when it died of signal N); 127 when it could not run.\n";
@@ -87,29 +93,31 @@ std::string shellQuote(const std::vector<std::string>& argv) {
 }
 
 // Sessions written by child processes: "<stem>.<pid>.stallscope" beside the main file.
-int countChildSessions(const std::string& path) {
+std::vector<std::string> childSessions(const std::string& path) {
     std::string dir = directoryOf(path);
     std::string file = path.substr(dir.size() + 1);
     size_t dot = file.rfind('.');
     std::string stem = dot == std::string::npos ? file : file.substr(0, dot);
-    int count = 0;
+    std::vector<std::string> children;
     if (DIR* d = opendir(dir.c_str())) {
         while (dirent* entry = readdir(d)) {
             std::string name = entry->d_name;
             if (name != file && name.rfind(stem + ".", 0) == 0 && name.size() > 11 &&
                 name.compare(name.size() - 11, 11, ".stallscope") == 0)
-                ++count;
+                children.push_back(dir + "/" + name);
         }
         closedir(d);
     }
-    return count;
+    return children;
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
     std::string output, library, kinds, bufferSize, flushMs, stackDepth;
-    bool stacks = true, quiet = false;
+    bool stacks = true, quiet = false, symbolize = true;
+    std::string symbolizeOnly;
+    stallscope::recorder::RecordSymbolizeOptions symbolizeOptions;
     std::vector<std::string> command;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
@@ -137,12 +145,22 @@ int main(int argc, char** argv) {
         else if (a == "--flush-ms") flushMs = value("--flush-ms");
         else if (a == "--stack-depth") stackDepth = value("--stack-depth");
         else if (a == "--no-stacks") stacks = false;
+        else if (a == "--no-symbolize") symbolize = false;
+        else if (a == "--debug-dir") symbolizeOptions.debugDirectories.push_back(value("--debug-dir"));
+        else if (a == "--remap") symbolizeOptions.remaps.push_back(value("--remap"));
+        else if (a == "--symbolize") symbolizeOnly = value("--symbolize");
         else if (a == "-q" || a == "--quiet") quiet = true;
         else if (a == "-h" || a == "--help") { fputs(kUsage, stdout); return 0; }
         else {
             fprintf(stderr, "stallscope-record: unknown option '%s'\n%s", a.c_str(), kUsage);
             return 2;
         }
+    }
+    symbolizeOptions.quiet = quiet;
+    if (!symbolizeOnly.empty()) {
+        char cwd[PATH_MAX];
+        symbolizeOptions.sourceRoot = getcwd(cwd, sizeof(cwd)) ? cwd : "";
+        return stallscope::recorder::symbolizeSession(symbolizeOnly, symbolizeOptions) ? 0 : 1;
     }
     if (command.empty()) {
         fprintf(stderr, "stallscope-record: no program to run\n%s", kUsage);
@@ -193,8 +211,16 @@ int main(int argc, char** argv) {
         fprintf(stderr, "stallscope-record: cannot finalize %s: %s\n", output.c_str(), error.c_str());
         return run.exitCode;
     }
+    const std::vector<std::string> children = childSessions(output);
+    if (symbolize) {
+        // The target ran in our working directory: relative Python paths resolve against it.
+        char cwd[PATH_MAX];
+        symbolizeOptions.sourceRoot = getcwd(cwd, sizeof(cwd)) ? cwd : "";
+        stallscope::recorder::symbolizeSession(output, symbolizeOptions);
+        for (const std::string& child : children)
+            stallscope::recorder::symbolizeSession(child, symbolizeOptions);
+    }
     if (!quiet) {
-        int children = countChildSessions(output);
         char ending[64];
         if (run.signal)
             snprintf(ending, sizeof(ending), "killed by signal %d", run.signal);
@@ -208,7 +234,9 @@ int main(int argc, char** argv) {
                 (long long)summary.memcpys, (long long)summary.stacks,
                 (long long)summary.captureMedianNs, (long long)summary.dropped, ending,
                 double(run.endNs - run.startNs) / 1e9,
-                children ? (" (+" + std::to_string(children) + " child sessions)").c_str() : "");
+                children.empty()
+                    ? ""
+                    : (" (+" + std::to_string(children.size()) + " child sessions)").c_str());
     }
     return run.exitCode;
 }
