@@ -2,8 +2,12 @@
 """Checks a session recorded from sync_sites: counts, kinds, streams, and that every sync from a
 site has a stack frame inside that site's function (symbol ranges from `nm -S`, made at build time).
 Usage: check_sync_sites.py SESSION SYMS_FILE   (exit 0 = pass). Qt-free: runs on the GPU machine."""
+import os
+import re
 import sqlite3
 import sys
+
+SYNC_CALL = re.compile(r"cuda(StreamSynchronize|EventSynchronize|DeviceSynchronize|Memcpy|StreamWaitEvent)\(")
 
 STREAM, DEVICE, EVENT, WAIT, PAGEABLE, BLOCKING = 1, 2, 3, 4, 5, 6
 EXPECTED = {  # site -> (kind, count)
@@ -14,6 +18,42 @@ EXPECTED = {  # site -> (kind, count)
     "site_stream_wait_event": (WAIT, 2),
     "site_two_streams": (STREAM, 2),
 }
+
+
+def expected_lines(source):
+    """site function -> the lines of its sync calls in sync_sites.cu (the CHECK(...) lines)."""
+    lines, current = {}, None
+    for number, text in enumerate(open(source), 1):
+        match = re.match(r"SITE void (site_\w+)\(", text)
+        if match:
+            current = match.group(1)
+        elif text.startswith("}"):  # a function's closing brace at column 0
+            current = None
+        elif current in EXPECTED and SYNC_CALL.search(text):
+            lines.setdefault(current, set()).add(number)
+    return lines
+
+
+def check_source_lines(db, failures):
+    """After stallscope-record's symbolization, each site's sync resolves to its exact line."""
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sync_sites.cu")
+    want = expected_lines(source)
+    rows = db.execute(
+        "select s.id, f.function, f.file, f.line from syncs s "
+        "join stack_frames sf on sf.stack_id = s.stack_id join frames f on f.id = sf.frame_id "
+        "where f.file like '%sync_sites.cu' and f.function like 'site_%' "
+        "and sf.position = (select min(x.position) from stack_frames x join frames y "
+        "on y.id = x.frame_id where x.stack_id = s.stack_id and y.file like '%sync_sites.cu')"
+    ).fetchall()
+    seen = {}
+    for _, function, _, line in rows:
+        seen.setdefault(function, set()).add(line)
+    print("symbolized sync lines:", {f: sorted(l) for f, l in sorted(seen.items())})
+    print("expected lines:      ", {f: sorted(l) for f, l in sorted(want.items())})
+    for site, lines in want.items():
+        if seen.get(site) != lines:
+            failures.append("%s: syncs resolve to lines %s, expected sync_sites.cu:%s"
+                            % (site, sorted(seen.get(site, [])), sorted(lines)))
 
 
 def main():
@@ -92,6 +132,10 @@ def main():
     print("dropped:", dropped)
     if dropped:
         failures.append("dropped records: %d" % dropped)
+    if "symbolizer" in meta:
+        check_source_lines(db, failures)
+    else:
+        print("not symbolized (stallscope-record built without LLVM): source lines not checked")
     for f in failures:
         print("FAIL:", f)
     print("PASS" if not failures else "FAILED (%d)" % len(failures))
