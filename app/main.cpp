@@ -1,25 +1,40 @@
 // stallscope: the desktop application and its batch modes.
 //   stallscope [FILE]          open the main window (and FILE in it)
 //   stallscope --info FILE     print the session summary and exit (no GUI, no display needed)
-// Hidden, for docs and CI: --screenshot OUT.png [--window-size WxH] [--visible-range FROM:TO] grabs
-// the window once FILE has loaded and exits (non-zero if it did not load). FROM and TO are
-// milliseconds since the session start.
+//   stallscope --insights [--json] FILE, --convert TRACE -o OUT, --export-chrome OUT FILE
+//                              the other batch modes (app/batch_commands.h)
+// FILE may be a session or a torch.profiler trace (.json, .json.gz, or a folder of rank traces).
+//   --color-scheme light|dark  override the desktop's scheme; --remap OLD=NEW  a source path rule
+// Hidden, for docs and CI: --screenshot OUT.png [--window-size WxH] [--visible-range FROM:TO]
+// [--select-insight N] [--open-source FILE:LINE] [--raise-dock NAME] grabs the window once FILE
+// has loaded and its analysis ended, then exits (non-zero if it did not load). FROM and TO are
+// milliseconds since the session start; N counts insight cards from 1. --select-sync N selects
+// the N-th host-blocking sync (from 0, time order over all threads) to show its link and details;
+// without --visible-range the view frames the sync, the work it waited for and that work's launch.
+#include "analysis_panels.h"
+#include "batch_commands.h"
+#include "color_scheme.h"
+#include "event_ref.h"
 #include "main_window.h"
+#include "path_remap.h"
 #include "session.h"
-#include "session_loader.h"
-#include "session_summary.h"
+#include "source_view.h"
 #include "timeline_widget.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QDockWidget>
 #include <QFileInfo>
 #include <QTimer>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -28,6 +43,23 @@ using stallscope::views::MainWindow;
 struct Options {
     QCommandLineOption info{QStringLiteral("info"),
                             QStringLiteral("Print the session summary of FILE and exit.")};
+    QCommandLineOption insights{
+        QStringLiteral("insights"),
+        QStringLiteral("Print the insights of FILE (what to fix, where, what it costs) and exit.")};
+    QCommandLineOption json{QStringLiteral("json"),
+                            QStringLiteral("With --insights: print JSON (docs/insights.md).")};
+    QCommandLineOption convert{
+        QStringLiteral("convert"),
+        QStringLiteral("Convert a torch.profiler trace (or a folder of rank traces) to a session "
+                       "file given with -o, and exit."),
+        QStringLiteral("TRACE")};
+    QCommandLineOption output{{QStringLiteral("o"), QStringLiteral("output")},
+                              QStringLiteral("Output file of --convert."), QStringLiteral("OUT")};
+    QCommandLineOption exportChrome{
+        QStringLiteral("export-chrome"),
+        QStringLiteral("Write FILE as Chrome/Perfetto trace JSON to OUT (.json or .json.gz) and "
+                       "exit."),
+        QStringLiteral("OUT")};
     QCommandLineOption screenshot{
         QStringLiteral("screenshot"),
         QStringLiteral("Save a picture of the window to PNG once FILE has loaded, then exit."),
@@ -38,6 +70,27 @@ struct Options {
         QStringLiteral("visible-range"),
         QStringLiteral("Time range shown after loading, in ms since the session start."),
         QStringLiteral("FROM:TO")};
+    QCommandLineOption colorScheme{QStringLiteral("color-scheme"),
+                                   QStringLiteral("light or dark instead of the desktop's scheme."),
+                                   QStringLiteral("SCHEME")};
+    QCommandLineOption remap{
+        QStringLiteral("remap"),
+        QStringLiteral("Read sources recorded under OLD from NEW (repeatable; this run only)."),
+        QStringLiteral("OLD=NEW")};
+    QCommandLineOption selectInsight{
+        QStringLiteral("select-insight"),
+        QStringLiteral("Click the N-th insight card after the analysis."), QStringLiteral("N")};
+    QCommandLineOption openSource{
+        QStringLiteral("open-source"),
+        QStringLiteral("Open FILE (as recorded) at LINE in the source view."),
+        QStringLiteral("FILE:LINE")};
+    QCommandLineOption raiseDock{QStringLiteral("raise-dock"),
+                                 QStringLiteral("Bring a dock to the front: source, statistics."),
+                                 QStringLiteral("NAME")};
+    QCommandLineOption selectSync{
+        QStringLiteral("select-sync"),
+        QStringLiteral("Select the N-th host-blocking sync after loading (0 = the first)."),
+        QStringLiteral("N")};
 };
 
 void configure(QCommandLineParser& parser, Options& options) {
@@ -46,14 +99,21 @@ void configure(QCommandLineParser& parser, Options& options) {
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addOption(options.info);
-    options.screenshot.setFlags(QCommandLineOption::HiddenFromHelp);
-    options.windowSize.setFlags(QCommandLineOption::HiddenFromHelp);
-    options.visibleRange.setFlags(QCommandLineOption::HiddenFromHelp);
-    parser.addOption(options.screenshot);
-    parser.addOption(options.windowSize);
-    parser.addOption(options.visibleRange);
+    parser.addOption(options.insights);
+    parser.addOption(options.json);
+    parser.addOption(options.convert);
+    parser.addOption(options.output);
+    parser.addOption(options.exportChrome);
+    parser.addOption(options.colorScheme);
+    parser.addOption(options.remap);
+    for (QCommandLineOption* hidden :
+         {&options.screenshot, &options.windowSize, &options.visibleRange, &options.selectInsight,
+          &options.openSource, &options.raiseDock, &options.selectSync}) {
+        hidden->setFlags(QCommandLineOption::HiddenFromHelp);
+        parser.addOption(*hidden);
+    }
     parser.addPositionalArgument(QStringLiteral("FILE"),
-                                 QStringLiteral("A session file (*.stallscope) to open."),
+                                 QStringLiteral("A session file (*.stallscope), or a torch.profiler trace (.json, .json.gz, a folder of rank traces)."),
                                  QStringLiteral("[FILE]"));
 }
 
@@ -63,41 +123,120 @@ bool isHeadless(int argc, char** argv) {
         const char* arg = argv[i];
         if (std::strcmp(arg, "--") == 0)
             break;
-        for (const char* flag : {"--info", "-v", "--version", "-h", "--help", "--help-all", "-?"})
+        for (const char* flag : {"--info", "--insights", "--convert", "--export-chrome", "-v",
+                                 "--version", "-h", "--help", "--help-all", "-?"})
             if (std::strcmp(arg, flag) == 0)
                 return true;
     }
     return false;
 }
 
-void printError(const QString& message) {
-    std::fprintf(stderr, "stallscope: %s\n", message.toLocal8Bit().constData());
-}
+using stallscope::app::printError;
 
-int runInfo(const QStringList& files) {
+// The headless modes; each wants exactly one FILE except --convert.
+int runBatch(const QCommandLineParser& parser, const Options& options) {
+    namespace batch = stallscope::app;
+    const QStringList files = parser.positionalArguments();
+    if (parser.isSet(options.convert)) {
+        if (!files.isEmpty()) {
+            printError(QStringLiteral("--convert takes no FILE; give the output with -o"));
+            return 2;
+        }
+        return batch::runConvert(parser.value(options.convert), parser.value(options.output));
+    }
+    const char* mode = parser.isSet(options.insights)       ? "--insights"
+                       : parser.isSet(options.exportChrome) ? "--export-chrome"
+                                                            : "--info";
     if (files.size() != 1) {
-        printError(QStringLiteral("--info needs exactly one FILE (see --help)"));
+        printError(QStringLiteral("%1 needs exactly one FILE (see --help)").arg(mode));
         return 2;
     }
-    const QString& file = files.front();
-    if (!QFileInfo::exists(file)) {
-        printError(QStringLiteral("%1: no such file").arg(file));
-        return 1;
+    if (parser.isSet(options.insights))
+        return batch::runInsights(files.front(), parser.isSet(options.json));
+    if (parser.isSet(options.exportChrome))
+        return batch::runExportChrome(parser.value(options.exportChrome), files.front());
+    return batch::runInfo(files.front());
+}
+
+// The hidden navigation options, applied once the analysis has ended. False on a bad value.
+bool applyAfterAnalysis(MainWindow& window, const QCommandLineParser& parser,
+                        const Options& options) {
+    using stallscope::views::AnalysisPanels;
+    int insight = 0;
+    if (parser.isSet(options.selectInsight)) {
+        insight = parser.value(options.selectInsight).toInt();
+        if (insight < 1) {
+            printError(QStringLiteral("--select-insight wants a card number from 1"));
+            return false;
+        }
     }
-    const stallscope::model::LoadResult result =
-        stallscope::model::SessionLoader::load(file.toStdString());
-    if (!result.ok()) {
-        // The loader's message already starts with the path.
-        printError(QString::fromStdString(result.error));
-        return 1;
+    QString sourceFile;
+    int sourceLine = 0;
+    if (parser.isSet(options.openSource)) {
+        const QString value = parser.value(options.openSource);
+        const qsizetype colon = value.lastIndexOf(QLatin1Char(':'));
+        sourceFile = value.left(colon);
+        sourceLine = colon > 0 ? value.mid(colon + 1).toInt() : 0;
+        if (sourceFile.isEmpty() || sourceLine < 1) {
+            printError(QStringLiteral("--open-source wants FILE:LINE"));
+            return false;
+        }
     }
-    const std::string text = stallscope::model::SessionSummary::of(*result.session).toText();
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    if (!text.empty() && text.back() != '\n')
-        std::fputc('\n', stdout);
-    if (!result.session->warning.empty())
-        std::fprintf(stderr, "stallscope: warning: %s\n", result.session->warning.c_str());
-    return 0;
+    const QString dock = parser.value(options.raiseDock);
+    QObject::connect(&window, &MainWindow::analysisFinished, &window,
+                     [&window, insight, sourceFile, sourceLine, dock] {
+                         AnalysisPanels* panels = window.panels();
+                         if (insight > 0)
+                             panels->activateInsight(insight - 1);
+                         if (!sourceFile.isEmpty())
+                             panels->openSource(sourceFile, sourceLine);
+                         if (dock == QLatin1String("statistics"))
+                             panels->tablesDock()->raise();
+                         else if (dock == QLatin1String("source"))
+                             panels->sourceDock()->raise();
+                     });
+    return true;
+}
+
+// The n-th host-blocking sync in start order over all host lanes, selected (and framed with
+// the work it waited for and that work's launch call).
+void selectSync(stallscope::views::TimelineWidget& timeline, int n, bool frame) {
+    using stallscope::views::BlockKind;
+    using stallscope::views::EventRef;
+    const auto& session = *timeline.session();
+    std::vector<std::pair<int64_t, EventRef>> syncs;
+    for (size_t lane = 0; lane < session.hostLanes.size(); ++lane) {
+        const auto& columns = session.hostLanes[lane].syncs;
+        for (size_t i = 0; i < columns.size(); ++i)
+            if (stallscope::views::isHostBlocking(columns.kind[i])) {
+                EventRef ref;
+                ref.kind = BlockKind::Sync;
+                ref.lane = static_cast<int32_t>(lane);
+                ref.index = static_cast<uint32_t>(i);
+                syncs.emplace_back(columns.start[i], ref);
+            }
+    }
+    std::stable_sort(syncs.begin(), syncs.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (n >= static_cast<int>(syncs.size())) {
+        printError(QStringLiteral("--select-sync %1: the session has %2 host-blocking syncs")
+                       .arg(n)
+                       .arg(syncs.size()));
+        return;
+    }
+    const EventRef sync = syncs[n].second;
+    timeline.selectEvent(sync);
+    if (!frame)
+        return;
+    const auto& link = timeline.syncLink();
+    int64_t start = sync.start(session);
+    const int64_t end = sync.end(session);
+    if (link.work.isValid())
+        start = std::min(start, link.work.start(session));
+    if (link.launch.isValid())
+        start = std::min(start, link.launch.start(session));
+    const int64_t margin = std::max<int64_t>((end - start) / 4, 20'000);
+    timeline.setVisibleRange(start - margin, end + margin);
 }
 
 int runGui(QApplication& app, const QCommandLineParser& parser, const Options& options) {
@@ -128,6 +267,35 @@ int runGui(QApplication& app, const QCommandLineParser& parser, const Options& o
                                                      start + std::llround(to * 1e6));
         });
     }
+    if (parser.isSet(options.remap)) {
+        std::vector<stallscope::format::PathRemapRule> rules;
+        for (const QString& text : parser.values(options.remap)) {
+            stallscope::format::PathRemapRule rule;
+            if (!stallscope::format::parsePathRemapRule(text.toStdString(), &rule)) {
+                printError(QStringLiteral("--remap wants OLD=NEW, got %1").arg(text));
+                return 2;
+            }
+            rules.push_back(rule);
+        }
+        window.panels()->sourceView()->resolver().setRules(std::move(rules));
+    }
+    if (!applyAfterAnalysis(window, parser, options))
+        return 2;
+    if (parser.isSet(options.selectSync)) {
+        bool ok = false;
+        const int n = parser.value(options.selectSync).toInt(&ok);
+        if (!ok || n < 0) {
+            printError(QStringLiteral("--select-sync wants a sync number (0 = the first)"));
+            return 2;
+        }
+        const bool keepRange = parser.isSet(options.visibleRange);
+        QObject::connect(&window, &MainWindow::sessionLoaded, &window, [&window, n, keepRange] {
+            selectSync(*window.timelineWidget(), n, !keepRange);
+            // Show the sync's details (the dock shares its place with others).
+            if (auto* details = window.findChild<QDockWidget*>(QStringLiteral("detailsDock")))
+                details->raise();
+        });
+    }
     const QString screenshot = parser.value(options.screenshot);
     if (!screenshot.isEmpty()) {
         if (files.isEmpty()) {
@@ -135,7 +303,8 @@ int runGui(QApplication& app, const QCommandLineParser& parser, const Options& o
             return 2;
         }
         window.setErrorDialogsEnabled(false);
-        QObject::connect(&window, &MainWindow::sessionLoaded, &app, [&window, &app, screenshot] {
+        // After the analysis, so the insight dock shows its cards rather than "Analyzing…".
+        QObject::connect(&window, &MainWindow::analysisFinished, &app, [&window, &app, screenshot] {
             // Let layouts and the first paint settle before grabbing.
             QTimer::singleShot(300, &app, [&window, &app, screenshot] {
                 const bool saved = window.grab().save(screenshot, "PNG");
@@ -171,10 +340,22 @@ int main(int argc, char** argv) {
         QCoreApplication app(argc, argv);
         describe(app);
         parser.process(app); // handles --help and --version (and exits)
-        return runInfo(parser.positionalArguments());
+        return runBatch(parser, options);
     }
     QApplication app(argc, argv);
     describe(app);
     parser.process(app);
+    const QString scheme = parser.value(options.colorScheme);
+    if (!scheme.isEmpty() && scheme != QLatin1String("light") && scheme != QLatin1String("dark")) {
+        printError(QStringLiteral("--color-scheme wants light or dark"));
+        return 2;
+    }
+    using stallscope::views::ColorScheme;
+    stallscope::views::applyColorScheme(app, scheme.isEmpty()
+                                                 ? std::nullopt
+                                                 : std::optional(scheme == QLatin1String("dark")
+                                                                     ? ColorScheme::Dark
+                                                                     : ColorScheme::Light));
+    stallscope::views::installColorSchemeFollower(app);
     return runGui(app, parser, options);
 }

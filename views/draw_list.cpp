@@ -1,5 +1,7 @@
 #include "draw_list.h"
 
+#include "event_ref.h"
+#include "gpu_busy_track.h"
 #include "lod_merge.h"
 #include "session.h"
 #include "session_schema.h"
@@ -12,28 +14,11 @@ namespace stallscope::views {
 
 namespace {
 
-const char* copyKindName(int kind) {
-    switch (static_cast<format::CopyKind>(kind)) {
-    case format::CopyKind::HtoD:
-        return "HtoD";
-    case format::CopyKind::DtoH:
-        return "DtoH";
-    case format::CopyKind::DtoD:
-        return "DtoD";
-    case format::CopyKind::HtoH:
-        return "HtoH";
-    case format::CopyKind::PtoP:
-        return "PtoP";
-    default:
-        return "";
-    }
-}
-
 // "void at::native::vectorized_elementwise_kernel<4, Relu>(int, ...)" ->
 // "vectorized_elementwise_kernel": the part of a demangled kernel name that helps inside a block
 // (the full name is one hover away).
 QString shortKernelName(const std::string& name) {
-    QString text = QString::fromStdString(name);
+    QString text = kernelDisplayName(name);
     text.replace(QLatin1String("(anonymous namespace)"), QLatin1String("anon"));
     if (text.startsWith(QLatin1String("void ")))
         text.remove(0, 5);
@@ -65,11 +50,18 @@ DrawList DrawList::build(const model::Session& session, const TimelineLayout& la
     list.m_viewport = viewport;
     const auto& lanes = layout.lanes();
     list.m_laneBegin.reserve(lanes.size() + 1);
+    list.m_busyPixels.resize(session.devices.size() + 1);
+    list.m_streamFed.assign(session.streamLanes.size(), false);
+    for (const TimelineLane& lane : lanes)
+        if (lane.kind == LaneKind::GpuBusy)
+            list.m_busyPixels[list.busyKey(session, lane.source)].assign(
+                static_cast<size_t>(viewport.width()), 0.0);
     for (size_t i = 0; i < lanes.size(); ++i) {
         list.m_laneBegin.push_back(static_cast<uint32_t>(list.m_blocks.size()));
         list.addLane(session, lanes[i], static_cast<uint32_t>(i));
     }
     list.m_laneBegin.push_back(static_cast<uint32_t>(list.m_blocks.size()));
+    list.finishBusyTracks(session);
     return list;
 }
 
@@ -77,9 +69,13 @@ void DrawList::addLane(const model::Session& session, const TimelineLane& lane,
                        uint32_t laneIndex) {
     // Emits the merged runs of one column; colorOf(first) and labelOf(first) see the run's first
     // event, stallOf(run) says whether a stall lies inside.
+    // GPU work also feeds its device's busy track from the same runs (null: no track shown).
+    std::vector<double>* busy = nullptr;
     auto addRuns = [&](const model::IntervalColumns& columns, BlockKind kind, auto&& colorOf,
                        auto&& labelOf, auto&& stallOf) {
         forEachMergedRun(columns, m_viewport, [&](const MergedRun& run) {
+            if (busy)
+                GpuBusyTrack::addRun(*busy, run);
             DrawBlock block;
             block.x0 = static_cast<float>(std::max(run.x0, -1.0));
             block.x1 = static_cast<float>(
@@ -112,6 +108,13 @@ void DrawList::addLane(const model::Session& session, const TimelineLane& lane,
     case LaneKind::ProcessHeader:
     case LaneKind::DeviceHeader:
         return;
+    case LaneKind::GpuBusy: { // values come from the stream lanes' runs: finishBusyTracks()
+        BusyTrack track;
+        track.lane = laneIndex;
+        track.device = lane.source;
+        m_busy.push_back(std::move(track));
+        return;
+    }
     case LaneKind::HostThread: {
         const model::HostLane& host = session.hostLanes[lane.source];
         const auto& calls = host.apiCalls;
@@ -152,6 +155,16 @@ void DrawList::addLane(const model::Session& session, const TimelineLane& lane,
     }
     case LaneKind::Stream: {
         const model::StreamLane& stream = session.streamLanes[lane.source];
+        const int32_t streamIndex = stream.streamIndex;
+        const int32_t device =
+            streamIndex >= 0 && static_cast<size_t>(streamIndex) < session.streams.size()
+                ? session.streams[streamIndex].deviceIndex
+                : -1;
+        std::vector<double>& pixels = m_busyPixels[busyKey(session, device)];
+        if (!pixels.empty() && !m_streamFed[lane.source]) {
+            busy = &pixels;
+            m_streamFed[lane.source] = true;
+        }
         const auto& kernels = stream.kernels;
         addRuns(
             kernels, BlockKind::Kernel,
@@ -163,7 +176,7 @@ void DrawList::addLane(const model::Session& session, const TimelineLane& lane,
             [&](size_t i) { return TimelinePalette::memcpy(copies.copyKind[i]); },
             [&](size_t i) {
                 return QStringLiteral("Memcpy %1 %2")
-                    .arg(QLatin1String(copyKindName(copies.copyKind[i])),
+                    .arg(copyKindName(copies.copyKind[i]),
                          QString::fromStdString(
                              model::formatBytes(static_cast<int64_t>(copies.bytes[i]))));
             },
@@ -187,6 +200,47 @@ std::span<const DrawBlock> DrawList::laneBlocks(size_t lane) const {
         return {};
     return std::span<const DrawBlock>(m_blocks.data() + m_laneBegin[lane],
                                       m_laneBegin[lane + 1] - m_laneBegin[lane]);
+}
+
+size_t DrawList::busyKey(const model::Session& session, int32_t device) const {
+    return device >= 0 && static_cast<size_t>(device) < session.devices.size()
+               ? static_cast<size_t>(device)
+               : session.devices.size();
+}
+
+// Streams collapsed out of the layout (a collapsed device keeps its busy track) are merged here.
+void DrawList::finishBusyTracks(const model::Session& session) {
+    for (BusyTrack& track : m_busy) {
+        std::vector<double>& pixels = m_busyPixels[busyKey(session, track.device)];
+        for (int32_t lane : GpuBusyTrack::streamLanesOf(session, track.device))
+            if (!m_streamFed[lane]) {
+                GpuBusyTrack::addLane(pixels, session, lane, m_viewport);
+                m_streamFed[lane] = true;
+            }
+        track.values = GpuBusyTrack::finish(pixels);
+        double sum = 0;
+        for (float value : track.values)
+            sum += value;
+        track.share = track.values.empty() ? 0.0 : sum / static_cast<double>(track.values.size());
+    }
+    m_busyPixels.clear();
+    m_busyPixels.shrink_to_fit();
+    m_streamFed.clear();
+    m_streamFed.shrink_to_fit();
+}
+
+std::span<const float> DrawList::busyValues(size_t lane) const {
+    for (const BusyTrack& track : m_busy)
+        if (track.lane == lane)
+            return track.values;
+    return {};
+}
+
+double DrawList::busyShare(size_t lane) const {
+    for (const BusyTrack& track : m_busy)
+        if (track.lane == lane)
+            return track.share;
+    return 0.0;
 }
 
 int64_t DrawList::eventCount(BlockKind kind) const {

@@ -61,6 +61,11 @@ public:
     // Events represented by the blocks of one kind (the LOD loses none).
     int64_t eventCount(BlockKind kind) const;
     const TimelineViewport& viewport() const { return m_viewport; }
+    // A GPU-busy lane's per-pixel busy shares (viewport().width() values in [0, 1]); empty for
+    // other lanes.
+    std::span<const float> busyValues(size_t lane) const;
+    // Mean of busyValues(lane): the visible range's busy share.
+    double busyShare(size_t lane) const;
 
 private:
     void addLane(const model::Session& session, const TimelineLane& lane, uint32_t laneIndex);
@@ -69,6 +74,19 @@ private:
     std::vector<DrawBlock> m_blocks;
     std::vector<uint32_t> m_laneBegin; // blocks of lane i: [m_laneBegin[i], m_laneBegin[i + 1])
     std::vector<DrawLabel> m_labels;
+    struct BusyTrack {
+        uint32_t lane = 0;
+        int32_t device = -1;
+        double share = 0;
+        std::vector<float> values;
+    };
+    std::vector<BusyTrack> m_busy;
+    // While building: per device (index devices.size() for streams without one) the busy pixel
+    // sums the stream lanes feed; empty for devices without a busy lane in the layout.
+    std::vector<std::vector<double>> m_busyPixels;
+    std::vector<bool> m_streamFed; // per stream lane: its runs went into m_busyPixels
+    size_t busyKey(const model::Session& session, int32_t device) const;
+    void finishBusyTracks(const model::Session& session);
 };
 
 } // namespace stallscope::views

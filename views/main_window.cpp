@@ -1,13 +1,18 @@
 #include "main_window.h"
 
+#include "analysis_panels.h"
+#include "find_box.h"
 #include "session.h"
 #include "session_load_job.h"
 #include "session_summary.h"
 #include "session_summary_widget.h"
+#include "shortcuts_dialog.h"
 #include "timeline_widget.h"
 
 #include <QAction>
 #include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
@@ -19,8 +24,10 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <QToolBar>
 #include <QUrl>
 #include <QVBoxLayout>
 
@@ -52,8 +59,22 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_stack->addWidget(sessionPage);
     setCentralWidget(m_stack);
 
+    m_panels = new AnalysisPanels(this, m_timeline);
+    connect(m_panels, &AnalysisPanels::analysisStarted, this, &MainWindow::onAnalysisStarted);
+    connect(m_panels, &AnalysisPanels::analysisFinished, this, &MainWindow::onAnalysisFinished);
+    m_findBox = new FindBox(this);
+    auto* toolBar = addToolBar(tr("Find"));
+    toolBar->setObjectName(QStringLiteral("findToolBar"));
+    toolBar->setMovable(false);
+    toolBar->addWidget(m_findBox);
+    connect(m_findBox, &FindBox::findRequested, this,
+            [this](const QString& text) { m_findBox->setResultCount(m_panels->findEvents(text)); });
+    connect(m_findBox, &FindBox::cleared, m_panels, &AnalysisPanels::clearHighlight);
+
     createMenus();
     createStatusBar();
+    connect(m_panels, &AnalysisPanels::statusMessage, m_statusLabel, &QLabel::setText);
+    restoreLayout();
     updateTitle();
 }
 
@@ -64,6 +85,9 @@ void MainWindow::createMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::showOpenDialog);
     open->setShortcut(QKeySequence::Open);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
+    rebuildRecentMenu();
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     // Some platforms (offscreen, some desktops) map QKeySequence::Quit to nothing.
@@ -72,11 +96,34 @@ void MainWindow::createMenus() {
                                           : quitKeys);
     quit->setMenuRole(QAction::QuitRole);
 
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* find = edit->addAction(tr("&Find…"), this, &MainWindow::focusFindBox);
+    find->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_F));
+
     QMenu* view = menuBar()->addMenu(tr("&View"));
     QAction* fit = view->addAction(tr("Zoom to &Fit"), m_timeline, &TimelineWidget::zoomToFit);
     fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    view->addSeparator();
+    const std::pair<QDockWidget*, QKeySequence> docks[] = {
+        {m_panels->insightsDock(), QKeySequence(Qt::CTRL | Qt::Key_1)},
+        {m_panels->sourceDock(), QKeySequence(Qt::CTRL | Qt::Key_2)},
+        {m_panels->stackDock(), QKeySequence(Qt::CTRL | Qt::Key_3)},
+        {m_panels->tablesDock(), QKeySequence(Qt::CTRL | Qt::Key_4)},
+        {m_panels->detailsDock(), QKeySequence(Qt::CTRL | Qt::Key_5)},
+    };
+    for (const auto& [dock, key] : docks) {
+        QAction* toggle = dock->toggleViewAction();
+        toggle->setShortcut(key);
+        view->addAction(toggle);
+    }
+    view->addSeparator();
+    view->addAction(tr("Source &Path Remapping…"), m_panels,
+                    [this] { m_panels->showPathRemapDialog(); });
+    view->addAction(tr("&Reset Layout"), this, &MainWindow::resetLayout);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* keys = help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts);
+    keys->setShortcut(QKeySequence(Qt::Key_F1));
     help->addAction(tr("&About Stallscope"), this, [this] {
         QMessageBox::about(this, tr("About Stallscope"),
                            tr("<b>Stallscope %1</b><p>Finds the lines of code that make the host "
@@ -172,6 +219,8 @@ void MainWindow::onLoaded(std::shared_ptr<const model::Session> session) {
     m_summary->setSession(m_session);
     m_timeline->setSession(m_session);
     m_stack->setCurrentIndex(1);
+    addRecentFile(m_currentFile);
+    m_panels->setSession(m_session);
     updateTitle();
     m_statusLabel->setText(
         tr("%1 events over %2")
@@ -235,6 +284,102 @@ void MainWindow::dropEvent(QDropEvent* event) {
         return;
     event->acceptProposedAction();
     openFile(path);
+}
+
+void MainWindow::onAnalysisStarted() {
+    if (m_job)
+        return;                 // a load is in progress and owns the progress bar
+    m_progress->setRange(0, 0); // busy indicator: the engine reports no fraction
+    m_progress->show();
+    m_statusLabel->setText(tr("Analyzing %1…").arg(QFileInfo(m_currentFile).fileName()));
+}
+
+void MainWindow::onAnalysisFinished() {
+    if (!m_job) {
+        m_progress->hide();
+        m_progress->setRange(0, 1000);
+    }
+    emit analysisFinished();
+}
+
+void MainWindow::focusFindBox() {
+    m_findBox->setFocus(Qt::ShortcutFocusReason);
+    m_findBox->selectAll();
+}
+
+void MainWindow::showShortcuts() {
+    if (!m_shortcutsDialog) {
+        m_shortcutsDialog =
+            new ShortcutsDialog(findChildren<QAction*>(), TimelineWidget::navigationHelp(), this);
+        m_shortcutsDialog->setAttribute(Qt::WA_DeleteOnClose);
+    }
+    m_shortcutsDialog->open();
+}
+
+ShortcutsDialog* MainWindow::shortcutsDialog() const {
+    return m_shortcutsDialog;
+}
+
+QStringList MainWindow::recentFiles() const {
+    return QSettings().value(QStringLiteral("recentFiles")).toStringList();
+}
+
+void MainWindow::addRecentFile(const QString& path) {
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    QStringList files = recentFiles();
+    files.removeAll(absolute);
+    files.prepend(absolute);
+    while (files.size() > kMaxRecentFiles)
+        files.removeLast();
+    QSettings().setValue(QStringLiteral("recentFiles"), files);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+    m_recentMenu->clear();
+    const QStringList files = recentFiles();
+    for (int i = 0; i < files.size(); ++i) {
+        const QString& path = files[i];
+        // &1..&9 as accelerators; the full path in the status tip tells same-named files apart.
+        const QString label =
+            i < 9 ? QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName())
+                  : QFileInfo(path).fileName();
+        QAction* action = m_recentMenu->addAction(label, this, [this, path] { openFile(path); });
+        action->setStatusTip(path);
+        action->setToolTip(path);
+    }
+    if (!files.isEmpty()) {
+        m_recentMenu->addSeparator();
+        m_recentMenu->addAction(tr("&Clear Menu"), this, [this] {
+            QSettings().remove(QStringLiteral("recentFiles"));
+            rebuildRecentMenu();
+        });
+    }
+    m_recentMenu->setEnabled(!files.isEmpty());
+}
+
+void MainWindow::restoreLayout() {
+    m_defaultState = saveState();
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+}
+
+void MainWindow::saveLayout() {
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+}
+
+void MainWindow::resetLayout() {
+    restoreState(m_defaultState);
+    for (QDockWidget* dock : findChildren<QDockWidget*>())
+        dock->show();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    saveLayout();
+    QMainWindow::closeEvent(event);
 }
 
 } // namespace stallscope::views

@@ -2,6 +2,10 @@
 // through model::SessionLoadJob with progress and Cancel in the status bar, then shows the summary
 // above the timeline. Lives in views/ so tests can link it; app/ only parses the command line.
 //
+// Around the timeline, AnalysisPanels adds the insight, source, stack and statistics docks and
+// runs the analysis after each load. The window remembers its dock layout and recent files
+// (QSettings), offers a find box (Ctrl+F) and lists its shortcuts under Help.
+//
 // Load errors never block: they are stored (lastError()), signalled (loadFailed) and shown in a
 // window-modal QMessageBox opened with open(), so tests can check and close it without a hang.
 #pragma once
@@ -18,6 +22,7 @@ class QPushButton;
 class QStackedWidget;
 class QMessageBox;
 class QMimeData;
+class QMenu;
 
 namespace stallscope::model {
 class Session;
@@ -26,7 +31,10 @@ class SessionLoadJob;
 
 namespace stallscope::views {
 
+class AnalysisPanels;
+class FindBox;
 class SessionSummaryWidget;
+class ShortcutsDialog;
 class TimelineWidget;
 
 class MainWindow : public QMainWindow {
@@ -50,21 +58,36 @@ public:
 
     SessionSummaryWidget* summaryWidget() const { return m_summary; }
     TimelineWidget* timelineWidget() const { return m_timeline; }
+    AnalysisPanels* panels() const { return m_panels; }
+    FindBox* findBox() const { return m_findBox; }
+    QMenu* recentMenu() const { return m_recentMenu; }
+    QStringList recentFiles() const;
+    // The shortcuts dialog currently open, or null.
+    ShortcutsDialog* shortcutsDialog() const;
+
+    static constexpr int kMaxRecentFiles = 10;
 
     // A file URL list holding exactly one local file, else empty: what a drop would open.
     static QString droppedFile(const QMimeData* mime);
 
 public slots:
     void showOpenDialog();
+    void showShortcuts();
+    void focusFindBox();
+    // Docks back where a fresh install puts them.
+    void resetLayout();
 
 signals:
     void sessionLoaded(const QString& path);
     void loadFailed(const QString& error);
     void loadCancelled();
+    // The insight analysis of the loaded session ended (with a report or an error).
+    void analysisFinished();
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
+    void closeEvent(QCloseEvent* event) override;
 
 private:
     void createMenus();
@@ -75,6 +98,12 @@ private:
     void finishLoad();
     void showError(const QString& error);
     void updateTitle();
+    void addRecentFile(const QString& path);
+    void rebuildRecentMenu();
+    void restoreLayout();
+    void saveLayout();
+    void onAnalysisStarted();
+    void onAnalysisFinished();
 
     std::shared_ptr<const model::Session> m_session;
     model::SessionLoadJob* m_job = nullptr;
@@ -91,6 +120,11 @@ private:
     QPushButton* m_cancelButton = nullptr;
     QLabel* m_statusLabel = nullptr;
     QPointer<QMessageBox> m_errorBox;
+    AnalysisPanels* m_panels = nullptr;
+    FindBox* m_findBox = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    QPointer<ShortcutsDialog> m_shortcutsDialog;
+    QByteArray m_defaultState; // dock layout before restoring, for resetLayout()
 };
 
 } // namespace stallscope::views

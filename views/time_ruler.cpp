@@ -17,7 +17,7 @@ double TimeRuler::stepFor(double nsPerPixel, double minSpacingPx) {
     }
 }
 
-QString TimeRuler::label(double offsetNs, double stepNs) {
+QString TimeRuler::label(double offsetNs, double stepNs, double magnitudeNs) {
     struct Unit {
         double ns;
         const char* name;
@@ -33,10 +33,16 @@ QString TimeRuler::label(double offsetNs, double stepNs) {
             break;
         }
     }
+    // Deep zoom far into a long session: "4.23462 s" reads better than "4234620 µs". Moves to a
+    // larger unit while the value would need more than five integer digits.
+    const double magnitude = std::max(std::abs(offsetNs), std::abs(magnitudeNs));
+    for (int i = 3; i > 0; --i)
+        if (kUnits[i].ns == unit.ns && magnitude / unit.ns >= 1e5)
+            unit = kUnits[i - 1];
     // Decimals so the step itself is exact in that unit: 0.2 ms -> 1, 0.05 s -> 2.
     const double stepInUnit = stepNs / unit.ns;
     int decimals = 0;
-    while (decimals < 6 && std::abs(stepInUnit * std::pow(10.0, decimals) -
+    while (decimals < 9 && std::abs(stepInUnit * std::pow(10.0, decimals) -
                                     std::round(stepInUnit * std::pow(10.0, decimals))) > 1e-6)
         ++decimals;
     double value = offsetNs / unit.ns;
@@ -63,7 +69,8 @@ std::vector<RulerTick> TimeRuler::ticks(const TimelineViewport& viewport, double
         if (offset > last)
             break;
         const double x = (offset - viewport.offsetForX(0)) / viewport.nsPerPixel();
-        result.push_back({x, label(offset, step)});
+        // One unit for the whole ruler: the largest offset shown decides it.
+        result.push_back({x, label(offset, step, std::max(std::abs(first), std::abs(last)))});
     }
     return result;
 }

@@ -22,8 +22,10 @@ public:
     static double stepFor(double nsPerPixel, double minSpacingPx);
     static std::vector<RulerTick> ticks(const TimelineViewport& viewport,
                                         double minSpacingPx = 90.0);
-    // offsetNs formatted in the unit of stepNs with just enough decimals ("1.25 ms", "40 µs").
-    static QString label(double offsetNs, double stepNs);
+    // offsetNs formatted in the unit of stepNs with just enough decimals ("1.25 ms", "40 µs"); a
+    // larger unit when the offset (or magnitudeNs, the largest offset on the same ruler) would
+    // need more than five integer digits ("4.23462 s", not "4234620 µs").
+    static QString label(double offsetNs, double stepNs, double magnitudeNs = 0.0);
 };
 
 } // namespace stallscope::views

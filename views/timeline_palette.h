@@ -21,6 +21,12 @@ public:
     static QRgb memcpy(int copyKind);
     // Memsets: magenta family.
     static QRgb memset() { return qRgb(0xAD, 0x4F, 0xC9); }
+    // The GPU-busy track's bars.
+    static QRgb gpuBusy() { return qRgb(0x43, 0x6E, 0xA8); }
+    // Selection outline and the ruler's range selection.
+    static QRgb selection() { return qRgb(0x1E, 0x88, 0xE5); }
+    // The link from a selected sync's launch call to the work it waited for.
+    static QRgb launchLink() { return qRgb(0x37, 0x47, 0x4F); }
     // A block of several merged events of mixed colours.
     static QRgb mergedKernels() { return qRgb(0x3E, 0x6F, 0xB0); }
 

@@ -1,15 +1,11 @@
 #include "timeline_widget.h"
 
+#include "correlation_index.h"
 #include "session.h"
-#include "session_summary.h"
-#include "time_ruler.h"
-#include "timeline_palette.h"
+#include "timeline_activity.h"
+#include "timeline_hit_test.h"
 
-#include <QKeyEvent>
-#include <QMouseEvent>
-#include <QPainter>
 #include <QScrollBar>
-#include <QWheelEvent>
 
 #include <algorithm>
 #include <cmath>
@@ -18,26 +14,18 @@ namespace stallscope::views {
 
 namespace {
 
-// Vertical insets per block kind: syncs fill the lane so they stand out against the thinner
-// API calls they block in.
-QMargins insetFor(BlockKind kind) {
-    switch (kind) {
-    case BlockKind::Sync:
-        return {0, 1, 0, 1};
-    case BlockKind::ApiCall:
-        return {0, 5, 0, 5};
-    case BlockKind::Range:
-        return {0, 1, 0, 1};
-    default:
-        return {0, 2, 0, 2};
-    }
-}
+// Breathing room around framed events, as a share of the framed span.
+constexpr double kFrameMargin = 0.05;
+// The narrowest span a frame zooms to: a 2 µs sync framed alone still shows its neighbours.
+constexpr int64_t kMinFrameNs = 10'000;
 
 } // namespace
 
 TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent) {
+    qRegisterMetaType<EventRef>("stallscope::views::EventRef");
     setFocusPolicy(Qt::StrongFocus);
     setAttribute(Qt::WA_OpaquePaintEvent);
+    setMouseTracking(true); // hover outline
     setBackgroundRole(QPalette::Base);
     m_scrollBar = new QScrollBar(Qt::Vertical, this);
     m_scrollBar->hide();
@@ -56,6 +44,13 @@ QSize TimelineWidget::minimumSizeHint() const {
 void TimelineWidget::setSession(std::shared_ptr<const model::Session> session) {
     m_session = std::move(session);
     m_layout.clear();
+    m_layout.resetState();
+    m_selection = {};
+    m_hover = {};
+    m_link = {};
+    m_range = {};
+    m_highlight.clear();
+    m_correlations.reset();
     if (m_session) {
         m_layout.build(*m_session);
         m_viewport.setOrigin(m_session->startNs);
@@ -64,7 +59,7 @@ void TimelineWidget::setSession(std::shared_ptr<const model::Session> session) {
     m_scrollBar->setValue(0);
     updateScrollBar(); // first: whether the scroll bar shows decides the canvas width
     m_viewport.setWidth(canvasRect().width());
-    zoomToFit();
+    zoomToActivity();
 }
 
 const DrawList& TimelineWidget::drawList() {
@@ -93,6 +88,12 @@ QRect TimelineWidget::laneRect(int laneIndex) const {
                  lane.height);
 }
 
+int TimelineWidget::laneAtY(int widgetY) const {
+    if (widgetY < kRulerHeight)
+        return -1;
+    return m_layout.laneAt(widgetY - kRulerHeight + m_scrollBar->value());
+}
+
 double TimelineWidget::xForTime(int64_t timeNs) const {
     return canvasRect().left() + m_viewport.xForTime(timeNs);
 }
@@ -101,9 +102,46 @@ int64_t TimelineWidget::timeForX(double widgetX) const {
     return m_viewport.timeForX(widgetX - canvasRect().left());
 }
 
+EventRef TimelineWidget::eventAt(const QPoint& widgetPos) const {
+    const QRect canvas = canvasRect();
+    if (!m_session || !canvas.contains(widgetPos))
+        return {};
+    const int row = laneAtY(widgetPos.y());
+    if (row < 0)
+        return {};
+    // Pixel centres: the event drawn in the column under the cursor is at distance 0.
+    return TimelineHitTest::at(*m_session, m_layout.lanes()[row], m_viewport,
+                               widgetPos.x() - canvas.left() + 0.5);
+}
+
+int TimelineWidget::rowOf(const EventRef& event) const {
+    if (!event.isValid())
+        return -1;
+    switch (event.kind) {
+    case BlockKind::ApiCall:
+    case BlockKind::Sync:
+        return m_layout.find(LaneKind::HostThread, event.lane);
+    case BlockKind::Range:
+        return m_layout.find(LaneKind::Range, event.lane, event.depth);
+    default:
+        return m_layout.find(LaneKind::Stream, event.lane);
+    }
+}
+
 void TimelineWidget::zoomToFit() {
     m_viewport.zoomToFit();
     viewportEdited();
+}
+
+std::pair<int64_t, int64_t> TimelineWidget::activityRange(const model::Session& session) {
+    return TimelineActivity::range(session);
+}
+
+void TimelineWidget::zoomToActivity() {
+    if (!m_session)
+        return zoomToFit();
+    const auto [start, end] = activityRange(*m_session);
+    setVisibleRange(start, end);
 }
 
 void TimelineWidget::setVisibleRange(int64_t startNs, int64_t endNs) {
@@ -125,6 +163,14 @@ void TimelineWidget::viewportEdited() {
     m_drawListDirty = true;
     update();
     emit viewportChanged(m_viewport.visibleStartNs(), m_viewport.visibleEndNs());
+}
+
+void TimelineWidget::layoutEdited() {
+    m_drawListDirty = true; // blocks refer to layout rows
+    m_hover = {};
+    updateScrollBar();
+    m_viewport.setWidth(canvasRect().width());
+    update();
 }
 
 void TimelineWidget::updateScrollBar() {
@@ -149,271 +195,140 @@ void TimelineWidget::resizeEvent(QResizeEvent* event) {
     viewportEdited();
 }
 
-void TimelineWidget::wheelEvent(QWheelEvent* event) {
-    const QPoint delta = event->angleDelta();
-    if (event->modifiers() & Qt::ShiftModifier) {
-        m_scrollBar->setValue(m_scrollBar->value() - (delta.y() != 0 ? delta.y() : delta.x()) / 2);
-    } else if (std::abs(delta.x()) > std::abs(delta.y())) {
-        panByPixels(delta.x() / 2.0);
-    } else if (delta.y() != 0) {
-        const QRect canvas = canvasRect();
-        const double x =
-            std::clamp(event->position().x(), double(canvas.left()), double(canvas.right()));
-        // One notch (120) zooms by 1.25.
-        zoomAround(x, std::pow(1.25, delta.y() / 120.0));
-    }
-    event->accept();
-}
+// --- selection, highlight, lanes ---------------------------------------------------------------
 
-void TimelineWidget::mousePressEvent(QMouseEvent* event) {
-    if (event->button() == Qt::LeftButton || event->button() == Qt::MiddleButton) {
-        m_dragging = true;
-        m_lastDragPos = event->position().toPoint();
-        setCursor(Qt::ClosedHandCursor);
-        event->accept();
+void TimelineWidget::selectEvent(const EventRef& event, bool frame) {
+    if (!m_session || !event.isIn(*m_session)) {
+        clearSelection();
         return;
     }
-    QWidget::mousePressEvent(event);
-}
-
-void TimelineWidget::mouseMoveEvent(QMouseEvent* event) {
-    if (!m_dragging)
-        return QWidget::mouseMoveEvent(event);
-    const QPoint pos = event->position().toPoint();
-    const QPoint delta = pos - m_lastDragPos;
-    m_lastDragPos = pos;
-    if (delta.y() != 0)
-        m_scrollBar->setValue(m_scrollBar->value() - delta.y());
-    if (delta.x() != 0)
-        panByPixels(delta.x());
-    event->accept();
-}
-
-void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
-    if (m_dragging) {
-        m_dragging = false;
-        unsetCursor();
-        event->accept();
-        return;
+    m_selection = event;
+    m_range = {};
+    m_link = {};
+    if (event.kind == BlockKind::Sync) {
+        if (!m_correlations)
+            m_correlations = CorrelationIndex::of(m_session);
+        m_link = SyncLink::targets(*m_session, event, *m_correlations);
     }
-    QWidget::mouseReleaseEvent(event);
+    if (frame)
+        frameSelection();
+    update();
+    emit eventSelected(event);
 }
 
-void TimelineWidget::keyPressEvent(QKeyEvent* event) {
-    const QRect canvas = canvasRect();
-    const QPoint cursor = mapFromGlobal(QCursor::pos());
-    const double anchor = canvas.contains(cursor) ? cursor.x() : canvas.center().x();
-    const double panStep = canvas.width() / 8.0;
-    switch (event->key()) {
-    case Qt::Key_W:
-        zoomAround(anchor, 1.25);
-        break;
-    case Qt::Key_S:
-        zoomAround(anchor, 1.0 / 1.25);
-        break;
-    case Qt::Key_A:
-    case Qt::Key_Left:
-        panByPixels(panStep);
-        break;
-    case Qt::Key_D:
-    case Qt::Key_Right:
-        panByPixels(-panStep);
-        break;
-    case Qt::Key_Up:
-        m_scrollBar->setValue(m_scrollBar->value() - TimelineLayout::kThreadHeight);
-        break;
-    case Qt::Key_Down:
-        m_scrollBar->setValue(m_scrollBar->value() + TimelineLayout::kThreadHeight);
-        break;
-    case Qt::Key_Home:
-    case Qt::Key_0:
-        zoomToFit();
-        break;
-    default:
-        QWidget::keyPressEvent(event);
+void TimelineWidget::clearSelection() {
+    const bool had = m_selection.isValid() || m_range.active || !m_highlight.empty();
+    m_selection = {};
+    m_link = {};
+    m_range = {};
+    m_highlight.clear();
+    update();
+    if (had)
+        emit selectionCleared();
+}
+
+void TimelineWidget::selectRange(int64_t startNs, int64_t endNs) {
+    m_range.active = true;
+    m_range.startNs = std::min(startNs, endNs);
+    m_range.endNs = std::max(startNs, endNs);
+    m_selection = {};
+    m_link = {};
+    update();
+    emit rangeSelected(m_range.startNs, m_range.endNs);
+}
+
+void TimelineWidget::highlight(const model::EventSpans& spans) {
+    m_highlight.clear();
+    if (!m_session)
         return;
-    }
-    event->accept();
-}
-
-void TimelineWidget::paintEvent(QPaintEvent*) {
-    QPainter painter(this);
-    painter.fillRect(rect(), palette().base());
-    const QRect canvas = canvasRect();
-    if (!m_session) {
-        painter.setPen(palette().color(QPalette::PlaceholderText));
-        painter.drawText(rect(), Qt::AlignCenter, tr("No session loaded"));
-        return;
-    }
-    paintLanes(painter, canvas);
-    paintHeaders(painter, canvas);
-    paintRuler(painter, canvas);
-}
-
-void TimelineWidget::paintLanes(QPainter& painter, const QRect& canvas) {
-    const DrawList& list = drawList();
-    const auto& lanes = m_layout.lanes();
-    painter.save();
-    painter.setClipRect(canvas);
-    // Lane backgrounds (alternating stripes; group headers shaded).
-    int stripe = 0;
-    for (size_t i = 0; i < lanes.size(); ++i) {
-        const QRect lane = laneRect(static_cast<int>(i));
-        if (lanes[i].isHeader()) {
-            stripe = 0;
-            if (lane.intersects(canvas))
-                painter.fillRect(lane, palette().window().color().darker(104));
+    int64_t first = INT64_MAX;
+    int64_t last = INT64_MIN;
+    EventRef firstEvent;
+    for (const model::EventSpan& span : spans) {
+        if (span.count == 0)
             continue;
+        const EventRef head = EventRef::fromSpan(span);
+        const EventRef tail = EventRef::fromSpan(span, span.count - 1);
+        if (!head.isIn(*m_session) || !tail.isIn(*m_session))
+            continue; // a span from another session: ignore rather than read out of bounds
+        m_highlight.push_back(span);
+        if (head.start(*m_session) < first) {
+            first = head.start(*m_session);
+            firstEvent = head;
         }
-        if (lane.intersects(canvas))
-            painter.fillRect(lane, (stripe % 2) ? palette().alternateBase() : palette().base());
-        ++stripe;
+        last = std::max({last, tail.end(*m_session), head.end(*m_session)});
     }
-    // Ruler grid lines behind the events.
-    painter.setPen(QColor(0, 0, 0, 22));
-    for (const RulerTick& tick : TimeRuler::ticks(m_viewport)) {
-        const int x = canvas.left() + static_cast<int>(std::floor(tick.x));
-        painter.drawLine(x, canvas.top(), x, canvas.bottom());
+    if (m_highlight.empty()) {
+        update();
+        return;
     }
-    // Blocks. Runs of narrow blocks of one colour are coalesced into one rectangle (at full
-    // zoom-out a lane is a few hundred rectangles, not thousands); events a few pixels wide keep
-    // a one-pixel gap at their end so back-to-back events stay distinguishable.
-    constexpr int kNarrow = 3;
-    for (size_t i = 0; i < lanes.size(); ++i) {
-        const QRect lane = laneRect(static_cast<int>(i));
-        if (!lane.intersects(canvas))
-            continue;
-        QRect pending;
-        QRgb pendingColor = 0;
-        bool pendingNarrow = false;
-        auto flush = [&] {
-            if (pending.isValid())
-                painter.fillRect(pending, QColor(pendingColor));
-            pending = QRect();
-        };
-        for (const DrawBlock& block : list.laneBlocks(i)) {
-            const int left = canvas.left() + static_cast<int>(std::floor(block.x0));
-            const int right =
-                std::max(left + 1, canvas.left() + static_cast<int>(std::lround(block.x1)));
-            const bool narrow = right - left <= kNarrow;
-            QRect rect = QRect(QPoint(left, lane.top()), QPoint(right - 1, lane.bottom())) -
-                         insetFor(block.kind);
-            if (!narrow)
-                rect.setRight(rect.right() - 1);
-            if (block.fill < 1.0f) // density: bottom-aligned, as tall as the pixels are busy
-                rect.setTop(rect.bottom() + 1 -
-                            std::max(2, static_cast<int>(std::lround(rect.height() * block.fill))));
-            if (narrow && pendingNarrow && pending.isValid() && pendingColor == block.color &&
-                rect.top() == pending.top() && rect.left() <= pending.right() + 1) {
-                pending.setRight(std::max(pending.right(), rect.right()));
-                continue;
-            }
-            flush();
-            pending = rect;
-            pendingColor = block.color;
-            pendingNarrow = narrow;
-        }
-        flush();
-    }
-    // Labels inside events that are wide enough.
-    QFont font = this->font();
-    font.setPointSizeF(font.pointSizeF() * 0.85);
-    painter.setFont(font);
-    const QFontMetrics metrics(font);
-    for (const DrawLabel& label : list.labels()) {
-        const QRect lane = laneRect(static_cast<int>(label.lane));
-        if (!lane.intersects(canvas))
-            continue;
-        const int left = canvas.left() + std::max(0, static_cast<int>(label.x0)) + 3;
-        const int right = canvas.left() + std::min(canvas.width(), static_cast<int>(label.x1)) - 3;
-        if (right - left < 12)
-            continue;
-        const QString text = metrics.elidedText(label.text, Qt::ElideRight, right - left);
-        if (text.isEmpty() || text == QStringLiteral("…"))
-            continue;
-        painter.setPen(TimelinePalette::textOn(label.color));
-        painter.drawText(QRect(left, lane.top(), right - left, lane.height()),
-                         Qt::AlignVCenter | Qt::AlignLeft, text);
-    }
-    painter.restore();
+    selectEvent(firstEvent); // also clears the range and emits eventSelected
+    frameRange(first, last, rowOf(firstEvent));
 }
 
-void TimelineWidget::paintHeaders(QPainter& painter, const QRect& canvas) {
-    const QRect column(0, canvas.top(), kLaneHeaderWidth, canvas.height());
-    painter.save();
-    painter.setClipRect(column);
-    painter.fillRect(column, palette().window());
-    const auto& lanes = m_layout.lanes();
-    QFont normal = font();
-    QFont bold = font();
-    bold.setBold(true);
-    QFont small = font();
-    small.setPointSizeF(small.pointSizeF() * 0.85);
-    for (size_t i = 0; i < lanes.size(); ++i) {
-        const TimelineLane& lane = lanes[i];
-        const QRect rect = laneRect(static_cast<int>(i));
-        const QRect row(0, rect.top(), kLaneHeaderWidth, rect.height());
-        if (!row.intersects(column))
-            continue;
-        int indent = 8;
-        if (lane.isHeader()) {
-            painter.fillRect(row, palette().window().color().darker(110));
-            painter.setFont(bold);
-            painter.setPen(palette().color(QPalette::WindowText));
-        } else if (lane.kind == LaneKind::Range) {
-            painter.setFont(small);
-            painter.setPen(palette().color(QPalette::PlaceholderText));
-            indent = 24;
-        } else {
-            painter.setFont(normal);
-            painter.setPen(palette().color(QPalette::WindowText));
-            indent = 14;
-        }
-        // Group headers have no events: their titles may run on across the canvas.
-        const QRect text = lane.isHeader()
-                               ? QRect(indent, row.top(), width() - indent - 6, row.height())
-                               : row.adjusted(indent, 0, -6, 0);
-        if (lane.isHeader())
-            painter.setClipRect(QRect(0, canvas.top(), width(), canvas.height()));
-        painter.drawText(
-            text, Qt::AlignVCenter | Qt::AlignLeft,
-            painter.fontMetrics().elidedText(lane.label, Qt::ElideRight, text.width()));
-        painter.setClipRect(column);
-        painter.setPen(palette().color(QPalette::Mid));
-        painter.drawLine(row.bottomLeft(), row.bottomRight());
-    }
-    painter.restore();
-    painter.setPen(palette().color(QPalette::Mid));
-    painter.drawLine(column.topRight(), column.bottomRight());
+void TimelineWidget::clearHighlight() {
+    if (m_highlight.empty())
+        return;
+    m_highlight.clear();
+    update();
 }
 
-void TimelineWidget::paintRuler(QPainter& painter, const QRect& canvas) {
-    const QRect ruler(canvas.left(), 0, canvas.width(), kRulerHeight);
-    painter.fillRect(QRect(0, 0, width(), kRulerHeight), palette().window());
-    // Corner: the visible span, so the scale is readable at a glance.
-    painter.setPen(palette().color(QPalette::WindowText));
-    painter.drawText(QRect(8, 0, kLaneHeaderWidth - 16, kRulerHeight),
-                     Qt::AlignVCenter | Qt::AlignLeft,
-                     tr("View: %1")
-                         .arg(QString::fromStdString(
-                             model::formatDuration(std::llround(m_viewport.visibleDurationNs())))));
-    painter.save();
-    painter.setClipRect(ruler);
-    for (const RulerTick& tick : TimeRuler::ticks(m_viewport)) {
-        const int x = canvas.left() + static_cast<int>(std::floor(tick.x));
-        painter.setPen(palette().color(QPalette::Dark));
-        painter.drawLine(x, kRulerHeight - 8, x, kRulerHeight - 1);
-        // A label cut by the right edge reads as a different number: leave it out.
-        const int textWidth = painter.fontMetrics().horizontalAdvance(tick.label);
-        if (x + 4 + textWidth > ruler.right())
-            continue;
-        painter.setPen(palette().color(QPalette::WindowText));
-        painter.drawText(QRect(x + 4, 0, textWidth + 2, kRulerHeight - 4),
-                         Qt::AlignVCenter | Qt::AlignLeft, tick.label);
+void TimelineWidget::frameRange(int64_t startNs, int64_t endNs, int laneRow) {
+    int64_t span = std::max<int64_t>(endNs - startNs, 1);
+    int64_t margin = std::llround(static_cast<double>(span) * kFrameMargin);
+    if (span + 2 * margin < kMinFrameNs)
+        margin = (kMinFrameNs - span) / 2;
+    setVisibleRange(startNs - margin, endNs + margin);
+    if (laneRow >= 0)
+        ensureRowVisible(laneRow);
+}
+
+void TimelineWidget::frameSelection() {
+    if (!m_session)
+        return;
+    if (!m_highlight.empty()) {
+        int64_t first = INT64_MAX;
+        int64_t last = INT64_MIN;
+        for (const model::EventSpan& span : m_highlight) {
+            first = std::min(first, EventRef::fromSpan(span).start(*m_session));
+            last = std::max(last, EventRef::fromSpan(span, span.count - 1).end(*m_session));
+        }
+        frameRange(first, last);
+    } else if (m_selection.isValid()) {
+        frameRange(m_selection.start(*m_session), m_selection.end(*m_session), rowOf(m_selection));
+    } else if (m_range.active) {
+        frameRange(m_range.startNs, m_range.endNs);
     }
-    painter.restore();
-    painter.setPen(palette().color(QPalette::Mid));
-    painter.drawLine(0, kRulerHeight - 1, width(), kRulerHeight - 1);
+}
+
+void TimelineWidget::ensureRowVisible(int row) {
+    if (row < 0 || static_cast<size_t>(row) >= m_layout.lanes().size())
+        return;
+    const TimelineLane& lane = m_layout.lanes()[row];
+    const int view = height() - kRulerHeight;
+    if (lane.y < m_scrollBar->value())
+        m_scrollBar->setValue(lane.y);
+    else if (lane.y + lane.height > m_scrollBar->value() + view)
+        m_scrollBar->setValue(lane.y + lane.height - view);
+}
+
+void TimelineWidget::toggleLane(int row) {
+    m_layout.toggleCollapsed(row);
+    layoutEdited();
+}
+
+bool TimelineWidget::moveLane(int fromRow, int toRow) {
+    if (!m_layout.moveLane(fromRow, toRow))
+        return false;
+    layoutEdited();
+    return true;
+}
+
+void TimelineWidget::setHover(const EventRef& event) {
+    if (event == m_hover)
+        return;
+    m_hover = event;
+    update(); // overlay only: the draw list stays
 }
 
 } // namespace stallscope::views

@@ -1,8 +1,13 @@
 // The `stallscope` executable as a user runs it: --info prints the summary headless and exits 0,
-// bad files exit non-zero with a one-line message naming the file; --version, --help.
+// bad files exit non-zero with a one-line message naming the file; --version, --help; the batch
+// modes --insights [--json], --convert and --export-chrome on the real GPU recording and on real
+// torch.profiler traces.
 #include "../views/tiny_session.h"
 
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QTemporaryDir>
@@ -19,13 +24,19 @@ private:
         QString err;
     };
 
-    static Run run(const QStringList& arguments) {
+    static QString sourcePath(const char* relative) {
+        return QStringLiteral(STALLSCOPE_SOURCE_DIR "/") + QLatin1String(relative);
+    }
+
+    Run run(const QStringList& arguments) {
         QProcess process;
         // Headless modes must not need a display at all: no platform plugin hint either.
         QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
         environment.remove(QStringLiteral("QT_QPA_PLATFORM"));
         environment.remove(QStringLiteral("DISPLAY"));
         environment.remove(QStringLiteral("WAYLAND_DISPLAY"));
+        // Converted traces are cached: keep the cache inside the test's folder.
+        environment.insert(QStringLiteral("STALLSCOPE_IMPORT_CACHE"), m_dir.filePath("cache"));
         process.setProcessEnvironment(environment);
         process.start(QStringLiteral(STALLSCOPE_EXECUTABLE), arguments);
         if (!process.waitForFinished(30000)) {
@@ -103,6 +114,70 @@ private slots:
         const Run result = run({QStringLiteral("--info")});
         QVERIFY(result.exitCode > 0);
         QVERIFY2(result.err.startsWith(QStringLiteral("stallscope: ")), qPrintable(result.err));
+    }
+
+    void insightsJsonNameTheGuiltyLine() {
+        const Run result =
+            run({QStringLiteral("--insights"), QStringLiteral("--json"),
+                 sourcePath("resources/sample.stallscope")});
+        QVERIFY2(result.exitCode == 0, qPrintable(result.err));
+        QJsonParseError error;
+        const QJsonDocument document = QJsonDocument::fromJson(result.out.toUtf8(), &error);
+        QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
+        const QJsonObject root = document.object();
+        QVERIFY(root.contains(QStringLiteral("summary")));
+        const QJsonObject top = root.value(QStringLiteral("insights")).toArray().at(0).toObject();
+        QCOMPARE(top.value(QStringLiteral("rule")).toString(), QStringLiteral("in-loop-sync"));
+        QCOMPARE(top.value(QStringLiteral("count")).toInt(), 300);
+        const QJsonObject site = top.value(QStringLiteral("site")).toObject();
+        QVERIFY(site.value(QStringLiteral("file")).toString().endsWith("sample_train.py"));
+        QCOMPARE(site.value(QStringLiteral("line")).toInt(), 24); // losses.append(loss.item())
+        QCOMPARE(site.value(QStringLiteral("function")).toString(), QStringLiteral("main"));
+    }
+
+    void insightsTextOnATrace() {
+        const Run result = run({QStringLiteral("--insights"),
+                                sourcePath("tests/interop/data/cpu_loop.json.gz")});
+        QVERIFY2(result.exitCode == 0, qPrintable(result.err));
+        QVERIFY2(result.out.contains(QStringLiteral("in-loop-sync: In-loop sync")) &&
+                     result.out.contains(QStringLiteral("make_traces.py · infer_cpu()")),
+                 qPrintable(result.out));
+        QVERIFY2(result.out.contains(QStringLiteral("pageable-copy")), qPrintable(result.out));
+    }
+
+    void convertWritesASession() {
+        const QString out = m_dir.filePath(QStringLiteral("converted.stallscope"));
+        const Run result = run({QStringLiteral("--convert"),
+                                sourcePath("tests/interop/data/item_loop.json.gz"),
+                                QStringLiteral("-o"), out});
+        QVERIFY2(result.exitCode == 0, qPrintable(result.err));
+        QVERIFY(QFile::exists(out));
+        const Run info = run({QStringLiteral("--info"), out});
+        QCOMPARE(info.exitCode, 0);
+        QVERIFY2(info.out.contains(QStringLiteral("NVIDIA H200")), qPrintable(info.out));
+    }
+
+    void convertRejectsWhatIsNotATrace() {
+        const QString notJson = writeFile(QStringLiteral("notes.json"), "step,loss\n1,0.5\n");
+        const Run result = run({QStringLiteral("--convert"), notJson, QStringLiteral("-o"),
+                                m_dir.filePath(QStringLiteral("never.stallscope"))});
+        QCOMPARE(result.exitCode, 1);
+        QVERIFY2(result.err.startsWith(QStringLiteral("stallscope: ") + notJson + ": malformed JSON"),
+                 qPrintable(result.err));
+        QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("never.stallscope"))));
+        const Run noOutput = run({QStringLiteral("--convert"), notJson});
+        QCOMPARE(noOutput.exitCode, 2);
+    }
+
+    void exportChromeWritesATrace() {
+        const QString out = m_dir.filePath(QStringLiteral("sample.json"));
+        const Run result = run({QStringLiteral("--export-chrome"), out,
+                                sourcePath("resources/sample-cuda.stallscope")});
+        QVERIFY2(result.exitCode == 0, qPrintable(result.err));
+        QFile file(out);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonDocument document = QJsonDocument::fromJson(file.readAll());
+        QVERIFY(document.object().value(QStringLiteral("traceEvents")).toArray().size() > 100);
     }
 
     void version() {

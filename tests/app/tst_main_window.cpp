@@ -1,10 +1,38 @@
 // MainWindow: opening a session (title, summary, lanes), bad files (error shown, no crash, no
-// modal hang), drag & drop of a file URL, cancelling.
+// modal hang), drag & drop of a file URL, cancelling; the analysis docks (cards → timeline,
+// chip → source, stack frame → source, gutter → syncs, tables → timeline, the remap prompt),
+// the find box, recent files, the remembered layout and the shortcuts dialog.
+#include "../views/insight_session.h"
 #include "../views/tiny_session.h"
+#include "analysis_panels.h"
+#include "find_box.h"
+#include "insight_card.h"
+#include "insight_cards_widget.h"
+#include "kernel_table_model.h"
 #include "main_window.h"
+#include "name_statistics.h"
+#include "path_remap_dialog.h"
 #include "session.h"
 #include "session_summary_widget.h"
+#include "shortcuts_dialog.h"
+#include "source_editor.h"
+#include "source_gutter.h"
+#include "source_view.h"
+#include "stack_model.h"
+#include "stack_view.h"
+#include "statistics_tables_widget.h"
 #include "timeline_widget.h"
+
+#include <QDir>
+#include <QDockWidget>
+#include <QMenu>
+#include <QPushButton>
+#include <QSettings>
+#include <QSortFilterProxyModel>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTableWidget>
+#include <QToolButton>
 
 #include <QFile>
 #include <QMessageBox>
@@ -22,6 +50,21 @@ class MainWindowTest : public QObject {
 private:
     QTemporaryDir m_dir;
     QString m_valid;
+    QString m_insightRun;
+
+    // Opens the insight fixture and waits for its analysis.
+    static bool openAndAnalyze(MainWindow& window, const QString& path) {
+        QSignalSpy analyzed(&window, &MainWindow::analysisFinished);
+        if (openAndWait(window, path) != QStringLiteral("loaded"))
+            return false;
+        return analyzed.wait(20000) || !analyzed.isEmpty();
+    }
+    static int cardOf(const views::InsightCardsWidget* cards, model::InsightRule rule) {
+        for (size_t i = 0; i < cards->cards().size(); ++i)
+            if (cards->cards()[i]->insight().rule == rule)
+                return int(i);
+        return -1;
+    }
 
     QString writeFile(const QString& name, const QByteArray& bytes) {
         const QString path = m_dir.filePath(name);
@@ -43,7 +86,13 @@ private:
 
 private slots:
     void initTestCase() {
+        // Recent files, layouts and remap rules go to a throwaway settings location.
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings().clear();
         QVERIFY(m_dir.isValid());
+        m_insightRun = m_dir.filePath(QStringLiteral("insight run.stallscope"));
+        QString insightError;
+        QVERIFY2(insight_session::write(m_insightRun, &insightError), qPrintable(insightError));
         m_valid = m_dir.filePath(QStringLiteral("tiny run.stallscope"));
         QString error;
         QVERIFY2(tiny::write(m_valid, &error), qPrintable(error));
@@ -188,6 +237,230 @@ private slots:
         QVERIFY2(actions.contains(QKeySequence(QKeySequence::Open).toString()),
                  qPrintable(actions.join(',')));
         QVERIFY2(actions.contains(QStringLiteral("Ctrl+Q")), qPrintable(actions.join(',')));
+    }
+
+    void insightCardsAfterLoad() {
+        MainWindow window;
+        window.show();
+        QVERIFY(openAndAnalyze(window, m_insightRun));
+        views::AnalysisPanels* panels = window.panels();
+        QVERIFY(panels->report());
+        views::InsightCardsWidget* cards = panels->insightCards();
+        QVERIFY(!cards->cards().empty());
+        QVERIFY(cards->summaryText().startsWith(QStringLiteral("Wall time")));
+        // Ordered by savings, the in-loop sync at train.py:48 on top.
+        for (size_t i = 1; i < cards->cards().size(); ++i)
+            QVERIFY(cards->card(int(i) - 1)->insight().savingsNs >=
+                    cards->card(int(i))->insight().savingsNs);
+        const int loop = cardOf(cards, model::InsightRule::InLoopSync);
+        QVERIFY(loop >= 0);
+        QCOMPARE(cards->card(loop)->chipText(), QStringLiteral("train.py:48 · train_step"));
+        QVERIFY(panels->insightsDock()->isVisible());
+    }
+
+    void clickingCardHighlightsItsEvents() {
+        MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(openAndAnalyze(window, m_insightRun));
+        views::InsightCardsWidget* cards = window.panels()->insightCards();
+        const int index = cardOf(cards, model::InsightRule::InLoopSync);
+        views::InsightCard* card = cards->card(index);
+        cards->ensureWidgetVisible(card);
+        QTest::mouseClick(card, Qt::LeftButton, {}, QPoint(card->width() - 12, 10));
+        const model::EventSpans& expected = *card->insight().events;
+        QCOMPARE(views::spanEventCount(expected), int64_t(insight_session::kSteps));
+        QVERIFY(window.timelineWidget()->isHighlighting());
+        QCOMPARE(window.timelineWidget()->highlightedSpans(), expected);
+        QCOMPARE(window.panels()->highlightedEvents(), expected);
+        // The events are framed: the first and the last sync lie in the visible range.
+        const auto [first, last] = views::spanExtent(*window.session(), expected);
+        QVERIFY(window.timelineWidget()->viewport().visibleStartNs() <= first);
+        QVERIFY(window.timelineWidget()->viewport().visibleEndNs() >= last);
+        // The stack view shows the first sync's stack: driver, train_step, train.
+        views::StackView* stack = window.panels()->stackView();
+        QCOMPARE(stack->model()->rowCount(), 3);
+        QCOMPARE(stack->model()->functionText(1), QStringLiteral("train_step"));
+        QVERIFY2(stack->caption().contains(QStringLiteral("Stream sync")),
+                 qPrintable(stack->caption()));
+    }
+
+    void chipOpensSourceAndFramesNavigate() {
+        MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(openAndAnalyze(window, m_insightRun));
+        views::AnalysisPanels* panels = window.panels();
+        views::InsightCardsWidget* cards = panels->insightCards();
+        views::InsightCard* card = cards->card(cardOf(cards, model::InsightRule::InLoopSync));
+        cards->ensureWidgetVisible(card);
+        QTest::mouseClick(card->chip(), Qt::LeftButton);
+        views::SourceView* source = panels->sourceView();
+        QVERIFY(panels->sourceDock()->isVisible());
+        QVERIFY(!source->isSourceMissing());
+        QCOMPARE(source->currentFile(), QString::fromLatin1(insight_session::kTrainPath));
+        QCOMPARE(source->currentLine(), insight_session::kTrainLine);
+        QCOMPARE(source->selectedLineText(), QString::fromLatin1(insight_session::kSyncLineText));
+        QCOMPARE(source->editor()->lineMarks().at(insight_session::kTrainLine).count,
+                 int64_t(insight_session::kSteps));
+
+        // Gutter mark → the line's syncs on the timeline.
+        window.timelineWidget()->clearHighlight();
+        const QRect mark = source->editor()->gutterLineRect(insight_session::kTrainLine);
+        QVERIFY(!mark.isEmpty());
+        QTest::mouseClick(source->editor()->gutter(), Qt::LeftButton, {}, mark.center());
+        QCOMPARE(views::spanEventCount(window.timelineWidget()->highlightedSpans()),
+                 int64_t(insight_session::kSteps));
+
+        // A stack frame click navigates: the caller's line.
+        QTest::mouseClick(card, Qt::LeftButton, {}, QPoint(card->width() - 12, 10));
+        QTableView* table = panels->stackView()->table();
+        panels->stackDock()->raise();
+        QTRY_VERIFY(table->isVisible());
+        QTest::mouseClick(table->viewport(), Qt::LeftButton, {},
+                          table->visualRect(table->model()->index(2, 1)).center());
+        QCOMPARE(source->currentLine(), insight_session::kCallerLine);
+        QVERIFY(source->selectedLineText().contains(QStringLiteral("train_step(model")));
+    }
+
+    void missingSourcePromptsAndRemapLoads() {
+        MainWindow window;
+        window.show();
+        QVERIFY(openAndAnalyze(window, m_insightRun));
+        views::AnalysisPanels* panels = window.panels();
+        views::SourceView* source = panels->sourceView();
+        QVERIFY(!panels->openSource(QString::fromLatin1(insight_session::kModelPath),
+                                    insight_session::kModelLine));
+        QVERIFY(source->isSourceMissing());
+        QVERIFY(source->remapButton()->isVisible());
+        QTest::mouseClick(source->remapButton(), Qt::LeftButton);
+        views::PathRemapDialog* dialog = panels->pathRemapDialog();
+        QVERIFY(dialog); // open, and this test still runs: not a nested modal loop
+        // Pre-filled with the recorded directory; point it at a local checkout.
+        const QString local = m_dir.filePath(QStringLiteral("checkout"));
+        QVERIFY(QDir().mkpath(local));
+        QFile file(QDir(local).filePath(QStringLiteral("model.py")));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QByteArray::fromStdString(insight_session::modelSource()));
+        file.close();
+        QTableWidget* rules = dialog->table();
+        QCOMPARE(rules->item(rules->rowCount() - 1, 0)->text(),
+                 QString::fromLatin1(insight_session::kRecordedDir));
+        rules->item(rules->rowCount() - 1, 1)->setText(local);
+        dialog->accept();
+        QVERIFY(!source->isSourceMissing());
+        QCOMPARE(source->selectedLineText(), QString::fromLatin1(insight_session::kModelLineText));
+        // Saved for the next run.
+        QSettings settings;
+        const auto saved = views::PathRemapDialog::loadRules(settings);
+        QCOMPARE(int(saved.size()), 1);
+        QCOMPARE(QString::fromStdString(saved[0].to), local);
+        views::PathRemapDialog::saveRules(settings, {});
+    }
+
+    void tableRowHighlightsEvents() {
+        MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(openAndAnalyze(window, m_insightRun));
+        views::StatisticsTablesWidget* tables = window.panels()->tables();
+        window.panels()->tablesDock()->raise();
+        tables->tabs()->setCurrentIndex(views::StatisticsTablesWidget::KernelsTab);
+        QTableView* table = tables->table(views::StatisticsTablesWidget::KernelsTab);
+        QTRY_VERIFY(table->isVisible());
+        QTest::mouseClick(table->viewport(), Qt::LeftButton, {},
+                          table->visualRect(table->model()->index(0, 0)).center());
+        QCOMPARE(views::spanEventCount(window.timelineWidget()->highlightedSpans()),
+                 int64_t(insight_session::kSteps * insight_session::kLaunchesPerStep / 2));
+        // Sync sites: the model.py site is below the top insights' site, and still maps.
+        tables->tabs()->setCurrentIndex(views::StatisticsTablesWidget::SyncSitesTab);
+        QTableView* sites = tables->table(views::StatisticsTablesWidget::SyncSitesTab);
+        QTRY_VERIFY(sites->isVisible());
+        QCOMPARE(sites->model()->rowCount(), 2);
+        QTest::mouseClick(sites->viewport(), Qt::LeftButton, {},
+                          sites->visualRect(sites->model()->index(1, 0)).center());
+        QCOMPARE(views::spanEventCount(window.timelineWidget()->highlightedSpans()),
+                 int64_t((insight_session::kSteps + 2) / 3));
+    }
+
+    void findBoxHighlightsMatches() {
+        MainWindow window;
+        window.show();
+        QVERIFY(openAndAnalyze(window, m_insightRun));
+        views::FindBox* find = window.findBox();
+        window.focusFindBox();
+        QTest::keyClicks(find, QStringLiteral("SGEMM"));
+        QTest::keyClick(find, Qt::Key_Return);
+        QCOMPARE(views::spanEventCount(window.timelineWidget()->highlightedSpans()),
+                 int64_t(insight_session::kSteps * insight_session::kLaunchesPerStep / 2));
+        // A source function name finds its syncs.
+        find->clear();
+        QTest::keyClicks(find, QStringLiteral("train_step"));
+        QTest::keyClick(find, Qt::Key_Return);
+        QCOMPARE(views::spanEventCount(window.timelineWidget()->highlightedSpans()),
+                 int64_t(insight_session::kSteps));
+        QTest::keyClick(find, Qt::Key_Escape);
+        QVERIFY(find->text().isEmpty());
+        QVERIFY(!window.timelineWidget()->isHighlighting());
+        QCOMPARE(window.panels()->findEvents(QStringLiteral("no such kernel")), int64_t(0));
+    }
+
+    void recentFilesMenu() {
+        QSettings().remove(QStringLiteral("recentFiles"));
+        MainWindow window;
+        window.setErrorDialogsEnabled(false);
+        QVERIFY(!window.recentMenu()->isEnabled());
+        QCOMPARE(openAndWait(window, m_valid), QStringLiteral("loaded"));
+        QCOMPARE(openAndWait(window, m_insightRun), QStringLiteral("loaded"));
+        QCOMPARE(window.recentFiles().size(), 2);
+        QCOMPARE(window.recentFiles().front(), QFileInfo(m_insightRun).absoluteFilePath());
+        QVERIFY(window.recentMenu()->isEnabled());
+        const QList<QAction*> actions = window.recentMenu()->actions();
+        QVERIFY(actions.front()->text().contains(QStringLiteral("insight run.stallscope")));
+        // Choosing the second entry opens it.
+        QSignalSpy loaded(&window, &MainWindow::sessionLoaded);
+        actions.at(1)->trigger();
+        QVERIFY(loaded.wait(10000));
+        QCOMPARE(window.currentFile(), QFileInfo(m_valid).absoluteFilePath());
+    }
+
+    void layoutIsRemembered() {
+        QSettings().remove(QStringLiteral("window"));
+        {
+            MainWindow window;
+            window.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&window));
+            QVERIFY(window.panels()->stackDock()->isVisible());
+            window.panels()->stackDock()->close();
+            window.close(); // saves the layout
+        }
+        MainWindow again;
+        again.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&again));
+        QVERIFY(!again.panels()->stackDock()->isVisible());
+        QVERIFY(again.panels()->insightsDock()->isVisible());
+        again.resetLayout();
+        QVERIFY(again.panels()->stackDock()->isVisible());
+        QSettings().remove(QStringLiteral("window"));
+    }
+
+    void shortcutsAreListed() {
+        MainWindow window;
+        window.show();
+        window.showShortcuts();
+        views::ShortcutsDialog* dialog = window.shortcutsDialog();
+        QVERIFY(dialog);
+        QVERIFY(dialog->isVisible());
+        const QString all = dialog->entries().join(QLatin1Char('\n'));
+        QVERIFY2(all.contains(QStringLiteral("Find\tCtrl+F")), qPrintable(all));
+        QVERIFY2(all.contains(QStringLiteral("Open")), qPrintable(all));
+        QVERIFY2(all.contains(QStringLiteral("Insights\tCtrl+1")), qPrintable(all));
+        QVERIFY(!dialog->timelineHelp().isEmpty());
+        dialog->close();
+        QTRY_VERIFY(!window.shortcutsDialog());
     }
 };
 

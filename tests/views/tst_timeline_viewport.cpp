@@ -138,6 +138,11 @@ private slots:
             << 1'500'000'000.0 << 500'000'000.0 << QStringLiteral("1.5 s");
         QTest::newRow("whole s") << 2'000'000'000.0 << 500'000'000.0 << QStringLiteral("2 s");
         QTest::newRow("zero") << 0.0 << 1'000'000.0 << QStringLiteral("0 ms");
+        // Zoomed far into a long session: a larger unit rather than seven-digit numbers.
+        QTest::newRow("deep µs") << 4'234'620'000.0 << 10'000.0 << QStringLiteral("4234.62 ms");
+        QTest::newRow("deeper µs") << 423'462'000'000.0 << 10'000.0 << QStringLiteral("423.462 s");
+        QTest::newRow("deep ns") << 123'456'700.0 << 100.0 << QStringLiteral("123.4567 ms");
+        QTest::newRow("five digits stay") << 99'990'000.0 << 10'000.0 << QStringLiteral("99990 µs");
     }
     void rulerLabel() {
         QFETCH(double, offset);

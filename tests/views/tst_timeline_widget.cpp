@@ -51,22 +51,30 @@ private slots:
         QStringList labels;
         for (const TimelineLane& lane : widget.layout().lanes())
             labels << lane.label;
-        QVERIFY2(labels.size() == 8, qPrintable(labels.join(QLatin1String(" | "))));
+        QVERIFY2(labels.size() == 9, qPrintable(labels.join(QLatin1String(" | "))));
         QVERIFY(labels[0].startsWith(QStringLiteral("Process 4242")));
         QCOMPARE(labels[1], QStringLiteral("python (4242)"));
         QCOMPARE(widget.layout().lanes()[2].kind, LaneKind::Range);
+        QCOMPARE(labels[2], QStringLiteral("NVTX"));
         QCOMPARE(widget.layout().lanes()[3].kind, LaneKind::Range);
+        QCOMPARE(labels[3], QStringLiteral("NVTX · depth 1"));
         QCOMPARE(labels[4], QStringLiteral("pt_data_worker (4250)"));
         QCOMPARE(labels[5], QStringLiteral("GPU 0 · ") + QString::fromLatin1(tiny::kGpu));
-        QCOMPARE(labels[6], QStringLiteral("GPU 0 · stream 7"));
-        QCOMPARE(labels[7], QStringLiteral("GPU 0 · stream 13"));
+        QCOMPARE(widget.layout().lanes()[6].kind, LaneKind::GpuBusy);
+        QCOMPARE(labels[6], QStringLiteral("GPU 0 · busy"));
+        QCOMPARE(labels[7], QStringLiteral("GPU 0 · stream 7"));
+        QCOMPARE(labels[8], QStringLiteral("GPU 0 · stream 13"));
+        // Tree: threads and the device belong to the process, streams to the device.
+        QCOMPARE(widget.layout().lanes()[1].parent, 0);
+        QCOMPARE(widget.layout().lanes()[3].parent, 1);
+        QCOMPARE(widget.layout().lanes()[8].parent, 5);
     }
 
     void stallColourAtSyncPixels() {
         TimelineWidget widget;
         widget.resize(1000, 400);
         widget.setSession(m_session);
-        // Fit on load: the session spans the canvas.
+        widget.zoomToFit(); // the whole session spans the canvas
         QCOMPARE(widget.viewport().visibleStartNs(), tiny::kStart);
         QVERIFY(std::abs(widget.viewport().visibleEndNs() - tiny::kEnd) <= 1);
         const QImage image = render(widget);

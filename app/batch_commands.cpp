@@ -1,0 +1,102 @@
+#include "batch_commands.h"
+
+#include "chrome_trace_export.h"
+#include "insight_engine.h"
+#include "insight_json.h"
+#include "insight_text.h"
+#include "kineto_importer.h"
+#include "session_database.h"
+#include "session_summary.h"
+
+#include <cstdio>
+#include <string>
+
+namespace stallscope::app {
+
+namespace {
+
+// Sessions load directly; traces are converted (and cached) first. Prints the error itself.
+model::LoadResult loadOrReport(const QString& file) {
+    model::LoadResult result = model::KinetoImporter::loadSessionOrTrace(file.toStdString());
+    if (!result.ok()) {
+        printError(QString::fromStdString(result.error)); // already starts with the path
+        return result;
+    }
+    if (!result.session->warning.empty())
+        std::fprintf(stderr, "stallscope: warning: %s: %s\n", file.toLocal8Bit().constData(),
+                     result.session->warning.c_str());
+    return result;
+}
+
+void printText(const std::string& text) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    if (!text.empty() && text.back() != '\n')
+        std::fputc('\n', stdout);
+}
+
+} // namespace
+
+void printError(const QString& message) {
+    std::fprintf(stderr, "stallscope: %s\n", message.toLocal8Bit().constData());
+}
+
+int runInfo(const QString& file) {
+    const model::LoadResult result = loadOrReport(file);
+    if (!result.ok())
+        return 1;
+    printText(model::SessionSummary::of(*result.session).toText());
+    return 0;
+}
+
+int runInsights(const QString& file, bool json) {
+    const model::LoadResult result = loadOrReport(file);
+    if (!result.ok())
+        return 1;
+    model::SessionDatabase database;
+    std::string error;
+    if (!database.open(result.session->path, &error)) {
+        printError(QStringLiteral("%1: %2").arg(file, QString::fromStdString(error)));
+        return 1;
+    }
+    const model::InsightReport report = model::InsightEngine::analyze(*result.session, database);
+    if (json) {
+        const QByteArray text = model::insightReportToJson(report);
+        std::fwrite(text.constData(), 1, static_cast<size_t>(text.size()), stdout);
+    } else {
+        printText(model::insightReportToText(report));
+    }
+    return 0;
+}
+
+int runConvert(const QString& input, const QString& output) {
+    if (output.isEmpty()) {
+        printError(QStringLiteral("--convert needs an output file: -o OUT.stallscope"));
+        return 2;
+    }
+    const model::KinetoImportResult result =
+        model::KinetoImporter::convert(input.toStdString(), output.toStdString());
+    if (!result.ok) {
+        printError(QString::fromStdString(result.error));
+        return 1;
+    }
+    std::printf("stallscope: wrote %s\n", output.toLocal8Bit().constData());
+    return runInfo(output);
+}
+
+int runExportChrome(const QString& output, const QString& input) {
+    const model::LoadResult result = loadOrReport(input);
+    if (!result.ok())
+        return 1;
+    model::SessionDatabase database;
+    std::string error;
+    if (!database.open(result.session->path, &error) ||
+        !model::exportChromeTrace(*result.session, database, output.toStdString(), &error)) {
+        printError(QString::fromStdString(error));
+        return 1;
+    }
+    std::printf("stallscope: wrote %s (open it in https://ui.perfetto.dev or chrome://tracing)\n",
+                output.toLocal8Bit().constData());
+    return 0;
+}
+
+} // namespace stallscope::app

@@ -1,0 +1,20 @@
+// The headless modes of `stallscope`: they need no display and print to stdout/stderr.
+// Each returns the process exit status: 0 on success, 1 for a bad input file, 2 for bad usage.
+#pragma once
+
+#include <QString>
+
+namespace stallscope::app {
+
+// --info FILE: the session summary.
+int runInfo(const QString& file);
+// --insights [--json] FILE: the insight report as text or JSON.
+int runInsights(const QString& file, bool json);
+// --convert TRACE -o OUT: a torch.profiler trace (or folder of rank traces) to a session file.
+int runConvert(const QString& input, const QString& output);
+// --export-chrome OUT FILE: a session (or trace) as Chrome/Perfetto trace JSON.
+int runExportChrome(const QString& output, const QString& input);
+
+void printError(const QString& message);
+
+} // namespace stallscope::app

@@ -1,0 +1,153 @@
+// InsightCard and InsightCardsWidget on hand-made reports: order, texts, the chip for exact,
+// def-line and unknown sites, the summary and no-findings cards, and the clicks.
+#include "insight_card.h"
+#include "insight_cards_widget.h"
+
+#include <QLabel>
+#include <QSignalSpy>
+#include <QTest>
+#include <QToolButton>
+
+using namespace stallscope;
+using namespace stallscope::views;
+
+namespace {
+
+model::Insight makeInsight(model::InsightRule rule, model::Severity severity, const char* title,
+                           model::SourceSite site, int64_t savings, uint32_t firstEvent) {
+    model::Insight insight;
+    insight.rule = rule;
+    insight.severity = severity;
+    insight.title = title;
+    insight.evidence = std::string("evidence of ") + title;
+    insight.recommendation = "fix it";
+    insight.site = std::move(site);
+    insight.savingsNs = savings;
+    insight.events = std::make_shared<model::EventSpans>(
+        model::EventSpans{{model::LaneKind::Host, model::EventColumn::Sync, 0, firstEvent, 3}});
+    insight.eventCount = 3;
+    return insight;
+}
+
+std::shared_ptr<const model::InsightReport> makeReport() {
+    auto report = std::make_shared<model::InsightReport>();
+    report->summary.wallNs = 2'000'000'000;
+    report->summary.gpuBusyShare = 0.25;
+    report->summary.hostBlockedShare = 0.5;
+    report->summary.hostSyncCount = 40;
+    report->summary.hostBlockedNs = 1'000'000'000;
+    const model::SourceSite python{"/src/train.py", 90, "train_step",
+                                   model::SourceLanguage::Python};
+    const model::SourceSite native{"/src/main.cu", 12, "run", model::SourceLanguage::Native};
+    const model::SourceSite unknown{"<unknown>", 0, "libfoo.so+0x1a2b",
+                                    model::SourceLanguage::Native};
+    report->insights.push_back(makeInsight(model::InsightRule::InLoopSync, model::Severity::High,
+                                           "In-loop sync", python, 900'000'000, 0));
+    report->insights.push_back(makeInsight(model::InsightRule::SyncAttribution,
+                                           model::Severity::Medium, "Stream sync", native,
+                                           300'000'000, 10));
+    report->insights.push_back(makeInsight(model::InsightRule::DeviceSync, model::Severity::Low,
+                                           "Device sync", unknown, 0, 20));
+    return report;
+}
+
+} // namespace
+
+class InsightCardsTest : public QObject {
+    Q_OBJECT
+private slots:
+    void chipText_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("line");
+        QTest::addColumn<QString>("function");
+        QTest::addColumn<int>("language");
+        QTest::addColumn<bool>("defLine");
+        QTest::addColumn<QString>("expected");
+        const int py = int(model::SourceLanguage::Python);
+        const int cc = int(model::SourceLanguage::Native);
+        QTest::newRow("python exact") << "/a/b/train.py" << 90 << "train_step" << py << false
+                                      << QStringLiteral("train.py:90 · train_step");
+        QTest::newRow("python def line") << "/a/b/train.py" << 77 << "train" << py << true
+                                         << QStringLiteral("train.py · train()");
+        QTest::newRow("native ignores def")
+            << "/src/k.cu" << 5 << "launch" << cc << true << QStringLiteral("k.cu:5 · launch");
+        QTest::newRow("no function")
+            << "/src/k.cu" << 5 << "" << cc << false << QStringLiteral("k.cu:5");
+        QTest::newRow("unknown") << "<unknown>" << 0 << "libcuda.so.1+0x2a" << cc << false
+                                 << QStringLiteral("<unknown> (libcuda.so.1+0x2a)");
+    }
+    void chipText() {
+        QFETCH(QString, file);
+        QFETCH(int, line);
+        QFETCH(QString, function);
+        QFETCH(int, language);
+        QFETCH(bool, defLine);
+        QFETCH(QString, expected);
+        const model::SourceSite site{file.toStdString(), line, function.toStdString(),
+                                     model::SourceLanguage(language)};
+        QCOMPARE(InsightCard::chipText(site, defLine), expected);
+    }
+
+    void cardsInReportOrder() {
+        InsightCardsWidget widget;
+        widget.resize(400, 800);
+        widget.setReport(makeReport(), false);
+        QCOMPARE(int(widget.cards().size()), 3);
+        QCOMPARE(widget.card(0)->title(), QStringLiteral("In-loop sync"));
+        QCOMPARE(widget.card(0)->evidence(), QStringLiteral("evidence of In-loop sync"));
+        QCOMPARE(widget.card(0)->chipText(), QStringLiteral("train.py:90 · train_step"));
+        QCOMPARE(widget.card(1)->chipText(), QStringLiteral("main.cu:12 · run"));
+        QVERIFY(widget.card(0)->chip()->isEnabled());
+        QVERIFY(!widget.card(2)->chip()->isEnabled()); // nothing to open
+        QCOMPARE(widget.summaryText(),
+                 QStringLiteral("Wall time 2.000 s · GPU busy 25.0 % · host blocked 50.0 %"));
+        QVERIFY(widget.messageText().isEmpty());
+        // Severity colours differ.
+        QVERIFY(InsightCard::severityColor(model::Severity::High) !=
+                InsightCard::severityColor(model::Severity::Low));
+    }
+
+    void noFindings() {
+        InsightCardsWidget widget;
+        auto report = std::make_shared<model::InsightReport>();
+        report->summary.wallNs = 1'000'000;
+        widget.setReport(report, false);
+        QVERIFY(widget.cards().empty());
+        QVERIFY2(widget.messageText().contains(QStringLiteral("No findings")),
+                 qPrintable(widget.messageText()));
+        QVERIFY(!widget.summaryText().isEmpty());
+        widget.setMessage(QStringLiteral("Analyzing…"));
+        QCOMPARE(widget.messageText(), QStringLiteral("Analyzing…"));
+        QVERIFY(widget.summaryText().isEmpty());
+    }
+
+    void clickCardAndChip() {
+        InsightCardsWidget widget;
+        widget.resize(420, 900);
+        widget.setReport(makeReport(), false);
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QSignalSpy activated(&widget, &InsightCardsWidget::insightActivated);
+        QSignalSpy source(&widget, &InsightCardsWidget::sourceRequested);
+        InsightCard* card = widget.card(1);
+        // On the card's body (its title label passes the click up), away from the chip.
+        QTest::mouseClick(card, Qt::LeftButton, {}, QPoint(card->width() - 10, 8));
+        QCOMPARE(activated.size(), 1);
+        QCOMPARE(activated.front().at(0).toInt(), 1);
+        QVERIFY(card->isSelected());
+        QVERIFY(card->recommendation().contains(QStringLiteral("fix it")));
+        QVERIFY(widget.card(0)->recommendation().isEmpty());
+        QVERIFY(!widget.card(0)->isSelected());
+        QCOMPARE(widget.selectedIndex(), 1);
+        QCOMPARE(source.size(), 0);
+        QTest::mouseClick(widget.card(0)->chip(), Qt::LeftButton);
+        QCOMPARE(source.size(), 1);
+        const auto site = source.front().at(0).value<model::SourceSite>();
+        QCOMPARE(QString::fromStdString(site.file), QStringLiteral("/src/train.py"));
+        QCOMPARE(site.line, int64_t(90));
+        QCOMPARE(activated.size(), 1); // the chip does not also activate the card
+    }
+};
+
+QTEST_MAIN(InsightCardsTest)
+#include "tst_insight_cards.moc"

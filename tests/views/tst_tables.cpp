@@ -1,0 +1,190 @@
+// The statistics tables: per-name kernel and API-call statistics from the session columns, the
+// sync-site model from a report, sorting and filtering through the proxies, row selection
+// reporting the right events; every model (and proxy) passes QAbstractItemModelTester.
+#include "api_call_table_model.h"
+#include "insight_session.h"
+#include "kernel_table_model.h"
+#include "name_statistics.h"
+#include "session_database.h"
+#include "session_loader.h"
+#include "statistics_tables_widget.h"
+#include "sync_site_table_model.h"
+
+#include <QAbstractItemModelTester>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace stallscope;
+using namespace stallscope::views;
+namespace fixture = insight_session;
+
+class TablesTest : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+    std::shared_ptr<const model::Session> m_session;
+    std::shared_ptr<model::SessionDatabase> m_database;
+
+    static std::shared_ptr<const model::InsightReport> report() {
+        auto report = std::make_shared<model::InsightReport>();
+        model::SyncSiteStats a;
+        a.site = {"/p/train.py", 48, "train_step", model::SourceLanguage::Python};
+        a.count = 10;
+        a.blockedNs = 10'000'000;
+        a.medianBlockedNs = 1'000'000;
+        a.share = 0.4;
+        model::SyncSiteStats b;
+        b.site = {"/p/model.py", 12, "forward", model::SourceLanguage::Python};
+        b.count = 4;
+        b.blockedNs = 80'000;
+        b.medianBlockedNs = 20'000;
+        b.share = 0.003;
+        report->sites = {a, b};
+        return report;
+    }
+
+    static int rowOf(const QAbstractItemModel* model, const QString& name) {
+        for (int row = 0; row < model->rowCount(); ++row)
+            if (model->index(row, 0).data().toString() == name)
+                return row;
+        return -1;
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(m_dir.isValid());
+        const QString path = m_dir.filePath(QStringLiteral("run.stallscope"));
+        QString error;
+        QVERIFY2(fixture::write(path, &error), qPrintable(error));
+        model::LoadResult result = model::SessionLoader::load(path.toStdString());
+        QVERIFY2(result.ok(), result.error.c_str());
+        m_session = std::shared_ptr<const model::Session>(std::move(result.session));
+        m_database = std::make_shared<model::SessionDatabase>();
+        std::string message;
+        QVERIFY2(m_database->open(path.toStdString(), &message), message.c_str());
+    }
+
+    void kernelModel() {
+        KernelTableModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSession(m_session, m_database);
+        QCOMPARE(model.rowCount(), 2);
+        const int gemm = rowOf(&model, QString::fromLatin1(fixture::kGemm));
+        QVERIFY(gemm >= 0);
+        const int count = fixture::kSteps * fixture::kLaunchesPerStep / 2;
+        QCOMPARE(model.stats(gemm)->count, int64_t(count));
+        QCOMPARE(model.stats(gemm)->totalNs, int64_t(count) * 100'000);
+        QCOMPARE(model.stats(gemm)->maxNs, int64_t(100'000));
+        QCOMPARE(model.index(gemm, KernelTableModel::AverageColumn).data().toString(),
+                 QStringLiteral("100 µs"));
+        QCOMPARE(model.index(gemm, KernelTableModel::ShareColumn).data().toString(),
+                 QStringLiteral("50.0 %"));
+        QCOMPARE(model.index(gemm, KernelTableModel::GridColumn).data().toString(),
+                 QStringLiteral("(128, 1, 1) × (256, 1, 1)"));
+        // The row's events: every gemm, however they interleave with relu.
+        const model::EventSpans spans = model.events(gemm);
+        QCOMPARE(spanEventCount(spans), int64_t(count));
+        for (const model::EventSpan& span : spans)
+            for (uint32_t i = span.first; i < span.first + span.count; ++i)
+                QCOMPARE(m_session->string(m_session->streamLanes[span.lane].kernels.nameId[i]),
+                         std::string(fixture::kGemm));
+        model.setSession(nullptr, nullptr);
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void apiCallModel() {
+        ApiCallTableModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSession(m_session);
+        const int launch = rowOf(&model, QStringLiteral("cudaLaunchKernel"));
+        const int sync = rowOf(&model, QStringLiteral("cudaStreamSynchronize"));
+        QVERIFY(launch >= 0 && sync >= 0);
+        QCOMPARE(model.stats(launch)->count, int64_t(fixture::kSteps * fixture::kLaunchesPerStep));
+        QCOMPARE(model.stats(sync)->count, int64_t(fixture::kSteps));
+        QCOMPARE(model.stats(sync)->averageNs(), fixture::kSyncNs);
+        QCOMPARE(sync, 0); // largest total first
+        QCOMPARE(spanEventCount(model.events(sync)), int64_t(fixture::kSteps));
+    }
+
+    void syncSiteModel() {
+        SyncSiteTableModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setReport(report());
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.index(0, SyncSiteTableModel::SiteColumn).data().toString(),
+                 QStringLiteral("train.py:48 in train_step"));
+        QCOMPARE(model.index(0, SyncSiteTableModel::TotalColumn).data().toString(),
+                 QStringLiteral("10 ms"));
+        QCOMPARE(model.index(0, SyncSiteTableModel::ShareColumn).data().toString(),
+                 QStringLiteral("40.0 %"));
+        QCOMPARE(model.index(1, SyncSiteTableModel::MedianColumn)
+                     .data(SyncSiteTableModel::SortRole)
+                     .toLongLong(),
+                 20'000LL);
+        model.setReport(nullptr);
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void widgetSortsFiltersAndSelects() {
+        StatisticsTablesWidget widget;
+        widget.resize(900, 400);
+        // Proxies too: what the views see must be a valid model at every step.
+        QAbstractItemModelTester t0(widget.proxy(StatisticsTablesWidget::SyncSitesTab),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t1(widget.proxy(StatisticsTablesWidget::KernelsTab),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t2(widget.proxy(StatisticsTablesWidget::ApiCallsTab),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+        widget.setSession(m_session, m_database);
+        widget.setReport(report());
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+
+        // Sort by count, ascending: 2 ms sorts after 900 µs by value, not by text.
+        QSortFilterProxyModel* apis = widget.proxy(StatisticsTablesWidget::ApiCallsTab);
+        apis->sort(ApiCallTableModel::CountColumn, Qt::AscendingOrder);
+        QCOMPARE(apis->index(0, 0).data().toString(), QStringLiteral("cudaDeviceSynchronize"));
+        QCOMPARE(apis->index(apis->rowCount() - 1, 0).data().toString(),
+                 QStringLiteral("cudaLaunchKernel"));
+
+        // Filtering narrows every table.
+        widget.filterEdit()->setText(QStringLiteral("SGEMM"));
+        QSortFilterProxyModel* kernels = widget.proxy(StatisticsTablesWidget::KernelsTab);
+        QCOMPARE(kernels->rowCount(), 1);
+        QCOMPARE(apis->rowCount(), 0);
+        widget.filterEdit()->clear();
+        QCOMPARE(kernels->rowCount(), 2);
+
+        // Clicking a kernel row reports that kernel's events.
+        QSignalSpy events(&widget, &StatisticsTablesWidget::eventsSelected);
+        widget.tabs()->setCurrentIndex(StatisticsTablesWidget::KernelsTab);
+        QTableView* table = widget.table(StatisticsTablesWidget::KernelsTab);
+        const int row = rowOf(kernels, QString::fromLatin1(fixture::kRelu));
+        QTest::mouseClick(table->viewport(), Qt::LeftButton, {},
+                          table->visualRect(kernels->index(row, 0)).center());
+        QCOMPARE(events.size(), 1);
+        QCOMPARE(events.front().at(1).toString(), QString::fromLatin1(fixture::kRelu));
+        QCOMPARE(spanEventCount(events.front().at(0).value<model::EventSpans>()),
+                 int64_t(fixture::kSteps * fixture::kLaunchesPerStep / 2));
+
+        // A sync-site row reports the site.
+        QSignalSpy sites(&widget, &StatisticsTablesWidget::syncSiteSelected);
+        widget.tabs()->setCurrentIndex(StatisticsTablesWidget::SyncSitesTab);
+        QTableView* siteTable = widget.table(StatisticsTablesWidget::SyncSitesTab);
+        QTest::mouseClick(siteTable->viewport(), Qt::LeftButton, {},
+                          siteTable->visualRect(siteTable->model()->index(1, 0)).center());
+        // (Focusing the table may first make row 0 current: the click's row comes last.)
+        QVERIFY(!sites.isEmpty());
+        QCOMPARE(sites.back().at(0).value<model::SyncSiteStats>().site.line, int64_t(12));
+    }
+};
+
+QTEST_MAIN(TablesTest)
+#include "tst_tables.moc"

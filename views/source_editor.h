@@ -1,0 +1,63 @@
+// SourceEditor: the read-only text of the source view with a gutter (SourceGutter) showing line
+// numbers and, for lines that issued syncs, the blocked time and sync count. The selected line
+// is marked across the full width and centred when set.
+#pragma once
+
+#include <QPlainTextEdit>
+
+#include <cstdint>
+#include <map>
+
+namespace stallscope::views {
+
+class SourceGutter;
+
+struct SourceLineMark {
+    int64_t blockedNs = 0;
+    int64_t count = 0;
+};
+
+class SourceEditor : public QPlainTextEdit {
+    Q_OBJECT
+public:
+    explicit SourceEditor(QWidget* parent = nullptr);
+
+    // Replaces the text; clears the selected line. Marks are kept (set them per file).
+    void setSourceText(const QString& text);
+    void setLineMarks(std::map<int, SourceLineMark> marks);
+    const std::map<int, SourceLineMark>& lineMarks() const { return m_marks; }
+    // 1-based; 0 clears. Scrolls the line to the middle of the view.
+    void setSelectedLine(int line);
+    int selectedLine() const { return m_selectedLine; }
+    QString lineText(int line) const;
+
+    SourceGutter* gutter() const { return m_gutter; }
+    int gutterWidth() const;
+    // The gutter rectangle of a line, in gutter coordinates (empty when the line is not shown).
+    QRect gutterLineRect(int line) const;
+    // The line at a gutter y, or 0.
+    int lineAtGutterY(int y) const;
+    // Colours of the mark column (light/dark aware); public for the gutter.
+    QColor markColor() const;
+
+signals:
+    void lineMarkClicked(int line);
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+    void changeEvent(QEvent* event) override;
+
+private:
+    friend class SourceGutter;
+    void updateGutterWidth();
+    void updateGutter(const QRect& rect, int dy);
+    void updateSelections();
+    void paintGutter(QPaintEvent* event);
+    int markColumnWidth() const;
+
+    SourceGutter* m_gutter = nullptr;
+    std::map<int, SourceLineMark> m_marks;
+    int m_selectedLine = 0;
+};
+
+} // namespace stallscope::views
