@@ -54,7 +54,8 @@ struct Options {
                        "file given with -o, and exit."),
         QStringLiteral("TRACE")};
     QCommandLineOption output{{QStringLiteral("o"), QStringLiteral("output")},
-                              QStringLiteral("Output file of --convert."), QStringLiteral("OUT")};
+                              QStringLiteral("Output file of --convert."),
+                              QStringLiteral("OUT")};
     QCommandLineOption exportChrome{
         QStringLiteral("export-chrome"),
         QStringLiteral("Write FILE as Chrome/Perfetto trace JSON to OUT (.json or .json.gz) and "
@@ -112,9 +113,11 @@ void configure(QCommandLineParser& parser, Options& options) {
         hidden->setFlags(QCommandLineOption::HiddenFromHelp);
         parser.addOption(*hidden);
     }
-    parser.addPositionalArgument(QStringLiteral("FILE"),
-                                 QStringLiteral("A session file (*.stallscope), or a torch.profiler trace (.json, .json.gz, a folder of rank traces)."),
-                                 QStringLiteral("[FILE]"));
+    parser.addPositionalArgument(
+        QStringLiteral("FILE"),
+        QStringLiteral("A session file (*.stallscope), or a torch.profiler trace (.json, .json.gz, "
+                       "a folder of rank traces)."),
+        QStringLiteral("[FILE]"));
 }
 
 // Modes that must not need a display decide the application class before Qt parses anything.

@@ -33,8 +33,12 @@ bool ActivityDecoder::decodeRecord(const void* raw, ActivityBatch* batch) {
         out.contextId = k->contextId;
         out.streamId = k->streamId;
         out.correlationId = k->correlationId;
-        out.grid[0] = k->gridX; out.grid[1] = k->gridY; out.grid[2] = k->gridZ;
-        out.block[0] = k->blockX; out.block[1] = k->blockY; out.block[2] = k->blockZ;
+        out.grid[0] = k->gridX;
+        out.grid[1] = k->gridY;
+        out.grid[2] = k->gridZ;
+        out.block[0] = k->blockX;
+        out.block[1] = k->blockY;
+        out.block[2] = k->blockZ;
         out.registers = k->registersPerThread;
         out.staticShared = k->staticSharedMemory;
         out.dynamicShared = k->dynamicSharedMemory;

@@ -26,8 +26,7 @@ ApiClass ApiClassifier::classify(std::string_view name) {
         return ApiClass::EventSync;
     if (startsWith(name, "cudaStreamWaitEvent") || startsWith(name, "cuStreamWaitEvent"))
         return ApiClass::StreamWaitEvent;
-    if (startsWith(name, "cudaMemcpy") || startsWith(name, "cuMemcpy"))
-    {
+    if (startsWith(name, "cudaMemcpy") || startsWith(name, "cuMemcpy")) {
         if (!contains(name, "Async"))
             return ApiClass::CopySync;
         for (std::string_view deviceOnly : {"HtoD", "DtoD", "Peer", "HtoA", "ToArray", "ToSymbol"})

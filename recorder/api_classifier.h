@@ -11,16 +11,16 @@ namespace stallscope::recorder {
 
 enum class ApiClass : uint8_t {
     None = 0,
-    StreamSync,     // cudaStreamSynchronize*, cuStreamSynchronize*
-    DeviceSync,     // cudaDeviceSynchronize, cudaThreadSynchronize, cuCtxSynchronize*
-    EventSync,      // cudaEventSynchronize, cuEventSynchronize
+    StreamSync, // cudaStreamSynchronize*, cuStreamSynchronize*
+    DeviceSync, // cudaDeviceSynchronize, cudaThreadSynchronize, cuCtxSynchronize*
+    EventSync,  // cudaEventSynchronize, cuEventSynchronize
     StreamWaitEvent,
-    CopySync,       // cudaMemcpy (no Async): blocks the host
-    CopyAsync,      // cudaMemcpyAsync and friends: blocks when the host side is pageable
+    CopySync,        // cudaMemcpy (no Async): blocks the host
+    CopyAsync,       // cudaMemcpyAsync and friends: blocks when the host side is pageable
     CopyAsyncDevice, // async copies that never write host memory (HtoD, DtoD, peer): no stack
     Memset,
     Launch,
-    Alloc,          // malloc/free family: may synchronize
+    Alloc, // malloc/free family: may synchronize
     EventRecord,
 };
 

@@ -1,7 +1,7 @@
 // CallbackHandler: the CUPTI API callback, the one piece of the recorder on the target's hot path.
 // At API ENTER of a sync or a copy that may block it captures the thread's stack into a slot of the
-// thread's EventRing; at EXIT it stamps the end time and publishes the slot. Everything else (launch
-// records, kernels) comes from CUPTI activity records, which cost less than callbacks.
+// thread's EventRing; at EXIT it stamps the end time and publishes the slot. Everything else
+// (launch records, kernels) comes from CUPTI activity records, which cost less than callbacks.
 #pragma once
 
 #include "api_classifier.h"

@@ -37,7 +37,9 @@ void EventRing::publish() {
     }
 }
 
-void EventRing::setWakeup(void (*wakeup)()) { g_wakeup.store(wakeup); }
+void EventRing::setWakeup(void (*wakeup)()) {
+    g_wakeup.store(wakeup);
+}
 
 EventRing* EventRing::forThisThread() {
     if (t_ring)

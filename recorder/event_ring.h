@@ -1,6 +1,6 @@
-// EventRing: a single-producer/single-consumer ring of HostEvents. Each target thread that reaches a
-// recorded API owns one (allocated on its first event, then never freed, so the writer may drain it
-// after the thread exited). The producer never blocks and never allocates: a full ring drops the
+// EventRing: a single-producer/single-consumer ring of HostEvents. Each target thread that reaches
+// a recorded API owns one (allocated on its first event, then never freed, so the writer may drain
+// it after the thread exited). The producer never blocks and never allocates: a full ring drops the
 // event and counts it.
 #pragma once
 

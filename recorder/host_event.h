@@ -11,19 +11,19 @@ inline constexpr int kMaxPythonFrames = 48;
 struct HostEvent {
     enum class Type : uint8_t { ApiCall = 1, Scope = 2 };
     Type type = Type::ApiCall;
-    uint8_t domain = 0;    // CUPTI callback domain (ApiCall)
-    uint8_t apiClass = 0;  // ApiClass
+    uint8_t domain = 0;   // CUPTI callback domain (ApiCall)
+    uint8_t apiClass = 0; // ApiClass
     uint8_t reserved = 0;
     uint32_t cbid = 0;
     uint32_t correlationId = 0;
     int32_t tid = 0;
-    int32_t depth = 0;          // stack frames, or scope nesting depth
-    uint32_t captureNs = 0;     // time the native stack capture took (0 when none)
+    int32_t depth = 0;            // stack frames, or scope nesting depth
+    uint32_t captureNs = 0;       // time the native stack capture took (0 when none)
     uint32_t pythonCaptureNs = 0; // time the Python frame capture took (0 when none)
-    int32_t pythonDepth = 0;    // Python frames in `python`, innermost first
+    int32_t pythonDepth = 0;      // Python frames in `python`, innermost first
     int64_t startNs = 0;
     int64_t endNs = 0;
-    uint64_t stackHash = 0;     // 0: no stack; covers native and Python frames
+    uint64_t stackHash = 0; // 0: no stack; covers native and Python frames
     union {
         uintptr_t pcs[kMaxStackFrames];
         char name[kMaxStackFrames * sizeof(uintptr_t)]; // Scope: NUL-terminated label

@@ -34,7 +34,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
 
 // NVTX looks this symbol up in the library named by NVTX_INJECTION64_PATH. CUPTI implements it; we
 // forward so that one variable (pointing at us) serves both, whatever libcupti path is in use.
-extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(const void* exports) {
+extern "C" __attribute__((visibility("default"))) int
+InitializeInjectionNvtx2(const void* exports) {
     Dl_info info;
     if (!dladdr(reinterpret_cast<void*>(&cuptiSubscribe), &info) || !info.dli_fname)
         return 0;
@@ -55,11 +56,15 @@ bool start(const Options& options) {
         if (options.outputPath)
             config.outputPattern = options.outputPath;
         config.stacks = options.stacks;
-        config.stackDepth = options.stackDepth < 1 ? 1 : options.stackDepth > 96 ? 96 : options.stackDepth;
+        config.stackDepth = options.stackDepth < 1    ? 1
+                            : options.stackDepth > 96 ? 96
+                                                      : options.stackDepth;
         if (options.kinds)
             config.applyKinds(options.kinds, &warnings);
         config.bufferBytes = options.bufferBytes < (64u << 10) ? (64u << 10) : options.bufferBytes;
-        config.flushMs = options.flushMs < 10 ? 10 : options.flushMs > 1000 ? 1000 : options.flushMs;
+        config.flushMs = options.flushMs < 10     ? 10
+                         : options.flushMs > 1000 ? 1000
+                                                  : options.flushMs;
         config.disabled = false;
         if (!warnings.empty())
             fprintf(stderr, "stallscope: %s\n", warnings.c_str());
@@ -76,7 +81,9 @@ void stop() {
     }
 }
 
-bool recording() { return Recorder::instance().active(); }
+bool recording() {
+    return Recorder::instance().active();
+}
 
 namespace {
 thread_local int t_scopeDepth = 0;

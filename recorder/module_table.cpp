@@ -41,7 +41,8 @@ std::string readBuildId(const dl_phdr_info* info) {
             const char* next = desc + ((note.n_descsz + 3) & ~3u);
             if (next > end)
                 break;
-            if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 && memcmp(name, "GNU", 4) == 0) {
+            if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 &&
+                memcmp(name, "GNU", 4) == 0) {
                 static const char digits[] = "0123456789abcdef";
                 std::string hex;
                 hex.reserve(note.n_descsz * 2);

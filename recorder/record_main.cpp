@@ -26,7 +26,8 @@ const char* kUsage =
     "\n"
     "  -o, --output FILE      session file (default: PROGRAM.stallscope); child processes\n"
     "                         that use CUDA write FILE-stem.<pid>.stallscope beside it\n"
-    "  --kinds LIST           what to record: kernel,memcpy,memset,sync,runtime,driver,nvtx,events\n"
+    "  --kinds LIST           what to record: "
+    "kernel,memcpy,memset,sync,runtime,driver,nvtx,events\n"
     "                         (default: all but events; '-nvtx' removes one)\n"
     "  --no-stacks            do not capture CPU stacks at syncs\n"
     "  --stack-depth N        frames per stack (default 64, max 96)\n"
@@ -138,20 +139,34 @@ int main(int argc, char** argv) {
                 command.push_back(argv[i]);
             break;
         }
-        if (a == "-o" || a == "--output") output = value("--output");
-        else if (a == "--library") library = value("--library");
-        else if (a == "--kinds") kinds = value("--kinds");
-        else if (a == "--buffer-size") bufferSize = value("--buffer-size");
-        else if (a == "--flush-ms") flushMs = value("--flush-ms");
-        else if (a == "--stack-depth") stackDepth = value("--stack-depth");
-        else if (a == "--no-stacks") stacks = false;
-        else if (a == "--no-symbolize") symbolize = false;
-        else if (a == "--debug-dir") symbolizeOptions.debugDirectories.push_back(value("--debug-dir"));
-        else if (a == "--remap") symbolizeOptions.remaps.push_back(value("--remap"));
-        else if (a == "--symbolize") symbolizeOnly = value("--symbolize");
-        else if (a == "-q" || a == "--quiet") quiet = true;
-        else if (a == "-h" || a == "--help") { fputs(kUsage, stdout); return 0; }
-        else {
+        if (a == "-o" || a == "--output")
+            output = value("--output");
+        else if (a == "--library")
+            library = value("--library");
+        else if (a == "--kinds")
+            kinds = value("--kinds");
+        else if (a == "--buffer-size")
+            bufferSize = value("--buffer-size");
+        else if (a == "--flush-ms")
+            flushMs = value("--flush-ms");
+        else if (a == "--stack-depth")
+            stackDepth = value("--stack-depth");
+        else if (a == "--no-stacks")
+            stacks = false;
+        else if (a == "--no-symbolize")
+            symbolize = false;
+        else if (a == "--debug-dir")
+            symbolizeOptions.debugDirectories.push_back(value("--debug-dir"));
+        else if (a == "--remap")
+            symbolizeOptions.remaps.push_back(value("--remap"));
+        else if (a == "--symbolize")
+            symbolizeOnly = value("--symbolize");
+        else if (a == "-q" || a == "--quiet")
+            quiet = true;
+        else if (a == "-h" || a == "--help") {
+            fputs(kUsage, stdout);
+            return 0;
+        } else {
             fprintf(stderr, "stallscope-record: unknown option '%s'\n%s", a.c_str(), kUsage);
             return 2;
         }
@@ -187,10 +202,14 @@ int main(int argc, char** argv) {
         "STALLSCOPE_OUTPUT=" + output,
         std::string("STALLSCOPE_STACKS=") + (stacks ? "1" : "0"),
     };
-    if (!kinds.empty()) env.push_back("STALLSCOPE_KINDS=" + kinds);
-    if (!bufferSize.empty()) env.push_back("STALLSCOPE_BUFFER_SIZE=" + bufferSize);
-    if (!flushMs.empty()) env.push_back("STALLSCOPE_FLUSH_MS=" + flushMs);
-    if (!stackDepth.empty()) env.push_back("STALLSCOPE_STACK_DEPTH=" + stackDepth);
+    if (!kinds.empty())
+        env.push_back("STALLSCOPE_KINDS=" + kinds);
+    if (!bufferSize.empty())
+        env.push_back("STALLSCOPE_BUFFER_SIZE=" + bufferSize);
+    if (!flushMs.empty())
+        env.push_back("STALLSCOPE_FLUSH_MS=" + flushMs);
+    if (!stackDepth.empty())
+        env.push_back("STALLSCOPE_STACK_DEPTH=" + stackDepth);
 
     TargetRunner::Result run = TargetRunner::run(command, env);
     if (!run.started) {
@@ -208,7 +227,8 @@ int main(int argc, char** argv) {
     SessionFinalizer::Summary summary;
     std::string error;
     if (!SessionFinalizer::finalize(output, outcome, &summary, &error)) {
-        fprintf(stderr, "stallscope-record: cannot finalize %s: %s\n", output.c_str(), error.c_str());
+        fprintf(stderr, "stallscope-record: cannot finalize %s: %s\n", output.c_str(),
+                error.c_str());
         return run.exitCode;
     }
     const std::vector<std::string> children = childSessions(output);
@@ -226,17 +246,17 @@ int main(int argc, char** argv) {
             snprintf(ending, sizeof(ending), "killed by signal %d", run.signal);
         else
             snprintf(ending, sizeof(ending), "exit %d", run.exitCode);
-        fprintf(stderr,
-                "stallscope: %s (%s): %lld kernels, %lld syncs blocking %.3f s, %lld copies, "
-                "%lld call stacks (capture median %lld ns), %lld dropped; target %s after %.2f s%s\n",
-                output.c_str(), summary.status.c_str(), (long long)summary.kernels,
-                (long long)summary.syncs, double(summary.blockedNs) / 1e9,
-                (long long)summary.memcpys, (long long)summary.stacks,
-                (long long)summary.captureMedianNs, (long long)summary.dropped, ending,
-                double(run.endNs - run.startNs) / 1e9,
-                children.empty()
-                    ? ""
-                    : (" (+" + std::to_string(children.size()) + " child sessions)").c_str());
+        fprintf(
+            stderr,
+            "stallscope: %s (%s): %lld kernels, %lld syncs blocking %.3f s, %lld copies, "
+            "%lld call stacks (capture median %lld ns), %lld dropped; target %s after %.2f s%s\n",
+            output.c_str(), summary.status.c_str(), (long long)summary.kernels,
+            (long long)summary.syncs, double(summary.blockedNs) / 1e9, (long long)summary.memcpys,
+            (long long)summary.stacks, (long long)summary.captureMedianNs,
+            (long long)summary.dropped, ending, double(run.endNs - run.startNs) / 1e9,
+            children.empty()
+                ? ""
+                : (" (+" + std::to_string(children.size()) + " child sessions)").c_str());
     }
     return run.exitCode;
 }

@@ -31,8 +31,9 @@ bool symbolizeSession(const std::string& path, const RecordSymbolizeOptions& opt
         return false;
     }
     if (!options.quiet)
-        std::fprintf(stderr, "stallscope: symbolized %s: %lld of %lld native frames resolved "
-                             "(%lld with lines), %lld user frames, %lld sources embedded\n",
+        std::fprintf(stderr,
+                     "stallscope: symbolized %s: %lld of %lld native frames resolved "
+                     "(%lld with lines), %lld user frames, %lld sources embedded\n",
                      path.c_str(), static_cast<long long>(stats.resolvedFrames),
                      static_cast<long long>(stats.nativeFrames),
                      static_cast<long long>(stats.framesWithLines),

@@ -56,12 +56,22 @@ void CUPTIAPI bufferCompletedTrampoline(CUcontext context, uint32_t streamId, ui
         recorder.pushBatch(batch);
 }
 
-uint64_t CUPTIAPI monotonicTimestamp() { return uint64_t(CallbackHandler::nowNs()); }
+uint64_t CUPTIAPI monotonicTimestamp() {
+    return uint64_t(CallbackHandler::nowNs());
+}
 
-void atExitTrampoline() { Recorder::instance().onAtExit(); }
-void wakeWriter() { Recorder::instance().wake(); }
-void forkChildTrampoline() { Recorder::instance().onForkChild(); }
-void signalTrampoline(int signal) { Recorder::instance().onSignal(signal); }
+void atExitTrampoline() {
+    Recorder::instance().onAtExit();
+}
+void wakeWriter() {
+    Recorder::instance().wake();
+}
+void forkChildTrampoline() {
+    Recorder::instance().onForkChild();
+}
+void signalTrampoline(int signal) {
+    Recorder::instance().onSignal(signal);
+}
 
 std::string readFile(const char* path) {
     std::string text;
@@ -179,8 +189,8 @@ bool Recorder::enableActivities() {
     // API records only for what the analysis reads: the RUNTIME/DRIVER kinds would record every
     // call (~1.7 us per launch measured, shared/notes/gpu-facts.md).
     for (int domain : {ApiClassifier::kRuntimeDomain, ApiClassifier::kDriverDomain}) {
-        bool wanted = domain == ApiClassifier::kRuntimeDomain ? m_config.runtimeApi
-                                                               : m_config.driverApi;
+        bool wanted =
+            domain == ApiClassifier::kRuntimeDomain ? m_config.runtimeApi : m_config.driverApi;
         if (!wanted)
             continue;
         for (uint32_t cbid : m_classifier.interesting(domain)) {
@@ -188,8 +198,9 @@ bool Recorder::enableActivities() {
                                      ? cuptiActivityEnableRuntimeApi(cbid, 1)
                                      : cuptiActivityEnableDriverApi(cbid, 1);
             if (result != CUPTI_SUCCESS) {
-                reportError(domain == ApiClassifier::kRuntimeDomain ? "cuptiActivityEnableRuntimeApi"
-                                                                    : "cuptiActivityEnableDriverApi",
+                reportError(domain == ApiClassifier::kRuntimeDomain
+                                ? "cuptiActivityEnableRuntimeApi"
+                                : "cuptiActivityEnableDriverApi",
                             result);
                 break;
             }
@@ -238,8 +249,9 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     CUpti_SubscriberHandle subscriber = nullptr;
     CUptiResult result = cuptiSubscribe(&subscriber, apiTrampoline, nullptr);
     if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-        fprintf(stderr, "stallscope: another CUPTI client (torch.profiler, Nsight Systems, ...) is "
-                        "already attached to process %lld; it runs untraced by stallscope.\n",
+        fprintf(stderr,
+                "stallscope: another CUPTI client (torch.profiler, Nsight Systems, ...) is "
+                "already attached to process %lld; it runs untraced by stallscope.\n",
                 static_cast<long long>(m_pid));
         return false;
     }
@@ -312,8 +324,9 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
         m_writer->setMeta("clock_warning", "CUPTI clock kept (STALLSCOPE_CLOCK=cupti)");
     } else if (clockMode == "callback") {
         if ((result = cuptiActivityRegisterTimestampCallback(monotonicTimestamp)) != CUPTI_SUCCESS)
-            reportError("cuptiActivityRegisterTimestampCallback (timestamps not on CLOCK_MONOTONIC)",
-                        result);
+            reportError(
+                "cuptiActivityRegisterTimestampCallback (timestamps not on CLOCK_MONOTONIC)",
+                result);
     } else {
         clockMode = "offset";
         m_shiftClock.store(true);

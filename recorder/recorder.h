@@ -2,8 +2,8 @@
 // writer thread (SessionSink + SessionWriter), and the exit, signal and fork handling.
 //
 // Safety contract: nothing here throws into the host or aborts it. A CUPTI error is recorded in the
-// session's diagnostics table and printed once; if CUPTI is taken by another client (torch.profiler,
-// Nsight) the process runs untraced with one clear message.
+// session's diagnostics table and printed once; if CUPTI is taken by another client
+// (torch.profiler, Nsight) the process runs untraced with one clear message.
 #pragma once
 
 #include "api_classifier.h"

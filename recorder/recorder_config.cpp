@@ -28,10 +28,20 @@ uint64_t parseSize(const char* value, uint64_t fallback) {
     if (end == value)
         return fallback;
     switch (*end) {
-    case 'k': case 'K': n <<= 10; break;
-    case 'm': case 'M': n <<= 20; break;
-    case 'g': case 'G': n <<= 30; break;
-    default: break;
+    case 'k':
+    case 'K':
+        n <<= 10;
+        break;
+    case 'm':
+    case 'M':
+        n <<= 20;
+        break;
+    case 'g':
+    case 'G':
+        n <<= 30;
+        break;
+    default:
+        break;
     }
     return n;
 }
@@ -103,7 +113,9 @@ RecorderConfig RecorderConfig::fromEnvironment(std::string* warnings) {
     }
     if (const char* v = env("STALLSCOPE_BUFFER_SIZE")) {
         uint64_t bytes = parseSize(v, config.bufferBytes);
-        config.bufferBytes = bytes < (64u << 10) ? (64u << 10) : bytes > (256ull << 20) ? (256ull << 20) : bytes;
+        config.bufferBytes = bytes < (64u << 10)      ? (64u << 10)
+                             : bytes > (256ull << 20) ? (256ull << 20)
+                                                      : bytes;
     }
     if (const char* v = env("STALLSCOPE_FLUSH_MS")) {
         int ms = atoi(v);
@@ -121,7 +133,8 @@ std::string RecorderConfig::outputPathFor(int64_t pid) const {
     std::string pidText = std::to_string(pid);
     bool hadPid = false;
     for (size_t i = 0; i < outputPattern.size(); ++i) {
-        if (outputPattern[i] == '%' && i + 1 < outputPattern.size() && outputPattern[i + 1] == 'p') {
+        if (outputPattern[i] == '%' && i + 1 < outputPattern.size() &&
+            outputPattern[i + 1] == 'p') {
             path += pidText;
             hadPid = true;
             ++i;

@@ -14,16 +14,16 @@ struct RecorderConfig {
     bool memcpy = true;
     bool memset = true;
     bool syncs = true;
-    bool runtimeApi = true;   // launches, copies, syncs, allocations, event records (not all APIs)
-    bool driverApi = true;    // same filter, driver entry points
+    bool runtimeApi = true; // launches, copies, syncs, allocations, event records (not all APIs)
+    bool driverApi = true;  // same filter, driver entry points
     bool nvtx = true;
-    bool cudaEvents = false;  // CUDA_EVENT records: off by default (one record per cudaEventRecord)
+    bool cudaEvents = false; // CUDA_EVENT records: off by default (one record per cudaEventRecord)
     bool stacks = true;
     bool pythonFrames = true; // Python frames with each stack when the process hosts CPython
     int stackDepth = 64;
     uint64_t bufferBytes = 8ull << 20;
     int flushMs = 500;
-    int64_t rootPid = 0;      // set by stallscope-record: this pid writes outputPattern unchanged
+    int64_t rootPid = 0; // set by stallscope-record: this pid writes outputPattern unchanged
     bool disabled = false;
 
     // Reads the environment. Unknown values are reported in *warnings (never fatal).

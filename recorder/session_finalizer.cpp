@@ -100,12 +100,13 @@ bool SessionFinalizer::finalize(const std::string& path, const Outcome& outcome,
     summary->status = status;
     summary->kernels = queryInt(db, "SELECT count(*) FROM kernels");
     summary->syncs = queryInt(db, "SELECT count(*) FROM syncs WHERE kind != 4");
-    summary->blockedNs = queryInt(db, "SELECT COALESCE(sum(end_ns - start_ns), 0) FROM syncs WHERE kind != 4");
+    summary->blockedNs =
+        queryInt(db, "SELECT COALESCE(sum(end_ns - start_ns), 0) FROM syncs WHERE kind != 4");
     summary->memcpys = queryInt(db, "SELECT count(*) FROM memcpys");
     summary->stacks = queryInt(db, "SELECT count(*) FROM stacks");
     summary->dropped = queryInt(db, "SELECT COALESCE(sum(count), 0) FROM dropped");
-    summary->captureMedianNs =
-        queryInt(db, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'stack_capture_median_ns'");
+    summary->captureMedianNs = queryInt(
+        db, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'stack_capture_median_ns'");
     sqlite3_close(db);
     return rc == SQLITE_OK;
 }

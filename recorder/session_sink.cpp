@@ -40,7 +40,8 @@ constexpr uint32_t kInvalidId = 0xffffffffu; // CUPTI_SYNCHRONIZATION_INVALID_VA
 } // namespace
 
 SessionSink::SessionSink(format::SessionWriter* writer)
-    : m_writer(writer), m_stackInterner(writer, [this](uintptr_t pc) { return moduleRowFor(pc); }) {}
+    : m_writer(writer), m_stackInterner(writer, [this](uintptr_t pc) { return moduleRowFor(pc); }) {
+}
 
 void SessionSink::beginProcess(int64_t pid, const std::string& host, const std::string& command,
                                int64_t startNs) {
@@ -202,12 +203,20 @@ void SessionSink::emitSync(const PendingHost* host, const ActivityRecord* record
     ApiClass c = host ? ApiClass(host->apiClass) : ApiClass::None;
     uint32_t type = record ? record->syncType : 0;
     switch (type) {
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE: row.kind = SyncKind::Event; break;
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT: row.kind = SyncKind::StreamWaitEvent; break;
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE: row.kind = SyncKind::Stream; break;
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE: row.kind = SyncKind::Device; break;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE:
+        row.kind = SyncKind::Event;
+        break;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT:
+        row.kind = SyncKind::StreamWaitEvent;
+        break;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE:
+        row.kind = SyncKind::Stream;
+        break;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE:
+        row.kind = SyncKind::Device;
+        break;
     default:
-        row.kind = c == ApiClass::EventSync          ? SyncKind::Event
+        row.kind = c == ApiClass::EventSync         ? SyncKind::Event
                    : c == ApiClass::StreamWaitEvent ? SyncKind::StreamWaitEvent
                    : c == ApiClass::DeviceSync      ? SyncKind::Device
                                                     : SyncKind::Stream;
@@ -255,7 +264,8 @@ void SessionSink::emitCopySync(const PendingHost& host, const PendingCopy* copy)
 void SessionSink::handleMarker(const ActivityRecord& record, const ActivityBatch& batch) {
     if (record.markerFlags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
         int& depth = m_markerDepth[record.tid];
-        OpenMarker open{record.startNs, m_writer->internString(batch.text(record.nameOffset, record.nameLength)),
+        OpenMarker open{record.startNs,
+                        m_writer->internString(batch.text(record.nameOffset, record.nameLength)),
                         record.tid, depth};
         ++depth;
         m_openMarkers[record.markerId] = open;
@@ -324,10 +334,11 @@ void SessionSink::consumeBatch(const ActivityBatch& batch) {
             row.isAsync = r.isAsync;
             m_writer->addMemcpy(row);
             ++m_stats.memcpys;
-            PendingCopy copy{r.copyKind, r.dstKind, r.srcKind, row.streamId, monotonicNs(),
-                             r.correlationId};
+            PendingCopy copy{r.copyKind,   r.dstKind,     r.srcKind,
+                             row.streamId, monotonicNs(), r.correlationId};
             auto host = m_pendingHost.find(r.correlationId);
-            if (host != m_pendingHost.end() && ApiClassifier::isCopy(ApiClass(host->second.apiClass))) {
+            if (host != m_pendingHost.end() &&
+                ApiClassifier::isCopy(ApiClass(host->second.apiClass))) {
                 emitCopySync(host->second, &copy);
                 m_pendingHost.erase(host);
             } else {
@@ -470,7 +481,8 @@ void SessionSink::finishProcess(int64_t endNs) {
     m_writer->setMeta("stack_capture_p90_ns", std::to_string(capturePercentileNs(0.9)));
     if (m_pythonCapture.count()) {
         m_writer->setMeta("python_capture_count", std::to_string(m_pythonCapture.count()));
-        m_writer->setMeta("python_capture_median_ns", std::to_string(m_pythonCapture.percentile(0.5)));
+        m_writer->setMeta("python_capture_median_ns",
+                          std::to_string(m_pythonCapture.percentile(0.5)));
         m_writer->setMeta("python_capture_p90_ns", std::to_string(m_pythonCapture.percentile(0.9)));
     }
     m_writer->setMeta("dropped_records", std::to_string(m_stats.droppedRecords));

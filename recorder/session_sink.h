@@ -1,7 +1,7 @@
 // SessionSink: the writer-thread side. Turns HostEvents (from target threads) and ActivityBatches
-// (from CUPTI) into session rows: joins syncs and blocking copies to the stack captured at API entry
-// by correlation id, interns stacks by hash, maps CUPTI ids (device, context, stream, tid) to rows,
-// keeps the module table current. Single-threaded by design: only the writer thread calls it.
+// (from CUPTI) into session rows: joins syncs and blocking copies to the stack captured at API
+// entry by correlation id, interns stacks by hash, maps CUPTI ids (device, context, stream, tid) to
+// rows, keeps the module table current. Single-threaded by design: only the writer thread calls it.
 #pragma once
 
 #include "activity_record.h"
@@ -45,7 +45,9 @@ public:
     int64_t processId() const { return m_processId; }
     // Median / 90th percentile of the stack capture times seen, ns (0 when none).
     int64_t captureMedianNs() const { return m_nativeCapture.percentile(0.5); }
-    int64_t capturePercentileNs(double fraction) const { return m_nativeCapture.percentile(fraction); }
+    int64_t capturePercentileNs(double fraction) const {
+        return m_nativeCapture.percentile(fraction);
+    }
     const CaptureStats& pythonCapture() const { return m_pythonCapture; }
     const ModuleTable& modules() const { return m_modules; }
 

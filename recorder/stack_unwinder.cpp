@@ -110,26 +110,57 @@ struct Reader {
         const uint8_t* fieldAddress = p;
         uintptr_t value = 0;
         switch (encoding & 0x0f) {
-        case 0x00: value = fixed<uint64_t>(); break;
-        case 0x01: value = uleb(); break;
-        case 0x02: value = fixed<uint16_t>(); break;
-        case 0x03: value = fixed<uint32_t>(); break;
-        case 0x04: value = fixed<uint64_t>(); break;
-        case 0x09: value = uintptr_t(sleb()); break;
-        case 0x0a: value = uintptr_t(int64_t(fixed<int16_t>())); break;
-        case 0x0b: value = uintptr_t(int64_t(fixed<int32_t>())); break;
-        case 0x0c: value = fixed<uint64_t>(); break;
-        default: ok = false; return 0;
+        case 0x00:
+            value = fixed<uint64_t>();
+            break;
+        case 0x01:
+            value = uleb();
+            break;
+        case 0x02:
+            value = fixed<uint16_t>();
+            break;
+        case 0x03:
+            value = fixed<uint32_t>();
+            break;
+        case 0x04:
+            value = fixed<uint64_t>();
+            break;
+        case 0x09:
+            value = uintptr_t(sleb());
+            break;
+        case 0x0a:
+            value = uintptr_t(int64_t(fixed<int16_t>()));
+            break;
+        case 0x0b:
+            value = uintptr_t(int64_t(fixed<int32_t>()));
+            break;
+        case 0x0c:
+            value = fixed<uint64_t>();
+            break;
+        default:
+            ok = false;
+            return 0;
         }
         if (value == 0 && (encoding & 0x70) != 0x10)
             return 0;
         switch (encoding & 0x70) {
-        case 0x00: break;
-        case 0x10: value += reinterpret_cast<uintptr_t>(fieldAddress); break;
-        case 0x20: value += reinterpret_cast<uintptr_t>(bases.tbase); break;
-        case 0x30: value += reinterpret_cast<uintptr_t>(bases.dbase); break;
-        case 0x40: value += reinterpret_cast<uintptr_t>(bases.func); break;
-        default: ok = false; return 0;
+        case 0x00:
+            break;
+        case 0x10:
+            value += reinterpret_cast<uintptr_t>(fieldAddress);
+            break;
+        case 0x20:
+            value += reinterpret_cast<uintptr_t>(bases.tbase);
+            break;
+        case 0x30:
+            value += reinterpret_cast<uintptr_t>(bases.dbase);
+            break;
+        case 0x40:
+            value += reinterpret_cast<uintptr_t>(bases.func);
+            break;
+        default:
+            ok = false;
+            return 0;
         }
         if (encoding & 0x80) // DW_EH_PE_indirect
             memcpy(&value, reinterpret_cast<const void*>(value), sizeof(value));
@@ -187,17 +218,26 @@ bool parseCie(const uint8_t* cie, const StallscopeEhBases& bases, Cie* out) {
             out->hasAugmentationData = true;
             break;
         }
-        case 'L': r.fixed<uint8_t>(); break;
-        case 'R': out->fdeEncoding = r.fixed<uint8_t>(); break;
+        case 'L':
+            r.fixed<uint8_t>();
+            break;
+        case 'R':
+            out->fdeEncoding = r.fixed<uint8_t>();
+            break;
         case 'P': {
             uint8_t enc = r.fixed<uint8_t>();
             // Personality pointers may be indirect into not-yet-relocated data: skip, never deref.
             r.encoded(enc & 0x7f, bases);
             break;
         }
-        case 'S': out->signalFrame = true; break;
-        case 'e': case 'h': break;
-        case 'B': break;
+        case 'S':
+            out->signalFrame = true;
+            break;
+        case 'e':
+        case 'h':
+            break;
+        case 'B':
+            break;
         default:
             if (!afterAugData)
                 return false;
@@ -261,36 +301,119 @@ bool runInstructions(const uint8_t* p, const uint8_t* end, const Cie& cie, uintp
             continue;
         } else {
             switch (op) {
-            case 0x00: break;
-            case 0x01: location = r.encoded(cie.fdeEncoding, bases); break;
-            case 0x02: advance = r.fixed<uint8_t>() * cie.codeAlign; break;
-            case 0x03: advance = r.fixed<uint16_t>() * cie.codeAlign; break;
-            case 0x04: advance = r.fixed<uint32_t>() * cie.codeAlign; break;
-            case 0x05: { uint64_t reg = r.uleb(); setOffset(reg, int64_t(r.uleb()) * cie.dataAlign); break; }
-            case 0x06: restore(r.uleb()); break;
-            case 0x07: lose(r.uleb()); break;
-            case 0x08: {
+            case 0x00:
+                break;
+            case 0x01:
+                location = r.encoded(cie.fdeEncoding, bases);
+                break;
+            case 0x02:
+                advance = r.fixed<uint8_t>() * cie.codeAlign;
+                break;
+            case 0x03:
+                advance = r.fixed<uint16_t>() * cie.codeAlign;
+                break;
+            case 0x04:
+                advance = r.fixed<uint32_t>() * cie.codeAlign;
+                break;
+            case 0x05: {
                 uint64_t reg = r.uleb();
-                if (reg == kRegRbp) { row->rbpSaved = false; row->rbpLost = false; }
+                setOffset(reg, int64_t(r.uleb()) * cie.dataAlign);
                 break;
             }
-            case 0x09: { uint64_t reg = r.uleb(); r.uleb(); lose(reg); break; }
-            case 0x0a: if (depth < 8) stack[depth++] = *row; break;
-            case 0x0b: if (depth > 0) *row = stack[--depth]; break;
-            case 0x0c: row->cfaReg = int(r.uleb()); row->cfaOffset = int64_t(r.uleb()); row->cfaExpression = false; break;
-            case 0x0d: row->cfaReg = int(r.uleb()); break;
-            case 0x0e: row->cfaOffset = int64_t(r.uleb()); break;
-            case 0x0f: { uint64_t len = r.uleb(); r.p += len; row->cfaExpression = true; break; }
-            case 0x10: { uint64_t reg = r.uleb(); uint64_t len = r.uleb(); r.p += len; lose(reg); break; }
-            case 0x11: { uint64_t reg = r.uleb(); setOffset(reg, r.sleb() * cie.dataAlign); break; }
-            case 0x12: row->cfaReg = int(r.uleb()); row->cfaOffset = r.sleb() * cie.dataAlign; row->cfaExpression = false; break;
-            case 0x13: row->cfaOffset = r.sleb() * cie.dataAlign; break;
-            case 0x14: { uint64_t reg = r.uleb(); r.uleb(); lose(reg); break; }
-            case 0x15: { uint64_t reg = r.uleb(); r.sleb(); lose(reg); break; }
-            case 0x16: { uint64_t reg = r.uleb(); uint64_t len = r.uleb(); r.p += len; lose(reg); break; }
-            case 0x2e: r.uleb(); break;
-            case 0x2f: { uint64_t reg = r.uleb(); setOffset(reg, -int64_t(r.uleb()) * cie.dataAlign); break; }
-            default: return false;
+            case 0x06:
+                restore(r.uleb());
+                break;
+            case 0x07:
+                lose(r.uleb());
+                break;
+            case 0x08: {
+                uint64_t reg = r.uleb();
+                if (reg == kRegRbp) {
+                    row->rbpSaved = false;
+                    row->rbpLost = false;
+                }
+                break;
+            }
+            case 0x09: {
+                uint64_t reg = r.uleb();
+                r.uleb();
+                lose(reg);
+                break;
+            }
+            case 0x0a:
+                if (depth < 8)
+                    stack[depth++] = *row;
+                break;
+            case 0x0b:
+                if (depth > 0)
+                    *row = stack[--depth];
+                break;
+            case 0x0c:
+                row->cfaReg = int(r.uleb());
+                row->cfaOffset = int64_t(r.uleb());
+                row->cfaExpression = false;
+                break;
+            case 0x0d:
+                row->cfaReg = int(r.uleb());
+                break;
+            case 0x0e:
+                row->cfaOffset = int64_t(r.uleb());
+                break;
+            case 0x0f: {
+                uint64_t len = r.uleb();
+                r.p += len;
+                row->cfaExpression = true;
+                break;
+            }
+            case 0x10: {
+                uint64_t reg = r.uleb();
+                uint64_t len = r.uleb();
+                r.p += len;
+                lose(reg);
+                break;
+            }
+            case 0x11: {
+                uint64_t reg = r.uleb();
+                setOffset(reg, r.sleb() * cie.dataAlign);
+                break;
+            }
+            case 0x12:
+                row->cfaReg = int(r.uleb());
+                row->cfaOffset = r.sleb() * cie.dataAlign;
+                row->cfaExpression = false;
+                break;
+            case 0x13:
+                row->cfaOffset = r.sleb() * cie.dataAlign;
+                break;
+            case 0x14: {
+                uint64_t reg = r.uleb();
+                r.uleb();
+                lose(reg);
+                break;
+            }
+            case 0x15: {
+                uint64_t reg = r.uleb();
+                r.sleb();
+                lose(reg);
+                break;
+            }
+            case 0x16: {
+                uint64_t reg = r.uleb();
+                uint64_t len = r.uleb();
+                r.p += len;
+                lose(reg);
+                break;
+            }
+            case 0x2e:
+                r.uleb();
+                break;
+            case 0x2f: {
+                uint64_t reg = r.uleb();
+                setOffset(reg, -int64_t(r.uleb()) * cie.dataAlign);
+                break;
+            }
+            default:
+                return false;
             }
         }
         if (advance) {
@@ -431,7 +554,9 @@ __attribute__((noinline)) int StackUnwinder::capture(uintptr_t* out, int maxFram
     return count;
 }
 
-uint64_t StackUnwinder::cacheMisses() { return t_state.misses; }
+uint64_t StackUnwinder::cacheMisses() {
+    return t_state.misses;
+}
 
 uint64_t StackUnwinder::hash(const uintptr_t* pcs, int count) {
     uint64_t h = 0xcbf29ce484222325ull ^ uint64_t(count);

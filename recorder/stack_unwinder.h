@@ -1,7 +1,7 @@
 // StackUnwinder: captures the calling thread's return addresses fast enough to run at every sync.
 //
-// glibc backtrace() and _Unwind_Backtrace re-parse DWARF CFI for every frame of every call (4-150 us
-// per stack in PyTorch, see shared/notes/gpu-facts.md). Frame pointers are no alternative: most
+// glibc backtrace() and _Unwind_Backtrace re-parse DWARF CFI for every frame of every call (4-150
+// us per stack in PyTorch, see shared/notes/gpu-facts.md). Frame pointers are no alternative: most
 // libraries omit them. So this walks .eh_frame once per distinct PC, reduces the CFI row at that PC
 // to three numbers (CFA = rsp|rbp + offset, where rbp and the return address are saved) and caches
 // them in a per-thread table; later walks are a hash probe and two loads per frame.
@@ -21,11 +21,11 @@ public:
     // Unwind rule for one PC, reduced to what x86-64 needs to step to the caller.
     struct Rule {
         int32_t cfaOffset = 0;
-        int16_t rbpOffset = 0;  // where rbp is saved, relative to the CFA (valid if rbpSaved)
-        int16_t raOffset = -8;  // where the return address is saved, relative to the CFA
-        uint8_t cfaIsRbp = 0;   // CFA = rbp + offset (else rsp + offset)
+        int16_t rbpOffset = 0; // where rbp is saved, relative to the CFA (valid if rbpSaved)
+        int16_t raOffset = -8; // where the return address is saved, relative to the CFA
+        uint8_t cfaIsRbp = 0;  // CFA = rbp + offset (else rsp + offset)
         uint8_t rbpSaved = 0;
-        uint8_t valid = 0;      // 0: no usable CFI here (end of stack, expression rule, no FDE)
+        uint8_t valid = 0; // 0: no usable CFI here (end of stack, expression rule, no FDE)
     };
 
     // Writes up to `maxFrames` return addresses of the calling thread into `out`, innermost first,

@@ -23,9 +23,9 @@ int64_t nowNs() {
     return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
-// Signals sent to stallscope-record alone (kill, a job scheduler) go to the target. Signals from the
-// terminal (Ctrl-C: si_code SI_KERNEL) already reach the whole foreground group, the target too:
-// forwarding them would deliver a second Ctrl-C and cut the target's own cleanup short.
+// Signals sent to stallscope-record alone (kill, a job scheduler) go to the target. Signals from
+// the terminal (Ctrl-C: si_code SI_KERNEL) already reach the whole foreground group, the target
+// too: forwarding them would deliver a second Ctrl-C and cut the target's own cleanup short.
 void forward(int signal, siginfo_t* info, void*) {
     if (g_child > 0 && !(info && info->si_code == SI_KERNEL))
         kill(g_child, signal);

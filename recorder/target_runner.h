@@ -14,8 +14,8 @@ public:
         bool started = false;
         std::string error; // why it did not start
         int pid = 0;
-        int exitCode = -1;   // valid when !signaled
-        int signal = 0;      // the signal that ended it, or 0
+        int exitCode = -1; // valid when !signaled
+        int signal = 0;    // the signal that ended it, or 0
         int64_t startNs = 0, endNs = 0;
     };
 

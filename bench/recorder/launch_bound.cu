@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <cstdlib>
 
-__global__ void tiny(float* x) { x[threadIdx.x] += 1.0f; }
+__global__ void tiny(float* x) {
+    x[threadIdx.x] += 1.0f;
+}
 
 int main(int argc, char** argv) {
     int iterations = argc > 1 ? atoi(argv[1]) : 2000;

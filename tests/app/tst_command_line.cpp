@@ -117,9 +117,8 @@ private slots:
     }
 
     void insightsJsonNameTheGuiltyLine() {
-        const Run result =
-            run({QStringLiteral("--insights"), QStringLiteral("--json"),
-                 sourcePath("resources/sample.stallscope")});
+        const Run result = run({QStringLiteral("--insights"), QStringLiteral("--json"),
+                                sourcePath("resources/sample.stallscope")});
         QVERIFY2(result.exitCode == 0, qPrintable(result.err));
         QJsonParseError error;
         const QJsonDocument document = QJsonDocument::fromJson(result.out.toUtf8(), &error);
@@ -136,8 +135,8 @@ private slots:
     }
 
     void insightsTextOnATrace() {
-        const Run result = run({QStringLiteral("--insights"),
-                                sourcePath("tests/interop/data/cpu_loop.json.gz")});
+        const Run result =
+            run({QStringLiteral("--insights"), sourcePath("tests/interop/data/cpu_loop.json.gz")});
         QVERIFY2(result.exitCode == 0, qPrintable(result.err));
         QVERIFY2(result.out.contains(QStringLiteral("in-loop-sync: In-loop sync")) &&
                      result.out.contains(QStringLiteral("make_traces.py · infer_cpu()")),
@@ -147,9 +146,9 @@ private slots:
 
     void convertWritesASession() {
         const QString out = m_dir.filePath(QStringLiteral("converted.stallscope"));
-        const Run result = run({QStringLiteral("--convert"),
-                                sourcePath("tests/interop/data/item_loop.json.gz"),
-                                QStringLiteral("-o"), out});
+        const Run result =
+            run({QStringLiteral("--convert"), sourcePath("tests/interop/data/item_loop.json.gz"),
+                 QStringLiteral("-o"), out});
         QVERIFY2(result.exitCode == 0, qPrintable(result.err));
         QVERIFY(QFile::exists(out));
         const Run info = run({QStringLiteral("--info"), out});
@@ -162,8 +161,9 @@ private slots:
         const Run result = run({QStringLiteral("--convert"), notJson, QStringLiteral("-o"),
                                 m_dir.filePath(QStringLiteral("never.stallscope"))});
         QCOMPARE(result.exitCode, 1);
-        QVERIFY2(result.err.startsWith(QStringLiteral("stallscope: ") + notJson + ": malformed JSON"),
-                 qPrintable(result.err));
+        QVERIFY2(
+            result.err.startsWith(QStringLiteral("stallscope: ") + notJson + ": malformed JSON"),
+            qPrintable(result.err));
         QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("never.stallscope"))));
         const Run noOutput = run({QStringLiteral("--convert"), notJson});
         QCOMPARE(noOutput.exitCode, 2);

@@ -76,16 +76,18 @@ CUpti_CallbackData callbackData(CUpti_ApiCallbackSite site, uint32_t correlation
 
 // The sync "call site" of the callback tests: its address must appear in the captured stack.
 extern "C" __attribute__((noinline)) void stallscopeTestSyncSite(CallbackHandler* handler,
-                                                                  uint32_t correlation) {
+                                                                 uint32_t correlation) {
     CUpti_CallbackData enter = callbackData(CUPTI_API_ENTER, correlation);
-    handler->onApi(ApiClassifier::kRuntimeDomain, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
-                   &enter);
+    handler->onApi(ApiClassifier::kRuntimeDomain,
+                   CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, &enter);
     CUpti_CallbackData exit = callbackData(CUPTI_API_EXIT, correlation);
-    handler->onApi(ApiClassifier::kRuntimeDomain, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
-                   &exit);
+    handler->onApi(ApiClassifier::kRuntimeDomain,
+                   CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, &exit);
     asm volatile("" ::: "memory"); // keep the calls from becoming tail calls
 }
-extern "C" __attribute__((noinline)) void stallscopeTestSyncSiteEnd() { asm volatile(""); }
+extern "C" __attribute__((noinline)) void stallscopeTestSyncSiteEnd() {
+    asm volatile("");
+}
 
 class TestRecorder : public QObject {
     Q_OBJECT
@@ -96,7 +98,8 @@ private:
 private slots:
     void initTestCase() {
         m_classifier.set(ApiClassifier::kRuntimeDomain,
-                         CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, ApiClass::StreamSync);
+                         CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
+                         ApiClass::StreamSync);
         m_classifier.set(ApiClassifier::kRuntimeDomain, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,
                          ApiClass::CopySync);
         m_classifier.set(ApiClassifier::kDriverDomain, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize,
@@ -151,8 +154,12 @@ private slots:
         kernel.contextId = 1;
         kernel.streamId = 7;
         kernel.correlationId = 99;
-        kernel.gridX = 128; kernel.gridY = 1; kernel.gridZ = 1;
-        kernel.blockX = 256; kernel.blockY = 1; kernel.blockZ = 1;
+        kernel.gridX = 128;
+        kernel.gridY = 1;
+        kernel.gridZ = 1;
+        kernel.blockX = 256;
+        kernel.blockY = 1;
+        kernel.blockZ = 1;
         kernel.registersPerThread = 32;
         kernel.dynamicSharedMemory = 1024;
         kernel.name = "my_kernel";
@@ -201,7 +208,8 @@ private slots:
         QCOMPARE(k.registers, 32);
         QCOMPARE(k.dynamicShared, 1024);
         QCOMPARE(batch.records[1].dstKind, uint8_t(CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE));
-        QCOMPARE(batch.records[2].syncType, uint32_t(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE));
+        QCOMPARE(batch.records[2].syncType,
+                 uint32_t(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE));
         QCOMPARE(batch.records[2].eventId, ActivityRecord::kInvalid);
         QCOMPARE(batch.records[3].tid, 1234);
         QCOMPARE(batch.records[3].domain, uint8_t(2));
@@ -241,13 +249,17 @@ private slots:
 
         // A driver-API callback nested in a runtime call adds nothing; a disabled handler nothing.
         CUpti_CallbackData enter = callbackData(CUPTI_API_ENTER, 5);
-        handler.onApi(ApiClassifier::kRuntimeDomain, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, &enter);
+        handler.onApi(ApiClassifier::kRuntimeDomain,
+                      CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, &enter);
         CUpti_CallbackData inner = callbackData(CUPTI_API_ENTER, 6);
-        handler.onApi(ApiClassifier::kDriverDomain, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, &inner);
+        handler.onApi(ApiClassifier::kDriverDomain, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize,
+                      &inner);
         inner.callbackSite = CUPTI_API_EXIT;
-        handler.onApi(ApiClassifier::kDriverDomain, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, &inner);
+        handler.onApi(ApiClassifier::kDriverDomain, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize,
+                      &inner);
         enter.callbackSite = CUPTI_API_EXIT;
-        handler.onApi(ApiClassifier::kRuntimeDomain, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, &enter);
+        handler.onApi(ApiClassifier::kRuntimeDomain,
+                      CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, &enter);
         QCOMPARE(drainAll().size(), size_t(1));
         handler.setEnabled(false);
         stallscopeTestSyncSite(&handler, 7);
@@ -295,8 +307,14 @@ private slots:
         QCOMPARE(queryInt(path, "select count(*) from syncs"), 3);
         QCOMPARE(queryInt(path, "select count(*) from syncs where stack_id is not null"), 3);
         QCOMPARE(queryInt(path, "select count(*) from stacks"), 1);
-        QCOMPARE(queryInt(path, "select count(*) from syncs where kind = 2 and correlation_id = 202"), 1);
-        QCOMPARE(queryInt(path, "select count(*) from syncs where correlation_id = 201 and stream_id is not null"), 1);
+        QCOMPARE(
+            queryInt(path, "select count(*) from syncs where kind = 2 and correlation_id = 202"),
+            1);
+        QCOMPARE(
+            queryInt(
+                path,
+                "select count(*) from syncs where correlation_id = 201 and stream_id is not null"),
+            1);
         QVERIFY(queryInt(path, "select count(*) from modules") > 2);
         // Frames point into modules: the test executable is among them.
         QVERIFY(queryInt(path, "select count(*) from frames where module_id is not null") > 0);
@@ -382,7 +400,8 @@ private slots:
         int status = 0;
         waitpid(child, &status, 0);
         QVERIFY(WIFSIGNALED(status));
-        QCOMPARE(queryText(path, "select value from meta where key = 'status'"), QString("recording"));
+        QCOMPARE(queryText(path, "select value from meta where key = 'status'"),
+                 QString("recording"));
         int64_t kernels = queryInt(path, "select count(*) from kernels");
         QVERIFY2(kernels >= 1000, qPrintable(QString::number(kernels)));
         QCOMPARE(queryInt(path, "select count(*) from processes"), 1);
@@ -394,7 +413,8 @@ private slots:
         pid_t child = fork();
         if (child == 0) {
             Recorder::instance().onForkChild();
-            bool quiet = !Recorder::instance().handler().enabled() && !Recorder::instance().active();
+            bool quiet =
+                !Recorder::instance().handler().enabled() && !Recorder::instance().active();
             _exit(quiet ? 0 : 1);
         }
         int status = 0;

@@ -35,7 +35,8 @@ private slots:
         if (!QFile::exists("/dev/nvidia0") && !QFile::exists("/dev/nvidiactl"))
             QSKIP("SKIP: no GPU");
         QProcess probe;
-        probe.start("python3", {"-c", "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)"});
+        probe.start("python3",
+                    {"-c", "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)"});
         if (!probe.waitForFinished(120000) || probe.exitCode() != 0)
             QSKIP("SKIP: no PyTorch with CUDA for python3");
         QTemporaryDir dir;

@@ -17,7 +17,7 @@
     do {                                                                                           \
         cudaError_t e = (x);                                                                       \
         if (e != cudaSuccess) {                                                                    \
-            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e));     \
+            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e));      \
             exit(2);                                                                               \
         }                                                                                          \
     } while (0)
