@@ -169,6 +169,12 @@ void AnalysisPanels::onReport(std::shared_ptr<const model::InsightReport> report
     m_cards->setReport(m_report, defLineSites());
     m_tables->setReport(m_report);
     m_source->setSites(m_report->sites);
+    // Show the top finding's line right away: the guilty line is on screen before any click.
+    if (m_source->currentFile().isEmpty() && !m_report->insights.empty()) {
+        const model::SourceSite& top = m_report->insights.front().site;
+        if (top.hasLocation() && !top.lineIsDefinition)
+            m_source->showLocation(QString::fromStdString(top.file), int(top.line));
+    }
     emit statusMessage(tr("%n finding(s)", nullptr, int(m_report->insights.size())));
     emit analysisFinished();
 }
