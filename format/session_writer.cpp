@@ -84,10 +84,10 @@ std::unique_ptr<SessionWriter> SessionWriter::create(const std::string& path, st
     }
     // WAL + synchronous=NORMAL: a commit survives a killed process; fsync only at checkpoints.
     // 16 KiB pages: fewer B-tree splits for the long integer-only event tables. Rows are appended
-    // to the tables' ends, so a small page cache (4 MiB) suffices — it is memory in the recorded
+    // to the tables' ends, so a small page cache (1 MiB) suffices — it is memory in the recorded
     // process and a fixed cost of every import.
     writer->exec("PRAGMA page_size=16384; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-                 "PRAGMA temp_store=MEMORY; PRAGMA cache_size=-4096;");
+                 "PRAGMA temp_store=MEMORY; PRAGMA cache_size=-1024;");
     writer->exec("BEGIN");
     writer->exec(kSchemaSql);
     auto& s = *(writer->m_statements = std::make_unique<Statements>());
