@@ -185,6 +185,26 @@ bool finalizeSymbols(const std::string& sessionPath, const SymbolizeOptions& opt
     return true;
 }
 
+int64_t countResolvableFrames(const std::string& sessionPath, const SymbolizeOptions& options,
+                              std::string* error) {
+    sqlite3* raw = nullptr;
+    const int rc = sqlite3_open_v2(sessionPath.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
+    std::unique_ptr<sqlite3, DbCloser> db(raw);
+    std::string why;
+    if (rc != SQLITE_OK || !checkIsSession(db.get(), &why)) {
+        if (error)
+            *error =
+                sessionPath + ": " +
+                (rc != SQLITE_OK ? std::string(raw ? sqlite3_errmsg(raw) : "out of memory") : why);
+        return -1;
+    }
+    SessionSymbolizer symbolizer(options);
+    const int64_t count = symbolizer.countResolvable(db.get(), &why);
+    if (count < 0 && error)
+        *error = sessionPath + ": " + why;
+    return count;
+}
+
 std::string describeStats(const SymbolizeStats& s) {
     char text[1024];
     std::snprintf(text, sizeof text,

@@ -20,6 +20,12 @@ namespace stallscope::symbolize {
 bool finalizeSymbols(const std::string& sessionPath, const SymbolizeOptions& options,
                      std::string* error, SymbolizeStats* stats = nullptr);
 
+// How many unsymbolized native frames finalizeSymbols() could resolve with the binaries (or debug
+// files) on this machine; opens the session read-only. -1 with *error when it is not readable.
+// The application asks this before re-symbolizing a session it opens.
+int64_t countResolvableFrames(const std::string& sessionPath, const SymbolizeOptions& options,
+                              std::string* error);
+
 // One human-readable line per figure, for command-line tools.
 std::string describeStats(const SymbolizeStats& stats);
 

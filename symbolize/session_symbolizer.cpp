@@ -37,6 +37,22 @@ bool SessionSymbolizer::run(sqlite3* db, SymbolizeStats* stats, std::vector<std:
     return true;
 }
 
+int64_t SessionSymbolizer::countResolvable(sqlite3* db, std::string* error) {
+    if (!loadModules(db, error) || !loadFrames(db, error))
+        return -1;
+    int64_t resolvable = 0;
+    for (const Frame& frame : m_frames) {
+        if (frame.moduleIndex < 0)
+            continue;
+        Module& module = m_modules[frame.moduleIndex];
+        if (!module.checked)
+            prepareModule(module);
+        if (!module.objectPath.empty())
+            ++resolvable;
+    }
+    return resolvable;
+}
+
 bool SessionSymbolizer::loadModules(sqlite3* db, std::string* error) {
     SqliteStatement query(db, "SELECT id, process_id, path, load_bias, start_address, end_address, "
                               "build_id FROM modules ORDER BY id");

@@ -30,6 +30,9 @@ public:
     // Returns false only for database errors (*error set); warnings go to *warnings.
     bool run(sqlite3* db, SymbolizeStats* stats, std::vector<std::string>* warnings,
              std::string* error);
+    // Unsymbolized native frames whose module (or its debug file) is readable on this machine
+    // with the recorded build id: what run() could resolve now. -1 on a database error.
+    int64_t countResolvable(sqlite3* db, std::string* error);
 
 private:
     struct Module {

@@ -7,6 +7,7 @@
 #include "session_summary.h"
 #include "session_summary_widget.h"
 #include "shortcuts_dialog.h"
+#include "symbolize_job.h"
 #include "timeline_widget.h"
 
 #include <QAction>
@@ -227,6 +228,39 @@ void MainWindow::onLoaded(std::shared_ptr<const model::Session> session) {
             .arg(QString::fromStdString(model::formatCount(m_session->counts.total())),
                  QString::fromStdString(model::formatDuration(m_session->durationNs()))));
     emit sessionLoaded(m_currentFile);
+    symbolizeIfPossible();
+}
+
+// A session recorded elsewhere, or with --no-symbolize, may have unresolved native frames whose
+// binaries exist here: resolve them in the background and reload (issue: "when opening a session
+// whose frames are unresolved and whose binaries exist on this machine").
+void MainWindow::symbolizeIfPossible() {
+    if (!SymbolizeJob::available() || m_symbolizeTried.contains(m_currentFile) ||
+        !m_session->metaValue("import_format").empty())
+        return;
+    m_symbolizeTried.insert(m_currentFile);
+    if (!m_symbolizeJob) {
+        m_symbolizeJob = new SymbolizeJob(this);
+        connect(m_symbolizeJob, &SymbolizeJob::symbolized, this,
+                [this](const QString& path, qint64 resolved) {
+                    if (path != m_currentFile)
+                        return;
+                    emit symbolizedOnOpen(resolved);
+                    if (resolved > 0) {
+                        openFile(path);
+                        m_statusLabel->setText(
+                            tr("Resolved %n native frame(s) with this machine's binaries; "
+                               "reloading…",
+                               nullptr, int(resolved)));
+                    }
+                });
+        connect(m_symbolizeJob, &SymbolizeJob::failed, this,
+                [this](const QString& path, const QString& error) {
+                    if (path == m_currentFile && !isLoading())
+                        m_statusLabel->setText(tr("Frames left unresolved: %1").arg(error));
+                });
+    }
+    m_symbolizeJob->start(m_currentFile);
 }
 
 void MainWindow::onFailed(const QString& error) {

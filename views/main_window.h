@@ -12,6 +12,7 @@
 
 #include <QMainWindow>
 #include <QPointer>
+#include <QSet>
 #include <QString>
 
 #include <memory>
@@ -35,6 +36,7 @@ class AnalysisPanels;
 class FindBox;
 class SessionSummaryWidget;
 class ShortcutsDialog;
+class SymbolizeJob;
 class TimelineWidget;
 
 class MainWindow : public QMainWindow {
@@ -83,6 +85,9 @@ signals:
     void loadCancelled();
     // The insight analysis of the loaded session ended (with a report or an error).
     void analysisFinished();
+    // Unresolved native frames of the opened session were resolved with this machine's binaries
+    // (the session is reloaded next).
+    void symbolizedOnOpen(qint64 resolvedFrames);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -104,6 +109,7 @@ private:
     void saveLayout();
     void onAnalysisStarted();
     void onAnalysisFinished();
+    void symbolizeIfPossible();
 
     std::shared_ptr<const model::Session> m_session;
     model::SessionLoadJob* m_job = nullptr;
@@ -125,6 +131,8 @@ private:
     QMenu* m_recentMenu = nullptr;
     QPointer<ShortcutsDialog> m_shortcutsDialog;
     QByteArray m_defaultState; // dock layout before restoring, for resetLayout()
+    SymbolizeJob* m_symbolizeJob = nullptr;
+    QSet<QString> m_symbolizeTried; // once per file and window: unresolvable frames stay so
 };
 
 } // namespace stallscope::views
