@@ -44,7 +44,8 @@ std::string insightReportToText(const InsightReport& report) {
         for (const KernelStats& kernel : s.topKernels)
             out += "  " + pad(formatDuration(kernel.totalNs), 10) +
                    pad(formatShare(kernel.shareOfGpu), 9) +
-                   pad("× " + formatCount(kernel.count), 10) + kernel.name + "\n";
+                   pad("× " + formatCount(kernel.count), 10) + readableKernelName(kernel.name) +
+                   "\n";
     }
 
     out += "\n" + std::to_string(report.insights.size()) +

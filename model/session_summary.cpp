@@ -1,6 +1,9 @@
 #include "session_summary.h"
 
+#include <cxxabi.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 
 namespace stallscope::model {
@@ -45,6 +48,16 @@ std::string formatCount(int64_t count) {
         grouped += digits[i];
     }
     return count < 0 ? "-" + grouped : grouped;
+}
+
+std::string readableKernelName(const std::string& name) {
+    if (name.rfind("_Z", 0) != 0)
+        return name;
+    int status = 0;
+    char* demangled = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+    std::string result = status == 0 && demangled ? std::string(demangled) : name;
+    std::free(demangled);
+    return result;
 }
 
 SessionSummary SessionSummary::of(const Session& session) {

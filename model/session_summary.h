@@ -23,5 +23,8 @@ struct SessionSummary {
 std::string formatDuration(int64_t nanoseconds); // "1.25 ms", "73.6 s", "850 ns"
 std::string formatBytes(int64_t bytes);          // "1.5 MiB"
 std::string formatCount(int64_t count);          // "10,000,000"
+// Kernel names as people read them: CUPTI reports C++ kernels mangled ("_ZN2at6native…");
+// C names and names that do not demangle come back unchanged.
+std::string readableKernelName(const std::string& name);
 
 } // namespace stallscope::model

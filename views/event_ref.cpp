@@ -2,11 +2,8 @@
 
 #include "session.h"
 #include "session_schema.h"
+#include "session_summary.h"
 #include "timeline_palette.h"
-
-#include <cxxabi.h>
-
-#include <cstdlib>
 
 namespace stallscope::views {
 
@@ -161,14 +158,7 @@ EventRef EventRef::fromSpan(const model::EventSpan& span, uint32_t offset) {
 }
 
 QString kernelDisplayName(const std::string& name) {
-    if (name.rfind("_Z", 0) != 0)
-        return QString::fromStdString(name);
-    int status = 0;
-    char* demangled = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
-    QString result =
-        status == 0 && demangled ? QString::fromUtf8(demangled) : QString::fromStdString(name);
-    std::free(demangled);
-    return result;
+    return QString::fromStdString(model::readableKernelName(name));
 }
 
 QString syncKindName(int kind) {

@@ -1,5 +1,6 @@
 #include "kernel_table_model.h"
 
+#include "event_ref.h"
 #include "session.h"
 #include "session_database.h"
 #include "session_summary.h"
@@ -46,7 +47,7 @@ const NameStats* KernelTableModel::stats(int row) const {
 
 QString KernelTableModel::name(int row) const {
     const NameStats* s = stats(row);
-    return s ? QString::fromStdString(m_session->string(s->nameId)) : QString();
+    return s ? kernelDisplayName(m_session->string(s->nameId)) : QString();
 }
 
 model::EventSpans KernelTableModel::events(int row) const {
