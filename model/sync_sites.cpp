@@ -37,6 +37,16 @@ bool isCudaStackModule(const std::string& name) {
     return false;
 }
 
+// The C runtime and loader: what surrounds the driver when it synchronizes on its own (context
+// teardown from exit handlers, library constructors).
+bool isSystemStackModule(const std::string& name) {
+    for (const char* prefix : {"libc.so", "libc-", "libpthread", "ld-linux", "libstdc++",
+                               "libgcc_s", "libdl.", "libm.so"})
+        if (name.rfind(prefix, 0) == 0)
+            return true;
+    return false;
+}
+
 std::string baseName(const std::string& path) {
     const size_t slash = path.find_last_of('/');
     return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -57,6 +67,15 @@ SourceSite SyncSites::resolve(const std::vector<FrameInfo>& frames,
     for (const FrameInfo& frame : frames)
         if (frame.kind == format::FrameKind::Native && !frame.file.empty())
             return siteFromFrame(frame);
+    // Only CUDA and C-runtime frames: the driver synchronized on its own (context teardown at
+    // exit), no line of the user's made this sync.
+    const bool driverInternal = std::all_of(frames.begin(), frames.end(), [&](const FrameInfo& f) {
+        const auto module = modules.find(f.moduleId);
+        return f.kind == format::FrameKind::Native && module != modules.end() &&
+               (isCudaStackModule(module->second.name) || isSystemStackModule(module->second.name));
+    });
+    if (driverInternal)
+        return {"", 0, "<driver-internal>", SourceLanguage::Native};
     // Nothing names a source line. Name the innermost frame outside the profiler and CUDA
     // libraries (every sync passes through those, so they would tell nothing apart) by module
     // and offset, so a user can symbolize it by hand.

@@ -96,11 +96,22 @@ void TestInsightOutput::siteResolutionOrder() {
     site = SyncSites::resolve({driver, runtime}, modules);
     QCOMPARE(site.file, runtime.file);
     QCOMPARE(site.line, int64_t(200));
-    // Else module+offset of the innermost frame.
-    site = SyncSites::resolve({driver}, modules);
+    // Only CUDA and C-runtime frames: the driver synchronized by itself.
+    modules[6] = {"libc.so.6", 0x5000};
+    FrameInfo libc;
+    libc.address = 0x5123;
+    libc.moduleId = 6;
+    site = SyncSites::resolve({driver, libc}, modules);
+    QCOMPARE(site.label(), std::string("<driver-internal>"));
+    QVERIFY(!site.hasLocation());
+    // Else module+offset of the innermost frame outside CUDA (a frame of an unknown module).
+    FrameInfo stray;
+    stray.address = 0x9abc;
+    stray.moduleId = 99;
+    site = SyncSites::resolve({driver, stray}, modules);
     QCOMPARE(site.file, std::string("<unknown>"));
-    QCOMPARE(site.function, std::string("libcuda.so.1+0x1a2b"));
-    QCOMPARE(site.label(), std::string("<unknown> (libcuda.so.1+0x1a2b)"));
+    QCOMPARE(site.function, std::string("0x9abc"));
+    QCOMPARE(site.label(), std::string("<unknown> (0x9abc)"));
     // The recorder's own and CUDA's frames are skipped when naming an unknown site.
     modules[4] = {"libstallscope_recorder.so", 0x1000};
     modules[5] = {"libtorch_cuda.so", 0x2000};
@@ -126,19 +137,28 @@ void TestInsightOutput::userFrameWinsEndToEnd() {
     const int64_t stack = f.stackOf({f.driverFrame(), user, f.writer().addFrame(python)});
     writeLoop(f, stack);
     f.sync(SyncKind::Stream, 600'000, 600'100, std::nullopt, f.stream); // no stack at all
-    // Two unsymbolized stacks through the same driver frame: two unknown sites, not one.
-    const int64_t unknownA = f.stackOf({f.driverFrame(0x2000)});
-    const int64_t unknownB = f.stackOf({f.driverFrame(0x2000)});
+    // Two unsymbolized stacks through the driver and the same unnamed caller: two unknown sites.
+    auto strayFrame = [&f] {
+        format::FrameRow frame;
+        frame.address = 0x55550000;
+        return f.writer().addFrame(frame);
+    };
+    const int64_t unknownA = f.stackOf({f.driverFrame(0x2000), strayFrame()});
+    const int64_t unknownB = f.stackOf({f.driverFrame(0x2000), strayFrame()});
     f.sync(SyncKind::Stream, 700'000, 700'300, unknownA, f.stream);
     f.sync(SyncKind::Stream, 800'000, 800'200, unknownB, f.stream);
+    // A stack of driver frames only: the driver synchronized by itself.
+    const int64_t driverOnly = f.stackOf({f.driverFrame(0x3000), f.driverFrame(0x3100)});
+    f.sync(SyncKind::Device, 900'000, 900'150, driverOnly, f.stream);
     const auto report = f.load({user}).analyze();
-    QCOMPARE(report.sites.size(), size_t(4));
+    QCOMPARE(report.sites.size(), size_t(5));
     QCOMPARE(report.sites[0].site.label(), std::string("ops.cpp:42 in fusedStep"));
     QCOMPARE(report.sites[1].site.label(),
-             "<unknown> (libcuda.so.1+0x2000, stack " + std::to_string(unknownA) + ")");
+             "<unknown> (0x55550000, stack " + std::to_string(unknownA) + ")");
     QCOMPARE(report.sites[2].site.label(),
-             "<unknown> (libcuda.so.1+0x2000, stack " + std::to_string(unknownB) + ")");
-    QCOMPARE(report.sites[3].site.function, std::string("<no stack>"));
+             "<unknown> (0x55550000, stack " + std::to_string(unknownB) + ")");
+    QCOMPARE(report.sites[3].site.label(), std::string("<driver-internal>"));
+    QCOMPARE(report.sites[4].site.function, std::string("<no stack>"));
     QCOMPARE(insightsOf(report, InsightRule::InLoopSync).at(0)->site.line, int64_t(42));
 }
 
