@@ -1,6 +1,7 @@
 #include "main_window.h"
 
 #include "analysis_panels.h"
+#include "chrome_export_job.h"
 #include "find_box.h"
 #include "session.h"
 #include "session_load_job.h"
@@ -89,6 +90,9 @@ void MainWindow::createMenus() {
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
     rebuildRecentMenu();
+    m_exportAction =
+        file->addAction(tr("&Export Chrome Trace…"), this, &MainWindow::showExportDialog);
+    m_exportAction->setEnabled(false);
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     // Some platforms (offscreen, some desktops) map QKeySequence::Quit to nothing.
@@ -227,8 +231,38 @@ void MainWindow::onLoaded(std::shared_ptr<const model::Session> session) {
         tr("%1 events over %2")
             .arg(QString::fromStdString(model::formatCount(m_session->counts.total())),
                  QString::fromStdString(model::formatDuration(m_session->durationNs()))));
+    m_exportAction->setEnabled(true);
     emit sessionLoaded(m_currentFile);
     symbolizeIfPossible();
+}
+
+void MainWindow::showExportDialog() {
+    const QString base = QFileInfo(m_currentFile).completeBaseName();
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export Chrome Trace"), QFileInfo(m_currentFile).dir().filePath(base + ".json"),
+        tr("Chrome trace (*.json *.json.gz)"));
+    if (!path.isEmpty())
+        exportChromeTrace(path);
+}
+
+void MainWindow::exportChromeTrace(const QString& outPath) {
+    if (!m_session)
+        return;
+    if (!m_exportJob) {
+        m_exportJob = new ChromeExportJob(this);
+        connect(m_exportJob, &ChromeExportJob::exported, this, [this](const QString& path) {
+            m_statusLabel->setText(
+                tr("Exported %1 (open it in ui.perfetto.dev or chrome://tracing)").arg(path));
+            emit chromeTraceExported(path);
+        });
+        connect(m_exportJob, &ChromeExportJob::failed, this, [this](const QString& error) {
+            m_statusLabel->setText(error);
+            showError(error, tr("Cannot export"));
+            emit chromeTraceExportFailed(error);
+        });
+    }
+    m_statusLabel->setText(tr("Exporting %1…").arg(outPath));
+    m_exportJob->start(m_session, outPath);
 }
 
 // A session recorded elsewhere, or with --no-symbolize, may have unresolved native frames whose
@@ -277,13 +311,14 @@ void MainWindow::onCancelled() {
     emit loadCancelled();
 }
 
-void MainWindow::showError(const QString& error) {
+void MainWindow::showError(const QString& error, const QString& title) {
     if (!m_errorDialogsEnabled)
         return;
     if (m_errorBox)
         m_errorBox->close();
-    m_errorBox = new QMessageBox(QMessageBox::Critical, tr("Cannot open session"), error,
-                                 QMessageBox::Ok, this);
+    m_errorBox =
+        new QMessageBox(QMessageBox::Critical, title.isEmpty() ? tr("Cannot open session") : title,
+                        error, QMessageBox::Ok, this);
     m_errorBox->setAttribute(Qt::WA_DeleteOnClose);
     m_errorBox->open(); // window-modal, returns at once: nothing waits on the user here
 }

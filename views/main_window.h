@@ -33,6 +33,7 @@ class SessionLoadJob;
 namespace stallscope::views {
 
 class AnalysisPanels;
+class ChromeExportJob;
 class FindBox;
 class SessionSummaryWidget;
 class ShortcutsDialog;
@@ -78,6 +79,8 @@ public slots:
     void focusFindBox();
     // Docks back where a fresh install puts them.
     void resetLayout();
+    // Writes the open session as Chrome/Perfetto trace JSON in the background (File ▸ Export).
+    void exportChromeTrace(const QString& outPath);
 
 signals:
     void sessionLoaded(const QString& path);
@@ -88,6 +91,8 @@ signals:
     // Unresolved native frames of the opened session were resolved with this machine's binaries
     // (the session is reloaded next).
     void symbolizedOnOpen(qint64 resolvedFrames);
+    void chromeTraceExported(const QString& outPath);
+    void chromeTraceExportFailed(const QString& error);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -101,7 +106,7 @@ private:
     void onFailed(const QString& error);
     void onCancelled();
     void finishLoad();
-    void showError(const QString& error);
+    void showError(const QString& error, const QString& title = {});
     void updateTitle();
     void addRecentFile(const QString& path);
     void rebuildRecentMenu();
@@ -110,6 +115,7 @@ private:
     void onAnalysisStarted();
     void onAnalysisFinished();
     void symbolizeIfPossible();
+    void showExportDialog();
 
     std::shared_ptr<const model::Session> m_session;
     model::SessionLoadJob* m_job = nullptr;
@@ -132,6 +138,8 @@ private:
     QPointer<ShortcutsDialog> m_shortcutsDialog;
     QByteArray m_defaultState; // dock layout before restoring, for resetLayout()
     SymbolizeJob* m_symbolizeJob = nullptr;
+    ChromeExportJob* m_exportJob = nullptr;
+    QAction* m_exportAction = nullptr;
     QSet<QString> m_symbolizeTried; // once per file and window: unresolvable frames stay so
 };
 

@@ -25,6 +25,9 @@
 
 #include <QDir>
 #include <QDockWidget>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QMenu>
 #include <QPushButton>
 #include <QSettings>
@@ -35,6 +38,9 @@
 #include <QToolButton>
 
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSignalSpy>
@@ -122,6 +128,35 @@ private slots:
         QCOMPARE(window.timelineWidget()->session(), window.session());
         QVERIFY(window.timelineWidget()->layout().lanes().size() >= 5);
         QVERIFY(!window.errorDialog());
+    }
+
+    // File ▸ Export Chrome Trace: enabled once a session is open; writes JSON Perfetto opens.
+    void exportsChromeTrace() {
+        MainWindow window;
+        window.setErrorDialogsEnabled(false);
+        QAction* exportAction = nullptr;
+        for (QAction* action : window.findChildren<QAction*>())
+            if (action->text().contains(QStringLiteral("Export Chrome Trace")))
+                exportAction = action;
+        QVERIFY(exportAction);
+        QVERIFY(!exportAction->isEnabled());
+        QCOMPARE(openAndWait(window, m_valid), QStringLiteral("loaded"));
+        QVERIFY(exportAction->isEnabled());
+        const QString out = m_dir.filePath(QStringLiteral("exported.json"));
+        QSignalSpy exported(&window, &MainWindow::chromeTraceExported);
+        window.exportChromeTrace(out);
+        QVERIFY(exported.wait(20000));
+        QFile file(out);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonObject root = QJsonDocument::fromJson(file.readAll()).object();
+        QVERIFY(root.value(QStringLiteral("traceEvents")).toArray().size() > 10);
+        // An unwritable target reports the error instead of failing silently.
+        QSignalSpy failed(&window, &MainWindow::chromeTraceExportFailed);
+        window.exportChromeTrace(QStringLiteral("/nonexistent-dir/out.json"));
+        QVERIFY(failed.wait(20000));
+        QVERIFY2(
+            failed.at(0).at(0).toString().contains(QStringLiteral("/nonexistent-dir/out.json")),
+            qPrintable(failed.at(0).at(0).toString()));
     }
 
     void badFileShowsError_data() {

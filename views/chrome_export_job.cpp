@@ -1,0 +1,41 @@
+#include "chrome_export_job.h"
+
+#include "chrome_trace_export.h"
+#include "session.h"
+#include "session_database.h"
+
+namespace stallscope::views {
+
+ChromeExportJob::ChromeExportJob(QObject* parent) : QObject(parent) {}
+
+ChromeExportJob::~ChromeExportJob() {
+    wait();
+}
+
+void ChromeExportJob::start(std::shared_ptr<const model::Session> session, const QString& outPath) {
+    wait();
+    m_worker = QThread::create([this, session = std::move(session), outPath] {
+        model::SessionDatabase database; // its own connection, on this thread
+        std::string error;
+        if (!database.open(session->path, &error) ||
+            !model::exportChromeTrace(*session, database, outPath.toStdString(), &error))
+            emit failed(QString::fromStdString(error));
+        else
+            emit exported(outPath);
+    });
+    m_worker->start();
+}
+
+bool ChromeExportJob::isRunning() const {
+    return m_worker && m_worker->isRunning();
+}
+
+void ChromeExportJob::wait() {
+    if (!m_worker)
+        return;
+    m_worker->wait();
+    delete m_worker;
+    m_worker = nullptr;
+}
+
+} // namespace stallscope::views
