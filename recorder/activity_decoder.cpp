@@ -17,6 +17,16 @@ void storeText(const char* text, ActivityBatch* batch, uint32_t* offset, uint32_
     batch->arena.append(text, n);
 }
 
+// Where and when GPU work ran: the fields kernel, memcpy and memset records share by name.
+template <typename Record> void copyPlacement(const Record* r, ActivityRecord& out) {
+    out.startNs = int64_t(r->start);
+    out.endNs = int64_t(r->end);
+    out.deviceId = r->deviceId;
+    out.contextId = r->contextId;
+    out.streamId = r->streamId;
+    out.correlationId = r->correlationId;
+}
+
 } // namespace
 
 bool ActivityDecoder::decodeRecord(const void* raw, ActivityBatch* batch) {
@@ -27,12 +37,7 @@ bool ActivityDecoder::decodeRecord(const void* raw, ActivityBatch* batch) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
         auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
         out.kind = ActivityRecord::Kind::Kernel;
-        out.startNs = int64_t(k->start);
-        out.endNs = int64_t(k->end);
-        out.deviceId = k->deviceId;
-        out.contextId = k->contextId;
-        out.streamId = k->streamId;
-        out.correlationId = k->correlationId;
+        copyPlacement(k, out);
         out.grid[0] = k->gridX;
         out.grid[1] = k->gridY;
         out.grid[2] = k->gridZ;
@@ -53,12 +58,7 @@ bool ActivityDecoder::decodeRecord(const void* raw, ActivityBatch* batch) {
         out.dstKind = m->dstKind;
         out.isAsync = (m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? 1 : 0;
         out.bytes = m->bytes;
-        out.startNs = int64_t(m->start);
-        out.endNs = int64_t(m->end);
-        out.deviceId = m->deviceId;
-        out.contextId = m->contextId;
-        out.streamId = m->streamId;
-        out.correlationId = m->correlationId;
+        copyPlacement(m, out);
         break;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
@@ -66,12 +66,7 @@ bool ActivityDecoder::decodeRecord(const void* raw, ActivityBatch* batch) {
         out.kind = ActivityRecord::Kind::Memset;
         out.value = m->value;
         out.bytes = m->bytes;
-        out.startNs = int64_t(m->start);
-        out.endNs = int64_t(m->end);
-        out.deviceId = m->deviceId;
-        out.contextId = m->contextId;
-        out.streamId = m->streamId;
-        out.correlationId = m->correlationId;
+        copyPlacement(m, out);
         out.dstKind = uint8_t(m->memoryKind);
         out.isAsync = (m->flags & CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC) ? 1 : 0;
         break;
