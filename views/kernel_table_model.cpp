@@ -7,19 +7,14 @@
 
 namespace stallscope::views {
 
-namespace {
-QString duration(int64_t ns) {
-    return QString::fromStdString(model::formatDuration(ns));
-}
-} // namespace
-
-KernelTableModel::KernelTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+KernelTableModel::KernelTableModel(QObject* parent)
+    : NameStatsTableModel(model::EventColumn::Kernel, QT_TR_NOOP("Kernel"), ColumnCount, parent) {}
 
 void KernelTableModel::setSession(std::shared_ptr<const model::Session> session,
                                   std::shared_ptr<const model::SessionDatabase> database) {
     beginResetModel();
-    m_session = std::move(session);
-    m_rows = m_session ? kernelStatsByName(*m_session) : std::vector<NameStats>{};
+    std::vector<NameStats> rows = session ? kernelStatsByName(*session) : std::vector<NameStats>{};
+    setRows(std::move(session), std::move(rows));
     m_grids.assign(m_rows.size(), QString());
     m_totalNs = 0;
     for (size_t i = 0; i < m_rows.size(); ++i) {
@@ -41,85 +36,23 @@ void KernelTableModel::setSession(std::shared_ptr<const model::Session> session,
     endResetModel();
 }
 
-const NameStats* KernelTableModel::stats(int row) const {
-    return row >= 0 && row < int(m_rows.size()) ? &m_rows[row] : nullptr;
+QString KernelTableModel::displayName(const std::string& name) const {
+    return kernelDisplayName(name);
 }
 
-QString KernelTableModel::name(int row) const {
-    const NameStats* s = stats(row);
-    return s ? kernelDisplayName(m_session->string(s->nameId)) : QString();
-}
-
-model::EventSpans KernelTableModel::events(int row) const {
-    const NameStats* s = stats(row);
-    return s ? spansWithName(*m_session, model::EventColumn::Kernel, s->nameId)
-             : model::EventSpans{};
-}
-
-int KernelTableModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
-
-int KernelTableModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant KernelTableModel::data(const QModelIndex& index, int role) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-        return {};
-    const NameStats& s = m_rows[index.row()];
+QVariant KernelTableModel::extraData(int row, int column, int role) const {
+    const NameStats& s = m_rows[row];
     const double share = m_totalNs > 0 ? double(s.totalNs) / double(m_totalNs) : 0.0;
-    if (role == Qt::DisplayRole) {
-        switch (index.column()) {
-        case NameColumn:
-            return name(index.row());
-        case CountColumn:
-            return QString::fromStdString(model::formatCount(s.count));
-        case TotalColumn:
-            return duration(s.totalNs);
-        case AverageColumn:
-            return duration(s.averageNs());
-        case MaxColumn:
-            return duration(s.maxNs);
-        case GridColumn:
-            return m_grids[index.row()];
-        case ShareColumn:
-            return QString::fromStdString(model::formatShare(share));
-        }
-    } else if (role == SortRole) {
-        switch (index.column()) {
-        case NameColumn:
-            return name(index.row());
-        case CountColumn:
-            return qlonglong(s.count);
-        case TotalColumn:
-            return qlonglong(s.totalNs);
-        case AverageColumn:
-            return qlonglong(s.averageNs());
-        case MaxColumn:
-            return qlonglong(s.maxNs);
-        case GridColumn:
-            return m_grids[index.row()];
-        case ShareColumn:
-            return share;
-        }
-    } else if (role == Qt::TextAlignmentRole && index.column() != NameColumn) {
-        return int(Qt::AlignRight | Qt::AlignVCenter);
-    } else if (role == Qt::ToolTipRole && index.column() == NameColumn) {
-        return name(index.row());
-    }
+    if (column == GridColumn)
+        return m_grids[row];
+    if (column == ShareColumn)
+        return role == SortRole ? QVariant(share)
+                                : QVariant(QString::fromStdString(model::formatShare(share)));
     return {};
 }
 
-QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 ||
-        section >= ColumnCount)
-        return QAbstractTableModel::headerData(section, orientation, role);
-    static const char* const names[] = {QT_TR_NOOP("Kernel"),        QT_TR_NOOP("Count"),
-                                        QT_TR_NOOP("Total"),         QT_TR_NOOP("Average"),
-                                        QT_TR_NOOP("Max"),           QT_TR_NOOP("Grid × block"),
-                                        QT_TR_NOOP("GPU time share")};
-    return tr(names[section]);
+QString KernelTableModel::extraHeader(int column) const {
+    return column == GridColumn ? tr("Grid × block") : tr("GPU time share");
 }
 
 } // namespace stallscope::views
