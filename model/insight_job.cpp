@@ -21,7 +21,7 @@ void InsightJob::start(std::shared_ptr<const Session> session,
     m_cancel = std::make_shared<std::atomic<bool>>(false);
     auto cancelFlag = m_cancel;
     // The worker only emits; queued connections deliver to the receivers' threads.
-    m_worker = QThread::create([this, cancelFlag, session, thresholds] {
+    m_worker.start([this, cancelFlag, session, thresholds] {
         if (!session) {
             emit failed(QStringLiteral("no session to analyze"));
             return;
@@ -42,7 +42,6 @@ void InsightJob::start(std::shared_ptr<const Session> session,
         else
             emit finished(std::shared_ptr<const InsightReport>(std::move(report)));
     });
-    m_worker->start();
 }
 
 void InsightJob::cancel() {
@@ -51,15 +50,11 @@ void InsightJob::cancel() {
 }
 
 bool InsightJob::isRunning() const {
-    return m_worker && m_worker->isRunning();
+    return m_worker.isRunning();
 }
 
 void InsightJob::wait() {
-    if (!m_worker)
-        return;
-    m_worker->wait();
-    delete m_worker;
-    m_worker = nullptr;
+    m_worker.wait();
 }
 
 } // namespace stallscope::model

@@ -7,9 +7,10 @@
 #include "insight_thresholds.h"
 #include "session.h"
 
+#include "background_worker.h"
+
 #include <QObject>
 #include <QString>
-#include <QThread>
 
 #include <atomic>
 #include <memory>
@@ -36,7 +37,7 @@ signals:
     void cancelled();
 
 private:
-    QThread* m_worker = nullptr;
+    BackgroundWorker m_worker;
     std::shared_ptr<std::atomic<bool>> m_cancel;
 };
 

@@ -20,7 +20,7 @@ void SessionLoadJob::start(const QString& path) {
     auto cancelFlag = m_cancel;
     const std::string file = path.toStdString();
     // The worker only emits; queued connections deliver to the receivers' threads.
-    m_worker = QThread::create([this, cancelFlag, file] {
+    m_worker.start([this, cancelFlag, file] {
         LoadOptions options;
         options.cancel = cancelFlag.get();
         options.progress = [this](double fraction) { emit progress(fraction); };
@@ -33,7 +33,6 @@ void SessionLoadJob::start(const QString& path) {
         else
             emit failed(QString::fromStdString(result.error));
     });
-    m_worker->start();
 }
 
 void SessionLoadJob::cancel() {
@@ -42,15 +41,11 @@ void SessionLoadJob::cancel() {
 }
 
 bool SessionLoadJob::isRunning() const {
-    return m_worker && m_worker->isRunning();
+    return m_worker.isRunning();
 }
 
 void SessionLoadJob::wait() {
-    if (!m_worker)
-        return;
-    m_worker->wait();
-    delete m_worker;
-    m_worker = nullptr;
+    m_worker.wait();
 }
 
 } // namespace stallscope::model

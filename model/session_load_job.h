@@ -4,9 +4,10 @@
 
 #include "session_loader.h"
 
+#include "background_worker.h"
+
 #include <QObject>
 #include <QString>
-#include <QThread>
 
 #include <atomic>
 #include <memory>
@@ -33,7 +34,7 @@ signals:
     void cancelled();
 
 private:
-    QThread* m_worker = nullptr;
+    BackgroundWorker m_worker;
     std::shared_ptr<std::atomic<bool>> m_cancel;
 };
 

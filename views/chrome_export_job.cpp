@@ -14,7 +14,7 @@ ChromeExportJob::~ChromeExportJob() {
 
 void ChromeExportJob::start(std::shared_ptr<const model::Session> session, const QString& outPath) {
     wait();
-    m_worker = QThread::create([this, session = std::move(session), outPath] {
+    m_worker.start([this, session = std::move(session), outPath] {
         model::SessionDatabase database; // its own connection, on this thread
         std::string error;
         if (!database.open(session->path, &error) ||
@@ -23,19 +23,14 @@ void ChromeExportJob::start(std::shared_ptr<const model::Session> session, const
         else
             emit exported(outPath);
     });
-    m_worker->start();
 }
 
 bool ChromeExportJob::isRunning() const {
-    return m_worker && m_worker->isRunning();
+    return m_worker.isRunning();
 }
 
 void ChromeExportJob::wait() {
-    if (!m_worker)
-        return;
-    m_worker->wait();
-    delete m_worker;
-    m_worker = nullptr;
+    m_worker.wait();
 }
 
 } // namespace stallscope::views

@@ -2,9 +2,10 @@
 // (model/chrome_trace_export.h), for File ▸ Export Chrome Trace.
 #pragma once
 
+#include "background_worker.h"
+
 #include <QObject>
 #include <QString>
-#include <QThread>
 
 #include <memory>
 
@@ -30,7 +31,7 @@ signals:
     void failed(const QString& error);
 
 private:
-    QThread* m_worker = nullptr;
+    model::BackgroundWorker m_worker;
 };
 
 } // namespace stallscope::views

@@ -23,7 +23,7 @@ bool SymbolizeJob::available() {
 void SymbolizeJob::start(const QString& sessionPath) {
     wait();
     const std::string path = sessionPath.toStdString();
-    m_worker = QThread::create([this, sessionPath, path] {
+    m_worker.start([this, sessionPath, path] {
 #ifdef STALLSCOPE_HAVE_SYMBOLIZER
         symbolize::SymbolizeOptions options;
         std::string error;
@@ -46,15 +46,10 @@ void SymbolizeJob::start(const QString& sessionPath) {
         emit nothingToDo(sessionPath);
 #endif
     });
-    m_worker->start();
 }
 
 void SymbolizeJob::wait() {
-    if (!m_worker)
-        return;
-    m_worker->wait();
-    delete m_worker;
-    m_worker = nullptr;
+    m_worker.wait();
 }
 
 } // namespace stallscope::views

@@ -4,9 +4,10 @@
 // Writes into the session file, as `stallscope-record --symbolize` does.
 #pragma once
 
+#include "background_worker.h"
+
 #include <QObject>
 #include <QString>
-#include <QThread>
 
 namespace stallscope::views {
 
@@ -28,7 +29,7 @@ signals:
     void failed(const QString& path, const QString& error);
 
 private:
-    QThread* m_worker = nullptr;
+    model::BackgroundWorker m_worker;
 };
 
 } // namespace stallscope::views
