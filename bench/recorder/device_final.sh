@@ -1,11 +1,11 @@
 #!/bin/bash
 # One device call: the gpu-labelled Qt Test suite (Qt runtime carried in .devcarry), then the
 # README's samples recorded through stallscope-record (which symbolizes them at the end).
-# Carried: build/dev/recorder/{stallscope-record,libstallscope_recorder.so},
-#          build/dev/tests/recorder/{tst_recorder_gpu,sync_sites,sync_sites.syms}, .devcarry/qt-runtime.tar.xz
+# Carried (B = the build folder, default build/full): $B/recorder/{stallscope-record,libstallscope_recorder.so},
+#          $B/tests/recorder/{tst_recorder_gpu,sync_sites,sync_sites.syms}, .devcarry/qt-runtime.tar.xz
 set -u
 OUT=${OUT:-/tmp/out}
-B=build/dev
+B=${B:-build/full}
 mkdir -p /tmp/qt && tar -C /tmp/qt -xJf .devcarry/qt-runtime.tar.xz
 export LD_LIBRARY_PATH=/tmp/qt:/usr/local/cuda-13.0/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}
 export PYTHONUNBUFFERED=1 QT_QPA_PLATFORM=offscreen
