@@ -5,6 +5,7 @@
 #include "insight_json.h"
 #include "insight_text.h"
 #include "kineto_importer.h"
+#include "report_writer.h"
 #include "session_database.h"
 #include "session_summary.h"
 
@@ -81,6 +82,27 @@ int runConvert(const QString& input, const QString& output) {
     }
     std::printf("stallscope: wrote %s\n", output.toLocal8Bit().constData());
     return runInfo(output);
+}
+
+int runReport(const QString& output, const QString& input) {
+    model::LoadResult result = loadOrReport(input);
+    if (!result.ok())
+        return 1;
+    const std::shared_ptr<const model::Session> session = std::move(result.session);
+    model::SessionDatabase database;
+    std::string error;
+    if (!database.open(session->path, &error)) {
+        printError(QStringLiteral("%1: %2").arg(input, QString::fromStdString(error)));
+        return 1;
+    }
+    const model::InsightReport report = model::InsightEngine::analyze(*session, database);
+    QString message;
+    if (!views::ReportWriter::write(session, report, output, &message)) {
+        printError(message);
+        return 1;
+    }
+    std::printf("stallscope: wrote %s\n", output.toLocal8Bit().constData());
+    return 0;
 }
 
 int runExportChrome(const QString& output, const QString& input) {

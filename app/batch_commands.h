@@ -14,6 +14,8 @@ int runInsights(const QString& file, bool json);
 int runConvert(const QString& input, const QString& output);
 // --export-chrome OUT FILE: a session (or trace) as Chrome/Perfetto trace JSON.
 int runExportChrome(const QString& output, const QString& input);
+// --report OUT.pdf FILE: the PDF report (needs a QApplication; the offscreen platform will do).
+int runReport(const QString& output, const QString& input);
 
 void printError(const QString& message);
 

@@ -1,7 +1,8 @@
 // stallscope: the desktop application and its batch modes.
 //   stallscope [FILE]          open the main window (and FILE in it)
 //   stallscope --info FILE     print the session summary and exit (no GUI, no display needed)
-//   stallscope --insights [--json] FILE, --convert TRACE -o OUT, --export-chrome OUT FILE
+//   stallscope --insights [--json] FILE, --convert TRACE -o OUT, --export-chrome OUT FILE,
+//   stallscope --report OUT.pdf FILE
 //                              the other batch modes (app/batch_commands.h)
 // FILE may be a session or a torch.profiler trace (.json, .json.gz, or a folder of rank traces).
 //   --color-scheme light|dark  override the desktop's scheme; --remap OLD=NEW  a source path rule
@@ -28,7 +29,11 @@
 #include <QFileInfo>
 #include <QTimer>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -56,6 +61,11 @@ struct Options {
     QCommandLineOption output{{QStringLiteral("o"), QStringLiteral("output")},
                               QStringLiteral("Output file of --convert."),
                               QStringLiteral("OUT")};
+    QCommandLineOption report{
+        QStringLiteral("report"),
+        QStringLiteral("Write the PDF report of FILE (summary, findings, timeline, top sync sites "
+                       "and kernels) to OUT and exit."),
+        QStringLiteral("OUT")};
     QCommandLineOption exportChrome{
         QStringLiteral("export-chrome"),
         QStringLiteral("Write FILE as Chrome/Perfetto trace JSON to OUT (.json or .json.gz) and "
@@ -105,6 +115,7 @@ void configure(QCommandLineParser& parser, Options& options) {
     parser.addOption(options.convert);
     parser.addOption(options.output);
     parser.addOption(options.exportChrome);
+    parser.addOption(options.report);
     parser.addOption(options.colorScheme);
     parser.addOption(options.remap);
     for (QCommandLineOption* hidden :
@@ -121,13 +132,12 @@ void configure(QCommandLineParser& parser, Options& options) {
 }
 
 // Modes that must not need a display decide the application class before Qt parses anything.
-bool isHeadless(int argc, char** argv) {
+bool hasAnyFlag(int argc, char** argv, std::initializer_list<const char*> flags) {
     for (int i = 1; i < argc; ++i) {
         const char* arg = argv[i];
         if (std::strcmp(arg, "--") == 0)
             break;
-        for (const char* flag : {"--info", "--insights", "--convert", "--export-chrome", "-v",
-                                 "--version", "-h", "--help", "--help-all", "-?"})
+        for (const char* flag : flags)
             if (std::strcmp(arg, flag) == 0)
                 return true;
     }
@@ -149,6 +159,7 @@ int runBatch(const QCommandLineParser& parser, const Options& options) {
     }
     const char* mode = parser.isSet(options.insights)       ? "--insights"
                        : parser.isSet(options.exportChrome) ? "--export-chrome"
+                       : parser.isSet(options.report)       ? "--report"
                                                             : "--info";
     if (files.size() != 1) {
         printError(QStringLiteral("%1 needs exactly one FILE (see --help)").arg(mode));
@@ -158,6 +169,8 @@ int runBatch(const QCommandLineParser& parser, const Options& options) {
         return batch::runInsights(files.front(), parser.isSet(options.json));
     if (parser.isSet(options.exportChrome))
         return batch::runExportChrome(parser.value(options.exportChrome), files.front());
+    if (parser.isSet(options.report))
+        return batch::runReport(parser.value(options.report), files.front());
     return batch::runInfo(files.front());
 }
 
@@ -339,7 +352,24 @@ int main(int argc, char** argv) {
     Options options;
     QCommandLineParser parser;
     configure(parser, options);
-    if (isHeadless(argc, argv)) {
+    if (hasAnyFlag(argc, argv, {"--report"})) {
+        // The report paints the timeline: a GUI application, but it needs no display.
+        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        // What Qt would pick itself, minus its warning on stderr for a batch run.
+        if (qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR")) {
+            const QByteArray runtime = "/tmp/runtime-" + QByteArray::number(uint(getuid()));
+            if (mkdir(runtime.constData(), 0700) == 0 || errno == EEXIST)
+                qputenv("XDG_RUNTIME_DIR", runtime);
+        }
+        QApplication app(argc, argv);
+        describe(app);
+        parser.process(app);
+        return runBatch(parser, options);
+    }
+    if (hasAnyFlag(argc, argv,
+                   {"--info", "--insights", "--convert", "--export-chrome", "-v", "--version", "-h",
+                    "--help", "--help-all", "-?"})) {
         QCoreApplication app(argc, argv);
         describe(app);
         parser.process(app); // handles --help and --version (and exits)

@@ -3,6 +3,7 @@
 #include "analysis_panels.h"
 #include "chrome_export_job.h"
 #include "find_box.h"
+#include "report_writer.h"
 #include "session.h"
 #include "session_load_job.h"
 #include "session_summary.h"
@@ -93,6 +94,9 @@ void MainWindow::createMenus() {
     m_exportAction =
         file->addAction(tr("&Export Chrome Trace…"), this, &MainWindow::showExportDialog);
     m_exportAction->setEnabled(false);
+    m_reportAction =
+        file->addAction(tr("Export &Report (PDF)…"), this, &MainWindow::showReportDialog);
+    m_reportAction->setEnabled(false);
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     // Some platforms (offscreen, some desktops) map QKeySequence::Quit to nothing.
@@ -232,6 +236,7 @@ void MainWindow::onLoaded(std::shared_ptr<const model::Session> session) {
             .arg(QString::fromStdString(model::formatCount(m_session->counts.total())),
                  QString::fromStdString(model::formatDuration(m_session->durationNs()))));
     m_exportAction->setEnabled(true);
+    m_reportAction->setEnabled(false); // until this session's analysis has finished
     emit sessionLoaded(m_currentFile);
     symbolizeIfPossible();
 }
@@ -243,6 +248,31 @@ void MainWindow::showExportDialog() {
         tr("Chrome trace (*.json *.json.gz)"));
     if (!path.isEmpty())
         exportChromeTrace(path);
+}
+
+void MainWindow::showReportDialog() {
+    const QString base = QFileInfo(m_currentFile).completeBaseName();
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export Report"), QFileInfo(m_currentFile).dir().filePath(base + ".pdf"),
+        tr("PDF (*.pdf)"));
+    if (!path.isEmpty())
+        exportReport(path);
+}
+
+bool MainWindow::exportReport(const QString& outPath) {
+    if (!m_session || !m_panels->report())
+        return false;
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    QString error;
+    const bool written = ReportWriter::write(m_session, *m_panels->report(), outPath, &error);
+    QApplication::restoreOverrideCursor();
+    if (!written) {
+        m_statusLabel->setText(error);
+        showError(error, tr("Cannot export"));
+        return false;
+    }
+    m_statusLabel->setText(tr("Wrote the report %1").arg(outPath));
+    return true;
 }
 
 void MainWindow::exportChromeTrace(const QString& outPath) {
@@ -368,6 +398,7 @@ void MainWindow::onAnalysisFinished() {
         m_progress->hide();
         m_progress->setRange(0, 1000);
     }
+    m_reportAction->setEnabled(m_panels->report() != nullptr);
     emit analysisFinished();
 }
 

@@ -81,6 +81,9 @@ public slots:
     void resetLayout();
     // Writes the open session as Chrome/Perfetto trace JSON in the background (File ▸ Export).
     void exportChromeTrace(const QString& outPath);
+    // Writes the PDF report of the open session once its analysis has finished. False (and the
+    // error in the status bar and a dialog) when it cannot.
+    bool exportReport(const QString& outPath);
 
 signals:
     void sessionLoaded(const QString& path);
@@ -116,6 +119,7 @@ private:
     void onAnalysisFinished();
     void symbolizeIfPossible();
     void showExportDialog();
+    void showReportDialog();
 
     std::shared_ptr<const model::Session> m_session;
     model::SessionLoadJob* m_job = nullptr;
@@ -140,6 +144,7 @@ private:
     SymbolizeJob* m_symbolizeJob = nullptr;
     ChromeExportJob* m_exportJob = nullptr;
     QAction* m_exportAction = nullptr;
+    QAction* m_reportAction = nullptr;
     QSet<QString> m_symbolizeTried; // once per file and window: unresolvable frames stay so
 };
 

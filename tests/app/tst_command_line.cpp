@@ -180,6 +180,24 @@ private slots:
         QVERIFY(document.object().value(QStringLiteral("traceEvents")).toArray().size() > 100);
     }
 
+    void reportWritesAPdfWithoutADisplay() {
+        const QString out = m_dir.filePath(QStringLiteral("report.pdf"));
+        const Run result =
+            run({QStringLiteral("--report"), out, sourcePath("resources/sample.stallscope")});
+        QVERIFY2(result.exitCode == 0, qPrintable(result.err));
+        QFile file(out);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray pdf = file.readAll();
+        QVERIFY(pdf.startsWith("%PDF-"));
+        // Summary and seven findings, the timeline picture and the tables: two A4 pages.
+        QVERIFY2(pdf.count("/Type /Page\n") >= 2, qPrintable(QString::number(pdf.size())));
+        const QString bad = writeFile(QStringLiteral("bad.stallscope"), "not a session");
+        const Run failed = run({QStringLiteral("--report"), out, bad});
+        QCOMPARE(failed.exitCode, 1);
+        QVERIFY2(failed.err.startsWith(QStringLiteral("stallscope: ") + bad),
+                 qPrintable(failed.err));
+    }
+
     void version() {
         const Run result = run({QStringLiteral("--version")});
         QCOMPARE(result.exitCode, 0);

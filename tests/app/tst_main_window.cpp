@@ -159,6 +159,24 @@ private slots:
             qPrintable(failed.at(0).at(0).toString()));
     }
 
+    // File ▸ Export Report: enabled once the analysis finished; writes a PDF.
+    void exportsReport() {
+        MainWindow window;
+        window.setErrorDialogsEnabled(false);
+        QSignalSpy analyzed(&window, &MainWindow::analysisFinished);
+        QCOMPARE(openAndWait(window, m_insightRun), QStringLiteral("loaded"));
+        QVERIFY(analyzed.wait(20000) || !analyzed.isEmpty());
+        const QString out = m_dir.filePath(QStringLiteral("report.pdf"));
+        QVERIFY(window.exportReport(out));
+        QFile file(out);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray pdf = file.readAll();
+        QVERIFY(pdf.startsWith("%PDF-"));
+        QVERIFY(pdf.count("/Type /Page\n") >= 1); // one object per page
+        QVERIFY(!window.exportReport(QStringLiteral("/nonexistent-dir/report.pdf")));
+        QVERIFY(window.lastError().isEmpty()); // an export error is not a load error
+    }
+
     void badFileShowsError_data() {
         QTest::addColumn<QString>("name");
         QTest::addColumn<QByteArray>("bytes");

@@ -1,0 +1,25 @@
+// ReportWriter: the PDF report (`stallscope --report out.pdf FILE`, File ▸ Export Report): the
+// session summary, the insights with their evidence, sites and fixes, a picture of the timeline,
+// and the top sync sites and kernels. Painted with QPdfWriter; needs a QGuiApplication (the
+// offscreen platform is enough).
+#pragma once
+
+#include <QString>
+
+#include <memory>
+
+namespace stallscope::model {
+class Session;
+struct InsightReport;
+} // namespace stallscope::model
+
+namespace stallscope::views {
+
+class ReportWriter {
+public:
+    // Returns false and sets *error ("<outPath>: <problem>") when the PDF cannot be written.
+    static bool write(const std::shared_ptr<const model::Session>& session,
+                      const model::InsightReport& report, const QString& outPath, QString* error);
+};
+
+} // namespace stallscope::views
