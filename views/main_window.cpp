@@ -3,6 +3,7 @@
 #include "analysis_panels.h"
 #include "chrome_export_job.h"
 #include "find_box.h"
+#include "record_dialog.h"
 #include "report_writer.h"
 #include "session.h"
 #include "session_load_job.h"
@@ -88,6 +89,8 @@ void MainWindow::createMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::showOpenDialog);
     open->setShortcut(QKeySequence::Open);
+    QAction* record = file->addAction(tr("Re&cord…"), this, &MainWindow::showRecordDialog);
+    record->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
     rebuildRecentMenu();
@@ -248,6 +251,20 @@ void MainWindow::showExportDialog() {
         tr("Chrome trace (*.json *.json.gz)"));
     if (!path.isEmpty())
         exportChromeTrace(path);
+}
+
+RecordDialog* MainWindow::showRecordDialog() {
+    if (!m_recordDialog) {
+        m_recordDialog = new RecordDialog(this);
+        m_recordDialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(m_recordDialog, &RecordDialog::sessionRecorded, this, [this](const QString& path) {
+            openFile(path);
+            m_recordDialog->close();
+        });
+    }
+    m_recordDialog->show();
+    m_recordDialog->raise();
+    return m_recordDialog;
 }
 
 void MainWindow::showReportDialog() {

@@ -34,6 +34,7 @@ namespace stallscope::views {
 
 class AnalysisPanels;
 class ChromeExportJob;
+class RecordDialog;
 class FindBox;
 class SessionSummaryWidget;
 class ShortcutsDialog;
@@ -84,6 +85,9 @@ public slots:
     // Writes the PDF report of the open session once its analysis has finished. False (and the
     // error in the status bar and a dialog) when it cannot.
     bool exportReport(const QString& outPath);
+    // File ▸ Record: the dialog that runs a program under stallscope-record; the session it
+    // writes opens here.
+    RecordDialog* showRecordDialog();
 
 signals:
     void sessionLoaded(const QString& path);
@@ -145,6 +149,7 @@ private:
     ChromeExportJob* m_exportJob = nullptr;
     QAction* m_exportAction = nullptr;
     QAction* m_reportAction = nullptr;
+    QPointer<RecordDialog> m_recordDialog;
     QSet<QString> m_symbolizeTried; // once per file and window: unresolvable frames stay so
 };
 

@@ -1,0 +1,119 @@
+// File ▸ Record: the dialog runs a program under the real stallscope-record, shows its output,
+// opens the session it wrote, stops a running program, and explains failures in the dialog.
+// The programs recorded here use no CUDA, so it runs without a GPU: the recorder then writes an
+// empty, complete session.
+#include "main_window.h"
+#include "record_dialog.h"
+#include "session.h"
+#include "session_loader.h"
+
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using stallscope::views::MainWindow;
+using stallscope::views::RecordDialog;
+
+class RecordDialogTest : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+
+    static QString recorder() { return QStringLiteral(STALLSCOPE_RECORD); }
+    void skipWithoutRecorder() {
+        if (recorder().isEmpty())
+            QSKIP("SKIP: stallscope-record not built (no CUDA Toolkit)");
+    }
+    RecordDialog* dialogFor(QWidget* parent, const QString& session) {
+        auto* dialog = new RecordDialog(parent);
+        dialog->setRecorderPath(recorder());
+        dialog->setWorkingDirectory(m_dir.path());
+        dialog->setOutputFile(session);
+        return dialog;
+    }
+
+private slots:
+    void recordsAndReportsTheSession() {
+        skipWithoutRecorder();
+        const QString session = m_dir.filePath(QStringLiteral("echo.stallscope"));
+        RecordDialog* dialog = dialogFor(nullptr, session);
+        dialog->setProgram(QStringLiteral("/bin/sh"),
+                           {QStringLiteral("-c"), QStringLiteral("echo hello from $GREETING")});
+        dialog->setEnvironment({QStringLiteral("GREETING=the target")});
+        QSignalSpy recorded(dialog, &RecordDialog::sessionRecorded);
+        QVERIFY(dialog->startRecording());
+        QVERIFY(recorded.wait(60000));
+        QCOMPARE(recorded.at(0).at(0).toString(), session);
+        QVERIFY2(dialog->outputText().contains(QStringLiteral("hello from the target")),
+                 qPrintable(dialog->outputText()));
+        const auto loaded = stallscope::model::SessionLoader::load(session.toStdString());
+        QVERIFY2(loaded.ok(), loaded.error.c_str());
+        QCOMPARE(loaded.session->status, std::string("complete"));
+        delete dialog;
+    }
+
+    void mainWindowOpensTheRecording() {
+        skipWithoutRecorder();
+        MainWindow window;
+        window.setErrorDialogsEnabled(false);
+        RecordDialog* dialog = window.showRecordDialog();
+        QVERIFY(dialog && dialog->isVisible());
+        const QString session = m_dir.filePath(QStringLiteral("true.stallscope"));
+        dialog->setRecorderPath(recorder());
+        dialog->setOutputFile(session);
+        dialog->setProgram(QStringLiteral("/bin/true"));
+        QSignalSpy loaded(&window, &MainWindow::sessionLoaded);
+        QVERIFY(dialog->startRecording());
+        QVERIFY(loaded.wait(60000));
+        QCOMPARE(window.currentFile(), session);
+    }
+
+    void stopEndsTheProgramAndKeepsTheSession() {
+        skipWithoutRecorder();
+        const QString session = m_dir.filePath(QStringLiteral("sleep.stallscope"));
+        RecordDialog* dialog = dialogFor(nullptr, session);
+        dialog->setProgram(QStringLiteral("/bin/sleep"), {QStringLiteral("60")});
+        QSignalSpy recorded(dialog, &RecordDialog::sessionRecorded);
+        QVERIFY(dialog->startRecording());
+        QTRY_VERIFY_WITH_TIMEOUT(dialog->isRecording(), 5000);
+        QTest::qWait(300); // let the program start
+        dialog->stopRecording();
+        QVERIFY(recorded.wait(30000));
+        QVERIFY(!dialog->isRecording());
+        QVERIFY2(dialog->outputText().contains(QStringLiteral("exited with status")),
+                 qPrintable(dialog->outputText()));
+        delete dialog;
+    }
+
+    void missingProgramIsExplained() {
+        skipWithoutRecorder();
+        RecordDialog* dialog =
+            dialogFor(nullptr, m_dir.filePath(QStringLiteral("never.stallscope")));
+        dialog->setProgram(QStringLiteral("/nonexistent/train"));
+        QSignalSpy failed(dialog, &RecordDialog::recordingFailed);
+        QVERIFY(dialog->startRecording());
+        QVERIFY(failed.wait(30000));
+        QVERIFY2(dialog->errorText().contains(QStringLiteral("could not be run")),
+                 qPrintable(dialog->errorText()));
+        QVERIFY2(dialog->outputText().contains(QStringLiteral("/nonexistent/train")),
+                 qPrintable(dialog->outputText()));
+        delete dialog;
+    }
+
+    void withoutRecorderItSaysHowToBuildIt() {
+        RecordDialog dialog;
+        dialog.setRecorderPath(QString());
+        dialog.setProgram(QStringLiteral("/bin/true"));
+        QSignalSpy failed(&dialog, &RecordDialog::recordingFailed);
+        QVERIFY(!dialog.startRecording());
+        QCOMPARE(failed.count(), 1);
+        QVERIFY(dialog.errorText().contains(QStringLiteral("stallscope-record")));
+        dialog.setRecorderPath(recorder());
+        dialog.setProgram(QString());
+        QVERIFY(!dialog.startRecording());
+        QVERIFY(dialog.errorText().contains(QStringLiteral("program")));
+    }
+};
+
+QTEST_MAIN(RecordDialogTest)
+#include "tst_record_dialog.moc"

@@ -1,0 +1,71 @@
+// RecordDialog: File ▸ Record — runs a program under `stallscope-record` (program, arguments,
+// working directory, environment, output file, stacks and symbolization), shows its output while
+// it runs, can stop it (SIGTERM, forwarded to the program), and hands the finished session to the
+// main window.
+// Errors (no recorder, a program that cannot start, a missing session) are shown in the dialog.
+#pragma once
+
+#include <QDialog>
+#include <QProcess>
+
+class QCheckBox;
+class QDialogButtonBox;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QPushButton;
+
+namespace stallscope::views {
+
+class RecordDialog : public QDialog {
+    Q_OBJECT
+public:
+    explicit RecordDialog(QWidget* parent = nullptr);
+    ~RecordDialog() override;
+
+    // stallscope-record next to this executable (installed: bin/; build tree: ../recorder/), else
+    // on PATH; empty when there is none.
+    static QString findRecorder();
+    void setRecorderPath(const QString& path) { m_recorder = path; }
+
+    // The form, for tests and for pre-filling.
+    void setProgram(const QString& program, const QStringList& arguments = {});
+    void setWorkingDirectory(const QString& directory);
+    void setOutputFile(const QString& path);
+    void setEnvironment(const QStringList& keyValues);
+
+    // Starts recording (the Record button). False, with the reason shown, when it cannot start.
+    bool startRecording();
+    void stopRecording();
+    bool isRecording() const;
+    QString outputText() const;
+    QString errorText() const;
+
+signals:
+    // The recorder finished and wrote a session (also for a target that exited non-zero).
+    void sessionRecorded(const QString& sessionPath);
+    void recordingFailed(const QString& error);
+
+private:
+    void onFinished(int exitCode, QProcess::ExitStatus status);
+    void appendOutput();
+    void showError(const QString& error);
+    void updateButtons();
+    QStringList recorderArguments() const;
+
+    QString m_recorder;
+    QLineEdit* m_program = nullptr;
+    QLineEdit* m_arguments = nullptr;
+    QLineEdit* m_directory = nullptr;
+    QPlainTextEdit* m_environment = nullptr;
+    QLineEdit* m_output = nullptr;
+    QCheckBox* m_stacks = nullptr;
+    QCheckBox* m_symbolize = nullptr;
+    QPlainTextEdit* m_log = nullptr;
+    QLabel* m_error = nullptr;
+    QPushButton* m_record = nullptr;
+    QPushButton* m_stop = nullptr;
+    QProcess* m_process = nullptr;
+};
+
+} // namespace stallscope::views
