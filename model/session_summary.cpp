@@ -100,7 +100,11 @@ SessionSummary SessionSummary::of(const Session& session) {
     add("Events", formatCount(c.total()));
     if (session.droppedRecords > 0)
         add("Dropped records", formatCount(session.droppedRecords));
-    std::string status = session.status;
+    // A file still marked "recording" is, for whoever reads it, an incomplete session: its
+    // recorder was killed or has not finished (the warning says which data is missing).
+    std::string status = session.status == "recording"
+                             ? std::string("incomplete (recording did not finish)")
+                             : session.status;
     if (!session.processes.empty() && session.processes.front().hasExitCode)
         status += ", exit code " + std::to_string(session.processes.front().exitCode);
     add("Status", status);

@@ -2,6 +2,7 @@
 // silently partial model. Incomplete sessions open with a visible warning.
 #include "session_loader.h"
 #include "session_schema.h"
+#include "session_summary.h"
 #include "session_writer.h"
 #include "small_session.h"
 
@@ -168,6 +169,9 @@ void TestBadInput::recordingSessionOpensWithWarning() {
     QCOMPARE(result.session->status, std::string("recording"));
     QVERIFY(result.session->warning.find("did not finish") != std::string::npos);
     QCOMPARE(result.session->counts.kernels, int64_t(3));
+    const std::string summary = model::SessionSummary::of(*result.session).toText();
+    QVERIFY2(summary.find("incomplete (recording did not finish)") != std::string::npos,
+             summary.c_str());
 }
 
 void TestBadInput::incompleteSessionOpensWithWarning() {
