@@ -1,13 +1,15 @@
-#include "batch_commands.h"
+#include "app/batch_commands.h"
 
-#include "chrome_trace_export.h"
-#include "insight_engine.h"
-#include "insight_json.h"
-#include "insight_text.h"
-#include "kineto_importer.h"
-#include "report_writer.h"
-#include "session_database.h"
-#include "session_summary.h"
+#include "app/session_openers.h"
+
+#include "model/analysis/insight_engine.h"
+#include "model/analysis/insight_json.h"
+#include "model/analysis/insight_text.h"
+#include "model/interop/chrome_trace_export.h"
+#include "model/interop/kineto_importer.h"
+#include "model/session/session_database.h"
+#include "model/session/session_summary.h"
+#include "views/report/report_writer.h"
 
 #include <cstdio>
 #include <string>
@@ -18,7 +20,7 @@ namespace {
 
 // Sessions load directly; traces are converted (and cached) first. Prints the error itself.
 model::LoadResult loadOrReport(const QString& file) {
-    model::LoadResult result = model::KinetoImporter::loadSessionOrTrace(file.toStdString());
+    model::LoadResult result = standardSessionOpener().open(file.toStdString());
     if (!result.ok()) {
         printError(QString::fromStdString(result.error)); // already starts with the path
         return result;

@@ -12,15 +12,15 @@
 // milliseconds since the session start; N counts insight cards from 1. --select-sync N selects
 // the N-th host-blocking sync (from 0, time order over all threads) to show its link and details;
 // without --visible-range the view frames the sync, the work it waited for and that work's launch.
-#include "analysis_panels.h"
-#include "batch_commands.h"
-#include "color_scheme.h"
-#include "event_ref.h"
-#include "main_window.h"
-#include "path_remap.h"
-#include "session.h"
-#include "source_view.h"
-#include "timeline_widget.h"
+#include "app/batch_commands.h"
+#include "app/color_scheme.h"
+#include "app/main_window.h"
+#include "format/path_remap.h"
+#include "model/session/session.h"
+#include "views/panels/analysis_panels.h"
+#include "views/panels/source_view.h"
+#include "views/timeline/event_ref.h"
+#include "views/timeline/timeline_widget.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -43,7 +43,7 @@
 
 namespace {
 
-using stallscope::views::MainWindow;
+using stallscope::app::MainWindow;
 
 struct Options {
     QCommandLineOption info{QStringLiteral("info"),
@@ -383,12 +383,12 @@ int main(int argc, char** argv) {
         printError(QStringLiteral("--color-scheme wants light or dark"));
         return 2;
     }
-    using stallscope::views::ColorScheme;
-    stallscope::views::applyColorScheme(app, scheme.isEmpty()
-                                                 ? std::nullopt
-                                                 : std::optional(scheme == QLatin1String("dark")
-                                                                     ? ColorScheme::Dark
-                                                                     : ColorScheme::Light));
-    stallscope::views::installColorSchemeFollower(app);
+    using stallscope::app::ColorScheme;
+    stallscope::app::applyColorScheme(app, scheme.isEmpty()
+                                               ? std::nullopt
+                                               : std::optional(scheme == QLatin1String("dark")
+                                                                   ? ColorScheme::Dark
+                                                                   : ColorScheme::Light));
+    stallscope::app::installColorSchemeFollower(app);
     return runGui(app, parser, options);
 }

@@ -5,9 +5,9 @@
 //
 //   stallscope-bench-load [--session=FILE] [--events=10000000] [Google Benchmark flags]
 // The session is generated (seed 1) when FILE does not exist, and kept for the next run.
-#include "bench_support.h"
-#include "session_loader.h"
-#include "synthetic_session.h"
+#include "bench/bench_support.h"
+#include "model/session/session_loader.h"
+#include "model/testing/synthetic_session.h"
 
 #include <benchmark/benchmark.h>
 

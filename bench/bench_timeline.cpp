@@ -5,11 +5,11 @@
 //   stallscope-bench-timeline [--session=FILE] [--events=10000000] [Google Benchmark flags]
 // The session is generated (seed 1) when FILE does not exist, and kept for the next run (the
 // same file bench_load uses).
-#include "bench_support.h"
-#include "session.h"
-#include "session_loader.h"
-#include "synthetic_session.h"
-#include "timeline_widget.h"
+#include "bench/bench_support.h"
+#include "model/session/session.h"
+#include "model/session/session_loader.h"
+#include "model/testing/synthetic_session.h"
+#include "views/timeline/timeline_widget.h"
 
 #include <benchmark/benchmark.h>
 

@@ -4,8 +4,8 @@
 //
 //   stallscope-bench-write [--events=10000000] [--out=/tmp/stallscope-bench-write.stallscope]
 //                          [Google Benchmark flags]
-#include "bench_support.h"
-#include "synthetic_session.h"
+#include "bench/bench_support.h"
+#include "model/testing/synthetic_session.h"
 
 #include <benchmark/benchmark.h>
 

@@ -1,6 +1,6 @@
 // stallscope-gen: writes a synthetic session (model/synthetic_session.h) and prints its stats.
 // Qt-free on purpose: it only needs the format library and SQLite.
-#include "synthetic_session.h"
+#include "model/testing/synthetic_session.h"
 
 #include <cerrno>
 #include <cstdio>

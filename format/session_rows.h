@@ -2,7 +2,7 @@
 // SQLite row ids the writer hands back. Times are nanoseconds on the host's CLOCK_MONOTONIC.
 #pragma once
 
-#include "session_schema.h"
+#include "format/session_schema.h"
 
 #include <cstdint>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "session_writer.h"
+#include "format/session_writer.h"
 
 #include <sqlite3.h>
 

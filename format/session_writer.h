@@ -6,7 +6,7 @@
 // readers report as cut short.
 #pragma once
 
-#include "session_rows.h"
+#include "format/session_rows.h"
 
 #include <cstdint>
 #include <memory>

@@ -1,4 +1,4 @@
-#include "activity_decoder.h"
+#include "recorder/activity_decoder.h"
 
 #include <cupti.h>
 

@@ -2,7 +2,7 @@
 // CUPTI's buffer-completed callback; tests feed it synthetic records built from the real structs.
 #pragma once
 
-#include "activity_record.h"
+#include "recorder/activity_record.h"
 
 #include <cstddef>
 #include <cstdint>

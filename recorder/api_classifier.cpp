@@ -1,4 +1,4 @@
-#include "api_classifier.h"
+#include "recorder/api_classifier.h"
 
 #include <cupti.h>
 

@@ -1,8 +1,8 @@
-#include "callback_handler.h"
+#include "recorder/callback_handler.h"
 
-#include "event_ring.h"
-#include "python_frames.h"
-#include "stack_unwinder.h"
+#include "recorder/event_ring.h"
+#include "recorder/python_frames.h"
+#include "recorder/stack_unwinder.h"
 
 #include <cupti.h>
 #include <sys/syscall.h>

@@ -4,7 +4,7 @@
 // (launch records, kernels) comes from CUPTI activity records, which cost less than callbacks.
 #pragma once
 
-#include "api_classifier.h"
+#include "recorder/api_classifier.h"
 
 #include <atomic>
 #include <cstdint>

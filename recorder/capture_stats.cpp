@@ -1,4 +1,4 @@
-#include "capture_stats.h"
+#include "recorder/capture_stats.h"
 
 #include <algorithm>
 

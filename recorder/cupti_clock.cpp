@@ -1,4 +1,4 @@
-#include "cupti_clock.h"
+#include "recorder/cupti_clock.h"
 
 #include <cupti.h>
 

@@ -13,7 +13,7 @@
 // bench/RESULTS.md ("Recorder overhead") has the measured difference.
 #pragma once
 
-#include "activity_record.h"
+#include "recorder/activity_record.h"
 
 #include <cstdint>
 #include <string>

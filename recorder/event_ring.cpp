@@ -1,4 +1,4 @@
-#include "event_ring.h"
+#include "recorder/event_ring.h"
 
 #include <new>
 

@@ -4,7 +4,7 @@
 // event and counts it.
 #pragma once
 
-#include "host_event.h"
+#include "recorder/host_event.h"
 
 #include <atomic>
 #include <cstdint>

@@ -1,8 +1,8 @@
 // Entry points of libstallscope_recorder.so: the CUDA driver's InitializeInjection, the NVTX
 // injection hook (forwarded to CUPTI so NVTX ranges reach the MARKER activity) and the public API.
 // Everything else in the library has hidden visibility.
-#include "event_ring.h"
-#include "recorder.h"
+#include "recorder/event_ring.h"
+#include "recorder/recorder.h"
 #include "stallscope/recorder.h"
 
 #include <cupti.h>

@@ -1,4 +1,4 @@
-#include "module_table.h"
+#include "recorder/module_table.h"
 
 #include <elf.h>
 #include <link.h>

@@ -1,4 +1,4 @@
-#include "python_frames.h"
+#include "recorder/python_frames.h"
 
 #include <dlfcn.h>
 #include <link.h>

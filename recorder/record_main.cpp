@@ -1,8 +1,8 @@
 // stallscope-record: runs a program with the recorder injected and finalizes its session.
 //   stallscope-record [options] -o run.stallscope -- CMD ARGS...
-#include "record_symbolize.h"
-#include "session_finalizer.h"
-#include "target_runner.h"
+#include "recorder/record_symbolize.h"
+#include "recorder/session_finalizer.h"
+#include "recorder/target_runner.h"
 
 #include <dirent.h>
 #include <unistd.h>

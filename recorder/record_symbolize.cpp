@@ -1,9 +1,9 @@
-#include "record_symbolize.h"
+#include "recorder/record_symbolize.h"
 
 #include <cstdio>
 
 #ifdef STALLSCOPE_HAVE_SYMBOLIZER
-#include "finalize_symbols.h"
+#include "symbolize/finalize_symbols.h"
 #endif
 
 namespace stallscope::recorder {

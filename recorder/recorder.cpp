@@ -1,13 +1,13 @@
-#include "recorder.h"
+#include "recorder/recorder.h"
 
-#include "activity_decoder.h"
-#include "cupti_clock.h"
-#include "event_ring.h"
-#include "python_frames.h"
-#include "session_sink.h"
+#include "recorder/activity_decoder.h"
+#include "recorder/cupti_clock.h"
+#include "recorder/event_ring.h"
+#include "recorder/python_frames.h"
+#include "recorder/session_sink.h"
 
+#include "format/session_writer.h"
 #include <cupti.h>
-#include <session_writer.h>
 
 #include <pthread.h>
 #include <signal.h>

@@ -6,9 +6,9 @@
 // (torch.profiler, Nsight) the process runs untraced with one clear message.
 #pragma once
 
-#include "api_classifier.h"
-#include "callback_handler.h"
-#include "recorder_config.h"
+#include "recorder/api_classifier.h"
+#include "recorder/callback_handler.h"
+#include "recorder/recorder_config.h"
 
 #include <atomic>
 #include <cstdint>

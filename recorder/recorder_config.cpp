@@ -1,4 +1,4 @@
-#include "recorder_config.h"
+#include "recorder/recorder_config.h"
 
 #include <cstdlib>
 #include <string_view>

@@ -1,7 +1,7 @@
-#include "session_finalizer.h"
+#include "recorder/session_finalizer.h"
 
-#include <session_schema.h>
-#include <session_writer.h>
+#include "format/session_schema.h"
+#include "format/session_writer.h"
 #include <sqlite3.h>
 #include <unistd.h>
 

@@ -1,6 +1,6 @@
-#include "session_sink.h"
+#include "recorder/session_sink.h"
 
-#include "api_classifier.h"
+#include "recorder/api_classifier.h"
 
 #include <cupti.h>
 

@@ -4,13 +4,13 @@
 // rows, keeps the module table current. Single-threaded by design: only the writer thread calls it.
 #pragma once
 
-#include "activity_record.h"
-#include "capture_stats.h"
-#include "host_event.h"
-#include "module_table.h"
-#include "stack_interner.h"
+#include "recorder/activity_record.h"
+#include "recorder/capture_stats.h"
+#include "recorder/host_event.h"
+#include "recorder/module_table.h"
+#include "recorder/stack_interner.h"
 
-#include <session_writer.h>
+#include "format/session_writer.h"
 
 #include <cstdint>
 #include <string>

@@ -1,6 +1,6 @@
-#include "stack_interner.h"
+#include "recorder/stack_interner.h"
 
-#include "python_frames.h"
+#include "recorder/python_frames.h"
 
 #include <algorithm>
 #include <vector>

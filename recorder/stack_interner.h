@@ -9,9 +9,9 @@
 // limit, or eval frames the unwinder could not see) go after the native frames, still in order.
 #pragma once
 
-#include "host_event.h"
+#include "recorder/host_event.h"
 
-#include <session_writer.h>
+#include "format/session_writer.h"
 
 #include <cstdint>
 #include <functional>

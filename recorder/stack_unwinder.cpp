@@ -1,4 +1,4 @@
-#include "stack_unwinder.h"
+#include "recorder/stack_unwinder.h"
 
 #include <pthread.h>
 

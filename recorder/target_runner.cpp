@@ -1,4 +1,4 @@
-#include "target_runner.h"
+#include "recorder/target_runner.h"
 
 #include <fcntl.h>
 #include <signal.h>

@@ -1,4 +1,4 @@
-#include "dynamic_symbol_table.h"
+#include "symbolize/dynamic_symbol_table.h"
 
 #include <llvm/Demangle/Demangle.h>
 #include <llvm/Object/ELFObjectFile.h>

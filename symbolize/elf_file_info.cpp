@@ -1,4 +1,4 @@
-#include "elf_file_info.h"
+#include "symbolize/elf_file_info.h"
 
 #include <elf.h>
 #include <fcntl.h>

@@ -1,10 +1,10 @@
-#include "finalize_symbols.h"
+#include "symbolize/finalize_symbols.h"
 
-#include "session_schema.h"
-#include "session_symbolizer.h"
-#include "source_embedder.h"
-#include "sqlite_statement.h"
-#include "user_frame_filter.h"
+#include "format/session_schema.h"
+#include "symbolize/session_symbolizer.h"
+#include "symbolize/source_embedder.h"
+#include "symbolize/sqlite_statement.h"
+#include "symbolize/user_frame_filter.h"
 
 #include <sqlite3.h>
 

@@ -11,7 +11,7 @@
 // or the database cannot be written, and then leaves the file untouched (rollback).
 #pragma once
 
-#include "symbolize_options.h"
+#include "symbolize/symbolize_options.h"
 
 #include <string>
 

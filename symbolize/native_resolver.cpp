@@ -1,6 +1,6 @@
-#include "native_resolver.h"
+#include "symbolize/native_resolver.h"
 
-#include "dynamic_symbol_table.h"
+#include "symbolize/dynamic_symbol_table.h"
 
 #include <llvm/DebugInfo/DIContext.h>
 #include <llvm/DebugInfo/Symbolize/Symbolize.h>

@@ -1,9 +1,9 @@
-#include "session_symbolizer.h"
+#include "symbolize/session_symbolizer.h"
 
-#include "elf_file_info.h"
-#include "session_schema.h"
-#include "sqlite_statement.h"
-#include "user_frame_filter.h"
+#include "format/session_schema.h"
+#include "symbolize/elf_file_info.h"
+#include "symbolize/sqlite_statement.h"
+#include "symbolize/user_frame_filter.h"
 
 #include <sys/stat.h>
 

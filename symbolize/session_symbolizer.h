@@ -9,8 +9,8 @@
 // warning; nothing here fails the session. The caller owns the transaction.
 #pragma once
 
-#include "native_resolver.h"
-#include "symbolize_options.h"
+#include "symbolize/native_resolver.h"
+#include "symbolize/symbolize_options.h"
 
 #include <cstdint>
 #include <optional>

@@ -1,7 +1,7 @@
-#include "source_embedder.h"
+#include "symbolize/source_embedder.h"
 
-#include "sha256.h"
-#include "sqlite_statement.h"
+#include "symbolize/sha256.h"
+#include "symbolize/sqlite_statement.h"
 
 #include <sys/stat.h>
 

@@ -5,7 +5,7 @@
 // docs/symbolization.md). Files already embedded are left alone; the caller owns the transaction.
 #pragma once
 
-#include "symbolize_options.h"
+#include "symbolize/symbolize_options.h"
 
 #include <string>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "sqlite_statement.h"
+#include "symbolize/sqlite_statement.h"
 
 namespace stallscope::symbolize {
 

@@ -1,6 +1,6 @@
 // stallscope-symbolize: runs the finalize step on a session file — what `stallscope-record` does
 // at the end of a run, and what `stallscope-record --symbolize FILE` delegates to.
-#include "finalize_symbols.h"
+#include "symbolize/finalize_symbols.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,7 +1,7 @@
 // Settings and results of the finalize step (symbolization, user frames, embedded sources).
 #pragma once
 
-#include "path_remap.h"
+#include "format/path_remap.h"
 
 #include <cstdint>
 #include <string>

@@ -1,4 +1,4 @@
-#include "user_frame_filter.h"
+#include "symbolize/user_frame_filter.h"
 
 #include <fnmatch.h>
 

@@ -4,10 +4,10 @@
 // Prints: JSON MB, seconds, MB/s of JSON, peak RSS during the import (above the process's RSS
 // before it), the loaded model's event memory, and their ratio. One run per process so VmHWM
 // measures this import alone.
-#include "bench_support.h"
-#include "kineto_importer.h"
-#include "kineto_trace_generator.h"
-#include "session_loader.h"
+#include "bench/bench_support.h"
+#include "bench/kineto/kineto_trace_generator.h"
+#include "model/interop/kineto_importer.h"
+#include "model/session/session_loader.h"
 
 #include <sys/resource.h>
 

@@ -1,6 +1,6 @@
 // stallscope-kineto-gen: writes a synthetic torch.profiler (Kineto) trace of a given size.
 //   stallscope-kineto-gen OUT.json[.gz] SIZE_MB
-#include "kineto_trace_generator.h"
+#include "bench/kineto/kineto_trace_generator.h"
 
 #include <cstdio>
 #include <cstdlib>

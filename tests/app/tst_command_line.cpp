@@ -2,7 +2,7 @@
 // bad files exit non-zero with a one-line message naming the file; --version, --help; the batch
 // modes --insights [--json], --convert and --export-chrome on the real GPU recording and on real
 // torch.profiler traces.
-#include "../views/tiny_session.h"
+#include "tests/views/tiny_session.h"
 
 #include <QFile>
 #include <QJsonArray>

@@ -2,26 +2,26 @@
 // modal hang), drag & drop of a file URL, cancelling; the analysis docks (cards → timeline,
 // chip → source, stack frame → source, gutter → syncs, tables → timeline, the remap prompt),
 // the find box, recent files, the remembered layout and the shortcuts dialog.
-#include "../views/insight_session.h"
-#include "../views/tiny_session.h"
-#include "analysis_panels.h"
-#include "find_box.h"
-#include "insight_card.h"
-#include "insight_cards_widget.h"
-#include "kernel_table_model.h"
-#include "main_window.h"
-#include "name_statistics.h"
-#include "path_remap_dialog.h"
-#include "session.h"
-#include "session_summary_widget.h"
-#include "shortcuts_dialog.h"
-#include "source_editor.h"
-#include "source_gutter.h"
-#include "source_view.h"
-#include "stack_model.h"
-#include "stack_view.h"
-#include "statistics_tables_widget.h"
-#include "timeline_widget.h"
+#include "app/main_window.h"
+#include "model/session/session.h"
+#include "tests/views/insight_session.h"
+#include "tests/views/tiny_session.h"
+#include "views/dialogs/path_remap_dialog.h"
+#include "views/dialogs/shortcuts_dialog.h"
+#include "views/panels/analysis_panels.h"
+#include "views/panels/find_box.h"
+#include "views/panels/insight_card.h"
+#include "views/panels/insight_cards_widget.h"
+#include "views/panels/kernel_table_model.h"
+#include "views/panels/name_statistics.h"
+#include "views/panels/session_summary_widget.h"
+#include "views/panels/source_editor.h"
+#include "views/panels/source_gutter.h"
+#include "views/panels/source_view.h"
+#include "views/panels/stack_model.h"
+#include "views/panels/stack_view.h"
+#include "views/panels/statistics_tables_widget.h"
+#include "views/timeline/timeline_widget.h"
 
 #include <QDir>
 #include <QDockWidget>
@@ -49,7 +49,7 @@
 #include <QUrl>
 
 using namespace stallscope;
-using stallscope::views::MainWindow;
+using stallscope::app::MainWindow;
 
 class MainWindowTest : public QObject {
     Q_OBJECT

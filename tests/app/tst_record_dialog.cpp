@@ -2,16 +2,16 @@
 // opens the session it wrote, stops a running program, and explains failures in the dialog.
 // The programs recorded here use no CUDA, so it runs without a GPU: the recorder then writes an
 // empty, complete session.
-#include "main_window.h"
-#include "record_dialog.h"
-#include "session.h"
-#include "session_loader.h"
+#include "app/main_window.h"
+#include "model/session/session.h"
+#include "model/session/session_loader.h"
+#include "views/dialogs/record_dialog.h"
 
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
-using stallscope::views::MainWindow;
+using stallscope::app::MainWindow;
 using stallscope::views::RecordDialog;
 
 class RecordDialogTest : public QObject {

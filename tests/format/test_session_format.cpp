@@ -1,10 +1,10 @@
 // Round trip of every table: written by format::SessionWriter, read back by the model's reader
 // (SessionLoader for the event columns, SessionDatabase for the rest).
-#include "session_database.h"
-#include "session_loader.h"
-#include "session_schema.h"
-#include "session_writer.h"
-#include "small_session.h"
+#include "format/session_schema.h"
+#include "format/session_writer.h"
+#include "model/session/session_database.h"
+#include "model/session/session_loader.h"
+#include "tests/support/small_session.h"
 
 #include <QFile>
 #include <QTemporaryDir>

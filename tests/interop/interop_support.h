@@ -2,9 +2,9 @@
 // its syncs by the Python function they were issued from.
 #pragma once
 
-#include "kineto_importer.h"
-#include "session_database.h"
-#include "session_loader.h"
+#include "model/interop/kineto_importer.h"
+#include "model/session/session_database.h"
+#include "model/session/session_loader.h"
 
 #include <QString>
 #include <QTemporaryDir>

@@ -1,8 +1,8 @@
 // Chrome trace export: a real imported trace and a recorder-shaped session go out as Chrome
 // JSON and come back through the Kineto importer with the same counts, times, kinds and stacks.
-#include "interop_support.h"
+#include "tests/interop/interop_support.h"
 
-#include "chrome_trace_export.h"
+#include "model/interop/chrome_trace_export.h"
 
 #include <QFile>
 #include <QJsonArray>

@@ -1,6 +1,6 @@
 // Bad input to the Kineto importer: each case fails with one line that names the file and the
 // problem (byte offset for malformed JSON), leaves no session file behind, and never crashes.
-#include "interop_support.h"
+#include "tests/interop/interop_support.h"
 
 #include <QDir>
 #include <QFile>

@@ -2,10 +2,10 @@
 // PyTorch 2.11, CUDA 13.0): syncs, their kinds and the Python functions they come from, the
 // def-line marking of Kineto frames, GPU lanes, ranges, multi-rank folders, and — with the
 // insight engine — that the expected rules fire at the expected functions.
-#include "interop_support.h"
+#include "tests/interop/interop_support.h"
 
-#include "insight_engine.h"
-#include "python_frame_name.h"
+#include "model/analysis/insight_engine.h"
+#include "model/session/python_frame_name.h"
 
 #include <QDir>
 #include <QFile>
@@ -219,7 +219,10 @@ private slots:
         const std::string trace = dataPath("sync_loop.json.gz");
         const std::string cached = KinetoImporter::cachePathFor(trace);
         QVERIFY(QString::fromStdString(cached).startsWith(cache.path()));
-        LoadResult first = KinetoImporter::loadSessionOrTrace(trace);
+        SessionOpener opener;
+        registerKinetoImporter(opener);
+        QCOMPARE(opener.importerFor(trace).name, std::string("torch.profiler trace"));
+        LoadResult first = opener.open(trace);
         QVERIFY2(first.ok(), first.error.c_str());
         QCOMPARE(first.session->path, cached);
         QVERIFY(QFile::exists(QString::fromStdString(cached)));

@@ -3,10 +3,10 @@
 // expected counts and nanoseconds follow by hand. Header-only test support.
 #pragma once
 
-#include "insight_engine.h"
-#include "session_database.h"
-#include "session_loader.h"
-#include "session_writer.h"
+#include "format/session_writer.h"
+#include "model/analysis/insight_engine.h"
+#include "model/session/session_database.h"
+#include "model/session/session_loader.h"
 
 #include <QTest>
 

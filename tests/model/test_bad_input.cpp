@@ -1,10 +1,10 @@
 // Bad input gets one clear line naming the file and the problem — never a crash, a hang or a
 // silently partial model. Incomplete sessions open with a visible warning.
-#include "session_loader.h"
-#include "session_schema.h"
-#include "session_summary.h"
-#include "session_writer.h"
-#include "small_session.h"
+#include "format/session_schema.h"
+#include "format/session_writer.h"
+#include "model/session/session_loader.h"
+#include "model/session/session_summary.h"
+#include "tests/support/small_session.h"
 
 #include <QFile>
 #include <QTemporaryDir>

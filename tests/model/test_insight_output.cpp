@@ -1,12 +1,12 @@
 // Site resolution, the JSON and text forms of a report, the background job, cancellation, and the
 // engine against the synthetic generator's ground truth.
-#include "insight_fixture.h"
-#include "insight_job.h"
-#include "insight_json.h"
-#include "insight_text.h"
-#include "interval_merge.h"
-#include "sync_sites.h"
-#include "synthetic_session.h"
+#include "model/analysis/insight_job.h"
+#include "model/analysis/insight_json.h"
+#include "model/analysis/insight_text.h"
+#include "model/analysis/interval_merge.h"
+#include "model/analysis/sync_sites.h"
+#include "model/testing/synthetic_session.h"
+#include "tests/model/insight_fixture.h"
 
 #include <QFile>
 #include <QJsonArray>

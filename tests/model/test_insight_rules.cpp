@@ -1,7 +1,7 @@
 // Every insight rule on hand-written sessions: exact counts, times, shares, severities and savings
 // when it fires, and the look-alike patterns that must keep it silent. Wall time is 1 ms
 // (1,000,000 ns) unless stated, so shares read straight off the nanoseconds.
-#include "insight_fixture.h"
+#include "tests/model/insight_fixture.h"
 
 #include <QTemporaryDir>
 #include <QTest>

@@ -1,10 +1,10 @@
 // The loader: lanes per thread and stream, time order, binary search by time, progress,
 // cancellation and the background job.
-#include "session_load_job.h"
-#include "session_loader.h"
-#include "session_summary.h"
-#include "session_writer.h"
-#include "small_session.h"
+#include "format/session_writer.h"
+#include "model/session/session_load_job.h"
+#include "model/session/session_loader.h"
+#include "model/session/session_summary.h"
+#include "tests/support/small_session.h"
 
 #include <QSignalSpy>
 #include <QTemporaryDir>

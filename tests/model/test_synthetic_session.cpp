@@ -1,7 +1,7 @@
 // The synthetic-session generator: reproducible content, honest stats, plausible timing, sync
 // sites with distinct stacks, in-loop versus pipelined patterns, and a file the loader opens.
-#include "session_loader.h"
-#include "synthetic_session.h"
+#include "model/session/session_loader.h"
+#include "model/testing/synthetic_session.h"
 
 #include <QTemporaryDir>
 #include <QTest>

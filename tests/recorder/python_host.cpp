@@ -1,9 +1,9 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#include "python_host.h"
+#include "tests/recorder/python_host.h"
 
-#include "python_frames.h"
+#include "recorder/python_frames.h"
 
 #include <cstdio>
 

@@ -1,19 +1,19 @@
 // CI tests of the recorder (no GPU needed): decoding of synthetic CUDA 13 CUPTI records, the API
 // callback path with hand-made callback data, correlation joins, stack interning, the unwinder, the
 // module table across dlopen, crash safety of the writer, fork handling.
-#include "activity_decoder.h"
-#include "api_classifier.h"
-#include "callback_handler.h"
-#include "event_ring.h"
-#include "module_table.h"
-#include "recorder.h"
-#include "recorder_config.h"
-#include "session_sink.h"
-#include "stack_unwinder.h"
+#include "recorder/activity_decoder.h"
+#include "recorder/api_classifier.h"
+#include "recorder/callback_handler.h"
+#include "recorder/event_ring.h"
+#include "recorder/module_table.h"
+#include "recorder/recorder.h"
+#include "recorder/recorder_config.h"
+#include "recorder/session_sink.h"
+#include "recorder/stack_unwinder.h"
 
+#include "format/session_writer.h"
 #include <cupti.h>
 #include <dlfcn.h>
-#include <session_writer.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/wait.h>

@@ -3,16 +3,16 @@
 // held and released, from nested functions and a generator, and make a fake sync through the
 // recorder's CUPTI callback (stack + Python frames merged and written to a session). Expected lines
 // come from the script's MARK comments.
-#include "api_classifier.h"
-#include "callback_handler.h"
-#include "event_ring.h"
-#include "python_frames.h"
-#include "python_host.h"
-#include "session_sink.h"
-#include "stack_interner.h"
+#include "recorder/api_classifier.h"
+#include "recorder/callback_handler.h"
+#include "recorder/event_ring.h"
+#include "recorder/python_frames.h"
+#include "recorder/session_sink.h"
+#include "recorder/stack_interner.h"
+#include "tests/recorder/python_host.h"
 
+#include "format/session_writer.h"
 #include <cupti.h>
-#include <session_writer.h>
 #include <sqlite3.h>
 
 #include <QFile>

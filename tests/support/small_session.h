@@ -2,7 +2,7 @@
 // Shared by the format and model suites (header-only test support, not product code).
 #pragma once
 
-#include "session_writer.h"
+#include "format/session_writer.h"
 
 #include <QString>
 #include <QTemporaryDir>

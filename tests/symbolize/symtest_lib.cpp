@@ -1,7 +1,7 @@
 // The dlopen'ed library of the symbolization test. Built with -g; a stripped copy is made at build
 // time. Every function but the entry point is hidden, so the two copies loaded side by side never
 // interpose on each other and the stripped copy still names them through its .symtab.
-#include "symtest_sites.h"
+#include "tests/symbolize/symtest_sites.h"
 
 #define SYMTEST_HIDDEN __attribute__((visibility("hidden")))
 

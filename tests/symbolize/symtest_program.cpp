@@ -5,8 +5,8 @@
 // The expected file:line facts go into meta keys "expect.*" for the test to check.
 //
 // usage: symtest_program SESSION LIB STRIPPED_LIB SCRIPT.py
-#include "session_writer.h"
-#include "symtest_sites.h"
+#include "format/session_writer.h"
+#include "tests/symbolize/symtest_sites.h"
 
 #include <dlfcn.h>
 #include <elf.h>

@@ -2,8 +2,8 @@
 // stripped copy of it) writes a session with raw return addresses; finalizeSymbols() must resolve
 // them to the exact file:line, expand the inline chain, fall back to symbol names for the stripped
 // library, survive unknown modules, mark user frames and embed user sources with their SHA-256.
-#include "elf_file_info.h"
-#include "finalize_symbols.h"
+#include "symbolize/elf_file_info.h"
+#include "symbolize/finalize_symbols.h"
 
 #include <QCryptographicHash>
 #include <QDir>

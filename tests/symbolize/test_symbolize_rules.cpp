@@ -1,8 +1,8 @@
 // The symbolizer's pure rules: which modules and Python files are user code, stack verdicts,
 // path remapping and the SHA-256 used for embedded sources.
-#include "path_remap.h"
-#include "sha256.h"
-#include "user_frame_filter.h"
+#include "format/path_remap.h"
+#include "symbolize/sha256.h"
+#include "symbolize/user_frame_filter.h"
 
 #include <QCryptographicHash>
 #include <QTest>

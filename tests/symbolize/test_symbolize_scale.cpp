@@ -1,8 +1,8 @@
 // Scale figure for the finalize step: prints how long symbolizing many distinct PCs takes.
 // A printed figure, never a timed assertion (DESIGN §6). For a real PyTorch process use
 // make_pc_session.py + stallscope-symbolize (see docs/symbolization.md).
-#include "finalize_symbols.h"
-#include "session_writer.h"
+#include "format/session_writer.h"
+#include "symbolize/finalize_symbols.h"
 
 #include <QRandomGenerator>
 #include <QTemporaryDir>

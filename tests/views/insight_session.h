@@ -8,7 +8,7 @@
 // Stacks: an unresolved libcuda frame, the Python frame of the sync line, then its caller.
 #pragma once
 
-#include "session_writer.h"
+#include "format/session_writer.h"
 
 #include <QString>
 

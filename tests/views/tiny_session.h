@@ -3,7 +3,7 @@
 // 2 µs (sub-pixel when zoomed out) event sync on the main thread, NVTX ranges at two depths.
 #pragma once
 
-#include "session_writer.h"
+#include "format/session_writer.h"
 
 #include <QString>
 

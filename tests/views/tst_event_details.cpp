@@ -1,10 +1,10 @@
 // EventDetailsWidget: a kernel's launch parameters, a copy's bytes and direction, a sync's kind,
 // blocked time, waited-for work, launching call and stack (Python, native, unresolved), and the
 // summary of a time range.
-#include "event_details_widget.h"
-#include "session.h"
-#include "session_loader.h"
-#include "session_writer.h"
+#include "format/session_writer.h"
+#include "model/session/session.h"
+#include "model/session/session_loader.h"
+#include "views/panels/event_details_widget.h"
 
 #include <QTemporaryDir>
 #include <QTest>

@@ -1,7 +1,7 @@
 // InsightCard and InsightCardsWidget on hand-made reports: order, texts, the chip for exact,
 // def-line and unknown sites, the summary and no-findings cards, and the clicks.
-#include "insight_card.h"
-#include "insight_cards_widget.h"
+#include "views/panels/insight_card.h"
+#include "views/panels/insight_cards_widget.h"
 
 #include <QLabel>
 #include <QSignalSpy>

@@ -1,13 +1,13 @@
 // SourceView: embedded sources at the right line, the gutter marks and their clicks, the
 // missing-file banner (no modal), path remapping from disk, the highlighter's languages and the
 // PathRemapDialog's settings round trip.
-#include "insight_session.h"
-#include "path_remap_dialog.h"
-#include "session_database.h"
-#include "source_editor.h"
-#include "source_gutter.h"
-#include "source_highlighter.h"
-#include "source_view.h"
+#include "model/session/session_database.h"
+#include "tests/views/insight_session.h"
+#include "views/dialogs/path_remap_dialog.h"
+#include "views/panels/source_editor.h"
+#include "views/panels/source_gutter.h"
+#include "views/panels/source_highlighter.h"
+#include "views/panels/source_view.h"
 
 #include <QApplication>
 #include <QDir>

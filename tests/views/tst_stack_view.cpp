@@ -1,10 +1,10 @@
 // StackModel and StackView: frames as stored (Python and native merged), user frames bold,
 // unresolved frames as module+offset, a frame click asks for its source; the model passes
 // QAbstractItemModelTester.
-#include "insight_session.h"
-#include "session_database.h"
-#include "stack_model.h"
-#include "stack_view.h"
+#include "model/session/session_database.h"
+#include "tests/views/insight_session.h"
+#include "views/panels/stack_model.h"
+#include "views/panels/stack_view.h"
 
 #include <QAbstractItemModelTester>
 #include <QFont>

@@ -1,14 +1,14 @@
 // The statistics tables: per-name kernel and API-call statistics from the session columns, the
 // sync-site model from a report, sorting and filtering through the proxies, row selection
 // reporting the right events; every model (and proxy) passes QAbstractItemModelTester.
-#include "api_call_table_model.h"
-#include "insight_session.h"
-#include "kernel_table_model.h"
-#include "name_statistics.h"
-#include "session_database.h"
-#include "session_loader.h"
-#include "statistics_tables_widget.h"
-#include "sync_site_table_model.h"
+#include "model/session/session_database.h"
+#include "model/session/session_loader.h"
+#include "tests/views/insight_session.h"
+#include "views/panels/api_call_table_model.h"
+#include "views/panels/kernel_table_model.h"
+#include "views/panels/name_statistics.h"
+#include "views/panels/statistics_tables_widget.h"
+#include "views/panels/sync_site_table_model.h"
 
 #include <QAbstractItemModelTester>
 #include <QLineEdit>

@@ -1,10 +1,10 @@
 // Hit-testing (binary search, sub-pixel events within ±3 px, syncs over the calls they block in)
 // and the sync → GPU work → launching call link.
-#include "correlation_index.h"
-#include "sync_link.h"
-#include "timeline_hit_test.h"
-#include "timeline_layout.h"
-#include "tst_timeline_support.h"
+#include "tests/views/tst_timeline_support.h"
+#include "views/timeline/correlation_index.h"
+#include "views/timeline/sync_link.h"
+#include "views/timeline/timeline_hit_test.h"
+#include "views/timeline/timeline_layout.h"
 
 #include <QTest>
 

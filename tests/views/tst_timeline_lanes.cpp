@@ -1,9 +1,9 @@
 // Lane layout (collapse, reorder), the GPU-busy track's values and the ruler range summary.
-#include "draw_list.h"
-#include "gpu_busy_track.h"
-#include "range_summary.h"
-#include "timeline_layout.h"
-#include "tst_timeline_support.h"
+#include "tests/views/tst_timeline_support.h"
+#include "views/timeline/draw_list.h"
+#include "views/timeline/gpu_busy_track.h"
+#include "views/timeline/range_summary.h"
+#include "views/timeline/timeline_layout.h"
 
 #include <QTest>
 

@@ -1,11 +1,11 @@
 // Level-of-detail merge: at most about one block per pixel, no event lost from the counts, and a
 // stall inside a merged block still marked.
-#include "draw_list.h"
-#include "lod_merge.h"
-#include "session.h"
-#include "timeline_layout.h"
-#include "timeline_palette.h"
-#include "timeline_viewport.h"
+#include "model/session/session.h"
+#include "views/timeline/draw_list.h"
+#include "views/timeline/lod_merge.h"
+#include "views/timeline/timeline_layout.h"
+#include "views/timeline/timeline_palette.h"
+#include "views/timeline/timeline_viewport.h"
 
 #include <QTest>
 

@@ -1,9 +1,9 @@
 // TimelineWidget interaction on the tiny session: click selection (signals), ruler range
 // selection, highlight dimming, framing, activity fit, header collapse/reorder, and that hover
 // and selection repaint without rebuilding the draw list.
-#include "timeline_palette.h"
-#include "timeline_widget.h"
-#include "tst_timeline_support.h"
+#include "tests/views/tst_timeline_support.h"
+#include "views/timeline/timeline_palette.h"
+#include "views/timeline/timeline_widget.h"
 
 #include <QApplication>
 #include <QImage>

@@ -2,10 +2,10 @@
 // temporary directory and loaded, and a viewport over a time range.
 #pragma once
 
-#include "session.h"
-#include "session_loader.h"
-#include "timeline_viewport.h"
-#include "tiny_session.h"
+#include "model/session/session.h"
+#include "model/session/session_loader.h"
+#include "tests/views/tiny_session.h"
+#include "views/timeline/timeline_viewport.h"
 
 #include <QTemporaryDir>
 

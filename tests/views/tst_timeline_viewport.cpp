@@ -1,6 +1,6 @@
 // TimelineViewport (time <-> pixel mapping, zoom, pan) and TimeRuler (steps, labels).
-#include "time_ruler.h"
-#include "timeline_viewport.h"
+#include "views/timeline/time_ruler.h"
+#include "views/timeline/timeline_viewport.h"
 
 #include <QTest>
 

@@ -1,10 +1,10 @@
 // TimelineWidget and SessionSummaryWidget on a tiny session: lanes, the stall colour at the
 // syncs' pixels, zoom around the cursor, the cached draw list; the summary and its warning.
-#include "session_loader.h"
-#include "session_summary_widget.h"
-#include "timeline_palette.h"
-#include "timeline_widget.h"
-#include "tiny_session.h"
+#include "model/session/session_loader.h"
+#include "tests/views/tiny_session.h"
+#include "views/panels/session_summary_widget.h"
+#include "views/timeline/timeline_palette.h"
+#include "views/timeline/timeline_widget.h"
 
 #include <QImage>
 #include <QTemporaryDir>

@@ -1,0 +1,506 @@
+#include "app/main_window.h"
+
+#include "app/session_openers.h"
+
+#include "app/chrome_export_job.h"
+#include "app/symbolize_job.h"
+#include "model/session/session.h"
+#include "model/session/session_load_job.h"
+#include "model/session/session_summary.h"
+#include "views/dialogs/record_dialog.h"
+#include "views/dialogs/shortcuts_dialog.h"
+#include "views/panels/analysis_panels.h"
+#include "views/panels/find_box.h"
+#include "views/panels/session_summary_widget.h"
+#include "views/report/report_writer.h"
+#include "views/timeline/timeline_widget.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFrame>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QToolBar>
+#include <QUrl>
+#include <QVBoxLayout>
+
+namespace stallscope::app {
+
+using views::ReportWriter;
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+    setAcceptDrops(true);
+    resize(1400, 900);
+
+    m_stack = new QStackedWidget(this);
+    m_placeholder = new QLabel(
+        tr("Open a session with File ▸ Open (Ctrl+O)\nor drop a .stallscope file here."), m_stack);
+    m_placeholder->setAlignment(Qt::AlignCenter);
+    m_placeholder->setForegroundRole(QPalette::PlaceholderText);
+    m_stack->addWidget(m_placeholder);
+
+    auto* sessionPage = new QWidget(m_stack);
+    auto* layout = new QVBoxLayout(sessionPage);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    m_summary = new SessionSummaryWidget(sessionPage);
+    m_timeline = new TimelineWidget(sessionPage);
+    layout->addWidget(m_summary);
+    auto* separator = new QFrame(sessionPage);
+    separator->setFrameShape(QFrame::HLine);
+    separator->setFrameShadow(QFrame::Sunken);
+    layout->addWidget(separator);
+    layout->addWidget(m_timeline, 1);
+    m_stack->addWidget(sessionPage);
+    setCentralWidget(m_stack);
+
+    m_panels = new AnalysisPanels(this, m_timeline);
+    connect(m_panels, &AnalysisPanels::analysisStarted, this, &MainWindow::onAnalysisStarted);
+    connect(m_panels, &AnalysisPanels::analysisFinished, this, &MainWindow::onAnalysisFinished);
+    m_findBox = new FindBox(this);
+    auto* toolBar = addToolBar(tr("Find"));
+    toolBar->setObjectName(QStringLiteral("findToolBar"));
+    toolBar->setMovable(false);
+    toolBar->addWidget(m_findBox);
+    connect(m_findBox, &FindBox::findRequested, this,
+            [this](const QString& text) { m_findBox->setResultCount(m_panels->findEvents(text)); });
+    connect(m_findBox, &FindBox::cleared, m_panels, &AnalysisPanels::clearHighlight);
+
+    createMenus();
+    createStatusBar();
+    connect(m_panels, &AnalysisPanels::statusMessage, m_statusLabel, &QLabel::setText);
+    restoreLayout();
+    updateTitle();
+}
+
+// The load job's destructor cancels and joins its worker, so closing mid-load is safe.
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::showOpenDialog);
+    open->setShortcut(QKeySequence::Open);
+    QAction* record = file->addAction(tr("Re&cord…"), this, &MainWindow::showRecordDialog);
+    record->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
+    rebuildRecentMenu();
+    m_exportAction =
+        file->addAction(tr("&Export Chrome Trace…"), this, &MainWindow::showExportDialog);
+    m_exportAction->setEnabled(false);
+    m_reportAction =
+        file->addAction(tr("Export &Report (PDF)…"), this, &MainWindow::showReportDialog);
+    m_reportAction->setEnabled(false);
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    // Some platforms (offscreen, some desktops) map QKeySequence::Quit to nothing.
+    const QList<QKeySequence> quitKeys = QKeySequence::keyBindings(QKeySequence::Quit);
+    quit->setShortcuts(quitKeys.isEmpty() ? QList<QKeySequence>{QKeySequence(Qt::CTRL | Qt::Key_Q)}
+                                          : quitKeys);
+    quit->setMenuRole(QAction::QuitRole);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* find = edit->addAction(tr("&Find…"), this, &MainWindow::focusFindBox);
+    find->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_F));
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    QAction* fit = view->addAction(tr("Zoom to &Fit"), m_timeline, &TimelineWidget::zoomToFit);
+    fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    view->addSeparator();
+    const std::pair<QDockWidget*, QKeySequence> docks[] = {
+        {m_panels->insightsDock(), QKeySequence(Qt::CTRL | Qt::Key_1)},
+        {m_panels->sourceDock(), QKeySequence(Qt::CTRL | Qt::Key_2)},
+        {m_panels->stackDock(), QKeySequence(Qt::CTRL | Qt::Key_3)},
+        {m_panels->tablesDock(), QKeySequence(Qt::CTRL | Qt::Key_4)},
+        {m_panels->detailsDock(), QKeySequence(Qt::CTRL | Qt::Key_5)},
+    };
+    for (const auto& [dock, key] : docks) {
+        QAction* toggle = dock->toggleViewAction();
+        toggle->setShortcut(key);
+        view->addAction(toggle);
+    }
+    view->addSeparator();
+    view->addAction(tr("Source &Path Remapping…"), m_panels,
+                    [this] { m_panels->showPathRemapDialog(); });
+    view->addAction(tr("&Reset Layout"), this, &MainWindow::resetLayout);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* keys = help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts);
+    keys->setShortcut(QKeySequence(Qt::Key_F1));
+    help->addAction(tr("&About Stallscope"), this, [this] {
+        QMessageBox::about(this, tr("About Stallscope"),
+                           tr("<b>Stallscope %1</b><p>Finds the lines of code that make the host "
+                              "wait for the GPU.</p>")
+                               .arg(QApplication::applicationVersion()));
+    });
+}
+
+void MainWindow::createStatusBar() {
+    m_statusLabel = new QLabel(this);
+    m_progress = new QProgressBar(this);
+    m_progress->setRange(0, 1000);
+    m_progress->setMaximumWidth(220);
+    m_progress->setTextVisible(false);
+    m_cancelButton = new QPushButton(tr("Cancel"), this);
+    connect(m_cancelButton, &QPushButton::clicked, this, &MainWindow::cancelLoad);
+    statusBar()->addWidget(m_statusLabel, 1);
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_cancelButton);
+    m_progress->hide();
+    m_cancelButton->hide();
+}
+
+void MainWindow::showOpenDialog() {
+    const QString dir =
+        m_currentFile.isEmpty() ? QString() : QFileInfo(m_currentFile).absolutePath();
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open Session"), dir, tr("Stallscope sessions (*.stallscope);;All files (*)"));
+    if (!path.isEmpty())
+        openFile(path);
+}
+
+void MainWindow::openFile(const QString& path) {
+    cancelLoad();
+    m_loadingFile = path;
+    // A fresh job per load: a replaced job's late signals are recognised and ignored below.
+    auto* job = new model::SessionLoadJob(standardSessionOpener(), this);
+    m_job = job;
+    connect(job, &model::SessionLoadJob::progress, this, [this, job](double fraction) {
+        if (job == m_job)
+            m_progress->setValue(static_cast<int>(fraction * 1000.0));
+    });
+    connect(job, &model::SessionLoadJob::loaded, this,
+            [this, job](std::shared_ptr<const model::Session> session) {
+                if (job == m_job)
+                    onLoaded(std::move(session));
+            });
+    connect(job, &model::SessionLoadJob::failed, this, [this, job](const QString& error) {
+        if (job == m_job)
+            onFailed(error);
+    });
+    connect(job, &model::SessionLoadJob::cancelled, this, [this, job] {
+        if (job == m_job)
+            onCancelled();
+    });
+    m_statusLabel->setText(tr("Loading %1…").arg(QFileInfo(path).fileName()));
+    m_progress->setValue(0);
+    m_progress->show();
+    m_cancelButton->show();
+    job->start(path);
+}
+
+void MainWindow::cancelLoad() {
+    if (!m_job)
+        return;
+    model::SessionLoadJob* job = m_job;
+    m_job = nullptr; // from here on its signals are ignored
+    job->cancel();
+    job->deleteLater();
+    finishLoad();
+    m_statusLabel->setText(tr("Loading cancelled."));
+    emit loadCancelled();
+}
+
+bool MainWindow::isLoading() const {
+    return m_job != nullptr;
+}
+
+void MainWindow::finishLoad() {
+    m_progress->hide();
+    m_cancelButton->hide();
+    if (m_job) {
+        m_job->deleteLater();
+        m_job = nullptr;
+    }
+}
+
+void MainWindow::onLoaded(std::shared_ptr<const model::Session> session) {
+    finishLoad();
+    m_session = std::move(session);
+    m_currentFile = m_loadingFile;
+    m_lastError.clear();
+    m_summary->setSession(m_session);
+    m_timeline->setSession(m_session);
+    m_stack->setCurrentIndex(1);
+    addRecentFile(m_currentFile);
+    m_panels->setSession(m_session);
+    updateTitle();
+    m_statusLabel->setText(
+        tr("%1 events over %2")
+            .arg(QString::fromStdString(model::formatCount(m_session->counts.total())),
+                 QString::fromStdString(model::formatDuration(m_session->durationNs()))));
+    m_exportAction->setEnabled(true);
+    m_reportAction->setEnabled(false); // until this session's analysis has finished
+    emit sessionLoaded(m_currentFile);
+    symbolizeIfPossible();
+}
+
+void MainWindow::showExportDialog() {
+    const QString base = QFileInfo(m_currentFile).completeBaseName();
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export Chrome Trace"), QFileInfo(m_currentFile).dir().filePath(base + ".json"),
+        tr("Chrome trace (*.json *.json.gz)"));
+    if (!path.isEmpty())
+        exportChromeTrace(path);
+}
+
+RecordDialog* MainWindow::showRecordDialog() {
+    if (!m_recordDialog) {
+        m_recordDialog = new RecordDialog(this);
+        m_recordDialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(m_recordDialog, &RecordDialog::sessionRecorded, this, [this](const QString& path) {
+            openFile(path);
+            m_recordDialog->close();
+        });
+    }
+    m_recordDialog->show();
+    m_recordDialog->raise();
+    return m_recordDialog;
+}
+
+void MainWindow::showReportDialog() {
+    const QString base = QFileInfo(m_currentFile).completeBaseName();
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export Report"), QFileInfo(m_currentFile).dir().filePath(base + ".pdf"),
+        tr("PDF (*.pdf)"));
+    if (!path.isEmpty())
+        exportReport(path);
+}
+
+bool MainWindow::exportReport(const QString& outPath) {
+    if (!m_session || !m_panels->report())
+        return false;
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    QString error;
+    const bool written = ReportWriter::write(m_session, *m_panels->report(), outPath, &error);
+    QApplication::restoreOverrideCursor();
+    if (!written) {
+        m_statusLabel->setText(error);
+        showError(error, tr("Cannot export"));
+        return false;
+    }
+    m_statusLabel->setText(tr("Wrote the report %1").arg(outPath));
+    return true;
+}
+
+void MainWindow::exportChromeTrace(const QString& outPath) {
+    if (!m_session)
+        return;
+    if (!m_exportJob) {
+        m_exportJob = new ChromeExportJob(this);
+        connect(m_exportJob, &ChromeExportJob::exported, this, [this](const QString& path) {
+            m_statusLabel->setText(
+                tr("Exported %1 (open it in ui.perfetto.dev or chrome://tracing)").arg(path));
+            emit chromeTraceExported(path);
+        });
+        connect(m_exportJob, &ChromeExportJob::failed, this, [this](const QString& error) {
+            m_statusLabel->setText(error);
+            showError(error, tr("Cannot export"));
+            emit chromeTraceExportFailed(error);
+        });
+    }
+    m_statusLabel->setText(tr("Exporting %1…").arg(outPath));
+    m_exportJob->start(m_session, outPath);
+}
+
+// A session recorded elsewhere, or with --no-symbolize, may have unresolved native frames whose
+// binaries exist here: resolve them in the background and reload (issue: "when opening a session
+// whose frames are unresolved and whose binaries exist on this machine").
+void MainWindow::symbolizeIfPossible() {
+    if (!SymbolizeJob::available() || m_symbolizeTried.contains(m_currentFile) ||
+        !m_session->metaValue("import_format").empty())
+        return;
+    m_symbolizeTried.insert(m_currentFile);
+    if (!m_symbolizeJob) {
+        m_symbolizeJob = new SymbolizeJob(this);
+        connect(m_symbolizeJob, &SymbolizeJob::symbolized, this,
+                [this](const QString& path, qint64 resolved) {
+                    if (path != m_currentFile)
+                        return;
+                    emit symbolizedOnOpen(resolved);
+                    if (resolved > 0) {
+                        openFile(path);
+                        m_statusLabel->setText(
+                            tr("Resolved %n native frame(s) with this machine's binaries; "
+                               "reloading…",
+                               nullptr, int(resolved)));
+                    }
+                });
+        connect(m_symbolizeJob, &SymbolizeJob::failed, this,
+                [this](const QString& path, const QString& error) {
+                    if (path == m_currentFile && !isLoading())
+                        m_statusLabel->setText(tr("Frames left unresolved: %1").arg(error));
+                });
+    }
+    m_symbolizeJob->start(m_currentFile);
+}
+
+void MainWindow::onFailed(const QString& error) {
+    finishLoad();
+    m_lastError = error;
+    m_statusLabel->setText(error);
+    showError(error);
+    emit loadFailed(error);
+}
+
+void MainWindow::onCancelled() {
+    finishLoad();
+    m_statusLabel->setText(tr("Loading cancelled."));
+    emit loadCancelled();
+}
+
+void MainWindow::showError(const QString& error, const QString& title) {
+    if (!m_errorDialogsEnabled)
+        return;
+    if (m_errorBox)
+        m_errorBox->close();
+    m_errorBox =
+        new QMessageBox(QMessageBox::Critical, title.isEmpty() ? tr("Cannot open session") : title,
+                        error, QMessageBox::Ok, this);
+    m_errorBox->setAttribute(Qt::WA_DeleteOnClose);
+    m_errorBox->open(); // window-modal, returns at once: nothing waits on the user here
+}
+
+QMessageBox* MainWindow::errorDialog() const {
+    return m_errorBox;
+}
+
+void MainWindow::updateTitle() {
+    setWindowTitle(m_currentFile.isEmpty()
+                       ? tr("Stallscope")
+                       : tr("%1 — Stallscope").arg(QFileInfo(m_currentFile).fileName()));
+}
+
+QString MainWindow::droppedFile(const QMimeData* mime) {
+    if (!mime || !mime->hasUrls())
+        return {};
+    const QList<QUrl> urls = mime->urls();
+    if (urls.size() != 1 || !urls.front().isLocalFile())
+        return {};
+    return urls.front().toLocalFile();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (!droppedFile(event->mimeData()).isEmpty())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    const QString path = droppedFile(event->mimeData());
+    if (path.isEmpty())
+        return;
+    event->acceptProposedAction();
+    openFile(path);
+}
+
+void MainWindow::onAnalysisStarted() {
+    if (m_job)
+        return;                 // a load is in progress and owns the progress bar
+    m_progress->setRange(0, 0); // busy indicator: the engine reports no fraction
+    m_progress->show();
+    m_statusLabel->setText(tr("Analyzing %1…").arg(QFileInfo(m_currentFile).fileName()));
+}
+
+void MainWindow::onAnalysisFinished() {
+    if (!m_job) {
+        m_progress->hide();
+        m_progress->setRange(0, 1000);
+    }
+    m_reportAction->setEnabled(m_panels->report() != nullptr);
+    emit analysisFinished();
+}
+
+void MainWindow::focusFindBox() {
+    m_findBox->setFocus(Qt::ShortcutFocusReason);
+    m_findBox->selectAll();
+}
+
+void MainWindow::showShortcuts() {
+    if (!m_shortcutsDialog) {
+        m_shortcutsDialog =
+            new ShortcutsDialog(findChildren<QAction*>(), TimelineWidget::navigationHelp(), this);
+        m_shortcutsDialog->setAttribute(Qt::WA_DeleteOnClose);
+    }
+    m_shortcutsDialog->open();
+}
+
+ShortcutsDialog* MainWindow::shortcutsDialog() const {
+    return m_shortcutsDialog;
+}
+
+QStringList MainWindow::recentFiles() const {
+    return QSettings().value(QStringLiteral("recentFiles")).toStringList();
+}
+
+void MainWindow::addRecentFile(const QString& path) {
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    QStringList files = recentFiles();
+    files.removeAll(absolute);
+    files.prepend(absolute);
+    while (files.size() > kMaxRecentFiles)
+        files.removeLast();
+    QSettings().setValue(QStringLiteral("recentFiles"), files);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+    m_recentMenu->clear();
+    const QStringList files = recentFiles();
+    for (int i = 0; i < files.size(); ++i) {
+        const QString& path = files[i];
+        // &1..&9 as accelerators; the full path in the status tip tells same-named files apart.
+        const QString label =
+            i < 9 ? QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName())
+                  : QFileInfo(path).fileName();
+        QAction* action = m_recentMenu->addAction(label, this, [this, path] { openFile(path); });
+        action->setStatusTip(path);
+        action->setToolTip(path);
+    }
+    if (!files.isEmpty()) {
+        m_recentMenu->addSeparator();
+        m_recentMenu->addAction(tr("&Clear Menu"), this, [this] {
+            QSettings().remove(QStringLiteral("recentFiles"));
+            rebuildRecentMenu();
+        });
+    }
+    m_recentMenu->setEnabled(!files.isEmpty());
+}
+
+void MainWindow::restoreLayout() {
+    m_defaultState = saveState();
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+}
+
+void MainWindow::saveLayout() {
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+}
+
+void MainWindow::resetLayout() {
+    restoreState(m_defaultState);
+    for (QDockWidget* dock : findChildren<QDockWidget*>())
+        dock->show();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    saveLayout();
+    QMainWindow::closeEvent(event);
+}
+
+} // namespace stallscope::app

@@ -1,0 +1,165 @@
+// MainWindow: the application window. Opens sessions (File ▸ Open, drag & drop, the command line)
+// through model::SessionLoadJob with progress and Cancel in the status bar, then shows the summary
+// above the timeline. Lives in views/ so tests can link it; app/ only parses the command line.
+//
+// Around the timeline, AnalysisPanels adds the insight, source, stack and statistics docks and
+// runs the analysis after each load. The window remembers its dock layout and recent files
+// (QSettings), offers a find box (Ctrl+F) and lists its shortcuts under Help.
+//
+// Load errors never block: they are stored (lastError()), signalled (loadFailed) and shown in a
+// window-modal QMessageBox opened with open(), so tests can check and close it without a hang.
+#pragma once
+
+#include <QMainWindow>
+#include <QPointer>
+#include <QSet>
+#include <QString>
+
+#include <memory>
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QStackedWidget;
+class QMessageBox;
+class QMimeData;
+class QMenu;
+
+namespace stallscope::model {
+class Session;
+class SessionLoadJob;
+} // namespace stallscope::model
+
+namespace stallscope::views {
+class AnalysisPanels;
+class RecordDialog;
+class FindBox;
+class SessionSummaryWidget;
+class ShortcutsDialog;
+class TimelineWidget;
+} // namespace stallscope::views
+
+namespace stallscope::app {
+
+class ChromeExportJob;
+class SymbolizeJob;
+using views::AnalysisPanels;
+using views::FindBox;
+using views::RecordDialog;
+using views::SessionSummaryWidget;
+using views::ShortcutsDialog;
+using views::TimelineWidget;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Starts loading path (replacing any load in progress). Results arrive as signals.
+    void openFile(const QString& path);
+    void cancelLoad();
+    bool isLoading() const;
+
+    const std::shared_ptr<const model::Session>& session() const { return m_session; }
+    QString currentFile() const { return m_currentFile; }
+    QString lastError() const { return m_lastError; }
+    // The error dialog currently open, or null.
+    QMessageBox* errorDialog() const;
+    // Off: errors are only stored and signalled (batch use; tests may keep it on).
+    void setErrorDialogsEnabled(bool enabled) { m_errorDialogsEnabled = enabled; }
+
+    SessionSummaryWidget* summaryWidget() const { return m_summary; }
+    TimelineWidget* timelineWidget() const { return m_timeline; }
+    AnalysisPanels* panels() const { return m_panels; }
+    FindBox* findBox() const { return m_findBox; }
+    QMenu* recentMenu() const { return m_recentMenu; }
+    QStringList recentFiles() const;
+    // The shortcuts dialog currently open, or null.
+    ShortcutsDialog* shortcutsDialog() const;
+
+    static constexpr int kMaxRecentFiles = 10;
+
+    // A file URL list holding exactly one local file, else empty: what a drop would open.
+    static QString droppedFile(const QMimeData* mime);
+
+public slots:
+    void showOpenDialog();
+    void showShortcuts();
+    void focusFindBox();
+    // Docks back where a fresh install puts them.
+    void resetLayout();
+    // Writes the open session as Chrome/Perfetto trace JSON in the background (File ▸ Export).
+    void exportChromeTrace(const QString& outPath);
+    // Writes the PDF report of the open session once its analysis has finished. False (and the
+    // error in the status bar and a dialog) when it cannot.
+    bool exportReport(const QString& outPath);
+    // File ▸ Record: the dialog that runs a program under stallscope-record; the session it
+    // writes opens here.
+    RecordDialog* showRecordDialog();
+
+signals:
+    void sessionLoaded(const QString& path);
+    void loadFailed(const QString& error);
+    void loadCancelled();
+    // The insight analysis of the loaded session ended (with a report or an error).
+    void analysisFinished();
+    // Unresolved native frames of the opened session were resolved with this machine's binaries
+    // (the session is reloaded next).
+    void symbolizedOnOpen(qint64 resolvedFrames);
+    void chromeTraceExported(const QString& outPath);
+    void chromeTraceExportFailed(const QString& error);
+
+protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void createMenus();
+    void createStatusBar();
+    void onLoaded(std::shared_ptr<const model::Session> session);
+    void onFailed(const QString& error);
+    void onCancelled();
+    void finishLoad();
+    void showError(const QString& error, const QString& title = {});
+    void updateTitle();
+    void addRecentFile(const QString& path);
+    void rebuildRecentMenu();
+    void restoreLayout();
+    void saveLayout();
+    void onAnalysisStarted();
+    void onAnalysisFinished();
+    void symbolizeIfPossible();
+    void showExportDialog();
+    void showReportDialog();
+
+    std::shared_ptr<const model::Session> m_session;
+    model::SessionLoadJob* m_job = nullptr;
+    QString m_currentFile;
+    QString m_loadingFile;
+    QString m_lastError;
+    bool m_errorDialogsEnabled = true;
+
+    QStackedWidget* m_stack = nullptr;
+    QLabel* m_placeholder = nullptr;
+    SessionSummaryWidget* m_summary = nullptr;
+    TimelineWidget* m_timeline = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QPushButton* m_cancelButton = nullptr;
+    QLabel* m_statusLabel = nullptr;
+    QPointer<QMessageBox> m_errorBox;
+    AnalysisPanels* m_panels = nullptr;
+    FindBox* m_findBox = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    QPointer<ShortcutsDialog> m_shortcutsDialog;
+    QByteArray m_defaultState; // dock layout before restoring, for resetLayout()
+    SymbolizeJob* m_symbolizeJob = nullptr;
+    ChromeExportJob* m_exportJob = nullptr;
+    QAction* m_exportAction = nullptr;
+    QAction* m_reportAction = nullptr;
+    QPointer<RecordDialog> m_recordDialog;
+    QSet<QString> m_symbolizeTried; // once per file and window: unresolvable frames stay so
+};
+
+} // namespace stallscope::app

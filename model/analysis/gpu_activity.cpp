@@ -1,0 +1,92 @@
+#include "model/analysis/gpu_activity.h"
+
+#include <limits>
+
+namespace stallscope::model {
+
+bool GpuActivity::build(const Session& session, const std::atomic<bool>* cancel) {
+    m_session = &session;
+    m_busy.assign(session.devices.size(), {});
+    m_streamsOfDevice.assign(session.devices.size(), {});
+    m_activeDevicesOfProcess.assign(session.processes.size(), {});
+    for (size_t s = 0; s < session.streams.size(); ++s) {
+        const int32_t device = session.streams[s].deviceIndex;
+        if (device >= 0 && static_cast<size_t>(device) < session.devices.size())
+            m_streamsOfDevice[device].push_back(static_cast<int32_t>(s));
+    }
+    for (size_t d = 0; d < session.devices.size(); ++d) {
+        const int32_t device = static_cast<int32_t>(d);
+        IntervalMerge merge(sources(device));
+        BusyIntervals& busy = m_busy[d];
+        uint32_t tick = 0;
+        while (merge.next()) {
+            busy.add(merge.start(), merge.end());
+            if (++tick == 0x10000) {
+                tick = 0;
+                if (cancel && cancel->load())
+                    return false;
+            }
+        }
+        busy.start.shrink_to_fit();
+        busy.end.shrink_to_fit();
+        const int32_t process = session.devices[d].processIndex;
+        if (!busy.empty() && process >= 0 &&
+            static_cast<size_t>(process) < session.processes.size())
+            m_activeDevicesOfProcess[process].push_back(device);
+    }
+    return true;
+}
+
+std::vector<MergeSource> GpuActivity::sources(int32_t device, Streams which) const {
+    std::vector<MergeSource> out;
+    for (int32_t stream : m_streamsOfDevice[device]) {
+        const bool isDefault = m_session->streams[stream].isDefault;
+        if ((which == Streams::DefaultOnly && !isDefault) ||
+            (which == Streams::NonDefaultOnly && isDefault))
+            continue;
+        const StreamLane& lane = m_session->streamLanes[stream];
+        out.push_back({&lane.kernels, stream, EventColumn::Kernel});
+        out.push_back({&lane.memcpys, stream, EventColumn::Memcpy});
+        out.push_back({&lane.memsets, stream, EventColumn::Memset});
+    }
+    return out;
+}
+
+int32_t GpuActivity::processOfThread(int32_t thread) const {
+    if (thread < 0 || static_cast<size_t>(thread) >= m_session->threads.size())
+        return -1;
+    return m_session->threads[thread].processIndex;
+}
+
+const std::vector<int32_t>& GpuActivity::activeDevicesOfThread(int32_t thread) const {
+    const int32_t process = processOfThread(thread);
+    if (process < 0 || static_cast<size_t>(process) >= m_activeDevicesOfProcess.size())
+        return m_noDevices;
+    return m_activeDevicesOfProcess[process];
+}
+
+int32_t GpuActivity::deviceOfSync(int32_t hostLane, size_t syncIndex) const {
+    const HostLane& lane = m_session->hostLanes[hostLane];
+    const int32_t stream = lane.syncs.streamIndex[syncIndex];
+    if (stream >= 0 && static_cast<size_t>(stream) < m_session->streams.size())
+        return m_session->streams[stream].deviceIndex;
+    const std::vector<int32_t>& devices = activeDevicesOfThread(lane.threadIndex);
+    if (devices.size() == 1)
+        return devices.front();
+    // Several GPUs in one process and no stream named: the sync waited on the device whose work
+    // finished last while the host was blocked.
+    const int64_t from = lane.syncs.start[syncIndex];
+    const int64_t to = lane.syncs.end[syncIndex];
+    int32_t best = -1;
+    int64_t bestEnd = std::numeric_limits<int64_t>::min();
+    for (int32_t device : devices) {
+        const int64_t lastEnd = m_busy[device].lastEndAtOrBefore(to);
+        if (lastEnd > from && lastEnd > bestEnd) {
+            bestEnd = lastEnd;
+            best = device;
+        }
+    }
+    return best;
+}
+
+} // namespace stallscope::model

@@ -1,0 +1,148 @@
+// The results of the insight engine: insights (rule, severity, evidence, site, events, fix,
+// estimated savings), per-site sync statistics and the session summary. Plain values, shared
+// read-only between the analysis thread and the views. docs/insights.md is the normative list.
+#pragma once
+
+#include "format/session_schema.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stallscope::model {
+
+enum class Severity : uint8_t { Low = 0, Medium = 1, High = 2 };
+std::string_view severityName(Severity severity); // "HIGH", "MEDIUM", "LOW"
+
+// Rule ids are stable: they appear in the JSON output, in tests and in docs/insights.md.
+enum class InsightRule : uint8_t {
+    SyncAttribution,
+    InLoopSync,
+    PageableCopy,
+    DeviceSync,
+    DefaultStream,
+    GpuBubble,
+    LaunchBound,
+};
+inline constexpr int kInsightRuleCount = 7;
+std::string_view ruleId(InsightRule rule); // "sync-attribution", "in-loop-sync", ...
+
+enum class SourceLanguage : uint8_t { Unknown = 0, Python = 1, Native = 2 };
+std::string_view languageName(SourceLanguage language); // "python", "native", "unknown"
+std::string formatShare(double share);                  // 0.95 -> "95.0 %"
+
+// Where a sync was issued (see SyncSites::resolve for how a stack becomes a site). Sites of GPU
+// rules (default-stream, launch-bound) have no file: `function` names the device or stream.
+struct SourceSite {
+    std::string file; // "<unknown>" when no frame has a file
+    int64_t line = 0;
+    std::string function; // for unknown sites: "module+0xoffset" or "<no stack>"
+    SourceLanguage language = SourceLanguage::Unknown;
+    // True when `line` is the function's first line, not the executing one (Python frames from
+    // imported torch.profiler traces): the label then names the function, not a fake line.
+    bool lineIsDefinition = false;
+
+    bool hasLocation() const { return line > 0 && !file.empty() && file != "<unknown>"; }
+    // "train.py:90 in train_step", "train.py · train()" (def line only),
+    // "<unknown> (libcuda.so.1+0x1a2b)", "GPU 0 · NVIDIA H100".
+    std::string label() const;
+};
+
+// The events an insight covers, as runs of consecutive indexes in one lane's columns:
+// laneKind Host → Session::hostLanes[lane] (column ApiCall: apiCalls, Sync: syncs);
+// laneKind Stream → Session::streamLanes[lane] (Kernel: kernels, Memcpy: memcpys, Memset:
+// memsets). Indexes are positions in the time-sorted columns, so a view reads start/end/rowId
+// directly, and a run costs 16 bytes however many events it holds.
+enum class LaneKind : uint8_t { Host = 0, Stream = 1 };
+enum class EventColumn : uint8_t { ApiCall = 0, Sync = 1, Kernel = 2, Memcpy = 3, Memset = 4 };
+
+struct EventSpan {
+    LaneKind laneKind = LaneKind::Host;
+    EventColumn column = EventColumn::Sync;
+    int32_t lane = 0;
+    uint32_t first = 0;
+    uint32_t count = 0;
+    bool operator==(const EventSpan&) const = default;
+};
+using EventSpans = std::vector<EventSpan>;
+
+struct Insight {
+    InsightRule rule = InsightRule::SyncAttribution;
+    Severity severity = Severity::Low;
+    std::string title;
+    std::string evidence;       // one line with the numbers
+    std::string recommendation; // wording follows site.language
+    SourceSite site;
+    int32_t siteIndex = -1; // into InsightReport::sites, -1 for GPU rules
+
+    int64_t count = 0;     // syncs, copies or operations covered (rule-specific, see docs)
+    int64_t blockedNs = 0; // host time blocked in the covered syncs
+    int64_t bubbleNs = 0;  // GPU idle time after the covered syncs
+    double share = 0;      // rule's key time over session wall time (see docs)
+    int64_t savingsNs = 0; // estimated time saved if fixed, capped by wall time
+    // Rule-specific numbers (0 where they do not apply).
+    int64_t bytes = 0;                 // pageable-copy
+    int64_t medianBlockedNs = 0;       // sync rules
+    int64_t medianLaunchesBetween = 0; // in-loop-sync
+    int64_t kernelCount = 0;           // launch-bound
+    int64_t startNs = 0, endNs = 0;    // launch-bound: longest stretch; default-stream: first..last
+
+    std::shared_ptr<const EventSpans> events; // never null in a report
+    int64_t eventCount = 0;                   // sum of the spans' counts
+};
+
+struct SyncSiteStats {
+    SourceSite site;
+    int64_t count = 0;
+    int64_t blockedNs = 0;
+    int64_t medianBlockedNs = 0;
+    int64_t bubbleNs = 0;
+    double share = 0;                                            // blockedNs / wall time
+    std::array<int64_t, format::kSyncKindMax + 1> countByKind{}; // index = format::SyncKind
+    // The most frequent kind, for titles ("cudaStreamSynchronize × 50").
+    format::SyncKind dominantKind() const;
+};
+
+struct DeviceBusy {
+    int32_t deviceIndex = -1; // into Session::devices
+    std::string label;        // "GPU 0 · NVIDIA H100 80GB HBM3"
+    int64_t busyNs = 0;       // union of kernel, memcpy and memset intervals
+    double busyShare = 0;     // busyNs / wall time
+};
+
+struct KernelStats {
+    std::string name;
+    int64_t count = 0;
+    int64_t totalNs = 0;
+    int64_t maxNs = 0;
+    double shareOfGpu = 0; // totalNs / sum of all kernel time
+};
+
+struct SessionStatistics {
+    int64_t startNs = 0;
+    int64_t endNs = 0;
+    int64_t wallNs = 0;
+    int64_t eventCount = 0;
+    int64_t gpuBusyNs = 0;   // summed over devices
+    double gpuBusyShare = 0; // gpuBusyNs / (wall × devices with work)
+    std::vector<DeviceBusy> devices;
+    int64_t hostSyncCount = 0;     // host-blocking syncs (all kinds but stream-wait-event)
+    int64_t hostBlockedNs = 0;     // summed over threads
+    double hostBlockedShare = 0;   // hostBlockedNs / wall (> 1 only when threads block at once)
+    std::vector<int32_t> topSites; // indexes into InsightReport::sites, largest blocked first
+    std::vector<KernelStats> topKernels; // largest total time first
+};
+
+struct InsightReport {
+    SessionStatistics summary;
+    std::vector<SyncSiteStats> sites; // every host-blocking sync site, largest blocked first
+    std::vector<Insight> insights;    // largest savings first
+    std::string warning;              // e.g. stacks could not be read
+    bool cancelled = false;
+    double analysisSeconds = 0;
+};
+
+} // namespace stallscope::model

@@ -1,0 +1,28 @@
+// InsightEngine: runs every rule of docs/insights.md over a loaded session and returns the
+// insights ordered by estimated savings, the per-site sync statistics and the session summary.
+// Synchronous and thread-agnostic: call it on a worker thread (InsightJob does) with a
+// SessionDatabase opened on that thread. Linear passes over the columns, no per-event objects.
+#pragma once
+
+#include "model/analysis/insight.h"
+#include "model/analysis/insight_thresholds.h"
+#include "model/session/session.h"
+#include "model/session/session_database.h"
+
+#include <atomic>
+
+namespace stallscope::model {
+
+struct AnalysisOptions {
+    InsightThresholds thresholds;
+    // Polled between and inside rules; when set the report comes back with cancelled = true.
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+class InsightEngine {
+public:
+    static InsightReport analyze(const Session& session, const SessionDatabase& database,
+                                 const AnalysisOptions& options = {});
+};
+
+} // namespace stallscope::model

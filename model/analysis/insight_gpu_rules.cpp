@@ -1,0 +1,269 @@
+// Rules over the GPU timeline: default-stream (legacy default stream serializing other streams)
+// and launch-bound (short kernels separated by longer idle gaps). One merged pass per device.
+#include "model/analysis/insight_recommendations.h"
+#include "model/analysis/insight_rules.h"
+#include "model/session/session_summary.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace stallscope::model {
+
+namespace insight_rules {
+
+namespace {
+
+std::string deviceLabel(const Session& session, int32_t device) {
+    const DeviceInfo& info = session.devices[device];
+    std::string label = "GPU " + std::to_string(info.deviceIndex);
+    if (!info.name.empty())
+        label += " · " + info.name;
+    if (session.processes.size() > 1 && info.processIndex >= 0)
+        label = "pid " + std::to_string(session.processes[info.processIndex].pid) + " · " + label;
+    return label;
+}
+
+// Collects merged events into spans, joining runs of consecutive indexes per merge source.
+class SpanCollector {
+public:
+    explicit SpanCollector(size_t sources) : m_lastSpan(sources, -1) {}
+    void add(const IntervalMerge& merge) {
+        const size_t source = merge.sourceIndex();
+        const int64_t last = m_lastSpan[source];
+        if (last >= 0 && m_spans[last].first + m_spans[last].count == merge.index()) {
+            ++m_spans[last].count;
+            return;
+        }
+        m_lastSpan[source] = static_cast<int64_t>(m_spans.size());
+        m_spans.push_back(
+            {LaneKind::Stream, merge.source().column, merge.source().lane, merge.index(), 1});
+    }
+    EventSpans take() { return std::move(m_spans); }
+
+private:
+    std::vector<int64_t> m_lastSpan;
+    EventSpans m_spans;
+};
+
+int64_t eventCount(const EventSpans& spans) {
+    int64_t total = 0;
+    for (const EventSpan& span : spans)
+        total += span.count;
+    return total;
+}
+
+void defaultStreamOfDevice(const AnalysisContext& context, int32_t device,
+                           std::vector<Insight>& out) {
+    const Session& session = context.session;
+    const InsightThresholds& t = context.thresholds;
+    std::vector<MergeSource> defaults =
+        context.gpu.sources(device, GpuActivity::Streams::DefaultOnly);
+    size_t defaultOps = 0;
+    for (const MergeSource& source : defaults)
+        defaultOps += source.columns->size();
+    // Too few default-stream operations to report: skip the merge of all other streams.
+    if (defaultOps < static_cast<size_t>(std::max<int64_t>(t.minSerializingOps, 1)))
+        return;
+    // The union of the other streams' work: what a default-stream operation may serialize with.
+    BusyIntervals others;
+    std::vector<bool> streamUsed(session.streams.size(), false);
+    IntervalMerge otherMerge(context.gpu.sources(device, GpuActivity::Streams::NonDefaultOnly));
+    while (otherMerge.next()) {
+        others.add(otherMerge.start(), otherMerge.end());
+        streamUsed[otherMerge.source().lane] = true;
+    }
+    if (others.empty())
+        return;
+    const int64_t otherStreams = std::count(streamUsed.begin(), streamUsed.end(), true);
+    IntervalMerge merge(defaults);
+    SpanCollector spans(merge.sources().size());
+    int64_t serializing = 0, totalNs = 0;
+    int64_t first = 0, last = 0;
+    int32_t defaultStream = defaults.front().lane;
+    // Default-stream operations come in start order, so a forward cursor into the other streams'
+    // union finds the neighbours: `j` is the first union interval ending after the operation's
+    // start (ends ascend too, the intervals being disjoint).
+    size_t j = 0;
+    while (merge.next()) {
+        const int64_t s = merge.start(), e = merge.end();
+        while (j < others.size() && others.end[j] <= s)
+            ++j;
+        if (e > s && j < others.size() && others.start[j] < e) {
+            // Ran concurrently with another stream: those streams do not synchronize with the
+            // default stream (non-blocking streams or per-thread default streams). One overlap
+            // settles it for the device.
+            return;
+        }
+        const int64_t before = j > 0 ? others.end[j - 1] : std::numeric_limits<int64_t>::min();
+        const int64_t after =
+            j < others.size() ? others.start[j] : std::numeric_limits<int64_t>::max();
+        if (before == std::numeric_limits<int64_t>::min() || before < s - t.serializationWindowNs ||
+            after == std::numeric_limits<int64_t>::max() || after > e + t.serializationWindowNs)
+            continue;
+        if (serializing == 0)
+            first = s;
+        last = e;
+        ++serializing;
+        totalNs += e - s;
+        defaultStream = merge.source().lane;
+        spans.add(merge);
+    }
+    if (serializing < t.minSerializingOps)
+        return;
+    Insight insight;
+    insight.rule = InsightRule::DefaultStream;
+    insight.site.file = "";
+    insight.site.function = session.streamLabel(session.streams[defaultStream]);
+    insight.site.language = context.language;
+    insight.count = serializing;
+    insight.startNs = first;
+    insight.endNs = last;
+    insight.savingsNs = context.capToWall(totalNs);
+    insight.share = context.shareOf(insight.savingsNs);
+    insight.severity = context.severityFor(insight.share);
+    insight.recommendation = recommendationFor(InsightRule::DefaultStream, context.language);
+    insight.title = "Legacy default stream serializes " + std::to_string(otherStreams) +
+                    (otherStreams == 1 ? " other stream" : " other streams") + " on " +
+                    deviceLabel(session, device);
+    insight.evidence = formatCount(serializing) +
+                       " operations on the default stream ran alone "
+                       "between work of the other streams, " +
+                       formatDuration(totalNs) + " (" + formatShare(insight.share) +
+                       " of session); no default-stream work "
+                       "overlapped another stream";
+    EventSpans events = spans.take();
+    insight.eventCount = eventCount(events);
+    insight.events = std::make_shared<const EventSpans>(std::move(events));
+    out.push_back(std::move(insight));
+}
+
+void launchBoundOfDevice(const AnalysisContext& context, int32_t device,
+                         std::vector<Insight>& out) {
+    const InsightThresholds& t = context.thresholds;
+    IntervalMerge merge(context.gpu.sources(device));
+    const size_t sources = merge.sources().size();
+    // The stretch being built: its events per merge source are one run of indexes.
+    struct Run {
+        uint32_t first = 0, count = 0;
+    };
+    std::vector<Run> runs(sources);
+    std::vector<uint32_t> touched;
+    int64_t kernels = 0, busy = 0, gaps = 0, gapCount = 0, savings = 0, start = 0, end = 0;
+    // Device totals over accepted stretches.
+    int64_t stretches = 0, totalKernels = 0, totalBusy = 0, totalGaps = 0, totalGapCount = 0,
+            totalSavings = 0, totalSpan = 0, longestKernels = 0, longestStart = 0, longestEnd = 0,
+            kernelNs = 0, stretchKernelNs = 0;
+    EventSpans accepted;
+    bool active = false;
+    auto close = [&] {
+        if (active && kernels >= t.minStretchKernels) {
+            ++stretches;
+            totalKernels += kernels;
+            totalBusy += busy;
+            totalGaps += gaps;
+            totalGapCount += gapCount;
+            totalSavings += savings;
+            totalSpan += end - start;
+            kernelNs += stretchKernelNs;
+            if (kernels > longestKernels) {
+                longestKernels = kernels;
+                longestStart = start;
+                longestEnd = end;
+            }
+            for (uint32_t s : touched) {
+                const MergeSource& source = merge.sources()[s];
+                accepted.push_back(
+                    {LaneKind::Stream, source.column, source.lane, runs[s].first, runs[s].count});
+            }
+        }
+        for (uint32_t s : touched)
+            runs[s] = {};
+        touched.clear();
+        active = false;
+        kernels = busy = gaps = gapCount = savings = stretchKernelNs = 0;
+    };
+    int64_t maxEnd = std::numeric_limits<int64_t>::min();
+    uint32_t tick = 0;
+    while (merge.next()) {
+        const int64_t s = merge.start(), e = merge.end(), duration = e - s;
+        const bool hasGap = maxEnd != std::numeric_limits<int64_t>::min();
+        const int64_t gap = hasGap ? s - maxEnd : 0;
+        const bool qualifies =
+            hasGap && duration <= t.shortKernelNs && gap > duration && gap <= t.maxLaunchGapNs;
+        if (!qualifies) {
+            close();
+        } else {
+            if (!active) {
+                active = true;
+                start = s;
+            } else {
+                gaps += gap;
+                ++gapCount;
+                savings += std::max<int64_t>(0, gap - t.graphGapNs);
+            }
+            end = e;
+            busy += duration;
+            if (merge.source().column == EventColumn::Kernel) {
+                ++kernels;
+                stretchKernelNs += duration;
+            }
+            Run& run = runs[merge.sourceIndex()];
+            if (run.count++ == 0) {
+                run.first = merge.index();
+                touched.push_back(static_cast<uint32_t>(merge.sourceIndex()));
+            }
+        }
+        maxEnd = std::max(maxEnd, e);
+        if (++tick == 0x10000) {
+            tick = 0;
+            if (context.cancelled())
+                return;
+        }
+    }
+    close();
+    if (stretches == 0)
+        return;
+    const Session& session = context.session;
+    Insight insight;
+    insight.rule = InsightRule::LaunchBound;
+    insight.site.function = deviceLabel(session, device);
+    insight.site.language = context.language;
+    insight.count = stretches;
+    insight.kernelCount = totalKernels;
+    insight.startNs = longestStart;
+    insight.endNs = longestEnd;
+    insight.savingsNs = context.capToWall(totalSavings);
+    insight.share = context.shareOf(insight.savingsNs);
+    insight.severity = context.severityFor(insight.share);
+    insight.recommendation = recommendationFor(InsightRule::LaunchBound, context.language);
+    insight.title = "Launch-bound: " + formatCount(stretches) +
+                    (stretches == 1 ? " stretch" : " stretches") + " of short kernels on " +
+                    deviceLabel(session, device);
+    const double busyShare = totalSpan > 0 ? double(totalBusy) / double(totalSpan) : 0.0;
+    insight.evidence =
+        formatCount(totalKernels) + " kernels (avg " +
+        formatDuration(kernelNs / std::max<int64_t>(totalKernels, 1)) +
+        ") separated by idle gaps (avg " +
+        formatDuration(totalGaps / std::max<int64_t>(totalGapCount, 1)) + "): the GPU was busy " +
+        formatShare(busyShare) + " of " + formatDuration(totalSpan) + "; longest stretch " +
+        formatCount(longestKernels) + " kernels over " + formatDuration(longestEnd - longestStart);
+    insight.eventCount = eventCount(accepted);
+    insight.events = std::make_shared<const EventSpans>(std::move(accepted));
+    out.push_back(std::move(insight));
+}
+
+} // namespace
+
+void defaultStream(const AnalysisContext& context, std::vector<Insight>& out) {
+    for (size_t d = 0; d < context.session.devices.size() && !context.cancelled(); ++d)
+        defaultStreamOfDevice(context, static_cast<int32_t>(d), out);
+}
+
+void launchBound(const AnalysisContext& context, std::vector<Insight>& out) {
+    for (size_t d = 0; d < context.session.devices.size() && !context.cancelled(); ++d)
+        launchBoundOfDevice(context, static_cast<int32_t>(d), out);
+}
+
+} // namespace insight_rules
+
+} // namespace stallscope::model

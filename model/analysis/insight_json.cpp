@@ -1,0 +1,117 @@
+#include "model/analysis/insight_json.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
+namespace stallscope::model {
+
+namespace {
+
+QString text(const std::string& value) {
+    return QString::fromStdString(value);
+}
+QString text(std::string_view value) {
+    return QString::fromUtf8(value.data(), static_cast<qsizetype>(value.size()));
+}
+// JSON numbers are doubles: nanosecond times stay exact up to 2^53 ns (104 days).
+QJsonValue integer(int64_t value) {
+    return QJsonValue(static_cast<qint64>(value));
+}
+
+QJsonObject siteObject(const SourceSite& site) {
+    return {{"file", text(site.file)},
+            {"line", integer(site.line)},
+            {"line_is_definition", site.lineIsDefinition},
+            {"function", text(site.function)},
+            {"language", text(languageName(site.language))}};
+}
+
+QJsonObject siteStatsObject(const SyncSiteStats& stats) {
+    return {{"site", siteObject(stats.site)},
+            {"count", integer(stats.count)},
+            {"blocked_ns", integer(stats.blockedNs)},
+            {"median_blocked_ns", integer(stats.medianBlockedNs)},
+            {"bubble_ns", integer(stats.bubbleNs)},
+            {"share", stats.share}};
+}
+
+QJsonObject summaryObject(const InsightReport& report) {
+    const SessionStatistics& s = report.summary;
+    QJsonArray devices;
+    for (const DeviceBusy& device : s.devices)
+        devices.append(QJsonObject{{"device", text(device.label)},
+                                   {"busy_ns", integer(device.busyNs)},
+                                   {"busy_share", device.busyShare}});
+    QJsonArray sites;
+    for (int32_t site : s.topSites)
+        sites.append(siteStatsObject(report.sites[site]));
+    QJsonArray kernels;
+    for (const KernelStats& kernel : s.topKernels)
+        kernels.append(QJsonObject{{"name", text(kernel.name)},
+                                   {"count", integer(kernel.count)},
+                                   {"total_ns", integer(kernel.totalNs)},
+                                   {"max_ns", integer(kernel.maxNs)},
+                                   {"share_of_gpu", kernel.shareOfGpu}});
+    return {{"start_ns", integer(s.startNs)},
+            {"end_ns", integer(s.endNs)},
+            {"wall_ns", integer(s.wallNs)},
+            {"event_count", integer(s.eventCount)},
+            {"gpu_busy_ns", integer(s.gpuBusyNs)},
+            {"gpu_busy_share", s.gpuBusyShare},
+            {"devices", devices},
+            {"host_sync_count", integer(s.hostSyncCount)},
+            {"host_blocked_ns", integer(s.hostBlockedNs)},
+            {"host_blocked_share", s.hostBlockedShare},
+            {"top_sync_sites", sites},
+            {"top_kernels", kernels}};
+}
+
+QJsonObject insightObject(const Insight& insight) {
+    return {{"rule", text(ruleId(insight.rule))},
+            {"severity", text(severityName(insight.severity))},
+            {"title", text(insight.title)},
+            {"evidence", text(insight.evidence)},
+            {"site", siteObject(insight.site)},
+            {"count", integer(insight.count)},
+            {"blocked_ns", integer(insight.blockedNs)},
+            {"bubble_ns", integer(insight.bubbleNs)},
+            {"share", insight.share},
+            {"savings_ns", integer(insight.savingsNs)},
+            {"bytes", integer(insight.bytes)},
+            {"median_blocked_ns", integer(insight.medianBlockedNs)},
+            {"median_launches_between", integer(insight.medianLaunchesBetween)},
+            {"kernel_count", integer(insight.kernelCount)},
+            {"start_ns", integer(insight.startNs)},
+            {"end_ns", integer(insight.endNs)},
+            {"recommendation", text(insight.recommendation)},
+            {"event_count", integer(insight.eventCount)}};
+}
+
+} // namespace
+
+QJsonObject insightReportToJsonObject(const InsightReport& report) {
+    QJsonArray insights;
+    for (const Insight& insight : report.insights)
+        insights.append(insightObject(insight));
+    QJsonArray sites;
+    for (const SyncSiteStats& stats : report.sites)
+        sites.append(siteStatsObject(stats));
+    QJsonObject root{{"format", "stallscope-insights"},
+                     {"version", 1},
+                     {"summary", summaryObject(report)},
+                     {"insights", insights},
+                     {"sites", sites}};
+    if (!report.warning.empty())
+        root.insert("warning", text(report.warning));
+    return root;
+}
+
+QByteArray insightReportToJson(const InsightReport& report, bool compact) {
+    QByteArray json = QJsonDocument(insightReportToJsonObject(report))
+                          .toJson(compact ? QJsonDocument::Compact : QJsonDocument::Indented);
+    if (!json.endsWith('\n'))
+        json += '\n';
+    return json;
+}
+
+} // namespace stallscope::model

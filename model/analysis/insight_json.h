@@ -1,0 +1,16 @@
+// The JSON form of an insight report (`stallscope --insights --json FILE`), documented in
+// docs/insights.md: an object with "summary" and "insights" (plus "format", "version", "sites").
+#pragma once
+
+#include "model/analysis/insight.h"
+
+#include <QByteArray>
+#include <QJsonObject>
+
+namespace stallscope::model {
+
+QJsonObject insightReportToJsonObject(const InsightReport& report);
+// UTF-8 JSON text ending in a newline; indented unless compact.
+QByteArray insightReportToJson(const InsightReport& report, bool compact = false);
+
+} // namespace stallscope::model

@@ -1,0 +1,130 @@
+#include "model/analysis/insight_recommendations.h"
+
+namespace stallscope::model {
+
+namespace {
+
+using format::SyncKind;
+
+bool isCopyKind(SyncKind kind) {
+    return kind == SyncKind::PageableCopy || kind == SyncKind::BlockingCopy;
+}
+
+bool isAllocKind(SyncKind kind) {
+    return kind == SyncKind::BlockingMemset || kind == SyncKind::BlockingAlloc;
+}
+
+std::string attribution(bool python, SyncKind kind) {
+    if (isCopyKind(kind))
+        return python ? "This line reads GPU values on the host (.item(), .cpu(), .tolist(), "
+                        "print(tensor) or Python control flow on a tensor), which waits for all "
+                        "queued work. Keep values on the GPU (accumulate with torch ops, use "
+                        "torch.where instead of if) and read them once, after the loop."
+                      : "This blocking copy waits for all queued work. Copy into pinned memory "
+                        "with cudaMemcpyAsync and wait on an event only where the value is used; "
+                        "batch small reads into one copy.";
+    if (isAllocKind(kind))
+        return python ? "Allocations, frees or memsets here wait for the GPU. Let the caching "
+                        "allocator reuse memory: preallocate buffers and avoid "
+                        "torch.cuda.empty_cache() in the loop."
+                      : "Allocations, frees or memsets here wait for the GPU. Use "
+                        "cudaMallocAsync/cudaFreeAsync and cudaMemsetAsync (stream-ordered) or "
+                        "preallocate buffers outside the loop.";
+    return python ? "Remove this synchronization from the hot path if the host does not need the "
+                    "GPU's results here; otherwise synchronize once where they are used (after "
+                    "the loop), or record a torch.cuda.Event after the work you need and wait on "
+                    "that event alone."
+                  : "Remove this synchronization from the hot path if the host does not need the "
+                    "results here; otherwise synchronize once where they are used, or record a "
+                    "cudaEvent after the work you need and cudaEventSynchronize on it "
+                    "(cudaStreamWaitEvent orders streams without blocking the host).";
+}
+
+} // namespace
+
+std::string syncKindLabel(format::SyncKind kind) {
+    switch (kind) {
+    case SyncKind::Stream:
+        return "Stream sync";
+    case SyncKind::Device:
+        return "Device sync";
+    case SyncKind::Event:
+        return "Event sync";
+    case SyncKind::StreamWaitEvent:
+        return "Stream wait";
+    case SyncKind::PageableCopy:
+        return "Blocking copy to pageable memory";
+    case SyncKind::BlockingCopy:
+        return "Blocking copy";
+    case SyncKind::BlockingMemset:
+        return "Blocking memset";
+    case SyncKind::BlockingAlloc:
+        return "Blocking alloc/free";
+    }
+    return "Sync";
+}
+
+std::string recommendationFor(InsightRule rule, SourceLanguage language, format::SyncKind kind) {
+    const bool python = language == SourceLanguage::Python;
+    switch (rule) {
+    case InsightRule::SyncAttribution:
+        return attribution(python, kind);
+    case InsightRule::InLoopSync:
+        return python ? "Move the sync after the loop: keep per-step values on the GPU (e.g. "
+                        "losses.append(loss.detach()) and read torch.stack(losses).mean().item() "
+                        "once at the end, or log every N steps), or capture the loop body in a "
+                        "CUDA graph (torch.cuda.CUDAGraph, torch.cuda.make_graphed_callables or "
+                        "torch.compile(mode=\"reduce-overhead\")) so replays amortize launch "
+                        "overhead."
+                      : "Move the synchronize after the loop if the results are needed only at "
+                        "the end; keep intermediate values in device memory and copy them back "
+                        "once; or capture the loop body into a CUDA graph (cudaStreamBeginCapture "
+                        "... cudaGraphLaunch) so replays amortize launch overhead.";
+    case InsightRule::PageableCopy:
+        return python ? "Copy without blocking into pinned memory: x.to('cpu', non_blocking=True) "
+                        "into a pin_memory=True buffer, then wait on a torch.cuda.Event only where "
+                        "the value is used; or batch the reads: torch.stack([a, b, c]).cpu() once "
+                        "instead of one .item() per value."
+                      : "Allocate the host buffer pinned (cudaMallocHost or cudaHostRegister), "
+                        "copy with cudaMemcpyAsync on a stream and cudaEventSynchronize only where "
+                        "the value is used; batch small reads into one copy.";
+    case InsightRule::DeviceSync:
+        return python ? "torch.cuda.synchronize() waits for every stream of the device, but only "
+                        "one stream had work here: wait for that stream alone "
+                        "(torch.cuda.current_stream().synchronize()) or record a torch.cuda.Event "
+                        "after the work you need and call event.synchronize()."
+                      : "cudaDeviceSynchronize waits for every stream of the device, but only one "
+                        "stream had work here: use cudaStreamSynchronize on that stream, or record "
+                        "a cudaEvent after the work you need and cudaEventSynchronize on it.";
+    case InsightRule::GpuBubble:
+        return python ? "Each sync drains the GPU queue and the GPU then waits for Python to "
+                        "launch the next work. Remove or defer the sync so the host runs ahead of "
+                        "the GPU; if a value is needed, read the previous step's value so the next "
+                        "step is already queued."
+                      : "Each sync drains the GPU queue and the GPU then waits for the host to "
+                        "launch the next kernel. Remove or defer the sync so the host keeps the "
+                        "queue full, or queue the next work before waiting (double-buffer with "
+                        "events).";
+    case InsightRule::DefaultStream:
+        return python ? "Work on the legacy default stream waits for, and blocks, every other "
+                        "stream. Run it on a dedicated torch.cuda.Stream() and order streams "
+                        "explicitly (stream.wait_stream, stream.wait_event)."
+                      : "Work on the legacy default stream waits for, and blocks, every other "
+                        "blocking stream. Create streams with cudaStreamCreateWithFlags(..., "
+                        "cudaStreamNonBlocking) or build with nvcc --default-stream per-thread, "
+                        "and order streams explicitly with cudaStreamWaitEvent.";
+    case InsightRule::LaunchBound:
+        return python ? "The GPU finishes each kernel before the next one is launched. Capture "
+                        "the stretch in a CUDA graph (torch.cuda.CUDAGraph, "
+                        "torch.cuda.make_graphed_callables or torch.compile(mode="
+                        "\"reduce-overhead\")) so one launch replays all kernels, and fuse small "
+                        "ops (torch.compile) to launch fewer kernels."
+                      : "The GPU finishes each kernel before the next one is launched. Capture the "
+                        "sequence into a CUDA graph (cudaStreamBeginCapture/cudaStreamEndCapture, "
+                        "cudaGraphInstantiate, cudaGraphLaunch) and replay it, and fuse small "
+                        "kernels.";
+    }
+    return {};
+}
+
+} // namespace stallscope::model

@@ -1,0 +1,48 @@
+// The insight rules (docs/insights.md) as functions over a shared analysis context. Each appends
+// its insights to `out` (unordered: the engine sorts by savings). Sync rules live in
+// insight_sync_rules.cpp, GPU-timeline rules in insight_gpu_rules.cpp.
+#pragma once
+
+#include "model/analysis/gpu_activity.h"
+#include "model/analysis/insight.h"
+#include "model/analysis/insight_thresholds.h"
+#include "model/analysis/kernel_launch_index.h"
+#include "model/analysis/sync_sites.h"
+#include "model/session/session.h"
+
+#include <atomic>
+#include <vector>
+
+namespace stallscope::model {
+
+struct AnalysisContext {
+    const Session& session;
+    const InsightThresholds& thresholds;
+    const GpuActivity& gpu;
+    const SyncSites& sites;
+    const KernelLaunchIndex& launches;
+    const std::atomic<bool>* cancel = nullptr;
+    int64_t wallNs = 1;                                // never 0, so shares stay finite
+    SourceLanguage language = SourceLanguage::Unknown; // wording for rules without a site
+
+    bool cancelled() const { return cancel && cancel->load(std::memory_order_relaxed); }
+    Severity severityFor(double share) const;
+    double shareOf(int64_t ns) const {
+        return static_cast<double>(ns) / static_cast<double>(wallNs);
+    }
+    int64_t capToWall(int64_t ns) const { return ns < wallNs ? ns : wallNs; }
+};
+
+namespace insight_rules {
+
+void syncAttribution(const AnalysisContext& context, std::vector<Insight>& out);
+void inLoopSync(const AnalysisContext& context, std::vector<Insight>& out);
+void pageableCopy(const AnalysisContext& context, std::vector<Insight>& out);
+void deviceSync(const AnalysisContext& context, std::vector<Insight>& out);
+void gpuBubble(const AnalysisContext& context, std::vector<Insight>& out);
+void defaultStream(const AnalysisContext& context, std::vector<Insight>& out);
+void launchBound(const AnalysisContext& context, std::vector<Insight>& out);
+
+} // namespace insight_rules
+
+} // namespace stallscope::model

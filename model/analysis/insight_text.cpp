@@ -1,0 +1,73 @@
+#include "model/analysis/insight_text.h"
+
+#include "model/session/session_summary.h"
+
+namespace stallscope::model {
+
+namespace {
+
+std::string pad(std::string text, size_t width) {
+    // Pads by code points, so "µs" lines up like "ms".
+    size_t points = 0;
+    for (unsigned char c : text)
+        points += (c & 0xC0) != 0x80;
+    if (points < width)
+        text.append(width - points, ' ');
+    return text;
+}
+
+} // namespace
+
+std::string insightReportToText(const InsightReport& report) {
+    const SessionStatistics& s = report.summary;
+    std::string out;
+    out += "Wall time " + formatDuration(s.wallNs) + " · GPU busy " + formatShare(s.gpuBusyShare) +
+           " · host blocked " + formatShare(s.hostBlockedShare) + " in " +
+           formatCount(s.hostSyncCount) + (s.hostSyncCount == 1 ? " sync\n" : " syncs\n");
+    for (const DeviceBusy& device : s.devices)
+        out += "  " + device.label + ": busy " + formatDuration(device.busyNs) + " (" +
+               formatShare(device.busyShare) + ")\n";
+    if (!report.warning.empty())
+        out += "Warning: " + report.warning + "\n";
+
+    if (!s.topSites.empty()) {
+        out += "\nTop sync sites (blocked, share, count, site):\n";
+        for (int32_t index : s.topSites) {
+            const SyncSiteStats& site = report.sites[index];
+            out += "  " + pad(formatDuration(site.blockedNs), 10) +
+                   pad(formatShare(site.share), 9) + pad("× " + formatCount(site.count), 10) +
+                   site.site.label() + "\n";
+        }
+    }
+    if (!s.topKernels.empty()) {
+        out += "\nTop kernels (total, share of kernel time, count, name):\n";
+        for (const KernelStats& kernel : s.topKernels)
+            out += "  " + pad(formatDuration(kernel.totalNs), 10) +
+                   pad(formatShare(kernel.shareOfGpu), 9) +
+                   pad("× " + formatCount(kernel.count), 10) + readableKernelName(kernel.name) +
+                   "\n";
+    }
+
+    out += "\n" + std::to_string(report.insights.size()) +
+           (report.insights.size() == 1 ? " insight" : " insights") +
+           ", largest estimated savings first:\n";
+    int number = 0;
+    for (const Insight& insight : report.insights) {
+        out += "\n" + std::to_string(++number) + ". [" +
+               std::string(severityName(insight.severity)) + "] " +
+               std::string(ruleId(insight.rule)) + ": " + insight.title + "\n";
+        out += "   " + insight.evidence + "\n";
+        if (insight.site.hasLocation())
+            out += "   Where: " + insight.site.file + ":" + std::to_string(insight.site.line) +
+                   (insight.site.function.empty() ? "" : " in " + insight.site.function) + "\n";
+        out += "   Fix: " + insight.recommendation + "\n";
+        out += "   Estimated savings: " + formatDuration(insight.savingsNs) + " (" +
+               formatCount(insight.eventCount) +
+               (insight.eventCount == 1 ? " event)\n" : " events)\n");
+    }
+    if (report.cancelled)
+        out += "\n(analysis cancelled: the list is incomplete)\n";
+    return out;
+}
+
+} // namespace stallscope::model

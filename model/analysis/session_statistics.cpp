@@ -1,0 +1,78 @@
+#include "model/analysis/session_statistics.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace stallscope::model {
+
+SessionStatistics SessionStatisticsBuilder::compute(const Session& session, const GpuActivity& gpu,
+                                                    const SyncSites& sites) {
+    SessionStatistics stats;
+    stats.startNs = session.startNs;
+    stats.endNs = session.endNs;
+    stats.wallNs = session.durationNs();
+    stats.eventCount = session.counts.total();
+    const double wall = static_cast<double>(std::max<int64_t>(stats.wallNs, 1));
+
+    int64_t devicesWithWork = 0;
+    for (size_t d = 0; d < gpu.deviceCount(); ++d) {
+        const BusyIntervals& busy = gpu.busy(static_cast<int32_t>(d));
+        const DeviceInfo& info = session.devices[d];
+        DeviceBusy device;
+        device.deviceIndex = static_cast<int32_t>(d);
+        device.label = "GPU " + std::to_string(info.deviceIndex) +
+                       (info.name.empty() ? std::string() : " · " + info.name);
+        if (session.processes.size() > 1 && info.processIndex >= 0)
+            device.label = "pid " + std::to_string(session.processes[info.processIndex].pid) +
+                           " · " + device.label;
+        device.busyNs = busy.totalNs;
+        device.busyShare = static_cast<double>(busy.totalNs) / wall;
+        stats.gpuBusyNs += busy.totalNs;
+        devicesWithWork += busy.empty() ? 0 : 1;
+        stats.devices.push_back(std::move(device));
+    }
+    stats.gpuBusyShare = devicesWithWork == 0 ? 0.0
+                                              : static_cast<double>(stats.gpuBusyNs) /
+                                                    (wall * static_cast<double>(devicesWithWork));
+
+    stats.hostSyncCount = sites.totalSyncs();
+    stats.hostBlockedNs = sites.totalBlockedNs();
+    stats.hostBlockedShare = static_cast<double>(stats.hostBlockedNs) / wall;
+    for (size_t s = 0; s < std::min(kTopSites, sites.siteCount()); ++s)
+        stats.topSites.push_back(static_cast<int32_t>(s)); // sites are sorted by blocked time
+
+    // Kernels by name: dense arrays over string ids (names are interned, so few).
+    std::vector<int64_t> count(session.strings.size(), 0), total(session.strings.size(), 0),
+        longest(session.strings.size(), 0);
+    int64_t allKernelNs = 0;
+    for (const StreamLane& lane : session.streamLanes) {
+        const KernelColumns& kernels = lane.kernels;
+        for (size_t i = 0; i < kernels.size(); ++i) {
+            const uint32_t name = kernels.nameId[i];
+            if (name >= count.size())
+                continue;
+            const int64_t duration = kernels.duration(i);
+            ++count[name];
+            total[name] += duration;
+            longest[name] = std::max(longest[name], duration);
+            allKernelNs += duration;
+        }
+    }
+    std::vector<uint32_t> names;
+    for (uint32_t n = 0; n < count.size(); ++n)
+        if (count[n] > 0)
+            names.push_back(n);
+    const size_t top = std::min(kTopKernels, names.size());
+    std::partial_sort(
+        names.begin(), names.begin() + static_cast<std::ptrdiff_t>(top), names.end(),
+        [&](uint32_t a, uint32_t b) { return total[a] != total[b] ? total[a] > total[b] : a < b; });
+    for (size_t i = 0; i < top; ++i) {
+        const uint32_t n = names[i];
+        stats.topKernels.push_back(
+            {session.string(n), count[n], total[n], longest[n],
+             allKernelNs > 0 ? double(total[n]) / double(allKernelNs) : 0.0});
+    }
+    return stats;
+}
+
+} // namespace stallscope::model

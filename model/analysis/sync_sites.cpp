@@ -1,0 +1,298 @@
+#include "model/analysis/sync_sites.h"
+
+#include "model/session/python_frame_name.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <limits>
+#include <numeric>
+
+namespace stallscope::model {
+
+namespace {
+
+SourceSite siteFromFrame(const FrameInfo& frame) {
+    SourceSite site;
+    site.file = frame.file;
+    site.line = frame.line;
+    site.function = frame.function.empty() ? std::string("<unknown>") : frame.function;
+    site.language =
+        frame.kind == format::FrameKind::Python ? SourceLanguage::Python : SourceLanguage::Native;
+    site.lineIsDefinition = isDefLineFrame(frame);
+    return site;
+}
+
+std::string hex(int64_t value) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "0x%" PRIx64, static_cast<uint64_t>(value));
+    return buffer;
+}
+
+// The recorder's callback, CUPTI, the driver and the runtime: frames every sync stack starts with.
+bool isCudaStackModule(const std::string& name) {
+    for (const char* prefix : {"libstallscope_recorder", "libcupti", "libcuda.", "libcudart"})
+        if (name.rfind(prefix, 0) == 0)
+            return true;
+    return false;
+}
+
+// The C runtime and loader: what surrounds the driver when it synchronizes on its own (context
+// teardown from exit handlers, library constructors).
+bool isSystemStackModule(const std::string& name) {
+    for (const char* prefix : {"libc.so", "libc-", "libpthread", "ld-linux", "libstdc++",
+                               "libgcc_s", "libdl.", "libm.so"})
+        if (name.rfind(prefix, 0) == 0)
+            return true;
+    return false;
+}
+
+std::string baseName(const std::string& path) {
+    const size_t slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+} // namespace
+
+SourceSite SyncSites::resolve(const std::vector<FrameInfo>& frames,
+                              const std::unordered_map<int64_t, ModuleLocation>& modules) {
+    if (frames.empty())
+        return {"<unknown>", 0, "<no stack>", SourceLanguage::Unknown};
+    for (const FrameInfo& frame : frames)
+        if (frame.isUser.value_or(false) && !frame.file.empty())
+            return siteFromFrame(frame);
+    for (const FrameInfo& frame : frames)
+        if (frame.kind == format::FrameKind::Python)
+            return siteFromFrame(frame);
+    for (const FrameInfo& frame : frames)
+        if (frame.kind == format::FrameKind::Native && !frame.file.empty())
+            return siteFromFrame(frame);
+    // Only CUDA and C-runtime frames: the driver synchronized on its own (context teardown at
+    // exit), no line of the user's made this sync.
+    const bool driverInternal = std::all_of(frames.begin(), frames.end(), [&](const FrameInfo& f) {
+        const auto module = modules.find(f.moduleId);
+        return f.kind == format::FrameKind::Native && module != modules.end() &&
+               (isCudaStackModule(module->second.name) || isSystemStackModule(module->second.name));
+    });
+    if (driverInternal)
+        return {"", 0, "<driver-internal>", SourceLanguage::Native};
+    // Nothing names a source line. Name the innermost frame outside the profiler and CUDA
+    // libraries (every sync passes through those, so they would tell nothing apart) by module
+    // and offset, so a user can symbolize it by hand.
+    const FrameInfo* named = &frames.front();
+    for (const FrameInfo& frame : frames) {
+        const auto module = modules.find(frame.moduleId);
+        if (module == modules.end() || !isCudaStackModule(module->second.name)) {
+            named = &frame;
+            break;
+        }
+    }
+    const FrameInfo& innermost = *named;
+    SourceSite site{"<unknown>", 0, {}, SourceLanguage::Native};
+    const auto module = modules.find(innermost.moduleId);
+    if (module != modules.end())
+        site.function =
+            module->second.name + "+" + hex(innermost.address - module->second.loadBias);
+    else
+        site.function = hex(innermost.address);
+    return site;
+}
+
+int32_t SyncSites::siteForStack(uint32_t stackId) {
+    const auto known = m_stackToSite.find(stackId);
+    if (known != m_stackToSite.end())
+        return known->second;
+    std::vector<FrameInfo> frames;
+    if (stackId != 0) {
+        frames = m_database->stack(stackId);
+        if (frames.empty())
+            ++m_stacksWithoutFrames;
+    }
+    SourceSite site = resolve(frames, m_modules);
+    // Without a source line, different stacks may be different call sites: keep them apart.
+    if (site.file == "<unknown>" && !frames.empty())
+        site.function += ", stack " + std::to_string(stackId);
+    std::string key = site.file;
+    key += '\0';
+    key += std::to_string(site.line);
+    key += '\0';
+    key += site.function;
+    key += '\0';
+    key += static_cast<char>('0' + static_cast<int>(site.language));
+    auto [entry, added] =
+        m_siteByKey.try_emplace(std::move(key), static_cast<int32_t>(m_stats.size()));
+    if (added) {
+        SyncSiteStats stats;
+        stats.site = std::move(site);
+        m_stats.push_back(std::move(stats));
+    }
+    m_stackToSite.emplace(stackId, entry->second);
+    return entry->second;
+}
+
+bool SyncSites::build(const Session& session, const SessionDatabase& database,
+                      const GpuActivity& gpu, const InsightThresholds& thresholds,
+                      const std::atomic<bool>* cancel, std::string* warning) {
+    m_session = &session;
+    m_database = &database;
+    m_gpu = &gpu;
+    m_thresholds = &thresholds;
+    for (const ModuleInfo& module : database.modules())
+        m_modules[module.id] = {baseName(module.path), module.loadBias};
+
+    // Pass 1: the site of every blocking sync, counts, blocked time and bubbles.
+    m_siteOf.assign(session.hostLanes.size(), {});
+    m_bubble.assign(session.hostLanes.size(), {});
+    std::vector<int64_t> hints;
+    for (size_t l = 0; l < session.hostLanes.size(); ++l) {
+        const SyncColumns& syncs = session.hostLanes[l].syncs;
+        std::vector<int32_t>& siteOf = m_siteOf[l];
+        siteOf.assign(syncs.size(), -1);
+        m_bubble[l].assign(syncs.size(), 0);
+        hints.assign(gpu.deviceCount(), -1);
+        uint32_t lastStack = std::numeric_limits<uint32_t>::max();
+        int32_t lastSite = -1;
+        for (size_t i = 0; i < syncs.size(); ++i) {
+            if (!isHostBlocking(syncs.kind[i]))
+                continue;
+            // Loops sync from the same stack over and over: skip the hash lookup then.
+            if (syncs.stackId[i] != lastStack) {
+                lastStack = syncs.stackId[i];
+                lastSite = siteForStack(lastStack);
+            }
+            siteOf[i] = lastSite;
+            SyncSiteStats& stats = m_stats[lastSite];
+            const int64_t blocked = syncs.duration(i);
+            ++stats.count;
+            stats.blockedNs += blocked;
+            ++stats.countByKind[syncs.kind[i] <= format::kSyncKindMax ? syncs.kind[i] : 0];
+            const int64_t bubble = computeBubble(static_cast<int32_t>(l), i, hints);
+            m_bubble[l][i] = static_cast<uint32_t>(
+                std::min<int64_t>(bubble, std::numeric_limits<uint32_t>::max()));
+            stats.bubbleNs += m_bubble[l][i];
+            m_totalBlockedNs += blocked;
+        }
+        if (cancel && cancel->load())
+            return false;
+    }
+    if (warning && m_stacksWithoutFrames > 0)
+        *warning = std::to_string(m_stacksWithoutFrames) +
+                   " call stacks could not be read: their syncs are attributed to <no stack>";
+    sortSitesByBlocked();
+
+    // Pass 2: group the syncs by site (a counting sort keeps lane and time order in a site).
+    m_siteOffset.assign(m_stats.size() + 1, 0);
+    for (size_t s = 0; s < m_stats.size(); ++s)
+        m_siteOffset[s + 1] = m_siteOffset[s] + static_cast<size_t>(m_stats[s].count);
+    m_bySite.resize(m_siteOffset.back());
+    std::vector<size_t> fill(m_siteOffset.begin(), m_siteOffset.end() - 1);
+    for (size_t l = 0; l < m_siteOf.size(); ++l)
+        for (size_t i = 0; i < m_siteOf[l].size(); ++i)
+            if (m_siteOf[l][i] >= 0)
+                m_bySite[fill[m_siteOf[l][i]]++] = {static_cast<int32_t>(l),
+                                                    static_cast<uint32_t>(i)};
+
+    // Medians and shares.
+    const int64_t wall = std::max<int64_t>(session.durationNs(), 1);
+    std::vector<int64_t> durations;
+    for (size_t s = 0; s < m_stats.size(); ++s) {
+        durations.clear();
+        for (const SyncRef& ref : syncsOf(static_cast<int32_t>(s)))
+            durations.push_back(session.hostLanes[ref.lane].syncs.duration(ref.index));
+        // The upper median for even counts: always an observed value (as the generator states).
+        auto middle = durations.begin() + static_cast<std::ptrdiff_t>(durations.size() / 2);
+        std::nth_element(durations.begin(), middle, durations.end());
+        m_stats[s].medianBlockedNs = durations.empty() ? 0 : *middle;
+        m_stats[s].share = static_cast<double>(m_stats[s].blockedNs) / static_cast<double>(wall);
+    }
+    m_spans.assign(m_stats.size(), nullptr);
+    return !(cancel && cancel->load());
+}
+
+void SyncSites::sortSitesByBlocked() {
+    std::vector<int32_t> order(m_stats.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [this](int32_t a, int32_t b) {
+        if (m_stats[a].blockedNs != m_stats[b].blockedNs)
+            return m_stats[a].blockedNs > m_stats[b].blockedNs;
+        return m_stats[a].count > m_stats[b].count;
+    });
+    std::vector<int32_t> newIndex(m_stats.size());
+    std::vector<SyncSiteStats> sorted;
+    sorted.reserve(m_stats.size());
+    for (size_t i = 0; i < order.size(); ++i) {
+        newIndex[order[i]] = static_cast<int32_t>(i);
+        sorted.push_back(std::move(m_stats[order[i]]));
+    }
+    m_stats = std::move(sorted);
+    for (std::vector<int32_t>& lane : m_siteOf)
+        for (int32_t& site : lane)
+            if (site >= 0)
+                site = newIndex[site];
+    for (auto& [key, site] : m_siteByKey)
+        site = newIndex[site];
+    for (auto& [stack, site] : m_stackToSite)
+        site = newIndex[site];
+}
+
+int64_t SyncSites::computeBubble(int32_t lane, size_t index, std::vector<int64_t>& hints) const {
+    const int32_t device = m_gpu->deviceOfSync(lane, index);
+    if (device < 0)
+        return 0;
+    const SyncColumns& syncs = m_session->hostLanes[lane].syncs;
+    const int64_t from = syncs.start[index];
+    const int64_t t = syncs.end[index];
+    const BusyIntervals& busy = m_gpu->busy(device);
+    // One search answers all three questions (the intervals are disjoint and sorted).
+    const int64_t last = busy.lastStartingAtOrBefore(t, hints[device]);
+    hints[device] = last;
+    // Idle time is the sync's doing only when the sync drained work (the device was busy while
+    // the host waited) and nothing else keeps the device busy when it returns. A sync that finds
+    // the GPU already idle (a loader thread's event sync) did not cause the idle time after it.
+    if (last < 0 || busy.end[last] > t || busy.end[last] <= from || t <= from)
+        return 0;
+    if (static_cast<size_t>(last + 1) >= busy.size())
+        return 0; // no later GPU work: nothing was delayed
+    const int64_t next = busy.start[last + 1];
+    int64_t until = std::min(next, t + m_thresholds->maxBubblePerSyncNs);
+    // The thread's next blocking sync owns the idle time from its own end on.
+    for (size_t j = index + 1; j < syncs.size(); ++j) {
+        if (!isHostBlocking(syncs.kind[j]))
+            continue;
+        until = std::min(until, std::max(syncs.start[j], t));
+        break;
+    }
+    return until - t;
+}
+
+std::shared_ptr<const EventSpans> SyncSites::spansOf(int32_t site) const {
+    if (!m_spans[site])
+        m_spans[site] = std::make_shared<const EventSpans>(spansFor(syncsOf(site)));
+    return m_spans[site];
+}
+
+EventSpans SyncSites::spansFor(std::span<const SyncRef> syncs) {
+    EventSpans spans;
+    for (const SyncRef& ref : syncs) {
+        if (!spans.empty() && spans.back().lane == ref.lane &&
+            spans.back().first + spans.back().count == ref.index) {
+            ++spans.back().count;
+            continue;
+        }
+        spans.push_back({LaneKind::Host, EventColumn::Sync, ref.lane, ref.index, 1});
+    }
+    return spans;
+}
+
+SourceLanguage SyncSites::dominantLanguage() const {
+    SourceLanguage language = SourceLanguage::Unknown;
+    for (const SyncSiteStats& stats : m_stats) {
+        if (stats.site.language == SourceLanguage::Python)
+            return SourceLanguage::Python;
+        if (stats.site.language == SourceLanguage::Native)
+            language = SourceLanguage::Native;
+    }
+    return language;
+}
+
+} // namespace stallscope::model

@@ -1,0 +1,98 @@
+// SyncSites: every host-blocking sync of the session attributed to a source site, with per-site
+// statistics (count, blocked time, median, GPU bubble) and the syncs grouped by site. Built once
+// per analysis; the sync rules and the summary read it.
+//
+// A stack becomes a site (file, line, function, language) by the first match, innermost first:
+// a frame marked is_user that has a file; a Python frame; a native frame with a file; else
+// "<unknown>" named by module+offset of the innermost frame outside the recorder, CUPTI, driver
+// and runtime libraries ("<no stack>" when the sync has none). Unknown sites are per stack.
+#pragma once
+
+#include "model/analysis/gpu_activity.h"
+#include "model/analysis/insight.h"
+#include "model/analysis/insight_thresholds.h"
+#include "model/session/session.h"
+#include "model/session/session_database.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace stallscope::model {
+
+struct SyncRef {
+    int32_t lane = 0;   // host lane
+    uint32_t index = 0; // into the lane's syncs
+};
+
+struct ModuleLocation {
+    std::string name; // file name without directories
+    int64_t loadBias = 0;
+};
+
+class SyncSites {
+public:
+    // Returns false when cancelled. `warning` gets a line when stacks could not be read.
+    bool build(const Session& session, const SessionDatabase& database, const GpuActivity& gpu,
+               const InsightThresholds& thresholds, const std::atomic<bool>* cancel,
+               std::string* warning);
+
+    static bool isHostBlocking(uint8_t kind) {
+        return kind != static_cast<uint8_t>(format::SyncKind::StreamWaitEvent);
+    }
+    static SourceSite resolve(const std::vector<FrameInfo>& frames,
+                              const std::unordered_map<int64_t, ModuleLocation>& modules);
+
+    // Sites in decreasing blocked time; site indexes below refer to this order.
+    const std::vector<SyncSiteStats>& stats() const { return m_stats; }
+    size_t siteCount() const { return m_stats.size(); }
+    // Site of a sync, -1 for syncs that do not block the host.
+    int32_t siteOf(int32_t lane, size_t index) const { return m_siteOf[lane][index]; }
+    // The site's syncs by host lane, then time.
+    std::span<const SyncRef> syncsOf(int32_t site) const {
+        return {m_bySite.data() + m_siteOffset[site], m_siteOffset[site + 1] - m_siteOffset[site]};
+    }
+    // The site's syncs as event spans (built on first use and shared by the insights of the
+    // site; like the rest of the class, for one analysis thread).
+    std::shared_ptr<const EventSpans> spansOf(int32_t site) const;
+    // GPU idle time after a sync: from its end until the next work on its device starts, cut at
+    // the thread's next blocking sync and at maxBubblePerSyncNs; 0 when the device had no work
+    // while the host waited, is still busy when the sync returns, or never works again.
+    int64_t bubbleAfter(int32_t lane, size_t index) const { return m_bubble[lane][index]; }
+    int64_t totalBlockedNs() const { return m_totalBlockedNs; }
+    int64_t totalSyncs() const { return static_cast<int64_t>(m_bySite.size()); }
+    // Python when any site is Python, else native (Unknown when no sites): the wording of GPU
+    // rules that have no site of their own.
+    SourceLanguage dominantLanguage() const;
+
+    static EventSpans spansFor(std::span<const SyncRef> syncs);
+
+private:
+    int32_t siteForStack(uint32_t stackId);
+    // `hints` holds, per device, the busy-interval index of the lane's previous query.
+    int64_t computeBubble(int32_t lane, size_t index, std::vector<int64_t>& hints) const;
+    void sortSitesByBlocked();
+
+    const Session* m_session = nullptr;
+    const SessionDatabase* m_database = nullptr;
+    const GpuActivity* m_gpu = nullptr;
+    const InsightThresholds* m_thresholds = nullptr;
+    std::unordered_map<int64_t, ModuleLocation> m_modules;
+    std::unordered_map<uint32_t, int32_t> m_stackToSite;
+    std::unordered_map<std::string, int32_t> m_siteByKey;
+    std::vector<SyncSiteStats> m_stats;
+    std::vector<std::vector<int32_t>> m_siteOf; // per host lane, per sync
+    // Per host lane, per sync (0 for non-blocking ones); 32 bits hold the per-sync cap.
+    std::vector<std::vector<uint32_t>> m_bubble;
+    std::vector<SyncRef> m_bySite;
+    std::vector<size_t> m_siteOffset;
+    mutable std::vector<std::shared_ptr<const EventSpans>> m_spans;
+    int64_t m_totalBlockedNs = 0;
+    int64_t m_stacksWithoutFrames = 0;
+};
+
+} // namespace stallscope::model

@@ -1,0 +1,380 @@
+#include "model/interop/chrome_trace_export.h"
+
+#include "model/interop/kineto_names.h"
+#include "model/session/session.h"
+#include "model/session/session_database.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace stallscope::model {
+
+namespace {
+
+// Buffered output to a plain or gzip file.
+class Output {
+public:
+    bool open(const std::string& path, std::string* error) {
+        m_gzip = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+        if (m_gzip)
+            m_gz = gzopen(path.c_str(), "wb6");
+        else
+            m_file = std::fopen(path.c_str(), "wb");
+        if (!m_gz && !m_file) {
+            *error = std::strerror(errno);
+            return false;
+        }
+        m_buffer.reserve(kFlushAt + 4096);
+        return true;
+    }
+    std::string& text() { return m_buffer; }
+    void maybeFlush() {
+        if (m_buffer.size() >= kFlushAt)
+            flush();
+    }
+    void flush() {
+        if (m_buffer.empty())
+            return;
+        m_bytes += static_cast<int64_t>(m_buffer.size());
+        const bool ok =
+            m_gzip ? gzwrite(m_gz, m_buffer.data(), static_cast<unsigned>(m_buffer.size())) ==
+                         static_cast<int>(m_buffer.size())
+                   : std::fwrite(m_buffer.data(), 1, m_buffer.size(), m_file) == m_buffer.size();
+        m_failed = m_failed || !ok;
+        m_buffer.clear();
+    }
+    bool close() {
+        flush();
+        bool ok = !m_failed;
+        if (m_gz)
+            ok = gzclose(m_gz) == Z_OK && ok;
+        if (m_file)
+            ok = std::fclose(m_file) == 0 && ok;
+        m_gz = nullptr;
+        m_file = nullptr;
+        return ok;
+    }
+    ~Output() { close(); }
+    int64_t bytes() const { return m_bytes; }
+
+private:
+    static constexpr size_t kFlushAt = 1 << 20;
+    bool m_gzip = false;
+    gzFile m_gz = nullptr;
+    std::FILE* m_file = nullptr;
+    std::string m_buffer;
+    int64_t m_bytes = 0;
+    bool m_failed = false;
+};
+
+void appendEscaped(std::string& out, const std::string& text) {
+    out.push_back('"');
+    for (const char c : text) {
+        if (c == '"' || c == '\\') {
+            out.push_back('\\');
+            out.push_back(c);
+        } else if (static_cast<unsigned char>(c) < 0x20) {
+            char escaped[8];
+            std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
+            out += escaped;
+        } else {
+            out.push_back(c);
+        }
+    }
+    out.push_back('"');
+}
+
+void appendMicros(std::string& out, int64_t ns) {
+    char text[32];
+    const bool negative = ns < 0;
+    const uint64_t magnitude = negative ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
+    std::snprintf(text, sizeof text, "%s%llu.%03llu", negative ? "-" : "",
+                  static_cast<unsigned long long>(magnitude / 1000),
+                  static_cast<unsigned long long>(magnitude % 1000));
+    out += text;
+}
+
+class Exporter {
+public:
+    Exporter(const Session& session, const SessionDatabase& database, Output& out)
+        : m_session(session), m_database(database), m_out(out) {}
+
+    void run() {
+        std::string& o = m_out.text();
+        o += "{\"schemaVersion\":1,\"stallscope\":{\"export_version\":1,\"source\":";
+        appendEscaped(o, m_session.path);
+        o += "},\"displayTimeUnit\":\"ms\",\"deviceProperties\":[";
+        for (size_t i = 0; i < m_session.devices.size(); ++i) {
+            const DeviceInfo& d = m_session.devices[i];
+            o += i ? "," : "";
+            o += "{\"id\":" + std::to_string(d.deviceIndex) + ",\"name\":";
+            appendEscaped(o, d.name);
+            o += ",\"totalGlobalMem\":" + std::to_string(d.globalMemoryBytes) +
+                 ",\"computeMajor\":" + std::to_string(d.computeMajor) +
+                 ",\"computeMinor\":" + std::to_string(d.computeMinor) +
+                 ",\"numSms\":" + std::to_string(d.smCount) + "}";
+        }
+        o += "],\"traceEvents\":[\n";
+        collectCorrelations();
+        writeProcessSpans();
+        writeMetadata();
+        for (const HostLane& lane : m_session.hostLanes)
+            writeHostLane(lane);
+        for (const StreamLane& lane : m_session.streamLanes)
+            writeStreamLane(lane);
+        o += "\n]}\n";
+    }
+    int64_t events() const { return m_events; }
+
+private:
+    int64_t hostPid(int32_t threadIndex) const {
+        const ThreadInfo& t = m_session.threads[threadIndex];
+        return t.processIndex >= 0 ? m_session.processes[t.processIndex].pid : 0;
+    }
+    int32_t processOfStream(int32_t streamIndex) const {
+        return m_session.devices[m_session.streams[streamIndex].deviceIndex].processIndex;
+    }
+    // Kineto's GPU pid is the device index; with several processes, keep their GPUs apart.
+    int64_t gpuPid(int32_t streamIndex) const {
+        const DeviceInfo& d = m_session.devices[m_session.streams[streamIndex].deviceIndex];
+        return m_session.processes.size() <= 1 ? d.deviceIndex
+                                               : 1000000 * (d.processIndex + 1) + d.deviceIndex;
+    }
+    static int64_t flowId(int32_t processIndex, uint32_t correlation) {
+        return (static_cast<int64_t>(processIndex + 1) << 40) | correlation;
+    }
+
+    void collectCorrelations() {
+        for (const StreamLane& lane : m_session.streamLanes) {
+            const int32_t process = processOfStream(lane.streamIndex);
+            for (uint32_t c : lane.kernels.correlationId)
+                m_gpuFlows.insert(flowId(process, c));
+            for (uint32_t c : lane.memcpys.correlationId)
+                m_gpuFlows.insert(flowId(process, c));
+            for (uint32_t c : lane.memsets.correlationId)
+                m_gpuFlows.insert(flowId(process, c));
+        }
+        for (const HostLane& lane : m_session.hostLanes) {
+            const int32_t process = m_session.threads[lane.threadIndex].processIndex;
+            for (uint32_t c : lane.apiCalls.correlationId)
+                if (m_gpuFlows.count(flowId(process, c)))
+                    m_hostFlows.insert(flowId(process, c));
+        }
+    }
+
+    void begin(const char* ph, const char* cat, const std::string& name, int64_t pid, int64_t tid,
+               int64_t ts) {
+        std::string& o = m_out.text();
+        o += m_events++ ? ",\n{\"ph\":\"" : "{\"ph\":\"";
+        o += ph;
+        o += "\",\"cat\":\"";
+        o += cat;
+        o += "\",\"name\":";
+        appendEscaped(o, name);
+        o += ",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) + ",\"ts\":";
+        appendMicros(o, ts);
+    }
+    void complete(const char* cat, const std::string& name, int64_t pid, int64_t tid, int64_t start,
+                  int64_t end) {
+        begin("X", cat, name, pid, tid, start);
+        m_out.text() += ",\"dur\":";
+        appendMicros(m_out.text(), end - start);
+    }
+    void endEvent() {
+        m_out.text() += "}";
+        m_out.maybeFlush();
+    }
+    void metadata(const char* what, int64_t pid, int64_t tid, const std::string& key,
+                  const std::string& value) {
+        std::string& o = m_out.text();
+        o += m_events++ ? ",\n{\"ph\":\"M\",\"name\":\"" : "{\"ph\":\"M\",\"name\":\"";
+        o += what;
+        o += "\",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) +
+             ",\"args\":{\"" + key + "\":";
+        appendEscaped(o, value);
+        o += "}}";
+    }
+    void flow(const char* ph, int64_t id, int64_t pid, int64_t tid, int64_t ts) {
+        std::string& o = m_out.text();
+        o += ",\n{\"ph\":\"";
+        o += ph;
+        o += "\",\"id\":" + std::to_string(id) + ",\"pid\":" + std::to_string(pid) +
+             ",\"tid\":" + std::to_string(tid) + ",\"ts\":";
+        appendMicros(o, ts);
+        o += ",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\"}";
+        ++m_events;
+    }
+
+    // The recorded interval of each process (it may reach past its first and last events: a
+    // Kineto import spans the profiling window), so a re-import keeps the session's times.
+    void writeProcessSpans() {
+        for (const ProcessInfo& p : m_session.processes) {
+            complete("stallscope_process", p.command, p.pid, p.pid, p.startNs,
+                     std::max(p.startNs, p.endNs));
+            endEvent();
+        }
+    }
+
+    void writeMetadata() {
+        for (const ProcessInfo& p : m_session.processes) {
+            metadata("process_name", p.pid, 0, "name", p.command.empty() ? "process" : p.command);
+            metadata("process_labels", p.pid, 0, "labels", "CPU");
+        }
+        for (const ThreadInfo& t : m_session.threads)
+            metadata("thread_name",
+                     t.processIndex >= 0 ? m_session.processes[t.processIndex].pid : 0, t.tid,
+                     "name", m_session.threadLabel(t));
+        for (const StreamLane& lane : m_session.streamLanes) {
+            const StreamInfo& s = m_session.streams[lane.streamIndex];
+            const DeviceInfo& d = m_session.devices[s.deviceIndex];
+            const int64_t pid = gpuPid(lane.streamIndex);
+            metadata("process_name", pid, 0, "name",
+                     "GPU " + std::to_string(d.deviceIndex) + " " + d.name);
+            metadata("process_labels", pid, 0, "labels", "GPU " + std::to_string(d.deviceIndex));
+            metadata("thread_name", pid, s.streamId, "name",
+                     "stream " + std::to_string(s.streamId));
+        }
+    }
+
+    const std::vector<std::string>& stackEntries(uint32_t stackId) {
+        auto it = m_stackCache.find(stackId);
+        if (it != m_stackCache.end())
+            return it->second;
+        std::vector<std::string> entries;
+        for (const FrameInfo& frame : m_database.stack(stackId))
+            entries.push_back(stackEntryForFrame(frame));
+        return m_stackCache.emplace(stackId, std::move(entries)).first->second;
+    }
+
+    void writeHostLane(const HostLane& lane) {
+        const int64_t pid = hostPid(lane.threadIndex);
+        const int64_t tid = m_session.threads[lane.threadIndex].tid;
+        const int32_t process = m_session.threads[lane.threadIndex].processIndex;
+        const ApiCallColumns& calls = lane.apiCalls;
+        for (size_t i = 0; i < calls.size(); ++i) {
+            const std::string& name = m_session.string(calls.nameId[i]);
+            const bool driver = name.rfind("cu", 0) == 0 && name.rfind("cuda", 0) != 0;
+            complete(driver ? "cuda_driver" : "cuda_runtime", name, pid, tid, calls.start[i],
+                     calls.end[i]);
+            m_out.text() +=
+                ",\"args\":{\"correlation\":" + std::to_string(calls.correlationId[i]) + "}";
+            endEvent();
+            const int64_t id = flowId(process, calls.correlationId[i]);
+            if (m_hostFlows.count(id))
+                flow("s", id, pid, tid, calls.start[i]);
+        }
+        const SyncColumns& syncs = lane.syncs;
+        for (size_t i = 0; i < syncs.size(); ++i) {
+            complete("sync", syncKindName(syncs.kind[i]), pid, tid, syncs.start[i], syncs.end[i]);
+            std::string& o = m_out.text();
+            o += ",\"args\":{\"kind\":" + std::to_string(syncs.kind[i]) +
+                 ",\"correlation\":" + std::to_string(syncs.correlationId[i]);
+            if (syncs.streamIndex[i] >= 0) {
+                const StreamInfo& s = m_session.streams[syncs.streamIndex[i]];
+                o += ",\"device\":" + std::to_string(m_session.devices[s.deviceIndex].deviceIndex) +
+                     ",\"context\":" + std::to_string(s.contextId) +
+                     ",\"stream\":" + std::to_string(s.streamId);
+            }
+            if (syncs.stackId[i] != 0) {
+                o += ",\"stack\":[";
+                bool first = true;
+                for (const std::string& entry : stackEntries(syncs.stackId[i])) {
+                    o += first ? "" : ",";
+                    appendEscaped(o, entry);
+                    first = false;
+                }
+                o += "]";
+            }
+            o += "}";
+            endEvent();
+        }
+        for (const RangeColumns& ranges : lane.rangesByDepth)
+            for (size_t i = 0; i < ranges.size(); ++i) {
+                complete("user_annotation", m_session.string(ranges.nameId[i]), pid, tid,
+                         ranges.start[i], ranges.end[i]);
+                endEvent();
+            }
+    }
+
+    void gpuArgs(const StreamInfo& s, uint32_t correlation) {
+        m_out.text() += ",\"args\":{\"device\":" +
+                        std::to_string(m_session.devices[s.deviceIndex].deviceIndex) +
+                        ",\"context\":" + std::to_string(s.contextId) +
+                        ",\"stream\":" + std::to_string(s.streamId) +
+                        ",\"correlation\":" + std::to_string(correlation);
+    }
+
+    void writeStreamLane(const StreamLane& lane) {
+        const StreamInfo& s = m_session.streams[lane.streamIndex];
+        const int64_t pid = gpuPid(lane.streamIndex);
+        const int32_t process = processOfStream(lane.streamIndex);
+        auto link = [&](uint32_t correlation, int64_t ts) {
+            const int64_t id = flowId(process, correlation);
+            if (m_hostFlows.count(id))
+                flow("f", id, pid, s.streamId, ts);
+        };
+        const KernelColumns& k = lane.kernels;
+        for (size_t i = 0; i < k.size(); ++i) {
+            complete("kernel", m_session.string(k.nameId[i]), pid, s.streamId, k.start[i],
+                     k.end[i]);
+            gpuArgs(s, k.correlationId[i]);
+            m_out.text() += "}";
+            endEvent();
+            link(k.correlationId[i], k.start[i]);
+        }
+        for (int set = 0; set < 2; ++set) {
+            const TransferColumns& t = set ? lane.memsets : lane.memcpys;
+            for (size_t i = 0; i < t.size(); ++i) {
+                const std::string name =
+                    set ? memsetName(t.dstKind[i])
+                        : memcpyName(t.copyKind[i], t.srcKind[i], t.dstKind[i]);
+                complete(set ? "gpu_memset" : "gpu_memcpy", name, pid, s.streamId, t.start[i],
+                         t.end[i]);
+                gpuArgs(s, t.correlationId[i]);
+                m_out.text() += ",\"bytes\":" + std::to_string(t.bytes[i]) + "}";
+                endEvent();
+                link(t.correlationId[i], t.start[i]);
+            }
+        }
+    }
+
+    const Session& m_session;
+    const SessionDatabase& m_database;
+    Output& m_out;
+    int64_t m_events = 0;
+    std::unordered_set<int64_t> m_gpuFlows;
+    std::unordered_set<int64_t> m_hostFlows;
+    std::unordered_map<uint32_t, std::vector<std::string>> m_stackCache;
+};
+
+} // namespace
+
+bool ChromeTraceExporter::write(const Session& session, const SessionDatabase& database,
+                                const std::string& outPath, std::string* error,
+                                ChromeExportStats* stats) {
+    Output out;
+    std::string why;
+    if (!out.open(outPath, &why)) {
+        *error = outPath + ": cannot write: " + why;
+        return false;
+    }
+    Exporter exporter(session, database, out);
+    exporter.run();
+    if (!out.close()) {
+        *error = outPath + ": cannot write: " + std::strerror(errno);
+        return false;
+    }
+    if (stats) {
+        stats->events = exporter.events();
+        stats->bytes = out.bytes();
+    }
+    return true;
+}
+
+} // namespace stallscope::model

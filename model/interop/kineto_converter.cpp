@@ -1,0 +1,530 @@
+#include "model/interop/kineto_converter.h"
+
+#include "format/session_writer.h"
+#include "model/interop/kineto_names.h"
+#include "model/session/python_frame_name.h"
+
+#include <algorithm>
+#include <climits>
+
+namespace stallscope::model {
+
+using format::SyncKind;
+
+namespace {
+constexpr int64_t kCommitEvery = 200000; // rows per transaction: bounds the WAL
+constexpr int64_t kPollEvery = 1 << 16;
+
+int64_t pairKey(int64_t a, int64_t b) {
+    return (a << 32) ^ (b & 0xffffffff);
+}
+} // namespace
+
+KinetoConverter::KinetoConverter(format::SessionWriter& writer) : m_writer(writer) {}
+KinetoConverter::~KinetoConverter() = default;
+
+void KinetoConverter::beginFile(const std::string&, const std::string& displayName) {
+    m_fileName = displayName;
+    m_processRow = 0;
+    m_hostPid = -1;
+    m_rank = -1;
+    m_firstNs = INT64_MAX;
+    m_lastNs = INT64_MIN;
+    m_fileEvents = m_fileKnownEvents = m_fileExplicitSyncs = 0;
+    m_fileIsExport = false;
+    m_deviceProperties.clear();
+    m_devices.clear();
+    m_streams.clear();
+    m_threadIndex.clear();
+    m_annotationIndex.clear();
+    m_threads.clear();
+    m_pageableCopies.clear();
+    m_syncDetails.clear();
+    m_threadNames.clear();
+    m_pythonCalls.clear();
+    ++m_stats.files;
+}
+
+void KinetoConverter::onDeviceProperties(const KinetoDeviceProperties& device) {
+    if (device.id >= 0)
+        m_deviceProperties[device.id] = device;
+}
+
+void KinetoConverter::countRow() {
+    ++m_stats.rows;
+    if (++m_rowsSinceCommit >= kCommitEvery) {
+        m_writer.commit();
+        m_rowsSinceCommit = 0;
+    }
+}
+
+int64_t KinetoConverter::stringId(std::string_view text) {
+    auto it = m_strings.find(text);
+    if (it != m_strings.end())
+        return it->second;
+    const int64_t id = m_writer.internString(text);
+    m_strings.emplace(std::string(text), id);
+    return id;
+}
+
+int64_t KinetoConverter::processRow(const KinetoEvent& event, bool hostEvent) {
+    if (m_processRow != 0)
+        return m_processRow;
+    // Kineto writes host events (cpu_op, python_function) before GPU activity, so the host pid
+    // is normally known here; a GPU-first file gets pid 0.
+    format::ProcessRow row;
+    row.pid = hostEvent && event.pidIsNumber ? event.pid : 0;
+    row.host = "";
+    row.command = "torch.profiler trace " + m_fileName;
+    if (m_rank >= 0)
+        row.command += " (rank " + std::to_string(m_rank) + ")";
+    row.startNs = event.hasTs ? event.tsNs : 0;
+    m_hostPid = row.pid;
+    m_processRow = m_writer.addProcess(row);
+    return m_processRow;
+}
+
+KinetoConverter::ThreadState& KinetoConverter::hostThread(const KinetoEvent& event) {
+    const int64_t tid = event.tidIsNumber ? event.tid : 0;
+    auto it = m_threadIndex.find(tid);
+    if (it != m_threadIndex.end())
+        return *m_threads[it->second];
+    auto state = std::make_unique<ThreadState>();
+    state->tid = tid;
+    state->index = static_cast<uint32_t>(m_threads.size());
+    state->row = m_writer.addThread({processRow(event, true), tid, ""});
+    m_threadIndex.emplace(tid, m_threads.size());
+    m_threads.push_back(std::move(state));
+    return *m_threads.back();
+}
+
+// gpu_user_annotation ranges live on a GPU stream, but ranges belong to threads: they get a
+// pseudo thread per stream, tid = -(device * 1'000'000 + stream) - 1, named after the stream.
+KinetoConverter::ThreadState& KinetoConverter::annotationThread(int64_t device, int64_t stream) {
+    const int64_t key = pairKey(device, stream);
+    auto it = m_annotationIndex.find(key);
+    if (it != m_annotationIndex.end())
+        return *m_threads[it->second];
+    auto state = std::make_unique<ThreadState>();
+    state->tid = -(device * 1000000 + stream) - 1;
+    state->index = static_cast<uint32_t>(m_threads.size());
+    KinetoEvent none;
+    const std::string name =
+        "GPU " + std::to_string(device) + " stream " + std::to_string(stream) + " annotations";
+    state->row = m_writer.addThread({processRow(none, false), state->tid, name});
+    m_annotationIndex.emplace(key, m_threads.size());
+    m_threads.push_back(std::move(state));
+    return *m_threads.back();
+}
+
+int64_t KinetoConverter::deviceRow(int64_t deviceIndex) {
+    auto it = m_devices.find(deviceIndex);
+    if (it != m_devices.end())
+        return it->second;
+    format::DeviceRow row;
+    KinetoEvent none;
+    row.processId = processRow(none, false);
+    row.deviceIndex = deviceIndex;
+    row.name = "GPU " + std::to_string(deviceIndex);
+    auto props = m_deviceProperties.find(deviceIndex);
+    if (props != m_deviceProperties.end()) {
+        row.name = props->second.name;
+        row.computeMajor = props->second.computeMajor;
+        row.computeMinor = props->second.computeMinor;
+        row.smCount = props->second.numSms;
+        row.globalMemoryBytes = props->second.totalGlobalMem;
+    }
+    const int64_t id = m_writer.addDevice(row);
+    m_devices.emplace(deviceIndex, id);
+    return id;
+}
+
+int64_t KinetoConverter::streamRow(int64_t deviceIndex, int64_t stream, int64_t context) {
+    const int64_t key = pairKey(deviceIndex, stream);
+    auto it = m_streams.find(key);
+    if (it != m_streams.end())
+        return it->second;
+    format::StreamRow row;
+    row.deviceId = deviceRow(deviceIndex);
+    row.contextId = context;
+    row.streamId = stream;
+    row.isDefault = stream == 0; // CUPTI's legacy default stream id
+    const int64_t id = m_writer.addStream(row);
+    m_streams.emplace(key, id);
+    return id;
+}
+
+int64_t KinetoConverter::gpuDevice(const KinetoEvent& e) const {
+    return e.device >= 0 ? e.device : (e.pidIsNumber ? e.pid : 0);
+}
+
+int64_t KinetoConverter::gpuStream(const KinetoEvent& e) const {
+    return e.stream >= 0 ? e.stream : (e.tidIsNumber ? e.tid : 0);
+}
+
+int64_t KinetoConverter::pythonFrame(const std::string& rawName) {
+    auto raw = m_rawPythonNames.find(rawName);
+    if (raw != m_rawPythonNames.end())
+        return raw->second;
+    const PythonFrameName parsed = PythonFrameName::parse(rawName);
+    const std::string canonical = parsed.kinetoName();
+    int64_t id = 0;
+    auto it = m_pythonFrames.find(canonical);
+    if (it != m_pythonFrames.end()) {
+        id = it->second;
+    } else {
+        format::FrameRow row;
+        row.kind = format::FrameKind::Python;
+        row.function = parsed.function;
+        if (!parsed.file.empty()) {
+            row.file = parsed.file;
+            row.line = parsed.line;
+            row.column = kDefLineColumn; // Kineto gives the def line, not the executing line
+        }
+        id = m_writer.addFrame(row);
+        m_frameUser.emplace_back(id, isUserPythonFile(parsed.file));
+        m_pythonFrames.emplace(canonical, id);
+        ++m_stats.pythonFrames;
+    }
+    m_rawPythonNames.emplace(rawName, id);
+    return id;
+}
+
+int64_t KinetoConverter::internStack(const std::vector<int64_t>& frames) {
+    std::string key(reinterpret_cast<const char*>(frames.data()), frames.size() * sizeof(int64_t));
+    auto it = m_stacks.find(key);
+    if (it != m_stacks.end())
+        return it->second;
+    const uint64_t hash = std::hash<std::string>{}(key);
+    const int64_t id = m_writer.addStack(hash, frames);
+    m_stacks.emplace(std::move(key), id);
+    return id;
+}
+
+bool KinetoConverter::onEvent(const KinetoEvent& e) {
+    ++m_stats.events;
+    ++m_fileEvents;
+    if (m_poll && (m_stats.events % kPollEvery) == 0 && !m_poll())
+        return false;
+    using C = KinetoCategory;
+    if (e.category == C::None) {
+        if (e.ph == 'M')
+            onMetadata(e);
+        else if (e.ph == 'X')
+            ++m_stats.unknownCategories["(none)"];
+        return true;
+    }
+    if (e.category == C::Unknown) {
+        ++m_stats.unknownCategories[e.cat];
+        return true;
+    }
+    ++m_fileKnownEvents;
+    if (e.category == C::Ignored) {
+        ++m_stats.ignoredCategories[e.cat];
+        return true;
+    }
+    if (e.category == C::Ac2g) // the launch link is the correlation id both ends carry
+        return true;
+    if (e.ph != 'X' || !e.hasTs) {
+        ++m_stats.ignoredCategories[e.cat + " (ph " + std::string(1, e.ph ? e.ph : '?') + ")"];
+        return true;
+    }
+    const int64_t end = e.tsNs + std::max<int64_t>(e.durNs, 0);
+    m_firstNs = std::min(m_firstNs, e.tsNs);
+    m_lastNs = std::max(m_lastNs, end);
+
+    switch (e.category) {
+    case C::PythonFunction:
+        m_pythonCalls.append(
+            {e.tsNs, end, static_cast<uint32_t>(pythonFrame(e.name)), hostThread(e).index});
+        break;
+    case C::UserAnnotation:
+        hostThread(e).ranges.push_back({e.tsNs, end, stringId(e.name)});
+        break;
+    case C::GpuUserAnnotation:
+        annotationThread(gpuDevice(e), gpuStream(e))
+            .ranges.push_back({e.tsNs, end, stringId(e.name)});
+        break;
+    case C::CudaRuntime:
+    case C::CudaDriver:
+        onApiCall(e);
+        break;
+    case C::Kernel: {
+        format::KernelRow row;
+        row.streamId = streamRow(gpuDevice(e), gpuStream(e), e.context);
+        row.nameId = stringId(e.name);
+        row.startNs = e.tsNs;
+        row.endNs = end;
+        row.correlationId = e.correlation;
+        for (int i = 0; i < 3; ++i) {
+            row.grid[i] = e.grid[i];
+            row.block[i] = e.block[i];
+        }
+        row.registersPerThread = static_cast<int32_t>(e.registersPerThread);
+        row.staticSharedBytes = static_cast<int32_t>(e.sharedMemory);
+        m_writer.addKernel(row);
+        countRow();
+        break;
+    }
+    case C::GpuMemcpy:
+        onMemcpy(e);
+        break;
+    case C::GpuMemset: {
+        format::MemsetRow row;
+        row.streamId = streamRow(gpuDevice(e), gpuStream(e), e.context);
+        row.startNs = e.tsNs;
+        row.endNs = end;
+        row.correlationId = e.correlation;
+        row.bytes = e.bytes;
+        row.dstKind = parseMemsetKind(e.name);
+        m_writer.addMemset(row);
+        countRow();
+        break;
+    }
+    case C::CudaSync: {
+        SyncDetail& detail = m_syncDetails[e.correlation];
+        if (e.stream >= 0)
+            detail.streamRow = streamRow(gpuDevice(e), e.stream, e.context);
+        detail.eventId = e.waitEventId;
+        break;
+    }
+    case C::StallscopeSync:
+        onExplicitSync(e);
+        break;
+    case C::StallscopeProcess:
+        processRow(e, true);
+        break;
+    default:
+        break;
+    }
+    return true;
+}
+
+void KinetoConverter::onApiCall(const KinetoEvent& e) {
+    ThreadState& thread = hostThread(e);
+    format::ApiCallRow row;
+    row.threadId = thread.row;
+    row.domain = e.category == KinetoCategory::CudaDriver ? format::ApiDomain::Driver
+                                                          : format::ApiDomain::Runtime;
+    row.cbid = e.cbid;
+    row.nameId = stringId(e.name);
+    row.startNs = e.tsNs;
+    row.endNs = e.tsNs + std::max<int64_t>(e.durNs, 0);
+    row.correlationId = e.correlation;
+    m_writer.addApiCall(row);
+    countRow();
+
+    const ApiSyncClass sync = classifyApi(e.name);
+    if (sync.kind == 0)
+        return;
+    PendingSync pending{row.startNs, row.endNs, e.correlation, static_cast<SyncKind>(sync.kind)};
+    pending.copyCandidate = sync.copyCandidate;
+    thread.syncs.push_back(pending);
+}
+
+void KinetoConverter::onMemcpy(const KinetoEvent& e) {
+    format::MemcpyRow row;
+    row.streamId = streamRow(gpuDevice(e), gpuStream(e), e.context);
+    row.startNs = e.tsNs;
+    row.endNs = e.tsNs + std::max<int64_t>(e.durNs, 0);
+    row.correlationId = e.correlation;
+    parseMemcpyName(e.name, &row.copyKind, &row.srcKind, &row.dstKind);
+    row.bytes = e.bytes;
+    m_writer.addMemcpy(row);
+    countRow();
+    if (row.copyKind == format::CopyKind::DtoH && row.dstKind == format::MemoryKind::Pageable)
+        m_pageableCopies.insert(e.correlation);
+}
+
+int64_t KinetoConverter::stackFrame(const std::string& text) {
+    auto it = m_otherFrames.find(text);
+    if (it != m_otherFrames.end())
+        return it->second;
+    const format::FrameRow row = frameRowFromStackEntry(text);
+    const int64_t id = m_writer.addFrame(row);
+    if (row.kind == format::FrameKind::Python)
+        m_frameUser.emplace_back(id, isUserPythonFile(row.file.value_or("")));
+    m_otherFrames.emplace(text, id);
+    return id;
+}
+
+void KinetoConverter::onExplicitSync(const KinetoEvent& e) {
+    ThreadState& thread = hostThread(e);
+    ++m_fileExplicitSyncs;
+    const int64_t kind = e.syncKind >= 1 && e.syncKind <= format::kSyncKindMax ? e.syncKind : 1;
+    PendingSync pending{e.tsNs, e.tsNs + std::max<int64_t>(e.durNs, 0), e.correlation,
+                        static_cast<SyncKind>(kind)};
+    if (e.stream >= 0)
+        pending.streamRow = streamRow(e.device >= 0 ? e.device : 0, e.stream, e.context);
+    pending.eventId = e.waitEventId;
+    if (e.stackSize > 0) {
+        std::vector<int64_t> frames;
+        frames.reserve(e.stackSize);
+        for (size_t i = 0; i < e.stackSize; ++i)
+            frames.push_back(stackFrame(e.stack[i]));
+        pending.stackId = internStack(frames);
+    }
+    pending.copyCandidate = 3; // explicit: keep as is
+    thread.syncs.push_back(pending);
+}
+
+void KinetoConverter::onMetadata(const KinetoEvent& e) {
+    if (e.name == "thread_name" && e.tidIsNumber && e.pidIsNumber && e.pid == m_hostPid &&
+        !e.argName.empty())
+        m_threadNames[e.tid] = e.argName; // the last one wins (pt_autograd_0 over python3)
+}
+
+// Reads the spooled python_function calls back and keeps, per thread, those that enclose the
+// start of at least one of its syncs (binary search over the sorted sync starts).
+bool KinetoConverter::keepEnclosingCalls() {
+    std::vector<std::vector<int64_t>> syncStarts(m_threads.size());
+    for (size_t i = 0; i < m_threads.size(); ++i) {
+        for (const PendingSync& sync : m_threads[i]->syncs)
+            syncStarts[i].push_back(sync.start);
+        std::sort(syncStarts[i].begin(), syncStarts[i].end());
+    }
+    return m_pythonCalls.forEach([&](const KinetoCallSpool::Call& call) {
+        const std::vector<int64_t>& starts = syncStarts[call.thread];
+        auto it = std::lower_bound(starts.begin(), starts.end(), call.start);
+        if (it != starts.end() && *it < call.end)
+            m_threads[call.thread]->python.push_back({call.start, call.end, call.frameId});
+    });
+}
+
+void KinetoConverter::resolveThread(ThreadState& thread) {
+    // Python stacks: sweep the thread's python_function intervals (properly nested, sorted by
+    // start, longer first on ties) against its syncs; the open intervals at a sync's start are
+    // its enclosing chain.
+    std::sort(thread.python.begin(), thread.python.end(), [](const PyCall& a, const PyCall& b) {
+        return a.start != b.start ? a.start < b.start : a.end > b.end;
+    });
+    std::sort(thread.syncs.begin(), thread.syncs.end(),
+              [](const PendingSync& a, const PendingSync& b) { return a.start < b.start; });
+    std::vector<const PyCall*> open;
+    std::vector<int64_t> frames;
+    size_t next = 0;
+    for (PendingSync& sync : thread.syncs) {
+        const bool isExplicit = sync.copyCandidate == 3;
+        if ((m_fileExplicitSyncs > 0 || m_fileIsExport) && !isExplicit)
+            continue; // a Stallscope export lists its syncs: don't derive them a second time
+        if (sync.copyCandidate == 1 || sync.copyCandidate == 2) {
+            if (m_pageableCopies.count(sync.correlation))
+                sync.kind = SyncKind::PageableCopy;
+            else if (sync.copyCandidate == 1)
+                continue; // an async copy that did not block the host
+        }
+        if (!isExplicit) {
+            const int64_t t = sync.start;
+            while (next < thread.python.size() && thread.python[next].start <= t) {
+                const PyCall& call = thread.python[next++];
+                while (!open.empty() && open.back()->end <= call.start)
+                    open.pop_back();
+                open.push_back(&call);
+            }
+            while (!open.empty() && open.back()->end <= t)
+                open.pop_back();
+            if (!open.empty()) {
+                frames.clear();
+                for (auto it = open.rbegin(); it != open.rend(); ++it)
+                    frames.push_back((*it)->frameId);
+                sync.stackId = internStack(frames);
+            }
+            auto detail = m_syncDetails.find(sync.correlation);
+            if (detail != m_syncDetails.end()) {
+                sync.streamRow = detail->second.streamRow;
+                sync.eventId = detail->second.eventId;
+            }
+        }
+        format::SyncRow row;
+        row.threadId = thread.row;
+        row.kind = sync.kind;
+        row.startNs = sync.start;
+        row.endNs = sync.end;
+        row.correlationId = sync.correlation;
+        if (sync.streamRow != 0)
+            row.streamId = sync.streamRow;
+        if (sync.eventId >= 0)
+            row.eventId = sync.eventId;
+        if (sync.stackId != 0)
+            row.stackId = sync.stackId;
+        m_writer.addSync(row);
+        ++m_stats.syncs;
+        countRow();
+    }
+    std::vector<PyCall>().swap(thread.python);
+    std::vector<PendingSync>().swap(thread.syncs);
+}
+
+void KinetoConverter::writeRanges(ThreadState& thread) {
+    std::sort(thread.ranges.begin(), thread.ranges.end(),
+              [](const PendingRange& a, const PendingRange& b) {
+                  return a.start != b.start ? a.start < b.start : a.end > b.end;
+              });
+    std::vector<int64_t> openEnds;
+    for (const PendingRange& range : thread.ranges) {
+        while (!openEnds.empty() && openEnds.back() <= range.start)
+            openEnds.pop_back();
+        format::RangeRow row;
+        row.threadId = thread.row;
+        row.kind = format::RangeKind::Scope;
+        row.nameId = range.nameId;
+        row.startNs = range.start;
+        row.endNs = range.end;
+        row.depth = std::min<int64_t>(static_cast<int64_t>(openEnds.size()), 255);
+        m_writer.addRange(row);
+        countRow();
+        openEnds.push_back(range.end);
+    }
+    std::vector<PendingRange>().swap(thread.ranges);
+}
+
+bool KinetoConverter::finishFile(std::string* error) {
+    if (m_fileEvents > 0 && m_fileKnownEvents == 0) {
+        *error = "not a PyTorch profiler (Kineto) trace: none of its " +
+                 std::to_string(m_fileEvents) +
+                 " events has a Kineto category (cuda_runtime, kernel, python_function, ...)";
+        return false;
+    }
+    if (!keepEnclosingCalls()) {
+        *error = "cannot spool Python calls to a temporary file";
+        return false;
+    }
+    m_pythonCalls.clear();
+    for (auto& thread : m_threads) {
+        resolveThread(*thread);
+        writeRanges(*thread);
+        auto name = m_threadNames.find(thread->tid);
+        if (name != m_threadNames.end() && thread->tid >= 0)
+            m_writer.setThreadName(thread->row, name->second);
+    }
+    if (m_processRow != 0 && m_lastNs != INT64_MIN) {
+        m_writer.finishProcess(m_processRow, m_lastNs, std::nullopt);
+        m_processStarts.emplace_back(m_processRow, m_firstNs);
+    }
+    m_writer.commit();
+    m_rowsSinceCommit = 0;
+    return true;
+}
+
+void KinetoConverter::writeMeta() {
+    auto join = [](const std::map<std::string, int64_t>& counts) {
+        std::string text;
+        for (const auto& [name, count] : counts)
+            text += (text.empty() ? "" : " ") + name + "=" + std::to_string(count);
+        return text;
+    };
+    m_writer.setMeta("import_format", "kineto");
+    // Kineto's timestamps are the profiler's host clock in µs, not necessarily CLOCK_MONOTONIC.
+    m_writer.setMeta("clock", "kineto-host-us");
+    m_writer.setMeta("import_files", std::to_string(m_stats.files));
+    m_writer.setMeta("import_events", std::to_string(m_stats.events));
+    m_writer.setMeta("import_ignored_categories", join(m_stats.ignoredCategories));
+    m_writer.setMeta("import_unknown_categories", join(m_stats.unknownCategories));
+    int64_t unknown = 0;
+    for (const auto& [name, count] : m_stats.unknownCategories)
+        unknown += count;
+    m_writer.setMeta("import_unknown_events", std::to_string(unknown));
+    m_writer.setMeta("python_line_kind", "def"); // frames.column = -1: see python_frame_name.h
+}
+
+} // namespace stallscope::model

@@ -1,0 +1,168 @@
+// KinetoConverter: turns the events of one or more Kineto traces into session rows as they
+// stream by (KinetoEventSink). Bulk events (API calls, kernels, copies, sets) are written at
+// once; what needs the whole file — the Python stack of each sync (the chain of python_function
+// events enclosing it on its thread), whether a cudaMemcpy* blocked on pageable memory (its
+// gpu_memcpy may come later), range depths — is kept in compact per-thread buffers and resolved
+// by finishFile(). One process row per trace file.
+#pragma once
+
+#include "format/session_rows.h"
+#include "model/interop/kineto_call_spool.h"
+#include "model/interop/kineto_sax_handler.h"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace stallscope::format {
+class SessionWriter;
+}
+
+namespace stallscope::model {
+
+struct KinetoImportStats {
+    int64_t files = 0;
+    int64_t jsonBytes = 0; // decompressed JSON parsed
+    int64_t fileBytes = 0; // bytes on disk (compressed for .gz)
+    int64_t events = 0;    // trace events seen
+    int64_t rows = 0;      // event rows written (API calls, GPU work, syncs, ranges)
+    int64_t syncs = 0;
+    int64_t pythonFrames = 0;                         // distinct Python frames
+    std::map<std::string, int64_t> ignoredCategories; // known, not mapped (cpu_op, ...)
+    std::map<std::string, int64_t> unknownCategories;
+};
+
+class KinetoConverter final : public KinetoEventSink {
+public:
+    explicit KinetoConverter(format::SessionWriter& writer);
+    ~KinetoConverter() override;
+
+    // Polled every 64 Ki events; returning false stops the parse (cancellation).
+    void setPoll(std::function<bool()> poll) { m_poll = std::move(poll); }
+
+    void beginFile(const std::string& path, const std::string& displayName);
+    // Resolves the buffered syncs, stacks and ranges of the current file and writes them.
+    // False with *error set when the file turned out not to be a Kineto trace.
+    bool finishFile(std::string* error);
+    // Writes the import's meta keys (counts of ignored/unknown categories, ...).
+    void writeMeta();
+
+    // Frames whose is_user the writer cannot set: (frame id, is_user) for every frame written.
+    const std::vector<std::pair<int64_t, bool>>& frameUserFlags() const { return m_frameUser; }
+    // (process row, first event time) per file: the writer fixes start_ns when the row is added,
+    // before the earliest event of the file is known.
+    const std::vector<std::pair<int64_t, int64_t>>& processStarts() const {
+        return m_processStarts;
+    }
+
+    const KinetoImportStats& stats() const { return m_stats; }
+    KinetoImportStats& stats() { return m_stats; }
+
+    void onDeviceProperties(const KinetoDeviceProperties& device) override;
+    void onRank(int64_t rank) override { m_rank = rank; }
+    void onStallscopeExport() override { m_fileIsExport = true; }
+    bool onEvent(const KinetoEvent& event) override;
+
+private:
+    struct PyCall {
+        int64_t start;
+        int64_t end;
+        int64_t frameId;
+    };
+    struct PendingSync {
+        int64_t start;
+        int64_t end;
+        int64_t correlation;
+        format::SyncKind kind;
+        int64_t streamRow = 0; // 0: none
+        int64_t eventId = -1;
+        int64_t stackId = 0;       // explicit syncs carry theirs
+        uint8_t copyCandidate = 0; // 1: cudaMemcpy*Async, 2: synchronous cudaMemcpy*
+    };
+    struct PendingRange {
+        int64_t start;
+        int64_t end;
+        int64_t nameId;
+    };
+    struct ThreadState {
+        int64_t row = 0;
+        int64_t tid = 0;
+        uint32_t index = 0;
+        std::vector<PyCall> python; // only the calls that enclose a sync (finishFile)
+        std::vector<PendingSync> syncs;
+        std::vector<PendingRange> ranges;
+    };
+    struct SyncDetail {
+        int64_t streamRow = 0;
+        int64_t eventId = -1;
+    };
+    struct TransparentHash {
+        using is_transparent = void;
+        size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    };
+    using StringIdMap = std::unordered_map<std::string, int64_t, TransparentHash, std::equal_to<>>;
+
+    int64_t processRow(const KinetoEvent& event, bool hostEvent);
+    ThreadState& hostThread(const KinetoEvent& event);
+    ThreadState& annotationThread(int64_t device, int64_t stream);
+    int64_t deviceRow(int64_t deviceIndex);
+    int64_t streamRow(int64_t deviceIndex, int64_t stream, int64_t context);
+    int64_t gpuDevice(const KinetoEvent& event) const;
+    int64_t gpuStream(const KinetoEvent& event) const;
+    int64_t stringId(std::string_view text);
+    int64_t pythonFrame(const std::string& kinetoName);
+    int64_t stackFrame(const std::string& text);
+    int64_t internStack(const std::vector<int64_t>& framesInnermostFirst);
+    void onApiCall(const KinetoEvent& event);
+    void onMemcpy(const KinetoEvent& event);
+    void onExplicitSync(const KinetoEvent& event);
+    void onMetadata(const KinetoEvent& event);
+    void countRow();
+    bool keepEnclosingCalls();
+    void resolveThread(ThreadState& thread);
+    void writeRanges(ThreadState& thread);
+
+    format::SessionWriter& m_writer;
+    std::function<bool()> m_poll;
+    KinetoImportStats m_stats;
+
+    // Session-wide interning.
+    StringIdMap m_strings;
+    StringIdMap m_rawPythonNames; // event name as written -> frame id
+    StringIdMap m_pythonFrames;   // canonical name (no object address) -> frame id
+    StringIdMap m_otherFrames;    // explicit-sync stack entries -> frame id
+    std::unordered_map<std::string, int64_t> m_stacks; // frame ids as bytes -> stack id
+
+    // Per-file state.
+    std::string m_fileName;
+    int64_t m_processRow = 0;
+    int64_t m_hostPid = -1;
+    int64_t m_rank = -1;
+    int64_t m_firstNs = INT64_MAX;
+    int64_t m_lastNs = INT64_MIN;
+    int64_t m_fileEvents = 0;
+    int64_t m_fileKnownEvents = 0;
+    int64_t m_fileExplicitSyncs = 0;
+    bool m_fileIsExport = false;
+    std::map<int64_t, KinetoDeviceProperties> m_deviceProperties;
+    std::unordered_map<int64_t, int64_t> m_devices;        // device index -> row
+    std::unordered_map<int64_t, int64_t> m_streams;        // (device << 32 | stream) -> row
+    std::unordered_map<int64_t, size_t> m_threadIndex;     // tid -> m_threads index
+    std::unordered_map<int64_t, size_t> m_annotationIndex; // (device << 32 | stream) -> index
+    std::vector<std::unique_ptr<ThreadState>> m_threads;
+    std::unordered_set<int64_t> m_pageableCopies;           // correlations of DtoH pageable
+    std::unordered_map<int64_t, SyncDetail> m_syncDetails;  // cuda_sync, by correlation
+    std::unordered_map<int64_t, std::string> m_threadNames; // tid -> name (metadata)
+    int64_t m_rowsSinceCommit = 0;
+    std::vector<std::pair<int64_t, bool>> m_frameUser;
+    std::vector<std::pair<int64_t, int64_t>> m_processStarts;
+    KinetoCallSpool m_pythonCalls;
+};
+
+} // namespace stallscope::model

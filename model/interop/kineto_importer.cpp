@@ -1,0 +1,294 @@
+#include "model/interop/kineto_importer.h"
+
+#include "format/session_writer.h"
+#include "model/interop/kineto_input_stream.h"
+#include "model/interop/kineto_sax_handler.h"
+
+#include <rapidjson/error/en.h>
+#include <rapidjson/reader.h>
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+
+namespace stallscope::model {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Bump when the conversion changes, so cached imports are redone.
+constexpr int kConverterVersion = 1;
+
+bool hasTraceSuffix(const std::string& name) {
+    auto endsWith = [&](std::string_view suffix) {
+        return name.size() >= suffix.size() &&
+               name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+    };
+    return endsWith(".json") || endsWith(".json.gz");
+}
+
+void removeSessionFiles(const std::string& path) {
+    std::error_code ec;
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+        fs::remove(path + suffix, ec);
+}
+
+// Parses one trace file into the converter. Returns an empty string or the error (without the
+// file name, which the caller adds).
+std::string parseFile(const std::string& path, KinetoConverter& converter, bool* cancelled,
+                      const std::function<bool(int64_t)>& poll) {
+    KinetoInputStream stream;
+    std::string error;
+    if (!stream.open(path, &error))
+        return error;
+    converter.setPoll([&] { return poll(stream.fileOffset()); });
+    KinetoSaxHandler handler(converter);
+    rapidjson::Reader reader;
+    constexpr unsigned kFlags = rapidjson::kParseNumbersAsStringsFlag;
+    const rapidjson::ParseResult result = reader.Parse<kFlags>(stream, handler);
+    converter.stats().jsonBytes += static_cast<int64_t>(stream.Tell());
+    converter.stats().fileBytes += stream.fileSize();
+    converter.setPoll({});
+    if (!handler.shapeError().empty())
+        return "not a PyTorch profiler (Kineto) trace: " + handler.shapeError();
+    if (result.IsError() && result.Code() == rapidjson::kParseErrorTermination) {
+        *cancelled = true;
+        return "import cancelled";
+    }
+    if (!stream.readError().empty())
+        return stream.readError() + " (after " + std::to_string(stream.Tell()) + " bytes of JSON)";
+    const std::string where = stream.compressed() ? " of the decompressed JSON" : "";
+    if (result.IsError()) {
+        if (result.Code() == rapidjson::kParseErrorDocumentEmpty)
+            return stream.Tell() == 0 ? "empty file, not a trace" : "no JSON value, not a trace";
+        if (stream.atEnd() && result.Code() != rapidjson::kParseErrorDocumentRootNotSingular)
+            return "truncated: the JSON ends at byte " + std::to_string(stream.Tell()) + where +
+                   " before the trace is complete";
+        return "malformed JSON at byte " + std::to_string(result.Offset()) + where + ": " +
+               rapidjson::GetParseError_En(result.Code());
+    }
+    if (!handler.sawTraceEvents())
+        return "not a PyTorch profiler (Kineto) trace: no \"traceEvents\" array";
+    return {};
+}
+
+// What the writer cannot express, set on the finished file in one transaction: frames.is_user
+// (the recorder sets it in its finalize step) and each process's start (its earliest event).
+bool finalizeImport(const std::string& path, const KinetoConverter& converter, std::string* error) {
+    const std::vector<std::pair<int64_t, bool>>& flags = converter.frameUserFlags();
+    sqlite3* db = nullptr;
+    bool ok = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK;
+    sqlite3_stmt* update = nullptr;
+    ok = ok && sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr) == SQLITE_OK;
+    ok = ok && sqlite3_prepare_v2(db, "UPDATE frames SET is_user = ? WHERE id = ?", -1, &update,
+                                  nullptr) == SQLITE_OK;
+    for (size_t i = 0; ok && i < flags.size(); ++i) {
+        sqlite3_bind_int(update, 1, flags[i].second ? 1 : 0);
+        sqlite3_bind_int64(update, 2, flags[i].first);
+        ok = sqlite3_step(update) == SQLITE_DONE && sqlite3_reset(update) == SQLITE_OK;
+    }
+    sqlite3_finalize(update);
+    update = nullptr;
+    ok = ok && sqlite3_prepare_v2(db, "UPDATE processes SET start_ns = ? WHERE id = ?", -1, &update,
+                                  nullptr) == SQLITE_OK;
+    for (const auto& [row, start] : converter.processStarts()) {
+        if (!ok)
+            break;
+        sqlite3_bind_int64(update, 1, start);
+        sqlite3_bind_int64(update, 2, row);
+        ok = sqlite3_step(update) == SQLITE_DONE && sqlite3_reset(update) == SQLITE_OK;
+    }
+    sqlite3_finalize(update);
+    ok = ok && sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK;
+    if (!ok)
+        *error = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    return ok;
+}
+
+} // namespace
+
+bool KinetoImporter::looksLikeTrace(const std::string& path) {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) {
+        std::string error;
+        return !traceFiles(path, &error).empty();
+    }
+    return hasTraceSuffix(path);
+}
+
+std::vector<std::string> KinetoImporter::traceFiles(const std::string& path, std::string* error) {
+    std::vector<std::string> files;
+    std::error_code ec;
+    if (!fs::is_directory(path, ec)) {
+        if (!fs::exists(path, ec))
+            *error = path + ": no such file";
+        else
+            files.push_back(path);
+        return files;
+    }
+    for (const auto& entry : fs::directory_iterator(path, ec))
+        if (entry.is_regular_file(ec) && hasTraceSuffix(entry.path().filename().string()))
+            files.push_back(entry.path().string());
+    std::sort(files.begin(), files.end());
+    if (files.empty())
+        *error = path + ": folder holds no .json or .json.gz trace files";
+    return files;
+}
+
+KinetoImportResult KinetoImporter::convert(const std::string& tracePath,
+                                           const std::string& sessionPath,
+                                           const KinetoImportOptions& options) {
+    const auto started = std::chrono::steady_clock::now();
+    KinetoImportResult result;
+    const std::vector<std::string> files = traceFiles(tracePath, &result.error);
+    if (files.empty())
+        return result;
+
+    int64_t totalBytes = 0;
+    for (const std::string& file : files) {
+        std::error_code ec;
+        totalBytes += static_cast<int64_t>(fs::file_size(file, ec));
+    }
+    const std::string partial = sessionPath + ".partial";
+    removeSessionFiles(partial);
+    std::string error;
+    auto writer = format::SessionWriter::create(partial, &error);
+    if (!writer) {
+        result.error = sessionPath + ": cannot write the session: " + error;
+        return result;
+    }
+    writer->setMeta("command", "import " + tracePath);
+    writer->setMeta("import_source", tracePath);
+
+    KinetoConverter converter(*writer);
+    int64_t doneBytes = 0;
+    bool failed = false;
+    for (const std::string& file : files) {
+        const std::string name = fs::path(file).filename().string();
+        converter.beginFile(file, name);
+        const int64_t bytesBefore = converter.stats().fileBytes;
+        auto poll = [&](int64_t fileOffset) {
+            // By bytes of the file on disk (compressed for .gz): known before parsing.
+            if (options.progress && totalBytes > 0)
+                options.progress(
+                    std::min(1.0, static_cast<double>(doneBytes + fileOffset) / totalBytes));
+            return !(options.cancel && options.cancel->load());
+        };
+        bool cancelled = false;
+        std::string fileError = parseFile(file, converter, &cancelled, poll);
+        if (fileError.empty() && !converter.finishFile(&fileError) && fileError.empty())
+            fileError = "conversion failed";
+        if (fileError.empty() && !writer->ok())
+            fileError = "cannot write the session: " + writer->lastError();
+        if (!fileError.empty()) {
+            result.cancelled = cancelled;
+            result.error = (cancelled ? tracePath + ": " : file + ": ") + fileError;
+            failed = true;
+            break;
+        }
+        doneBytes += converter.stats().fileBytes - bytesBefore;
+        if (options.progress && totalBytes > 0)
+            options.progress(std::min(1.0, static_cast<double>(doneBytes) / totalBytes));
+    }
+    if (!failed) {
+        converter.writeMeta();
+        writer->setMeta("import_converter_version", std::to_string(kConverterVersion));
+        if (!writer->finish("complete")) {
+            result.error = sessionPath + ": cannot write the session: " + writer->lastError();
+            failed = true;
+        }
+    }
+    writer.reset();
+    if (!failed && !finalizeImport(partial, converter, &error)) {
+        result.error = sessionPath + ": cannot write the session: " + error;
+        failed = true;
+    }
+    if (!failed) {
+        std::error_code ec;
+        fs::rename(partial, sessionPath, ec);
+        if (ec) {
+            result.error = sessionPath + ": cannot write the session: " + ec.message();
+            failed = true;
+        }
+    }
+    if (failed) {
+        removeSessionFiles(partial);
+        result.stats = converter.stats();
+        return result;
+    }
+    result.ok = true;
+    result.stats = converter.stats();
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return result;
+}
+
+std::string KinetoImporter::cachePathFor(const std::string& tracePath) {
+    std::error_code ec;
+    fs::path dir;
+    if (const char* env = std::getenv("STALLSCOPE_IMPORT_CACHE"); env && *env)
+        dir = env;
+    else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+        dir = fs::path(xdg) / "stallscope" / "imports";
+    else if (const char* home = std::getenv("HOME"); home && *home)
+        dir = fs::path(home) / ".cache" / "stallscope" / "imports";
+    else
+        dir = fs::temp_directory_path(ec) / "stallscope-imports";
+    fs::create_directories(dir, ec);
+
+    // Key: absolute path, and size + modification time of every trace file it stands for.
+    std::string key =
+        fs::absolute(tracePath, ec).string() + "|v" + std::to_string(kConverterVersion);
+    std::string ignored;
+    for (const std::string& file : traceFiles(tracePath, &ignored)) {
+        key += "|" + file + ":" + std::to_string(fs::file_size(file, ec));
+        key += ":" + std::to_string(fs::last_write_time(file, ec).time_since_epoch().count());
+    }
+    char hash[32];
+    std::snprintf(hash, sizeof hash, "%016zx", std::hash<std::string>{}(key));
+    std::string stem = fs::path(tracePath).filename().string();
+    if (stem.empty())
+        stem = fs::path(tracePath).parent_path().filename().string();
+    return (dir / (stem + "-" + hash + ".stallscope")).string();
+}
+
+LoadResult KinetoImporter::load(const std::string& tracePath, const LoadOptions& options) {
+    const std::string cached = cachePathFor(tracePath);
+    std::error_code ec;
+    if (fs::exists(cached, ec)) {
+        LoadResult reused = SessionLoader::load(cached, options);
+        if (reused.ok() || reused.cancelled)
+            return reused;
+        removeSessionFiles(cached); // stale or damaged: convert again
+    }
+    KinetoImportOptions importOptions;
+    importOptions.cancel = options.cancel;
+    if (options.progress)
+        importOptions.progress = [&](double f) { options.progress(0.8 * f); };
+    const KinetoImportResult imported = convert(tracePath, cached, importOptions);
+    if (!imported.ok) {
+        LoadResult failed;
+        failed.cancelled = imported.cancelled;
+        failed.error = imported.error;
+        return failed;
+    }
+    LoadOptions loadOptions = options;
+    if (options.progress)
+        loadOptions.progress = [&](double f) { options.progress(0.8 + 0.2 * f); };
+    return SessionLoader::load(cached, loadOptions);
+}
+
+void registerKinetoImporter(SessionOpener& opener) {
+    opener.add(SessionImporter{"torch.profiler trace", &KinetoImporter::looksLikeTrace,
+                               [](const std::string& path, const LoadOptions& options) {
+                                   return KinetoImporter::load(path, options);
+                               }});
+}
+
+} // namespace stallscope::model

@@ -1,0 +1,179 @@
+#include "model/interop/kineto_names.h"
+
+#include "model/session/python_frame_name.h"
+#include "model/session/session_database.h"
+
+#include <cstdio>
+
+namespace stallscope::model {
+
+using format::CopyKind;
+using format::MemoryKind;
+using format::SyncKind;
+
+namespace {
+
+bool startsWith(std::string_view s, std::string_view prefix) {
+    return s.substr(0, prefix.size()) == prefix;
+}
+
+MemoryKind memoryKind(std::string_view word) {
+    if (word == "Pageable")
+        return MemoryKind::Pageable;
+    if (word == "Pinned")
+        return MemoryKind::Pinned;
+    if (word == "Device")
+        return MemoryKind::Device;
+    if (word == "Array")
+        return MemoryKind::Array;
+    if (word == "Managed")
+        return MemoryKind::Managed;
+    if (word == "DeviceStatic")
+        return MemoryKind::DeviceStatic;
+    if (word == "ManagedStatic")
+        return MemoryKind::ManagedStatic;
+    return MemoryKind::Unknown;
+}
+
+const char* memoryWord(int kind) {
+    static const char* words[] = {"Unknown", "Pageable", "Pinned",       "Device",
+                                  "Array",   "Managed",  "DeviceStatic", "ManagedStatic"};
+    return kind >= 0 && kind <= 7 ? words[kind] : "Unknown";
+}
+
+const char* copyWord(int kind) {
+    static const char* words[] = {"Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+                                  "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP"};
+    return kind >= 0 && kind <= 10 ? words[kind] : "Unknown";
+}
+
+} // namespace
+
+ApiSyncClass classifyApi(std::string_view n) {
+    ApiSyncClass result;
+    if (n.size() < 8 || n[0] != 'c' || n[1] != 'u')
+        return result;
+    if (n == "cudaStreamSynchronize" || n == "cuStreamSynchronize")
+        result.kind = static_cast<int>(SyncKind::Stream);
+    else if (n == "cudaDeviceSynchronize" || n == "cuCtxSynchronize" ||
+             n == "cudaThreadSynchronize")
+        result.kind = static_cast<int>(SyncKind::Device);
+    else if (n == "cudaEventSynchronize" || n == "cuEventSynchronize")
+        result.kind = static_cast<int>(SyncKind::Event);
+    else if (startsWith(n, "cudaStreamWaitEvent") || startsWith(n, "cuStreamWaitEvent"))
+        result.kind = static_cast<int>(SyncKind::StreamWaitEvent);
+    else if (startsWith(n, "cudaMemcpy") || startsWith(n, "cuMemcpy")) {
+        const bool async = n.find("Async") != std::string_view::npos;
+        // Peer and 2D/3D variants behave alike: only device->pageable or synchronous ones block.
+        result.kind = static_cast<int>(SyncKind::BlockingCopy);
+        result.copyCandidate = async ? 1 : 2;
+    }
+    return result;
+}
+
+void parseMemcpyName(std::string_view name, CopyKind* copyKind, MemoryKind* srcKind,
+                     MemoryKind* dstKind) {
+    *copyKind = CopyKind::Unknown;
+    *srcKind = *dstKind = MemoryKind::Unknown;
+    // "Memcpy DtoH (Device -> Pageable)"
+    const size_t space = name.find(' ');
+    if (space == std::string_view::npos)
+        return;
+    const size_t open = name.find('(', space);
+    const std::string_view word =
+        name.substr(space + 1, (open == std::string_view::npos ? name.size() : open) - space - 1);
+    for (int k = 1; k <= 10; ++k)
+        if (word.substr(0, word.find(' ')) == copyWord(k))
+            *copyKind = static_cast<CopyKind>(k);
+    if (open == std::string_view::npos)
+        return;
+    const size_t arrow = name.find(" -> ", open);
+    const size_t close = name.find(')', open);
+    if (arrow == std::string_view::npos || close == std::string_view::npos || arrow > close)
+        return;
+    *srcKind = memoryKind(name.substr(open + 1, arrow - open - 1));
+    *dstKind = memoryKind(name.substr(arrow + 4, close - arrow - 4));
+}
+
+MemoryKind parseMemsetKind(std::string_view name) {
+    // "Memset (Device)"
+    const size_t open = name.find('(');
+    const size_t close = name.find(')', open == std::string_view::npos ? 0 : open);
+    if (open == std::string_view::npos || close == std::string_view::npos)
+        return MemoryKind::Unknown;
+    return memoryKind(name.substr(open + 1, close - open - 1));
+}
+
+std::string memcpyName(int copyKind, int srcKind, int dstKind) {
+    return std::string("Memcpy ") + copyWord(copyKind) + " (" + memoryWord(srcKind) + " -> " +
+           memoryWord(dstKind) + ")";
+}
+
+std::string memsetName(int dstKind) {
+    return std::string("Memset (") + memoryWord(dstKind) + ")";
+}
+
+const char* syncKindName(int kind) {
+    static const char* names[] = {"unknown",           "stream synchronize", "device synchronize",
+                                  "event synchronize", "stream wait event",  "pageable copy",
+                                  "blocking copy",     "blocking memset",    "blocking alloc"};
+    return kind >= 1 && kind <= format::kSyncKindMax ? names[kind] : names[0];
+}
+
+std::string stackEntryForFrame(const FrameInfo& frame) {
+    if (frame.kind == format::FrameKind::Python) {
+        if (frame.file.empty())
+            return frame.function;
+        if (isDefLineFrame(frame))
+            return frame.file + "(" + std::to_string(frame.line) + "): " + frame.function;
+        return frame.file + ":" + std::to_string(frame.line) + ": " + frame.function;
+    }
+    std::string text = "[native] ";
+    if (!frame.function.empty()) {
+        text += frame.function;
+        if (!frame.file.empty())
+            text += " (" + frame.file + ":" + std::to_string(frame.line) + ")";
+    } else {
+        char address[32];
+        std::snprintf(address, sizeof address, "0x%llx",
+                      static_cast<unsigned long long>(frame.address));
+        text += address;
+    }
+    return text;
+}
+
+format::FrameRow frameRowFromStackEntry(const std::string& entry) {
+    format::FrameRow row;
+    if (startsWith(entry, "[native] ")) {
+        row.kind = format::FrameKind::Native;
+        row.function = entry.substr(9);
+        return row;
+    }
+    row.kind = format::FrameKind::Python;
+    const PythonFrameName def = PythonFrameName::parse(entry);
+    if (!def.file.empty()) {
+        row.file = def.file;
+        row.line = def.line;
+        row.function = def.function;
+        row.column = kDefLineColumn;
+        return row;
+    }
+    // `file:N: func`
+    const size_t sep = entry.find(": ");
+    const size_t colon = sep == std::string::npos ? sep : entry.rfind(':', sep - 1);
+    if (colon != std::string::npos && colon > 0 && colon + 1 < sep) {
+        bool digits = true;
+        for (size_t i = colon + 1; i < sep; ++i)
+            digits = digits && entry[i] >= '0' && entry[i] <= '9';
+        if (digits) {
+            row.file = entry.substr(0, colon);
+            row.line = std::stoll(entry.substr(colon + 1, sep - colon - 1));
+            row.function = entry.substr(sep + 2);
+            return row;
+        }
+    }
+    row.function = def.function;
+    return row;
+}
+
+} // namespace stallscope::model

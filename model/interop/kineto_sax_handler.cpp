@@ -1,0 +1,388 @@
+#include "model/interop/kineto_sax_handler.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace stallscope::model {
+
+namespace {
+
+template <size_t N> bool is(const char* text, unsigned length, const char (&literal)[N]) {
+    return length == N - 1 && std::memcmp(text, literal, N - 1) == 0;
+}
+
+} // namespace
+
+int64_t KinetoSaxHandler::parseInteger(const char* text, unsigned length) {
+    const char* p = text;
+    const char* end = text + length;
+    bool negative = false;
+    if (p < end && (*p == '-' || *p == '+'))
+        negative = *p++ == '-';
+    int64_t value = 0;
+    while (p < end && *p >= '0' && *p <= '9')
+        value = value * 10 + (*p++ - '0');
+    if (p < end && (*p == 'e' || *p == 'E')) // rare: let the C library do it
+        return static_cast<int64_t>(std::strtod(std::string(text, length).c_str(), nullptr));
+    return negative ? -value : value;
+}
+
+int64_t KinetoSaxHandler::microsToNanos(const char* text, unsigned length) {
+    const char* p = text;
+    const char* end = text + length;
+    bool negative = false;
+    if (p < end && (*p == '-' || *p == '+'))
+        negative = *p++ == '-';
+    int64_t micros = 0;
+    while (p < end && *p >= '0' && *p <= '9')
+        micros = micros * 10 + (*p++ - '0');
+    int64_t nanos = 0;
+    int digits = 0;
+    bool roundUp = false;
+    if (p < end && *p == '.') {
+        ++p;
+        while (p < end && *p >= '0' && *p <= '9') {
+            if (digits < 3)
+                nanos = nanos * 10 + (*p - '0');
+            else if (digits == 3)
+                roundUp = *p >= '5';
+            ++digits;
+            ++p;
+        }
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        const double value = std::strtod(std::string(text, length).c_str(), nullptr) * 1000.0;
+        return static_cast<int64_t>(value < 0 ? value - 0.5 : value + 0.5);
+    }
+    for (; digits < 3; ++digits)
+        nanos *= 10;
+    const int64_t total = micros * 1000 + nanos + (roundUp ? 1 : 0);
+    return negative ? -total : total;
+}
+
+bool KinetoSaxHandler::open(bool isArray) {
+    const Ctx parent = top();
+    Ctx next = Ctx::Skip;
+    if (!m_sawRoot) {
+        m_sawRoot = true;
+        if (isArray) {
+            m_shapeError = "the top-level JSON value is an array, not Kineto's object with "
+                           "\"traceEvents\"";
+            return false;
+        }
+        next = Ctx::Root;
+    } else {
+        switch (parent) {
+        case Ctx::Root:
+            if (m_key == Field::TraceEvents) {
+                if (!isArray) {
+                    m_shapeError = "\"traceEvents\" is not an array";
+                    return false;
+                }
+                m_sawTraceEvents = true;
+                next = Ctx::Events;
+            } else if (m_key == Field::DeviceProperties && isArray) {
+                next = Ctx::Devices;
+            } else if (m_key == Field::DistributedInfo && !isArray) {
+                next = Ctx::Distributed;
+            } else if (m_key == Field::StallscopeKey && !isArray) {
+                m_sink.onStallscopeExport();
+            }
+            break;
+        case Ctx::Events:
+            if (!isArray) {
+                m_event.reset();
+                next = Ctx::Event;
+            }
+            break;
+        case Ctx::Event:
+            if (m_key == Field::Args && !isArray)
+                next = Ctx::Args;
+            break;
+        case Ctx::Args:
+            if (isArray) {
+                m_arrayIndex = 0;
+                next = m_key == Field::GridKey    ? Ctx::Grid
+                       : m_key == Field::BlockKey ? Ctx::Block
+                       : m_key == Field::StackKey ? Ctx::Stack
+                                                  : Ctx::Skip;
+            }
+            break;
+        case Ctx::Devices:
+            if (!isArray) {
+                m_device = KinetoDeviceProperties{};
+                next = Ctx::Device;
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    m_stack.push_back(next);
+    m_key = Field::Other;
+    return true;
+}
+
+bool KinetoSaxHandler::StartObject() {
+    return open(false);
+}
+bool KinetoSaxHandler::StartArray() {
+    return open(true);
+}
+
+bool KinetoSaxHandler::EndObject(unsigned) {
+    const Ctx closed = top();
+    m_stack.pop_back();
+    m_key = Field::Other;
+    if (closed == Ctx::Event) {
+        ++m_eventCount;
+        m_event.category = kinetoCategory(m_event.cat);
+        return m_sink.onEvent(m_event);
+    }
+    if (closed == Ctx::Device)
+        m_sink.onDeviceProperties(m_device);
+    return true;
+}
+
+bool KinetoSaxHandler::EndArray(unsigned) {
+    m_stack.pop_back();
+    m_key = Field::Other;
+    return true;
+}
+
+bool KinetoSaxHandler::Key(const char* t, unsigned n, bool) {
+    using K = Field;
+    K key = K::Other;
+    switch (top()) {
+    case Ctx::Root:
+        key = is(t, n, "traceEvents")        ? K::TraceEvents
+              : is(t, n, "deviceProperties") ? K::DeviceProperties
+              : is(t, n, "distributedInfo")  ? K::DistributedInfo
+              : is(t, n, "stallscope")       ? K::StallscopeKey
+                                             : K::Other;
+        break;
+    case Ctx::Event:
+        if (n == 2) {
+            key = is(t, n, "ph") ? K::Ph : is(t, n, "ts") ? K::Ts : K::Other;
+        } else if (n == 3) {
+            key = is(t, n, "cat")   ? K::Cat
+                  : is(t, n, "pid") ? K::Pid
+                  : is(t, n, "tid") ? K::Tid
+                  : is(t, n, "dur") ? K::Dur
+                                    : K::Other;
+        } else {
+            key = is(t, n, "name") ? K::Name : is(t, n, "args") ? K::Args : K::Other;
+        }
+        break;
+    case Ctx::Args:
+        key = is(t, n, "correlation")             ? K::Correlation
+              : is(t, n, "stream")                ? K::Stream
+              : is(t, n, "device")                ? K::Device
+              : is(t, n, "context")               ? K::Context
+              : is(t, n, "bytes")                 ? K::Bytes
+              : is(t, n, "cbid")                  ? K::Cbid
+              : is(t, n, "registers per thread")  ? K::Registers
+              : is(t, n, "shared memory")         ? K::SharedMemory
+              : is(t, n, "grid")                  ? K::GridKey
+              : is(t, n, "block")                 ? K::BlockKey
+              : is(t, n, "wait_on_cuda_event_id") ? K::WaitEvent
+              : is(t, n, "name")                  ? K::ArgName
+              : is(t, n, "labels")                ? K::Labels
+              : is(t, n, "kind")                  ? K::Kind
+              : is(t, n, "event")                 ? K::Event
+              : is(t, n, "stack")                 ? K::StackKey
+                                                  : K::Other;
+        break;
+    case Ctx::Device:
+        key = is(t, n, "id")               ? K::Id
+              : is(t, n, "name")           ? K::Name
+              : is(t, n, "totalGlobalMem") ? K::TotalGlobalMem
+              : is(t, n, "computeMajor")   ? K::ComputeMajor
+              : is(t, n, "computeMinor")   ? K::ComputeMinor
+              : is(t, n, "numSms")         ? K::NumSms
+                                           : K::Other;
+        break;
+    case Ctx::Distributed:
+        key = is(t, n, "rank") ? K::Rank : K::Other;
+        break;
+    default:
+        break;
+    }
+    m_key = key;
+    return true;
+}
+
+bool KinetoSaxHandler::RawNumber(const char* t, unsigned n, bool) {
+    const Ctx ctx = top();
+    if (ctx == Ctx::Event && (m_key == Field::Ts || m_key == Field::Dur)) {
+        const int64_t ns = microsToNanos(t, n);
+        if (m_key == Field::Ts) {
+            m_event.tsNs = ns;
+            m_event.hasTs = true;
+        } else {
+            m_event.durNs = ns;
+        }
+        m_key = Field::Other;
+        return true;
+    }
+    return scalarNumber(parseInteger(t, n));
+}
+
+bool KinetoSaxHandler::scalarNumber(int64_t v) {
+    switch (top()) {
+    case Ctx::Root:
+        if (m_key == Field::TraceEvents) {
+            m_shapeError = "\"traceEvents\" is not an array";
+            return false;
+        }
+        break;
+    case Ctx::Event:
+        switch (m_key) {
+        case Field::Pid:
+            m_event.pid = v;
+            m_event.pidIsNumber = true;
+            break;
+        case Field::Tid:
+            m_event.tid = v;
+            m_event.tidIsNumber = true;
+            break;
+        case Field::Ts:
+            m_event.tsNs = v * 1000;
+            m_event.hasTs = true;
+            break;
+        case Field::Dur:
+            m_event.durNs = v * 1000;
+            break;
+        default:
+            break;
+        }
+        break;
+    case Ctx::Args:
+        switch (m_key) {
+        case Field::Correlation:
+            m_event.correlation = v;
+            break;
+        case Field::Stream:
+            m_event.stream = v;
+            break;
+        case Field::Device:
+            m_event.device = v;
+            break;
+        case Field::Context:
+            m_event.context = v;
+            break;
+        case Field::Bytes:
+            m_event.bytes = v;
+            break;
+        case Field::Cbid:
+            m_event.cbid = v;
+            break;
+        case Field::Registers:
+            m_event.registersPerThread = v;
+            break;
+        case Field::SharedMemory:
+            m_event.sharedMemory = v;
+            break;
+        case Field::WaitEvent:
+        case Field::Event:
+            m_event.waitEventId = v;
+            break;
+        case Field::Kind:
+            m_event.syncKind = v;
+            break;
+        default:
+            break;
+        }
+        break;
+    case Ctx::Grid:
+    case Ctx::Block:
+        if (m_arrayIndex < 3)
+            (top() == Ctx::Grid ? m_event.grid : m_event.block)[m_arrayIndex] =
+                static_cast<int32_t>(v);
+        ++m_arrayIndex;
+        return true;
+    case Ctx::Device:
+        switch (m_key) {
+        case Field::Id:
+            m_device.id = v;
+            break;
+        case Field::TotalGlobalMem:
+            m_device.totalGlobalMem = v;
+            break;
+        case Field::ComputeMajor:
+            m_device.computeMajor = v;
+            break;
+        case Field::ComputeMinor:
+            m_device.computeMinor = v;
+            break;
+        case Field::NumSms:
+            m_device.numSms = v;
+            break;
+        default:
+            break;
+        }
+        break;
+    case Ctx::Distributed:
+        if (m_key == Field::Rank)
+            m_sink.onRank(v);
+        break;
+    default:
+        break;
+    }
+    m_key = Field::Other;
+    return true;
+}
+
+bool KinetoSaxHandler::String(const char* t, unsigned n, bool) {
+    switch (top()) {
+    case Ctx::Root:
+        if (!m_sawTraceEvents && m_key == Field::TraceEvents) {
+            m_shapeError = "\"traceEvents\" is not an array";
+            return false;
+        }
+        break;
+    case Ctx::Event:
+        switch (m_key) {
+        case Field::Ph:
+            m_event.ph = n > 0 ? t[0] : 0;
+            break;
+        case Field::Cat:
+            m_event.cat.assign(t, n);
+            break;
+        case Field::Name:
+            m_event.name.assign(t, n);
+            break;
+        case Field::Pid:
+            m_event.pidIsNumber = false;
+            break; // "Spans", "Traces": not a process
+        case Field::Tid:
+            m_event.tidIsNumber = false;
+            break;
+        default:
+            break;
+        }
+        break;
+    case Ctx::Args:
+        if (m_key == Field::ArgName)
+            m_event.argName.assign(t, n);
+        else if (m_key == Field::Labels)
+            m_event.argLabels.assign(t, n);
+        break;
+    case Ctx::Stack:
+        if (m_event.stack.size() <= m_event.stackSize)
+            m_event.stack.emplace_back();
+        m_event.stack[m_event.stackSize++].assign(t, n);
+        return true;
+    case Ctx::Device:
+        if (m_key == Field::Name)
+            m_device.name.assign(t, n);
+        break;
+    default:
+        break;
+    }
+    m_key = Field::Other;
+    return true;
+}
+
+} // namespace stallscope::model

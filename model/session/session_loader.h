@@ -1,0 +1,33 @@
+// SessionLoader: opens a session file, validates it and builds the per-lane columns.
+// Qt-free and synchronous; SessionLoadJob runs it off the GUI thread.
+#pragma once
+
+#include "model/session/session.h"
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace stallscope::model {
+
+struct LoadResult {
+    std::unique_ptr<Session> session; // null on error
+    std::string error;                // one line naming the file and the problem
+    bool cancelled = false;
+    bool ok() const { return session != nullptr; }
+};
+
+struct LoadOptions {
+    // Called from the loading thread with a fraction in [0, 1].
+    std::function<void(double)> progress;
+    // Polled while loading; set it to stop early (the result is then cancelled, no session).
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+class SessionLoader {
+public:
+    static LoadResult load(const std::string& path, const LoadOptions& options = {});
+};
+
+} // namespace stallscope::model

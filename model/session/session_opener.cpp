@@ -1,0 +1,28 @@
+#include "model/session/session_opener.h"
+
+namespace stallscope::model {
+
+SessionOpener::SessionOpener() {
+    m_importers.push_back(SessionImporter{"Stallscope session",
+                                          [](const std::string&) { return true; },
+                                          [](const std::string& path, const LoadOptions& options) {
+                                              return SessionLoader::load(path, options);
+                                          }});
+}
+
+void SessionOpener::add(SessionImporter importer) {
+    m_importers.push_back(std::move(importer));
+}
+
+const SessionImporter& SessionOpener::importerFor(const std::string& path) const {
+    for (auto it = m_importers.rbegin(); it != m_importers.rend(); ++it)
+        if (it->canOpen(path))
+            return *it;
+    return m_importers.front();
+}
+
+LoadResult SessionOpener::open(const std::string& path, const LoadOptions& options) const {
+    return importerFor(path).open(path, options);
+}
+
+} // namespace stallscope::model

@@ -1,0 +1,126 @@
+#include "model/session/session_summary.h"
+
+#include <cxxabi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+
+namespace stallscope::model {
+
+std::string formatDuration(int64_t ns) {
+    char text[64];
+    const double v = static_cast<double>(ns);
+    const double magnitude = v < 0 ? -v : v;
+    if (magnitude < 1e3)
+        std::snprintf(text, sizeof text, "%lld ns", static_cast<long long>(ns));
+    else if (magnitude < 1e6)
+        std::snprintf(text, sizeof text, "%.3g µs", v / 1e3);
+    else if (magnitude < 1e9)
+        std::snprintf(text, sizeof text, "%.3g ms", v / 1e6);
+    else
+        std::snprintf(text, sizeof text, "%.3f s", v / 1e9);
+    return text;
+}
+
+std::string formatBytes(int64_t bytes) {
+    static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double value = static_cast<double>(bytes);
+    int unit = 0;
+    while (value >= 1024 && unit < 4) {
+        value /= 1024;
+        ++unit;
+    }
+    char text[64];
+    if (unit == 0)
+        std::snprintf(text, sizeof text, "%lld B", static_cast<long long>(bytes));
+    else
+        std::snprintf(text, sizeof text, "%.1f %s", value, units[unit]);
+    return text;
+}
+
+std::string formatCount(int64_t count) {
+    std::string digits = std::to_string(count < 0 ? -count : count);
+    std::string grouped;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0)
+            grouped += ',';
+        grouped += digits[i];
+    }
+    return count < 0 ? "-" + grouped : grouped;
+}
+
+std::string readableKernelName(const std::string& name) {
+    if (name.rfind("_Z", 0) != 0)
+        return name;
+    int status = 0;
+    char* demangled = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+    std::string result = status == 0 && demangled ? std::string(demangled) : name;
+    std::free(demangled);
+    return result;
+}
+
+SessionSummary SessionSummary::of(const Session& session) {
+    SessionSummary summary;
+    auto add = [&](std::string label, std::string value) {
+        summary.rows.emplace_back(std::move(label), std::move(value));
+    };
+    add("File", session.path);
+    std::string command = session.metaValue("command");
+    if (command.empty() && !session.processes.empty())
+        command = session.processes.front().command;
+    add("Command", command.empty() ? "(unknown)" : command);
+    std::string host = session.metaValue("host");
+    if (host.empty() && !session.processes.empty())
+        host = session.processes.front().host;
+    add("Host", host.empty() ? "(unknown)" : host);
+
+    // GPUs: "2 × NVIDIA H100 80GB HBM3 (sm_90)" grouped by model.
+    std::map<std::string, int> models;
+    for (const DeviceInfo& device : session.devices)
+        models[device.name + " (sm_" + std::to_string(device.computeMajor) +
+               std::to_string(device.computeMinor) + ")"]++;
+    std::string gpus;
+    for (const auto& [name, count] : models)
+        gpus +=
+            (gpus.empty() ? "" : ", ") + (count > 1 ? std::to_string(count) + " × " : "") + name;
+    add("GPUs", gpus.empty() ? "none recorded" : gpus);
+
+    add("Duration", formatDuration(session.durationNs()));
+    add("Processes", std::to_string(session.processes.size()));
+    add("Threads", std::to_string(session.threads.size()));
+    add("Streams", std::to_string(session.streams.size()));
+    const EventCounts& c = session.counts;
+    add("Kernels", formatCount(c.kernels));
+    add("Memcpys", formatCount(c.memcpys));
+    add("Memsets", formatCount(c.memsets));
+    add("Syncs", formatCount(c.syncs));
+    add("API calls", formatCount(c.apiCalls));
+    add("Ranges", formatCount(c.ranges));
+    add("Events", formatCount(c.total()));
+    if (session.droppedRecords > 0)
+        add("Dropped records", formatCount(session.droppedRecords));
+    // A file still marked "recording" is, for whoever reads it, an incomplete session: its
+    // recorder was killed or has not finished (the warning says which data is missing).
+    std::string status = session.status == "recording"
+                             ? std::string("incomplete (recording did not finish)")
+                             : session.status;
+    if (!session.processes.empty() && session.processes.front().hasExitCode)
+        status += ", exit code " + std::to_string(session.processes.front().exitCode);
+    add("Status", status);
+    if (!session.warning.empty())
+        add("Warning", session.warning);
+    return summary;
+}
+
+std::string SessionSummary::toText() const {
+    size_t width = 0;
+    for (const auto& row : rows)
+        width = std::max(width, row.first.size());
+    std::string text;
+    for (const auto& [label, value] : rows)
+        text += label + ":" + std::string(width - label.size() + 2, ' ') + value + "\n";
+    return text;
+}
+
+} // namespace stallscope::model

@@ -1,0 +1,30 @@
+// The session summary shown by `stallscope --info` and at the top of the main window:
+// command, host, GPUs, duration, counts per kind, status. One definition for both.
+#pragma once
+
+#include "model/session/session.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace stallscope::model {
+
+struct SessionSummary {
+    // Ordered (label, value) rows, e.g. {"Command", "python train.py"}.
+    std::vector<std::pair<std::string, std::string>> rows;
+
+    static SessionSummary of(const Session& session);
+    // "Label:  value" lines, aligned, for the terminal.
+    std::string toText() const;
+};
+
+// Human-readable durations and sizes, shared by the summary and the views.
+std::string formatDuration(int64_t nanoseconds); // "1.25 ms", "73.6 s", "850 ns"
+std::string formatBytes(int64_t bytes);          // "1.5 MiB"
+std::string formatCount(int64_t count);          // "10,000,000"
+// Kernel names as people read them: CUPTI reports C++ kernels mangled ("_ZN2at6native…");
+// C names and names that do not demangle come back unchanged.
+std::string readableKernelName(const std::string& name);
+
+} // namespace stallscope::model

@@ -1,0 +1,109 @@
+#include "model/testing/synthetic_session.h"
+
+#include "format/session_writer.h"
+#include "model/testing/synthetic_generator.h"
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+namespace stallscope::model {
+
+using namespace stallscope::format;
+
+const SyntheticSyncSite* SyntheticStats::site(const std::string& file, int line) const {
+    for (const SyntheticSyncSite& s : sites)
+        if (s.file == file && s.line == line)
+            return &s;
+    return nullptr;
+}
+
+std::string SyntheticStats::toText() const {
+    static constexpr const char* kindNames[] = {"?",
+                                                "stream",
+                                                "device",
+                                                "event",
+                                                "stream-wait-event",
+                                                "pageable-copy",
+                                                "blocking-copy",
+                                                "blocking-memset",
+                                                "blocking-alloc"};
+    std::string text;
+    char line[512];
+    auto add = [&](const char* label, int64_t value) {
+        std::snprintf(line, sizeof line, "%-18s %lld\n", label, static_cast<long long>(value));
+        text += line;
+    };
+    add("processes", processes);
+    add("threads", threads);
+    add("devices", devices);
+    add("streams", streams);
+    add("steps/process", stepsPerProcess);
+    add("api_calls", apiCalls);
+    add("kernels", kernels);
+    add("memcpys", memcpys);
+    add("memsets", memsets);
+    add("syncs", syncs);
+    add("cuda_events", cudaEvents);
+    add("ranges", ranges);
+    add("events (total)", totalEvents());
+    add("stacks", stacks);
+    add("frames", frames);
+    add("strings", strings);
+    add("commits", commits);
+    std::snprintf(
+        line, sizeof line, "%-18s %.3f s\n%-18s %.3f s (%.0f events/s), finish %.3f s\n",
+        "session span", static_cast<double>(endNs - startNs) / 1e9, "write time", writeSeconds,
+        writeSeconds > 0 ? static_cast<double>(totalEvents()) / writeSeconds : 0.0, finishSeconds);
+    text += line;
+    text += "sync sites (file:line  kind  count  blocked  median launches between  in-loop):\n";
+    for (const SyntheticSyncSite& s : sites) {
+        std::snprintf(line, sizeof line, "  %s:%d  %s  %lld  %.3f ms  %lld  %s   %s\n",
+                      s.file.c_str(), s.line, kindNames[static_cast<int>(s.kind)],
+                      static_cast<long long>(s.count), static_cast<double>(s.blockedNs) / 1e6,
+                      static_cast<long long>(s.medianLaunchesBetween), s.inLoop ? "yes" : "no",
+                      s.code.c_str());
+        text += line;
+    }
+    add("in-loop sync sites", inLoopSyncSites);
+    return text;
+}
+
+bool writeSyntheticSession(const std::string& path, const SyntheticOptions& options,
+                           SyntheticStats* stats, std::string* error) {
+    auto fail = [&](const std::string& message) {
+        if (error)
+            *error = message;
+        return false;
+    };
+    if (options.processes < 1 || options.threadsPerProcess < 1 || options.devicesPerProcess < 1 ||
+        options.streamsPerDevice < 1 || options.targetEvents < 0 || options.commitEvery < 1)
+        return fail(path + ": synthetic session: processes, threads, devices, streams and "
+                           "commit interval must be at least 1, events at least 0");
+    const auto started = std::chrono::steady_clock::now();
+    std::unique_ptr<SessionWriter> writer = SessionWriter::create(path, error);
+    if (!writer)
+        return false;
+    writer->setMeta("command", options.command);
+    writer->setMeta("host", options.host);
+    writer->setMeta("generator", "stallscope synthetic session");
+    writer->setMeta("generator_seed", std::to_string(options.seed));
+
+    SyntheticStats local;
+    SyntheticStats& out = stats ? *stats : local;
+    out = SyntheticStats{};
+    synthetic::SyntheticGenerator generator(*writer, options, out);
+    if (!generator.run())
+        return fail(writer->lastError());
+    writer->setMeta("start_ns", std::to_string(out.startNs));
+    writer->setMeta("end_ns", std::to_string(out.endNs));
+    const auto finishing = std::chrono::steady_clock::now();
+    if (!writer->finish(kStatusComplete))
+        return fail(writer->lastError());
+    const auto finished = std::chrono::steady_clock::now();
+    out.writeSeconds = std::chrono::duration<double>(finished - started).count();
+    out.finishSeconds = std::chrono::duration<double>(finished - finishing).count();
+    return true;
+}
+
+} // namespace stallscope::model

@@ -1,0 +1,112 @@
+// Synthetic sessions: realistic, seeded, reproducible session files for tests, benchmarks and the
+// interim sample. Qt-free (only the format library), so tools and benchmarks need no Qt either.
+//
+// The generated program is a PyTorch-like training loop, per process (a "rank"):
+//   main thread   per step: NVTX "step N" { "forward" { kernels } "backward" { kernels, gradient
+//                 all-reduce on a side stream } "optimizer" { zero_grad memset, kernels } },
+//                 optionally `loss.item()` (DtoH copy to pageable memory + cudaStreamSynchronize),
+//                 a periodic torch.cuda.synchronize(), a periodic blocking `.cpu()` copy;
+//                 after the loop one `total_loss.item()` (the pipelined variant's only sync).
+//   loader threads per batch: cudaEventSynchronize on the pinned buffer's previous copy, an H2D
+//                 copy on the copy stream and a cudaEventRecord the main thread waits on
+//                 (cudaStreamWaitEvent).
+// GPU timing is consistent: an operation starts after its API call and after the previous
+// operation of its stream ends; a blocking sync lasts until what it waits for has finished.
+#pragma once
+
+#include "format/session_schema.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace stallscope::model {
+
+struct SyntheticOptions {
+    uint64_t seed = 1;
+    // Total rows in the event tables (api_calls, kernels, memcpys, memsets, syncs, cuda_events,
+    // ranges). Generation stops at the first whole step that reaches it (overshoot < one step).
+    int64_t targetEvents = 100'000;
+    int processes = 1;
+    int threadsPerProcess = 2; // thread 0 trains; the others are data-loader threads
+    int devicesPerProcess = 1;
+    int streamsPerDevice = 3; // 0: compute, 1: copy (H2D batches), 2+: all-reduce side streams
+    int kernelsPerStep = 16;  // per device, split over forward/backward/optimizer
+
+    // Pattern switches.
+    bool inLoopSync = true;  // `loss.item()` every step; off = the pipelined variant
+    bool deviceSyncs = true; // torch.cuda.synchronize() every deviceSyncEvery steps
+    int deviceSyncEvery = 50;
+    bool pageableCopies = true; // blocking `.cpu()` to pageable memory every pageableEvery steps
+    int pageableEvery = 10;
+    bool eventSyncs = true;       // loader threads: cudaEventSynchronize before reusing a buffer
+    bool streamWaitEvents = true; // batch and all-reduce dependencies through events
+    bool memsets = true;          // zero_grad
+
+    int64_t commitEvery = 1'000'000; // events between commits (bounds the WAL and a crash's loss)
+    std::string command = "python train.py --epochs 1";
+    std::string host = "synthetic-host";
+};
+
+// One sync call site (a Python source line); counts are summed over processes.
+struct SyntheticSyncSite {
+    std::string file;
+    int line = 0;
+    std::string function;
+    std::string code; // the source line, for humans
+    format::SyncKind kind = format::SyncKind::Stream;
+    int64_t count = 0;
+    int64_t blockedNs = 0; // sum of the syncs' host intervals
+    // Median number of kernel launches on the syncing thread between consecutive syncs of this
+    // site (0 when fewer than two syncs): the "in-loop sync" evidence of docs/insights.md.
+    int64_t medianLaunchesBetween = 0;
+    // Ground truth for the in-loop-sync rule: a host-blocking site with >= 3 syncs and
+    // medianLaunchesBetween >= 3.
+    bool inLoop = false;
+};
+
+struct SyntheticStats {
+    int64_t processes = 0;
+    int64_t threads = 0;
+    int64_t devices = 0;
+    int64_t streams = 0;
+    int64_t modules = 0;
+    int64_t frames = 0;
+    int64_t stacks = 0;
+    int64_t strings = 0;
+
+    int64_t apiCalls = 0;
+    int64_t kernels = 0;
+    int64_t memcpys = 0;
+    int64_t memsets = 0;
+    int64_t syncs = 0;
+    int64_t cudaEvents = 0;
+    int64_t ranges = 0;
+    int64_t syncsByKind[format::kSyncKindMax + 1] = {}; // index = format::SyncKind value
+
+    int64_t stepsPerProcess = 0;
+    int64_t startNs = 0;
+    int64_t endNs = 0;
+    int64_t commits = 0;
+    double writeSeconds = 0;  // create to close, finish() included
+    double finishSeconds = 0; // finish(): indexes, final commit, WAL checkpoint
+
+    std::vector<SyntheticSyncSite> sites; // in first-use order
+    int64_t inLoopSyncSites = 0;          // sites with inLoop set
+
+    int64_t totalEvents() const {
+        return apiCalls + kernels + memcpys + memsets + syncs + cudaEvents + ranges;
+    }
+    // The events the model loads into lanes (everything but cuda_events).
+    int64_t laneEvents() const { return totalEvents() - cudaEvents; }
+    const SyntheticSyncSite* site(const std::string& file, int line) const;
+    // Multi-line, human-readable summary (the generator tool prints it).
+    std::string toText() const;
+};
+
+// Writes a complete session (meta.status "complete") to `path`, replacing any file there.
+// Returns false and sets *error (naming the file) on failure. `stats` may be null.
+bool writeSyntheticSession(const std::string& path, const SyntheticOptions& options,
+                           SyntheticStats* stats, std::string* error);
+
+} // namespace stallscope::model

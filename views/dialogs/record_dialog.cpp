@@ -1,0 +1,245 @@
+#include "views/dialogs/record_dialog.h"
+
+#include <QCheckBox>
+#include <QCoreApplication>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QStandardPaths>
+#include <QVBoxLayout>
+
+#include <csignal>
+
+namespace stallscope::views {
+
+RecordDialog::RecordDialog(QWidget* parent) : QDialog(parent), m_recorder(findRecorder()) {
+    setWindowTitle(tr("Record a Program"));
+    auto* form = new QFormLayout;
+    m_program = new QLineEdit(this);
+    m_program->setPlaceholderText(tr("python3, ./my_cuda_app, …"));
+    auto* browse = new QPushButton(tr("Browse…"), this);
+    connect(browse, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Program"));
+        if (!path.isEmpty())
+            m_program->setText(path);
+    });
+    auto* programRow = new QHBoxLayout;
+    programRow->addWidget(m_program);
+    programRow->addWidget(browse);
+    form->addRow(tr("Program:"), programRow); // a layout field takes no mnemonic buddy
+    m_arguments = new QLineEdit(this);
+    m_arguments->setPlaceholderText(tr("train.py --epochs 1 (quotes group words)"));
+    form->addRow(tr("&Arguments:"), m_arguments);
+    m_directory = new QLineEdit(QDir::currentPath(), this);
+    form->addRow(tr("&Working directory:"), m_directory);
+    m_environment = new QPlainTextEdit(this);
+    m_environment->setPlaceholderText(tr("One KEY=VALUE per line, added to this environment"));
+    m_environment->setMaximumHeight(70);
+    form->addRow(tr("&Environment:"), m_environment);
+    m_output = new QLineEdit(QDir::current().filePath(QStringLiteral("run.stallscope")), this);
+    form->addRow(tr("&Session file:"), m_output);
+    m_stacks = new QCheckBox(tr("Capture call stacks at syncs (native and Python)"), this);
+    m_stacks->setChecked(true);
+    m_symbolize = new QCheckBox(tr("Resolve source lines and embed sources when it ends"), this);
+    m_symbolize->setChecked(true);
+    form->addRow(QString(), m_stacks);
+    form->addRow(QString(), m_symbolize);
+
+    m_error = new QLabel(this);
+    m_error->setWordWrap(true);
+    m_error->setStyleSheet(QStringLiteral("color: #c62828;"));
+    m_error->hide();
+    m_log = new QPlainTextEdit(this);
+    m_log->setReadOnly(true);
+    m_log->setPlaceholderText(tr("The program's output appears here while it runs."));
+
+    auto* buttons = new QDialogButtonBox(this);
+    m_record = buttons->addButton(tr("&Record"), QDialogButtonBox::AcceptRole);
+    m_stop = buttons->addButton(tr("&Stop"), QDialogButtonBox::ActionRole);
+    buttons->addButton(QDialogButtonBox::Close);
+    connect(m_record, &QPushButton::clicked, this, &RecordDialog::startRecording);
+    connect(m_stop, &QPushButton::clicked, this, &RecordDialog::stopRecording);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(m_error);
+    layout->addWidget(m_log, 1);
+    layout->addWidget(buttons);
+    resize(720, 560);
+    updateButtons();
+}
+
+RecordDialog::~RecordDialog() {
+    if (m_process && m_process->state() != QProcess::NotRunning) {
+        m_process->kill();
+        m_process->waitForFinished(5000);
+    }
+}
+
+QString RecordDialog::findRecorder() {
+    const QString here = QCoreApplication::applicationDirPath();
+    for (const QString& candidate : {here + QStringLiteral("/stallscope-record"),
+                                     here + QStringLiteral("/../recorder/stallscope-record")})
+        if (QFileInfo(candidate).isExecutable())
+            return QFileInfo(candidate).canonicalFilePath();
+    return QStandardPaths::findExecutable(QStringLiteral("stallscope-record"));
+}
+
+void RecordDialog::setProgram(const QString& program, const QStringList& arguments) {
+    m_program->setText(program);
+    QStringList quoted;
+    for (const QString& argument : arguments)
+        quoted << (argument.contains(QLatin1Char(' '))
+                       ? QLatin1Char('"') + argument + QLatin1Char('"')
+                       : argument);
+    m_arguments->setText(quoted.join(QLatin1Char(' ')));
+}
+
+void RecordDialog::setWorkingDirectory(const QString& directory) {
+    m_directory->setText(directory);
+}
+
+void RecordDialog::setOutputFile(const QString& path) {
+    m_output->setText(path);
+}
+
+void RecordDialog::setEnvironment(const QStringList& keyValues) {
+    m_environment->setPlainText(keyValues.join(QLatin1Char('\n')));
+}
+
+QStringList RecordDialog::recorderArguments() const {
+    QStringList arguments = {QStringLiteral("-o"), m_output->text()};
+    if (!m_stacks->isChecked())
+        arguments << QStringLiteral("--no-stacks");
+    if (!m_symbolize->isChecked())
+        arguments << QStringLiteral("--no-symbolize");
+    arguments << QStringLiteral("--") << m_program->text().trimmed()
+              << QProcess::splitCommand(m_arguments->text());
+    return arguments;
+}
+
+bool RecordDialog::startRecording() {
+    if (isRecording())
+        return false;
+    m_error->hide();
+    if (m_recorder.isEmpty()) {
+        showError(tr("stallscope-record was not found next to this program or on PATH; build it "
+                     "with `cmake --build build/release --target stallscope-record` (it needs "
+                     "the CUDA Toolkit)."));
+        return false;
+    }
+    if (m_program->text().trimmed().isEmpty()) {
+        showError(tr("Choose a program to record."));
+        return false;
+    }
+    if (m_output->text().trimmed().isEmpty()) {
+        showError(tr("Choose where to write the session file."));
+        return false;
+    }
+    const QString directory = m_directory->text().trimmed();
+    if (!directory.isEmpty() && !QFileInfo(directory).isDir()) {
+        showError(tr("%1: no such working directory").arg(directory));
+        return false;
+    }
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    for (const QString& line : m_environment->toPlainText().split(QLatin1Char('\n'))) {
+        const QString entry = line.trimmed();
+        if (entry.isEmpty())
+            continue;
+        const qsizetype equals = entry.indexOf(QLatin1Char('='));
+        if (equals <= 0) {
+            showError(tr("Environment line \"%1\" is not KEY=VALUE").arg(entry));
+            return false;
+        }
+        environment.insert(entry.left(equals), entry.mid(equals + 1));
+    }
+    m_log->clear();
+    m_process = new QProcess(this);
+    m_process->setProcessChannelMode(QProcess::MergedChannels);
+    m_process->setProcessEnvironment(environment);
+    if (!directory.isEmpty())
+        m_process->setWorkingDirectory(directory);
+    connect(m_process, &QProcess::readyRead, this, &RecordDialog::appendOutput);
+    connect(m_process, &QProcess::finished, this, &RecordDialog::onFinished);
+    connect(m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
+        if (error == QProcess::FailedToStart)
+            showError(tr("%1: cannot start (%2)").arg(m_recorder, m_process->errorString()));
+    });
+    QStringList shown;
+    for (const QString& argument : recorderArguments())
+        shown << (argument.contains(QLatin1Char(' '))
+                      ? QLatin1Char('\'') + argument + QLatin1Char('\'')
+                      : argument);
+    m_log->appendPlainText(
+        QStringLiteral("$ %1 %2\n").arg(m_recorder, shown.join(QLatin1Char(' '))));
+    m_process->start(m_recorder, recorderArguments());
+    updateButtons();
+    return true;
+}
+
+void RecordDialog::stopRecording() {
+    // stallscope-record forwards SIGTERM to the program (SIGINT it leaves to the terminal's process
+    // group, which a GUI launch has not) and still finalizes the session, marked as stopped.
+    if (isRecording())
+        ::kill(pid_t(m_process->processId()), SIGTERM);
+}
+
+bool RecordDialog::isRecording() const {
+    return m_process && m_process->state() != QProcess::NotRunning;
+}
+
+QString RecordDialog::outputText() const {
+    return m_log->toPlainText();
+}
+
+QString RecordDialog::errorText() const {
+    return m_error->isHidden() ? QString() : m_error->text();
+}
+
+void RecordDialog::appendOutput() {
+    m_log->moveCursor(QTextCursor::End);
+    m_log->insertPlainText(QString::fromLocal8Bit(m_process->readAll()));
+    m_log->moveCursor(QTextCursor::End);
+}
+
+void RecordDialog::onFinished(int exitCode, QProcess::ExitStatus status) {
+    appendOutput();
+    m_process->deleteLater();
+    m_process = nullptr;
+    updateButtons();
+    const QString session = m_output->text();
+    // 127: the program could not run (stallscope-record said why in the log).
+    if (status != QProcess::NormalExit || exitCode == 127 || !QFileInfo::exists(session)) {
+        showError(status != QProcess::NormalExit
+                      ? tr("stallscope-record crashed; see the output above.")
+                  : exitCode == 127
+                      ? tr("The program could not be run; see the output above.")
+                      : tr("%1: no session was written; see the output above.").arg(session));
+        return;
+    }
+    if (exitCode != 0)
+        m_log->appendPlainText(
+            tr("\nThe program exited with status %1; its session is opened anyway.").arg(exitCode));
+    emit sessionRecorded(session);
+}
+
+void RecordDialog::showError(const QString& error) {
+    m_error->setText(error);
+    m_error->show();
+    emit recordingFailed(error);
+}
+
+void RecordDialog::updateButtons() {
+    m_record->setEnabled(!isRecording());
+    m_stop->setEnabled(isRecording());
+}
+
+} // namespace stallscope::views

@@ -1,0 +1,302 @@
+#include "views/panels/analysis_panels.h"
+
+#include "model/analysis/insight_job.h"
+#include "model/analysis/insight_recommendations.h"
+#include "model/session/session.h"
+#include "model/session/session_summary.h"
+#include "views/dialogs/path_remap_dialog.h"
+#include "views/panels/event_details_widget.h"
+#include "views/panels/insight_card.h"
+#include "views/panels/insight_cards_widget.h"
+#include "views/panels/name_statistics.h"
+#include "views/panels/source_view.h"
+#include "views/panels/stack_view.h"
+#include "views/panels/statistics_tables_widget.h"
+#include "views/timeline/event_ref.h"
+#include "views/timeline/timeline_widget.h"
+
+#include <QDockWidget>
+#include <QFileInfo>
+#include <QMainWindow>
+#include <QSettings>
+
+#include <algorithm>
+
+namespace stallscope::views {
+
+namespace {
+
+QDockWidget* makeDock(QMainWindow* window, const QString& title, const QString& objectName,
+                      QWidget* content) {
+    auto* dock = new QDockWidget(title, window);
+    dock->setObjectName(objectName); // saveState/restoreState key
+    dock->setWidget(content);
+    return dock;
+}
+
+} // namespace
+
+AnalysisPanels::AnalysisPanels(QMainWindow* window, TimelineWidget* timeline)
+    : QObject(window), m_window(window), m_timeline(timeline) {
+    createDocks();
+    connectPanels();
+    QSettings settings;
+    m_source->resolver().setRules(PathRemapDialog::loadRules(settings));
+}
+
+// The job's destructor cancels and joins its worker.
+AnalysisPanels::~AnalysisPanels() = default;
+
+void AnalysisPanels::createDocks() {
+    m_cards = new InsightCardsWidget(m_window);
+    m_source = new SourceView(m_window);
+    m_stack = new StackView(m_window);
+    m_tables = new StatisticsTablesWidget(m_window);
+    m_details = new EventDetailsWidget(m_window);
+    m_insightsDock = makeDock(m_window, tr("Insights"), QStringLiteral("insightsDock"), m_cards);
+    m_sourceDock = makeDock(m_window, tr("Source"), QStringLiteral("sourceDock"), m_source);
+    m_stackDock = makeDock(m_window, tr("Stack"), QStringLiteral("stackDock"), m_stack);
+    m_tablesDock = makeDock(m_window, tr("Statistics"), QStringLiteral("tablesDock"), m_tables);
+    m_detailsDock = makeDock(m_window, tr("Details"), QStringLiteral("detailsDock"), m_details);
+    m_insightsDock->setMinimumWidth(300);
+    m_window->addDockWidget(Qt::LeftDockWidgetArea, m_insightsDock);
+    // Bottom: source (tabbed with the statistics) left, the stack right of it.
+    m_window->addDockWidget(Qt::BottomDockWidgetArea, m_sourceDock);
+    m_window->splitDockWidget(m_sourceDock, m_stackDock, Qt::Horizontal);
+    m_window->tabifyDockWidget(m_sourceDock, m_tablesDock);
+    m_window->tabifyDockWidget(m_stackDock, m_detailsDock);
+    m_sourceDock->raise();
+    m_stackDock->raise();
+    m_window->resizeDocks({m_insightsDock}, {400}, Qt::Horizontal);
+    m_window->resizeDocks({m_sourceDock}, {300}, Qt::Vertical);
+    m_window->resizeDocks({m_sourceDock, m_stackDock}, {700, 420}, Qt::Horizontal);
+}
+
+void AnalysisPanels::connectPanels() {
+    connect(m_cards, &InsightCardsWidget::insightActivated, this,
+            [this](int, const model::Insight& insight) { onInsightActivated(insight); });
+    connect(m_cards, &InsightCardsWidget::sourceRequested, this,
+            [this](const model::SourceSite& site) {
+                openSource(QString::fromStdString(site.file), int(site.line));
+            });
+    connect(m_stack, &StackView::sourceRequested, this, &AnalysisPanels::openSource);
+    connect(m_source, &SourceView::remapRequested, this, &AnalysisPanels::showPathRemapDialog);
+    connect(m_source, &SourceView::siteActivated, this, &AnalysisPanels::onSiteSelected);
+    connect(m_tables, &StatisticsTablesWidget::syncSiteSelected, this,
+            &AnalysisPanels::onSiteSelected);
+    connect(m_tables, &StatisticsTablesWidget::eventsSelected, this,
+            &AnalysisPanels::highlightEvents);
+    // The timeline's selection feeds the details panel and, for syncs, the stack view.
+    connect(m_timeline, &TimelineWidget::eventSelected, this, [this](const EventRef& event) {
+        m_details->showEventDetails(event);
+        if (event.kind == BlockKind::Sync)
+            showSyncStack(event.lane, int(event.index));
+    });
+    connect(m_timeline, &TimelineWidget::rangeSelected, m_details, &EventDetailsWidget::showRange);
+    connect(m_timeline, &TimelineWidget::selectionCleared, m_details, &EventDetailsWidget::clear);
+}
+
+void AnalysisPanels::setSession(std::shared_ptr<const model::Session> session) {
+    if (m_job) {
+        m_job->cancel();
+        m_job->deleteLater(); // joins its worker when deleted
+        m_job = nullptr;
+    }
+    m_session = std::move(session);
+    m_report.reset();
+    m_highlighted.clear();
+    m_modules.clear();
+    m_database.reset();
+    m_source->clear();
+    m_stack->clear();
+    m_details->setSession(m_session,
+                          m_session ? QString::fromStdString(m_session->path) : QString());
+    if (m_session) {
+        auto database = std::make_shared<model::SessionDatabase>();
+        std::string error;
+        if (database->open(m_session->path, &error)) {
+            m_database = std::move(database);
+            for (model::ModuleInfo& module : m_database->modules())
+                m_modules.emplace(module.id, std::move(module));
+        }
+        m_source->resolver().setSessionDirectory(
+            QFileInfo(QString::fromStdString(m_session->path)).absolutePath());
+    }
+    m_source->resolver().setDatabase(m_database);
+    m_siteEvents.reset(m_session, m_database, nullptr);
+    m_tables->setSession(m_session, m_database);
+    m_tables->setReport(nullptr);
+    if (!m_session) {
+        m_cards->clear();
+        return;
+    }
+    m_cards->setMessage(tr("Analyzing…"));
+    auto* job = new model::InsightJob(this);
+    m_job = job;
+    connect(job, &model::InsightJob::finished, this,
+            [this, job](std::shared_ptr<const model::InsightReport> report) {
+                if (job == m_job)
+                    onReport(std::move(report));
+            });
+    connect(job, &model::InsightJob::failed, this, [this, job](const QString& error) {
+        if (job != m_job)
+            return;
+        m_cards->setMessage(tr("The analysis failed: %1").arg(error));
+        emit statusMessage(tr("Analysis failed: %1").arg(error));
+        emit analysisFinished();
+    });
+    connect(job, &model::InsightJob::cancelled, this, [this, job] {
+        if (job == m_job) {
+            m_cards->setMessage(tr("Analysis cancelled."));
+            emit analysisFinished();
+        }
+    });
+    emit analysisStarted();
+    job->start(m_session);
+}
+
+bool AnalysisPanels::isAnalyzing() const {
+    return m_job && m_job->isRunning() && !m_report;
+}
+
+bool AnalysisPanels::defLineSites() const {
+    return m_session && m_session->metaValue("python_line_kind") == "def";
+}
+
+void AnalysisPanels::onReport(std::shared_ptr<const model::InsightReport> report) {
+    m_report = std::move(report);
+    m_siteEvents.reset(m_session, m_database, m_report);
+    m_cards->setReport(m_report, defLineSites());
+    m_tables->setReport(m_report);
+    m_source->setSites(m_report->sites);
+    // Show the top finding's line right away: the guilty line is on screen before any click.
+    if (m_source->currentFile().isEmpty() && !m_report->insights.empty()) {
+        const model::SourceSite& top = m_report->insights.front().site;
+        if (top.hasLocation() && !top.lineIsDefinition)
+            m_source->showLocation(QString::fromStdString(top.file), int(top.line));
+    }
+    emit statusMessage(tr("%n finding(s)", nullptr, int(m_report->insights.size())));
+    emit analysisFinished();
+}
+
+void AnalysisPanels::activateInsight(int index) {
+    m_cards->activate(index);
+}
+
+void AnalysisPanels::onInsightActivated(const model::Insight& insight) {
+    if (insight.events)
+        highlightEvents(*insight.events, QString::fromStdString(insight.title));
+    showFirstSyncStack(m_highlighted);
+}
+
+void AnalysisPanels::onSiteSelected(const model::SyncSiteStats& site) {
+    highlightEvents(m_siteEvents.eventsFor(site.site), QString::fromStdString(site.site.label()));
+    showFirstSyncStack(m_highlighted);
+}
+
+void AnalysisPanels::showFirstSyncStack(const model::EventSpans& events) {
+    for (const model::EventSpan& span : events)
+        if (span.laneKind == model::LaneKind::Host && span.column == model::EventColumn::Sync &&
+            span.count > 0) {
+            showSyncStack(span.lane, int(span.first));
+            return;
+        }
+}
+
+void AnalysisPanels::highlightEvents(const model::EventSpans& events, const QString& label) {
+    m_highlighted = events;
+    if (!m_session)
+        return;
+    m_timeline->highlight(events); // selects and frames them, dims the rest
+    const int64_t count = spanEventCount(events);
+    emit statusMessage(label.isEmpty()
+                           ? tr("%n event(s) highlighted", nullptr, int(count))
+                           : tr("%1: %n event(s) highlighted", nullptr, int(count)).arg(label));
+}
+
+void AnalysisPanels::clearHighlight() {
+    m_highlighted.clear();
+    m_timeline->clearHighlight();
+}
+
+bool AnalysisPanels::openSource(const QString& file, int line) {
+    m_sourceDock->show();
+    m_sourceDock->raise();
+    return m_source->showLocation(file, line);
+}
+
+void AnalysisPanels::showSyncStack(int lane, int index) {
+    if (!m_session || lane < 0 || lane >= int(m_session->hostLanes.size()))
+        return;
+    const model::HostLane& host = m_session->hostLanes[lane];
+    if (index < 0 || index >= int(host.syncs.size()))
+        return;
+    const auto kind = static_cast<format::SyncKind>(host.syncs.kind[index]);
+    QString thread;
+    if (host.threadIndex >= 0 && host.threadIndex < int(m_session->threads.size()))
+        thread =
+            QString::fromStdString(m_session->threadLabel(m_session->threads[host.threadIndex]));
+    const QString caption =
+        tr("<b>%1</b> on %2, blocked %3 at +%4")
+            .arg(QString::fromStdString(model::syncKindLabel(kind)), thread.toHtmlEscaped(),
+                 QString::fromStdString(model::formatDuration(host.syncs.duration(index))),
+                 QString::fromStdString(
+                     model::formatDuration(host.syncs.start[index] - m_session->startNs)));
+    std::vector<model::FrameInfo> frames;
+    if (m_database && host.syncs.stackId[index] != 0)
+        frames = m_database->stack(host.syncs.stackId[index]);
+    m_stack->setStack(caption, std::move(frames), &m_modules);
+}
+
+int64_t AnalysisPanels::findEvents(const QString& text) {
+    const QString needle = text.trimmed();
+    if (!m_session || needle.isEmpty()) {
+        clearHighlight();
+        return 0;
+    }
+    std::vector<bool> matches(m_session->strings.size(), false);
+    for (size_t id = 1; id < matches.size(); ++id)
+        matches[id] =
+            QString::fromStdString(m_session->strings[id]).contains(needle, Qt::CaseInsensitive);
+    model::EventSpans events = spansWithNames(*m_session, model::EventColumn::Kernel, matches);
+    const model::EventSpans calls =
+        spansWithNames(*m_session, model::EventColumn::ApiCall, matches);
+    events.insert(events.end(), calls.begin(), calls.end());
+    // Source functions: the syncs of every site whose function matches.
+    if (m_report)
+        for (const model::SyncSiteStats& site : m_report->sites)
+            if (QString::fromStdString(site.site.function).contains(needle, Qt::CaseInsensitive)) {
+                const model::EventSpans syncs = m_siteEvents.eventsFor(site.site);
+                events.insert(events.end(), syncs.begin(), syncs.end());
+            }
+    const int64_t count = spanEventCount(events);
+    if (count == 0) {
+        clearHighlight();
+        emit statusMessage(tr("No kernel, API call or function matches “%1”.").arg(needle));
+        return 0;
+    }
+    highlightEvents(events, tr("“%1”").arg(needle));
+    return count;
+}
+
+PathRemapDialog* AnalysisPanels::pathRemapDialog() const {
+    return m_remapDialog && m_remapDialog->isVisible() ? m_remapDialog : nullptr;
+}
+
+void AnalysisPanels::showPathRemapDialog(const QString& missingPath) {
+    if (!m_remapDialog) {
+        m_remapDialog = new PathRemapDialog(m_window);
+        connect(m_remapDialog, &QDialog::accepted, this, [this] {
+            const std::vector<format::PathRemapRule> rules = m_remapDialog->rules();
+            QSettings settings;
+            PathRemapDialog::saveRules(settings, rules);
+            m_source->resolver().setRules(rules);
+            m_source->reload();
+        });
+    }
+    m_remapDialog->setRules(m_source->resolver().rules());
+    m_remapDialog->setMissingPath(missingPath);
+    m_remapDialog->open(); // window-modal, returns at once
+}
+
+} // namespace stallscope::views

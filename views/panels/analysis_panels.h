@@ -1,0 +1,114 @@
+// AnalysisPanels: the docks around the timeline — insight cards, source view, stack view and
+// statistics tables — and the navigation between them. Owns the insight analysis (InsightJob,
+// started when a session is set) and a GUI-thread SessionDatabase for stacks, sources and kernel
+// details. MainWindow keeps files, menus and settings; this class keeps "what the user looks at".
+//
+// Highlighting goes through highlightEvents() → TimelineWidget::highlight (select and frame the
+// events, dim the rest). The timeline's selection feeds the details panel and the stack view.
+#pragma once
+
+#include "model/analysis/insight.h"
+#include "model/session/session_database.h"
+#include "views/panels/site_event_index.h"
+
+#include <QObject>
+#include <QString>
+
+#include <memory>
+#include <unordered_map>
+
+class QDockWidget;
+class QMainWindow;
+
+namespace stallscope::model {
+class InsightJob;
+class Session;
+} // namespace stallscope::model
+
+namespace stallscope::views {
+
+class EventDetailsWidget;
+class InsightCardsWidget;
+class SourceView;
+class StackView;
+class StatisticsTablesWidget;
+class TimelineWidget;
+class PathRemapDialog;
+
+class AnalysisPanels : public QObject {
+    Q_OBJECT
+public:
+    AnalysisPanels(QMainWindow* window, TimelineWidget* timeline);
+    ~AnalysisPanels() override;
+
+    // Starts the analysis of a freshly loaded session (null clears everything).
+    void setSession(std::shared_ptr<const model::Session> session);
+    bool isAnalyzing() const;
+    const std::shared_ptr<const model::InsightReport>& report() const { return m_report; }
+
+    InsightCardsWidget* insightCards() const { return m_cards; }
+    SourceView* sourceView() const { return m_source; }
+    StackView* stackView() const { return m_stack; }
+    StatisticsTablesWidget* tables() const { return m_tables; }
+    EventDetailsWidget* details() const { return m_details; }
+    QDockWidget* detailsDock() const { return m_detailsDock; }
+    QDockWidget* insightsDock() const { return m_insightsDock; }
+    QDockWidget* sourceDock() const { return m_sourceDock; }
+    QDockWidget* stackDock() const { return m_stackDock; }
+    QDockWidget* tablesDock() const { return m_tablesDock; }
+    PathRemapDialog* pathRemapDialog() const;
+
+    // The events last highlighted (for tests and the status bar).
+    const model::EventSpans& highlightedEvents() const { return m_highlighted; }
+
+public slots:
+    void highlightEvents(const stallscope::model::EventSpans& events, const QString& label);
+    void clearHighlight();
+    // Opens the source view on a recorded path and line, raising its dock.
+    bool openSource(const QString& file, int line);
+    // The stack view shows the stack of host lane `lane`'s sync `index`.
+    void showSyncStack(int lane, int index);
+    // Highlights kernels, API calls and sync sites whose name contains text; returns the count.
+    int64_t findEvents(const QString& text);
+    // Shows the path remapping dialog (pre-filled for missingPath), non-blocking.
+    void showPathRemapDialog(const QString& missingPath = {});
+    void activateInsight(int index);
+
+signals:
+    void statusMessage(const QString& message);
+    void analysisStarted();
+    void analysisFinished();
+
+private:
+    void createDocks();
+    void connectPanels();
+    void onReport(std::shared_ptr<const model::InsightReport> report);
+    void onInsightActivated(const model::Insight& insight);
+    void onSiteSelected(const model::SyncSiteStats& site);
+    void showFirstSyncStack(const model::EventSpans& events);
+    bool defLineSites() const;
+
+    QMainWindow* m_window;
+    TimelineWidget* m_timeline;
+    std::shared_ptr<const model::Session> m_session;
+    std::shared_ptr<model::SessionDatabase> m_database;
+    std::unordered_map<int64_t, model::ModuleInfo> m_modules;
+    std::shared_ptr<const model::InsightReport> m_report;
+    model::InsightJob* m_job = nullptr;
+    SiteEventIndex m_siteEvents;
+    model::EventSpans m_highlighted;
+
+    InsightCardsWidget* m_cards = nullptr;
+    SourceView* m_source = nullptr;
+    StackView* m_stack = nullptr;
+    StatisticsTablesWidget* m_tables = nullptr;
+    EventDetailsWidget* m_details = nullptr;
+    QDockWidget* m_detailsDock = nullptr;
+    QDockWidget* m_insightsDock = nullptr;
+    QDockWidget* m_sourceDock = nullptr;
+    QDockWidget* m_stackDock = nullptr;
+    QDockWidget* m_tablesDock = nullptr;
+    PathRemapDialog* m_remapDialog = nullptr;
+};
+
+} // namespace stallscope::views

@@ -1,0 +1,61 @@
+// EventDetailsWidget: the details panel of the timeline's selection. For an event: name, lane,
+// start/end (since the session start), duration, correlation id, and per kind grid/block
+// (kernels), bytes and copy direction (copies), or for a sync its kind, blocked time, the GPU work
+// it waited for, the call that launched that work, and the call stack (Python and native frames;
+// unresolved ones as module+offset). For a time range: its summary (GPU busy, blocked time,
+// counts per kind).
+//
+// Wiring (main window): timeline.eventSelected → showEventDetails, timeline.rangeSelected →
+// showRange, timeline.selectionCleared → clear. (Not named showEvent: QWidget::showEvent is a
+// virtual event handler, and an overload would make connect() ambiguous.)
+#pragma once
+
+#include "views/timeline/event_ref.h"
+
+#include <QString>
+#include <QWidget>
+
+#include <memory>
+
+class QTextBrowser;
+
+namespace stallscope::model {
+class Session;
+class SessionDatabase;
+} // namespace stallscope::model
+
+namespace stallscope::views {
+
+class EventDetailsWidget : public QWidget {
+    Q_OBJECT
+public:
+    explicit EventDetailsWidget(QWidget* parent = nullptr);
+    ~EventDetailsWidget() override;
+
+    // `path` is the session file, opened read-only on demand for stacks and kernel launch
+    // parameters (empty: those are left out).
+    void setSession(std::shared_ptr<const model::Session> session, QString path);
+    // What is shown, as plain text (for tests and copying).
+    QString text() const;
+
+public slots:
+    void showEventDetails(const stallscope::views::EventRef& event);
+    void showRange(qint64 startNs, qint64 endNs);
+    void clear();
+
+private:
+    const model::SessionDatabase* database();
+    QString eventHtml(const EventRef& event);
+    QString syncHtml(const EventRef& event);
+    QString stackHtml(uint32_t stackId);
+    QString time(int64_t ns) const; // "+1.250 ms" since the session start
+
+    std::shared_ptr<const model::Session> m_session;
+    QString m_path;
+    std::unique_ptr<model::SessionDatabase> m_database;
+    bool m_databaseTried = false;
+    QString m_databaseError;
+    QTextBrowser* m_browser = nullptr;
+};
+
+} // namespace stallscope::views

@@ -1,0 +1,177 @@
+#include "views/panels/insight_card.h"
+
+#include "model/session/session_summary.h"
+
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace stallscope::views {
+
+namespace {
+constexpr int kStripeWidth = 5;
+} // namespace
+
+InsightCard::InsightCard(const model::Insight& insight, bool defLineSites, QWidget* parent)
+    : QFrame(parent), m_insight(insight) {
+    setObjectName(QStringLiteral("insightCard"));
+    setFrameShape(QFrame::StyledPanel);
+    setCursor(Qt::PointingHandCursor);
+    setAutoFillBackground(true);
+    setBackgroundRole(QPalette::Base);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(kStripeWidth + 8, 6, 8, 6);
+    layout->setSpacing(3);
+
+    auto* header = new QHBoxLayout;
+    header->setSpacing(6);
+    auto* badge = new QLabel(QString::fromUtf8(model::severityName(insight.severity)), this);
+    badge->setObjectName(QStringLiteral("severityBadge"));
+    const QColor colour = severityColor(insight.severity);
+    badge->setStyleSheet(QStringLiteral("QLabel { background: %1; color: white; border-radius: 3px;"
+                                        " padding: 0px 4px; font-size: 8pt; font-weight: bold; }")
+                             .arg(colour.name()));
+    header->addWidget(badge);
+    auto* rule = new QLabel(QString::fromUtf8(model::ruleId(insight.rule)), this);
+    rule->setForegroundRole(QPalette::PlaceholderText);
+    header->addWidget(rule);
+    header->addStretch(1);
+    if (insight.savingsNs > 0) {
+        auto* savings = new QLabel(
+            tr("saves ≈ %1").arg(QString::fromStdString(model::formatDuration(insight.savingsNs))),
+            this);
+        savings->setObjectName(QStringLiteral("savingsLabel"));
+        savings->setToolTip(tr("Estimated time saved if fixed (blocked time + GPU idle after)"));
+        header->addWidget(savings);
+    }
+    layout->addLayout(header);
+
+    m_title = new QLabel(QString::fromStdString(insight.title), this);
+    m_title->setWordWrap(true);
+    QFont bold = m_title->font();
+    bold.setBold(true);
+    m_title->setFont(bold);
+    layout->addWidget(m_title);
+
+    m_evidence = new QLabel(QString::fromStdString(insight.evidence), this);
+    m_evidence->setWordWrap(true);
+    layout->addWidget(m_evidence);
+    // The fix is shown on the selected card only: a list of cards stays short to scan.
+    m_recommendation = new QLabel(
+        tr("<b>Fix:</b> %1").arg(QString::fromStdString(insight.recommendation).toHtmlEscaped()),
+        this);
+    m_recommendation->setObjectName(QStringLiteral("recommendation"));
+    m_recommendation->setWordWrap(true);
+    m_recommendation->setVisible(false);
+    layout->addWidget(m_recommendation);
+    if (!insight.recommendation.empty())
+        setToolTip(QStringLiteral("<p>%1</p>")
+                       .arg(QString::fromStdString(insight.recommendation).toHtmlEscaped()));
+
+    m_chip = new QToolButton(this);
+    m_chip->setObjectName(QStringLiteral("sourceChip"));
+    m_chip->setText(chipText(insight.site, defLineSites));
+    m_chip->setToolTip(insight.site.hasLocation()
+                           ? tr("Open %1 at line %2")
+                                 .arg(QString::fromStdString(insight.site.file))
+                                 .arg(insight.site.line)
+                           : tr("No source location"));
+    m_chip->setEnabled(insight.site.hasLocation());
+    m_chip->setAutoRaise(false);
+    m_chip->setCursor(Qt::PointingHandCursor);
+    m_chip->setStyleSheet(QStringLiteral(
+        "QToolButton { border: 1px solid palette(mid); border-radius: 9px; padding: 1px 8px;"
+        " font-family: monospace; background: palette(alternate-base); }"
+        "QToolButton:hover { border-color: palette(highlight); }"
+        "QToolButton:disabled { color: palette(mid); }"));
+    connect(m_chip, &QToolButton::clicked, this, [this] { emit sourceRequested(m_insight.site); });
+    auto* chipRow = new QHBoxLayout;
+    chipRow->addWidget(m_chip);
+    chipRow->addStretch(1);
+    layout->addLayout(chipRow);
+}
+
+QString InsightCard::title() const {
+    return m_title->text();
+}
+
+QString InsightCard::evidence() const {
+    return m_evidence->text();
+}
+
+QString InsightCard::recommendation() const {
+    return m_recommendation->isVisibleTo(this) ? m_recommendation->text() : QString();
+}
+
+QString InsightCard::chipText() const {
+    return m_chip->text();
+}
+
+QString InsightCard::chipText(const model::SourceSite& site, bool defLineOnly) {
+    if (!site.hasLocation())
+        return QString::fromStdString(site.label());
+    const QString file = QFileInfo(QString::fromStdString(site.file)).fileName();
+    const QString function = QString::fromStdString(site.function);
+    // A def line is not where the sync happened: name the function instead of a wrong line.
+    if (defLineOnly && site.language == model::SourceLanguage::Python)
+        return function.isEmpty() ? file : QStringLiteral("%1 · %2()").arg(file, function);
+    const QString location = QStringLiteral("%1:%2").arg(file).arg(site.line);
+    return function.isEmpty() ? location : QStringLiteral("%1 · %2").arg(location, function);
+}
+
+QColor InsightCard::severityColor(model::Severity severity) {
+    // Saturated mid-tones: they read on light and dark backgrounds alike.
+    switch (severity) {
+    case model::Severity::High:
+        return QColor(0xD3, 0x2F, 0x2F);
+    case model::Severity::Medium:
+        return QColor(0xEF, 0x8A, 0x00);
+    case model::Severity::Low:
+        break;
+    }
+    return QColor(0x3B, 0x82, 0xC4);
+}
+
+void InsightCard::setSelected(bool selected) {
+    if (m_selected == selected)
+        return;
+    m_selected = selected;
+    m_recommendation->setVisible(selected && !m_insight.recommendation.empty());
+    update();
+}
+
+void InsightCard::mousePressEvent(QMouseEvent* event) {
+    // Accepted so the release comes back to this card (a click is press + release here).
+    if (event->button() == Qt::LeftButton) {
+        event->accept();
+        return;
+    }
+    QFrame::mousePressEvent(event);
+}
+
+void InsightCard::mouseReleaseEvent(QMouseEvent* event) {
+    if (event->button() == Qt::LeftButton && rect().contains(event->position().toPoint())) {
+        emit activated();
+        event->accept();
+        return;
+    }
+    QFrame::mouseReleaseEvent(event);
+}
+
+void InsightCard::paintEvent(QPaintEvent* event) {
+    QFrame::paintEvent(event);
+    QPainter painter(this);
+    painter.fillRect(QRect(0, 0, kStripeWidth, height()), severityColor(m_insight.severity));
+    if (m_selected) {
+        QPen pen(palette().color(QPalette::Highlight), 2);
+        painter.setPen(pen);
+        painter.drawRect(rect().adjusted(1, 1, -1, -1));
+    }
+}
+
+} // namespace stallscope::views

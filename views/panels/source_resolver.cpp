@@ -1,0 +1,64 @@
+#include "views/panels/source_resolver.h"
+
+#include "model/session/session_database.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+
+namespace stallscope::views {
+
+void SourceResolver::setDatabase(std::shared_ptr<const model::SessionDatabase> database) {
+    m_database = std::move(database);
+}
+
+QStringList SourceResolver::candidates(const QString& recordedPath) const {
+    QStringList paths;
+    const auto add = [&paths](const QString& path) {
+        if (!path.isEmpty() && !paths.contains(path))
+            paths << path;
+    };
+    const std::string recorded = recordedPath.toStdString();
+    const QString remapped = QString::fromStdString(format::remapPath(recorded, m_rules));
+    if (remapped != recordedPath)
+        add(remapped);
+    if (QDir::isAbsolutePath(recordedPath)) {
+        add(recordedPath);
+    } else if (!m_sessionDirectory.isEmpty()) {
+        // Imported traces name Python files relative to sys.path: the session often sits next
+        // to the script it profiled.
+        add(QDir(m_sessionDirectory).filePath(recordedPath));
+    }
+    return paths;
+}
+
+SourceLookup SourceResolver::find(const QString& recordedPath) const {
+    SourceLookup lookup;
+    if (recordedPath.isEmpty())
+        return lookup;
+    if (m_database) {
+        if (auto source = m_database->source(recordedPath.toStdString())) {
+            lookup.origin = SourceLookup::Origin::Embedded;
+            lookup.text = QString::fromStdString(source->text);
+            lookup.shownPath = recordedPath;
+            lookup.truncated = source->truncated;
+            return lookup;
+        }
+    }
+    lookup.tried = candidates(recordedPath);
+    for (const QString& path : std::as_const(lookup.tried)) {
+        const QFileInfo info(path);
+        if (!info.isFile() || info.size() > kMaxDiskBytes)
+            continue;
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            continue;
+        lookup.origin = SourceLookup::Origin::Disk;
+        lookup.text = QString::fromUtf8(file.readAll());
+        lookup.shownPath = path;
+        return lookup;
+    }
+    return lookup;
+}
+
+} // namespace stallscope::views

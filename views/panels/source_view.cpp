@@ -1,0 +1,150 @@
+#include "views/panels/source_view.h"
+
+#include "views/panels/source_editor.h"
+#include "views/panels/source_highlighter.h"
+
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace stallscope::views {
+
+SourceView::SourceView(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("sourceView"));
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+
+    m_header = new QLabel(this);
+    m_header->setObjectName(QStringLiteral("sourceHeader"));
+    m_header->setContentsMargins(6, 3, 6, 3);
+    m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_header->setText(tr("No source open. Click a source chip, a stack frame or a table row."));
+    layout->addWidget(m_header);
+
+    m_banner = new QFrame(this);
+    m_banner->setObjectName(QStringLiteral("sourceMissingBanner"));
+    // Amber with dark text: readable on light and dark themes alike (as the session banner).
+    m_banner->setStyleSheet(QStringLiteral(
+        "QFrame#sourceMissingBanner { background: #FFE08A; border: 1px solid #E0B000; }"
+        "QFrame#sourceMissingBanner QLabel { color: #3D2E00; }"));
+    auto* bannerLayout = new QHBoxLayout(m_banner);
+    bannerLayout->setContentsMargins(8, 5, 8, 5);
+    m_bannerLabel = new QLabel(m_banner);
+    m_bannerLabel->setWordWrap(true);
+    m_bannerLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    bannerLayout->addWidget(m_bannerLabel, 1);
+    m_remapButton = new QPushButton(tr("Remap Paths…"), m_banner);
+    m_remapButton->setObjectName(QStringLiteral("remapButton"));
+    connect(m_remapButton, &QPushButton::clicked, this, [this] { emit remapRequested(m_file); });
+    bannerLayout->addWidget(m_remapButton);
+    m_banner->hide();
+    layout->addWidget(m_banner);
+
+    m_editor = new SourceEditor(this);
+    m_highlighter = new SourceHighlighter(m_editor->document());
+    connect(m_editor, &SourceEditor::lineMarkClicked, this, [this](int line) {
+        for (const model::SyncSiteStats& site : m_sites)
+            if (QString::fromStdString(site.site.file) == m_file && site.site.line == line) {
+                emit siteActivated(site);
+                return;
+            }
+    });
+    layout->addWidget(m_editor, 1);
+}
+
+bool SourceView::isDarkBackground() const {
+    return m_editor->palette().color(QPalette::Base).lightness() < 128;
+}
+
+void SourceView::setSites(std::vector<model::SyncSiteStats> sites) {
+    m_sites = std::move(sites);
+    updateMarks();
+}
+
+void SourceView::updateMarks() {
+    std::map<int, SourceLineMark> marks;
+    for (const model::SyncSiteStats& site : m_sites) {
+        if (!site.site.hasLocation() || QString::fromStdString(site.site.file) != m_file)
+            continue;
+        // Several sites on one line (different functions of one name) add up.
+        SourceLineMark& mark = marks[int(site.site.line)];
+        mark.blockedNs += site.blockedNs;
+        mark.count += site.count;
+    }
+    m_editor->setLineMarks(std::move(marks));
+}
+
+bool SourceView::showLocation(const QString& recordedPath, int line) {
+    m_file = recordedPath;
+    m_line = line;
+    return reload();
+}
+
+bool SourceView::reload() {
+    if (m_file.isEmpty())
+        return false;
+    const SourceLookup lookup = m_resolver.find(m_file);
+    updateMarks();
+    if (!lookup.found()) {
+        m_editor->setSourceText({});
+        m_highlighter->setLanguage(SourceHighlighter::Language::Plain, isDarkBackground());
+        m_header->setText(tr("<b>%1</b>").arg(m_file.toHtmlEscaped()));
+        QString tried = lookup.tried.isEmpty()
+                            ? tr("It is not embedded in the session.")
+                            : tr("It is not embedded in the session and not at %1.")
+                                  .arg(lookup.tried.join(QStringLiteral(", ")).toHtmlEscaped());
+        m_bannerLabel->setText(
+            tr("<b>Source not found:</b> %1<br>%2 Map the recorded directory to where the "
+               "sources are on this machine.")
+                .arg(m_file.toHtmlEscaped(), tried));
+        m_banner->show();
+        return false;
+    }
+    m_banner->hide();
+    m_highlighter->setLanguage(SourceHighlighter::languageFor(m_file), isDarkBackground());
+    m_editor->setSourceText(lookup.text);
+    QString origin = lookup.origin == SourceLookup::Origin::Embedded
+                         ? tr("embedded in the session")
+                         : lookup.shownPath.toHtmlEscaped();
+    if (lookup.truncated)
+        origin += tr(", truncated");
+    QString header = tr("<b>%1</b> &nbsp;<span style='color:gray'>(%2)</span>")
+                         .arg(QFileInfo(m_file).fileName().toHtmlEscaped(), origin);
+    if (m_line > 0)
+        header += tr(" &nbsp;line %1").arg(m_line);
+    m_header->setText(header);
+    m_header->setToolTip(m_file);
+    m_editor->setSelectedLine(m_line);
+    return true;
+}
+
+void SourceView::clear() {
+    m_file.clear();
+    m_line = 0;
+    m_sites.clear();
+    m_editor->setLineMarks({});
+    m_editor->setSourceText({});
+    m_banner->hide();
+    m_header->setText(tr("No source open. Click a source chip, a stack frame or a table row."));
+}
+
+bool SourceView::isSourceMissing() const {
+    return m_banner->isVisibleTo(this);
+}
+
+QString SourceView::bannerText() const {
+    return isSourceMissing() ? m_bannerLabel->text() : QString();
+}
+
+QString SourceView::headerText() const {
+    return m_header->text();
+}
+
+QString SourceView::selectedLineText() const {
+    return m_editor->lineText(m_editor->selectedLine());
+}
+
+} // namespace stallscope::views

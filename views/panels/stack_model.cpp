@@ -1,0 +1,128 @@
+#include "views/panels/stack_model.h"
+
+#include "model/session/python_frame_name.h"
+
+#include <QFileInfo>
+#include <QFont>
+#include <QPalette>
+
+namespace stallscope::views {
+
+StackModel::StackModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void StackModel::setStack(std::vector<model::FrameInfo> frames,
+                          const std::unordered_map<int64_t, model::ModuleInfo>* modules) {
+    beginResetModel();
+    m_frames = std::move(frames);
+    m_modules = modules ? *modules : std::unordered_map<int64_t, model::ModuleInfo>{};
+    endResetModel();
+}
+
+void StackModel::clear() {
+    setStack({}, nullptr);
+}
+
+const model::FrameInfo* StackModel::frame(int row) const {
+    return row >= 0 && row < int(m_frames.size()) ? &m_frames[row] : nullptr;
+}
+
+bool StackModel::hasSource(int row) const {
+    const model::FrameInfo* f = frame(row);
+    return f && !f->file.empty() && f->line > 0;
+}
+
+QString StackModel::moduleName(const model::FrameInfo& frame) const {
+    if (frame.kind == format::FrameKind::Python)
+        return QStringLiteral("python");
+    const auto it = m_modules.find(frame.moduleId);
+    return it == m_modules.end() ? QString()
+                                 : QFileInfo(QString::fromStdString(it->second.path)).fileName();
+}
+
+QString StackModel::functionText(int row) const {
+    const model::FrameInfo* f = frame(row);
+    if (!f)
+        return {};
+    if (!f->function.empty())
+        return QString::fromStdString(f->function);
+    // Unresolved native frame: module+offset is what a symbolizer would need later.
+    const auto it = m_modules.find(f->moduleId);
+    if (it == m_modules.end())
+        return QStringLiteral("0x%1").arg(quint64(f->address), 0, 16);
+    return QStringLiteral("%1+0x%2")
+        .arg(QFileInfo(QString::fromStdString(it->second.path)).fileName())
+        .arg(quint64(f->address - it->second.loadBias), 0, 16);
+}
+
+int StackModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : int(m_frames.size());
+}
+
+int StackModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant StackModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const model::FrameInfo& f = m_frames[index.row()];
+    // Unsymbolized sessions leave is_user unset: judge Python files by their path then.
+    const bool isUser =
+        f.isUser.value_or(f.kind == format::FrameKind::Python && model::isUserPythonFile(f.file));
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case IndexColumn:
+            return index.row();
+        case FunctionColumn:
+            return functionText(index.row());
+        case LocationColumn: {
+            if (f.file.empty())
+                return QString();
+            const QString file = QFileInfo(QString::fromStdString(f.file)).fileName();
+            if (f.line <= 0)
+                return file;
+            // A def line is where the function starts, not the executing line: say so.
+            return model::isDefLineFrame(f) ? tr("%1 (def %2)").arg(file).arg(f.line)
+                                            : QStringLiteral("%1:%2").arg(file).arg(f.line);
+        }
+        case ModuleColumn:
+            return moduleName(f);
+        }
+        return {};
+    case Qt::ToolTipRole:
+        if (!f.file.empty())
+            return QStringLiteral("%1:%2").arg(QString::fromStdString(f.file)).arg(f.line);
+        return functionText(index.row());
+    case Qt::FontRole:
+        if (isUser) {
+            QFont font;
+            font.setBold(true);
+            return font;
+        }
+        return {};
+    case Qt::ForegroundRole:
+        // Library and unresolved frames recede; the user's own code reads first.
+        if (!isUser)
+            return QPalette().brush(QPalette::PlaceholderText);
+        return {};
+    case FileRole:
+        return QString::fromStdString(f.file);
+    case LineRole:
+        return qlonglong(f.line);
+    case IsUserRole:
+        return isUser;
+    }
+    return {};
+}
+
+QVariant StackModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 ||
+        section >= ColumnCount)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    static const char* const names[] = {QT_TR_NOOP("#"), QT_TR_NOOP("Function"),
+                                        QT_TR_NOOP("Location"), QT_TR_NOOP("Module")};
+    return tr(names[section]);
+}
+
+} // namespace stallscope::views

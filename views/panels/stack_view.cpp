@@ -1,0 +1,77 @@
+#include "views/panels/stack_view.h"
+
+#include "views/panels/stack_model.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace stallscope::views {
+
+StackView::StackView(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("stackView"));
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    m_caption = new QLabel(this);
+    m_caption->setContentsMargins(6, 3, 6, 3);
+    m_caption->setWordWrap(true);
+    layout->addWidget(m_caption);
+
+    m_model = new StackModel(this);
+    m_table = new QTableView(this);
+    m_table->setModel(m_model);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
+    m_table->setShowGrid(false);
+    m_table->setWordWrap(false);
+    // C++ signatures and generated file names run long: elide in the middle, keep the columns
+    // at fixed (user-resizable) widths so the function column gets the rest.
+    m_table->setTextElideMode(Qt::ElideMiddle);
+    QHeaderView* header = m_table->horizontalHeader();
+    header->setSectionResizeMode(StackModel::IndexColumn, QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(StackModel::FunctionColumn, QHeaderView::Stretch);
+    header->setSectionResizeMode(StackModel::LocationColumn, QHeaderView::Interactive);
+    header->setSectionResizeMode(StackModel::ModuleColumn, QHeaderView::Interactive);
+    const int charWidth = m_table->fontMetrics().horizontalAdvance(QLatin1Char('x'));
+    header->resizeSection(StackModel::LocationColumn, 22 * charWidth);
+    header->resizeSection(StackModel::ModuleColumn, 14 * charWidth);
+    connect(m_table, &QTableView::clicked, this, [this](const QModelIndex& index) {
+        if (!m_model->hasSource(index.row()))
+            return;
+        const model::FrameInfo* frame = m_model->frame(index.row());
+        emit sourceRequested(QString::fromStdString(frame->file), int(frame->line));
+    });
+    layout->addWidget(m_table, 1);
+    clear();
+}
+
+void StackView::setStack(const QString& caption, std::vector<model::FrameInfo> frames,
+                         const std::unordered_map<int64_t, model::ModuleInfo>* modules) {
+    const bool empty = frames.empty();
+    m_model->setStack(std::move(frames), modules);
+    m_caption->setText(empty ? caption + QStringLiteral("<br>") + tr("(no stack recorded)")
+                             : caption);
+    // Profiler and library frames come first (innermost): bring the user's first frame into view.
+    for (int row = 0; row < m_model->rowCount(); ++row)
+        if (m_model->index(row, 0).data(StackModel::IsUserRole).toBool()) {
+            m_table->scrollTo(m_model->index(row, 0), QAbstractItemView::PositionAtCenter);
+            break;
+        }
+}
+
+void StackView::clear(const QString& caption) {
+    m_model->clear();
+    m_caption->setText(caption.isEmpty() ? tr("Select a sync to see where it was called from.")
+                                         : caption);
+}
+
+QString StackView::caption() const {
+    return m_caption->text();
+}
+
+} // namespace stallscope::views

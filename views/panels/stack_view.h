@@ -1,0 +1,41 @@
+// StackView: the call stack of the selected sync (StackModel in a table). A caption names the
+// sync; clicking a frame that has a file and line asks the source view to open it.
+#pragma once
+
+#include "model/session/session_database.h"
+
+#include <QWidget>
+
+#include <unordered_map>
+#include <vector>
+
+class QLabel;
+class QTableView;
+
+namespace stallscope::views {
+
+class StackModel;
+
+class StackView : public QWidget {
+    Q_OBJECT
+public:
+    explicit StackView(QWidget* parent = nullptr);
+
+    void setStack(const QString& caption, std::vector<model::FrameInfo> frames,
+                  const std::unordered_map<int64_t, model::ModuleInfo>* modules);
+    void clear(const QString& caption = {});
+
+    StackModel* model() const { return m_model; }
+    QTableView* table() const { return m_table; }
+    QString caption() const;
+
+signals:
+    void sourceRequested(const QString& file, int line);
+
+private:
+    QLabel* m_caption = nullptr;
+    QTableView* m_table = nullptr;
+    StackModel* m_model = nullptr;
+};
+
+} // namespace stallscope::views

@@ -1,0 +1,87 @@
+#include "views/panels/sync_site_table_model.h"
+
+#include "model/session/session_summary.h"
+
+namespace stallscope::views {
+
+namespace {
+QString duration(int64_t ns) {
+    return QString::fromStdString(model::formatDuration(ns));
+}
+} // namespace
+
+SyncSiteTableModel::SyncSiteTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void SyncSiteTableModel::setReport(std::shared_ptr<const model::InsightReport> report) {
+    beginResetModel();
+    m_report = std::move(report);
+    endResetModel();
+}
+
+const model::SyncSiteStats* SyncSiteTableModel::site(int row) const {
+    if (!m_report || row < 0 || row >= int(m_report->sites.size()))
+        return nullptr;
+    return &m_report->sites[row];
+}
+
+int SyncSiteTableModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() || !m_report ? 0 : int(m_report->sites.size());
+}
+
+int SyncSiteTableModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant SyncSiteTableModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const model::SyncSiteStats& s = m_report->sites[index.row()];
+    if (role == Qt::DisplayRole) {
+        switch (index.column()) {
+        case SiteColumn:
+            return QString::fromStdString(s.site.label());
+        case CountColumn:
+            return QString::fromStdString(model::formatCount(s.count));
+        case TotalColumn:
+            return duration(s.blockedNs);
+        case MedianColumn:
+            return duration(s.medianBlockedNs);
+        case ShareColumn:
+            return QString::fromStdString(model::formatShare(s.share));
+        case BubbleColumn:
+            return duration(s.bubbleNs);
+        }
+    } else if (role == SortRole) {
+        switch (index.column()) {
+        case SiteColumn:
+            return QString::fromStdString(s.site.label());
+        case CountColumn:
+            return qlonglong(s.count);
+        case TotalColumn:
+            return qlonglong(s.blockedNs);
+        case MedianColumn:
+            return qlonglong(s.medianBlockedNs);
+        case ShareColumn:
+            return s.share;
+        case BubbleColumn:
+            return qlonglong(s.bubbleNs);
+        }
+    } else if (role == Qt::TextAlignmentRole && index.column() != SiteColumn) {
+        return int(Qt::AlignRight | Qt::AlignVCenter);
+    } else if (role == Qt::ToolTipRole && index.column() == SiteColumn) {
+        return QString::fromStdString(s.site.file + ":" + std::to_string(s.site.line));
+    }
+    return {};
+}
+
+QVariant SyncSiteTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 ||
+        section >= ColumnCount)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    static const char* const names[] = {QT_TR_NOOP("Sync site"), QT_TR_NOOP("Count"),
+                                        QT_TR_NOOP("Blocked"),   QT_TR_NOOP("Median"),
+                                        QT_TR_NOOP("Share"),     QT_TR_NOOP("GPU idle after")};
+    return tr(names[section]);
+}
+
+} // namespace stallscope::views

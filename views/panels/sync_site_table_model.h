@@ -1,0 +1,43 @@
+// SyncSiteTableModel: every host-blocking sync site of the insight report — site, function,
+// count, total and median blocked time, share of wall time, GPU idle after. Display text is
+// formatted; SortRole holds the raw number so the proxy sorts 2 ms after 900 µs.
+#pragma once
+
+#include "model/analysis/insight.h"
+
+#include <QAbstractTableModel>
+
+#include <memory>
+
+namespace stallscope::views {
+
+class SyncSiteTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column {
+        SiteColumn,
+        CountColumn,
+        TotalColumn,
+        MedianColumn,
+        ShareColumn,
+        BubbleColumn,
+        ColumnCount
+    };
+    static constexpr int SortRole = Qt::UserRole;
+
+    explicit SyncSiteTableModel(QObject* parent = nullptr);
+
+    void setReport(std::shared_ptr<const model::InsightReport> report);
+    const model::SyncSiteStats* site(int row) const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+private:
+    std::shared_ptr<const model::InsightReport> m_report;
+};
+
+} // namespace stallscope::views

@@ -1,0 +1,334 @@
+#include "views/timeline/timeline_widget.h"
+
+#include "model/session/session.h"
+#include "views/timeline/correlation_index.h"
+#include "views/timeline/timeline_activity.h"
+#include "views/timeline/timeline_hit_test.h"
+
+#include <QScrollBar>
+
+#include <algorithm>
+#include <cmath>
+
+namespace stallscope::views {
+
+namespace {
+
+// Breathing room around framed events, as a share of the framed span.
+constexpr double kFrameMargin = 0.05;
+// The narrowest span a frame zooms to: a 2 µs sync framed alone still shows its neighbours.
+constexpr int64_t kMinFrameNs = 10'000;
+
+} // namespace
+
+TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent) {
+    qRegisterMetaType<EventRef>("stallscope::views::EventRef");
+    setFocusPolicy(Qt::StrongFocus);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    setMouseTracking(true); // hover outline
+    setBackgroundRole(QPalette::Base);
+    m_scrollBar = new QScrollBar(Qt::Vertical, this);
+    m_scrollBar->hide();
+    connect(m_scrollBar, &QScrollBar::valueChanged, this, qOverload<>(&QWidget::update));
+}
+
+TimelineWidget::~TimelineWidget() = default;
+
+QSize TimelineWidget::sizeHint() const {
+    return {1000, 500};
+}
+QSize TimelineWidget::minimumSizeHint() const {
+    return {kLaneHeaderWidth + 200, kRulerHeight + 80};
+}
+
+void TimelineWidget::setSession(std::shared_ptr<const model::Session> session) {
+    m_session = std::move(session);
+    m_layout.clear();
+    m_layout.resetState();
+    m_selection = {};
+    m_hover = {};
+    m_link = {};
+    m_range = {};
+    m_highlight.clear();
+    m_correlations.reset();
+    if (m_session) {
+        m_layout.build(*m_session);
+        m_viewport.setOrigin(m_session->startNs);
+        m_viewport.setDataRange(m_session->startNs, m_session->endNs);
+    }
+    m_scrollBar->setValue(0);
+    updateScrollBar(); // first: whether the scroll bar shows decides the canvas width
+    m_viewport.setWidth(canvasRect().width());
+    zoomToActivity();
+}
+
+const DrawList& TimelineWidget::drawList() {
+    if (m_drawListDirty) {
+        if (m_session)
+            m_drawList = DrawList::build(*m_session, m_layout, m_viewport);
+        else
+            m_drawList = DrawList();
+        ++m_drawListBuilds;
+        m_drawListDirty = false;
+    }
+    return m_drawList;
+}
+
+QRect TimelineWidget::canvasRect() const {
+    const int scrollBarWidth = m_scrollBar->isVisibleTo(this) ? m_scrollBar->sizeHint().width() : 0;
+    return QRect(kLaneHeaderWidth, kRulerHeight,
+                 std::max(1, width() - kLaneHeaderWidth - scrollBarWidth),
+                 std::max(1, height() - kRulerHeight));
+}
+
+QRect TimelineWidget::laneRect(int laneIndex) const {
+    const TimelineLane& lane = m_layout.lanes().at(laneIndex);
+    const QRect canvas = canvasRect();
+    return QRect(canvas.left(), canvas.top() + lane.y - m_scrollBar->value(), canvas.width(),
+                 lane.height);
+}
+
+int TimelineWidget::laneAtY(int widgetY) const {
+    if (widgetY < kRulerHeight)
+        return -1;
+    return m_layout.laneAt(widgetY - kRulerHeight + m_scrollBar->value());
+}
+
+double TimelineWidget::xForTime(int64_t timeNs) const {
+    return canvasRect().left() + m_viewport.xForTime(timeNs);
+}
+
+int64_t TimelineWidget::timeForX(double widgetX) const {
+    return m_viewport.timeForX(widgetX - canvasRect().left());
+}
+
+EventRef TimelineWidget::eventAt(const QPoint& widgetPos) const {
+    const QRect canvas = canvasRect();
+    if (!m_session || !canvas.contains(widgetPos))
+        return {};
+    const int row = laneAtY(widgetPos.y());
+    if (row < 0)
+        return {};
+    // Pixel centres: the event drawn in the column under the cursor is at distance 0.
+    return TimelineHitTest::at(*m_session, m_layout.lanes()[row], m_viewport,
+                               widgetPos.x() - canvas.left() + 0.5);
+}
+
+int TimelineWidget::rowOf(const EventRef& event) const {
+    if (!event.isValid())
+        return -1;
+    switch (event.kind) {
+    case BlockKind::ApiCall:
+    case BlockKind::Sync:
+        return m_layout.find(LaneKind::HostThread, event.lane);
+    case BlockKind::Range:
+        return m_layout.find(LaneKind::Range, event.lane, event.depth);
+    default:
+        return m_layout.find(LaneKind::Stream, event.lane);
+    }
+}
+
+void TimelineWidget::zoomToFit() {
+    m_viewport.zoomToFit();
+    viewportEdited();
+}
+
+std::pair<int64_t, int64_t> TimelineWidget::activityRange(const model::Session& session) {
+    return TimelineActivity::range(session);
+}
+
+void TimelineWidget::zoomToActivity() {
+    if (!m_session)
+        return zoomToFit();
+    const auto [start, end] = activityRange(*m_session);
+    setVisibleRange(start, end);
+}
+
+void TimelineWidget::setVisibleRange(int64_t startNs, int64_t endNs) {
+    m_viewport.setVisibleRange(startNs, endNs);
+    viewportEdited();
+}
+
+void TimelineWidget::zoomAround(double widgetX, double factor) {
+    m_viewport.zoomAround(widgetX - canvasRect().left(), factor);
+    viewportEdited();
+}
+
+void TimelineWidget::panByPixels(double dx) {
+    m_viewport.panByPixels(dx);
+    viewportEdited();
+}
+
+void TimelineWidget::viewportEdited() {
+    m_drawListDirty = true;
+    update();
+    emit viewportChanged(m_viewport.visibleStartNs(), m_viewport.visibleEndNs());
+}
+
+void TimelineWidget::layoutEdited() {
+    m_drawListDirty = true; // blocks refer to layout rows
+    m_hover = {};
+    updateScrollBar();
+    m_viewport.setWidth(canvasRect().width());
+    update();
+}
+
+void TimelineWidget::updateScrollBar() {
+    const int overflow = m_layout.contentHeight() - (height() - kRulerHeight);
+    m_scrollBar->setRange(0, std::max(0, overflow));
+    m_scrollBar->setPageStep(std::max(1, height() - kRulerHeight));
+    m_scrollBar->setSingleStep(TimelineLayout::kThreadHeight);
+    m_scrollBar->setVisible(overflow > 0);
+    const int barWidth = m_scrollBar->sizeHint().width();
+    m_scrollBar->setGeometry(width() - barWidth, kRulerHeight, barWidth,
+                             std::max(0, height() - kRulerHeight));
+}
+
+void TimelineWidget::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    // Keep what the user was looking at: the visible range stays, the scale follows the width.
+    const int64_t start = m_viewport.visibleStartNs();
+    const int64_t end = m_viewport.visibleEndNs();
+    updateScrollBar();
+    m_viewport.setWidth(canvasRect().width());
+    m_viewport.setVisibleRange(start, end);
+    viewportEdited();
+}
+
+// --- selection, highlight, lanes ---------------------------------------------------------------
+
+void TimelineWidget::selectEvent(const EventRef& event, bool frame) {
+    if (!m_session || !event.isIn(*m_session)) {
+        clearSelection();
+        return;
+    }
+    m_selection = event;
+    m_range = {};
+    m_link = {};
+    if (event.kind == BlockKind::Sync) {
+        if (!m_correlations)
+            m_correlations = CorrelationIndex::of(m_session);
+        m_link = SyncLink::targets(*m_session, event, *m_correlations);
+    }
+    if (frame)
+        frameSelection();
+    update();
+    emit eventSelected(event);
+}
+
+void TimelineWidget::clearSelection() {
+    const bool had = m_selection.isValid() || m_range.active || !m_highlight.empty();
+    m_selection = {};
+    m_link = {};
+    m_range = {};
+    m_highlight.clear();
+    update();
+    if (had)
+        emit selectionCleared();
+}
+
+void TimelineWidget::selectRange(int64_t startNs, int64_t endNs) {
+    m_range.active = true;
+    m_range.startNs = std::min(startNs, endNs);
+    m_range.endNs = std::max(startNs, endNs);
+    m_selection = {};
+    m_link = {};
+    update();
+    emit rangeSelected(m_range.startNs, m_range.endNs);
+}
+
+void TimelineWidget::highlight(const model::EventSpans& spans) {
+    m_highlight.clear();
+    if (!m_session)
+        return;
+    int64_t first = INT64_MAX;
+    int64_t last = INT64_MIN;
+    EventRef firstEvent;
+    for (const model::EventSpan& span : spans) {
+        if (span.count == 0)
+            continue;
+        const EventRef head = EventRef::fromSpan(span);
+        const EventRef tail = EventRef::fromSpan(span, span.count - 1);
+        if (!head.isIn(*m_session) || !tail.isIn(*m_session))
+            continue; // a span from another session: ignore rather than read out of bounds
+        m_highlight.push_back(span);
+        if (head.start(*m_session) < first) {
+            first = head.start(*m_session);
+            firstEvent = head;
+        }
+        last = std::max({last, tail.end(*m_session), head.end(*m_session)});
+    }
+    if (m_highlight.empty()) {
+        update();
+        return;
+    }
+    selectEvent(firstEvent); // also clears the range and emits eventSelected
+    frameRange(first, last, rowOf(firstEvent));
+}
+
+void TimelineWidget::clearHighlight() {
+    if (m_highlight.empty())
+        return;
+    m_highlight.clear();
+    update();
+}
+
+void TimelineWidget::frameRange(int64_t startNs, int64_t endNs, int laneRow) {
+    int64_t span = std::max<int64_t>(endNs - startNs, 1);
+    int64_t margin = std::llround(static_cast<double>(span) * kFrameMargin);
+    if (span + 2 * margin < kMinFrameNs)
+        margin = (kMinFrameNs - span) / 2;
+    setVisibleRange(startNs - margin, endNs + margin);
+    if (laneRow >= 0)
+        ensureRowVisible(laneRow);
+}
+
+void TimelineWidget::frameSelection() {
+    if (!m_session)
+        return;
+    if (!m_highlight.empty()) {
+        int64_t first = INT64_MAX;
+        int64_t last = INT64_MIN;
+        for (const model::EventSpan& span : m_highlight) {
+            first = std::min(first, EventRef::fromSpan(span).start(*m_session));
+            last = std::max(last, EventRef::fromSpan(span, span.count - 1).end(*m_session));
+        }
+        frameRange(first, last);
+    } else if (m_selection.isValid()) {
+        frameRange(m_selection.start(*m_session), m_selection.end(*m_session), rowOf(m_selection));
+    } else if (m_range.active) {
+        frameRange(m_range.startNs, m_range.endNs);
+    }
+}
+
+void TimelineWidget::ensureRowVisible(int row) {
+    if (row < 0 || static_cast<size_t>(row) >= m_layout.lanes().size())
+        return;
+    const TimelineLane& lane = m_layout.lanes()[row];
+    const int view = height() - kRulerHeight;
+    if (lane.y < m_scrollBar->value())
+        m_scrollBar->setValue(lane.y);
+    else if (lane.y + lane.height > m_scrollBar->value() + view)
+        m_scrollBar->setValue(lane.y + lane.height - view);
+}
+
+void TimelineWidget::toggleLane(int row) {
+    m_layout.toggleCollapsed(row);
+    layoutEdited();
+}
+
+bool TimelineWidget::moveLane(int fromRow, int toRow) {
+    if (!m_layout.moveLane(fromRow, toRow))
+        return false;
+    layoutEdited();
+    return true;
+}
+
+void TimelineWidget::setHover(const EventRef& event) {
+    if (event == m_hover)
+        return;
+    m_hover = event;
+    update(); // overlay only: the draw list stays
+}
+
+} // namespace stallscope::views

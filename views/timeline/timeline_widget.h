@@ -1,0 +1,177 @@
+// TimelineWidget: the timeline canvas. Lane headers on the left, a time ruler on top, host-thread,
+// NVTX, GPU-busy and GPU-stream lanes below. Paints from a cached DrawList that is rebuilt only
+// when the viewport, the canvas size, the lane layout or the session change (m_drawListDirty),
+// never per event; selection, hover, highlight, links and the ruler range are an overlay pass
+// over it, so they repaint without rebuilding it.
+//
+// Mouse: wheel zooms around the cursor, Shift+wheel scrolls lanes, horizontal wheel and
+// left-drag pan; click selects (nearest event within 3 px), double-click frames an event; drag
+// on the ruler selects a time range; click a lane header to collapse it, drag it to reorder.
+// Keys: see navigationHelp().
+#pragma once
+
+#include "model/analysis/insight.h"
+#include "views/timeline/draw_list.h"
+#include "views/timeline/event_ref.h"
+#include "views/timeline/sync_link.h"
+#include "views/timeline/timeline_layout.h"
+#include "views/timeline/timeline_viewport.h"
+
+#include <QPoint>
+#include <QWidget>
+
+#include <memory>
+#include <utility>
+
+class QScrollBar;
+
+namespace stallscope::model {
+class Session;
+}
+
+namespace stallscope::views {
+
+class CorrelationIndex;
+
+class TimelineWidget : public QWidget {
+    Q_OBJECT
+public:
+    static constexpr int kLaneHeaderWidth = 210;
+    static constexpr int kRulerHeight = 26;
+    // Below this many pixels a press-and-release is a click, not a drag.
+    static constexpr int kClickSlop = 3;
+
+    explicit TimelineWidget(QWidget* parent = nullptr);
+    ~TimelineWidget() override;
+
+    void setSession(std::shared_ptr<const model::Session> session);
+    const std::shared_ptr<const model::Session>& session() const { return m_session; }
+
+    const TimelineLayout& layout() const { return m_layout; }
+    const TimelineViewport& viewport() const { return m_viewport; }
+    // The draw list for the current viewport (rebuilt first if stale).
+    const DrawList& drawList();
+    // How many times the draw list was built (tests check that painting alone does not rebuild).
+    int drawListBuilds() const { return m_drawListBuilds; }
+
+    // The area where events are drawn, in widget coordinates.
+    QRect canvasRect() const;
+    // A lane's rectangle in widget coordinates (may lie outside the visible canvas).
+    QRect laneRect(int laneIndex) const;
+    // Layout row at widget y (below the ruler), or -1.
+    int laneAtY(int widgetY) const;
+    // Widget x of a time / time at a widget x.
+    double xForTime(int64_t timeNs) const;
+    int64_t timeForX(double widgetX) const;
+    // The event at a widget position (nearest within 3 px on the lane under it), or invalid.
+    EventRef eventAt(const QPoint& widgetPos) const;
+    // Layout row showing an event's lane, or -1 when it is collapsed away.
+    int rowOf(const EventRef& event) const;
+
+    void setVisibleRange(int64_t startNs, int64_t endNs);
+    void zoomAround(double widgetX, double factor);
+    void panByPixels(double dx);
+    // The span with GPU work (TimelineActivity): what a long import/CUDA-init lead-in would
+    // otherwise squeeze into a corner. The whole session when there is no GPU work.
+    static std::pair<int64_t, int64_t> activityRange(const model::Session& session);
+
+    // Selection.
+    EventRef selectedEvent() const { return m_selection; }
+    // Selects an event (invalid: clears); emits eventSelected. frame: zoom to it as well.
+    void selectEvent(const EventRef& event, bool frame = false);
+    void clearSelection(); // event, range and highlight; emits selectionCleared
+    bool hasRangeSelection() const { return m_range.active; }
+    std::pair<int64_t, int64_t> rangeSelection() const { return {m_range.startNs, m_range.endNs}; }
+    void selectRange(int64_t startNs, int64_t endNs); // emits rangeSelected
+    // For a selected sync: the GPU work it waited for and the call that launched that work.
+    const SyncLinkTargets& syncLink() const { return m_link; }
+    EventRef hoveredEvent() const { return m_hover; }
+
+    // Highlighting API for other panels (insight cards, tables): frames the events, selects the
+    // first (eventSelected), and dims everything else until clearHighlight() or Escape.
+    void highlight(const model::EventSpans& spans);
+    void clearHighlight();
+    bool isHighlighting() const { return !m_highlight.empty(); }
+    const model::EventSpans& highlightedSpans() const { return m_highlight; }
+
+    // Lanes: collapse/expand a layout row, move one before/after a sibling.
+    void toggleLane(int row);
+    bool moveLane(int fromRow, int toRow);
+
+    // The keys and mouse gestures, as HTML for Help ▸ Timeline Navigation.
+    static QString navigationHelp();
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+public slots:
+    void zoomToFit();      // the whole session (Ctrl+0, 0)
+    void zoomToActivity(); // activityRange() (Home; the default after loading)
+    void frameSelection(); // F: the highlight, else the selected event, else the range
+
+signals:
+    void viewportChanged(qint64 startNs, qint64 endNs);
+    void eventSelected(const stallscope::views::EventRef& event);
+    void rangeSelected(qint64 startNs, qint64 endNs);
+    void selectionCleared();
+
+protected:
+    bool event(QEvent* event) override;
+    void paintEvent(QPaintEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+
+private:
+    enum class Drag { None, Pending, Pan, Range, Lane };
+    struct RangeSelection {
+        bool active = false;
+        int64_t startNs = 0;
+        int64_t endNs = 0;
+    };
+
+    void viewportEdited();
+    void layoutEdited();
+    void updateScrollBar();
+    void frameRange(int64_t startNs, int64_t endNs, int laneRow = -1);
+    void ensureRowVisible(int row);
+    void setHover(const EventRef& event);
+    QString toolTipFor(const EventRef& event) const;
+    // timeline_widget_paint.cpp
+    void paintLanes(QPainter& painter, const QRect& canvas);
+    void paintBusyTrack(QPainter& painter, const QRect& lane, size_t row);
+    void paintHeaders(QPainter& painter, const QRect& canvas);
+    void paintRuler(QPainter& painter, const QRect& canvas);
+    void paintOverlay(QPainter& painter, const QRect& canvas);
+    void paintHighlight(QPainter& painter, const QRect& canvas);
+    void paintLinks(QPainter& painter, const QRect& canvas);
+    QRect eventRect(const EventRef& event) const; // widget coordinates, at least 3 px wide
+
+    std::shared_ptr<const model::Session> m_session;
+    TimelineLayout m_layout;
+    TimelineViewport m_viewport;
+    DrawList m_drawList;
+    bool m_drawListDirty = true;
+    int m_drawListBuilds = 0;
+    QScrollBar* m_scrollBar = nullptr;
+
+    Drag m_drag = Drag::None;
+    QPoint m_pressPos;
+    QPoint m_lastDragPos;
+    int m_dragRow = -1;
+    int m_dropRow = -1;
+
+    EventRef m_selection;
+    EventRef m_hover;
+    SyncLinkTargets m_link;
+    RangeSelection m_range;
+    model::EventSpans m_highlight;
+    std::shared_ptr<const CorrelationIndex> m_correlations; // built on the first sync selected
+};
+
+} // namespace stallscope::views
