@@ -2,10 +2,9 @@
 
 #include "app/session_openers.h"
 
-#include "app/chrome_export_job.h"
-#include "app/symbolize_job.h"
+#include "app/background_work.h"
+#include "model/jobs/job_tracker.h"
 #include "model/session/session.h"
-#include "model/session/session_load_job.h"
 #include "model/session/session_summary.h"
 #include "views/dialogs/record_dialog.h"
 #include "views/dialogs/shortcuts_dialog.h"
@@ -81,13 +80,25 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
     createMenus();
     createStatusBar();
+    createJobTrackers();
     connect(m_panels, &AnalysisPanels::statusMessage, m_statusLabel, &QLabel::setText);
     restoreLayout();
     updateTitle();
 }
 
-// The load job's destructor cancels and joins its worker, so closing mid-load is safe.
+// The job trackers, children, cancel their jobs and wait for them when deleted, so closing
+// mid-load is safe.
 MainWindow::~MainWindow() = default;
+
+void MainWindow::createJobTrackers() {
+    m_loads = new model::JobTracker(this);
+    connect(m_loads, &model::JobTracker::progress, this,
+            [this](double fraction) { m_progress->setValue(static_cast<int>(fraction * 1000.0)); });
+    connect(m_loads, &model::JobTracker::cancelled, this, &MainWindow::onCancelled);
+    m_symbolizations = new model::JobTracker(this);
+    m_symbolizations->setObjectName(QStringLiteral("symbolizations")); // tests wait on it
+    m_exports = new model::JobTracker(this);
+}
 
 void MainWindow::createMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
@@ -175,56 +186,37 @@ void MainWindow::showOpenDialog() {
 void MainWindow::openFile(const QString& path) {
     cancelLoad();
     m_loadingFile = path;
-    // A fresh job per load: a replaced job's late signals are recognised and ignored below.
-    auto* job = new model::SessionLoadJob(standardSessionOpener(), this);
-    m_job = job;
-    connect(job, &model::SessionLoadJob::progress, this, [this, job](double fraction) {
-        if (job == m_job)
-            m_progress->setValue(static_cast<int>(fraction * 1000.0));
-    });
-    connect(job, &model::SessionLoadJob::loaded, this,
-            [this, job](std::shared_ptr<const model::Session> session) {
-                if (job == m_job)
-                    onLoaded(std::move(session));
-            });
-    connect(job, &model::SessionLoadJob::failed, this, [this, job](const QString& error) {
-        if (job == m_job)
-            onFailed(error);
-    });
-    connect(job, &model::SessionLoadJob::cancelled, this, [this, job] {
-        if (job == m_job)
-            onCancelled();
-    });
     m_statusLabel->setText(tr("Loading %1…").arg(QFileInfo(path).fileName()));
     m_progress->setValue(0);
     m_progress->show();
     m_cancelButton->show();
-    job->start(path);
+    m_loads->start(
+        [opener = standardSessionOpener(),
+         file = path.toStdString()](const model::JobControl& job) {
+            model::LoadOptions options;
+            options.cancel = job.cancelFlag();
+            options.progress = [&job](double fraction) { job.reportProgress(fraction); };
+            return opener.open(file, options);
+        },
+        [this](model::LoadResult result) {
+            if (result.ok())
+                onLoaded(std::move(result.session));
+            else
+                onFailed(QString::fromStdString(result.error));
+        });
 }
 
 void MainWindow::cancelLoad() {
-    if (!m_job)
-        return;
-    model::SessionLoadJob* job = m_job;
-    m_job = nullptr; // from here on its signals are ignored
-    job->cancel();
-    job->deleteLater();
-    finishLoad();
-    m_statusLabel->setText(tr("Loading cancelled."));
-    emit loadCancelled();
+    m_loads->cancel(); // emits cancelled() (onCancelled) when a load was running
 }
 
 bool MainWindow::isLoading() const {
-    return m_job != nullptr;
+    return m_loads->isRunning();
 }
 
 void MainWindow::finishLoad() {
     m_progress->hide();
     m_cancelButton->hide();
-    if (m_job) {
-        m_job->deleteLater();
-        m_job = nullptr;
-    }
 }
 
 void MainWindow::onLoaded(std::shared_ptr<const model::Session> session) {
@@ -299,53 +291,55 @@ bool MainWindow::exportReport(const QString& outPath) {
 void MainWindow::exportChromeTrace(const QString& outPath) {
     if (!m_session)
         return;
-    if (!m_exportJob) {
-        m_exportJob = new ChromeExportJob(this);
-        connect(m_exportJob, &ChromeExportJob::exported, this, [this](const QString& path) {
-            m_statusLabel->setText(
-                tr("Exported %1 (open it in ui.perfetto.dev or chrome://tracing)").arg(path));
-            emit chromeTraceExported(path);
-        });
-        connect(m_exportJob, &ChromeExportJob::failed, this, [this](const QString& error) {
-            m_statusLabel->setText(error);
-            showError(error, tr("Cannot export"));
-            emit chromeTraceExportFailed(error);
-        });
-    }
     m_statusLabel->setText(tr("Exporting %1…").arg(outPath));
-    m_exportJob->start(m_session, outPath);
+    auto exportFile = [session = m_session, out = outPath.toStdString()](const model::JobControl&) {
+        return exportChromeTraceFile(*session, out);
+    };
+    m_exports->start(exportFile, [this, outPath](const std::string& error) {
+        if (error.empty()) {
+            m_statusLabel->setText(
+                tr("Exported %1 (open it in ui.perfetto.dev or chrome://tracing)").arg(outPath));
+            emit chromeTraceExported(outPath);
+            return;
+        }
+        const QString message = QString::fromStdString(error);
+        m_statusLabel->setText(message);
+        showError(message, tr("Cannot export"));
+        emit chromeTraceExportFailed(message);
+    });
 }
 
 // A session recorded elsewhere, or with --no-symbolize, may have unresolved native frames whose
 // binaries exist here: resolve them in the background and reload (issue: "when opening a session
 // whose frames are unresolved and whose binaries exist on this machine").
 void MainWindow::symbolizeIfPossible() {
-    if (!SymbolizeJob::available() || m_symbolizeTried.contains(m_currentFile) ||
+    if (!symbolizerAvailable() || m_symbolizeTried.contains(m_currentFile) ||
         !m_session->metaValue("import_format").empty())
         return;
     m_symbolizeTried.insert(m_currentFile);
-    if (!m_symbolizeJob) {
-        m_symbolizeJob = new SymbolizeJob(this);
-        connect(m_symbolizeJob, &SymbolizeJob::symbolized, this,
-                [this](const QString& path, qint64 resolved) {
-                    if (path != m_currentFile)
-                        return;
-                    emit symbolizedOnOpen(resolved);
-                    if (resolved > 0) {
-                        openFile(path);
-                        m_statusLabel->setText(
-                            tr("Resolved %n native frame(s) with this machine's binaries; "
-                               "reloading…",
-                               nullptr, int(resolved)));
-                    }
-                });
-        connect(m_symbolizeJob, &SymbolizeJob::failed, this,
-                [this](const QString& path, const QString& error) {
-                    if (path == m_currentFile && !isLoading())
-                        m_statusLabel->setText(tr("Frames left unresolved: %1").arg(error));
-                });
-    }
-    m_symbolizeJob->start(m_currentFile);
+    m_symbolizations->start(
+        [file = m_currentFile.toStdString()](const model::JobControl&) {
+            return symbolizeSessionFile(file);
+        },
+        [this, path = m_currentFile](const SymbolizeOutcome& outcome) {
+            if (path != m_currentFile)
+                return;
+            if (outcome.kind == SymbolizeOutcome::Kind::Failed) {
+                if (!isLoading())
+                    m_statusLabel->setText(tr("Frames left unresolved: %1")
+                                               .arg(QString::fromStdString(outcome.error)));
+                return;
+            }
+            if (outcome.kind != SymbolizeOutcome::Kind::Symbolized)
+                return;
+            emit symbolizedOnOpen(outcome.resolvedFrames);
+            if (outcome.resolvedFrames > 0) {
+                openFile(path);
+                m_statusLabel->setText(
+                    tr("Resolved %n native frame(s) with this machine's binaries; reloading…",
+                       nullptr, int(outcome.resolvedFrames)));
+            }
+        });
 }
 
 void MainWindow::onFailed(const QString& error) {
@@ -407,7 +401,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
 }
 
 void MainWindow::onAnalysisStarted() {
-    if (m_job)
+    if (isLoading())
         return;                 // a load is in progress and owns the progress bar
     m_progress->setRange(0, 0); // busy indicator: the engine reports no fraction
     m_progress->show();
@@ -415,7 +409,7 @@ void MainWindow::onAnalysisStarted() {
 }
 
 void MainWindow::onAnalysisFinished() {
-    if (!m_job) {
+    if (!isLoading()) {
         m_progress->hide();
         m_progress->setRange(0, 1000);
     }

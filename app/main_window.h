@@ -1,5 +1,5 @@
 // MainWindow: the application window. Opens sessions (File ▸ Open, drag & drop, the command line)
-// through model::SessionLoadJob with progress and Cancel in the status bar, then shows the summary
+// through a model::JobTracker with progress and Cancel in the status bar, then shows the summary
 // above the timeline. Lives in views/ so tests can link it; app/ only parses the command line.
 //
 // Around the timeline, AnalysisPanels adds the insight, source, stack and statistics docks and
@@ -26,8 +26,8 @@ class QMimeData;
 class QMenu;
 
 namespace stallscope::model {
+class JobTracker;
 class Session;
-class SessionLoadJob;
 } // namespace stallscope::model
 
 namespace stallscope::views {
@@ -41,8 +41,6 @@ class TimelineWidget;
 
 namespace stallscope::app {
 
-class ChromeExportJob;
-class SymbolizeJob;
 using views::AnalysisPanels;
 using views::FindBox;
 using views::RecordDialog;
@@ -118,6 +116,7 @@ protected:
 private:
     void createMenus();
     void createStatusBar();
+    void createJobTrackers();
     void onLoaded(std::shared_ptr<const model::Session> session);
     void onFailed(const QString& error);
     void onCancelled();
@@ -135,7 +134,10 @@ private:
     void showReportDialog();
 
     std::shared_ptr<const model::Session> m_session;
-    model::SessionLoadJob* m_job = nullptr;
+    // Background jobs: a new load supersedes the running one, likewise for the others.
+    model::JobTracker* m_loads = nullptr;
+    model::JobTracker* m_symbolizations = nullptr;
+    model::JobTracker* m_exports = nullptr;
     QString m_currentFile;
     QString m_loadingFile;
     QString m_lastError;
@@ -154,8 +156,6 @@ private:
     QMenu* m_recentMenu = nullptr;
     QPointer<ShortcutsDialog> m_shortcutsDialog;
     QByteArray m_defaultState; // dock layout before restoring, for resetLayout()
-    SymbolizeJob* m_symbolizeJob = nullptr;
-    ChromeExportJob* m_exportJob = nullptr;
     QAction* m_exportAction = nullptr;
     QAction* m_reportAction = nullptr;
     QPointer<RecordDialog> m_recordDialog;

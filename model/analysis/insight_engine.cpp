@@ -98,4 +98,14 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
     return report;
 }
 
+InsightReport InsightEngine::analyzeFile(const Session& session, const AnalysisOptions& options) {
+    SessionDatabase database;
+    std::string error;
+    const bool opened = database.open(session.path, &error);
+    InsightReport report = analyze(session, database, options);
+    if (!opened && report.warning.empty())
+        report.warning = "call stacks unavailable (" + error + "): sync sites are unknown";
+    return report;
+}
+
 } // namespace stallscope::model

@@ -1,7 +1,8 @@
 // InsightEngine: runs every rule of docs/insights.md over a loaded session and returns the
 // insights ordered by estimated savings, the per-site sync statistics and the session summary.
-// Synchronous and thread-agnostic: call it on a worker thread (InsightJob does) with a
-// SessionDatabase opened on that thread. Linear passes over the columns, no per-event objects.
+// Synchronous and thread-agnostic: call it on a worker thread with a SessionDatabase opened on
+// that thread (analyzeFile opens its own; the views run it through model::JobTracker). Linear
+// passes over the columns, no per-event objects.
 #pragma once
 
 #include "model/analysis/insight.h"
@@ -23,6 +24,10 @@ class InsightEngine {
 public:
     static InsightReport analyze(const Session& session, const SessionDatabase& database,
                                  const AnalysisOptions& options = {});
+    // Opens its own connection to the session's file first (one per thread). Without the file
+    // (moved, or an imported trace) the rules still run; the report's warning says sync sites
+    // are unknown.
+    static InsightReport analyzeFile(const Session& session, const AnalysisOptions& options = {});
 };
 
 } // namespace stallscope::model

@@ -5,7 +5,6 @@
 #include "model/session/sqlite_connection.h"
 
 #include <algorithm>
-#include <chrono>
 #include <limits>
 #include <mutex>
 #include <set>
@@ -45,7 +44,19 @@ struct ReadContext {
     const RowIndex* threads = nullptr;
     const RowIndex* streams = nullptr;
     size_t stringCount = 0;
+    int64_t estimatedRows = 1;
     std::atomic<int64_t> rowsRead{0};
+    std::mutex progressMutex; // the readers report in turn: LoadOptions::progress is not reentrant
+
+    // Called by each reader every few thousand rows; reading is 90 % of the load.
+    void addRowsRead(int64_t rows) {
+        rowsRead += rows;
+        if (!options->progress)
+            return;
+        std::lock_guard lock(progressMutex);
+        // Read under the lock, so that the fractions reported never go down.
+        options->progress(0.9 * std::min(1.0, double(rowsRead.load()) / double(estimatedRows)));
+    }
 };
 
 // Per-worker time bounds, merged at the end.
@@ -170,13 +181,13 @@ private:
         while (statement.step()) {
             onRow(statement);
             if (++pending == 65536) {
-                m_context.rowsRead += pending;
+                m_context.addRowsRead(pending);
                 pending = 0;
                 if (m_context.options->cancel && m_context.options->cancel->load())
                     throw Cancelled{};
             }
         }
-        m_context.rowsRead += pending;
+        m_context.addRowsRead(pending);
         if (statement.failed())
             throw LoadFailure{"corrupt session: reading table '" + std::string(table) +
                               "' failed: " + m_connection.lastMessage()};
@@ -393,7 +404,7 @@ private:
         return std::max<int64_t>(total, 1);
     }
 
-    // The two largest tables (api_calls, kernels) go to different workers.
+    // The two largest tables (api_calls, kernels) are read in parallel, on two threads.
     void readEvents() {
         ReadContext context;
         context.path = &m_path;
@@ -401,7 +412,7 @@ private:
         context.threads = &m_threads;
         context.streams = &m_streams;
         context.stringCount = m_session->strings.size();
-        const int64_t total = estimatedRows();
+        context.estimatedRows = estimatedRows();
 
         TableReader hostReader(context, *m_session);
         TableReader gpuReader(context, *m_session);
@@ -424,16 +435,7 @@ private:
                     failure = "out of memory while loading";
             }
         };
-        std::atomic<int> running{2};
-        std::thread hostThread([&] {
-            guarded([&] {
-                hostReader.open();
-                hostReader.readApiCalls();
-                hostReader.readRanges();
-                hostReader.readMemsets();
-            });
-            --running;
-        });
+        // The readers report progress themselves (ReadContext::addRowsRead): nothing to poll.
         std::thread gpuThread([&] {
             guarded([&] {
                 gpuReader.open();
@@ -441,14 +443,13 @@ private:
                 gpuReader.readMemcpys();
                 gpuReader.readSyncs();
             });
-            --running;
         });
-        while (running.load() > 0) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-            if (m_options.progress)
-                m_options.progress(0.9 * std::min(1.0, double(context.rowsRead) / double(total)));
-        }
-        hostThread.join();
+        guarded([&] {
+            hostReader.open();
+            hostReader.readApiCalls();
+            hostReader.readRanges();
+            hostReader.readMemsets();
+        });
         gpuThread.join();
         if (cancelled)
             throw Cancelled{};

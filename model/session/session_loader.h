@@ -1,5 +1,5 @@
 // SessionLoader: opens a session file, validates it and builds the per-lane columns.
-// Qt-free and synchronous; SessionLoadJob runs it off the GUI thread.
+// Qt-free and synchronous; the app runs it off the GUI thread through model::JobTracker.
 #pragma once
 
 #include "model/session/session.h"
@@ -19,7 +19,8 @@ struct LoadResult {
 };
 
 struct LoadOptions {
-    // Called from the loading thread with a fraction in [0, 1].
+    // Called from the loading threads, one call at a time, with a fraction in [0, 1] that never
+    // goes down.
     std::function<void(double)> progress;
     // Polled while loading; set it to stop early (the result is then cancelled, no session).
     const std::atomic<bool>* cancel = nullptr;

@@ -1,9 +1,10 @@
 // Opening a session whose native frames are unresolved but whose binaries exist on this machine
 // resolves them in the background (LLVM), writes them into the session and reloads it. The frame
 // here is a real return address inside this test executable, recorded as the recorder would.
+#include "app/background_work.h"
 #include "app/main_window.h"
-#include "app/symbolize_job.h"
 #include "format/session_writer.h"
+#include "model/jobs/job_tracker.h"
 #include "model/session/session.h"
 #include "model/session/session_database.h"
 
@@ -70,7 +71,7 @@ class TestSymbolizeOnOpen : public QObject {
     Q_OBJECT
 private slots:
     void resolvesFramesWhoseBinaryIsHere() {
-        if (!app::SymbolizeJob::available())
+        if (!app::symbolizerAvailable())
             QSKIP("SKIP: built without LLVM's symbolizer");
         char self[PATH_MAX];
         QVERIFY(realpath("/proc/self/exe", self));
@@ -104,7 +105,7 @@ private slots:
     }
 
     void leavesSessionsAloneWhenBinariesAreMissing() {
-        if (!app::SymbolizeJob::available())
+        if (!app::symbolizerAvailable())
             QSKIP("SKIP: built without LLVM's symbolizer");
         QTemporaryDir dir;
         const std::string path = dir.filePath("elsewhere.stallscope").toStdString();
@@ -115,7 +116,11 @@ private slots:
         QSignalSpy symbolized(&window, &app::MainWindow::symbolizedOnOpen);
         window.openFile(QString::fromStdString(path));
         QVERIFY(loaded.wait(30000));
-        QTest::qWait(500); // the background check finds nothing to do
+        // The background check ends, finding nothing to do.
+        const auto* symbolizations =
+            window.findChild<model::JobTracker*>(QStringLiteral("symbolizations"));
+        QVERIFY(symbolizations);
+        QTRY_VERIFY_WITH_TIMEOUT(!symbolizations->isRunning(), 30000);
         QCOMPARE(symbolized.count(), 0);
         QCOMPARE(loaded.count(), 1);
         model::SessionDatabase database;

@@ -24,21 +24,23 @@ LAYERS = {
     "format": set(),
     "symbolize": {"format"},
     "recorder": {"format", "symbolize"},
+    "model/jobs": set(),
     "model/session": {"format"},
     "model/analysis": {"model/session", "format"},
     "model/interop": {"model/session", "format"},
     "model/testing": {"format"},
     "views/timeline": {"model/analysis", "model/session", "format"},
     "views/dialogs": {"format"},
-    "views/panels": {"views/timeline", "views/dialogs", "model/analysis", "model/session", "format"},
+    "views/panels": {"views/timeline", "views/dialogs", "model/analysis", "model/jobs",
+                     "model/session", "format"},
     "views/report": {"views/panels", "views/timeline", "model/analysis", "model/session", "format"},
     "app": {"views/report", "views/panels", "views/timeline", "views/dialogs", "model/interop",
-            "model/analysis", "model/session", "format", "symbolize"},
+            "model/jobs", "model/analysis", "model/session", "format", "symbolize"},
 }
 # Folders that may include any library (never included by one).
 FREE = ("tests", "bench")
 QT_FREE = ("format", "symbolize", "recorder", "model/testing")
-NO_WIDGETS = ("model/session", "model/analysis", "model/interop")
+NO_WIDGETS = ("model/jobs", "model/session", "model/analysis", "model/interop")
 SOURCE_SUFFIXES = (".h", ".cpp", ".cu")
 INCLUDE = re.compile(r'^\s*#\s*include\s+([<"])([^>"]+)[>"]', re.M)
 

@@ -1,10 +1,11 @@
 // Site resolution, the JSON and text forms of a report, the background job, cancellation, and the
 // engine against the synthetic generator's ground truth.
-#include "model/analysis/insight_job.h"
+#include "model/analysis/insight_engine.h"
 #include "model/analysis/insight_json.h"
 #include "model/analysis/insight_text.h"
 #include "model/analysis/interval_merge.h"
 #include "model/analysis/sync_sites.h"
+#include "model/jobs/job_tracker.h"
 #include "model/testing/synthetic_session.h"
 #include "tests/model/insight_fixture.h"
 
@@ -12,9 +13,10 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <optional>
 
 using namespace stallscope;
 using format::FrameKind;
@@ -32,7 +34,7 @@ private slots:
     void userFrameWinsEndToEnd();
     void jsonRoundTrip();
     void textNamesTheLine();
-    void jobAnalyzesInBackground();
+    void trackerAnalyzesInBackground();
     void cancelledAnalysis();
     void syntheticGroundTruth();
     void intervalMergeAndBusyQueries();
@@ -220,18 +222,21 @@ void TestInsightOutput::textNamesTheLine() {
     QVERIFY(text.find("3 insights") != std::string::npos);
 }
 
-void TestInsightOutput::jobAnalyzesInBackground() {
-    model::InsightJob job;
-    QSignalSpy finished(&job, &model::InsightJob::finished);
-    QSignalSpy failed(&job, &model::InsightJob::failed);
-    job.start(m_loaded.session);
-    QVERIFY(finished.wait(10'000));
-    QCOMPARE(failed.count(), 0);
-    const auto report = finished.at(0).at(0).value<std::shared_ptr<const model::InsightReport>>();
-    QVERIFY(report);
+void TestInsightOutput::trackerAnalyzesInBackground() {
+    model::JobTracker tracker;
+    std::optional<model::InsightReport> report;
+    tracker.start(
+        [session = m_loaded.session](const model::JobControl& job) {
+            model::AnalysisOptions options;
+            options.cancel = job.cancelFlag();
+            return model::InsightEngine::analyzeFile(*session, options);
+        },
+        [&report](model::InsightReport delivered) { report = std::move(delivered); });
+    QTRY_VERIFY_WITH_TIMEOUT(report.has_value(), 10'000);
+    QVERIFY(!report->cancelled);
+    QVERIFY(report->warning.empty());
     QCOMPARE(report->insights.size(), size_t(3));
     QCOMPARE(report->insights[0].site.line, int64_t(90)); // stacks read on the worker's connection
-    job.wait();
 }
 
 void TestInsightOutput::cancelledAnalysis() {

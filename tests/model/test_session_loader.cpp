@@ -1,8 +1,9 @@
 // The loader: lanes per thread and stream, time order, binary search by time, progress,
 // cancellation and the background job.
 #include "format/session_writer.h"
-#include "model/session/session_load_job.h"
+#include "model/jobs/job_tracker.h"
 #include "model/session/session_loader.h"
+#include "model/session/session_opener.h"
 #include "model/session/session_summary.h"
 #include "tests/support/small_session.h"
 
@@ -10,6 +11,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <optional>
 #include <random>
 
 using namespace stallscope;
@@ -26,8 +28,8 @@ private slots:
     void summaryNamesEverything();
     void progressReachesOne();
     void cancelStopsLoading();
-    void jobLoadsInBackground();
-    void jobReportsFailure();
+    void trackerLoadsInBackground();
+    void trackerReportsFailure();
 
 private:
     QTemporaryDir m_dir;
@@ -170,24 +172,44 @@ void TestSessionLoader::cancelStopsLoading() {
     QVERIFY(result.cancelled);
 }
 
-void TestSessionLoader::jobLoadsInBackground() {
-    model::SessionLoadJob job;
-    QSignalSpy loaded(&job, &model::SessionLoadJob::loaded);
-    QSignalSpy failed(&job, &model::SessionLoadJob::failed);
-    job.start(QString::fromStdString(m_large));
-    QVERIFY(loaded.wait(30000));
-    QCOMPARE(failed.count(), 0);
-    auto session = loaded.at(0).at(0).value<std::shared_ptr<const model::Session>>();
-    QVERIFY(session);
-    QCOMPARE(session->counts.kernels, int64_t(300000));
+namespace {
+
+// How the app loads: SessionOpener::open run by a JobTracker, progress and cancel handed through.
+void startLoad(model::JobTracker& tracker, const std::string& path,
+               std::optional<model::LoadResult>* delivered) {
+    tracker.start(
+        [path](const model::JobControl& job) {
+            model::LoadOptions options;
+            options.cancel = job.cancelFlag();
+            options.progress = [&job](double fraction) { job.reportProgress(fraction); };
+            return model::SessionOpener().open(path, options);
+        },
+        [delivered](model::LoadResult result) { *delivered = std::move(result); });
 }
 
-void TestSessionLoader::jobReportsFailure() {
-    model::SessionLoadJob job;
-    QSignalSpy failed(&job, &model::SessionLoadJob::failed);
-    job.start(m_dir.filePath("nope.stallscope"));
-    QVERIFY(failed.wait(10000));
-    QVERIFY(failed.at(0).at(0).toString().contains("nope.stallscope: no such file"));
+} // namespace
+
+void TestSessionLoader::trackerLoadsInBackground() {
+    model::JobTracker tracker;
+    QSignalSpy progress(&tracker, &model::JobTracker::progress);
+    std::optional<model::LoadResult> result;
+    startLoad(tracker, m_large, &result);
+    QTRY_VERIFY_WITH_TIMEOUT(result.has_value(), 30000);
+    QVERIFY(result->ok());
+    QCOMPARE(result->session->counts.kernels, int64_t(300000));
+    QVERIFY(!progress.isEmpty()); // coalesced, so not every report, but some
+    for (const QList<QVariant>& report : progress)
+        QVERIFY(report.at(0).toDouble() >= 0.0 && report.at(0).toDouble() <= 1.0);
+    QVERIFY(!tracker.isRunning());
+}
+
+void TestSessionLoader::trackerReportsFailure() {
+    model::JobTracker tracker;
+    std::optional<model::LoadResult> result;
+    startLoad(tracker, m_dir.filePath("nope.stallscope").toStdString(), &result);
+    QTRY_VERIFY_WITH_TIMEOUT(result.has_value(), 10000);
+    QVERIFY(!result->ok());
+    QVERIFY(QString::fromStdString(result->error).contains("nope.stallscope: no such file"));
 }
 
 QTEST_GUILESS_MAIN(TestSessionLoader)

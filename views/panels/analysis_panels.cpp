@@ -1,7 +1,8 @@
 #include "views/panels/analysis_panels.h"
 
-#include "model/analysis/insight_job.h"
+#include "model/analysis/insight_engine.h"
 #include "model/analysis/insight_recommendations.h"
+#include "model/jobs/job_tracker.h"
 #include "model/session/session.h"
 #include "model/session/session_summary.h"
 #include "views/dialogs/path_remap_dialog.h"
@@ -37,14 +38,15 @@ QDockWidget* makeDock(QMainWindow* window, const QString& title, const QString& 
 } // namespace
 
 AnalysisPanels::AnalysisPanels(QMainWindow* window, TimelineWidget* timeline)
-    : QObject(window), m_window(window), m_timeline(timeline) {
+    : QObject(window), m_window(window), m_timeline(timeline),
+      m_analysis(new model::JobTracker(this)) {
     createDocks();
     connectPanels();
     QSettings settings;
     m_source->resolver().setRules(PathRemapDialog::loadRules(settings));
 }
 
-// The job's destructor cancels and joins its worker.
+// The tracker, a child, cancels the analysis and waits for it when deleted.
 AnalysisPanels::~AnalysisPanels() = default;
 
 void AnalysisPanels::createDocks() {
@@ -97,11 +99,7 @@ void AnalysisPanels::connectPanels() {
 }
 
 void AnalysisPanels::setSession(std::shared_ptr<const model::Session> session) {
-    if (m_job) {
-        m_job->cancel();
-        m_job->deleteLater(); // joins its worker when deleted
-        m_job = nullptr;
-    }
+    m_analysis->cancel(); // silent: nothing listens to cancelled(); a new start() supersedes anyway
     m_session = std::move(session);
     m_report.reset();
     m_highlighted.clear();
@@ -131,32 +129,21 @@ void AnalysisPanels::setSession(std::shared_ptr<const model::Session> session) {
         return;
     }
     m_cards->setMessage(tr("Analyzing…"));
-    auto* job = new model::InsightJob(this);
-    m_job = job;
-    connect(job, &model::InsightJob::finished, this,
-            [this, job](std::shared_ptr<const model::InsightReport> report) {
-                if (job == m_job)
-                    onReport(std::move(report));
-            });
-    connect(job, &model::InsightJob::failed, this, [this, job](const QString& error) {
-        if (job != m_job)
-            return;
-        m_cards->setMessage(tr("The analysis failed: %1").arg(error));
-        emit statusMessage(tr("Analysis failed: %1").arg(error));
-        emit analysisFinished();
-    });
-    connect(job, &model::InsightJob::cancelled, this, [this, job] {
-        if (job == m_job) {
-            m_cards->setMessage(tr("Analysis cancelled."));
-            emit analysisFinished();
-        }
-    });
     emit analysisStarted();
-    job->start(m_session);
+    m_analysis->start(
+        [session = m_session](const model::JobControl& job) {
+            model::AnalysisOptions options;
+            options.cancel = job.cancelFlag();
+            return std::make_shared<const model::InsightReport>(
+                model::InsightEngine::analyzeFile(*session, options));
+        },
+        [this](std::shared_ptr<const model::InsightReport> report) {
+            onReport(std::move(report));
+        });
 }
 
 bool AnalysisPanels::isAnalyzing() const {
-    return m_job && m_job->isRunning() && !m_report;
+    return m_analysis->isRunning();
 }
 
 bool AnalysisPanels::defLineSites() const {

@@ -1,7 +1,8 @@
 // AnalysisPanels: the docks around the timeline — insight cards, source view, stack view and
-// statistics tables — and the navigation between them. Owns the insight analysis (InsightJob,
-// started when a session is set) and a GUI-thread SessionDatabase for stacks, sources and kernel
-// details. MainWindow keeps files, menus and settings; this class keeps "what the user looks at".
+// statistics tables — and the navigation between them. Owns the insight analysis (run through a
+// model::JobTracker when a session is set) and a GUI-thread SessionDatabase for stacks, sources and
+// kernel details. MainWindow keeps files, menus and settings; this class keeps "what the user looks
+// at".
 //
 // Highlighting goes through highlightEvents() → TimelineWidget::highlight (select and frame the
 // events, dim the rest). The timeline's selection feeds the details panel and the stack view.
@@ -21,7 +22,7 @@ class QDockWidget;
 class QMainWindow;
 
 namespace stallscope::model {
-class InsightJob;
+class JobTracker;
 class Session;
 } // namespace stallscope::model
 
@@ -94,7 +95,7 @@ private:
     std::shared_ptr<model::SessionDatabase> m_database;
     std::unordered_map<int64_t, model::ModuleInfo> m_modules;
     std::shared_ptr<const model::InsightReport> m_report;
-    model::InsightJob* m_job = nullptr;
+    model::JobTracker* m_analysis; // a new session's analysis supersedes the previous one
     SiteEventIndex m_siteEvents;
     model::EventSpans m_highlighted;
 
