@@ -289,13 +289,16 @@ bool MainWindow::exportReport(const QString& outPath) {
 }
 
 void MainWindow::exportChromeTrace(const QString& outPath) {
-    if (!m_session)
+    // One export at a time: an export cannot be cancelled, so a second one would race it.
+    if (!m_session || m_exports->isRunning())
         return;
+    m_exportAction->setEnabled(false);
     m_statusLabel->setText(tr("Exporting %1…").arg(outPath));
     auto exportFile = [session = m_session, out = outPath.toStdString()](const model::JobControl&) {
         return exportChromeTraceFile(*session, out);
     };
     m_exports->start(exportFile, [this, outPath](const std::string& error) {
+        m_exportAction->setEnabled(m_session != nullptr);
         if (error.empty()) {
             m_statusLabel->setText(
                 tr("Exported %1 (open it in ui.perfetto.dev or chrome://tracing)").arg(outPath));
