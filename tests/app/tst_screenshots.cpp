@@ -1,0 +1,108 @@
+// stallscope-screenshots as scripts/screenshots.sh runs it, offscreen on the bundled sample: a
+// scenario writes a PNG of the window at the scenario's size that shows something (many colours),
+// the dark palette's picture is darker than the light one's, and bad usage exits 2.
+#include <QImage>
+#include <QProcess>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QTest>
+
+class ScreenshotsTest : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+
+    struct Run {
+        int exitCode = -1;
+        QString err;
+    };
+
+    static Run run(const QStringList& arguments) {
+        QProcess process;
+        process.start(QStringLiteral(STALLSCOPE_SCREENSHOTS), arguments);
+        if (!process.waitForFinished(120000)) {
+            process.kill();
+            process.waitForFinished();
+            return {};
+        }
+        return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2,
+                QString::fromUtf8(process.readAllStandardError())};
+    }
+
+    QImage picture(const QString& scenario) {
+        const QString png = m_dir.filePath(scenario + QStringLiteral(".png"));
+        const Run result = run(
+            {scenario, QStringLiteral(STALLSCOPE_SOURCE_DIR "/resources/sample.stallscope"), png});
+        if (result.exitCode != 0)
+            qWarning("%s: exit %d: %s", qPrintable(scenario), result.exitCode,
+                     qPrintable(result.err));
+        return QImage(png);
+    }
+
+    static int distinctColours(const QImage& image) {
+        QSet<QRgb> colours;
+        for (int y = 0; y < image.height(); y += 4)
+            for (int x = 0; x < image.width(); x += 4)
+                colours.insert(image.pixel(x, y));
+        return int(colours.size());
+    }
+
+    static double meanLightness(const QImage& image) {
+        double sum = 0;
+        int count = 0;
+        for (int y = 0; y < image.height(); y += 8)
+            for (int x = 0; x < image.width(); x += 8, ++count)
+                sum += qGray(image.pixel(x, y));
+        return sum / count;
+    }
+
+private slots:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    void listNamesTheReadmePictures() {
+        QProcess process;
+        process.start(QStringLiteral(STALLSCOPE_SCREENSHOTS), {QStringLiteral("--list")});
+        QVERIFY(process.waitForFinished(30000));
+        QCOMPARE(process.exitCode(), 0);
+        const QStringList names = QString::fromUtf8(process.readAllStandardOutput())
+                                      .split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(names.size(), 5);
+        for (const QString& name : names)
+            QVERIFY2(QFile::exists(QStringLiteral(STALLSCOPE_SOURCE_DIR "/docs/images/") + name +
+                                   QStringLiteral(".png")),
+                     qPrintable(name));
+    }
+
+    void lightAndDarkPictures() {
+        const QImage light = picture(QStringLiteral("insights-overview"));
+        QCOMPARE(light.size(), QSize(1500, 940));
+        QVERIFY2(distinctColours(light) > 50, qPrintable(QString::number(distinctColours(light))));
+        const QImage dark = picture(QStringLiteral("insights-dark-statistics"));
+        QCOMPARE(dark.size(), QSize(1500, 940));
+        QVERIFY2(distinctColours(dark) > 50, qPrintable(QString::number(distinctColours(dark))));
+        QVERIFY2(
+            meanLightness(dark) + 60 < meanLightness(light),
+            qPrintable(
+                QStringLiteral("%1 vs %2").arg(meanLightness(dark)).arg(meanLightness(light))));
+    }
+
+    void badUsageExits2() {
+        QCOMPARE(run({}).exitCode, 2);
+        const Run unknown = run({QStringLiteral("no-such-scenario"), QStringLiteral("x"),
+                                 m_dir.filePath(QStringLiteral("x.png"))});
+        QCOMPARE(unknown.exitCode, 2);
+        QVERIFY2(unknown.err.contains(QStringLiteral("stallscope: usage:")),
+                 qPrintable(unknown.err));
+    }
+
+    void missingSessionExits1() {
+        const QString png = m_dir.filePath(QStringLiteral("missing.png"));
+        const Run result = run({QStringLiteral("timeline-overview"),
+                                m_dir.filePath(QStringLiteral("missing.stallscope")), png});
+        QCOMPARE(result.exitCode, 1);
+        QVERIFY(!QFile::exists(png));
+    }
+};
+
+QTEST_GUILESS_MAIN(ScreenshotsTest)
+#include "tst_screenshots.moc"
