@@ -28,11 +28,16 @@ private:
         return QStringLiteral(STALLSCOPE_SOURCE_DIR "/") + QLatin1String(relative);
     }
 
-    Run run(const QStringList& arguments) {
+    // Offscreen: for the window mode's checks of its arguments.
+    enum class Display { None, Offscreen };
+
+    Run run(const QStringList& arguments, Display display = Display::None) {
         QProcess process;
         // Headless modes must not need a display at all: no platform plugin hint either.
         QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
         environment.remove(QStringLiteral("QT_QPA_PLATFORM"));
+        if (display == Display::Offscreen)
+            environment.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
         environment.remove(QStringLiteral("DISPLAY"));
         environment.remove(QStringLiteral("WAYLAND_DISPLAY"));
         // Converted traces are cached: keep the cache inside the test's folder.
@@ -209,7 +214,40 @@ private slots:
         QCOMPARE(result.exitCode, 0);
         QVERIFY(result.out.contains(QStringLiteral("--info")));
         QVERIFY(result.out.contains(QStringLiteral("FILE")));
-        QVERIFY(!result.out.contains(QStringLiteral("--screenshot"))); // hidden
+        QVERIFY(result.out.contains(QStringLiteral("--color-scheme")));
+        QVERIFY(result.out.contains(QStringLiteral("--remap")));
+        // The README's pictures are stallscope-screenshots' business.
+        QVERIFY(!result.out.contains(QStringLiteral("--screenshot")));
+    }
+
+    // Bad usage exits 2 with one line saying what was wanted, before any window opens.
+    void badUsage_data() {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("message");
+        const QString file = sourcePath("resources/sample.stallscope");
+        QTest::newRow("two files") << QStringList{file, file} << QStringLiteral("at most one FILE");
+        QTest::newRow("color scheme")
+            << QStringList{QStringLiteral("--color-scheme"), QStringLiteral("purple"), file}
+            << QStringLiteral("--color-scheme wants light or dark");
+        QTest::newRow("remap") << QStringList{QStringLiteral("--remap"), QStringLiteral("nope"),
+                                              file}
+                               << QStringLiteral("--remap wants OLD=NEW, got nope");
+        QTest::newRow("convert with a file")
+            << QStringList{QStringLiteral("--convert"), file, QStringLiteral("-o"),
+                           m_dir.filePath(QStringLiteral("x.stallscope")), file}
+            << QStringLiteral("--convert takes no FILE");
+        QTest::newRow("report without a file")
+            << QStringList{QStringLiteral("--report"), m_dir.filePath(QStringLiteral("x.pdf"))}
+            << QStringLiteral("--report needs exactly one FILE");
+    }
+    void badUsage() {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, message);
+        const Run result = run(arguments, Display::Offscreen);
+        QCOMPARE(result.exitCode, 2);
+        QVERIFY2(result.err.contains(QStringLiteral("stallscope: ") + message),
+                 qPrintable(result.err));
+        QVERIFY(result.out.isEmpty());
     }
 };
 

@@ -170,6 +170,19 @@ void AnalysisPanels::activateInsight(int index) {
     m_cards->activate(index);
 }
 
+bool AnalysisPanels::selectInsightEvent(int index, int64_t n) {
+    if (!m_report || index < 0 || index >= int(m_report->insights.size()) || n < 0)
+        return false;
+    for (const model::EventSpan& span : *m_report->insights[size_t(index)].events) {
+        if (n < int64_t(span.count)) {
+            m_timeline->selectEvent(EventRef::fromSpan(span, uint32_t(n)));
+            return true;
+        }
+        n -= span.count;
+    }
+    return false;
+}
+
 void AnalysisPanels::onInsightActivated(const model::Insight& insight) {
     if (insight.events)
         highlightEvents(*insight.events, QString::fromStdString(insight.title));

@@ -74,6 +74,9 @@ public slots:
     // Shows the path remapping dialog (pre-filled for missingPath), non-blocking.
     void showPathRemapDialog(const QString& missingPath = {});
     void activateInsight(int index);
+    // Selects the n-th event (from 0) of insight `index`'s evidence in the timeline, as a click
+    // on it would (details, stack), without highlighting the others. False when out of range.
+    bool selectInsightEvent(int index, int64_t n);
 
 signals:
     void statusMessage(const QString& message);

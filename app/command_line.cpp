@@ -1,0 +1,204 @@
+#include "app/command_line.h"
+
+#include "app/batch_commands.h"
+#include "app/color_scheme.h"
+#include "app/main_window.h"
+#include "format/path_remap.h"
+#include "views/panels/analysis_panels.h"
+#include "views/panels/source_view.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QCoreApplication>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <initializer_list>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace stallscope::app {
+namespace {
+
+struct Options {
+    QCommandLineOption info{QStringLiteral("info"),
+                            QStringLiteral("Print the session summary of FILE and exit.")};
+    QCommandLineOption insights{
+        QStringLiteral("insights"),
+        QStringLiteral("Print the insights of FILE (what to fix, where, what it costs) and exit.")};
+    QCommandLineOption json{QStringLiteral("json"),
+                            QStringLiteral("With --insights: print JSON (docs/insights.md).")};
+    QCommandLineOption convert{
+        QStringLiteral("convert"),
+        QStringLiteral("Convert a torch.profiler trace (or a folder of rank traces) to a session "
+                       "file given with -o, and exit."),
+        QStringLiteral("TRACE")};
+    QCommandLineOption output{{QStringLiteral("o"), QStringLiteral("output")},
+                              QStringLiteral("Output file of --convert."),
+                              QStringLiteral("OUT")};
+    QCommandLineOption report{
+        QStringLiteral("report"),
+        QStringLiteral("Write the PDF report of FILE (summary, findings, timeline, top sync sites "
+                       "and kernels) to OUT and exit."),
+        QStringLiteral("OUT")};
+    QCommandLineOption exportChrome{
+        QStringLiteral("export-chrome"),
+        QStringLiteral("Write FILE as Chrome/Perfetto trace JSON to OUT (.json or .json.gz) and "
+                       "exit."),
+        QStringLiteral("OUT")};
+    QCommandLineOption colorScheme{QStringLiteral("color-scheme"),
+                                   QStringLiteral("light or dark instead of the desktop's scheme."),
+                                   QStringLiteral("SCHEME")};
+    QCommandLineOption remap{
+        QStringLiteral("remap"),
+        QStringLiteral("Read sources recorded under OLD from NEW (repeatable; this run only)."),
+        QStringLiteral("OLD=NEW")};
+};
+
+void configure(QCommandLineParser& parser, const Options& options) {
+    parser.setApplicationDescription(
+        QStringLiteral("Stallscope: find the lines of code that make the host wait for the GPU."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    for (const QCommandLineOption* option :
+         {&options.info, &options.insights, &options.json, &options.convert, &options.output,
+          &options.exportChrome, &options.report, &options.colorScheme, &options.remap})
+        parser.addOption(*option);
+    parser.addPositionalArgument(
+        QStringLiteral("FILE"),
+        QStringLiteral("A session file (*.stallscope), or a torch.profiler trace (.json, .json.gz, "
+                       "a folder of rank traces)."),
+        QStringLiteral("[FILE]"));
+}
+
+// Modes that must not need a display decide the application class before Qt parses anything.
+bool hasAnyFlag(int argc, char** argv, std::initializer_list<const char*> flags) {
+    for (int i = 1; i < argc; ++i) {
+        const char* arg = argv[i];
+        if (std::strcmp(arg, "--") == 0)
+            break;
+        for (const char* flag : flags)
+            if (std::strcmp(arg, flag) == 0)
+                return true;
+    }
+    return false;
+}
+
+// The headless modes; each wants exactly one FILE except --convert.
+int runBatch(const QCommandLineParser& parser, const Options& options) {
+    const QStringList files = parser.positionalArguments();
+    if (parser.isSet(options.convert)) {
+        if (!files.isEmpty()) {
+            printError(QStringLiteral("--convert takes no FILE; give the output with -o"));
+            return 2;
+        }
+        return runConvert(parser.value(options.convert), parser.value(options.output));
+    }
+    const char* mode = parser.isSet(options.insights)       ? "--insights"
+                       : parser.isSet(options.exportChrome) ? "--export-chrome"
+                       : parser.isSet(options.report)       ? "--report"
+                                                            : "--info";
+    if (files.size() != 1) {
+        printError(QStringLiteral("%1 needs exactly one FILE (see --help)").arg(mode));
+        return 2;
+    }
+    if (parser.isSet(options.insights))
+        return runInsights(files.front(), parser.isSet(options.json));
+    if (parser.isSet(options.exportChrome))
+        return runExportChrome(parser.value(options.exportChrome), files.front());
+    if (parser.isSet(options.report))
+        return runReport(parser.value(options.report), files.front());
+    return runInfo(files.front());
+}
+
+// --remap rules into `rules`; false (after saying why) on one that is not OLD=NEW.
+bool parseRemapRules(const QStringList& texts, std::vector<format::PathRemapRule>* rules) {
+    for (const QString& text : texts) {
+        format::PathRemapRule rule;
+        if (!format::parsePathRemapRule(text.toStdString(), &rule)) {
+            printError(QStringLiteral("--remap wants OLD=NEW, got %1").arg(text));
+            return false;
+        }
+        rules->push_back(rule);
+    }
+    return true;
+}
+
+int runGui(QApplication& app, const QCommandLineParser& parser, const Options& options) {
+    const QString scheme = parser.value(options.colorScheme);
+    if (!scheme.isEmpty() && scheme != QLatin1String("light") && scheme != QLatin1String("dark")) {
+        printError(QStringLiteral("--color-scheme wants light or dark"));
+        return 2;
+    }
+    applyColorScheme(app, scheme.isEmpty() ? std::nullopt
+                                           : std::optional(scheme == QLatin1String("dark")
+                                                               ? ColorScheme::Dark
+                                                               : ColorScheme::Light));
+    installColorSchemeFollower(app);
+    const QStringList files = parser.positionalArguments();
+    if (files.size() > 1) {
+        printError(QStringLiteral("at most one FILE (see --help)"));
+        return 2;
+    }
+    std::vector<format::PathRemapRule> rules;
+    if (!parseRemapRules(parser.values(options.remap), &rules))
+        return 2;
+    MainWindow window;
+    if (!rules.empty())
+        window.panels()->sourceView()->resolver().setRules(std::move(rules));
+    window.show();
+    if (!files.isEmpty())
+        window.openFile(files.front());
+    return app.exec();
+}
+
+void describe(QCoreApplication& app) {
+    app.setApplicationName(QStringLiteral("stallscope"));
+    app.setApplicationVersion(QStringLiteral(STALLSCOPE_VERSION));
+    app.setOrganizationName(QStringLiteral("Stallscope"));
+}
+
+// The report paints the timeline: a GUI application, but it needs no display.
+void preferOffscreenPlatform() {
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    // What Qt would pick itself, minus its warning on stderr for a batch run.
+    if (qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR")) {
+        const QByteArray runtime = "/tmp/runtime-" + QByteArray::number(uint(getuid()));
+        if (mkdir(runtime.constData(), 0700) == 0 || errno == EEXIST)
+            qputenv("XDG_RUNTIME_DIR", runtime);
+    }
+}
+
+} // namespace
+
+int runCommandLine(int argc, char** argv) {
+    Options options;
+    QCommandLineParser parser;
+    configure(parser, options);
+    if (hasAnyFlag(argc, argv, {"--report"})) {
+        preferOffscreenPlatform();
+        QApplication app(argc, argv);
+        describe(app);
+        parser.process(app);
+        return runBatch(parser, options);
+    }
+    if (hasAnyFlag(argc, argv,
+                   {"--info", "--insights", "--convert", "--export-chrome", "-v", "--version", "-h",
+                    "--help", "--help-all", "-?"})) {
+        QCoreApplication app(argc, argv);
+        describe(app);
+        parser.process(app); // handles --help and --version (and exits)
+        return runBatch(parser, options);
+    }
+    QApplication app(argc, argv);
+    describe(app);
+    parser.process(app);
+    return runGui(app, parser, options);
+}
+
+} // namespace stallscope::app

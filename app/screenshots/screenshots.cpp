@@ -1,0 +1,159 @@
+// stallscope-screenshots: makes the README's pictures of the main window (docs/images/) by doing
+// what a user would — open the session, wait for the analysis, click a finding, select a sync,
+// bring a dock forward, switch the palette — through MainWindow's public API, then grabs the
+// window to PNG. scripts/screenshots.sh runs every scenario; not installed.
+//   stallscope-screenshots SCENARIO SESSION OUT.png   exit 0 once written, 1 on a load or write
+//                                                     failure, 2 on bad usage
+//   stallscope-screenshots --list                     the scenario names, one a line
+#include "app/batch_commands.h"
+#include "app/color_scheme.h"
+#include "app/main_window.h"
+#include "model/session/session.h"
+#include "views/panels/analysis_panels.h"
+#include "views/timeline/timeline_widget.h"
+
+#include <QApplication>
+#include <QDockWidget>
+#include <QSettings>
+#include <QTemporaryDir>
+#include <QTimer>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+
+namespace {
+
+using stallscope::app::ColorScheme;
+using stallscope::app::MainWindow;
+using stallscope::app::printError;
+
+struct Scenario {
+    const char* name; // also the picture's name in docs/images/
+    QSize size;
+    ColorScheme scheme;
+    // What the user does once the analysis has ended; false (after saying why) if it could not.
+    std::function<bool(MainWindow&)> act;
+};
+
+// Shows FROM..TO milliseconds after the session start.
+void showMilliseconds(MainWindow& window, double from, double to) {
+    const int64_t start = window.session()->startNs;
+    window.timelineWidget()->setVisibleRange(start + std::llround(from * 1e6),
+                                             start + std::llround(to * 1e6));
+}
+
+// Selects the n-th sync of the top finding and frames it with the work it waited for and that
+// work's launch call, with its details in front.
+bool selectSyncOfTopFinding(MainWindow& window, int64_t n) {
+    if (!window.panels()->selectInsightEvent(0, n)) {
+        printError(QStringLiteral("the top finding has no sync %1").arg(n));
+        return false;
+    }
+    stallscope::views::TimelineWidget& timeline = *window.timelineWidget();
+    const auto& session = *window.session();
+    const auto& link = timeline.syncLink();
+    int64_t start = link.sync.start(session);
+    const int64_t end = link.sync.end(session);
+    for (const auto& linked : {link.work, link.launch})
+        if (linked.isValid())
+            start = std::min(start, linked.start(session));
+    const int64_t margin = std::max<int64_t>((end - start) / 4, 20'000);
+    timeline.setVisibleRange(start - margin, end + margin);
+    window.panels()->detailsDock()->raise();
+    return true;
+}
+
+const Scenario kScenarios[] = {
+    {"insights-overview",
+     {1500, 940},
+     ColorScheme::Light,
+     [](MainWindow& window) {
+         window.panels()->activateInsight(0);
+         return true;
+     }},
+    {"insights-dark-statistics",
+     {1500, 940},
+     ColorScheme::Dark,
+     [](MainWindow& window) {
+         window.panels()->activateInsight(0);
+         window.panels()->tablesDock()->raise();
+         return true;
+     }},
+    {"timeline-overview", {1800, 1100}, ColorScheme::Light, [](MainWindow&) { return true; }},
+    // One training step of the sample and the in-loop sync that ends it.
+    {"timeline-in-loop-syncs",
+     {1800, 1100},
+     ColorScheme::Light,
+     [](MainWindow& window) {
+         showMilliseconds(window, 4201.65, 4202.45);
+         return true;
+     }},
+    {"timeline-selected-sync",
+     {1800, 1100},
+     ColorScheme::Light,
+     [](MainWindow& window) { return selectSyncOfTopFinding(window, 100); }},
+};
+
+const Scenario* findScenario(const QString& name) {
+    for (const Scenario& scenario : kScenarios)
+        if (name == QLatin1String(scenario.name))
+            return &scenario;
+    return nullptr;
+}
+
+constexpr int kSettleMs = 300;
+
+int run(QApplication& app, const Scenario& scenario, const QString& session, const QString& png) {
+    stallscope::app::applyColorScheme(app, scenario.scheme);
+    MainWindow window;
+    window.setErrorDialogsEnabled(false);
+    window.resize(scenario.size);
+    QObject::connect(&window, &MainWindow::loadFailed, &app, [&app](const QString& error) {
+        printError(error);
+        app.exit(1);
+    });
+    // After the analysis, so the insight dock shows its cards rather than "Analyzing…".
+    QObject::connect(&window, &MainWindow::analysisFinished, &app, [&] {
+        if (!scenario.act(window)) {
+            app.exit(1);
+            return;
+        }
+        // The insight cards find their heights over several event loop passes: let them settle.
+        QTimer::singleShot(kSettleMs, &app, [&] {
+            const bool saved = window.grab().save(png, "PNG");
+            if (!saved)
+                printError(QStringLiteral("%1: cannot write the picture").arg(png));
+            app.exit(saved ? 0 : 1);
+        });
+    });
+    window.show();
+    window.openFile(session);
+    return app.exec();
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    // Before the application object: listing needs no display.
+    if (argc == 2 && std::strcmp(argv[1], "--list") == 0) {
+        for (const Scenario& scenario : kScenarios)
+            std::printf("%s\n", scenario.name);
+        return 0;
+    }
+    QApplication app(argc, argv);
+    app.setApplicationName(QStringLiteral("stallscope-screenshots"));
+    // A fresh install's layout, whatever the user's stallscope remembers.
+    QTemporaryDir settings;
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settings.path());
+    const QStringList args = app.arguments().mid(1);
+    const Scenario* scenario = args.size() == 3 ? findScenario(args[0]) : nullptr;
+    if (!scenario) {
+        printError(QStringLiteral("usage: stallscope-screenshots SCENARIO SESSION OUT.png "
+                                  "(--list names the scenarios)"));
+        return 2;
+    }
+    return run(app, *scenario, args[1], args[2]);
+}
