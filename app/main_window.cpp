@@ -4,6 +4,7 @@
 
 #include "app/chrome_export_job.h"
 #include "app/symbolize_job.h"
+#include "format/session_meta.h"
 #include "model/session/session.h"
 #include "model/session/session_load_job.h"
 #include "model/session/session_summary.h"
@@ -321,7 +322,7 @@ void MainWindow::exportChromeTrace(const QString& outPath) {
 // whose frames are unresolved and whose binaries exist on this machine").
 void MainWindow::symbolizeIfPossible() {
     if (!SymbolizeJob::available() || m_symbolizeTried.contains(m_currentFile) ||
-        !m_session->metaValue("import_format").empty())
+        !m_session->metaValue(format::meta::kImportFormat).empty())
         return;
     m_symbolizeTried.insert(m_currentFile);
     if (!m_symbolizeJob) {
