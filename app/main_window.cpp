@@ -3,6 +3,7 @@
 #include "app/session_openers.h"
 
 #include "app/background_work.h"
+#include "format/session_meta.h"
 #include "model/jobs/job_tracker.h"
 #include "model/session/session.h"
 #include "model/session/session_summary.h"
@@ -317,7 +318,7 @@ void MainWindow::exportChromeTrace(const QString& outPath) {
 // whose frames are unresolved and whose binaries exist on this machine").
 void MainWindow::symbolizeIfPossible() {
     if (!symbolizerAvailable() || m_symbolizeTried.contains(m_currentFile) ||
-        !m_session->metaValue("import_format").empty())
+        !m_session->metaValue(format::meta::kImportFormat).empty())
         return;
     m_symbolizeTried.insert(m_currentFile);
     m_symbolizations->start(

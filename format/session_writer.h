@@ -1,4 +1,4 @@
-// SessionWriter: writes a session file (schema in session_schema.h). Qt-free and exception-free,
+// SessionWriter: writes a session file (tables in session_tables.h). Qt-free and exception-free,
 // because the recorder runs it inside users' processes. Not thread-safe: one writer thread owns it.
 //
 // Rows go into an open transaction; commit() makes them durable (WAL). A killed writer leaves a
@@ -7,16 +7,16 @@
 #pragma once
 
 #include "format/session_rows.h"
+#include "format/session_tables.h"
+#include "format/sqlite_database.h"
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
-
-struct sqlite3;
-struct sqlite3_stmt;
 
 namespace stallscope::format {
 
@@ -71,19 +71,42 @@ public:
 private:
     SessionWriter() = default;
     bool exec(std::string_view sql);
-    sqlite3_stmt* prepare(std::string_view sql);
-    bool stepAndReset(sqlite3_stmt* statement);
-    int64_t insert(sqlite3_stmt* statement);
-    void fail(std::string_view what);
+    bool execute(Statement& statement);
+    void fail(std::string_view what, std::string_view message);
+    void finalizeStatements();
+
+    // Binds `values` to the table's generated INSERT, in descriptor column order, and runs it.
+    // Returns the new row id (0 after an error).
+    template <const Table& table, typename... Values> int64_t insert(const Values&... values) {
+        static_assert(sizeof...(Values) == table.insertedColumns().size(),
+                      "one value per inserted column of the table");
+        constexpr size_t index = tableIndex(table);
+        static_assert(index < kTables.size(), "a table of kTables");
+        if (!ok())
+            return 0;
+        Statement& statement = m_inserts[index];
+        int parameter = 0;
+        (statement.bind(++parameter, values), ...);
+        return execute(statement) ? m_db.lastInsertRowId() : 0;
+    }
+
+    // insert() into an event table, counted in eventCount().
+    template <const Table& table, typename... Values> int64_t insertEvent(const Values&... values) {
+        if (ok())
+            ++m_eventCount;
+        return insert<table>(values...);
+    }
 
     std::string m_path;
     std::string m_error;
-    sqlite3* m_db = nullptr;
+    Database m_db;
     int64_t m_eventCount = 0;
     std::unordered_map<std::string, int64_t> m_strings;
 
-    struct Statements;
-    std::unique_ptr<Statements> m_statements;
+    // Prepared once, one per table of kTables (same order); every add* binds and runs one.
+    std::array<Statement, kTables.size()> m_inserts;
+    Statement m_processEnd;
+    Statement m_threadName;
 };
 
 } // namespace stallscope::format

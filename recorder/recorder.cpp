@@ -1,5 +1,6 @@
 #include "recorder/recorder.h"
 
+#include "format/session_meta.h"
 #include "recorder/activity_decoder.h"
 #include "recorder/cupti_clock.h"
 #include "recorder/event_ring.h"
@@ -274,16 +275,16 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     m_sink = std::make_unique<SessionSink>(m_writer.get());
     int64_t startNs = CallbackHandler::nowNs();
     m_sink->beginProcess(m_pid, hostName(), commandLine(), startNs);
-    m_writer->setMeta("recorder_origin", origin);
-    m_writer->setMeta("recorder_kinds", m_config.describeKinds());
-    m_writer->setMeta("recorder_stacks", m_config.stacks ? "1" : "0");
-    m_writer->setMeta("recorder_stack_depth", std::to_string(m_config.stackDepth));
-    m_writer->setMeta("recorder_buffer_bytes", std::to_string(m_config.bufferBytes));
-    m_writer->setMeta("recorder_flush_ms", std::to_string(m_config.flushMs));
-    m_writer->setMeta("start_ns", std::to_string(startNs));
+    m_writer->setMeta(format::meta::kRecorderOrigin, origin);
+    m_writer->setMeta(format::meta::kRecorderKinds, m_config.describeKinds());
+    m_writer->setMeta(format::meta::kRecorderStacks, m_config.stacks ? "1" : "0");
+    m_writer->setMeta(format::meta::kRecorderStackDepth, std::to_string(m_config.stackDepth));
+    m_writer->setMeta(format::meta::kRecorderBufferBytes, std::to_string(m_config.bufferBytes));
+    m_writer->setMeta(format::meta::kRecorderFlushMs, std::to_string(m_config.flushMs));
+    m_writer->setMeta(format::meta::kStartNs, std::to_string(startNs));
     uint32_t cuptiVersion = 0;
     if (cuptiGetVersion(&cuptiVersion) == CUPTI_SUCCESS)
-        m_writer->setMeta("cupti_api_version", std::to_string(cuptiVersion));
+        m_writer->setMeta(format::meta::kCuptiApiVersion, std::to_string(cuptiVersion));
 
     if (!m_classifier.build())
         reportError("cuptiGetCallbackName returned no API names", 0);
@@ -292,10 +293,11 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     bool python = m_config.stacks && m_config.pythonFrames && PythonFrames::initialize();
     m_handler.setPython(python);
     if (PythonFrames::version()[0])
-        m_writer->setMeta("python_version", PythonFrames::version());
-    m_writer->setMeta("python_frames", !m_config.stacks         ? "off (no stacks)"
-                                       : !m_config.pythonFrames ? "off"
-                                                                : PythonFrames::status());
+        m_writer->setMeta(format::meta::kPythonVersion, PythonFrames::version());
+    m_writer->setMeta(format::meta::kPythonFrames, !m_config.stacks ? "off (no stacks)"
+                                                   : !m_config.pythonFrames
+                                                       ? "off"
+                                                       : PythonFrames::status());
     m_handler.setEnabled(true);
     // STALLSCOPE_CALLBACKS=0: no API callbacks at all (overhead experiments only: no stacks, no
     // host intervals).
@@ -319,9 +321,9 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     std::string clockMode = clock ? clock : "offset";
     if (getenv("STALLSCOPE_CUPTI_CLOCK") && strcmp(getenv("STALLSCOPE_CUPTI_CLOCK"), "1") == 0)
         clockMode = "cupti";
-    m_writer->setMeta("cupti_clock_vs_host", CuptiClock::describe());
+    m_writer->setMeta(format::meta::kCuptiClockVsHost, CuptiClock::describe());
     if (clockMode == "cupti") {
-        m_writer->setMeta("clock_warning", "CUPTI clock kept (STALLSCOPE_CLOCK=cupti)");
+        m_writer->setMeta(format::meta::kClockWarning, "CUPTI clock kept (STALLSCOPE_CLOCK=cupti)");
     } else if (clockMode == "callback") {
         if ((result = cuptiActivityRegisterTimestampCallback(monotonicTimestamp)) != CUPTI_SUCCESS)
             reportError(
@@ -331,14 +333,14 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
         clockMode = "offset";
         m_shiftClock.store(true);
     }
-    m_writer->setMeta("recorder_clock", clockMode);
+    m_writer->setMeta(format::meta::kRecorderClock, clockMode);
     // STALLSCOPE_FLUSH=cupti lets CUPTI's own thread deliver buffers (cuptiActivityFlushPeriod)
     // instead of the writer's periodic cuptiActivityFlushAll.
     const char* flush = getenv("STALLSCOPE_FLUSH");
     m_cuptiFlushes = flush && strcmp(flush, "cupti") == 0;
     if (m_cuptiFlushes && cuptiActivityFlushPeriod(uint32_t(m_config.flushMs)) != CUPTI_SUCCESS)
         m_cuptiFlushes = false;
-    m_writer->setMeta("recorder_flush", m_cuptiFlushes ? "cupti" : "writer");
+    m_writer->setMeta(format::meta::kRecorderFlush, m_cuptiFlushes ? "cupti" : "writer");
     if ((result = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM)) != CUPTI_SUCCESS)
         reportError("cuptiSetThreadIdType", result);
     if ((result = cuptiActivityRegisterCallbacks(bufferRequestedTrampoline,
@@ -428,7 +430,7 @@ void Recorder::writerLoop() {
         m_sink->refreshModules(now);
         if (stopping) {
             if (signal != 0) {
-                m_writer->setMeta("terminated_by_signal", std::to_string(signal));
+                m_writer->setMeta(format::meta::kTerminatedBySignal, std::to_string(signal));
                 finishWriter("complete");
                 m_active.store(false);
                 ::signal(signal, SIG_DFL);
@@ -449,7 +451,7 @@ void Recorder::finishWriter(const char* status) {
     drainOnce();
     int64_t endNs = CallbackHandler::nowNs();
     m_sink->finishProcess(endNs);
-    m_writer->setMeta("end_ns", std::to_string(endNs));
+    m_writer->setMeta(format::meta::kEndNs, std::to_string(endNs));
     if (!m_writer->finish(status))
         fprintf(stderr, "stallscope: writing %s failed: %s\n", m_outputPath.c_str(),
                 m_writer->lastError().c_str());

@@ -1,8 +1,9 @@
 #include "recorder/session_finalizer.h"
 
+#include "format/session_meta.h"
 #include "format/session_schema.h"
 #include "format/session_writer.h"
-#include <sqlite3.h>
+#include "format/sqlite_database.h"
 #include <unistd.h>
 
 #include <string>
@@ -11,35 +12,26 @@ namespace stallscope::recorder {
 
 namespace {
 
-int64_t queryInt(sqlite3* db, const char* sql) {
-    sqlite3_stmt* statement = nullptr;
-    int64_t value = 0;
-    if (sqlite3_prepare_v2(db, sql, -1, &statement, nullptr) == SQLITE_OK &&
-        sqlite3_step(statement) == SQLITE_ROW)
-        value = sqlite3_column_int64(statement, 0);
-    sqlite3_finalize(statement);
-    return value;
+// The first column of the first row of `sql` (with `key` bound to ?1 when given); 0 when none.
+int64_t queryInt(const format::Database& db, std::string_view sql, std::string_view key = {}) {
+    format::Statement statement = db.prepare(sql);
+    if (!key.empty())
+        statement.bind(1, key);
+    return statement.step() ? statement.integer(0) : 0;
 }
 
-std::string queryText(sqlite3* db, const char* sql) {
-    sqlite3_stmt* statement = nullptr;
-    std::string value;
-    if (sqlite3_prepare_v2(db, sql, -1, &statement, nullptr) == SQLITE_OK &&
-        sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_text(statement, 0))
-        value = reinterpret_cast<const char*>(sqlite3_column_text(statement, 0));
-    sqlite3_finalize(statement);
-    return value;
+std::string metaValue(const format::Database& db, std::string_view key) {
+    format::Statement statement = db.prepare("SELECT value FROM meta WHERE key = ?");
+    statement.bind(1, key);
+    return statement.step() ? statement.text(0) : std::string();
 }
 
-void setMeta(sqlite3* db, const std::string& key, const std::string& value) {
-    sqlite3_stmt* statement = nullptr;
-    if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", -1,
-                           &statement, nullptr) != SQLITE_OK)
-        return;
-    sqlite3_bind_text(statement, 1, key.c_str(), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(statement, 2, value.c_str(), -1, SQLITE_TRANSIENT);
-    sqlite3_step(statement);
-    sqlite3_finalize(statement);
+void setMeta(const format::Database& db, std::string_view key, const std::string& value) {
+    format::Statement statement =
+        db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)");
+    statement.bind(1, key);
+    statement.bind(2, value);
+    statement.execute();
 }
 
 } // namespace
@@ -67,36 +59,36 @@ bool SessionFinalizer::finalize(const std::string& path, const Outcome& outcome,
             return false;
         }
     }
-    sqlite3* db = nullptr;
-    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
-        *error = path + ": " + (db ? sqlite3_errmsg(db) : "cannot open");
-        sqlite3_close(db);
+    format::Database db;
+    std::string openError;
+    if (!db.open(path, format::Database::Mode::ReadWrite, &openError)) {
+        *error = path + ": " + openError;
         return false;
     }
-    sqlite3_busy_timeout(db, 5000);
-    sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
-    std::string status = queryText(db, "SELECT value FROM meta WHERE key = 'status'");
+    db.setBusyTimeout(5000);
+    db.exec("BEGIN IMMEDIATE");
+    std::string status = metaValue(db, format::meta::kStatus);
     // "recording" here means the writer died with its process before finishing.
     if (status != std::string(format::kStatusComplete))
         status = std::string(format::kStatusIncomplete);
-    setMeta(db, "status", status);
-    setMeta(db, "command", outcome.command);
-    setMeta(db, "exit_code", std::to_string(outcome.exitCode));
+    setMeta(db, format::meta::kStatus, status);
+    setMeta(db, format::meta::kCommand, outcome.command);
+    setMeta(db, format::meta::kExitCode, std::to_string(outcome.exitCode));
     if (outcome.signal)
-        setMeta(db, "exit_signal", std::to_string(outcome.signal));
-    setMeta(db, "duration_ns", std::to_string(outcome.endNs - outcome.startNs));
-    setMeta(db, "record_start_ns", std::to_string(outcome.startNs));
-    setMeta(db, "record_end_ns", std::to_string(outcome.endNs));
-    std::string update = "UPDATE processes SET exit_code = " + std::to_string(outcome.exitCode) +
-                         ", end_ns = COALESCE(end_ns, " + std::to_string(outcome.endNs) +
-                         ") WHERE pid = " + std::to_string(outcome.pid);
-    sqlite3_exec(db, update.c_str(), nullptr, nullptr, nullptr);
-    int rc = sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
-    if (rc != SQLITE_OK)
-        *error = sqlite3_errmsg(db);
+        setMeta(db, format::meta::kExitSignal, std::to_string(outcome.signal));
+    setMeta(db, format::meta::kDurationNs, std::to_string(outcome.endNs - outcome.startNs));
+    setMeta(db, format::meta::kRecordStartNs, std::to_string(outcome.startNs));
+    setMeta(db, format::meta::kRecordEndNs, std::to_string(outcome.endNs));
+    format::Statement update = db.prepare(
+        "UPDATE processes SET exit_code = ?, end_ns = COALESCE(end_ns, ?) WHERE pid = ?");
+    update.bind(1, int64_t{outcome.exitCode});
+    update.bind(2, int64_t{outcome.endNs});
+    update.bind(3, int64_t{outcome.pid});
+    update.execute();
+    const bool committed = db.exec("COMMIT", error);
     if (status != std::string(format::kStatusComplete))
-        sqlite3_exec(db, std::string(format::kIndexSql).c_str(), nullptr, nullptr, nullptr);
-    sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr);
+        db.exec(format::kIndexSql);
+    db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     summary->status = status;
     summary->kernels = queryInt(db, "SELECT count(*) FROM kernels");
     summary->syncs = queryInt(db, "SELECT count(*) FROM syncs WHERE kind != 4");
@@ -105,10 +97,9 @@ bool SessionFinalizer::finalize(const std::string& path, const Outcome& outcome,
     summary->memcpys = queryInt(db, "SELECT count(*) FROM memcpys");
     summary->stacks = queryInt(db, "SELECT count(*) FROM stacks");
     summary->dropped = queryInt(db, "SELECT COALESCE(sum(count), 0) FROM dropped");
-    summary->captureMedianNs = queryInt(
-        db, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'stack_capture_median_ns'");
-    sqlite3_close(db);
-    return rc == SQLITE_OK;
+    summary->captureMedianNs = queryInt(db, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?",
+                                        format::meta::kStackCaptureMedianNs);
+    return committed;
 }
 
 } // namespace stallscope::recorder

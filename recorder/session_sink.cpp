@@ -1,5 +1,6 @@
 #include "recorder/session_sink.h"
 
+#include "format/session_meta.h"
 #include "recorder/api_classifier.h"
 
 #include <cupti.h>
@@ -476,17 +477,19 @@ void SessionSink::expirePending(int64_t nowNs, int64_t maxAgeNs) {
 
 void SessionSink::finishProcess(int64_t endNs) {
     expirePending(endNs, 0);
-    m_writer->setMeta("stack_capture_count", std::to_string(m_stats.stackCaptures));
-    m_writer->setMeta("stack_capture_median_ns", std::to_string(captureMedianNs()));
-    m_writer->setMeta("stack_capture_p90_ns", std::to_string(capturePercentileNs(0.9)));
+    m_writer->setMeta(format::meta::kStackCaptureCount, std::to_string(m_stats.stackCaptures));
+    m_writer->setMeta(format::meta::kStackCaptureMedianNs, std::to_string(captureMedianNs()));
+    m_writer->setMeta(format::meta::kStackCaptureP90Ns, std::to_string(capturePercentileNs(0.9)));
     if (m_pythonCapture.count()) {
-        m_writer->setMeta("python_capture_count", std::to_string(m_pythonCapture.count()));
-        m_writer->setMeta("python_capture_median_ns",
+        m_writer->setMeta(format::meta::kPythonCaptureCount,
+                          std::to_string(m_pythonCapture.count()));
+        m_writer->setMeta(format::meta::kPythonCaptureMedianNs,
                           std::to_string(m_pythonCapture.percentile(0.5)));
-        m_writer->setMeta("python_capture_p90_ns", std::to_string(m_pythonCapture.percentile(0.9)));
+        m_writer->setMeta(format::meta::kPythonCaptureP90Ns,
+                          std::to_string(m_pythonCapture.percentile(0.9)));
     }
-    m_writer->setMeta("dropped_records", std::to_string(m_stats.droppedRecords));
-    m_writer->setMeta("dropped_host_events", std::to_string(m_stats.droppedHostEvents));
+    m_writer->setMeta(format::meta::kDroppedRecords, std::to_string(m_stats.droppedRecords));
+    m_writer->setMeta(format::meta::kDroppedHostEvents, std::to_string(m_stats.droppedHostEvents));
     m_writer->finishProcess(m_processId, endNs, std::nullopt);
 }
 

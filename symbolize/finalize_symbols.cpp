@@ -1,12 +1,11 @@
 #include "symbolize/finalize_symbols.h"
 
+#include "format/session_meta.h"
 #include "format/session_schema.h"
+#include "format/sqlite_database.h"
 #include "symbolize/session_symbolizer.h"
 #include "symbolize/source_embedder.h"
-#include "symbolize/sqlite_statement.h"
 #include "symbolize/user_frame_filter.h"
-
-#include <sqlite3.h>
 
 #include <chrono>
 #include <cstdio>
@@ -20,24 +19,21 @@ namespace stallscope::symbolize {
 
 namespace {
 
-struct DbCloser {
-    void operator()(sqlite3* db) const { sqlite3_close(db); }
-};
-
-bool checkIsSession(sqlite3* db, std::string* why) {
-    SqliteStatement query(db, "SELECT key, value FROM meta WHERE key IN ('format_name', "
-                              "'format_version')");
-    if (!query.ok()) {
+bool checkIsSession(format::Database& db, std::string* why) {
+    format::Statement query = db.prepare("SELECT key, value FROM meta WHERE key IN (?, ?)");
+    query.bind(1, format::meta::kFormatName);
+    query.bind(2, format::meta::kFormatVersion);
+    if (!query.prepared()) {
         *why = "not a Stallscope session (no meta table)";
         return false;
     }
     std::string name;
     int64_t version = 0;
     while (query.step()) {
-        if (query.text(0) == "format_name")
+        if (query.text(0) == format::meta::kFormatName)
             name = query.text(1);
         else
-            version = query.int64(1);
+            version = query.integer(1);
     }
     if (name != format::kFormatName) {
         *why = "not a Stallscope session (meta.format_name is '" + name + "')";
@@ -52,11 +48,12 @@ bool checkIsSession(sqlite3* db, std::string* why) {
 }
 
 // Counts the verdicts the views will show: a user frame, `<driver-internal>`, or neither.
-bool classifyStacks(sqlite3* db, SymbolizeStats* stats, std::string* error) {
-    SqliteStatement query(db, "SELECT sf.stack_id, f.kind, f.is_user, m.path FROM stack_frames sf "
-                              "JOIN frames f ON f.id = sf.frame_id "
-                              "LEFT JOIN modules m ON m.id = f.module_id "
-                              "ORDER BY sf.stack_id, sf.position");
+bool classifyStacks(format::Database& db, SymbolizeStats* stats, std::string* error) {
+    format::Statement query =
+        db.prepare("SELECT sf.stack_id, f.kind, f.is_user, m.path FROM stack_frames sf "
+                   "JOIN frames f ON f.id = sf.frame_id "
+                   "LEFT JOIN modules m ON m.id = f.module_id "
+                   "ORDER BY sf.stack_id, sf.position");
     std::vector<UserFrameFilter::FrameFacts> frames;
     int64_t currentStack = -1;
     auto flush = [&] {
@@ -77,14 +74,14 @@ bool classifyStacks(sqlite3* db, SymbolizeStats* stats, std::string* error) {
         frames.clear();
     };
     while (query.step()) {
-        const int64_t stackId = query.int64(0);
+        const int64_t stackId = query.integer(0);
         if (stackId != currentStack) {
             flush();
             currentStack = stackId;
         }
         UserFrameFilter::FrameFacts facts;
-        facts.isPython = query.int64(1) == static_cast<int>(format::FrameKind::Python);
-        facts.isUser = query.int64(2) == 1;
+        facts.isPython = query.integer(1) == static_cast<int>(format::FrameKind::Python);
+        facts.isUser = query.integer(2) == 1;
         facts.hasModule = !query.isNull(3);
         if (facts.hasModule)
             facts.moduleClass = UserFrameFilter::classifyModule(query.text(3));
@@ -99,17 +96,18 @@ bool classifyStacks(sqlite3* db, SymbolizeStats* stats, std::string* error) {
 }
 
 // Diagnostics carry a session time; use the end of the recording, when this step logically runs.
-int64_t diagnosticTime(sqlite3* db) {
-    SqliteStatement query(db, "SELECT value FROM meta WHERE key = 'end_ns'");
+int64_t diagnosticTime(format::Database& db) {
+    format::Statement query = db.prepare("SELECT value FROM meta WHERE key = ?");
+    query.bind(1, format::meta::kEndNs);
     if (query.step())
-        return query.int64(0);
+        return query.integer(0);
     return 0;
 }
 
-bool writeDiagnosticsAndMeta(sqlite3* db, const std::vector<std::string>& warnings,
+bool writeDiagnosticsAndMeta(format::Database& db, const std::vector<std::string>& warnings,
                              const SymbolizeStats& stats, std::string* error) {
-    SqliteStatement diagnostic(db, "INSERT INTO diagnostics(at_ns, severity, message) "
-                                   "VALUES (?, 'warning', ?)");
+    format::Statement diagnostic = db.prepare("INSERT INTO diagnostics(at_ns, severity, message) "
+                                              "VALUES (?, 'warning', ?)");
     const int64_t at = diagnosticTime(db);
     for (const std::string& message : warnings) {
         diagnostic.bind(1, at);
@@ -119,15 +117,16 @@ bool writeDiagnosticsAndMeta(sqlite3* db, const std::vector<std::string>& warnin
             return false;
         }
     }
-    SqliteStatement meta(db, "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)");
-    const std::pair<const char*, std::string> entries[] = {
-        {"symbolizer", std::string("stallscope-symbolize (LLVM ") + STALLSCOPE_LLVM_VERSION + ")"},
-        {"symbolize_unresolved_frames", std::to_string(stats.unresolvedFrames)},
-        {"symbolize_driver_internal_stacks", std::to_string(stats.driverInternalStacks)},
-        {"symbolize_sources_embedded", std::to_string(stats.sourcesEmbedded)},
+    format::Statement meta = db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)");
+    const std::pair<std::string_view, std::string> entries[] = {
+        {format::meta::kSymbolizer,
+         std::string("stallscope-symbolize (LLVM ") + STALLSCOPE_LLVM_VERSION + ")"},
+        {format::meta::kSymbolizeUnresolvedFrames, std::to_string(stats.unresolvedFrames)},
+        {format::meta::kSymbolizeDriverInternalStacks, std::to_string(stats.driverInternalStacks)},
+        {format::meta::kSymbolizeSourcesEmbedded, std::to_string(stats.sourcesEmbedded)},
     };
     for (const auto& [key, value] : entries) {
-        meta.bind(1, std::string_view(key));
+        meta.bind(1, key);
         meta.bind(2, value);
         if (!meta.execute()) {
             *error = meta.error();
@@ -148,34 +147,31 @@ bool finalizeSymbols(const std::string& sessionPath, const SymbolizeOptions& opt
             *error = sessionPath + ": " + message;
         return false;
     };
-    sqlite3* raw = nullptr;
-    const int rc = sqlite3_open_v2(sessionPath.c_str(), &raw, SQLITE_OPEN_READWRITE, nullptr);
-    std::unique_ptr<sqlite3, DbCloser> db(raw);
-    if (rc != SQLITE_OK)
-        return fail(std::string("cannot open session: ") +
-                    (raw ? sqlite3_errmsg(raw) : "out of memory"));
+    format::Database db;
+    if (!db.open(sessionPath, format::Database::Mode::ReadWrite, &why))
+        return fail("cannot open session: " + why);
     // The recorder may still be checkpointing its WAL when we start.
-    sqlite3_busy_timeout(db.get(), 10000);
-    if (!checkIsSession(db.get(), &why))
+    db.setBusyTimeout(10000);
+    if (!checkIsSession(db, &why))
         return fail(why);
-    if (!sqliteExec(db.get(), "BEGIN IMMEDIATE", &why))
+    if (!db.exec("BEGIN IMMEDIATE", &why))
         return fail("cannot start a transaction: " + why);
 
     SymbolizeStats stats;
     std::vector<std::string> warnings;
     SessionSymbolizer symbolizer(options);
-    bool ok = symbolizer.run(db.get(), &stats, &warnings, &why);
+    bool ok = symbolizer.run(db, &stats, &warnings, &why);
     if (ok && options.embedSources)
-        ok = SourceEmbedder(options).run(db.get(), &stats, &warnings, &why);
+        ok = SourceEmbedder(options).run(db, &stats, &warnings, &why);
     if (ok)
-        ok = classifyStacks(db.get(), &stats, &why);
+        ok = classifyStacks(db, &stats, &why);
     stats.diagnostics = static_cast<int64_t>(warnings.size());
     if (ok)
-        ok = writeDiagnosticsAndMeta(db.get(), warnings, stats, &why);
+        ok = writeDiagnosticsAndMeta(db, warnings, stats, &why);
     if (ok)
-        ok = sqliteExec(db.get(), "COMMIT", &why);
+        ok = db.exec("COMMIT", &why);
     if (!ok) {
-        sqliteExec(db.get(), "ROLLBACK", nullptr);
+        db.exec("ROLLBACK");
         return fail(why);
     }
     stats.totalSeconds =
@@ -187,19 +183,16 @@ bool finalizeSymbols(const std::string& sessionPath, const SymbolizeOptions& opt
 
 int64_t countResolvableFrames(const std::string& sessionPath, const SymbolizeOptions& options,
                               std::string* error) {
-    sqlite3* raw = nullptr;
-    const int rc = sqlite3_open_v2(sessionPath.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
-    std::unique_ptr<sqlite3, DbCloser> db(raw);
+    format::Database db;
     std::string why;
-    if (rc != SQLITE_OK || !checkIsSession(db.get(), &why)) {
+    if (!db.open(sessionPath, format::Database::Mode::ReadOnly, &why) ||
+        !checkIsSession(db, &why)) {
         if (error)
-            *error =
-                sessionPath + ": " +
-                (rc != SQLITE_OK ? std::string(raw ? sqlite3_errmsg(raw) : "out of memory") : why);
+            *error = sessionPath + ": " + why;
         return -1;
     }
     SessionSymbolizer symbolizer(options);
-    const int64_t count = symbolizer.countResolvable(db.get(), &why);
+    const int64_t count = symbolizer.countResolvable(db, &why);
     if (count < 0 && error)
         *error = sessionPath + ": " + why;
     return count;

@@ -1,8 +1,8 @@
 #include "symbolize/session_symbolizer.h"
 
 #include "format/session_schema.h"
+#include "format/sqlite_database.h"
 #include "symbolize/elf_file_info.h"
-#include "symbolize/sqlite_statement.h"
 #include "symbolize/user_frame_filter.h"
 
 #include <sys/stat.h>
@@ -24,8 +24,8 @@ bool isRegularFile(const std::string& path) {
 SessionSymbolizer::SessionSymbolizer(const SymbolizeOptions& options)
     : m_options(options), m_resolver(options.debugDirectories) {}
 
-bool SessionSymbolizer::run(sqlite3* db, SymbolizeStats* stats, std::vector<std::string>* warnings,
-                            std::string* error) {
+bool SessionSymbolizer::run(format::Database& db, SymbolizeStats* stats,
+                            std::vector<std::string>* warnings, std::string* error) {
     if (!loadModules(db, error) || !loadFrames(db, error))
         return false;
     stats->modules = static_cast<int64_t>(m_modules.size());
@@ -37,7 +37,7 @@ bool SessionSymbolizer::run(sqlite3* db, SymbolizeStats* stats, std::vector<std:
     return true;
 }
 
-int64_t SessionSymbolizer::countResolvable(sqlite3* db, std::string* error) {
+int64_t SessionSymbolizer::countResolvable(format::Database& db, std::string* error) {
     if (!loadModules(db, error) || !loadFrames(db, error))
         return -1;
     int64_t resolvable = 0;
@@ -53,17 +53,18 @@ int64_t SessionSymbolizer::countResolvable(sqlite3* db, std::string* error) {
     return resolvable;
 }
 
-bool SessionSymbolizer::loadModules(sqlite3* db, std::string* error) {
-    SqliteStatement query(db, "SELECT id, process_id, path, load_bias, start_address, end_address, "
-                              "build_id FROM modules ORDER BY id");
+bool SessionSymbolizer::loadModules(format::Database& db, std::string* error) {
+    format::Statement query =
+        db.prepare("SELECT id, process_id, path, load_bias, start_address, end_address, "
+                   "build_id FROM modules ORDER BY id");
     while (query.step()) {
         Module module;
-        module.id = query.int64(0);
-        module.processId = query.int64(1);
+        module.id = query.integer(0);
+        module.processId = query.integer(1);
         module.path = query.text(2);
-        module.loadBias = query.int64(3);
-        module.start = query.int64(4);
-        module.end = query.int64(5);
+        module.loadBias = query.integer(3);
+        module.start = query.integer(4);
+        module.end = query.integer(5);
         module.buildId = query.text(6);
         m_moduleById[module.id] = static_cast<int>(m_modules.size());
         m_modules.push_back(std::move(module));
@@ -75,18 +76,18 @@ bool SessionSymbolizer::loadModules(sqlite3* db, std::string* error) {
     return true;
 }
 
-bool SessionSymbolizer::loadFrames(sqlite3* db, std::string* error) {
+bool SessionSymbolizer::loadFrames(format::Database& db, std::string* error) {
     const std::string sql = std::string("SELECT id, address, module_id FROM frames WHERE kind = ") +
                             std::to_string(static_cast<int>(format::FrameKind::Native)) +
                             " AND address IS NOT NULL" +
                             (m_options.resymbolize ? "" : " AND symbolized = 0");
-    SqliteStatement query(db, sql);
+    format::Statement query = db.prepare(sql);
     while (query.step()) {
         Frame frame;
-        frame.id = query.int64(0);
-        frame.address = query.int64(1);
+        frame.id = query.integer(0);
+        frame.address = query.integer(1);
         if (!query.isNull(2))
-            frame.moduleId = query.int64(2);
+            frame.moduleId = query.integer(2);
         if (frame.moduleId) {
             auto found = m_moduleById.find(*frame.moduleId);
             frame.moduleIndex = found == m_moduleById.end() ? -1 : found->second;
@@ -221,17 +222,19 @@ void SessionSymbolizer::resolveAll(SymbolizeStats* stats) {
     }
 }
 
-bool SessionSymbolizer::writeFrames(sqlite3* db, SymbolizeStats* stats, std::string* error) {
-    SqliteStatement update(db, "UPDATE frames SET function = ?, file = ?, line = ?, column = ?, "
-                               "symbolized = 1 WHERE id = ?");
-    SqliteStatement setModule(db,
-                              "UPDATE frames SET module_id = ? WHERE id = ? AND module_id IS NULL");
-    SqliteStatement clearInlines(db, "DELETE FROM frame_inlines WHERE frame_id = ?");
-    SqliteStatement addInline(db,
-                              "INSERT INTO frame_inlines(frame_id, depth, function, file, line, "
-                              "column) VALUES (?, ?, ?, ?, ?, ?)");
-    for (const SqliteStatement* statement : {&update, &setModule, &clearInlines, &addInline}) {
-        if (!statement->ok()) {
+bool SessionSymbolizer::writeFrames(format::Database& db, SymbolizeStats* stats,
+                                    std::string* error) {
+    format::Statement update =
+        db.prepare("UPDATE frames SET function = ?, file = ?, line = ?, column = ?, "
+                   "symbolized = 1 WHERE id = ?");
+    format::Statement setModule =
+        db.prepare("UPDATE frames SET module_id = ? WHERE id = ? AND module_id IS NULL");
+    format::Statement clearInlines = db.prepare("DELETE FROM frame_inlines WHERE frame_id = ?");
+    format::Statement addInline =
+        db.prepare("INSERT INTO frame_inlines(frame_id, depth, function, file, line, "
+                   "column) VALUES (?, ?, ?, ?, ?, ?)");
+    for (const format::Statement* statement : {&update, &setModule, &clearInlines, &addInline}) {
+        if (!statement->prepared()) {
             *error = statement->error();
             return false;
         }
@@ -300,23 +303,25 @@ bool SessionSymbolizer::writeFrames(sqlite3* db, SymbolizeStats* stats, std::str
     return true;
 }
 
-bool SessionSymbolizer::markUserFrames(sqlite3* db, SymbolizeStats* stats, std::string* error) {
-    SqliteStatement query(db, "SELECT f.id, f.kind, f.file, f.is_user, m.path FROM frames f "
-                              "LEFT JOIN modules m ON m.id = f.module_id");
-    SqliteStatement update(db, "UPDATE frames SET is_user = ? WHERE id = ?");
-    if (!update.ok()) {
+bool SessionSymbolizer::markUserFrames(format::Database& db, SymbolizeStats* stats,
+                                       std::string* error) {
+    format::Statement query =
+        db.prepare("SELECT f.id, f.kind, f.file, f.is_user, m.path FROM frames f "
+                   "LEFT JOIN modules m ON m.id = f.module_id");
+    format::Statement update = db.prepare("UPDATE frames SET is_user = ? WHERE id = ?");
+    if (!update.prepared()) {
         *error = update.error();
         return false;
     }
     std::vector<std::pair<int64_t, int64_t>> changes;
     while (query.step()) {
-        const int64_t id = query.int64(0);
+        const int64_t id = query.integer(0);
         const bool decided = !query.isNull(3);
-        const bool isPython = query.int64(1) == static_cast<int>(format::FrameKind::Python);
+        const bool isPython = query.integer(1) == static_cast<int>(format::FrameKind::Python);
         // A Python frame's verdict, once set, belongs to whoever wrote it (the Kineto importer
         // knows its relative paths better than a path rule); native verdicts follow symbolization.
         if (decided && isPython) {
-            stats->userFrames += query.int64(3) == 1 ? 1 : 0;
+            stats->userFrames += query.integer(3) == 1 ? 1 : 0;
             continue;
         }
         bool isUser = false;

@@ -19,7 +19,9 @@
 #include <unordered_set>
 #include <vector>
 
-struct sqlite3;
+namespace stallscope::format {
+class Database;
+}
 
 namespace stallscope::symbolize {
 
@@ -28,11 +30,11 @@ public:
     explicit SessionSymbolizer(const SymbolizeOptions& options);
 
     // Returns false only for database errors (*error set); warnings go to *warnings.
-    bool run(sqlite3* db, SymbolizeStats* stats, std::vector<std::string>* warnings,
+    bool run(format::Database& db, SymbolizeStats* stats, std::vector<std::string>* warnings,
              std::string* error);
     // Unsymbolized native frames whose module (or its debug file) is readable on this machine
     // with the recorded build id: what run() could resolve now. -1 on a database error.
-    int64_t countResolvable(sqlite3* db, std::string* error);
+    int64_t countResolvable(format::Database& db, std::string* error);
 
 private:
     struct Module {
@@ -63,13 +65,13 @@ private:
         std::vector<NativeResolver::Location> chain;
     };
 
-    bool loadModules(sqlite3* db, std::string* error);
-    bool loadFrames(sqlite3* db, std::string* error);
+    bool loadModules(format::Database& db, std::string* error);
+    bool loadFrames(format::Database& db, std::string* error);
     int findModuleByAddress(int64_t address) const;
     void prepareModule(Module& module);
     void resolveAll(SymbolizeStats* stats);
-    bool writeFrames(sqlite3* db, SymbolizeStats* stats, std::string* error);
-    bool markUserFrames(sqlite3* db, SymbolizeStats* stats, std::string* error);
+    bool writeFrames(format::Database& db, SymbolizeStats* stats, std::string* error);
+    bool markUserFrames(format::Database& db, SymbolizeStats* stats, std::string* error);
     void reportProblems(SymbolizeStats* stats, std::vector<std::string>* warnings) const;
 
     SymbolizeOptions m_options;

@@ -1,7 +1,7 @@
 #include "symbolize/source_embedder.h"
 
+#include "format/sqlite_database.h"
 #include "symbolize/sha256.h"
-#include "symbolize/sqlite_statement.h"
 
 #include <sys/stat.h>
 
@@ -94,13 +94,14 @@ bool SourceEmbedder::readFile(const std::string& path, int64_t cap, FileText* ou
     return true;
 }
 
-bool SourceEmbedder::run(sqlite3* db, SymbolizeStats* stats, std::vector<std::string>* warnings,
-                         std::string* error) {
-    SqliteStatement query(db, "SELECT file FROM frames WHERE is_user = 1 AND file IS NOT NULL "
-                              "AND file != '' "
-                              "UNION SELECT i.file FROM frame_inlines i JOIN frames f "
-                              "ON f.id = i.frame_id WHERE f.is_user = 1 AND i.file != '' "
-                              "EXCEPT SELECT path FROM sources");
+bool SourceEmbedder::run(format::Database& db, SymbolizeStats* stats,
+                         std::vector<std::string>* warnings, std::string* error) {
+    format::Statement query =
+        db.prepare("SELECT file FROM frames WHERE is_user = 1 AND file IS NOT NULL "
+                   "AND file != '' "
+                   "UNION SELECT i.file FROM frame_inlines i JOIN frames f "
+                   "ON f.id = i.frame_id WHERE f.is_user = 1 AND i.file != '' "
+                   "EXCEPT SELECT path FROM sources");
     std::set<std::string> paths;
     while (query.step())
         paths.insert(query.text(0));
@@ -108,9 +109,10 @@ bool SourceEmbedder::run(sqlite3* db, SymbolizeStats* stats, std::vector<std::st
         *error = "reading source paths: " + query.error();
         return false;
     }
-    SqliteStatement insert(db, "INSERT OR REPLACE INTO sources(path, sha256, size_bytes, "
-                               "truncated, text) VALUES (?, ?, ?, ?, ?)");
-    if (!insert.ok()) {
+    format::Statement insert =
+        db.prepare("INSERT OR REPLACE INTO sources(path, sha256, size_bytes, "
+                   "truncated, text) VALUES (?, ?, ?, ?, ?)");
+    if (!insert.prepared()) {
         *error = insert.error();
         return false;
     }

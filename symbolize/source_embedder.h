@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
-struct sqlite3;
+namespace stallscope::format {
+class Database;
+}
 
 namespace stallscope::symbolize {
 
@@ -19,7 +21,7 @@ public:
     explicit SourceEmbedder(const SymbolizeOptions& options);
 
     // Returns false only for database errors (*error set).
-    bool run(sqlite3* db, SymbolizeStats* stats, std::vector<std::string>* warnings,
+    bool run(format::Database& db, SymbolizeStats* stats, std::vector<std::string>* warnings,
              std::string* error);
 
     struct FileText {

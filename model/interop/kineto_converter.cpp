@@ -1,5 +1,6 @@
 #include "model/interop/kineto_converter.h"
 
+#include "format/session_meta.h"
 #include "format/session_writer.h"
 #include "model/interop/kineto_names.h"
 #include "model/session/python_frame_name.h"
@@ -513,18 +514,19 @@ void KinetoConverter::writeMeta() {
             text += (text.empty() ? "" : " ") + name + "=" + std::to_string(count);
         return text;
     };
-    m_writer.setMeta("import_format", "kineto");
+    m_writer.setMeta(format::meta::kImportFormat, "kineto");
     // Kineto's timestamps are the profiler's host clock in µs, not necessarily CLOCK_MONOTONIC.
-    m_writer.setMeta("clock", "kineto-host-us");
-    m_writer.setMeta("import_files", std::to_string(m_stats.files));
-    m_writer.setMeta("import_events", std::to_string(m_stats.events));
-    m_writer.setMeta("import_ignored_categories", join(m_stats.ignoredCategories));
-    m_writer.setMeta("import_unknown_categories", join(m_stats.unknownCategories));
+    m_writer.setMeta(format::meta::kClock, "kineto-host-us");
+    m_writer.setMeta(format::meta::kImportFiles, std::to_string(m_stats.files));
+    m_writer.setMeta(format::meta::kImportEvents, std::to_string(m_stats.events));
+    m_writer.setMeta(format::meta::kImportIgnoredCategories, join(m_stats.ignoredCategories));
+    m_writer.setMeta(format::meta::kImportUnknownCategories, join(m_stats.unknownCategories));
     int64_t unknown = 0;
     for (const auto& [name, count] : m_stats.unknownCategories)
         unknown += count;
-    m_writer.setMeta("import_unknown_events", std::to_string(unknown));
-    m_writer.setMeta("python_line_kind", "def"); // frames.column = -1: see python_frame_name.h
+    m_writer.setMeta(format::meta::kImportUnknownEvents, std::to_string(unknown));
+    m_writer.setMeta(format::meta::kPythonLineKind,
+                     "def"); // frames.column = -1: see python_frame_name.h
 }
 
 } // namespace stallscope::model

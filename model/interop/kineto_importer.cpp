@@ -1,5 +1,6 @@
 #include "model/interop/kineto_importer.h"
 
+#include "format/session_meta.h"
 #include "format/session_writer.h"
 #include "model/interop/kineto_input_stream.h"
 #include "model/interop/kineto_sax_handler.h"
@@ -163,8 +164,8 @@ KinetoImportResult KinetoImporter::convert(const std::string& tracePath,
         result.error = sessionPath + ": cannot write the session: " + error;
         return result;
     }
-    writer->setMeta("command", "import " + tracePath);
-    writer->setMeta("import_source", tracePath);
+    writer->setMeta(format::meta::kCommand, "import " + tracePath);
+    writer->setMeta(format::meta::kImportSource, tracePath);
 
     KinetoConverter converter(*writer);
     int64_t doneBytes = 0;
@@ -198,7 +199,7 @@ KinetoImportResult KinetoImporter::convert(const std::string& tracePath,
     }
     if (!failed) {
         converter.writeMeta();
-        writer->setMeta("import_converter_version", std::to_string(kConverterVersion));
+        writer->setMeta(format::meta::kImportConverterVersion, std::to_string(kConverterVersion));
         if (!writer->finish("complete")) {
             result.error = sessionPath + ": cannot write the session: " + writer->lastError();
             failed = true;

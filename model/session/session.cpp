@@ -7,7 +7,7 @@ const std::string& Session::string(uint32_t id) const {
     return id < strings.size() ? strings[id] : empty;
 }
 
-std::string Session::metaValue(const std::string& key) const {
+std::string Session::metaValue(std::string_view key) const {
     const auto found = meta.find(key);
     return found == meta.end() ? std::string() : found->second;
 }

@@ -5,8 +5,10 @@
 #include "model/session/event_columns.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace stallscope::model {
@@ -78,7 +80,7 @@ struct EventCounts {
 class Session {
 public:
     std::string path;
-    std::map<std::string, std::string> meta;
+    std::map<std::string, std::string, std::less<>> meta; // keys: format/session_meta.h
     std::string status;  // meta.status: "complete", "incomplete" or "recording"
     std::string warning; // non-empty when the session opened but is not complete
     int formatVersion = 0;
@@ -99,7 +101,7 @@ public:
 
     int64_t durationNs() const { return endNs - startNs; }
     const std::string& string(uint32_t id) const;
-    std::string metaValue(const std::string& key) const;
+    std::string metaValue(std::string_view key) const;
     std::string threadLabel(const ThreadInfo& thread) const;
     std::string streamLabel(const StreamInfo& stream) const;
     // Bytes held by the event columns (for the memory benchmark).

@@ -1,23 +1,20 @@
 #include "model/session/session_database.h"
 
-#include "model/session/sqlite_connection.h"
+#include "format/sqlite_database.h"
 
 namespace stallscope::model {
 
-SessionDatabase::SessionDatabase() : m_connection(std::make_unique<SqliteConnection>()) {}
-SessionDatabase::~SessionDatabase() = default;
-
 bool SessionDatabase::open(const std::string& path, std::string* error) {
-    return m_connection->openReadOnly(path, error);
+    return m_connection.open(path, format::Database::Mode::ReadOnly, error);
 }
 
 std::vector<FrameInfo> SessionDatabase::stack(int64_t stackId) const {
     std::vector<FrameInfo> frames;
-    SqliteStatement rows(*m_connection,
-                         "SELECT f.id, f.kind, f.address, f.module_id, f.function, f.file, f.line, "
-                         "f.column, f.symbolized, f.is_user FROM stack_frames sf "
-                         "JOIN frames f ON f.id = sf.frame_id WHERE sf.stack_id = ? "
-                         "ORDER BY sf.position");
+    format::Statement rows = m_connection.prepare(
+        "SELECT f.id, f.kind, f.address, f.module_id, f.function, f.file, f.line, "
+        "f.column, f.symbolized, f.is_user FROM stack_frames sf "
+        "JOIN frames f ON f.id = sf.frame_id WHERE sf.stack_id = ? "
+        "ORDER BY sf.position");
     rows.bind(1, stackId);
     while (rows.step()) {
         FrameInfo frame;
@@ -39,9 +36,8 @@ std::vector<FrameInfo> SessionDatabase::stack(int64_t stackId) const {
 
 std::vector<ModuleInfo> SessionDatabase::modules() const {
     std::vector<ModuleInfo> modules;
-    SqliteStatement rows(*m_connection,
-                         "SELECT id, process_id, path, load_bias, start_address, end_address, "
-                         "build_id, loaded_ns FROM modules ORDER BY id");
+    format::Statement rows =
+        m_connection.prepare(format::selectSql(format::tables::kModules) + " ORDER BY id");
     while (rows.step())
         modules.push_back({rows.integer(0), rows.integer(1), rows.text(2), rows.integer(3),
                            rows.integer(4), rows.integer(5), rows.text(6), rows.integer(7)});
@@ -49,9 +45,10 @@ std::vector<ModuleInfo> SessionDatabase::modules() const {
 }
 
 std::optional<SourceFile> SessionDatabase::source(const std::string& path) const {
-    SqliteStatement rows(*m_connection, "SELECT path, sha256, size_bytes, truncated, text "
-                                        "FROM sources WHERE path = ?");
-    rows.bindText(1, path);
+    format::Statement rows =
+        m_connection.prepare("SELECT path, sha256, size_bytes, truncated, text "
+                             "FROM sources WHERE path = ?");
+    rows.bind(1, path);
     if (rows.step())
         return SourceFile{rows.text(0), rows.text(1), rows.integer(2), rows.integer(3) != 0,
                           rows.text(4)};
@@ -60,7 +57,7 @@ std::optional<SourceFile> SessionDatabase::source(const std::string& path) const
 
 std::vector<std::string> SessionDatabase::sourcePaths() const {
     std::vector<std::string> paths;
-    SqliteStatement rows(*m_connection, "SELECT path FROM sources ORDER BY path");
+    format::Statement rows = m_connection.prepare("SELECT path FROM sources ORDER BY path");
     while (rows.step())
         paths.push_back(rows.text(0));
     return paths;
@@ -68,8 +65,8 @@ std::vector<std::string> SessionDatabase::sourcePaths() const {
 
 std::vector<CudaEventInfo> SessionDatabase::cudaEvents() const {
     std::vector<CudaEventInfo> events;
-    SqliteStatement rows(*m_connection, "SELECT id, stream_id, event_id, correlation_id, "
-                                        "record_ns FROM cuda_events ORDER BY record_ns, id");
+    format::Statement rows = m_connection.prepare(format::selectSql(format::tables::kCudaEvents) +
+                                                  " ORDER BY record_ns, id");
     while (rows.step())
         events.push_back(
             {rows.integer(0), rows.integer(1), rows.integer(2), rows.integer(3), rows.integer(4)});
@@ -78,18 +75,18 @@ std::vector<CudaEventInfo> SessionDatabase::cudaEvents() const {
 
 std::vector<Diagnostic> SessionDatabase::diagnostics() const {
     std::vector<Diagnostic> diagnostics;
-    SqliteStatement rows(*m_connection,
-                         "SELECT at_ns, severity, message FROM diagnostics ORDER BY id");
+    format::Statement rows =
+        m_connection.prepare("SELECT at_ns, severity, message FROM diagnostics ORDER BY id");
     while (rows.step())
         diagnostics.push_back({rows.integer(0), rows.text(1), rows.text(2)});
     return diagnostics;
 }
 
 std::optional<KernelDetails> SessionDatabase::kernelDetails(int64_t kernelRowId) const {
-    SqliteStatement rows(*m_connection,
-                         "SELECT grid_x, grid_y, grid_z, block_x, block_y, block_z, "
-                         "registers_per_thread, static_shared_bytes, dynamic_shared_bytes "
-                         "FROM kernels WHERE id = ?");
+    format::Statement rows =
+        m_connection.prepare("SELECT grid_x, grid_y, grid_z, block_x, block_y, block_z, "
+                             "registers_per_thread, static_shared_bytes, dynamic_shared_bytes "
+                             "FROM kernels WHERE id = ?");
     rows.bind(1, kernelRowId);
     if (!rows.step())
         return std::nullopt;

@@ -5,16 +5,14 @@
 #pragma once
 
 #include "format/session_schema.h"
+#include "format/sqlite_database.h"
 
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace stallscope::model {
-
-class SqliteConnection;
 
 struct FrameInfo {
     int64_t id = 0;
@@ -72,8 +70,6 @@ struct KernelDetails {
 
 class SessionDatabase {
 public:
-    SessionDatabase();
-    ~SessionDatabase();
     bool open(const std::string& path, std::string* error);
 
     // Frames of a stack, innermost first; empty for stack id 0 or an unknown id.
@@ -86,7 +82,7 @@ public:
     std::optional<KernelDetails> kernelDetails(int64_t kernelRowId) const;
 
 private:
-    std::unique_ptr<SqliteConnection> m_connection;
+    format::Database m_connection;
 };
 
 } // namespace stallscope::model

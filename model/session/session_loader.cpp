@@ -1,10 +1,12 @@
 #include "model/session/session_loader.h"
 
+#include "format/session_meta.h"
 #include "format/session_schema.h"
+#include "format/sqlite_database.h"
 #include "model/session/session_file_check.h"
-#include "model/session/sqlite_connection.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <mutex>
 #include <set>
@@ -75,14 +77,14 @@ public:
 
     void open() {
         std::string error;
-        if (!m_connection.openReadOnly(*m_context.path, &error))
+        if (!m_connection.open(*m_context.path, format::Database::Mode::ReadOnly, &error))
             throw LoadFailure{"cannot open: " + error};
     }
 
     void readApiCalls() {
         scan("api_calls",
              "SELECT id, thread_id, start_ns, end_ns, name_id, correlation_id FROM api_calls",
-             [this](SqliteStatement& row) {
+             [this](format::Statement& row) {
                  ApiCallColumns& calls = hostLane(row, 1).apiCalls;
                  pushInterval(calls, row);
                  calls.nameId.push_back(stringId(row.integer(4), "api_calls"));
@@ -94,7 +96,7 @@ public:
         scan("syncs",
              "SELECT id, thread_id, start_ns, end_ns, kind, correlation_id, stream_id, stack_id "
              "FROM syncs",
-             [this](SqliteStatement& row) {
+             [this](format::Statement& row) {
                  SyncColumns& syncs = hostLane(row, 1).syncs;
                  pushInterval(syncs, row);
                  const int64_t kind = row.integer(4);
@@ -113,7 +115,7 @@ public:
 
     void readRanges() {
         scan("ranges", "SELECT id, thread_id, start_ns, end_ns, name_id, depth FROM ranges",
-             [this](SqliteStatement& row) {
+             [this](format::Statement& row) {
                  HostLane& lane = hostLane(row, 1);
                  const int64_t depth = row.integer(5);
                  if (depth < 0 || depth > 255)
@@ -131,7 +133,7 @@ public:
     void readKernels() {
         scan("kernels",
              "SELECT id, stream_id, start_ns, end_ns, name_id, correlation_id FROM kernels",
-             [this](SqliteStatement& row) {
+             [this](format::Statement& row) {
                  KernelColumns& kernels = streamLane(row, "kernels").kernels;
                  pushInterval(kernels, row);
                  kernels.nameId.push_back(stringId(row.integer(4), "kernels"));
@@ -143,7 +145,7 @@ public:
         scan("memcpys",
              "SELECT id, stream_id, start_ns, end_ns, correlation_id, bytes, copy_kind, src_kind, "
              "dst_kind FROM memcpys",
-             [this](SqliteStatement& row) {
+             [this](format::Statement& row) {
                  TransferColumns& copies = streamLane(row, "memcpys").memcpys;
                  pushInterval(copies, row);
                  copies.correlationId.push_back(static_cast<uint32_t>(row.integer(4)));
@@ -157,7 +159,7 @@ public:
     void readMemsets() {
         scan("memsets",
              "SELECT id, stream_id, start_ns, end_ns, correlation_id, bytes, dst_kind FROM memsets",
-             [this](SqliteStatement& row) {
+             [this](format::Statement& row) {
                  TransferColumns& sets = streamLane(row, "memsets").memsets;
                  pushInterval(sets, row);
                  sets.correlationId.push_back(static_cast<uint32_t>(row.integer(4)));
@@ -173,7 +175,7 @@ public:
 private:
     template <typename OnRow> void scan(const char* table, const char* sql, OnRow onRow) {
         m_table = table;
-        SqliteStatement statement(m_connection, sql);
+        format::Statement statement = m_connection.prepare(sql);
         if (!statement.prepared())
             throw LoadFailure{"corrupt session: cannot read table '" + std::string(table) +
                               "': " + m_connection.lastMessage()};
@@ -193,7 +195,7 @@ private:
                               "' failed: " + m_connection.lastMessage()};
     }
 
-    void pushInterval(IntervalColumns& columns, SqliteStatement& row) {
+    void pushInterval(IntervalColumns& columns, format::Statement& row) {
         const int64_t rowId = row.integer(0);
         const int64_t start = row.integer(2);
         const int64_t end = row.integer(3);
@@ -207,7 +209,7 @@ private:
         m_bounds.add(start, end);
     }
 
-    HostLane& hostLane(SqliteStatement& row, int column) {
+    HostLane& hostLane(format::Statement& row, int column) {
         const int32_t index = m_context.threads->find(row.integer(column));
         if (index == kNoIndex)
             throw LoadFailure{"corrupt session: " + m_table + " row " +
@@ -216,7 +218,7 @@ private:
         return m_session.hostLanes[index];
     }
 
-    StreamLane& streamLane(SqliteStatement& row, const char* table) {
+    StreamLane& streamLane(format::Statement& row, const char* table) {
         return m_session.streamLanes[streamIndex(row.integer(1), table, row.integer(0))];
     }
 
@@ -238,7 +240,7 @@ private:
 
     ReadContext& m_context;
     Session& m_session;
-    SqliteConnection m_connection;
+    format::Database m_connection;
     TimeBounds m_bounds;
     std::string m_table;
 };
@@ -254,7 +256,7 @@ public:
         if (const std::string problem = checkSqliteFile(m_path); !problem.empty())
             throw LoadFailure{problem};
         std::string error;
-        if (!m_db.openReadOnly(m_path, &error))
+        if (!m_db.open(m_path, format::Database::Mode::ReadOnly, &error))
             throw LoadFailure{"cannot open: " + error};
         checkTables();
         readMeta();
@@ -265,7 +267,8 @@ public:
 
 private:
     void checkTables() {
-        SqliteStatement tables(m_db, "SELECT name FROM sqlite_master WHERE type = 'table'");
+        format::Statement tables =
+            m_db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'");
         std::set<std::string> present;
         while (tables.step())
             present.insert(tables.text(0));
@@ -281,47 +284,66 @@ private:
         m_presentTables = std::move(present);
     }
 
+    // Accepts 1..kFormatVersion; a newer file is refused (LoadFailure messages are prefixed with
+    // the file's path by SessionLoader::load).
+    static int readFormatVersion(const std::string& text) {
+        int version = 0;
+        try {
+            version = std::stoi(text);
+        } catch (...) {
+            throw LoadFailure{"corrupt session: format version '" + text + "' is not a number"};
+        }
+        if (version > format::kFormatVersion)
+            throw LoadFailure{"session format version " + text +
+                              " is newer than this Stallscope reads (" +
+                              std::to_string(format::kFormatVersion) + "); update Stallscope"};
+        if (version < 1)
+            throw LoadFailure{"corrupt session: format version " + text};
+        return version;
+    }
+
+    // Brings an older file's content up to kFormatVersion in memory (the file is never changed):
+    // step i turns version i + 1 into version i + 2, so kUpgradeSteps has kFormatVersion - 1
+    // entries. Format v1 is the first version: no steps yet.
+    void upgradeToCurrentVersion(int version) {
+        using UpgradeStep = void (Loader::*)();
+        static constexpr std::array<UpgradeStep, format::kFormatVersion - 1> kUpgradeSteps = {};
+        for (int from = version; from < format::kFormatVersion; ++from)
+            (this->*kUpgradeSteps[from - 1])();
+    }
+
     void readMeta() {
-        SqliteStatement rows(m_db, "SELECT key, value FROM meta");
+        format::Statement rows = m_db.prepare("SELECT key, value FROM meta");
         while (rows.step())
             m_session->meta[rows.text(0)] = rows.text(1);
         if (rows.failed() || !rows.prepared())
             throw LoadFailure{"corrupt session: cannot read table 'meta': " + m_db.lastMessage()};
         Session& s = *m_session;
-        if (s.metaValue("format_name") != format::kFormatName)
+        if (s.metaValue(format::meta::kFormatName) != format::kFormatName)
             throw LoadFailure{"not a Stallscope session (meta.format_name is '" +
-                              s.metaValue("format_name") + "')"};
-        const std::string version = s.metaValue("format_version");
-        try {
-            s.formatVersion = std::stoi(version);
-        } catch (...) {
-            throw LoadFailure{"corrupt session: format version '" + version + "' is not a number"};
-        }
-        if (s.formatVersion > format::kFormatVersion)
-            throw LoadFailure{"session format version " + version +
-                              " is newer than this Stallscope reads (" +
-                              std::to_string(format::kFormatVersion) + "); update Stallscope"};
-        if (s.formatVersion < 1)
-            throw LoadFailure{"corrupt session: format version " + version};
-        for (std::string_view table : format::kRequiredTables)
-            if (!m_presentTables.count(std::string(table)))
-                throw LoadFailure{"corrupt session: missing table '" + std::string(table) + "'"};
+                              s.metaValue(format::meta::kFormatName) + "')"};
+        s.formatVersion = readFormatVersion(s.metaValue(format::meta::kFormatVersion));
+        for (const format::Table* table : format::kTables)
+            if (!m_presentTables.count(std::string(table->name)))
+                throw LoadFailure{"corrupt session: missing table '" + std::string(table->name) +
+                                  "'"};
+        upgradeToCurrentVersion(s.formatVersion);
 
-        s.status = s.metaValue("status");
+        s.status = s.metaValue(format::meta::kStatus);
         if (s.status == format::kStatusRecording)
             s.warning = "the recording did not finish (the recorder was killed or is still "
                         "running): events after its last commit are missing";
         else if (s.status == format::kStatusIncomplete)
-            s.warning =
-                "the recording is incomplete: " + (s.metaValue("incomplete_reason").empty()
-                                                       ? std::string("the target ended abnormally")
-                                                       : s.metaValue("incomplete_reason"));
+            s.warning = "the recording is incomplete: " +
+                        (s.metaValue(format::meta::kIncompleteReason).empty()
+                             ? std::string("the target ended abnormally")
+                             : s.metaValue(format::meta::kIncompleteReason));
         else if (s.status != format::kStatusComplete)
             throw LoadFailure{"corrupt session: unknown status '" + s.status + "'"};
     }
 
-    template <typename OnRow> void readAll(const char* table, const char* sql, OnRow onRow) {
-        SqliteStatement rows(m_db, sql);
+    template <typename OnRow> void readAll(const char* table, const std::string& sql, OnRow onRow) {
+        format::Statement rows = m_db.prepare(sql);
         while (rows.step())
             onRow(rows);
         if (rows.failed() || !rows.prepared())
@@ -332,28 +354,25 @@ private:
     void readDescriptions() {
         Session& s = *m_session;
         RowIndex processes, devices;
-        readAll("processes",
-                "SELECT id, pid, host, command, start_ns, end_ns, exit_code FROM processes "
-                "ORDER BY id",
-                [&](SqliteStatement& row) {
+        readAll("processes", format::selectSql(format::tables::kProcesses) + " ORDER BY id",
+                [&](format::Statement& row) {
                     ProcessInfo p{row.integer(0), row.integer(1), row.text(2),    row.text(3),
                                   row.integer(4), row.integer(5), !row.isNull(6), row.integer(6)};
                     processes.add(p.rowId, static_cast<int32_t>(s.processes.size()));
                     s.processes.push_back(std::move(p));
                 });
         readAll("threads",
-                "SELECT t.id, t.process_id, t.tid, t.name FROM threads t "
-                "ORDER BY t.process_id, t.tid, t.id",
-                [&](SqliteStatement& row) {
+                format::selectSql(format::tables::kThreads) + " ORDER BY process_id, tid, id",
+                [&](format::Statement& row) {
                     ThreadInfo t{row.integer(0), processes.find(row.integer(1)), row.integer(2),
                                  row.text(3)};
                     m_threads.add(t.rowId, static_cast<int32_t>(s.threads.size()));
                     s.threads.push_back(std::move(t));
                 });
         readAll("devices",
-                "SELECT id, process_id, device_index, name, uuid, compute_major, compute_minor, "
-                "sm_count, global_memory_bytes FROM devices ORDER BY process_id, device_index, id",
-                [&](SqliteStatement& row) {
+                format::selectSql(format::tables::kDevices) +
+                    " ORDER BY process_id, device_index, id",
+                [&](format::Statement& row) {
                     DeviceInfo d{row.integer(0), processes.find(row.integer(1)),
                                  row.integer(2), row.text(3),
                                  row.text(4),    row.integer(5),
@@ -366,7 +385,7 @@ private:
                 "SELECT s.id, s.device_id, s.context_id, s.stream_id, s.is_default FROM streams s "
                 "LEFT JOIN devices d ON d.id = s.device_id "
                 "ORDER BY d.process_id, d.device_index, s.context_id, s.stream_id, s.id",
-                [&](SqliteStatement& row) {
+                [&](format::Statement& row) {
                     StreamInfo st{row.integer(0), devices.find(row.integer(1)), row.integer(2),
                                   row.integer(3), row.integer(4) != 0};
                     m_streams.add(st.rowId, static_cast<int32_t>(s.streams.size()));
@@ -374,16 +393,17 @@ private:
                 });
         // strings.id values index Session::strings directly; they are dense from 1.
         s.strings.assign(1, std::string());
-        readAll("strings", "SELECT id, text FROM strings ORDER BY id", [&](SqliteStatement& row) {
-            const int64_t id = row.integer(0);
-            if (id < 1 || id > std::numeric_limits<int32_t>::max())
-                throw LoadFailure{"corrupt session: string id " + std::to_string(id)};
-            if (static_cast<size_t>(id) >= s.strings.size())
-                s.strings.resize(id + 1);
-            s.strings[id] = row.text(1);
-        });
+        readAll("strings", format::selectSql(format::tables::kStrings) + " ORDER BY id",
+                [&](format::Statement& row) {
+                    const int64_t id = row.integer(0);
+                    if (id < 1 || id > std::numeric_limits<int32_t>::max())
+                        throw LoadFailure{"corrupt session: string id " + std::to_string(id)};
+                    if (static_cast<size_t>(id) >= s.strings.size())
+                        s.strings.resize(id + 1);
+                    s.strings[id] = row.text(1);
+                });
         readAll("dropped", "SELECT coalesce(sum(count), 0) FROM dropped",
-                [&](SqliteStatement& row) { s.droppedRecords = row.integer(0); });
+                [&](format::Statement& row) { s.droppedRecords = row.integer(0); });
 
         s.hostLanes.resize(s.threads.size());
         for (size_t i = 0; i < s.threads.size(); ++i)
@@ -397,7 +417,8 @@ private:
         int64_t total = 0;
         for (const char* table :
              {"api_calls", "syncs", "ranges", "kernels", "memcpys", "memsets"}) {
-            SqliteStatement maxId(m_db, std::string("SELECT coalesce(max(id), 0) FROM ") + table);
+            format::Statement maxId =
+                m_db.prepare(std::string("SELECT coalesce(max(id), 0) FROM ") + table);
             if (maxId.step())
                 total += maxId.integer(0);
         }
@@ -494,7 +515,7 @@ private:
     const std::string& m_path;
     const LoadOptions& m_options;
     std::unique_ptr<Session> m_session;
-    SqliteConnection m_db;
+    format::Database m_db;
     std::set<std::string> m_presentTables;
     RowIndex m_threads;
     RowIndex m_streams;

@@ -1,5 +1,7 @@
 #include "model/session/session_summary.h"
 
+#include "format/session_meta.h"
+
 #include <cxxabi.h>
 
 #include <cstdio>
@@ -66,11 +68,11 @@ SessionSummary SessionSummary::of(const Session& session) {
         summary.rows.emplace_back(std::move(label), std::move(value));
     };
     add("File", session.path);
-    std::string command = session.metaValue("command");
+    std::string command = session.metaValue(format::meta::kCommand);
     if (command.empty() && !session.processes.empty())
         command = session.processes.front().command;
     add("Command", command.empty() ? "(unknown)" : command);
-    std::string host = session.metaValue("host");
+    std::string host = session.metaValue(format::meta::kHost);
     if (host.empty() && !session.processes.empty())
         host = session.processes.front().host;
     add("Host", host.empty() ? "(unknown)" : host);

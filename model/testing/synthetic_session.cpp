@@ -1,5 +1,6 @@
 #include "model/testing/synthetic_session.h"
 
+#include "format/session_meta.h"
 #include "format/session_writer.h"
 #include "model/testing/synthetic_generator.h"
 
@@ -84,10 +85,10 @@ bool writeSyntheticSession(const std::string& path, const SyntheticOptions& opti
     std::unique_ptr<SessionWriter> writer = SessionWriter::create(path, error);
     if (!writer)
         return false;
-    writer->setMeta("command", options.command);
-    writer->setMeta("host", options.host);
-    writer->setMeta("generator", "stallscope synthetic session");
-    writer->setMeta("generator_seed", std::to_string(options.seed));
+    writer->setMeta(format::meta::kCommand, options.command);
+    writer->setMeta(format::meta::kHost, options.host);
+    writer->setMeta(format::meta::kGenerator, "stallscope synthetic session");
+    writer->setMeta(format::meta::kGeneratorSeed, std::to_string(options.seed));
 
     SyntheticStats local;
     SyntheticStats& out = stats ? *stats : local;
@@ -95,8 +96,8 @@ bool writeSyntheticSession(const std::string& path, const SyntheticOptions& opti
     synthetic::SyntheticGenerator generator(*writer, options, out);
     if (!generator.run())
         return fail(writer->lastError());
-    writer->setMeta("start_ns", std::to_string(out.startNs));
-    writer->setMeta("end_ns", std::to_string(out.endNs));
+    writer->setMeta(format::meta::kStartNs, std::to_string(out.startNs));
+    writer->setMeta(format::meta::kEndNs, std::to_string(out.endNs));
     const auto finishing = std::chrono::steady_clock::now();
     if (!writer->finish(kStatusComplete))
         return fail(writer->lastError());

@@ -10,14 +10,11 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <sqlite3.h>
-
 using namespace stallscope;
 
 class TestSessionFormat : public QObject {
     Q_OBJECT
 private slots:
-    void schemaHasEveryRequiredTable();
     void roundTripDescriptiveTables();
     void roundTripEventTables();
     void roundTripStacksModulesSources();
@@ -29,26 +26,6 @@ private:
     QTemporaryDir m_dir;
     std::string path(const char* name) { return m_dir.filePath(name).toStdString(); }
 };
-
-void TestSessionFormat::schemaHasEveryRequiredTable() {
-    const std::string file = path("schema.stallscope");
-    std::string error;
-    auto writer = format::SessionWriter::create(file, &error);
-    QVERIFY2(writer, error.c_str());
-    QVERIFY(writer->finish(format::kStatusComplete));
-    sqlite3* db = nullptr;
-    QCOMPARE(sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
-    for (std::string_view table : format::kRequiredTables) {
-        const std::string sql = "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='" +
-                                std::string(table) + "'";
-        sqlite3_stmt* statement = nullptr;
-        QCOMPARE(sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr), SQLITE_OK);
-        QCOMPARE(sqlite3_step(statement), SQLITE_ROW);
-        QVERIFY2(sqlite3_column_int(statement, 0) == 1, std::string(table).c_str());
-        sqlite3_finalize(statement);
-    }
-    sqlite3_close(db);
-}
 
 void TestSessionFormat::roundTripDescriptiveTables() {
     const std::string file = path("descriptive.stallscope");

@@ -1,5 +1,6 @@
 #include "views/panels/analysis_panels.h"
 
+#include "format/session_meta.h"
 #include "model/analysis/insight_engine.h"
 #include "model/analysis/insight_recommendations.h"
 #include "model/jobs/job_tracker.h"
@@ -147,7 +148,7 @@ bool AnalysisPanels::isAnalyzing() const {
 }
 
 bool AnalysisPanels::defLineSites() const {
-    return m_session && m_session->metaValue("python_line_kind") == "def";
+    return m_session && m_session->metaValue(format::meta::kPythonLineKind) == "def";
 }
 
 void AnalysisPanels::onReport(std::shared_ptr<const model::InsightReport> report) {

@@ -1,0 +1,74 @@
+// The keys of the session's meta table (key TEXT, value TEXT), named once for every writer and
+// reader. docs/session-format.md says what each value holds.
+#pragma once
+
+#include <string_view>
+
+namespace stallscope::format::meta {
+
+// Written by SessionWriter::create for every session.
+inline constexpr std::string_view kFormatName = "format_name";
+inline constexpr std::string_view kFormatVersion = "format_version";
+inline constexpr std::string_view kClock = "clock";
+inline constexpr std::string_view kStatus = "status"; // kStatusRecording/Complete/Incomplete
+inline constexpr std::string_view kIncompleteReason = "incomplete_reason";
+
+// The recorded run.
+inline constexpr std::string_view kCommand = "command";
+inline constexpr std::string_view kHost = "host";
+inline constexpr std::string_view kStartNs = "start_ns";
+inline constexpr std::string_view kEndNs = "end_ns";
+inline constexpr std::string_view kExitCode = "exit_code";
+inline constexpr std::string_view kExitSignal = "exit_signal";
+inline constexpr std::string_view kTerminatedBySignal = "terminated_by_signal";
+inline constexpr std::string_view kDurationNs = "duration_ns";
+inline constexpr std::string_view kRecordStartNs = "record_start_ns";
+inline constexpr std::string_view kRecordEndNs = "record_end_ns";
+
+// The recorder's settings and measurements.
+inline constexpr std::string_view kRecorderOrigin = "recorder_origin";
+inline constexpr std::string_view kRecorderKinds = "recorder_kinds";
+inline constexpr std::string_view kRecorderStacks = "recorder_stacks";
+inline constexpr std::string_view kRecorderStackDepth = "recorder_stack_depth";
+inline constexpr std::string_view kRecorderBufferBytes = "recorder_buffer_bytes";
+inline constexpr std::string_view kRecorderFlushMs = "recorder_flush_ms";
+inline constexpr std::string_view kRecorderClock = "recorder_clock";
+inline constexpr std::string_view kRecorderFlush = "recorder_flush";
+inline constexpr std::string_view kCuptiApiVersion = "cupti_api_version";
+inline constexpr std::string_view kCuptiClockVsHost = "cupti_clock_vs_host";
+inline constexpr std::string_view kClockWarning = "clock_warning";
+inline constexpr std::string_view kPythonVersion = "python_version";
+inline constexpr std::string_view kPythonFrames = "python_frames";
+inline constexpr std::string_view kStackCaptureCount = "stack_capture_count";
+inline constexpr std::string_view kStackCaptureMedianNs = "stack_capture_median_ns";
+inline constexpr std::string_view kStackCaptureP90Ns = "stack_capture_p90_ns";
+inline constexpr std::string_view kPythonCaptureCount = "python_capture_count";
+inline constexpr std::string_view kPythonCaptureMedianNs = "python_capture_median_ns";
+inline constexpr std::string_view kPythonCaptureP90Ns = "python_capture_p90_ns";
+inline constexpr std::string_view kDroppedRecords = "dropped_records";
+inline constexpr std::string_view kDroppedHostEvents = "dropped_host_events";
+
+// The finalize step (stallscope-symbolize).
+inline constexpr std::string_view kSymbolizer = "symbolizer";
+inline constexpr std::string_view kSymbolizeUnresolvedFrames = "symbolize_unresolved_frames";
+inline constexpr std::string_view kSymbolizeDriverInternalStacks =
+    "symbolize_driver_internal_stacks";
+inline constexpr std::string_view kSymbolizeSourcesEmbedded = "symbolize_sources_embedded";
+
+// The synthetic generator.
+inline constexpr std::string_view kGenerator = "generator";
+inline constexpr std::string_view kGeneratorSeed = "generator_seed";
+
+// Imported sessions (Kineto).
+inline constexpr std::string_view kImportFormat = "import_format";
+inline constexpr std::string_view kImportSource = "import_source";
+inline constexpr std::string_view kImportFiles = "import_files";
+inline constexpr std::string_view kImportEvents = "import_events";
+inline constexpr std::string_view kImportIgnoredCategories = "import_ignored_categories";
+inline constexpr std::string_view kImportUnknownCategories = "import_unknown_categories";
+inline constexpr std::string_view kImportUnknownEvents = "import_unknown_events";
+inline constexpr std::string_view kImportConverterVersion = "import_converter_version";
+// "def": frames.line is the function's definition line (see python_frame_name.h).
+inline constexpr std::string_view kPythonLineKind = "python_line_kind";
+
+} // namespace stallscope::format::meta

@@ -1,0 +1,201 @@
+// The session tables, described once: the DDL (createTableSql), the writer's INSERTs (insertSql)
+// and the readers' column lists (selectSql) are generated from these descriptors, so a column is
+// named in one place. docs/session-format.md documents every table and column; keep both in step.
+#pragma once
+
+#include <array>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace stallscope::format {
+
+struct Column {
+    std::string_view name;
+    std::string_view declaration; // type and column constraints, as in CREATE TABLE
+};
+
+struct Table {
+    std::string_view name;
+    std::span<const Column> columns;
+    std::string_view tableConstraint = {}; // e.g. a composite PRIMARY KEY
+    bool withoutRowid = false;
+
+    // An "id INTEGER PRIMARY KEY" first column aliases the row id: SQLite assigns it on insert.
+    constexpr bool firstColumnIsRowId() const {
+        return columns.front().declaration == "INTEGER PRIMARY KEY";
+    }
+    // The columns an INSERT names: all but a row-id alias.
+    constexpr std::span<const Column> insertedColumns() const {
+        return firstColumnIsRowId() ? columns.subspan(1) : columns;
+    }
+};
+
+namespace columns {
+inline constexpr std::string_view kRowId = "INTEGER PRIMARY KEY";
+inline constexpr std::string_view kInt = "INTEGER NOT NULL";
+inline constexpr std::string_view kIntOrNull = "INTEGER";
+inline constexpr std::string_view kIntDefault0 = "INTEGER NOT NULL DEFAULT 0";
+inline constexpr std::string_view kText = "TEXT NOT NULL";
+inline constexpr std::string_view kTextOrNull = "TEXT";
+inline constexpr std::string_view kTextDefaultEmpty = "TEXT NOT NULL DEFAULT ''";
+
+inline constexpr Column kMeta[] = {{"key", "TEXT PRIMARY KEY"}, {"value", kText}};
+inline constexpr Column kProcesses[] = {
+    {"id", kRowId},     {"pid", kInt},          {"host", kText},          {"command", kText},
+    {"start_ns", kInt}, {"end_ns", kIntOrNull}, {"exit_code", kIntOrNull}};
+inline constexpr Column kThreads[] = {{"id", kRowId},
+                                      {"process_id", "INTEGER NOT NULL REFERENCES processes(id)"},
+                                      {"tid", kInt},
+                                      {"name", kTextDefaultEmpty}};
+inline constexpr Column kDevices[] = {{"id", kRowId},
+                                      {"process_id", "INTEGER NOT NULL REFERENCES processes(id)"},
+                                      {"device_index", kInt},
+                                      {"name", kText},
+                                      {"uuid", kTextDefaultEmpty},
+                                      {"compute_major", kIntDefault0},
+                                      {"compute_minor", kIntDefault0},
+                                      {"sm_count", kIntDefault0},
+                                      {"global_memory_bytes", kIntDefault0}};
+inline constexpr Column kStreams[] = {{"id", kRowId},
+                                      {"device_id", "INTEGER NOT NULL REFERENCES devices(id)"},
+                                      {"context_id", kInt},
+                                      {"stream_id", kInt},
+                                      {"is_default", kIntDefault0},
+                                      {"priority", kIntDefault0}};
+inline constexpr Column kStrings[] = {{"id", kRowId}, {"text", kText}};
+inline constexpr Column kApiCalls[] = {
+    {"id", kRowId},   {"thread_id", kInt},      {"domain", kInt},
+    {"cbid", kInt},   {"name_id", kInt},        {"start_ns", kInt},
+    {"end_ns", kInt}, {"correlation_id", kInt}, {"return_code", kIntDefault0}};
+inline constexpr Column kKernels[] = {{"id", kRowId},
+                                      {"stream_id", kInt},
+                                      {"name_id", kInt},
+                                      {"start_ns", kInt},
+                                      {"end_ns", kInt},
+                                      {"correlation_id", kInt},
+                                      {"grid_x", kInt},
+                                      {"grid_y", kInt},
+                                      {"grid_z", kInt},
+                                      {"block_x", kInt},
+                                      {"block_y", kInt},
+                                      {"block_z", kInt},
+                                      {"registers_per_thread", kInt},
+                                      {"static_shared_bytes", kInt},
+                                      {"dynamic_shared_bytes", kInt}};
+inline constexpr Column kMemcpys[] = {
+    {"id", kRowId},           {"stream_id", kInt}, {"start_ns", kInt}, {"end_ns", kInt},
+    {"correlation_id", kInt}, {"copy_kind", kInt}, {"src_kind", kInt}, {"dst_kind", kInt},
+    {"bytes", kInt},          {"is_async", kInt}};
+inline constexpr Column kMemsets[] = {
+    {"id", kRowId},   {"stream_id", kInt},      {"start_ns", kInt},
+    {"end_ns", kInt}, {"correlation_id", kInt}, {"value", kInt},
+    {"bytes", kInt},  {"dst_kind", kInt},       {"is_async", kInt}};
+inline constexpr Column kSyncs[] = {{"id", kRowId},
+                                    {"thread_id", kInt},
+                                    {"kind", kInt},
+                                    {"start_ns", kInt},
+                                    {"end_ns", kInt},
+                                    {"correlation_id", kInt},
+                                    {"stream_id", kIntOrNull},
+                                    {"event_id", kIntOrNull},
+                                    {"stack_id", kIntOrNull}};
+inline constexpr Column kCudaEvents[] = {{"id", kRowId},
+                                         {"stream_id", kInt},
+                                         {"event_id", kInt},
+                                         {"correlation_id", kInt},
+                                         {"record_ns", kInt}};
+inline constexpr Column kRanges[] = {{"id", kRowId},    {"thread_id", kInt}, {"kind", kInt},
+                                     {"name_id", kInt}, {"start_ns", kInt},  {"end_ns", kInt},
+                                     {"depth", kInt}};
+inline constexpr Column kModules[] = {{"id", kRowId},
+                                      {"process_id", kInt},
+                                      {"path", kText},
+                                      {"load_bias", kInt},
+                                      {"start_address", kInt},
+                                      {"end_address", kInt},
+                                      {"build_id", kTextDefaultEmpty},
+                                      {"loaded_ns", kInt}};
+inline constexpr Column kFrames[] = {{"id", kRowId},
+                                     {"kind", kInt},
+                                     {"address", kIntOrNull},
+                                     {"module_id", kIntOrNull},
+                                     {"function", kTextOrNull},
+                                     {"file", kTextOrNull},
+                                     {"line", kIntOrNull},
+                                     {"column", kIntOrNull},
+                                     {"symbolized", kIntDefault0},
+                                     {"is_user", kIntOrNull}};
+inline constexpr Column kFrameInlines[] = {{"frame_id", kInt},     {"depth", kInt},
+                                           {"function", kText},    {"file", kTextDefaultEmpty},
+                                           {"line", kIntDefault0}, {"column", kIntDefault0}};
+inline constexpr Column kStacks[] = {{"id", kRowId}, {"hash", kInt}, {"depth", kInt}};
+inline constexpr Column kStackFrames[] = {
+    {"stack_id", kInt}, {"position", kInt}, {"frame_id", kInt}};
+inline constexpr Column kSources[] = {
+    {"id", kRowId},       {"path", "TEXT NOT NULL UNIQUE"}, {"sha256", kText},
+    {"size_bytes", kInt}, {"truncated", kIntDefault0},      {"text", kText}};
+inline constexpr Column kDropped[] = {{"id", kRowId},
+                                      {"process_id", kIntOrNull},
+                                      {"at_ns", kInt},
+                                      {"source", kText},
+                                      {"count", kInt}};
+inline constexpr Column kDiagnostics[] = {
+    {"id", kRowId}, {"at_ns", kInt}, {"severity", kText}, {"message", kText}};
+} // namespace columns
+
+namespace tables {
+inline constexpr Table kMeta{"meta", columns::kMeta, {}, true};
+inline constexpr Table kProcesses{"processes", columns::kProcesses};
+inline constexpr Table kThreads{"threads", columns::kThreads};
+inline constexpr Table kDevices{"devices", columns::kDevices};
+inline constexpr Table kStreams{"streams", columns::kStreams};
+inline constexpr Table kStrings{"strings", columns::kStrings};
+inline constexpr Table kApiCalls{"api_calls", columns::kApiCalls};
+inline constexpr Table kKernels{"kernels", columns::kKernels};
+inline constexpr Table kMemcpys{"memcpys", columns::kMemcpys};
+inline constexpr Table kMemsets{"memsets", columns::kMemsets};
+inline constexpr Table kSyncs{"syncs", columns::kSyncs};
+inline constexpr Table kCudaEvents{"cuda_events", columns::kCudaEvents};
+inline constexpr Table kRanges{"ranges", columns::kRanges};
+inline constexpr Table kModules{"modules", columns::kModules};
+inline constexpr Table kFrames{"frames", columns::kFrames};
+inline constexpr Table kFrameInlines{"frame_inlines", columns::kFrameInlines,
+                                     "PRIMARY KEY (frame_id, depth)", true};
+inline constexpr Table kStacks{"stacks", columns::kStacks};
+inline constexpr Table kStackFrames{"stack_frames", columns::kStackFrames,
+                                    "PRIMARY KEY (stack_id, position)", true};
+inline constexpr Table kSources{"sources", columns::kSources};
+inline constexpr Table kDropped{"dropped", columns::kDropped};
+inline constexpr Table kDiagnostics{"diagnostics", columns::kDiagnostics};
+} // namespace tables
+
+// Every table of a session, in creation order; the reader checks that each exists.
+inline constexpr std::array<const Table*, 21> kTables = {
+    &tables::kMeta,        &tables::kProcesses,   &tables::kThreads,  &tables::kDevices,
+    &tables::kStreams,     &tables::kStrings,     &tables::kApiCalls, &tables::kKernels,
+    &tables::kMemcpys,     &tables::kMemsets,     &tables::kSyncs,    &tables::kCudaEvents,
+    &tables::kRanges,      &tables::kModules,     &tables::kFrames,   &tables::kFrameInlines,
+    &tables::kStacks,      &tables::kStackFrames, &tables::kSources,  &tables::kDropped,
+    &tables::kDiagnostics,
+};
+
+// The position of `table` in kTables (kTables.size() when absent).
+constexpr size_t tableIndex(const Table& table) {
+    size_t index = 0;
+    while (index < kTables.size() && kTables[index] != &table)
+        ++index;
+    return index;
+}
+
+// "CREATE TABLE name (column declaration, ..., constraint) [WITHOUT ROWID];"
+std::string createTableSql(const Table& table);
+// The CREATE TABLE statements of every table in kTables.
+std::string schemaSql();
+// "<verb> INTO name(columns) VALUES (?, ...)" over every column but a row-id alias, in
+// descriptor order: bind parameter i + 1 is the i-th such column.
+std::string insertSql(const Table& table, std::string_view verb = "INSERT");
+// "SELECT every column FROM name", in descriptor order: result column i is columns[i].
+std::string selectSql(const Table& table);
+
+} // namespace stallscope::format

@@ -1,0 +1,203 @@
+#include "format/sqlite_database.h"
+
+#include <sqlite3.h>
+
+#include <utility>
+
+namespace stallscope::format {
+
+Statement::Statement(sqlite3* db, sqlite3_stmt* statement, std::string error)
+    : m_db(db), m_statement(statement), m_error(std::move(error)) {}
+
+Statement::~Statement() {
+    release();
+}
+
+Statement::Statement(Statement&& other) noexcept
+    : m_db(std::exchange(other.m_db, nullptr)),
+      m_statement(std::exchange(other.m_statement, nullptr)), m_error(std::move(other.m_error)) {}
+
+Statement& Statement::operator=(Statement&& other) noexcept {
+    if (this != &other) {
+        release();
+        m_db = std::exchange(other.m_db, nullptr);
+        m_statement = std::exchange(other.m_statement, nullptr);
+        m_error = std::move(other.m_error);
+    }
+    return *this;
+}
+
+void Statement::release() {
+    sqlite3_finalize(m_statement);
+    m_statement = nullptr;
+}
+
+bool Statement::step() {
+    if (!m_statement || failed())
+        return false;
+    const int rc = sqlite3_step(m_statement);
+    if (rc == SQLITE_ROW)
+        return true;
+    if (rc != SQLITE_DONE)
+        m_error = sqlite3_errmsg(m_db);
+    return false;
+}
+
+bool Statement::execute() {
+    if (!m_statement || failed())
+        return false;
+    const int rc = sqlite3_step(m_statement);
+    // No sqlite3_clear_bindings: callers bind every parameter before each execute().
+    sqlite3_reset(m_statement);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+        m_error = sqlite3_errmsg(m_db);
+        return false;
+    }
+    return true;
+}
+
+void Statement::reset() {
+    if (m_statement)
+        sqlite3_reset(m_statement);
+}
+
+void Statement::bind(int index, int64_t value) {
+    sqlite3_bind_int64(m_statement, index, value);
+}
+
+void Statement::bind(int index, std::string_view text) {
+    // A default-constructed string_view has a null data(), which SQLite would store as NULL.
+    sqlite3_bind_text(m_statement, index, text.data() ? text.data() : "",
+                      static_cast<int>(text.size()), SQLITE_TRANSIENT);
+}
+
+void Statement::bind(int index, const std::optional<int64_t>& value) {
+    if (value)
+        bind(index, *value);
+    else
+        bindNull(index);
+}
+
+void Statement::bind(int index, const std::optional<std::string>& text) {
+    if (text)
+        bind(index, std::string_view(*text));
+    else
+        bindNull(index);
+}
+
+void Statement::bindNull(int index) {
+    sqlite3_bind_null(m_statement, index);
+}
+
+int Statement::columnCount() const {
+    return sqlite3_column_count(m_statement);
+}
+
+bool Statement::isNull(int column) const {
+    return sqlite3_column_type(m_statement, column) == SQLITE_NULL;
+}
+
+int64_t Statement::integer(int column) const {
+    return sqlite3_column_int64(m_statement, column);
+}
+
+std::string Statement::text(int column) const {
+    const auto* bytes = sqlite3_column_text(m_statement, column);
+    return bytes ? std::string(reinterpret_cast<const char*>(bytes),
+                               static_cast<size_t>(sqlite3_column_bytes(m_statement, column)))
+                 : std::string();
+}
+
+Database::~Database() {
+    if (m_db)
+        sqlite3_close_v2(m_db);
+}
+
+Database::Database(Database&& other) noexcept : m_db(std::exchange(other.m_db, nullptr)) {}
+
+Database& Database::operator=(Database&& other) noexcept {
+    if (this != &other) {
+        if (m_db)
+            sqlite3_close_v2(m_db);
+        m_db = std::exchange(other.m_db, nullptr);
+    }
+    return *this;
+}
+
+bool Database::open(const std::string& path, Mode mode, std::string* error) {
+    close();
+    int flags = SQLITE_OPEN_NOMUTEX;
+    switch (mode) {
+    case Mode::ReadOnly:
+        flags |= SQLITE_OPEN_READONLY;
+        break;
+    case Mode::ReadWrite:
+        flags |= SQLITE_OPEN_READWRITE;
+        break;
+    case Mode::Create:
+        flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+        break;
+    }
+    if (sqlite3_open_v2(path.c_str(), &m_db, flags, nullptr) != SQLITE_OK) {
+        if (error)
+            *error = lastMessage();
+        sqlite3_close_v2(m_db);
+        m_db = nullptr;
+        return false;
+    }
+    sqlite3_extended_result_codes(m_db, 1);
+    return true;
+}
+
+bool Database::close() {
+    if (!m_db)
+        return true;
+    if (sqlite3_close(m_db) != SQLITE_OK)
+        return false;
+    m_db = nullptr;
+    return true;
+}
+
+void Database::setBusyTimeout(int milliseconds) {
+    if (m_db)
+        sqlite3_busy_timeout(m_db, milliseconds);
+}
+
+bool Database::exec(std::string_view sql, std::string* error) {
+    if (!m_db) {
+        if (error)
+            *error = "database not open";
+        return false;
+    }
+    char* message = nullptr;
+    if (sqlite3_exec(m_db, std::string(sql).c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
+        if (error)
+            *error = message ? message : sqlite3_errmsg(m_db);
+        sqlite3_free(message);
+        return false;
+    }
+    return true;
+}
+
+Statement Database::prepare(std::string_view sql, bool persistent) const {
+    if (!m_db)
+        return Statement(nullptr, nullptr, "database not open");
+    sqlite3_stmt* statement = nullptr;
+    if (sqlite3_prepare_v3(m_db, sql.data(), static_cast<int>(sql.size()),
+                           persistent ? SQLITE_PREPARE_PERSISTENT : 0, &statement,
+                           nullptr) != SQLITE_OK) {
+        sqlite3_finalize(statement);
+        return Statement(m_db, nullptr, lastMessage() + " in: " + std::string(sql));
+    }
+    return Statement(m_db, statement, {});
+}
+
+int64_t Database::lastInsertRowId() const {
+    return m_db ? sqlite3_last_insert_rowid(m_db) : 0;
+}
+
+std::string Database::lastMessage() const {
+    return m_db ? sqlite3_errmsg(m_db) : "out of memory";
+}
+
+} // namespace stallscope::format

@@ -1,0 +1,92 @@
+// The one SQLite wrapper: a Database and its prepared Statements, both RAII. Qt-free and
+// exception-free, because the recorder runs it inside users' processes; errors are reported by
+// return values and messages, never thrown.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace stallscope::format {
+
+class Statement {
+public:
+    Statement() = default;
+    ~Statement();
+    Statement(Statement&& other) noexcept;
+    Statement& operator=(Statement&& other) noexcept;
+    Statement(const Statement&) = delete;
+    Statement& operator=(const Statement&) = delete;
+
+    bool prepared() const { return m_statement != nullptr; }
+    // False once preparing or a step failed; error() says why.
+    bool failed() const { return !m_error.empty(); }
+    const std::string& error() const { return m_error; }
+
+    // True while a row is available; false at the end or on an error (see failed()).
+    bool step();
+    // Steps once, then resets for the next bind; false on an error.
+    bool execute();
+    void reset();
+
+    void bind(int index, int64_t value);
+    void bind(int index, std::string_view text); // a null data() binds "" (never NULL)
+    void bind(int index, const std::string& text) { bind(index, std::string_view(text)); }
+    void bind(int index, const std::optional<int64_t>& value);
+    void bind(int index, const std::optional<std::string>& text);
+    void bindNull(int index);
+
+    int columnCount() const;
+    bool isNull(int column) const;
+    int64_t integer(int column) const;
+    std::string text(int column) const;
+
+private:
+    friend class Database;
+    Statement(sqlite3* db, sqlite3_stmt* statement, std::string error);
+    void release();
+
+    sqlite3* m_db = nullptr;
+    sqlite3_stmt* m_statement = nullptr;
+    std::string m_error;
+};
+
+class Database {
+public:
+    enum class Mode { ReadOnly, ReadWrite, Create };
+
+    Database() = default;
+    ~Database();
+    Database(Database&& other) noexcept;
+    Database& operator=(Database&& other) noexcept;
+    Database(const Database&) = delete;
+    Database& operator=(const Database&) = delete;
+
+    // On failure returns false and sets *error to SQLite's message. Create makes the file when
+    // missing. Connections are single-threaded (NOMUTEX): use one per thread.
+    bool open(const std::string& path, Mode mode, std::string* error);
+    bool isOpen() const { return m_db != nullptr; }
+    // Closes now; false when SQLite refused (unfinalized statements). The destructor also closes.
+    bool close();
+
+    // How long a statement waits for another connection's lock before failing (SQLITE_BUSY).
+    void setBusyTimeout(int milliseconds);
+
+    // Runs SQL without results (several statements allowed); false and *error on failure.
+    bool exec(std::string_view sql, std::string* error = nullptr);
+    // `persistent`: a statement kept for the connection's lifetime (SQLite plans its memory so).
+    Statement prepare(std::string_view sql, bool persistent = false) const;
+
+    int64_t lastInsertRowId() const;
+    // SQLite's message for the last failed call on this connection.
+    std::string lastMessage() const;
+
+private:
+    sqlite3* m_db = nullptr;
+};
+
+} // namespace stallscope::format

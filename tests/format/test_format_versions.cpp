@@ -1,0 +1,196 @@
+// Format versions: the kept format-v1 file (tests/format/data/README.md) must open with its known
+// content in every later version, files written now must have exactly its schema, and a file newer
+// than kFormatVersion is refused with a message naming it.
+#include "format/session_meta.h"
+#include "format/session_schema.h"
+#include "format/session_writer.h"
+#include "format/sqlite_database.h"
+#include "model/session/session_database.h"
+#include "model/session/session_loader.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <string>
+#include <vector>
+
+using namespace stallscope;
+
+namespace {
+
+const std::string kV1File = STALLSCOPE_SOURCE_DIR "/tests/format/data/format-v1.stallscope";
+
+// Every row of `sql`, its columns as text joined by '|' ("NULL" for NULL).
+std::vector<std::string> rowsOf(const format::Database& db, const std::string& sql) {
+    format::Statement statement = db.prepare(sql);
+    std::vector<std::string> rows;
+    while (statement.step()) {
+        std::string row;
+        for (int c = 0; c < statement.columnCount(); ++c)
+            row += (statement.isNull(c) ? std::string("NULL") : statement.text(c)) + "|";
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+// What defines a table beyond its SQL text: columns (name, type, not null, default, primary key
+// position), foreign keys, indexes (including UNIQUE's automatic ones), and WITHOUT ROWID.
+std::vector<std::string> tableShape(const format::Database& db, const std::string& table) {
+    std::vector<std::string> shape;
+    for (const char* pragma : {"table_info", "foreign_key_list", "index_list"})
+        for (const std::string& row :
+             rowsOf(db, "PRAGMA " + std::string(pragma) + "('" + table + "')"))
+            shape.push_back(std::string(pragma) + ": " + row);
+    const auto sql = rowsOf(db, "SELECT sql FROM sqlite_master WHERE name = '" + table + "'");
+    shape.push_back(!sql.empty() && sql[0].find("WITHOUT ROWID") != std::string::npos
+                        ? "without rowid"
+                        : "rowid");
+    return shape;
+}
+
+format::Database openReadOnly(const std::string& path) {
+    format::Database db;
+    std::string error;
+    if (!db.open(path, format::Database::Mode::ReadOnly, &error))
+        qWarning("%s: %s", path.c_str(), error.c_str());
+    return db;
+}
+
+} // namespace
+
+class TestFormatVersions : public QObject {
+    Q_OBJECT
+private slots:
+    void newFilesHaveTheV1Schema();
+    void v1FileOpensWithItsContent();
+    void v1FileDetailsReadBack();
+    void newerVersionIsRefusedNamingTheFile();
+    void olderThanV1IsCorrupt();
+
+private:
+    QTemporaryDir m_dir;
+    std::string path(const char* name) { return m_dir.filePath(name).toStdString(); }
+    // A writable copy of the v1 file with meta.format_version set to `version`.
+    std::string v1CopyWithVersion(const char* name, const std::string& version);
+};
+
+void TestFormatVersions::newFilesHaveTheV1Schema() {
+    const std::string file = path("new.stallscope");
+    std::string error;
+    auto writer = format::SessionWriter::create(file, &error);
+    QVERIFY2(writer, error.c_str());
+    QVERIFY(writer->finish(format::kStatusComplete));
+
+    const format::Database v1 = openReadOnly(kV1File);
+    const format::Database now = openReadOnly(file);
+    QVERIFY(v1.isOpen() && now.isOpen());
+    const std::string objects = "SELECT type, name, tbl_name FROM sqlite_master ORDER BY name";
+    const std::vector<std::string> v1Objects = rowsOf(v1, objects);
+    QCOMPARE(rowsOf(now, objects), v1Objects);
+    QCOMPARE(v1Objects.size(), size_t(21 + 2 + 1)); // tables, finalize indexes, sources' UNIQUE
+    for (const format::Table* table : format::kTables)
+        QCOMPARE(
+            rowsOf(now, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '" +
+                            std::string(table->name) + "'"),
+            std::vector<std::string>{"1|"});
+    for (const std::string& table :
+         rowsOf(v1, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")) {
+        const std::string name = table.substr(0, table.size() - 1); // drop the '|'
+        QCOMPARE(tableShape(now, name), tableShape(v1, name));
+    }
+    // The finalize indexes are still written from their own SQL text: compare it too.
+    const std::string indexes = "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND "
+                                "sql IS NOT NULL ORDER BY name";
+    QCOMPARE(rowsOf(now, indexes), rowsOf(v1, indexes));
+}
+
+void TestFormatVersions::v1FileOpensWithItsContent() {
+    auto result = model::SessionLoader::load(kV1File);
+    QVERIFY2(result.ok(), result.error.c_str());
+    const model::Session& s = *result.session;
+    QCOMPARE(s.formatVersion, 1);
+    QCOMPARE(s.status, std::string(format::kStatusComplete));
+    QVERIFY(s.warning.empty());
+    QCOMPARE(s.metaValue(format::meta::kCommand), std::string("python train.py --epochs 1"));
+    QCOMPARE(s.metaValue(format::meta::kClock), std::string(format::kClockName));
+    QCOMPARE(s.processes.size(), size_t(1));
+    QCOMPARE(s.threads.size(), size_t(2));
+    QCOMPARE(s.devices.size(), size_t(1));
+    QCOMPARE(s.streams.size(), size_t(3));
+    QCOMPARE(s.strings.size(), size_t(28 + 1)); // index 0 is the empty string
+    QCOMPARE(s.counts.apiCalls, int64_t(193));
+    QCOMPARE(s.counts.kernels, int64_t(60));
+    QCOMPARE(s.counts.memcpys, int64_t(25));
+    QCOMPARE(s.counts.memsets, int64_t(12));
+    QCOMPARE(s.counts.syncs, int64_t(61));
+    QCOMPARE(s.counts.ranges, int64_t(48));
+    QCOMPARE(s.startNs, int64_t(1000892374487));
+    QVERIFY(s.endNs > s.startNs);
+}
+
+void TestFormatVersions::v1FileDetailsReadBack() {
+    model::SessionDatabase db;
+    std::string error;
+    QVERIFY2(db.open(kV1File, &error), error.c_str());
+    QCOMPARE(db.modules().size(), size_t(5));
+    QCOMPARE(db.modules().front().id, int64_t(1));
+    QCOMPARE(db.modules().back().id, int64_t(5));
+    QCOMPARE(db.cudaEvents().size(), size_t(36));
+    QVERIFY(db.cudaEvents().front().recordNs <= db.cudaEvents().back().recordNs);
+    QVERIFY(db.diagnostics().empty());
+    QVERIFY(db.sourcePaths().empty());
+    size_t frames = 0;
+    for (int64_t stack = 1; stack <= 7; ++stack)
+        frames += db.stack(stack).size();
+    QVERIFY(frames >= 7);         // every stack has a frame
+    QVERIFY(db.stack(8).empty()); // and there are 7
+    QVERIFY(db.kernelDetails(1).has_value());
+    QVERIFY(db.kernelDetails(60).has_value());
+    QVERIFY(!db.kernelDetails(61).has_value());
+}
+
+std::string TestFormatVersions::v1CopyWithVersion(const char* name, const std::string& version) {
+    const std::string file = path(name);
+    QFile::remove(QString::fromStdString(file));
+    if (!QFile::copy(QString::fromStdString(kV1File), QString::fromStdString(file)))
+        return {};
+    QFile::setPermissions(QString::fromStdString(file),
+                          QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    format::Database db;
+    std::string error;
+    if (!db.open(file, format::Database::Mode::ReadWrite, &error))
+        return {};
+    format::Statement update = db.prepare("UPDATE meta SET value = ? WHERE key = ?");
+    update.bind(1, version);
+    update.bind(2, format::meta::kFormatVersion);
+    return update.execute() ? file : std::string();
+}
+
+void TestFormatVersions::newerVersionIsRefusedNamingTheFile() {
+    const std::string current =
+        v1CopyWithVersion("current.stallscope", std::to_string(format::kFormatVersion));
+    QVERIFY(!current.empty());
+    QVERIFY(model::SessionLoader::load(current).ok());
+
+    const std::string newer =
+        v1CopyWithVersion("newer.stallscope", std::to_string(format::kFormatVersion + 1));
+    QVERIFY(!newer.empty());
+    auto result = model::SessionLoader::load(newer);
+    QVERIFY(!result.ok());
+    QVERIFY2(result.error.rfind(newer + ": ", 0) == 0, result.error.c_str());
+    QVERIFY2(result.error.find("newer than this Stallscope reads") != std::string::npos,
+             result.error.c_str());
+}
+
+void TestFormatVersions::olderThanV1IsCorrupt() {
+    const std::string zero = v1CopyWithVersion("zero.stallscope", "0");
+    QVERIFY(!zero.empty());
+    auto result = model::SessionLoader::load(zero);
+    QVERIFY(!result.ok());
+    QVERIFY2(result.error.find("corrupt session: format version 0") != std::string::npos,
+             result.error.c_str());
+}
+
+QTEST_GUILESS_MAIN(TestFormatVersions)
+#include "test_format_versions.moc"
