@@ -41,6 +41,19 @@ namespace stallscope::app {
 
 using views::ReportWriter;
 
+namespace {
+
+// Asks where to save an export of `session`, offering the session's name with `extension` in its
+// folder. Empty when the user cancels.
+QString askExportPath(QWidget* parent, const QString& session, const QString& title,
+                      const char* extension, const QString& filter) {
+    const QFileInfo info(session);
+    return QFileDialog::getSaveFileName(
+        parent, title, info.dir().filePath(info.completeBaseName() + extension), filter);
+}
+
+} // namespace
+
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setAcceptDrops(true);
     resize(1400, 900);
@@ -242,10 +255,8 @@ void MainWindow::onLoaded(std::shared_ptr<const model::Session> session) {
 }
 
 void MainWindow::showExportDialog() {
-    const QString base = QFileInfo(m_currentFile).completeBaseName();
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export Chrome Trace"), QFileInfo(m_currentFile).dir().filePath(base + ".json"),
-        tr("Chrome trace (*.json *.json.gz)"));
+    const QString path = askExportPath(this, m_currentFile, tr("Export Chrome Trace"), ".json",
+                                       tr("Chrome trace (*.json *.json.gz)"));
     if (!path.isEmpty())
         exportChromeTrace(path);
 }
@@ -265,10 +276,8 @@ RecordDialog* MainWindow::showRecordDialog() {
 }
 
 void MainWindow::showReportDialog() {
-    const QString base = QFileInfo(m_currentFile).completeBaseName();
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export Report"), QFileInfo(m_currentFile).dir().filePath(base + ".pdf"),
-        tr("PDF (*.pdf)"));
+    const QString path =
+        askExportPath(this, m_currentFile, tr("Export Report"), ".pdf", tr("PDF (*.pdf)"));
     if (!path.isEmpty())
         exportReport(path);
 }

@@ -5,15 +5,14 @@
 //
 //   stallscope-bench-load [--session=FILE] [--events=10000000] [Google Benchmark flags]
 // The session is generated (seed 1) when FILE does not exist, and kept for the next run.
+#include "bench/bench_session.h"
 #include "bench/bench_support.h"
 #include "model/session/session_loader.h"
-#include "model/testing/synthetic_session.h"
 
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <string>
 
 namespace {
@@ -41,22 +40,9 @@ void loadSession(benchmark::State& state) {
 
 int main(int argc, char** argv) {
     using namespace stallscope;
-    const int64_t targetEvents = std::stoll(bench::takeFlag(argc, argv, "events", "10000000"));
-    g_session =
-        bench::takeFlag(argc, argv, "session",
-                        "/tmp/stallscope-bench-" + std::to_string(targetEvents) + ".stallscope");
-    if (!std::filesystem::exists(g_session)) {
-        model::SyntheticOptions options;
-        options.seed = 1;
-        options.targetEvents = targetEvents;
-        model::SyntheticStats stats;
-        std::string error;
-        std::fprintf(stderr, "generating %s ...\n", g_session.c_str());
-        if (!model::writeSyntheticSession(g_session, options, &stats, &error)) {
-            std::fprintf(stderr, "stallscope-bench-load: %s\n", error.c_str());
-            return 1;
-        }
-    }
+    g_session = bench::syntheticBenchSession(argc, argv, "stallscope-bench-load");
+    if (g_session.empty())
+        return 1;
 
     // (c) first, in a fresh process, before other loads have grown the heap.
     const int64_t before = bench::residentBytes();

@@ -5,10 +5,10 @@
 //   stallscope-bench-timeline [--session=FILE] [--events=10000000] [Google Benchmark flags]
 // The session is generated (seed 1) when FILE does not exist, and kept for the next run (the
 // same file bench_load uses).
+#include "bench/bench_session.h"
 #include "bench/bench_support.h"
 #include "model/session/session.h"
 #include "model/session/session_loader.h"
-#include "model/testing/synthetic_session.h"
 #include "views/timeline/timeline_widget.h"
 
 #include <benchmark/benchmark.h>
@@ -18,7 +18,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -152,21 +151,9 @@ int main(int argc, char** argv) {
     using namespace stallscope;
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
-    const int64_t targetEvents = std::stoll(bench::takeFlag(argc, argv, "events", "10000000"));
-    const std::string path =
-        bench::takeFlag(argc, argv, "session",
-                        "/tmp/stallscope-bench-" + std::to_string(targetEvents) + ".stallscope");
-    if (!std::filesystem::exists(path)) {
-        model::SyntheticOptions options;
-        options.seed = 1;
-        options.targetEvents = targetEvents;
-        std::string error;
-        std::fprintf(stderr, "generating %s ...\n", path.c_str());
-        if (!model::writeSyntheticSession(path, options, nullptr, &error)) {
-            std::fprintf(stderr, "stallscope-bench-timeline: %s\n", error.c_str());
-            return 1;
-        }
-    }
+    const std::string path = bench::syntheticBenchSession(argc, argv, "stallscope-bench-timeline");
+    if (path.empty())
+        return 1;
     QApplication app(argc, argv);
     const auto loadStart = std::chrono::steady_clock::now();
     model::LoadResult result = model::SessionLoader::load(path);

@@ -2,6 +2,7 @@
 
 #include "format/session_meta.h"
 #include "recorder/api_classifier.h"
+#include "recorder/row_id_cache.h"
 
 #include <cupti.h>
 
@@ -38,6 +39,13 @@ std::string threadName(int64_t pid, int32_t tid) {
 
 constexpr uint32_t kInvalidId = 0xffffffffu; // CUPTI_SYNCHRONIZATION_INVALID_VALUE and friends
 
+// Copies what every timed activity row takes from its CUPTI record: its span and correlation id.
+template <class Row> void copyTiming(const ActivityRecord& r, Row& row) {
+    row.startNs = r.startNs;
+    row.endNs = r.endNs;
+    row.correlationId = r.correlationId;
+}
+
 } // namespace
 
 SessionSink::SessionSink(format::SessionWriter* writer)
@@ -58,30 +66,24 @@ void SessionSink::beginProcess(int64_t pid, const std::string& host, const std::
 }
 
 int64_t SessionSink::threadRow(int32_t tid) {
-    auto it = m_threads.find(tid);
-    if (it != m_threads.end())
-        return it->second;
-    format::ThreadRow row;
-    row.processId = m_processId;
-    row.tid = tid;
-    row.name = threadName(m_pid, tid);
-    int64_t id = m_writer->addThread(row);
-    m_threads.emplace(tid, id);
-    return id;
+    return rowIdFor(m_threads, tid, [&] {
+        format::ThreadRow row;
+        row.processId = m_processId;
+        row.tid = tid;
+        row.name = threadName(m_pid, tid);
+        return m_writer->addThread(row);
+    });
 }
 
 int64_t SessionSink::deviceRow(uint32_t deviceId) {
-    auto it = m_devices.find(deviceId);
-    if (it != m_devices.end())
-        return it->second;
-    // Placeholder until (or unless) CUPTI's DEVICE record names it.
-    format::DeviceRow row;
-    row.processId = m_processId;
-    row.deviceIndex = deviceId;
-    row.name = "GPU " + std::to_string(deviceId);
-    int64_t id = m_writer->addDevice(row);
-    m_devices.emplace(deviceId, id);
-    return id;
+    return rowIdFor(m_devices, deviceId, [&] {
+        // Placeholder until (or unless) CUPTI's DEVICE record names it.
+        format::DeviceRow row;
+        row.processId = m_processId;
+        row.deviceIndex = deviceId;
+        row.name = "GPU " + std::to_string(deviceId);
+        return m_writer->addDevice(row);
+    });
 }
 
 int64_t SessionSink::streamRow(uint32_t contextId, uint32_t streamId, uint32_t deviceId,
@@ -308,9 +310,7 @@ void SessionSink::consumeBatch(const ActivityBatch& batch) {
             format::KernelRow row;
             row.streamId = streamRow(r.contextId, r.streamId, r.deviceId, true);
             row.nameId = m_writer->internString(batch.text(r.nameOffset, r.nameLength));
-            row.startNs = r.startNs;
-            row.endNs = r.endNs;
-            row.correlationId = r.correlationId;
+            copyTiming(r, row);
             for (int i = 0; i < 3; ++i) {
                 row.grid[i] = r.grid[i];
                 row.block[i] = r.block[i];
@@ -325,9 +325,7 @@ void SessionSink::consumeBatch(const ActivityBatch& batch) {
         case ActivityRecord::Kind::Memcpy: {
             format::MemcpyRow row;
             row.streamId = streamRow(r.contextId, r.streamId, r.deviceId, true);
-            row.startNs = r.startNs;
-            row.endNs = r.endNs;
-            row.correlationId = r.correlationId;
+            copyTiming(r, row);
             row.copyKind = format::CopyKind(r.copyKind);
             row.srcKind = format::MemoryKind(r.srcKind);
             row.dstKind = format::MemoryKind(r.dstKind);
@@ -350,9 +348,7 @@ void SessionSink::consumeBatch(const ActivityBatch& batch) {
         case ActivityRecord::Kind::Memset: {
             format::MemsetRow row;
             row.streamId = streamRow(r.contextId, r.streamId, r.deviceId, true);
-            row.startNs = r.startNs;
-            row.endNs = r.endNs;
-            row.correlationId = r.correlationId;
+            copyTiming(r, row);
             row.value = r.value;
             row.bytes = int64_t(r.bytes);
             row.dstKind = format::MemoryKind(r.dstKind);
@@ -379,9 +375,7 @@ void SessionSink::consumeBatch(const ActivityBatch& batch) {
             row.domain = r.domain == 1 ? format::ApiDomain::Driver : format::ApiDomain::Runtime;
             row.cbid = r.cbid;
             row.nameId = apiName(r.domain, r.cbid);
-            row.startNs = r.startNs;
-            row.endNs = r.endNs;
-            row.correlationId = r.correlationId;
+            copyTiming(r, row);
             row.returnCode = r.returnValue;
             m_writer->addApiCall(row);
             ++m_stats.apiCalls;

@@ -1,6 +1,7 @@
 #include "recorder/stack_interner.h"
 
 #include "recorder/python_frames.h"
+#include "recorder/row_id_cache.h"
 
 #include <algorithm>
 #include <vector>
@@ -35,18 +36,15 @@ int StackInterner::merge(const uintptr_t* pcs, int depth, const uint64_t* python
 }
 
 int64_t StackInterner::nativeFrame(uintptr_t pc) {
-    auto frame = m_nativeFrames.find(pc);
-    if (frame != m_nativeFrames.end())
-        return frame->second;
-    format::FrameRow row;
-    row.kind = format::FrameKind::Native;
-    row.address = int64_t(pc);
-    int64_t module = m_moduleRowFor ? m_moduleRowFor(pc) : -1;
-    if (module >= 0)
-        row.moduleId = module;
-    int64_t id = m_writer->addFrame(row);
-    m_nativeFrames.emplace(pc, id);
-    return id;
+    return rowIdFor(m_nativeFrames, pc, [&] {
+        format::FrameRow row;
+        row.kind = format::FrameKind::Native;
+        row.address = int64_t(pc);
+        int64_t module = m_moduleRowFor ? m_moduleRowFor(pc) : -1;
+        if (module >= 0)
+            row.moduleId = module;
+        return m_writer->addFrame(row);
+    });
 }
 
 int64_t StackInterner::pythonFrame(uint64_t word) {

@@ -334,7 +334,8 @@ bool runInstructions(const uint8_t* p, const uint8_t* end, const Cie& cie, uintp
                 }
                 break;
             }
-            case 0x09: {
+            case 0x09:   // DW_CFA_register
+            case 0x14: { // DW_CFA_val_offset: both leave `reg` where this unwinder cannot follow
                 uint64_t reg = r.uleb();
                 r.uleb();
                 lose(reg);
@@ -365,7 +366,8 @@ bool runInstructions(const uint8_t* p, const uint8_t* end, const Cie& cie, uintp
                 row->cfaExpression = true;
                 break;
             }
-            case 0x10: {
+            case 0x10:   // DW_CFA_expression
+            case 0x16: { // DW_CFA_val_expression: the expression is skipped, `reg` lost
                 uint64_t reg = r.uleb();
                 uint64_t len = r.uleb();
                 r.p += len;
@@ -385,22 +387,9 @@ bool runInstructions(const uint8_t* p, const uint8_t* end, const Cie& cie, uintp
             case 0x13:
                 row->cfaOffset = r.sleb() * cie.dataAlign;
                 break;
-            case 0x14: {
-                uint64_t reg = r.uleb();
-                r.uleb();
-                lose(reg);
-                break;
-            }
             case 0x15: {
                 uint64_t reg = r.uleb();
                 r.sleb();
-                lose(reg);
-                break;
-            }
-            case 0x16: {
-                uint64_t reg = r.uleb();
-                uint64_t len = r.uleb();
-                r.p += len;
                 lose(reg);
                 break;
             }

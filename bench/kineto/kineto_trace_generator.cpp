@@ -113,6 +113,27 @@ struct Us {
     }
 };
 
+// A python_function event on the training thread: call `pythonId`, called from `parentId`.
+void addPythonCall(Sink& out, const std::string& name, int64_t tsNs, int64_t durNs,
+                   int64_t parentId, int64_t pythonId) {
+    out.add(",\n  {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"%s\", "
+            "\"pid\": %lld, \"tid\": %lld, \"ts\": %s, \"dur\": %s, "
+            "\"args\": {\"Python parent id\": %lld, \"Python id\": %lld}}",
+            name.c_str(), (long long)kPid, (long long)kTid, Us(tsNs).text, Us(durNs).text,
+            (long long)parentId, (long long)pythonId);
+}
+
+// A cuda_runtime event on the training thread: CUDA API `name` (callback id `cbid`) under the
+// operator `externalId`, linked to its GPU work by `correlation`.
+void addRuntimeCall(Sink& out, const char* name, int cbid, int64_t tsNs, int64_t durNs,
+                    int64_t externalId, int64_t correlation) {
+    out.add(",\n  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"%s\", \"pid\": %lld, "
+            "\"tid\": %lld, \"ts\": %s, \"dur\": %s, \"args\": {\"External id\": %lld, "
+            "\"cbid\": %d, \"correlation\": %lld}}",
+            name, (long long)kPid, (long long)kTid, Us(tsNs).text, Us(durNs).text,
+            (long long)externalId, cbid, (long long)correlation);
+}
+
 } // namespace
 
 bool KinetoTraceGenerator::write(const std::string& path, int64_t targetBytes,
@@ -143,41 +164,25 @@ bool KinetoTraceGenerator::write(const std::string& path, int64_t targetBytes,
                 "\"Record function id\": 0}}",
                 (long long)s.steps, (long long)kPid, (long long)kTid, Us(t).text,
                 Us(stepNs - 1000).text, (long long)externalId++);
-        out.add(",\n  {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"train.py(40): "
-                "train_step\", \"pid\": %lld, "
-                "\"tid\": %lld, \"ts\": %s, \"dur\": %s, \"args\": {\"Python parent id\": 1, "
-                "\"Python id\": %lld}}",
-                (long long)kPid, (long long)kTid, Us(t + 100).text, Us(stepNs - 2000).text,
-                (long long)externalId++);
+        addPythonCall(out, "train.py(40): train_step", t + 100, stepNs - 2000, 1, externalId++);
         s.events += 2;
         int64_t op = t + 500;
         for (int k = 0; k < kOpsPerStep; ++k) {
             const int64_t c = correlation++;
             const int64_t kernelStart = op + 9000;
-            out.add(",\n  {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": "
-                    "\"torch/nn/modules/module.py(1751): _call_impl\", "
-                    "\"pid\": %lld, \"tid\": %lld, \"ts\": %s, \"dur\": %s, \"args\": {\"Python "
-                    "parent id\": 2, \"Python id\": %lld}}",
-                    (long long)kPid, (long long)kTid, Us(op).text, Us(9000).text,
-                    (long long)externalId++);
-            out.add(",\n  {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"<built-in "
-                    "method %s of PyCapsule object at 0x7f86c6ceb1d0>\", "
-                    "\"pid\": %lld, \"tid\": %lld, \"ts\": %s, \"dur\": %s, \"args\": {\"Python "
-                    "parent id\": 3, \"Python id\": %lld}}",
-                    kOps[k] + 6, (long long)kPid, (long long)kTid, Us(op + 200).text, Us(8000).text,
-                    (long long)externalId++);
+            addPythonCall(out, "torch/nn/modules/module.py(1751): _call_impl", op, 9000, 2,
+                          externalId++);
+            addPythonCall(out,
+                          std::string("<built-in method ") + (kOps[k] + 6) +
+                              " of PyCapsule object at 0x7f86c6ceb1d0>",
+                          op + 200, 8000, 3, externalId++);
             out.add(
                 ",\n  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"%s\", \"pid\": %lld, "
                 "\"tid\": %lld, \"ts\": %s, \"dur\": %s, "
                 "\"args\": {\"External id\": %lld, \"Record function id\": 0, \"Ev Idx\": %lld}}",
                 kOps[k], (long long)kPid, (long long)kTid, Us(op + 400).text, Us(7000).text,
                 (long long)externalId, (long long)externalId);
-            out.add(",\n  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
-                    "\"cudaLaunchKernel\", \"pid\": %lld, \"tid\": %lld, "
-                    "\"ts\": %s, \"dur\": %s, \"args\": {\"External id\": %lld, \"cbid\": 211, "
-                    "\"correlation\": %lld}}",
-                    (long long)kPid, (long long)kTid, Us(op + 3000).text, Us(4100).text,
-                    (long long)externalId, (long long)c);
+            addRuntimeCall(out, "cudaLaunchKernel", 211, op + 3000, 4100, externalId, c);
             out.add(",\n  {\"ph\": \"s\", \"id\": %lld, \"pid\": %lld, \"tid\": %lld, \"ts\": %s, "
                     "\"cat\": \"ac2g\", \"name\": \"ac2g\"}",
                     (long long)c, (long long)kPid, (long long)kTid, Us(op + 3000).text);
@@ -202,30 +207,16 @@ bool KinetoTraceGenerator::write(const std::string& path, int64_t targetBytes,
         // .item(): copy to pinned memory, then a blocking stream sync.
         const int64_t copy = correlation++;
         const int64_t sync = correlation++;
-        out.add(",\n  {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"<built-in method "
-                "item of Tensor object at 0x7f8487832b20>\", "
-                "\"pid\": %lld, \"tid\": %lld, \"ts\": %s, \"dur\": %s, \"args\": {\"Python parent "
-                "id\": 2, \"Python id\": %lld}}",
-                (long long)kPid, (long long)kTid, Us(op).text, Us(25000).text,
-                (long long)externalId++);
-        out.add(",\n  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaMemcpyAsync\", "
-                "\"pid\": %lld, \"tid\": %lld, "
-                "\"ts\": %s, \"dur\": %s, \"args\": {\"External id\": %lld, \"cbid\": 41, "
-                "\"correlation\": %lld}}",
-                (long long)kPid, (long long)kTid, Us(op + 1000).text, Us(3000).text,
-                (long long)externalId, (long long)copy);
+        addPythonCall(out, "<built-in method item of Tensor object at 0x7f8487832b20>", op, 25000,
+                      2, externalId++);
+        addRuntimeCall(out, "cudaMemcpyAsync", 41, op + 1000, 3000, externalId, copy);
         out.add(",\n  {\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy DtoH (Device -> "
                 "Pinned)\", \"pid\": 0, \"tid\": 7, "
                 "\"ts\": %s, \"dur\": %s, \"args\": {\"External id\": %lld, \"device\": 0, "
                 "\"context\": 1, \"stream\": 7, "
                 "\"correlation\": %lld, \"bytes\": 4, \"memory bandwidth (GB/s)\": 0.0024}}",
                 Us(op + 20000).text, Us(1665).text, (long long)externalId, (long long)copy);
-        out.add(",\n  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
-                "\"cudaStreamSynchronize\", \"pid\": %lld, \"tid\": %lld, "
-                "\"ts\": %s, \"dur\": %s, \"args\": {\"External id\": %lld, \"cbid\": 131, "
-                "\"correlation\": %lld}}",
-                (long long)kPid, (long long)kTid, Us(op + 4500).text, Us(18000).text,
-                (long long)externalId++, (long long)sync);
+        addRuntimeCall(out, "cudaStreamSynchronize", 131, op + 4500, 18000, externalId++, sync);
         s.events += 4;
         ++s.syncs;
         ++s.steps;

@@ -23,6 +23,17 @@ std::string deviceLabel(const Session& session, int32_t device) {
     return label;
 }
 
+// An insight about a GPU or stream rather than a source line: `label` names it in the site's place,
+// and the advice is worded for the session's language.
+Insight gpuInsight(const AnalysisContext& context, InsightRule rule, std::string label) {
+    Insight insight;
+    insight.rule = rule;
+    insight.site.function = std::move(label);
+    insight.site.language = context.language;
+    insight.recommendation = recommendationFor(rule, context.language);
+    return insight;
+}
+
 // Collects merged events into spans, joining runs of consecutive indexes per merge source.
 class SpanCollector {
 public:
@@ -110,18 +121,12 @@ void defaultStreamOfDevice(const AnalysisContext& context, int32_t device,
     }
     if (serializing < t.minSerializingOps)
         return;
-    Insight insight;
-    insight.rule = InsightRule::DefaultStream;
-    insight.site.file = "";
-    insight.site.function = session.streamLabel(session.streams[defaultStream]);
-    insight.site.language = context.language;
+    Insight insight = gpuInsight(context, InsightRule::DefaultStream,
+                                 session.streamLabel(session.streams[defaultStream]));
     insight.count = serializing;
     insight.startNs = first;
     insight.endNs = last;
-    insight.savingsNs = context.capToWall(totalNs);
-    insight.share = context.shareOf(insight.savingsNs);
-    insight.severity = context.severityFor(insight.share);
-    insight.recommendation = recommendationFor(InsightRule::DefaultStream, context.language);
+    context.rateBySavings(insight, totalNs);
     insight.title = "Legacy default stream serializes " + std::to_string(otherStreams) +
                     (otherStreams == 1 ? " other stream" : " other streams") + " on " +
                     deviceLabel(session, device);
@@ -224,18 +229,12 @@ void launchBoundOfDevice(const AnalysisContext& context, int32_t device,
     if (stretches == 0)
         return;
     const Session& session = context.session;
-    Insight insight;
-    insight.rule = InsightRule::LaunchBound;
-    insight.site.function = deviceLabel(session, device);
-    insight.site.language = context.language;
+    Insight insight = gpuInsight(context, InsightRule::LaunchBound, deviceLabel(session, device));
     insight.count = stretches;
     insight.kernelCount = totalKernels;
     insight.startNs = longestStart;
     insight.endNs = longestEnd;
-    insight.savingsNs = context.capToWall(totalSavings);
-    insight.share = context.shareOf(insight.savingsNs);
-    insight.severity = context.severityFor(insight.share);
-    insight.recommendation = recommendationFor(InsightRule::LaunchBound, context.language);
+    context.rateBySavings(insight, totalSavings);
     insight.title = "Launch-bound: " + formatCount(stretches) +
                     (stretches == 1 ? " stretch" : " stretches") + " of short kernels on " +
                     deviceLabel(session, device);

@@ -31,6 +31,9 @@ struct AnalysisContext {
         return static_cast<double>(ns) / static_cast<double>(wallNs);
     }
     int64_t capToWall(int64_t ns) const { return ns < wallNs ? ns : wallNs; }
+    // Rates an insight by what fixing it would save: savingsNs (at most the wall time), its share
+    // of the session and the severity that share earns.
+    void rateBySavings(Insight& insight, int64_t savingsNs) const;
 };
 
 namespace insight_rules {

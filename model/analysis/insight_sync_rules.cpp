@@ -17,6 +17,12 @@ Severity AnalysisContext::severityFor(double share) const {
     return Severity::Low;
 }
 
+void AnalysisContext::rateBySavings(Insight& insight, int64_t savingsNs) const {
+    insight.savingsNs = capToWall(savingsNs);
+    insight.share = shareOf(insight.savingsNs);
+    insight.severity = severityFor(insight.share);
+}
+
 namespace insight_rules {
 
 namespace {
@@ -156,9 +162,7 @@ void inLoopSync(const AnalysisContext& context, std::vector<Insight>& out) {
         const SyncSiteStats& stats = sites[s];
         Insight insight = siteInsight(context, InsightRule::InLoopSync, static_cast<int32_t>(s));
         insight.medianLaunchesBetween = median;
-        insight.savingsNs = context.capToWall(stats.blockedNs + stats.bubbleNs);
-        insight.share = context.shareOf(insight.savingsNs);
-        insight.severity = context.severityFor(insight.share);
+        context.rateBySavings(insight, stats.blockedNs + stats.bubbleNs);
         insight.title = "In-loop sync" + times(stats.count) + " at " + stats.site.label() +
                         " — likely blocking GPU pipelining";
         insight.evidence = formatCount(stats.count) + " syncs from this line with a median of " +
@@ -251,9 +255,7 @@ void pageableCopy(const AnalysisContext& context, std::vector<Insight>& out) {
         insight.bubbleNs = tally.bubble;
         insight.bytes = tally.bytes;
         insight.recommendation = recommendationFor(InsightRule::PageableCopy, stats.site.language);
-        insight.savingsNs = context.capToWall(tally.blocked + tally.bubble);
-        insight.share = context.shareOf(insight.savingsNs);
-        insight.severity = context.severityFor(insight.share);
+        context.rateBySavings(insight, tally.blocked + tally.bubble);
         insight.title =
             "Blocking copy to pageable memory" + times(tally.count) + " at " + stats.site.label();
         insight.evidence =
@@ -358,9 +360,7 @@ void gpuBubble(const AnalysisContext& context, std::vector<Insight>& out) {
                 followed.push_back(ref);
         Insight insight = siteInsight(context, InsightRule::GpuBubble, static_cast<int32_t>(s));
         insight.count = static_cast<int64_t>(followed.size());
-        insight.savingsNs = context.capToWall(stats.bubbleNs);
-        insight.share = context.shareOf(insight.savingsNs);
-        insight.severity = context.severityFor(insight.share);
+        context.rateBySavings(insight, stats.bubbleNs);
         insight.title =
             "GPU idle after syncs at " + stats.site.label() + ": " + formatDuration(stats.bubbleNs);
         insight.evidence = "After " + formatCount(insight.count) + " of " +

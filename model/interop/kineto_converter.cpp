@@ -19,6 +19,13 @@ constexpr int64_t kPollEvery = 1 << 16;
 int64_t pairKey(int64_t a, int64_t b) {
     return (a << 32) ^ (b & 0xffffffff);
 }
+
+// Copies what every timed row takes from its Kineto event: its span and correlation id.
+template <class Row> void copyTiming(const KinetoEvent& e, Row& row) {
+    row.startNs = e.tsNs;
+    row.endNs = e.endNs();
+    row.correlationId = e.correlation;
+}
 } // namespace
 
 KinetoConverter::KinetoConverter(format::SessionWriter& writer) : m_writer(writer) {}
@@ -163,6 +170,11 @@ int64_t KinetoConverter::gpuStream(const KinetoEvent& e) const {
     return e.stream >= 0 ? e.stream : (e.tidIsNumber ? e.tid : 0);
 }
 
+template <class Row> void KinetoConverter::placeOnStream(const KinetoEvent& e, Row& row) {
+    row.streamId = streamRow(gpuDevice(e), gpuStream(e), e.context);
+    copyTiming(e, row);
+}
+
 int64_t KinetoConverter::pythonFrame(const std::string& rawName) {
     auto raw = m_rawPythonNames.find(rawName);
     if (raw != m_rawPythonNames.end())
@@ -230,7 +242,7 @@ bool KinetoConverter::onEvent(const KinetoEvent& e) {
         ++m_stats.ignoredCategories[e.cat + " (ph " + std::string(1, e.ph ? e.ph : '?') + ")"];
         return true;
     }
-    const int64_t end = e.tsNs + std::max<int64_t>(e.durNs, 0);
+    const int64_t end = e.endNs();
     m_firstNs = std::min(m_firstNs, e.tsNs);
     m_lastNs = std::max(m_lastNs, end);
 
@@ -252,11 +264,8 @@ bool KinetoConverter::onEvent(const KinetoEvent& e) {
         break;
     case C::Kernel: {
         format::KernelRow row;
-        row.streamId = streamRow(gpuDevice(e), gpuStream(e), e.context);
+        placeOnStream(e, row);
         row.nameId = stringId(e.name);
-        row.startNs = e.tsNs;
-        row.endNs = end;
-        row.correlationId = e.correlation;
         for (int i = 0; i < 3; ++i) {
             row.grid[i] = e.grid[i];
             row.block[i] = e.block[i];
@@ -272,10 +281,7 @@ bool KinetoConverter::onEvent(const KinetoEvent& e) {
         break;
     case C::GpuMemset: {
         format::MemsetRow row;
-        row.streamId = streamRow(gpuDevice(e), gpuStream(e), e.context);
-        row.startNs = e.tsNs;
-        row.endNs = end;
-        row.correlationId = e.correlation;
+        placeOnStream(e, row);
         row.bytes = e.bytes;
         row.dstKind = parseMemsetKind(e.name);
         m_writer.addMemset(row);
@@ -309,9 +315,7 @@ void KinetoConverter::onApiCall(const KinetoEvent& e) {
                                                           : format::ApiDomain::Runtime;
     row.cbid = e.cbid;
     row.nameId = stringId(e.name);
-    row.startNs = e.tsNs;
-    row.endNs = e.tsNs + std::max<int64_t>(e.durNs, 0);
-    row.correlationId = e.correlation;
+    copyTiming(e, row);
     m_writer.addApiCall(row);
     countRow();
 
@@ -325,10 +329,7 @@ void KinetoConverter::onApiCall(const KinetoEvent& e) {
 
 void KinetoConverter::onMemcpy(const KinetoEvent& e) {
     format::MemcpyRow row;
-    row.streamId = streamRow(gpuDevice(e), gpuStream(e), e.context);
-    row.startNs = e.tsNs;
-    row.endNs = e.tsNs + std::max<int64_t>(e.durNs, 0);
-    row.correlationId = e.correlation;
+    placeOnStream(e, row);
     parseMemcpyName(e.name, &row.copyKind, &row.srcKind, &row.dstKind);
     row.bytes = e.bytes;
     m_writer.addMemcpy(row);
@@ -353,8 +354,7 @@ void KinetoConverter::onExplicitSync(const KinetoEvent& e) {
     ThreadState& thread = hostThread(e);
     ++m_fileExplicitSyncs;
     const int64_t kind = e.syncKind >= 1 && e.syncKind <= format::kSyncKindMax ? e.syncKind : 1;
-    PendingSync pending{e.tsNs, e.tsNs + std::max<int64_t>(e.durNs, 0), e.correlation,
-                        static_cast<SyncKind>(kind)};
+    PendingSync pending{e.tsNs, e.endNs(), e.correlation, static_cast<SyncKind>(kind)};
     if (e.stream >= 0)
         pending.streamRow = streamRow(e.device >= 0 ? e.device : 0, e.stream, e.context);
     pending.eventId = e.waitEventId;

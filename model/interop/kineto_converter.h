@@ -115,6 +115,8 @@ private:
     int64_t streamRow(int64_t deviceIndex, int64_t stream, int64_t context);
     int64_t gpuDevice(const KinetoEvent& event) const;
     int64_t gpuStream(const KinetoEvent& event) const;
+    // Fills a GPU activity row (kernel, memcpy, memset) from its event: stream, span, correlation.
+    template <class Row> void placeOnStream(const KinetoEvent& event, Row& row);
     int64_t stringId(std::string_view text);
     int64_t pythonFrame(const std::string& kinetoName);
     int64_t stackFrame(const std::string& text);

@@ -61,6 +61,8 @@ struct KinetoEvent {
     size_t stackSize = 0;           // entries of `stack` in use (the vector is reused)
 
     void reset();
+    // Where the event ends: a negative "dur" counts as none.
+    int64_t endNs() const { return durNs > 0 ? tsNs + durNs : tsNs; }
 };
 
 // What the top level of a Kineto trace says besides its events.

@@ -12,17 +12,25 @@ template <size_t N> bool is(const char* text, unsigned length, const char (&lite
     return length == N - 1 && std::memcmp(text, literal, N - 1) == 0;
 }
 
+// Reads a JSON number's optional sign and integer digits from [p, end), advancing p to what follows
+// (a fraction, an exponent or the end). Returns the digits' value; `negative` says the sign.
+int64_t readSignAndDigits(const char*& p, const char* end, bool& negative) {
+    negative = false;
+    if (p < end && (*p == '-' || *p == '+'))
+        negative = *p++ == '-';
+    int64_t value = 0;
+    while (p < end && *p >= '0' && *p <= '9')
+        value = value * 10 + (*p++ - '0');
+    return value;
+}
+
 } // namespace
 
 int64_t KinetoSaxHandler::parseInteger(const char* text, unsigned length) {
     const char* p = text;
     const char* end = text + length;
     bool negative = false;
-    if (p < end && (*p == '-' || *p == '+'))
-        negative = *p++ == '-';
-    int64_t value = 0;
-    while (p < end && *p >= '0' && *p <= '9')
-        value = value * 10 + (*p++ - '0');
+    const int64_t value = readSignAndDigits(p, end, negative);
     if (p < end && (*p == 'e' || *p == 'E')) // rare: let the C library do it
         return static_cast<int64_t>(std::strtod(std::string(text, length).c_str(), nullptr));
     return negative ? -value : value;
@@ -32,11 +40,7 @@ int64_t KinetoSaxHandler::microsToNanos(const char* text, unsigned length) {
     const char* p = text;
     const char* end = text + length;
     bool negative = false;
-    if (p < end && (*p == '-' || *p == '+'))
-        negative = *p++ == '-';
-    int64_t micros = 0;
-    while (p < end && *p >= '0' && *p <= '9')
-        micros = micros * 10 + (*p++ - '0');
+    const int64_t micros = readSignAndDigits(p, end, negative);
     int64_t nanos = 0;
     int digits = 0;
     bool roundUp = false;

@@ -13,8 +13,7 @@ QString duration(int64_t ns) {
 
 NameStatsTableModel::NameStatsTableModel(model::EventColumn column, const char* nameHeader,
                                          int columnCount, QObject* parent)
-    : QAbstractTableModel(parent), m_column(column), m_nameHeader(nameHeader),
-      m_columnCount(columnCount) {}
+    : TitledTableModel(columnCount, parent), m_column(column), m_nameHeader(nameHeader) {}
 
 void NameStatsTableModel::setRows(std::shared_ptr<const model::Session> session,
                                   std::vector<NameStats> rows) {
@@ -42,10 +41,6 @@ model::EventSpans NameStatsTableModel::events(int row) const {
 
 int NameStatsTableModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : int(m_rows.size());
-}
-
-int NameStatsTableModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : m_columnCount;
 }
 
 QVariant NameStatsTableModel::extraData(int, int, int) const {
@@ -84,10 +79,7 @@ QVariant NameStatsTableModel::data(const QModelIndex& index, int role) const {
     }
 }
 
-QVariant NameStatsTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 ||
-        section >= m_columnCount)
-        return QAbstractTableModel::headerData(section, orientation, role);
+QString NameStatsTableModel::columnTitle(int section) const {
     static const char* const names[] = {nullptr, QT_TR_NOOP("Count"), QT_TR_NOOP("Total"),
                                         QT_TR_NOOP("Average"), QT_TR_NOOP("Max")};
     if (section == NameColumn)

@@ -4,14 +4,13 @@
 #pragma once
 
 #include "views/panels/name_statistics.h"
-
-#include <QAbstractTableModel>
+#include "views/panels/titled_table_model.h"
 
 #include <memory>
 
 namespace stallscope::views {
 
-class NameStatsTableModel : public QAbstractTableModel {
+class NameStatsTableModel : public TitledTableModel {
     Q_OBJECT
 public:
     // The columns every name table starts with; subclasses number theirs from ColumnCount on.
@@ -24,10 +23,7 @@ public:
     model::EventSpans events(int row) const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation,
-                        int role = Qt::DisplayRole) const override;
 
 protected:
     // `column` says which lane columns the rows group; `nameHeader` titles the first column.
@@ -39,6 +35,7 @@ protected:
     virtual QVariant extraData(int row, int column, int role) const;
     virtual QString extraHeader(int column) const;
     virtual QString displayName(const std::string& name) const;
+    QString columnTitle(int section) const override;
 
     std::shared_ptr<const model::Session> m_session;
     std::vector<NameStats> m_rows;
@@ -46,7 +43,6 @@ protected:
 private:
     model::EventColumn m_column;
     const char* m_nameHeader;
-    int m_columnCount;
 };
 
 } // namespace stallscope::views

@@ -1,5 +1,6 @@
 #include "views/panels/source_view.h"
 
+#include "views/panels/panel_widgets.h"
 #include "views/panels/source_editor.h"
 #include "views/panels/source_highlighter.h"
 
@@ -13,9 +14,7 @@ namespace stallscope::views {
 
 SourceView::SourceView(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("sourceView"));
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->setSpacing(0);
+    QVBoxLayout* layout = flushColumn(this, 0);
 
     m_header = new QLabel(this);
     m_header->setObjectName(QStringLiteral("sourceHeader"));

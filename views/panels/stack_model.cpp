@@ -8,7 +8,7 @@
 
 namespace stallscope::views {
 
-StackModel::StackModel(QObject* parent) : QAbstractTableModel(parent) {}
+StackModel::StackModel(QObject* parent) : TitledTableModel(ColumnCount, parent) {}
 
 void StackModel::setStack(std::vector<model::FrameInfo> frames,
                           const std::unordered_map<int64_t, model::ModuleInfo>* modules) {
@@ -56,10 +56,6 @@ QString StackModel::functionText(int row) const {
 
 int StackModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : int(m_frames.size());
-}
-
-int StackModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
 }
 
 QVariant StackModel::data(const QModelIndex& index, int role) const {
@@ -116,10 +112,7 @@ QVariant StackModel::data(const QModelIndex& index, int role) const {
     return {};
 }
 
-QVariant StackModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 ||
-        section >= ColumnCount)
-        return QAbstractTableModel::headerData(section, orientation, role);
+QString StackModel::columnTitle(int section) const {
     static const char* const names[] = {QT_TR_NOOP("#"), QT_TR_NOOP("Function"),
                                         QT_TR_NOOP("Location"), QT_TR_NOOP("Module")};
     return tr(names[section]);

@@ -4,15 +4,14 @@
 #pragma once
 
 #include "model/session/session_database.h"
-
-#include <QAbstractTableModel>
+#include "views/panels/titled_table_model.h"
 
 #include <unordered_map>
 #include <vector>
 
 namespace stallscope::views {
 
-class StackModel : public QAbstractTableModel {
+class StackModel : public TitledTableModel {
     Q_OBJECT
 public:
     enum Column { IndexColumn, FunctionColumn, LocationColumn, ModuleColumn, ColumnCount };
@@ -31,10 +30,10 @@ public:
     bool hasSource(int row) const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation,
-                        int role = Qt::DisplayRole) const override;
+
+protected:
+    QString columnTitle(int section) const override;
 
 private:
     QString moduleName(const model::FrameInfo& frame) const;

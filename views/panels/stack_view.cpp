@@ -1,5 +1,6 @@
 #include "views/panels/stack_view.h"
 
+#include "views/panels/panel_widgets.h"
 #include "views/panels/stack_model.h"
 
 #include <QHeaderView>
@@ -11,9 +12,7 @@ namespace stallscope::views {
 
 StackView::StackView(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("stackView"));
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->setSpacing(0);
+    QVBoxLayout* layout = flushColumn(this, 0);
     m_caption = new QLabel(this);
     m_caption->setContentsMargins(6, 3, 6, 3);
     m_caption->setWordWrap(true);
@@ -22,16 +21,10 @@ StackView::StackView(QWidget* parent) : QWidget(parent) {
     m_model = new StackModel(this);
     m_table = new QTableView(this);
     m_table->setModel(m_model);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->verticalHeader()->hide();
-    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
+    setUpListTable(m_table);
     m_table->setShowGrid(false);
-    m_table->setWordWrap(false);
-    // C++ signatures and generated file names run long: elide in the middle, keep the columns
-    // at fixed (user-resizable) widths so the function column gets the rest.
-    m_table->setTextElideMode(Qt::ElideMiddle);
+    // C++ signatures and generated file names run long: keep the columns at fixed
+    // (user-resizable) widths so the function column gets the rest.
     QHeaderView* header = m_table->horizontalHeader();
     header->setSectionResizeMode(StackModel::IndexColumn, QHeaderView::ResizeToContents);
     header->setSectionResizeMode(StackModel::FunctionColumn, QHeaderView::Stretch);

@@ -2,6 +2,7 @@
 
 #include "views/panels/api_call_table_model.h"
 #include "views/panels/kernel_table_model.h"
+#include "views/panels/panel_widgets.h"
 #include "views/panels/sync_site_table_model.h"
 
 #include <QHeaderView>
@@ -16,9 +17,7 @@ namespace stallscope::views {
 
 StatisticsTablesWidget::StatisticsTablesWidget(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("statisticsTables"));
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->setSpacing(2);
+    QVBoxLayout* layout = flushColumn(this, 2);
     m_filter = new QLineEdit(this);
     m_filter->setObjectName(QStringLiteral("tableFilter"));
     m_filter->setPlaceholderText(tr("Filter by name…"));
@@ -52,14 +51,8 @@ QTableView* StatisticsTablesWidget::addTable(Tab tab, QAbstractItemModel* model,
     table->setModel(proxy);
     table->setSortingEnabled(true);
     table->sortByColumn(sortColumn, Qt::DescendingOrder);
-    table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table->setSelectionMode(QAbstractItemView::SingleSelection);
-    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    setUpListTable(table);
     table->setAlternatingRowColors(true);
-    table->setWordWrap(false);
-    table->setTextElideMode(Qt::ElideMiddle);
-    table->verticalHeader()->hide();
-    table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
     QHeaderView* header = table->horizontalHeader();
     header->setSectionResizeMode(QHeaderView::ResizeToContents);
     header->setSectionResizeMode(0, QHeaderView::Stretch);

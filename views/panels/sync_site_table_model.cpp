@@ -10,7 +10,7 @@ QString duration(int64_t ns) {
 }
 } // namespace
 
-SyncSiteTableModel::SyncSiteTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+SyncSiteTableModel::SyncSiteTableModel(QObject* parent) : TitledTableModel(ColumnCount, parent) {}
 
 void SyncSiteTableModel::setReport(std::shared_ptr<const model::InsightReport> report) {
     beginResetModel();
@@ -26,10 +26,6 @@ const model::SyncSiteStats* SyncSiteTableModel::site(int row) const {
 
 int SyncSiteTableModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() || !m_report ? 0 : int(m_report->sites.size());
-}
-
-int SyncSiteTableModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
 }
 
 QVariant SyncSiteTableModel::data(const QModelIndex& index, int role) const {
@@ -74,10 +70,7 @@ QVariant SyncSiteTableModel::data(const QModelIndex& index, int role) const {
     return {};
 }
 
-QVariant SyncSiteTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 ||
-        section >= ColumnCount)
-        return QAbstractTableModel::headerData(section, orientation, role);
+QString SyncSiteTableModel::columnTitle(int section) const {
     static const char* const names[] = {QT_TR_NOOP("Sync site"), QT_TR_NOOP("Count"),
                                         QT_TR_NOOP("Blocked"),   QT_TR_NOOP("Median"),
                                         QT_TR_NOOP("Share"),     QT_TR_NOOP("GPU idle after")};

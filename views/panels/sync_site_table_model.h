@@ -4,14 +4,13 @@
 #pragma once
 
 #include "model/analysis/insight.h"
-
-#include <QAbstractTableModel>
+#include "views/panels/titled_table_model.h"
 
 #include <memory>
 
 namespace stallscope::views {
 
-class SyncSiteTableModel : public QAbstractTableModel {
+class SyncSiteTableModel : public TitledTableModel {
     Q_OBJECT
 public:
     enum Column {
@@ -31,10 +30,10 @@ public:
     const model::SyncSiteStats* site(int row) const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation,
-                        int role = Qt::DisplayRole) const override;
+
+protected:
+    QString columnTitle(int section) const override;
 
 private:
     std::shared_ptr<const model::InsightReport> m_report;

@@ -1,0 +1,19 @@
+#include "views/panels/titled_table_model.h"
+
+namespace stallscope::views {
+
+TitledTableModel::TitledTableModel(int columnCount, QObject* parent)
+    : QAbstractTableModel(parent), m_columnCount(columnCount) {}
+
+int TitledTableModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : m_columnCount;
+}
+
+QVariant TitledTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 ||
+        section >= m_columnCount)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    return columnTitle(section);
+}
+
+} // namespace stallscope::views

@@ -1,0 +1,25 @@
+// TitledTableModel: a flat table whose columns have fixed titles. It answers columnCount and the
+// horizontal header from the subclass's columnTitle(); other headers fall back to Qt's numbering.
+#pragma once
+
+#include <QAbstractTableModel>
+
+namespace stallscope::views {
+
+class TitledTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+protected:
+    TitledTableModel(int columnCount, QObject* parent);
+    // The translated title of column `section` (0 <= section < columnCount).
+    virtual QString columnTitle(int section) const = 0;
+
+private:
+    int m_columnCount;
+};
+
+} // namespace stallscope::views
