@@ -4,6 +4,7 @@
 // the find box, recent files, the remembered layout and the shortcuts dialog.
 #include "app/main_window.h"
 #include "model/session/session.h"
+#include "model/session/session_load_job.h"
 #include "tests/views/insight_session.h"
 #include "tests/views/tiny_session.h"
 #include "views/dialogs/path_remap_dialog.h"
@@ -43,6 +44,7 @@
 #include <QJsonObject>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPointer>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -272,10 +274,15 @@ private slots:
         QSignalSpy cancelled(&window, &MainWindow::loadCancelled);
         QSignalSpy loaded(&window, &MainWindow::sessionLoaded);
         window.openFile(m_valid);
+        const QPointer<model::SessionLoadJob> job = window.findChild<model::SessionLoadJob*>();
+        QVERIFY(job);
         window.cancelLoad();
         QCOMPARE(cancelled.size(), 1);
         QVERIFY(!window.isLoading());
-        QTest::qWait(100); // a cancelled job's late result must not land
+        // A cancelled job is deleted once its worker has ended; whatever the worker posted is
+        // then in the queue: deliver it, and it must not land.
+        QTRY_VERIFY(job.isNull());
+        QCoreApplication::sendPostedEvents();
         QCOMPARE(loaded.size(), 0);
         QCOMPARE(openAndWait(window, m_valid), QStringLiteral("loaded"));
         QCOMPARE(cancelled.size(), 1);

@@ -115,7 +115,12 @@ private slots:
         QSignalSpy symbolized(&window, &app::MainWindow::symbolizedOnOpen);
         window.openFile(QString::fromStdString(path));
         QVERIFY(loaded.wait(30000));
-        QTest::qWait(500); // the background check finds nothing to do
+        // The background check ran (it starts on load); once its worker has ended, every signal
+        // it sent is queued: deliver them, and none says frames were resolved.
+        auto* job = window.findChild<app::SymbolizeJob*>();
+        QVERIFY(job);
+        job->wait();
+        QCoreApplication::sendPostedEvents();
         QCOMPARE(symbolized.count(), 0);
         QCOMPARE(loaded.count(), 1);
         model::SessionDatabase database;

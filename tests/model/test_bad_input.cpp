@@ -5,6 +5,7 @@
 #include "model/session/session_loader.h"
 #include "model/session/session_summary.h"
 #include "tests/support/small_session.h"
+#include "tests/support/sqlite_edit.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -19,14 +20,7 @@ using namespace stallscope;
 
 namespace {
 
-void execSql(const std::string& file, const char* sql) {
-    sqlite3* db = nullptr;
-    QCOMPARE(sqlite3_open(file.c_str(), &db), SQLITE_OK);
-    char* message = nullptr;
-    const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &message);
-    QVERIFY2(rc == SQLITE_OK, message ? message : "");
-    sqlite3_close(db);
-}
+using testing::execSql;
 
 void writeBytes(const std::string& file, const QByteArray& bytes) {
     QFile out(QString::fromStdString(file));
