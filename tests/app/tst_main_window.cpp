@@ -5,6 +5,7 @@
 #include "app/main_window.h"
 #include "model/session/session.h"
 #include "model/session/session_load_job.h"
+#include "tests/support/write_file.h"
 #include "tests/views/insight_session.h"
 #include "tests/views/tiny_session.h"
 #include "views/dialogs/path_remap_dialog.h"
@@ -75,11 +76,7 @@ private:
     }
 
     QString writeFile(const QString& name, const QByteArray& bytes) {
-        const QString path = m_dir.filePath(name);
-        QFile file(path);
-        if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size())
-            qFatal("cannot write %s", qPrintable(path));
-        return path;
+        return stallscope::testing::writeFile(m_dir, name, bytes);
     }
 
     // Opens path and waits for the outcome; returns "loaded", "failed" or "timeout".

@@ -68,6 +68,9 @@ void TestLoaderValidity::rejected_data() {
     QTest::newRow("version not a number")
         << "UPDATE meta SET value = 'one' WHERE key = 'format_version'"
         << "format version 'one' is not a number";
+    QTest::newRow("kernel ends 1 ns before its start")
+        << "UPDATE kernels SET end_ns = start_ns - 1 WHERE id = 1"
+        << "kernels row 1 ends before it starts";
     QTest::newRow("row id past 2^32") << "UPDATE kernels SET id = 4294967296 WHERE id = 1"
                                       << "kernels row id 4294967296 exceeds 2^32";
 }
@@ -94,6 +97,7 @@ void TestLoaderValidity::accepted_data() {
     QTest::newRow("sync kind is the last")
         << QString("UPDATE syncs SET kind = %1 WHERE id = 1").arg(format::kSyncKindMax);
     QTest::newRow("range depth 255") << "UPDATE ranges SET depth = 255 WHERE id = 2";
+    QTest::newRow("zero-length kernel") << "UPDATE kernels SET end_ns = start_ns WHERE id = 1";
     QTest::newRow("row id 2^32 - 1") << "UPDATE kernels SET id = 4294967295 WHERE id = 1";
 }
 
