@@ -4,6 +4,7 @@
 #include "format/session_writer.h"
 #include "model/session/session_loader.h"
 #include "model/session/session_summary.h"
+#include "tests/support/load_error.h"
 #include "tests/support/small_session.h"
 #include "tests/support/sqlite_edit.h"
 
@@ -123,13 +124,7 @@ void TestBadInput::rejected() {
             execSql(file, "UPDATE kernels SET end_ns = 0 WHERE id = 1");
     }
 
-    const auto result = model::SessionLoader::load(file);
-    QVERIFY(!result.ok());
-    QVERIFY(!result.cancelled);
-    const QString error = QString::fromStdString(result.error);
-    QVERIFY2(error.startsWith(QString::fromStdString(file) + ": "), qPrintable(error));
-    QVERIFY2(error.contains(expected), qPrintable(error));
-    QVERIFY2(!error.contains('\n'), qPrintable(error));
+    testing::expectLoadError(file, expected);
 }
 
 // Garbage written over every page in turn: the loader must fail cleanly or load, never crash.

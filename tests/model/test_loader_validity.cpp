@@ -3,6 +3,7 @@
 // The bad files are the small session with one row edited through SQLite.
 #include "format/session_schema.h"
 #include "model/session/session_loader.h"
+#include "tests/support/load_error.h"
 #include "tests/support/small_session.h"
 #include "tests/support/sqlite_edit.h"
 
@@ -21,16 +22,17 @@ private slots:
     void accepted();
 
 private:
-    // The small session with `sql` applied, loaded.
-    model::LoadResult loadEdited(const QString& name, const QString& sql);
+    // The small session with `sql` applied, named after the data row; returns its path.
+    std::string writeEdited(const QString& sql);
     QTemporaryDir m_dir;
 };
 
-model::LoadResult TestLoaderValidity::loadEdited(const QString& name, const QString& sql) {
+std::string TestLoaderValidity::writeEdited(const QString& sql) {
+    const QString name = QString(QTest::currentDataTag()).replace(' ', '-');
     const std::string file = m_dir.filePath(name + ".stallscope").toStdString();
     testing::writeSmallSession(file);
     testing::execSql(file, sql.toUtf8().constData());
-    return model::SessionLoader::load(file);
+    return file;
 }
 
 void TestLoaderValidity::rejected_data() {
@@ -78,14 +80,7 @@ void TestLoaderValidity::rejected_data() {
 void TestLoaderValidity::rejected() {
     QFETCH(QString, sql);
     QFETCH(QString, expected);
-    const QString name = QTest::currentDataTag();
-    const auto result = loadEdited(QString(name).replace(' ', '-'), sql);
-    QVERIFY(!result.ok());
-    const QString error = QString::fromStdString(result.error);
-    const QString file = m_dir.filePath(QString(name).replace(' ', '-') + ".stallscope");
-    QVERIFY2(error.startsWith(file + ": "), qPrintable(error));
-    QVERIFY2(error.contains(expected), qPrintable(error));
-    QVERIFY2(!error.contains('\n'), qPrintable(error));
+    testing::expectLoadError(writeEdited(sql), expected);
 }
 
 // The valid side of each boundary above.
@@ -103,8 +98,7 @@ void TestLoaderValidity::accepted_data() {
 
 void TestLoaderValidity::accepted() {
     QFETCH(QString, sql);
-    const QString name = QString(QTest::currentDataTag()).replace(' ', '-');
-    const auto result = loadEdited(name, sql);
+    const auto result = model::SessionLoader::load(writeEdited(sql));
     QVERIFY2(result.ok(), result.error.c_str());
     QCOMPARE(result.session->counts.kernels, int64_t(3));
     QCOMPARE(result.session->counts.syncs, int64_t(2));

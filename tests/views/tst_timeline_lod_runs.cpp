@@ -42,7 +42,7 @@ class TimelineLodRunsTest : public QObject {
     Q_OBJECT
 private slots:
     // 1 µs a pixel; pixel 3 holds ten 10 ns events 100 ns apart, the last one 80 ns long; pixel 5
-    // holds the same with the first one 500 ns long.
+    // holds the same with the first one 950 ns long.
     void runReachesItsLastAndFirstEvent() {
         model::IntervalColumns columns;
         for (int64_t pixel : {3, 5})
@@ -52,7 +52,7 @@ private slots:
                 if (pixel == 3 && k == 9)
                     duration = 80;
                 if (pixel == 5 && k == 0)
-                    duration = 500;
+                    duration = 950;
                 columns.pushInterval(start, start + duration, uint32_t(columns.size()));
             }
         const auto runs = runsOf(columns, 100'000, 100);
@@ -65,8 +65,8 @@ private slots:
         QCOMPARE(runs[1].first, size_t(10));
         QCOMPARE(runs[1].count, size_t(10));
         QCOMPARE(runs[1].x0, 5.0);
-        QCOMPARE(runs[1].x1, 5.5); // the first event's end
-        QCOMPARE(runs[1].coveredPx, (500 + 9 * 10) / 1000.0);
+        QCOMPARE(runs[1].x1, 5.95); // the first event's end, past the others'
+        QCOMPARE(runs[1].coveredPx, (950 + 9 * 10) / 1000.0);
     }
 
     // 100 events in one pixel, more than the exact scan reads: the last event still sets the end,
