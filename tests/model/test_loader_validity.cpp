@@ -38,43 +38,48 @@ std::string TestLoaderValidity::writeEdited(const QString& sql) {
 void TestLoaderValidity::rejected_data() {
     QTest::addColumn<QString>("sql");
     QTest::addColumn<QString>("expected");
-    const QString pastLastString = "(SELECT max(id) + 1 FROM strings)";
-    QTest::newRow("kernel name past the last string")
-        << "UPDATE kernels SET name_id = " + pastLastString + " WHERE id = 1"
-        << "kernels names unknown string ";
-    QTest::newRow("kernel name negative") << "UPDATE kernels SET name_id = -1 WHERE id = 1"
-                                          << "kernels names unknown string -1";
-    QTest::newRow("api call name past the last string")
-        << "UPDATE api_calls SET name_id = " + pastLastString + " WHERE id = 1"
-        << "api_calls names unknown string ";
-    QTest::newRow("range name past the last string")
-        << "UPDATE ranges SET name_id = " + pastLastString + " WHERE id = 1"
-        << "ranges names unknown string ";
-    QTest::newRow("string id 0") << "UPDATE strings SET id = 0 WHERE id = 1"
-                                 << "corrupt session: string id 0";
-    QTest::newRow("sync kind 0") << "UPDATE syncs SET kind = 0 WHERE id = 1"
-                                 << "syncs row 1 has unknown kind 0";
-    QTest::newRow("sync kind past the last")
-        << QString("UPDATE syncs SET kind = %1 WHERE id = 1").arg(format::kSyncKindMax + 1)
-        << QString("syncs row 1 has unknown kind %1").arg(format::kSyncKindMax + 1);
-    QTest::newRow("sync on unknown stream") << "UPDATE syncs SET stream_id = 555 WHERE id = 1"
-                                            << "syncs row 1 names unknown stream 555";
-    QTest::newRow("sync on unknown thread") << "UPDATE syncs SET thread_id = 999 WHERE id = 1"
-                                            << "syncs row 1 names unknown thread 999";
-    QTest::newRow("range depth 256") << "UPDATE ranges SET depth = 256 WHERE id = 2"
-                                     << "ranges row 2 has depth 256";
-    QTest::newRow("range depth -1") << "UPDATE ranges SET depth = -1 WHERE id = 2"
-                                    << "ranges row 2 has depth -1";
-    QTest::newRow("unknown status") << "UPDATE meta SET value = 'paused' WHERE key = 'status'"
-                                    << "unknown status 'paused'";
-    QTest::newRow("version not a number")
-        << "UPDATE meta SET value = 'one' WHERE key = 'format_version'"
-        << "format version 'one' is not a number";
-    QTest::newRow("kernel ends 1 ns before its start")
-        << "UPDATE kernels SET end_ns = start_ns - 1 WHERE id = 1"
-        << "kernels row 1 ends before it starts";
-    QTest::newRow("row id past 2^32") << "UPDATE kernels SET id = 4294967296 WHERE id = 1"
-                                      << "kernels row id 4294967296 exceeds 2^32";
+    const QString lastKind = QString::number(format::kSyncKindMax + 1);
+    struct Edit {
+        const char* tag;
+        QString sql;
+        QString expected;
+    };
+    const Edit edits[] = {
+        {"kernel name past the last string",
+         "UPDATE kernels SET name_id = (SELECT max(id) + 1 FROM strings) WHERE id = 1",
+         "kernels names unknown string "},
+        {"kernel name negative", "UPDATE kernels SET name_id = -1 WHERE id = 1",
+         "kernels names unknown string -1"},
+        {"api call name past the last string",
+         "UPDATE api_calls SET name_id = (SELECT max(id) + 1 FROM strings) WHERE id = 1",
+         "api_calls names unknown string "},
+        {"range name past the last string",
+         "UPDATE ranges SET name_id = (SELECT max(id) + 1 FROM strings) WHERE id = 1",
+         "ranges names unknown string "},
+        {"string id 0", "UPDATE strings SET id = 0 WHERE id = 1", "corrupt session: string id 0"},
+        {"sync kind 0", "UPDATE syncs SET kind = 0 WHERE id = 1", "syncs row 1 has unknown kind 0"},
+        {"sync kind past the last", "UPDATE syncs SET kind = " + lastKind + " WHERE id = 1",
+         "syncs row 1 has unknown kind " + lastKind},
+        {"sync on unknown stream", "UPDATE syncs SET stream_id = 555 WHERE id = 1",
+         "syncs row 1 names unknown stream 555"},
+        {"sync on unknown thread", "UPDATE syncs SET thread_id = 999 WHERE id = 1",
+         "syncs row 1 names unknown thread 999"},
+        {"range depth 256", "UPDATE ranges SET depth = 256 WHERE id = 2",
+         "ranges row 2 has depth 256"},
+        {"range depth -1", "UPDATE ranges SET depth = -1 WHERE id = 2",
+         "ranges row 2 has depth -1"},
+        {"unknown status", "UPDATE meta SET value = 'paused' WHERE key = 'status'",
+         "unknown status 'paused'"},
+        {"version not a number", "UPDATE meta SET value = 'one' WHERE key = 'format_version'",
+         "format version 'one' is not a number"},
+        {"kernel ends 1 ns before its start",
+         "UPDATE kernels SET end_ns = start_ns - 1 WHERE id = 1",
+         "kernels row 1 ends before it starts"},
+        {"row id past 2^32", "UPDATE kernels SET id = 4294967296 WHERE id = 1",
+         "kernels row id 4294967296 exceeds 2^32"},
+    };
+    for (const Edit& edit : edits)
+        QTest::newRow(edit.tag) << edit.sql << edit.expected;
 }
 
 void TestLoaderValidity::rejected() {
