@@ -106,6 +106,7 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::createJobTrackers() {
     m_loads = new model::JobTracker(this);
+    m_loads->setObjectName(QStringLiteral("loads")); // tests wait on it
     connect(m_loads, &model::JobTracker::progress, this,
             [this](double fraction) { m_progress->setValue(static_cast<int>(fraction * 1000.0)); });
     connect(m_loads, &model::JobTracker::cancelled, this, &MainWindow::onCancelled);

@@ -349,12 +349,7 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     enableActivities();
     m_writer->commit();
 
-    static bool hooksInstalled = false;
-    if (!hooksInstalled) {
-        hooksInstalled = true;
-        atexit(atExitTrampoline);
-        pthread_atfork(nullptr, nullptr, forkChildTrampoline);
-    }
+    installProcessHooks();
     if (strcmp(origin, "injection") == 0)
         installSignalHandlers();
     m_stopRequested = false;
@@ -483,6 +478,15 @@ void Recorder::onAtExit() {
     if (getpid() != m_pid)
         return; // a forked child: the parent owns the session
     stop();
+}
+
+void Recorder::installProcessHooks() {
+    static bool installed = false;
+    if (installed)
+        return;
+    installed = true;
+    atexit(atExitTrampoline);
+    pthread_atfork(nullptr, nullptr, forkChildTrampoline);
 }
 
 void Recorder::onForkChild() {

@@ -52,6 +52,8 @@ public:
     // Wakes the writer thread early (async-signal-safe).
     void wake() { sem_post(&m_wake); }
     void onForkChild();
+    // Registers, once per process, onAtExit() at exit and onForkChild() in every forked child.
+    static void installProcessHooks();
     // Whether activity timestamps get CuptiClock's offset (no CUPTI timestamp callback).
     bool shiftsCuptiClock() const { return m_shiftClock.load(std::memory_order_relaxed); }
     void onSignal(int signal);

@@ -14,11 +14,13 @@ std::string formatDuration(int64_t ns) {
     char text[64];
     const double v = static_cast<double>(ns);
     const double magnitude = v < 0 ? -v : v;
+    // A unit holds what rounds to below 1000 of it in three digits: 999,999 ns is "1 ms", not
+    // "1e+03 µs".
     if (magnitude < 1e3)
         std::snprintf(text, sizeof text, "%lld ns", static_cast<long long>(ns));
-    else if (magnitude < 1e6)
+    else if (magnitude < 999.5e3)
         std::snprintf(text, sizeof text, "%.3g µs", v / 1e3);
-    else if (magnitude < 1e9)
+    else if (magnitude < 999.5e6)
         std::snprintf(text, sizeof text, "%.3g ms", v / 1e6);
     else
         std::snprintf(text, sizeof text, "%.3f s", v / 1e9);

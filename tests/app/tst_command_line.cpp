@@ -2,6 +2,7 @@
 // bad files exit non-zero with a one-line message naming the file; --version, --help; the batch
 // modes --insights [--json], --convert and --export-chrome on the real GPU recording and on real
 // torch.profiler traces.
+#include "tests/support/write_file.h"
 #include "tests/views/tiny_session.h"
 
 #include <QFile>
@@ -57,11 +58,7 @@ private:
     }
 
     QString writeFile(const QString& name, const QByteArray& bytes) {
-        const QString path = m_dir.filePath(name);
-        QFile file(path);
-        if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size())
-            qFatal("cannot write %s", qPrintable(path));
-        return path;
+        return stallscope::testing::writeFile(m_dir, name, bytes);
     }
 
 private slots:

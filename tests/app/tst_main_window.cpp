@@ -3,7 +3,9 @@
 // chip → source, stack frame → source, gutter → syncs, tables → timeline, the remap prompt),
 // the find box, recent files, the remembered layout and the shortcuts dialog.
 #include "app/main_window.h"
+#include "model/jobs/job_tracker.h"
 #include "model/session/session.h"
+#include "tests/support/write_file.h"
 #include "tests/views/insight_session.h"
 #include "tests/views/tiny_session.h"
 #include "views/dialogs/path_remap_dialog.h"
@@ -43,6 +45,7 @@
 #include <QJsonObject>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPointer>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -73,11 +76,7 @@ private:
     }
 
     QString writeFile(const QString& name, const QByteArray& bytes) {
-        const QString path = m_dir.filePath(name);
-        QFile file(path);
-        if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size())
-            qFatal("cannot write %s", qPrintable(path));
-        return path;
+        return stallscope::testing::writeFile(m_dir, name, bytes);
     }
 
     // Opens path and waits for the outcome; returns "loaded", "failed" or "timeout".
@@ -272,9 +271,16 @@ private slots:
         QSignalSpy cancelled(&window, &MainWindow::loadCancelled);
         QSignalSpy loaded(&window, &MainWindow::sessionLoaded);
         window.openFile(m_valid);
+        auto* loads = window.findChild<model::JobTracker*>(QStringLiteral("loads"));
+        QVERIFY(loads);
         window.cancelLoad();
         QCOMPARE(cancelled.size(), 1);
         QVERIFY(!window.isLoading());
+        // Once the cancelled task has ended, whatever it posted is in the queue: deliver it, and
+        // it must not land.
+        loads->waitForDone();
+        QCoreApplication::sendPostedEvents();
+        QCOMPARE(loaded.size(), 0);
         QCOMPARE(openAndWait(window, m_valid), QStringLiteral("loaded"));
         // The cancelled load's result was dropped (test_job_tracker proves it never arrives).
         QCOMPARE(loaded.size(), 1);

@@ -7,12 +7,40 @@
 #include "model/session/session_loader.h"
 #include "views/dialogs/record_dialog.h"
 
+#include <QDir>
+#include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
 using stallscope::app::MainWindow;
 using stallscope::views::RecordDialog;
+
+namespace {
+
+// The ids of the processes whose parent is `pid`, from /proc/<pid>/task/*/children.
+QList<qint64> childrenOf(qint64 pid) {
+    QList<qint64> children;
+    const QString tasks = QStringLiteral("/proc/%1/task").arg(pid);
+    for (const QString& task : QDir(tasks).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        QFile file(tasks + "/" + task + "/children");
+        if (file.open(QIODevice::ReadOnly))
+            for (const QByteArray& id : file.readAll().split(' '))
+                if (!id.trimmed().isEmpty())
+                    children << id.trimmed().toLongLong();
+    }
+    return children;
+}
+
+// Whether a child of this test (the recorder) has a child of its own (the recorded program).
+bool hasGrandchild() {
+    for (qint64 child : childrenOf(QCoreApplication::applicationPid()))
+        if (!childrenOf(child).isEmpty())
+            return true;
+    return false;
+}
+
+} // namespace
 
 class RecordDialogTest : public QObject {
     Q_OBJECT
@@ -76,7 +104,8 @@ private slots:
         QSignalSpy recorded(dialog, &RecordDialog::sessionRecorded);
         QVERIFY(dialog->startRecording());
         QTRY_VERIFY_WITH_TIMEOUT(dialog->isRecording(), 5000);
-        QTest::qWait(300); // let the program start
+        // Stop once the recorder has forked the program: it forwards SIGTERM from then on.
+        QTRY_VERIFY_WITH_TIMEOUT(hasGrandchild(), 10000);
         dialog->stopRecording();
         QVERIFY(recorded.wait(30000));
         QVERIFY(!dialog->isRecording());

@@ -138,6 +138,20 @@ public:
         return correlation;
     }
 
+    // `iterations` loop steps 100 µs apart from t = 10 µs: `launches` 10 µs kernels back to back
+    // (launched 1 µs apart from the step start, running from +2 µs), then a stream sync
+    // [+4 µs, end of the last kernel + 500 ns] from `stack`.
+    void writeLoop(int64_t stack, int iterations, int launches, bool syncEachStep = true) {
+        for (int i = 0; i < iterations; ++i) {
+            const int64_t t0 = 100'000 * i + 10'000;
+            for (int k = 0; k < launches; ++k)
+                launch(t0 + 1'000 * k, t0 + 2'000 + 10'000 * k, t0 + 12'000 + 10'000 * k);
+            if (syncEachStep)
+                sync(format::SyncKind::Stream, t0 + 4'000, t0 + 2'000 + 10'000 * launches + 500,
+                     stack, stream);
+        }
+    }
+
     // Finishes the file; `userFrames` get frames.is_user = 1 afterwards (the symbolizer's job).
     LoadedFixture load(std::initializer_list<int64_t> userFrames = {}) {
         if (!m_writer->finish("complete"))

@@ -4,7 +4,9 @@
 #include "format/session_writer.h"
 #include "model/session/session_loader.h"
 #include "model/session/session_summary.h"
+#include "tests/support/load_error.h"
 #include "tests/support/small_session.h"
+#include "tests/support/sqlite_edit.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -19,14 +21,7 @@ using namespace stallscope;
 
 namespace {
 
-void execSql(const std::string& file, const char* sql) {
-    sqlite3* db = nullptr;
-    QCOMPARE(sqlite3_open(file.c_str(), &db), SQLITE_OK);
-    char* message = nullptr;
-    const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &message);
-    QVERIFY2(rc == SQLITE_OK, message ? message : "");
-    sqlite3_close(db);
-}
+using testing::execSql;
 
 void writeBytes(const std::string& file, const QByteArray& bytes) {
     QFile out(QString::fromStdString(file));
@@ -129,13 +124,7 @@ void TestBadInput::rejected() {
             execSql(file, "UPDATE kernels SET end_ns = 0 WHERE id = 1");
     }
 
-    const auto result = model::SessionLoader::load(file);
-    QVERIFY(!result.ok());
-    QVERIFY(!result.cancelled);
-    const QString error = QString::fromStdString(result.error);
-    QVERIFY2(error.startsWith(QString::fromStdString(file) + ": "), qPrintable(error));
-    QVERIFY2(error.contains(expected), qPrintable(error));
-    QVERIFY2(!error.contains('\n'), qPrintable(error));
+    testing::expectLoadError(file, expected);
 }
 
 // Garbage written over every page in turn: the loader must fail cleanly or load, never crash.

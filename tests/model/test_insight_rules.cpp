@@ -42,29 +42,12 @@ private slots:
 
 private:
     std::string path(const char* name) { return m_dir.filePath(name).toStdString(); }
-    // `iterations` loop steps 100 µs apart from t = 10 µs: `launches` 10 µs kernels back to back
-    // (launched 1 µs apart from the step start, running from +2 µs), then a stream sync
-    // [+4 µs, end of the last kernel + 500 ns] from `stack`.
-    static void writeLoop(InsightFixture& f, int64_t stack, int iterations, int launches,
-                          bool syncEachStep = true);
     QTemporaryDir m_dir;
 };
 
-void TestInsightRules::writeLoop(InsightFixture& f, int64_t stack, int iterations, int launches,
-                                 bool syncEachStep) {
-    for (int i = 0; i < iterations; ++i) {
-        const int64_t t0 = 100'000 * i + 10'000;
-        for (int k = 0; k < launches; ++k)
-            f.launch(t0 + 1'000 * k, t0 + 2'000 + 10'000 * k, t0 + 12'000 + 10'000 * k);
-        if (syncEachStep)
-            f.sync(SyncKind::Stream, t0 + 4'000, t0 + 2'000 + 10'000 * launches + 500, stack,
-                   f.stream);
-    }
-}
-
 void TestInsightRules::inLoopSyncFires() {
     InsightFixture f(path("loop.stallscope"));
-    writeLoop(f, f.pythonStack("/home/u/train.py", 90, "train_step"), 5, 4);
+    f.writeLoop(f.pythonStack("/home/u/train.py", 90, "train_step"), 5, 4);
     const model::InsightReport report = f.load().analyze();
     QVERIFY(!report.cancelled);
     QCOMPARE(report.insights.size(), size_t(3));
@@ -126,7 +109,7 @@ void TestInsightRules::inLoopSyncFires() {
 
 void TestInsightRules::inLoopSyncNativeWording() {
     InsightFixture f(path("native.stallscope"));
-    writeLoop(f, f.nativeStack("/src/train.cu", 120, "runStep"), 5, 4);
+    f.writeLoop(f.nativeStack("/src/train.cu", 120, "runStep"), 5, 4);
     const auto report = f.load().analyze();
     const auto loops = insightsOf(report, InsightRule::InLoopSync);
     QCOMPARE(loops.size(), size_t(1));
@@ -139,7 +122,7 @@ void TestInsightRules::inLoopSyncNativeWording() {
 void TestInsightRules::pipelinedLoopIsNotInLoop() {
     InsightFixture f(path("pipelined.stallscope"));
     const int64_t stack = f.pythonStack("/home/u/train.py", 99, "main");
-    writeLoop(f, stack, 5, 4, /*syncEachStep=*/false);
+    f.writeLoop(stack, 5, 4, /*syncEachStep=*/false);
     f.sync(SyncKind::Stream, 455'000, 455'500, stack, f.stream); // total_loss.item() after the loop
     const auto report = f.load().analyze();
     QVERIFY(insightsOf(report, InsightRule::InLoopSync).empty());
@@ -153,7 +136,7 @@ void TestInsightRules::pipelinedLoopIsNotInLoop() {
 
 void TestInsightRules::twoSyncsAreNotALoop() {
     InsightFixture f(path("two.stallscope"));
-    writeLoop(f, f.pythonStack("/home/u/train.py", 90, "train_step"), 2, 4);
+    f.writeLoop(f.pythonStack("/home/u/train.py", 90, "train_step"), 2, 4);
     const auto report = f.load().analyze();
     QVERIFY(insightsOf(report, InsightRule::InLoopSync).empty());
     QCOMPARE(insightsOf(report, InsightRule::SyncAttribution).at(0)->count, int64_t(2));
@@ -161,7 +144,7 @@ void TestInsightRules::twoSyncsAreNotALoop() {
 
 void TestInsightRules::fewLaunchesBetweenIsNotALoop() {
     InsightFixture f(path("few.stallscope"));
-    writeLoop(f, f.pythonStack("/home/u/train.py", 90, "train_step"), 6, 2);
+    f.writeLoop(f.pythonStack("/home/u/train.py", 90, "train_step"), 6, 2);
     const auto report = f.load().analyze();
     QVERIFY(insightsOf(report, InsightRule::InLoopSync).empty());
     QCOMPARE(insightsOf(report, InsightRule::SyncAttribution).at(0)->count, int64_t(6));
@@ -169,7 +152,7 @@ void TestInsightRules::fewLaunchesBetweenIsNotALoop() {
 
 void TestInsightRules::thresholdsComeFromOnePlace() {
     InsightFixture f(path("thresholds.stallscope"));
-    writeLoop(f, f.pythonStack("/home/u/train.py", 90, "train_step"), 5, 4);
+    f.writeLoop(f.pythonStack("/home/u/train.py", 90, "train_step"), 5, 4);
     const auto loaded = f.load();
     model::AnalysisOptions options;
     options.thresholds.minLoopLaunches = 5;
@@ -364,7 +347,7 @@ void TestInsightRules::bubbleNeedsAnIdleGpu() {
     const int64_t stack = f.pythonStack("/home/u/train.py", 90, "train_step");
     const int64_t side = f.addStream(9);
     f.kernel(0, 900'000, 0, side); // keeps the device busy past every sync
-    writeLoop(f, stack, 5, 4);
+    f.writeLoop(stack, 5, 4);
     const auto report = f.load().analyze();
     QVERIFY(insightsOf(report, InsightRule::GpuBubble).empty());
     QCOMPARE(report.sites.at(0).bubbleNs, int64_t(0));

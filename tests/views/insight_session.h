@@ -9,11 +9,14 @@
 #pragma once
 
 #include "format/session_writer.h"
+#include "model/session/session_database.h"
 
 #include <QString>
+#include <QTemporaryDir>
 
 #include <sqlite3.h>
 
+#include <memory>
 #include <string>
 
 namespace insight_session {
@@ -175,6 +178,23 @@ inline bool write(const QString& path, QString* error) {
     if (!ok)
         *error = QStringLiteral("cannot mark user frames in %1").arg(path);
     return ok;
+}
+
+// Writes the session as `dir`/run.stallscope (its path in *path) and opens its database; a
+// failure ends the test run.
+inline std::shared_ptr<stallscope::model::SessionDatabase> writeAndOpen(const QTemporaryDir& dir,
+                                                                        QString* path = nullptr) {
+    const QString file = dir.filePath(QStringLiteral("run.stallscope"));
+    QString error;
+    if (!write(file, &error))
+        qFatal("cannot write %s: %s", qPrintable(file), qPrintable(error));
+    auto database = std::make_shared<stallscope::model::SessionDatabase>();
+    std::string message;
+    if (!database->open(file.toStdString(), &message))
+        qFatal("cannot open %s: %s", qPrintable(file), message.c_str());
+    if (path)
+        *path = file;
+    return database;
 }
 
 } // namespace insight_session

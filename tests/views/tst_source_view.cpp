@@ -51,12 +51,7 @@ private slots:
     void initTestCase() {
         QStandardPaths::setTestModeEnabled(true);
         QVERIFY(m_dir.isValid());
-        m_session = m_dir.filePath(QStringLiteral("run.stallscope"));
-        QString error;
-        QVERIFY2(fixture::write(m_session, &error), qPrintable(error));
-        m_database = std::make_shared<model::SessionDatabase>();
-        std::string message;
-        QVERIFY2(m_database->open(m_session.toStdString(), &message), message.c_str());
+        m_database = fixture::writeAndOpen(m_dir, &m_session);
     }
 
     void embeddedSourceAtLine() {

@@ -28,15 +28,10 @@ private:
 private slots:
     void initTestCase() {
         QVERIFY(m_dir.isValid());
-        const QString path = m_dir.filePath(QStringLiteral("run.stallscope"));
-        QString error;
-        QVERIFY2(fixture::write(path, &error), qPrintable(error));
-        model::SessionDatabase database;
-        std::string message;
-        QVERIFY2(database.open(path.toStdString(), &message), message.c_str());
-        m_frames = database.stack(1);
+        const auto database = fixture::writeAndOpen(m_dir);
+        m_frames = database->stack(1);
         QCOMPARE(int(m_frames.size()), 3);
-        for (model::ModuleInfo& module : database.modules())
+        for (model::ModuleInfo& module : database->modules())
             m_modules.emplace(module.id, module);
     }
 

@@ -57,15 +57,11 @@ private:
 private slots:
     void initTestCase() {
         QVERIFY(m_dir.isValid());
-        const QString path = m_dir.filePath(QStringLiteral("run.stallscope"));
-        QString error;
-        QVERIFY2(fixture::write(path, &error), qPrintable(error));
+        QString path;
+        m_database = fixture::writeAndOpen(m_dir, &path);
         model::LoadResult result = model::SessionLoader::load(path.toStdString());
         QVERIFY2(result.ok(), result.error.c_str());
         m_session = std::shared_ptr<const model::Session>(std::move(result.session));
-        m_database = std::make_shared<model::SessionDatabase>();
-        std::string message;
-        QVERIFY2(m_database->open(path.toStdString(), &message), message.c_str());
     }
 
     void kernelModel() {

@@ -1,0 +1,98 @@
+// Chrome export escaping: kernel, range and thread names with quotes, backslashes, control
+// characters and non-ASCII text go out as JSON strings that a strict parser (RapidJSON) reads
+// back byte for byte.
+#include "format/session_writer.h"
+#include "model/interop/chrome_trace_export.h"
+#include "model/session/session_database.h"
+#include "model/session/session_loader.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <rapidjson/document.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+using namespace stallscope;
+
+namespace {
+
+const std::vector<std::string>& awkwardNames() {
+    static const std::vector<std::string> names = {"say \"hi\"",
+                                                   "C:\\path\\kernel",
+                                                   "tab\there\nnewline\rreturn",
+                                                   "nul\x01"
+                                                   "bell\x07"
+                                                   "esc\x1b"
+                                                   "unit\x1f",
+                                                   "größe → 日本語 ✓",
+                                                   "quote\\\"mix\\\\",
+                                                   "plain_kernel"};
+    return names;
+}
+
+} // namespace
+
+class TestChromeExportNames : public QObject {
+    Q_OBJECT
+private slots:
+    void namesSurviveAStrictParser() {
+        QTemporaryDir dir;
+        const std::string sessionPath = dir.filePath("names.stallscope").toStdString();
+        std::string error;
+        auto writer = format::SessionWriter::create(sessionPath, &error);
+        QVERIFY2(writer, error.c_str());
+        const int64_t process = writer->addProcess({1, "host", "cmd", 0, 1'000'000, 0});
+        const std::string threadName = "thread \"worker\"\t\\ ü";
+        const int64_t thread = writer->addThread({process, 1, threadName});
+        const int64_t device = writer->addDevice({process, 0, "GPU", "GPU-1", 9, 0, 1, 0});
+        const int64_t stream = writer->addStream({device, 1, 7, false, 0});
+        int64_t t = 1'000;
+        for (const std::string& name : awkwardNames()) {
+            const int64_t id = writer->internString(name);
+            writer->addKernel({stream, id, t, t + 100, t, {1, 1, 1}, {1, 1, 1}, 1, 0, 0});
+            writer->addRange({thread, format::RangeKind::NvtxPushPop, id, t, t + 200, 0});
+            t += 1'000;
+        }
+        QVERIFY2(writer->finish("complete"), writer->lastError().c_str());
+
+        auto loaded = model::SessionLoader::load(sessionPath);
+        QVERIFY2(loaded.ok(), loaded.error.c_str());
+        model::SessionDatabase database;
+        QVERIFY2(database.open(sessionPath, &error), error.c_str());
+        const std::string out = dir.filePath("names.json").toStdString();
+        QVERIFY2(model::exportChromeTrace(*loaded.session, database, out, &error), error.c_str());
+
+        std::ifstream file(out, std::ios::binary);
+        std::stringstream text;
+        text << file.rdbuf();
+        rapidjson::Document doc;
+        doc.Parse(text.str().c_str());
+        QVERIFY2(!doc.HasParseError(), qPrintable(QString("parse error %1 at offset %2")
+                                                      .arg(int(doc.GetParseError()))
+                                                      .arg(doc.GetErrorOffset())));
+        std::multiset<std::string> kernels, ranges;
+        std::string exportedThread;
+        for (const auto& event : doc["traceEvents"].GetArray()) {
+            const std::string name(event["name"].GetString(), event["name"].GetStringLength());
+            const std::string cat = event.HasMember("cat") ? event["cat"].GetString() : "";
+            if (cat == "kernel")
+                kernels.insert(name);
+            else if (cat == "user_annotation")
+                ranges.insert(name);
+            else if (name == "thread_name" && event["tid"].GetInt64() == 1)
+                exportedThread = event["args"]["name"].GetString();
+        }
+        const std::multiset<std::string> expected(awkwardNames().begin(), awkwardNames().end());
+        QVERIFY(kernels == expected);
+        QVERIFY(ranges == expected);
+        const std::string label = loaded.session->threadLabel(loaded.session->threads.at(0));
+        QVERIFY(label.find(threadName) != std::string::npos);
+        QCOMPARE(exportedThread, label);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestChromeExportNames)
+#include "test_chrome_export_names.moc"

@@ -1,0 +1,113 @@
+// The loader's validity checks on ids and kinds, each at its boundary: the largest valid value
+// loads, one past it is rejected with one line that names the file, the table and the value.
+// The bad files are the small session with one row edited through SQLite.
+#include "format/session_schema.h"
+#include "model/session/session_loader.h"
+#include "tests/support/load_error.h"
+#include "tests/support/small_session.h"
+#include "tests/support/sqlite_edit.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace stallscope;
+
+class TestLoaderValidity : public QObject {
+    Q_OBJECT
+private slots:
+    void rejected_data();
+    void rejected();
+    void accepted_data();
+    void accepted();
+
+private:
+    // The small session with `sql` applied, named after the data row; returns its path.
+    std::string writeEdited(const QString& sql);
+    QTemporaryDir m_dir;
+};
+
+std::string TestLoaderValidity::writeEdited(const QString& sql) {
+    const QString name = QString(QTest::currentDataTag()).replace(' ', '-');
+    const std::string file = m_dir.filePath(name + ".stallscope").toStdString();
+    testing::writeSmallSession(file);
+    testing::execSql(file, sql.toUtf8().constData());
+    return file;
+}
+
+void TestLoaderValidity::rejected_data() {
+    QTest::addColumn<QString>("sql");
+    QTest::addColumn<QString>("expected");
+    const QString lastKind = QString::number(format::kSyncKindMax + 1);
+    struct Edit {
+        const char* tag;
+        QString sql;
+        QString expected;
+    };
+    const Edit edits[] = {
+        {"kernel name past the last string",
+         "UPDATE kernels SET name_id = (SELECT max(id) + 1 FROM strings) WHERE id = 1",
+         "kernels names unknown string "},
+        {"kernel name negative", "UPDATE kernels SET name_id = -1 WHERE id = 1",
+         "kernels names unknown string -1"},
+        {"api call name past the last string",
+         "UPDATE api_calls SET name_id = (SELECT max(id) + 1 FROM strings) WHERE id = 1",
+         "api_calls names unknown string "},
+        {"range name past the last string",
+         "UPDATE ranges SET name_id = (SELECT max(id) + 1 FROM strings) WHERE id = 1",
+         "ranges names unknown string "},
+        {"string id 0", "UPDATE strings SET id = 0 WHERE id = 1", "corrupt session: string id 0"},
+        {"sync kind 0", "UPDATE syncs SET kind = 0 WHERE id = 1", "syncs row 1 has unknown kind 0"},
+        {"sync kind past the last", "UPDATE syncs SET kind = " + lastKind + " WHERE id = 1",
+         "syncs row 1 has unknown kind " + lastKind},
+        {"sync on unknown stream", "UPDATE syncs SET stream_id = 555 WHERE id = 1",
+         "syncs row 1 names unknown stream 555"},
+        {"sync on unknown thread", "UPDATE syncs SET thread_id = 999 WHERE id = 1",
+         "syncs row 1 names unknown thread 999"},
+        {"range depth 256", "UPDATE ranges SET depth = 256 WHERE id = 2",
+         "ranges row 2 has depth 256"},
+        {"range depth -1", "UPDATE ranges SET depth = -1 WHERE id = 2",
+         "ranges row 2 has depth -1"},
+        {"unknown status", "UPDATE meta SET value = 'paused' WHERE key = 'status'",
+         "unknown status 'paused'"},
+        {"version not a number", "UPDATE meta SET value = 'one' WHERE key = 'format_version'",
+         "format version 'one' is not a number"},
+        {"kernel ends 1 ns before its start",
+         "UPDATE kernels SET end_ns = start_ns - 1 WHERE id = 1",
+         "kernels row 1 ends before it starts"},
+        {"row id past 2^32", "UPDATE kernels SET id = 4294967296 WHERE id = 1",
+         "kernels row id 4294967296 exceeds 2^32"},
+    };
+    for (const Edit& edit : edits)
+        QTest::newRow(edit.tag) << edit.sql << edit.expected;
+}
+
+void TestLoaderValidity::rejected() {
+    QFETCH(QString, sql);
+    QFETCH(QString, expected);
+    testing::expectLoadError(writeEdited(sql), expected);
+}
+
+// The valid side of each boundary above.
+void TestLoaderValidity::accepted_data() {
+    QTest::addColumn<QString>("sql");
+    QTest::newRow("kernel name is the last string")
+        << "UPDATE kernels SET name_id = (SELECT max(id) FROM strings) WHERE id = 1";
+    QTest::newRow("sync kind 1") << "UPDATE syncs SET kind = 1 WHERE id = 1";
+    QTest::newRow("sync kind is the last")
+        << QString("UPDATE syncs SET kind = %1 WHERE id = 1").arg(format::kSyncKindMax);
+    QTest::newRow("range depth 255") << "UPDATE ranges SET depth = 255 WHERE id = 2";
+    QTest::newRow("zero-length kernel") << "UPDATE kernels SET end_ns = start_ns WHERE id = 1";
+    QTest::newRow("row id 2^32 - 1") << "UPDATE kernels SET id = 4294967295 WHERE id = 1";
+}
+
+void TestLoaderValidity::accepted() {
+    QFETCH(QString, sql);
+    const auto result = model::SessionLoader::load(writeEdited(sql));
+    QVERIFY2(result.ok(), result.error.c_str());
+    QCOMPARE(result.session->counts.kernels, int64_t(3));
+    QCOMPARE(result.session->counts.syncs, int64_t(2));
+}
+
+QTEST_GUILESS_MAIN(TestLoaderValidity)
+#include "test_loader_validity.moc"
