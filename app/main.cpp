@@ -19,7 +19,7 @@
 #include "model/session/session.h"
 #include "views/panels/analysis_panels.h"
 #include "views/panels/source_view.h"
-#include "views/timeline/event_ref.h"
+#include "views/timeline/event_style.h"
 #include "views/timeline/timeline_widget.h"
 
 #include <QApplication>
@@ -217,16 +217,16 @@ bool applyAfterAnalysis(MainWindow& window, const QCommandLineParser& parser,
 // The n-th host-blocking sync in start order over all host lanes, selected (and framed with
 // the work it waited for and that work's launch call).
 void selectSync(stallscope::views::TimelineWidget& timeline, int n, bool frame) {
+    using stallscope::model::EventRef;
     using stallscope::views::BlockKind;
-    using stallscope::views::EventRef;
     const auto& session = *timeline.session();
-    std::vector<std::pair<int64_t, EventRef>> syncs;
+    std::vector<std::pair<int64_t, model::EventRef>> syncs;
     for (size_t lane = 0; lane < session.hostLanes.size(); ++lane) {
         const auto& columns = session.hostLanes[lane].syncs;
         for (size_t i = 0; i < columns.size(); ++i)
-            if (stallscope::views::isHostBlocking(columns.kind[i])) {
-                EventRef ref;
-                ref.kind = BlockKind::Sync;
+            if (stallscope::model::isHostBlocking(columns.kind[i])) {
+                model::EventRef ref;
+                ref.kind = model::EventKind::Sync;
                 ref.lane = static_cast<int32_t>(lane);
                 ref.index = static_cast<uint32_t>(i);
                 syncs.emplace_back(columns.start[i], ref);
@@ -240,7 +240,7 @@ void selectSync(stallscope::views::TimelineWidget& timeline, int n, bool frame) 
                        .arg(syncs.size()));
         return;
     }
-    const EventRef sync = syncs[n].second;
+    const model::EventRef sync = syncs[n].second;
     timeline.selectEvent(sync);
     if (!frame)
         return;

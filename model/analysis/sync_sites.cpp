@@ -189,15 +189,15 @@ bool SyncSites::build(const Session& session, const SessionDatabase& database,
     for (size_t l = 0; l < m_siteOf.size(); ++l)
         for (size_t i = 0; i < m_siteOf[l].size(); ++i)
             if (m_siteOf[l][i] >= 0)
-                m_bySite[fill[m_siteOf[l][i]]++] = {static_cast<int32_t>(l),
-                                                    static_cast<uint32_t>(i)};
+                m_bySite[fill[m_siteOf[l][i]]++] =
+                    EventRef::sync(static_cast<int32_t>(l), static_cast<uint32_t>(i));
 
     // Medians and shares.
     const int64_t wall = std::max<int64_t>(session.durationNs(), 1);
     std::vector<int64_t> durations;
     for (size_t s = 0; s < m_stats.size(); ++s) {
         durations.clear();
-        for (const SyncRef& ref : syncsOf(static_cast<int32_t>(s)))
+        for (const EventRef& ref : syncsOf(static_cast<int32_t>(s)))
             durations.push_back(session.hostLanes[ref.lane].syncs.duration(ref.index));
         // The upper median for even counts: always an observed value (as the generator states).
         auto middle = durations.begin() + static_cast<std::ptrdiff_t>(durations.size() / 2);
@@ -271,15 +271,14 @@ std::shared_ptr<const EventSpans> SyncSites::spansOf(int32_t site) const {
     return m_spans[site];
 }
 
-EventSpans SyncSites::spansFor(std::span<const SyncRef> syncs) {
+EventSpans SyncSites::spansFor(std::span<const EventRef> syncs) {
     EventSpans spans;
-    for (const SyncRef& ref : syncs) {
-        if (!spans.empty() && spans.back().lane == ref.lane &&
-            spans.back().first + spans.back().count == ref.index) {
+    for (const EventRef& ref : syncs) {
+        if (!spans.empty() && spans.back().at(spans.back().count) == ref) {
             ++spans.back().count;
             continue;
         }
-        spans.push_back({LaneKind::Host, EventColumn::Sync, ref.lane, ref.index, 1});
+        spans.push_back({ref, 1});
     }
     return spans;
 }

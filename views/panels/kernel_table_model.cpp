@@ -3,12 +3,12 @@
 #include "model/session/session.h"
 #include "model/session/session_database.h"
 #include "model/session/session_summary.h"
-#include "views/timeline/event_ref.h"
+#include "views/timeline/event_style.h"
 
 namespace stallscope::views {
 
 KernelTableModel::KernelTableModel(QObject* parent)
-    : NameStatsTableModel(model::EventColumn::Kernel, QT_TR_NOOP("Kernel"), ColumnCount, parent) {}
+    : NameStatsTableModel(model::EventKind::Kernel, QT_TR_NOOP("Kernel"), ColumnCount, parent) {}
 
 void KernelTableModel::setSession(std::shared_ptr<const model::Session> session,
                                   std::shared_ptr<const model::SessionDatabase> database) {
@@ -37,7 +37,7 @@ void KernelTableModel::setSession(std::shared_ptr<const model::Session> session,
 }
 
 QString KernelTableModel::displayName(const std::string& name) const {
-    return kernelDisplayName(name);
+    return model::kernelDisplayName(name);
 }
 
 QVariant KernelTableModel::extraData(int row, int column, int role) const {
