@@ -218,18 +218,14 @@ bool applyAfterAnalysis(MainWindow& window, const QCommandLineParser& parser,
 // the work it waited for and that work's launch call).
 void selectSync(stallscope::views::TimelineWidget& timeline, int n, bool frame) {
     using stallscope::model::EventRef;
-    using stallscope::views::BlockKind;
     const auto& session = *timeline.session();
-    std::vector<std::pair<int64_t, model::EventRef>> syncs;
+    std::vector<std::pair<int64_t, EventRef>> syncs;
     for (size_t lane = 0; lane < session.hostLanes.size(); ++lane) {
         const auto& columns = session.hostLanes[lane].syncs;
         for (size_t i = 0; i < columns.size(); ++i)
             if (stallscope::model::isHostBlocking(columns.kind[i])) {
-                model::EventRef ref;
-                ref.kind = model::EventKind::Sync;
-                ref.lane = static_cast<int32_t>(lane);
-                ref.index = static_cast<uint32_t>(i);
-                syncs.emplace_back(columns.start[i], ref);
+                syncs.emplace_back(columns.start[i], EventRef::sync(static_cast<int32_t>(lane),
+                                                                    static_cast<uint32_t>(i)));
             }
     }
     std::stable_sort(syncs.begin(), syncs.end(),
@@ -240,7 +236,7 @@ void selectSync(stallscope::views::TimelineWidget& timeline, int n, bool frame) 
                        .arg(syncs.size()));
         return;
     }
-    const model::EventRef sync = syncs[n].second;
+    const EventRef sync = syncs[n].second;
     timeline.selectEvent(sync);
     if (!frame)
         return;

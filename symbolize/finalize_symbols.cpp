@@ -87,7 +87,7 @@ bool classifyStacks(sqlite3* db, SymbolizeStats* stats, std::string* error) {
         facts.isUser = query.int64(2) == 1;
         facts.hasModule = !query.isNull(3);
         if (facts.hasModule)
-            facts.moduleClass = UserFrameFilter::classifyModule(query.text(3));
+            facts.moduleClass = format::classifyModule(query.text(3));
         frames.push_back(facts);
     }
     flush();

@@ -1,5 +1,6 @@
 #include "model/analysis/sync_sites.h"
 
+#include "format/module_class.h"
 #include "model/session/python_frame_name.h"
 
 #include <algorithm>
@@ -29,24 +30,6 @@ std::string hex(int64_t value) {
     return buffer;
 }
 
-// The recorder's callback, CUPTI, the driver and the runtime: frames every sync stack starts with.
-bool isCudaStackModule(const std::string& name) {
-    for (const char* prefix : {"libstallscope_recorder", "libcupti", "libcuda.", "libcudart"})
-        if (name.rfind(prefix, 0) == 0)
-            return true;
-    return false;
-}
-
-// The C runtime and loader: what surrounds the driver when it synchronizes on its own (context
-// teardown from exit handlers, library constructors).
-bool isSystemStackModule(const std::string& name) {
-    for (const char* prefix : {"libc.so", "libc-", "libpthread", "ld-linux", "libstdc++",
-                               "libgcc_s", "libdl.", "libm.so"})
-        if (name.rfind(prefix, 0) == 0)
-            return true;
-    return false;
-}
-
 std::string baseName(const std::string& path) {
     const size_t slash = path.find_last_of('/');
     return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -72,7 +55,8 @@ SourceSite SyncSites::resolve(const std::vector<FrameInfo>& frames,
     const bool driverInternal = std::all_of(frames.begin(), frames.end(), [&](const FrameInfo& f) {
         const auto module = modules.find(f.moduleId);
         return f.kind == format::FrameKind::Native && module != modules.end() &&
-               (isCudaStackModule(module->second.name) || isSystemStackModule(module->second.name));
+               (format::isSyncEntryModule(module->second.name) ||
+                format::isCRuntimeModule(module->second.name));
     });
     if (driverInternal)
         return {"", 0, "<driver-internal>", SourceLanguage::Native};
@@ -82,7 +66,7 @@ SourceSite SyncSites::resolve(const std::vector<FrameInfo>& frames,
     const FrameInfo* named = &frames.front();
     for (const FrameInfo& frame : frames) {
         const auto module = modules.find(frame.moduleId);
-        if (module == modules.end() || !isCudaStackModule(module->second.name)) {
+        if (module == modules.end() || !format::isSyncEntryModule(module->second.name)) {
             named = &frame;
             break;
         }

@@ -3,7 +3,7 @@
 #include "format/session_schema.h"
 #include "model/session/session_summary.h"
 
-namespace stallscope::model {
+namespace stallscope::model::display {
 
 QString kernelDisplayName(const std::string& name) {
     return QString::fromStdString(model::readableKernelName(name));
@@ -43,4 +43,4 @@ QString memoryKindName(int kind) {
     return kind >= 0 && kind <= 7 ? QString::fromLatin1(names[kind]) : QStringLiteral("unknown");
 }
 
-} // namespace stallscope::model
+} // namespace stallscope::model::display

@@ -5,7 +5,8 @@
 
 #include <string>
 
-namespace stallscope::model {
+// Their own namespace: model/interop has a const char* syncKindName of its own.
+namespace stallscope::model::display {
 
 // A kernel name as people read it: CUPTI records Itanium-mangled names ("_ZN7cutlass..."); they
 // are demangled, anything else is returned as is.
@@ -17,4 +18,4 @@ QString copyKindName(int kind);
 // "pageable", "pinned", "device", … (format::MemoryKind values).
 QString memoryKindName(int kind);
 
-} // namespace stallscope::model
+} // namespace stallscope::model::display

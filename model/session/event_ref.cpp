@@ -9,6 +9,9 @@ namespace stallscope::model {
 
 namespace {
 
+using display::copyKindName;
+using display::syncKindName;
+
 template <typename T> bool fits(const std::vector<T>& items, int32_t index) {
     return index >= 0 && static_cast<size_t>(index) < items.size();
 }

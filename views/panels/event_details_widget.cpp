@@ -1,5 +1,6 @@
 #include "views/panels/event_details_widget.h"
 
+#include "format/module_class.h"
 #include "model/session/session.h"
 #include "model/session/session_database.h"
 #include "model/session/session_summary.h"
@@ -177,13 +178,12 @@ QString EventDetailsWidget::eventHtml(const model::EventRef& event) {
         const int64_t n = static_cast<int64_t>(transfers.bytes[event.index]);
         html += row(tr("Bytes"), bytes(n));
         if (event.kind == model::EventKind::Memcpy) {
-            html += row(tr("Copy kind"),
-                        QStringLiteral("%1 (%2 → %3)")
-                            .arg(model::copyKindName(transfers.copyKind[event.index]),
-                                 model::memoryKindName(transfers.srcKind[event.index]),
-                                 model::memoryKindName(transfers.dstKind[event.index])));
+            html += row(tr("Copy kind"), QStringLiteral("%1 (%2 → %3)")
+                                             .arg(copyKindName(transfers.copyKind[event.index]),
+                                                  memoryKindName(transfers.srcKind[event.index]),
+                                                  memoryKindName(transfers.dstKind[event.index])));
         } else {
-            html += row(tr("Memory"), model::memoryKindName(transfers.dstKind[event.index]));
+            html += row(tr("Memory"), memoryKindName(transfers.dstKind[event.index]));
         }
         if (end > start)
             html += row(tr("Throughput"),
@@ -209,7 +209,7 @@ QString EventDetailsWidget::syncHtml(const model::EventRef& event) {
     const model::Session& session = *m_session;
     const model::SyncColumns& syncs = session.hostLanes[event.lane].syncs;
     QString html = QStringLiteral("<table cellspacing='0' cellpadding='1'>");
-    html += row(tr("Kind"), esc(model::syncKindName(syncs.kind[event.index])));
+    html += row(tr("Kind"), esc(syncKindName(syncs.kind[event.index])));
     const int32_t stream = syncs.streamIndex[event.index];
     if (stream >= 0 && static_cast<size_t>(stream) < session.streams.size())
         html += row(tr("Waited on"),
@@ -265,9 +265,7 @@ QString EventDetailsWidget::stackHtml(uint32_t stackId) {
         const model::FrameInfo& frame = frames[skipped];
         const QString module = moduleName(frame.moduleId);
         const bool tooling = frame.kind == format::FrameKind::Native &&
-                             (module.startsWith(QLatin1String("libcupti")) ||
-                              module.startsWith(QLatin1String("libstallscope")) ||
-                              module.startsWith(QLatin1String("libcuda.so")) ||
+                             (format::isAboveApiCallModule(module.toStdString()) ||
                               frame.function.rfind("stallscope::recorder::", 0) == 0);
         if (!tooling)
             break;
@@ -334,7 +332,7 @@ void EventDetailsWidget::showRange(qint64 startNs, qint64 endNs) {
                                std::max<double>(1.0, static_cast<double>(summary.durationNs())))));
     for (int kind = 1; kind <= format::kSyncKindMax; ++kind)
         if (summary.syncsByKind[kind] > 0)
-            html += row(QStringLiteral("  ") + model::syncKindName(kind),
+            html += row(QStringLiteral("  ") + syncKindName(kind),
                         QString::number(summary.syncsByKind[kind]));
     auto count = [](int64_t n) { return QString::fromStdString(model::formatCount(n)); };
     html += row(tr("API calls"), count(summary.apiCalls));

@@ -37,7 +37,7 @@ void KernelTableModel::setSession(std::shared_ptr<const model::Session> session,
 }
 
 QString KernelTableModel::displayName(const std::string& name) const {
-    return model::kernelDisplayName(name);
+    return kernelDisplayName(name);
 }
 
 QVariant KernelTableModel::extraData(int row, int column, int role) const {

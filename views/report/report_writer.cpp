@@ -209,7 +209,7 @@ bool ReportWriter::write(const std::shared_ptr<const model::Session>& session,
               QStringLiteral("Longest"), QStringLiteral("GPU share")},
              kernelColumns, true);
     for (const model::KernelStats& kernel : stats.topKernels)
-        page.row({model::kernelDisplayName(kernel.name), text(model::formatCount(kernel.count)),
+        page.row({kernelDisplayName(kernel.name), text(model::formatCount(kernel.count)),
                   text(model::formatDuration(kernel.totalNs)),
                   text(model::formatDuration(kernel.maxNs)),
                   text(model::formatShare(kernel.shareOfGpu))},

@@ -18,7 +18,7 @@ namespace {
 // "vectorized_elementwise_kernel": the part of a demangled kernel name that helps inside a block
 // (the full name is one hover away).
 QString shortKernelName(const std::string& name) {
-    QString text = model::kernelDisplayName(name);
+    QString text = kernelDisplayName(name);
     text.replace(QLatin1String("(anonymous namespace)"), QLatin1String("anon"));
     if (text.startsWith(QLatin1String("void ")))
         text.remove(0, 5);
@@ -176,7 +176,7 @@ void DrawList::addLane(const model::Session& session, const TimelineLane& lane,
             [&](size_t i) { return TimelinePalette::memcpy(copies.copyKind[i]); },
             [&](size_t i) {
                 return QStringLiteral("Memcpy %1 %2")
-                    .arg(model::copyKindName(copies.copyKind[i]),
+                    .arg(copyKindName(copies.copyKind[i]),
                          QString::fromStdString(
                              model::formatBytes(static_cast<int64_t>(copies.bytes[i]))));
             },

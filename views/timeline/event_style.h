@@ -14,6 +14,11 @@ class Session;
 
 namespace stallscope::views {
 
+using model::display::copyKindName;
+using model::display::kernelDisplayName;
+using model::display::memoryKindName;
+using model::display::syncKindName;
+
 // The colour the timeline paints the event in (TimelinePalette).
 QRgb eventColor(const model::Session& session, const model::EventRef& event);
 // EventRef::name and EventRef::laneLabel as QStrings.

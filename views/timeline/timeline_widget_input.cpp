@@ -216,8 +216,8 @@ QString TimelineWidget::toolTipFor(const model::EventRef& event) const {
             duration, qs(model::formatBytes(static_cast<int64_t>(transfers.bytes[event.index]))));
         if (event.kind == model::EventKind::Memcpy)
             text += QStringLiteral(" · %1 → %2")
-                        .arg(model::memoryKindName(transfers.srcKind[event.index]),
-                             model::memoryKindName(transfers.dstKind[event.index]));
+                        .arg(memoryKindName(transfers.srcKind[event.index]),
+                             memoryKindName(transfers.dstKind[event.index]));
         break;
     }
     default:
