@@ -84,7 +84,7 @@ bool classifyStacks(format::Database& db, SymbolizeStats* stats, std::string* er
         facts.isUser = query.integer(2) == 1;
         facts.hasModule = !query.isNull(3);
         if (facts.hasModule)
-            facts.moduleClass = UserFrameFilter::classifyModule(query.text(3));
+            facts.moduleClass = format::classifyModule(query.text(3));
         frames.push_back(facts);
     }
     flush();

@@ -326,7 +326,7 @@ bool SessionSymbolizer::markUserFrames(format::Database& db, SymbolizeStats* sta
         }
         bool isUser = false;
         if (isPython)
-            isUser = UserFrameFilter::isUserPythonFile(query.text(2));
+            isUser = format::isUserPythonFile(query.text(2));
         else
             isUser = !query.isNull(4) && UserFrameFilter::isUserModule(query.text(4));
         if (isUser)

@@ -1,24 +1,18 @@
 // UserFrameFilter: decides which frames are the user's code. A sync is attributed to its innermost
 // user frame; everything the user cannot edit (CUDA driver/runtime, CUPTI, our recorder, PyTorch's
 // dispatch layers, libc, the Python interpreter) is skipped. The lists are documented, with the
-// reasons, in docs/symbolization.md — keep the two in step.
-//
-// Qt-free and LLVM-free: the model can use the same rules when it loads a session.
+// reasons, in docs/symbolization.md. The module and Python-file rules live in
+// format/module_class.h, shared with the model and the views.
 #pragma once
+
+#include "format/module_class.h"
 
 #include <span>
 #include <string_view>
 
 namespace stallscope::symbolize {
 
-// What a native module is, from its path. Only User modules hold user frames.
-enum class ModuleClass {
-    User,        // anything not matched below: the user's executable and libraries
-    CudaRuntime, // libcuda, libcudart, libcupti, CUDA math/comm libraries, libstallscope_recorder
-    System,      // glibc, libstdc++, libgcc_s, OpenMP, anything in /lib, /usr/lib (distribution)
-    Framework,   // libtorch*, libc10*, ATen/caffe2, anything installed in site-packages
-    Interpreter, // the python executable, libpython*
-};
+using format::ModuleClass;
 
 // A sync's stack, classified.
 enum class StackVerdict {
@@ -37,19 +31,15 @@ public:
         bool hasModule = false;                      // native frame with a known module
     };
 
-    static ModuleClass classifyModule(std::string_view modulePath);
-    // Native frame: user iff its module is User.
+    // Native frame: user iff its module is User (format/module_class.h has the rules, and the
+    // rule for Python files).
     static bool isUserModule(std::string_view modulePath) {
-        return classifyModule(modulePath) == ModuleClass::User;
+        return format::classifyModule(modulePath) == ModuleClass::User;
     }
-    // Python frame: user unless the file is part of an installed package or the standard library.
-    static bool isUserPythonFile(std::string_view file);
 
     // `frames` innermost first (stack_frames.position order). Returns the verdict and, for
     // UserFrame, sets *userIndex to the innermost user frame's position.
     static StackVerdict classifyStack(std::span<const FrameFacts> frames, int* userIndex);
-
-    static const char* moduleClassName(ModuleClass moduleClass);
 };
 
 } // namespace stallscope::symbolize

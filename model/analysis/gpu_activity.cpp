@@ -45,9 +45,9 @@ std::vector<MergeSource> GpuActivity::sources(int32_t device, Streams which) con
             (which == Streams::NonDefaultOnly && isDefault))
             continue;
         const StreamLane& lane = m_session->streamLanes[stream];
-        out.push_back({&lane.kernels, stream, EventColumn::Kernel});
-        out.push_back({&lane.memcpys, stream, EventColumn::Memcpy});
-        out.push_back({&lane.memsets, stream, EventColumn::Memset});
+        out.push_back({&lane.kernels, stream, EventKind::Kernel});
+        out.push_back({&lane.memcpys, stream, EventKind::Memcpy});
+        out.push_back({&lane.memsets, stream, EventKind::Memset});
     }
     return out;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "format/session_schema.h"
+#include "model/session/event_ref.h"
 
 #include <array>
 #include <cstdint>
@@ -51,23 +52,7 @@ struct SourceSite {
     std::string label() const;
 };
 
-// The events an insight covers, as runs of consecutive indexes in one lane's columns:
-// laneKind Host → Session::hostLanes[lane] (column ApiCall: apiCalls, Sync: syncs);
-// laneKind Stream → Session::streamLanes[lane] (Kernel: kernels, Memcpy: memcpys, Memset:
-// memsets). Indexes are positions in the time-sorted columns, so a view reads start/end/rowId
-// directly, and a run costs 16 bytes however many events it holds.
-enum class LaneKind : uint8_t { Host = 0, Stream = 1 };
-enum class EventColumn : uint8_t { ApiCall = 0, Sync = 1, Kernel = 2, Memcpy = 3, Memset = 4 };
-
-struct EventSpan {
-    LaneKind laneKind = LaneKind::Host;
-    EventColumn column = EventColumn::Sync;
-    int32_t lane = 0;
-    uint32_t first = 0;
-    uint32_t count = 0;
-    bool operator==(const EventSpan&) const = default;
-};
-using EventSpans = std::vector<EventSpan>;
+// The events an insight covers: runs of consecutive events of one column (EventSpan).
 
 struct Insight {
     InsightRule rule = InsightRule::SyncAttribution;

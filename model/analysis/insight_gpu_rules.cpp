@@ -41,13 +41,13 @@ public:
     void add(const IntervalMerge& merge) {
         const size_t source = merge.sourceIndex();
         const int64_t last = m_lastSpan[source];
-        if (last >= 0 && m_spans[last].first + m_spans[last].count == merge.index()) {
+        const EventRef event{merge.source().kind, merge.source().lane, 0, merge.index()};
+        if (last >= 0 && m_spans[last].at(m_spans[last].count) == event) {
             ++m_spans[last].count;
             return;
         }
         m_lastSpan[source] = static_cast<int64_t>(m_spans.size());
-        m_spans.push_back(
-            {LaneKind::Stream, merge.source().column, merge.source().lane, merge.index(), 1});
+        m_spans.push_back({event, 1});
     }
     EventSpans take() { return std::move(m_spans); }
 
@@ -55,13 +55,6 @@ private:
     std::vector<int64_t> m_lastSpan;
     EventSpans m_spans;
 };
-
-int64_t eventCount(const EventSpans& spans) {
-    int64_t total = 0;
-    for (const EventSpan& span : spans)
-        total += span.count;
-    return total;
-}
 
 void defaultStreamOfDevice(const AnalysisContext& context, int32_t device,
                            std::vector<Insight>& out) {
@@ -177,8 +170,7 @@ void launchBoundOfDevice(const AnalysisContext& context, int32_t device,
             }
             for (uint32_t s : touched) {
                 const MergeSource& source = merge.sources()[s];
-                accepted.push_back(
-                    {LaneKind::Stream, source.column, source.lane, runs[s].first, runs[s].count});
+                accepted.push_back({{source.kind, source.lane, 0, runs[s].first}, runs[s].count});
             }
         }
         for (uint32_t s : touched)
@@ -208,7 +200,7 @@ void launchBoundOfDevice(const AnalysisContext& context, int32_t device,
             }
             end = e;
             busy += duration;
-            if (merge.source().column == EventColumn::Kernel) {
+            if (merge.source().kind == EventKind::Kernel) {
                 ++kernels;
                 stretchKernelNs += duration;
             }

@@ -59,23 +59,12 @@ bool overlapsColumn(const IntervalColumns& columns, int64_t from, int64_t to) {
 }
 
 // Appends one event, extending the last span when it is the next index of the same column.
-void appendEvent(EventSpans& spans, const EventSpan& event) {
-    if (!spans.empty()) {
-        EventSpan& last = spans.back();
-        if (last.laneKind == event.laneKind && last.column == event.column &&
-            last.lane == event.lane && last.first + last.count == event.first) {
-            last.count += event.count;
-            return;
-        }
+void appendEvent(EventSpans& spans, const EventRef& event) {
+    if (!spans.empty() && spans.back().at(spans.back().count) == event) {
+        ++spans.back().count;
+        return;
     }
-    spans.push_back(event);
-}
-
-int64_t eventCount(const EventSpans& spans) {
-    int64_t total = 0;
-    for (const EventSpan& span : spans)
-        total += span.count;
-    return total;
+    spans.push_back({event, 1});
 }
 
 } // namespace
@@ -179,7 +168,7 @@ void pageableCopy(const AnalysisContext& context, std::vector<Insight>& out) {
     // Candidates first (blocking copies are few), then one pass over the memcpys joins each to
     // its device->pageable copy by (process, correlation id).
     struct Candidate {
-        SyncRef sync;
+        EventRef sync;
         int32_t site = -1;
         int32_t copyLane = -1;
         uint32_t copyIndex = 0;
@@ -201,7 +190,8 @@ void pageableCopy(const AnalysisContext& context, std::vector<Insight>& out) {
             if (site < 0)
                 continue;
             byCorrelation.emplace(key(process, syncs.correlationId[i]), candidates.size());
-            candidates.push_back({{static_cast<int32_t>(l), static_cast<uint32_t>(i)}, site});
+            candidates.push_back(
+                {EventRef::sync(static_cast<int32_t>(l), static_cast<uint32_t>(i)), site});
         }
     }
     if (candidates.empty())
@@ -224,7 +214,7 @@ void pageableCopy(const AnalysisContext& context, std::vector<Insight>& out) {
     }
     struct Tally {
         int64_t count = 0, blocked = 0, bubble = 0, bytes = 0;
-        std::vector<SyncRef> syncs;
+        std::vector<EventRef> syncs;
         EventSpans copySpans;
     };
     std::unordered_map<int32_t, Tally> bySite;
@@ -243,8 +233,8 @@ void pageableCopy(const AnalysisContext& context, std::vector<Insight>& out) {
         if (candidate.copyLane >= 0) {
             const TransferColumns& memcpys = session.streamLanes[candidate.copyLane].memcpys;
             tally.bytes += static_cast<int64_t>(memcpys.bytes[candidate.copyIndex]);
-            appendEvent(tally.copySpans, {LaneKind::Stream, EventColumn::Memcpy, candidate.copyLane,
-                                          candidate.copyIndex, 1});
+            appendEvent(tally.copySpans,
+                        {EventKind::Memcpy, candidate.copyLane, 0, candidate.copyIndex});
         }
     }
     for (auto& [site, tally] : bySite) {
@@ -276,7 +266,7 @@ void deviceSync(const AnalysisContext& context, std::vector<Insight>& out) {
     struct Tally {
         int64_t count = 0, blocked = 0;
         int32_t stream = -1; // the single active stream, -2 when it varied
-        std::vector<SyncRef> syncs;
+        std::vector<EventRef> syncs;
     };
     std::unordered_map<int32_t, Tally> bySite;
     for (size_t l = 0; l < session.hostLanes.size(); ++l) {
@@ -314,7 +304,8 @@ void deviceSync(const AnalysisContext& context, std::vector<Insight>& out) {
             ++tally.count;
             tally.blocked += syncs.duration(i);
             tally.stream = tally.stream == -1 || tally.stream == activeStream ? activeStream : -2;
-            tally.syncs.push_back({static_cast<int32_t>(l), static_cast<uint32_t>(i)});
+            tally.syncs.push_back(
+                EventRef::sync(static_cast<int32_t>(l), static_cast<uint32_t>(i)));
         }
         if (context.cancelled())
             return;
@@ -354,8 +345,8 @@ void gpuBubble(const AnalysisContext& context, std::vector<Insight>& out) {
         if (stats.bubbleNs <= 0 ||
             context.shareOf(stats.bubbleNs) < context.thresholds.minBubbleShare)
             continue;
-        std::vector<SyncRef> followed;
-        for (const SyncRef& ref : context.sites.syncsOf(static_cast<int32_t>(s)))
+        std::vector<EventRef> followed;
+        for (const EventRef& ref : context.sites.syncsOf(static_cast<int32_t>(s)))
             if (context.sites.bubbleAfter(ref.lane, ref.index) > 0)
                 followed.push_back(ref);
         Insight insight = siteInsight(context, InsightRule::GpuBubble, static_cast<int32_t>(s));

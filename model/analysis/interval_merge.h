@@ -14,8 +14,8 @@ namespace stallscope::model {
 
 struct MergeSource {
     const IntervalColumns* columns = nullptr;
-    int32_t lane = -1;                        // stream lane (or host lane) index
-    EventColumn column = EventColumn::Kernel; // which column of the lane
+    int32_t lane = -1;                  // stream lane (or host lane) index
+    EventKind kind = EventKind::Kernel; // which column of the lane
 };
 
 class IntervalMerge {

@@ -1,5 +1,6 @@
 #include "model/analysis/sync_sites.h"
 
+#include "format/module_class.h"
 #include "model/session/python_frame_name.h"
 
 #include <algorithm>
@@ -29,24 +30,6 @@ std::string hex(int64_t value) {
     return buffer;
 }
 
-// The recorder's callback, CUPTI, the driver and the runtime: frames every sync stack starts with.
-bool isCudaStackModule(const std::string& name) {
-    for (const char* prefix : {"libstallscope_recorder", "libcupti", "libcuda.", "libcudart"})
-        if (name.rfind(prefix, 0) == 0)
-            return true;
-    return false;
-}
-
-// The C runtime and loader: what surrounds the driver when it synchronizes on its own (context
-// teardown from exit handlers, library constructors).
-bool isSystemStackModule(const std::string& name) {
-    for (const char* prefix : {"libc.so", "libc-", "libpthread", "ld-linux", "libstdc++",
-                               "libgcc_s", "libdl.", "libm.so"})
-        if (name.rfind(prefix, 0) == 0)
-            return true;
-    return false;
-}
-
 std::string baseName(const std::string& path) {
     const size_t slash = path.find_last_of('/');
     return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -72,7 +55,8 @@ SourceSite SyncSites::resolve(const std::vector<FrameInfo>& frames,
     const bool driverInternal = std::all_of(frames.begin(), frames.end(), [&](const FrameInfo& f) {
         const auto module = modules.find(f.moduleId);
         return f.kind == format::FrameKind::Native && module != modules.end() &&
-               (isCudaStackModule(module->second.name) || isSystemStackModule(module->second.name));
+               (format::isSyncEntryModule(module->second.name) ||
+                format::isCRuntimeModule(module->second.name));
     });
     if (driverInternal)
         return {"", 0, "<driver-internal>", SourceLanguage::Native};
@@ -82,7 +66,7 @@ SourceSite SyncSites::resolve(const std::vector<FrameInfo>& frames,
     const FrameInfo* named = &frames.front();
     for (const FrameInfo& frame : frames) {
         const auto module = modules.find(frame.moduleId);
-        if (module == modules.end() || !isCudaStackModule(module->second.name)) {
+        if (module == modules.end() || !format::isSyncEntryModule(module->second.name)) {
             named = &frame;
             break;
         }
@@ -189,15 +173,15 @@ bool SyncSites::build(const Session& session, const SessionDatabase& database,
     for (size_t l = 0; l < m_siteOf.size(); ++l)
         for (size_t i = 0; i < m_siteOf[l].size(); ++i)
             if (m_siteOf[l][i] >= 0)
-                m_bySite[fill[m_siteOf[l][i]]++] = {static_cast<int32_t>(l),
-                                                    static_cast<uint32_t>(i)};
+                m_bySite[fill[m_siteOf[l][i]]++] =
+                    EventRef::sync(static_cast<int32_t>(l), static_cast<uint32_t>(i));
 
     // Medians and shares.
     const int64_t wall = std::max<int64_t>(session.durationNs(), 1);
     std::vector<int64_t> durations;
     for (size_t s = 0; s < m_stats.size(); ++s) {
         durations.clear();
-        for (const SyncRef& ref : syncsOf(static_cast<int32_t>(s)))
+        for (const EventRef& ref : syncsOf(static_cast<int32_t>(s)))
             durations.push_back(session.hostLanes[ref.lane].syncs.duration(ref.index));
         // The upper median for even counts: always an observed value (as the generator states).
         auto middle = durations.begin() + static_cast<std::ptrdiff_t>(durations.size() / 2);
@@ -271,15 +255,14 @@ std::shared_ptr<const EventSpans> SyncSites::spansOf(int32_t site) const {
     return m_spans[site];
 }
 
-EventSpans SyncSites::spansFor(std::span<const SyncRef> syncs) {
+EventSpans SyncSites::spansFor(std::span<const EventRef> syncs) {
     EventSpans spans;
-    for (const SyncRef& ref : syncs) {
-        if (!spans.empty() && spans.back().lane == ref.lane &&
-            spans.back().first + spans.back().count == ref.index) {
+    for (const EventRef& ref : syncs) {
+        if (!spans.empty() && spans.back().at(spans.back().count) == ref) {
             ++spans.back().count;
             continue;
         }
-        spans.push_back({LaneKind::Host, EventColumn::Sync, ref.lane, ref.index, 1});
+        spans.push_back({ref, 1});
     }
     return spans;
 }

@@ -24,11 +24,6 @@
 
 namespace stallscope::model {
 
-struct SyncRef {
-    int32_t lane = 0;   // host lane
-    uint32_t index = 0; // into the lane's syncs
-};
-
 struct ModuleLocation {
     std::string name; // file name without directories
     int64_t loadBias = 0;
@@ -41,9 +36,6 @@ public:
                const InsightThresholds& thresholds, const std::atomic<bool>* cancel,
                std::string* warning);
 
-    static bool isHostBlocking(uint8_t kind) {
-        return kind != static_cast<uint8_t>(format::SyncKind::StreamWaitEvent);
-    }
     static SourceSite resolve(const std::vector<FrameInfo>& frames,
                               const std::unordered_map<int64_t, ModuleLocation>& modules);
 
@@ -52,8 +44,8 @@ public:
     size_t siteCount() const { return m_stats.size(); }
     // Site of a sync, -1 for syncs that do not block the host.
     int32_t siteOf(int32_t lane, size_t index) const { return m_siteOf[lane][index]; }
-    // The site's syncs by host lane, then time.
-    std::span<const SyncRef> syncsOf(int32_t site) const {
+    // The site's syncs (EventKind::Sync refs) by host lane, then time.
+    std::span<const EventRef> syncsOf(int32_t site) const {
         return {m_bySite.data() + m_siteOffset[site], m_siteOffset[site + 1] - m_siteOffset[site]};
     }
     // The site's syncs as event spans (built on first use and shared by the insights of the
@@ -69,7 +61,7 @@ public:
     // rules that have no site of their own.
     SourceLanguage dominantLanguage() const;
 
-    static EventSpans spansFor(std::span<const SyncRef> syncs);
+    static EventSpans spansFor(std::span<const EventRef> syncs);
 
 private:
     int32_t siteForStack(uint32_t stackId);
@@ -88,7 +80,7 @@ private:
     std::vector<std::vector<int32_t>> m_siteOf; // per host lane, per sync
     // Per host lane, per sync (0 for non-blocking ones); 32 bits hold the per-sync cap.
     std::vector<std::vector<uint32_t>> m_bubble;
-    std::vector<SyncRef> m_bySite;
+    std::vector<EventRef> m_bySite; // syncs (EventKind::Sync)
     std::vector<size_t> m_siteOffset;
     mutable std::vector<std::shared_ptr<const EventSpans>> m_spans;
     int64_t m_totalBlockedNs = 0;

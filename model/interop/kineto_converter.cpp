@@ -1,5 +1,6 @@
 #include "model/interop/kineto_converter.h"
 
+#include "format/module_class.h"
 #include "format/session_meta.h"
 #include "format/session_writer.h"
 #include "model/interop/kineto_names.h"
@@ -195,7 +196,7 @@ int64_t KinetoConverter::pythonFrame(const std::string& rawName) {
             row.column = kDefLineColumn; // Kineto gives the def line, not the executing line
         }
         id = m_writer.addFrame(row);
-        m_frameUser.emplace_back(id, isUserPythonFile(parsed.file));
+        m_frameUser.emplace_back(id, format::isUserPythonFile(parsed.file));
         m_pythonFrames.emplace(canonical, id);
         ++m_stats.pythonFrames;
     }
@@ -345,7 +346,7 @@ int64_t KinetoConverter::stackFrame(const std::string& text) {
     const format::FrameRow row = frameRowFromStackEntry(text);
     const int64_t id = m_writer.addFrame(row);
     if (row.kind == format::FrameKind::Python)
-        m_frameUser.emplace_back(id, isUserPythonFile(row.file.value_or("")));
+        m_frameUser.emplace_back(id, format::isUserPythonFile(row.file.value_or("")));
     m_otherFrames.emplace(text, id);
     return id;
 }

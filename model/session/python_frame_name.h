@@ -31,12 +31,6 @@ struct PythonFrameName {
     std::string kinetoName() const;
 };
 
-// Whether a Python source file is the user's code (frames.is_user). Kineto writes paths relative
-// to their sys.path entry (`torch/nn/modules/module.py`, `typing.py`), so besides the absolute
-// site-packages / lib/pythonX.Y rule of symbolize/user_frame_filter.h, a relative path whose
-// top-level package or module is a well-known framework or standard-library one is not user code.
-bool isUserPythonFile(std::string_view file);
-
 // True when the frame's line is a def line (Kineto import), not the executing line.
 bool isDefLineFrame(const FrameInfo& frame);
 // The source chip text: `train.py · train()` for def-line frames, `train.py:42 · train()` for

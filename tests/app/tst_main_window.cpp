@@ -329,7 +329,7 @@ private slots:
         cards->ensureWidgetVisible(card);
         QTest::mouseClick(card, Qt::LeftButton, {}, QPoint(card->width() - 12, 10));
         const model::EventSpans& expected = *card->insight().events;
-        QCOMPARE(views::spanEventCount(expected), int64_t(insight_session::kSteps));
+        QCOMPARE(model::eventCount(expected), int64_t(insight_session::kSteps));
         QVERIFY(window.timelineWidget()->isHighlighting());
         QCOMPARE(window.timelineWidget()->highlightedSpans(), expected);
         QCOMPARE(window.panels()->highlightedEvents(), expected);
@@ -370,7 +370,7 @@ private slots:
         const QRect mark = source->editor()->gutterLineRect(insight_session::kTrainLine);
         QVERIFY(!mark.isEmpty());
         QTest::mouseClick(source->editor()->gutter(), Qt::LeftButton, {}, mark.center());
-        QCOMPARE(views::spanEventCount(window.timelineWidget()->highlightedSpans()),
+        QCOMPARE(model::eventCount(window.timelineWidget()->highlightedSpans()),
                  int64_t(insight_session::kSteps));
 
         // A stack frame click navigates: the caller's line.
@@ -432,7 +432,7 @@ private slots:
         QTRY_VERIFY(table->isVisible());
         QTest::mouseClick(table->viewport(), Qt::LeftButton, {},
                           table->visualRect(table->model()->index(0, 0)).center());
-        QCOMPARE(views::spanEventCount(window.timelineWidget()->highlightedSpans()),
+        QCOMPARE(model::eventCount(window.timelineWidget()->highlightedSpans()),
                  int64_t(insight_session::kSteps * insight_session::kLaunchesPerStep / 2));
         // Sync sites: the model.py site is below the top insights' site, and still maps.
         tables->tabs()->setCurrentIndex(views::StatisticsTablesWidget::SyncSitesTab);
@@ -441,7 +441,7 @@ private slots:
         QCOMPARE(sites->model()->rowCount(), 2);
         QTest::mouseClick(sites->viewport(), Qt::LeftButton, {},
                           sites->visualRect(sites->model()->index(1, 0)).center());
-        QCOMPARE(views::spanEventCount(window.timelineWidget()->highlightedSpans()),
+        QCOMPARE(model::eventCount(window.timelineWidget()->highlightedSpans()),
                  int64_t((insight_session::kSteps + 2) / 3));
     }
 
@@ -453,13 +453,13 @@ private slots:
         window.focusFindBox();
         QTest::keyClicks(find, QStringLiteral("SGEMM"));
         QTest::keyClick(find, Qt::Key_Return);
-        QCOMPARE(views::spanEventCount(window.timelineWidget()->highlightedSpans()),
+        QCOMPARE(model::eventCount(window.timelineWidget()->highlightedSpans()),
                  int64_t(insight_session::kSteps * insight_session::kLaunchesPerStep / 2));
         // A source function name finds its syncs.
         find->clear();
         QTest::keyClicks(find, QStringLiteral("train_step"));
         QTest::keyClick(find, Qt::Key_Return);
-        QCOMPARE(views::spanEventCount(window.timelineWidget()->highlightedSpans()),
+        QCOMPARE(model::eventCount(window.timelineWidget()->highlightedSpans()),
                  int64_t(insight_session::kSteps));
         QTest::keyClick(find, Qt::Key_Escape);
         QVERIFY(find->text().isEmpty());

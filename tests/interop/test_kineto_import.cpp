@@ -2,6 +2,7 @@
 // PyTorch 2.11, CUDA 13.0): syncs, their kinds and the Python functions they come from, the
 // def-line marking of Kineto frames, GPU lanes, ranges, multi-rank folders, and — with the
 // insight engine — that the expected rules fire at the expected functions.
+#include "format/module_class.h"
 #include "tests/interop/interop_support.h"
 
 #include "model/analysis/insight_engine.h"
@@ -88,11 +89,11 @@ private slots:
         FrameInfo exact = frame;
         exact.column = 0;
         QCOMPARE(frameChipLabel(exact), std::string("make_traces.py:30 · train_item()"));
-        QVERIFY(!isUserPythonFile("torch/nn/modules/module.py"));
-        QVERIFY(!isUserPythonFile("typing.py"));
-        QVERIFY(!isUserPythonFile("/usr/lib/python3.12/site-packages/x/y.py"));
-        QVERIFY(isUserPythonFile("/home/me/train.py"));
-        QVERIFY(isUserPythonFile("models/net.py"));
+        QVERIFY(!stallscope::format::isUserPythonFile("torch/nn/modules/module.py"));
+        QVERIFY(!stallscope::format::isUserPythonFile("typing.py"));
+        QVERIFY(!stallscope::format::isUserPythonFile("/usr/lib/python3.12/site-packages/x/y.py"));
+        QVERIFY(stallscope::format::isUserPythonFile("/home/me/train.py"));
+        QVERIFY(stallscope::format::isUserPythonFile("models/net.py"));
     }
 
     void syncLoop() {

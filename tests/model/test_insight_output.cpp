@@ -301,7 +301,7 @@ void TestInsightOutput::intervalMergeAndBusyQueries() {
             columns[s].pushInterval(1'000 * i + 10 * s, 1'000 * i + 10 * s + 5, 0);
     std::vector<model::MergeSource> sources;
     for (int s = 0; s < 20; ++s)
-        sources.push_back({&columns[s], s, model::EventColumn::Kernel});
+        sources.push_back({&columns[s], s, model::EventKind::Kernel});
     model::IntervalMerge merge(sources);
     int64_t previous = -1, seen = 0;
     while (merge.next()) {

@@ -10,10 +10,9 @@ using namespace stallscope;
 using format::CopyKind;
 using format::MemoryKind;
 using format::SyncKind;
-using model::EventColumn;
+using model::EventKind;
 using model::EventSpan;
 using model::InsightRule;
-using model::LaneKind;
 using model::Severity;
 using testing::InsightFixture;
 using testing::insightsOf;
@@ -69,7 +68,7 @@ void TestInsightRules::inLoopSyncFires() {
     QCOMPARE(loop.site.function, std::string("train_step"));
     QCOMPARE(loop.site.language, model::SourceLanguage::Python);
     QCOMPARE(loop.eventCount, int64_t(5));
-    QCOMPARE(*loop.events, (model::EventSpans{{LaneKind::Host, EventColumn::Sync, 0, 0, 5}}));
+    QCOMPARE(*loop.events, (model::EventSpans{{{EventKind::Sync, 0, 0, 0}, 5}}));
     QVERIFY(loop.title.find("In-loop sync × 5 at train.py:90 in train_step") == 0);
     QVERIFY(loop.evidence.find("median of 4 kernel launches") != std::string::npos);
     QVERIFY(loop.recommendation.find("torch.cuda.CUDAGraph") != std::string::npos);
@@ -92,7 +91,7 @@ void TestInsightRules::inLoopSyncFires() {
     QCOMPARE(bubble.savingsNs, int64_t(238'000));
     QCOMPARE(bubble.share, 0.238);
     QCOMPARE(bubble.severity, Severity::Medium);
-    QCOMPARE(*bubble.events, (model::EventSpans{{LaneKind::Host, EventColumn::Sync, 0, 0, 4}}));
+    QCOMPARE(*bubble.events, (model::EventSpans{{{EventKind::Sync, 0, 0, 0}, 4}}));
 
     const model::SessionStatistics& s = report.summary;
     QCOMPARE(s.wallNs, int64_t(1'000'000));
@@ -186,9 +185,8 @@ void TestInsightRules::pageableCopyFires() {
     QCOMPARE(insight.share, 0.45);
     QCOMPARE(insight.severity, Severity::Medium);
     QCOMPARE(insight.eventCount, int64_t(6));
-    QCOMPARE(*insight.events,
-             (model::EventSpans{{LaneKind::Host, EventColumn::Sync, 0, 0, 3},
-                                {LaneKind::Stream, EventColumn::Memcpy, 0, 0, 3}}));
+    QCOMPARE(*insight.events, (model::EventSpans{{{EventKind::Sync, 0, 0, 0}, 3},
+                                                 {{EventKind::Memcpy, 0, 0, 0}, 3}}));
     QVERIFY(insight.evidence.find("12 B") != std::string::npos);
     QVERIFY(insight.recommendation.find("non_blocking=True") != std::string::npos);
     QVERIFY(insightsOf(report, InsightRule::InLoopSync).empty()); // one launch between reads
@@ -273,8 +271,7 @@ void TestInsightRules::defaultStreamSerializes() {
     QCOMPARE(serial[0]->endNs, int64_t(230'000));
     QCOMPARE(serial[0]->site.function, std::string("GPU 0 · stream 0 (default)"));
     // Streams sort by id: the default stream (0) is lane 0.
-    QCOMPARE(*serial[0]->events,
-             (model::EventSpans{{LaneKind::Stream, EventColumn::Kernel, 0, 0, 3}}));
+    QCOMPARE(*serial[0]->events, (model::EventSpans{{{EventKind::Kernel, 0, 0, 0}, 3}}));
     QVERIFY(serial[0]->title.find("serializes 2 other streams") != std::string::npos);
 }
 
@@ -308,8 +305,7 @@ void TestInsightRules::launchBoundStretch() {
     QCOMPARE(bound[0]->severity, Severity::Medium);
     QCOMPARE(bound[0]->startNs, int64_t(20'000));
     QCOMPARE(bound[0]->endNs, int64_t(412'000));
-    QCOMPARE(*bound[0]->events,
-             (model::EventSpans{{LaneKind::Stream, EventColumn::Kernel, 0, 1, 40}}));
+    QCOMPARE(*bound[0]->events, (model::EventSpans{{{EventKind::Kernel, 0, 0, 1}, 40}}));
     QVERIFY(bound[0]->evidence.find("40 kernels (avg 2 µs)") == 0);
     QVERIFY(bound[0]->evidence.find("avg 8 µs") != std::string::npos);
 }

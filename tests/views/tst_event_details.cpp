@@ -123,8 +123,8 @@ private:
     QString m_path;
     std::shared_ptr<const model::Session> m_session;
 
-    EventRef ref(BlockKind kind, uint32_t index = 0) {
-        EventRef event;
+    model::EventRef ref(model::EventKind kind, uint32_t index = 0) {
+        model::EventRef event;
         event.kind = kind;
         event.lane = 0;
         event.index = index;
@@ -145,7 +145,7 @@ private slots:
     void kernel() {
         EventDetailsWidget details;
         details.setSession(m_session, m_path);
-        details.showEventDetails(ref(BlockKind::Kernel));
+        details.showEventDetails(ref(model::EventKind::Kernel));
         const QString text = details.text();
         QVERIFY2(text.contains(QStringLiteral("gemm_kernel")), qPrintable(text));
         QVERIFY(text.contains(QStringLiteral("Kernel")));
@@ -160,7 +160,7 @@ private slots:
     void copy() {
         EventDetailsWidget details;
         details.setSession(m_session, m_path);
-        details.showEventDetails(ref(BlockKind::Memcpy));
+        details.showEventDetails(ref(model::EventKind::Memcpy));
         const QString text = details.text();
         QVERIFY2(text.contains(QStringLiteral("Memcpy DtoH")), qPrintable(text));
         QVERIFY(text.contains(QStringLiteral("4 KiB")) || text.contains(QStringLiteral("4.0 KiB")));
@@ -170,7 +170,7 @@ private slots:
     void syncWithStackAndLink() {
         EventDetailsWidget details;
         details.setSession(m_session, m_path);
-        details.showEventDetails(ref(BlockKind::Sync));
+        details.showEventDetails(ref(model::EventKind::Sync));
         const QString text = details.text();
         QVERIFY2(text.contains(QStringLiteral("stream synchronize")), qPrintable(text));
         QVERIFY(text.contains(QStringLiteral("Blocked")));
@@ -204,9 +204,9 @@ private slots:
         // No path: details still show, stack and launch parameters say why they are missing.
         EventDetailsWidget details;
         details.setSession(m_session, QString());
-        details.showEventDetails(ref(BlockKind::Sync));
+        details.showEventDetails(ref(model::EventKind::Sync));
         QVERIFY(details.text().contains(QStringLiteral("Stack unavailable")));
-        details.showEventDetails(EventRef()); // invalid: cleared
+        details.showEventDetails(model::EventRef()); // invalid: cleared
         QVERIFY(!details.text().contains(QStringLiteral("Stack")));
     }
 };

@@ -24,7 +24,7 @@ model::Insight makeInsight(model::InsightRule rule, model::Severity severity, co
     insight.site = std::move(site);
     insight.savingsNs = savings;
     insight.events = std::make_shared<model::EventSpans>(
-        model::EventSpans{{model::LaneKind::Host, model::EventColumn::Sync, 0, firstEvent, 3}});
+        model::EventSpans{{{model::EventKind::Sync, 0, 0, firstEvent}, 3}});
     insight.eventCount = 3;
     return insight;
 }

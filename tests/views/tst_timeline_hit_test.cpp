@@ -130,24 +130,25 @@ private slots:
         const TimelineViewport view =
             tinyload::viewport(tiny::kStart, tiny::kStart, tiny::kStart + 1'000'000, 1000);
         // Kernel 0 runs 120..200 µs on stream 7 (stream lane 0).
-        EventRef hit = TimelineHitTest::at(*m_session, lane(LaneKind::Stream, 0), view, 150.5);
-        QCOMPARE(hit.kind, BlockKind::Kernel);
+        model::EventRef hit =
+            TimelineHitTest::at(*m_session, lane(LaneKind::Stream, 0), view, 150.5);
+        QCOMPARE(hit.kind, model::EventKind::Kernel);
         QCOMPARE(hit.lane, 0);
         QCOMPARE(hit.index, 0u);
         // The batch copy (70..900 µs) on stream 13.
         hit = TimelineHitTest::at(*m_session, lane(LaneKind::Stream, 1), view, 500.5);
-        QCOMPARE(hit.kind, BlockKind::Memcpy);
+        QCOMPARE(hit.kind, model::EventKind::Memcpy);
         // The launch call of kernel 1 (200..206 µs) on the main thread.
         hit = TimelineHitTest::at(*m_session, lane(LaneKind::HostThread, 0), view, 203.5);
-        QCOMPARE(hit.kind, BlockKind::ApiCall);
+        QCOMPARE(hit.kind, model::EventKind::ApiCall);
         QCOMPARE(hit.index, 1u);
         // 50 µs away from any call: nothing.
         QVERIFY(
             !TimelineHitTest::at(*m_session, lane(LaneKind::HostThread, 0), view, 250.5).isValid());
         // NVTX "step 0" and "forward".
         hit = TimelineHitTest::at(*m_session, lane(LaneKind::Range, 0, 1), view, 500.5);
-        QCOMPARE(hit.kind, BlockKind::Range);
-        QCOMPARE(hit.name(*m_session), QStringLiteral("forward"));
+        QCOMPARE(hit.kind, model::EventKind::Range);
+        QCOMPARE(eventName(*m_session, hit), QStringLiteral("forward"));
         // Headers and busy tracks hold no events.
         QVERIFY(
             !TimelineHitTest::at(*m_session, lane(LaneKind::GpuBusy, 0), view, 150.5).isValid());
@@ -157,9 +158,9 @@ private slots:
         const TimelineViewport view =
             tinyload::viewport(tiny::kStart, tiny::kStart, tiny::kEnd, 1000); // 10 µs/px
         const double x = view.xForTime(tiny::kSyncStart + 1'000'000);
-        const EventRef hit =
+        const model::EventRef hit =
             TimelineHitTest::at(*m_session, lane(LaneKind::HostThread, 0), view, x);
-        QCOMPARE(hit.kind, BlockKind::Sync);
+        QCOMPARE(hit.kind, model::EventKind::Sync);
         QCOMPARE(hit.index, 0u);
     }
 
@@ -169,8 +170,8 @@ private slots:
         const double x = view.xForTime(tiny::kShortSyncStart); // the 2 µs sync: 0.2 px
         const TimelineLane& host = lane(LaneKind::HostThread, 0);
         for (double dx : {-2.5, -1.0, 0.0, 0.1, 1.0, 2.5}) {
-            const EventRef hit = TimelineHitTest::at(*m_session, host, view, x + dx);
-            QVERIFY2(hit.kind == BlockKind::Sync && hit.index == 1,
+            const model::EventRef hit = TimelineHitTest::at(*m_session, host, view, x + dx);
+            QVERIFY2(hit.kind == model::EventKind::Sync && hit.index == 1,
                      qPrintable(QStringLiteral("dx %1").arg(dx)));
         }
         for (double dx : {-4.0, 4.0})
@@ -180,26 +181,26 @@ private slots:
     void streamSyncLinksToTheCopyItWaitedFor() {
         // loss.item(): the 2 ms stream sync on stream 7 waited for the DtoH copy (the last work
         // on stream 7 ending before 7 ms), launched by cudaMemcpyAsync (main thread call 40).
-        const EventRef work = SyncLink::waitedWork(*m_session, 0, 0);
-        QCOMPARE(work.kind, BlockKind::Memcpy);
+        const model::EventRef work = SyncLink::waitedWork(*m_session, 0, 0);
+        QCOMPARE(work.kind, model::EventKind::Memcpy);
         QCOMPARE(work.lane, 0);
         QCOMPARE(work.index, 0u);
         QCOMPARE(work.end(*m_session), tiny::kSyncEnd - 10'000);
         CorrelationIndex index;
         index.build(*m_session);
-        EventRef sync;
-        sync.kind = BlockKind::Sync;
+        model::EventRef sync;
+        sync.kind = model::EventKind::Sync;
         sync.lane = 0;
         sync.index = 0;
         const SyncLinkTargets link = SyncLink::targets(*m_session, sync, index);
         QCOMPARE(link.work, work);
-        QCOMPARE(link.launch.kind, BlockKind::ApiCall);
+        QCOMPARE(link.launch.kind, model::EventKind::ApiCall);
         QCOMPARE(link.launch.lane, 0);
         QCOMPARE(link.launch.index, 40u);
-        QCOMPARE(link.launch.name(*m_session), QStringLiteral("cudaMemcpyAsync"));
+        QCOMPARE(eventName(*m_session, link.launch), QStringLiteral("cudaMemcpyAsync"));
         // The event sync names no stream: any stream of the process's GPU; the copy still ended
         // last (the memset on stream 13 ended at 1.2 ms).
-        const EventRef eventWork = SyncLink::waitedWork(*m_session, 0, 1);
+        const model::EventRef eventWork = SyncLink::waitedWork(*m_session, 0, 1);
         QCOMPARE(eventWork, work);
     }
 
@@ -228,11 +229,11 @@ private slots:
         CorrelationIndex correlations;
         correlations.build(*session);
         QCOMPARE(correlations.size(), size_t(5));
-        EventRef sync;
-        sync.kind = BlockKind::Sync;
+        model::EventRef sync;
+        sync.kind = model::EventKind::Sync;
         sync.lane = 0;
         const SyncLinkTargets link = SyncLink::targets(*session, sync, correlations);
-        QCOMPARE(link.work.kind, BlockKind::Kernel);
+        QCOMPARE(link.work.kind, model::EventKind::Kernel);
         QCOMPARE(link.work.lane, lane);
         QCOMPARE(link.work.index, uint32_t(index));
         QVERIFY(link.work.end(*session) <= 2000);
@@ -244,7 +245,7 @@ private slots:
         session->streamLanes[0].kernels = {};
         session->streamLanes[0].kernels.nameId.clear();
         QVERIFY(!SyncLink::waitedWork(*session, 0, 0).isValid());
-        QCOMPARE(CorrelationIndex().apiCall(0, 12), EventRef()); // unbuilt index: nothing
+        QCOMPARE(CorrelationIndex().apiCall(0, 12), model::EventRef()); // unbuilt index: nothing
     }
 };
 

@@ -89,8 +89,8 @@ private slots:
         const auto viewport = viewportOver(session->startNs, session->endNs, 500);
         const DrawList list = DrawList::build(*session, layout, viewport);
 
-        QCOMPARE(list.eventCount(BlockKind::ApiCall), int64_t(100'000));
-        QCOMPARE(list.eventCount(BlockKind::Sync), int64_t(1));
+        QCOMPARE(list.eventCount(model::EventKind::ApiCall), int64_t(100'000));
+        QCOMPARE(list.eventCount(model::EventKind::Sync), int64_t(1));
         QVERIFY(list.laneBlocks(lane).size() <= 502 + 1);
 
         const double syncX = viewport.xForTime(syncStart);
@@ -99,7 +99,7 @@ private slots:
         for (const DrawBlock& block : list.laneBlocks(lane)) {
             QVERIFY(block.x1 - block.x0 >= 1.0f); // everything at least a pixel wide
             const bool coversSync = block.x0 <= syncX && syncX < block.x1;
-            if (block.kind == BlockKind::ApiCall) {
+            if (block.kind == model::EventKind::ApiCall) {
                 QVERIFY(block.count > 1);
                 QCOMPARE(block.color, TimelinePalette::apiCall());
                 // Calls cover half of the time: density fill in the middle of its range.
@@ -111,7 +111,7 @@ private slots:
                     QVERIFY(!block.stall); // far from the sync
                 }
             } else {
-                QCOMPARE(block.kind, BlockKind::Sync);
+                QCOMPARE(block.kind, model::EventKind::Sync);
                 QVERIFY(block.stall);
                 QCOMPARE(block.color, TimelinePalette::stall());
                 QVERIFY(coversSync);
@@ -124,7 +124,7 @@ private slots:
         QVERIFY(stallBlockSeen);
         QVERIFY(syncBlockSeen);
         // Syncs come after the API calls of their lane, so they paint on top.
-        QCOMPARE(list.laneBlocks(lane).back().kind, BlockKind::Sync);
+        QCOMPARE(list.laneBlocks(lane).back().kind, model::EventKind::Sync);
     }
 
     void zoomedInBlocksAreEvents() {
@@ -138,8 +138,8 @@ private slots:
         int64_t calls = 0;
         for (const DrawBlock& block : list.laneBlocks(lane)) {
             QCOMPARE(block.count, uint32_t(1));
-            QVERIFY(!block.stall || block.kind == BlockKind::Sync);
-            calls += block.kind == BlockKind::ApiCall;
+            QVERIFY(!block.stall || block.kind == model::EventKind::Sync);
+            calls += block.kind == model::EventKind::ApiCall;
         }
         QCOMPARE(calls, int64_t(100)); // calls 200..299
     }

@@ -31,7 +31,7 @@ DrawBlock callBlock(uint32_t first, int64_t syncStart, int64_t syncEnd) {
     const DrawList list =
         DrawList::build(*session, layout, viewportOver(session->startNs, session->endNs, 200));
     for (const DrawBlock& block : list.laneBlocks(layout.find(LaneKind::HostThread, 0)))
-        if (block.kind == BlockKind::ApiCall && block.first == first)
+        if (block.kind == model::EventKind::ApiCall && block.first == first)
             return block;
     qFatal("no API-call block starts at call %u", first);
 }

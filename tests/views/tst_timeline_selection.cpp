@@ -60,8 +60,8 @@ private slots:
         QTest::mouseClick(&widget, Qt::LeftButton, {},
                           pointAt(widget, LaneKind::Stream, 0, tiny::kStart + 150'000));
         QCOMPARE(selected.count(), 1);
-        const EventRef event = selected.at(0).at(0).value<EventRef>();
-        QCOMPARE(event.kind, BlockKind::Kernel);
+        const model::EventRef event = selected.at(0).at(0).value<model::EventRef>();
+        QCOMPARE(event.kind, model::EventKind::Kernel);
         QCOMPARE(event.lane, 0);
         QCOMPARE(event.index, 0u);
         QCOMPARE(widget.selectedEvent(), event);
@@ -83,12 +83,13 @@ private slots:
         p.rx() += 2;
         QTest::mouseClick(&widget, Qt::LeftButton, {}, p);
         QCOMPARE(selected.count(), 1);
-        const EventRef sync = widget.selectedEvent();
-        QCOMPARE(sync.kind, BlockKind::Sync);
+        const model::EventRef sync = widget.selectedEvent();
+        QCOMPARE(sync.kind, model::EventKind::Sync);
         QCOMPARE(sync.index, 1u);
         // Its link: the DtoH copy on stream 7, launched by cudaMemcpyAsync.
-        QCOMPARE(widget.syncLink().work.kind, BlockKind::Memcpy);
-        QCOMPARE(widget.syncLink().launch.name(*m_session), QStringLiteral("cudaMemcpyAsync"));
+        QCOMPARE(widget.syncLink().work.kind, model::EventKind::Memcpy);
+        QCOMPARE(eventName(*m_session, widget.syncLink().launch),
+                 QStringLiteral("cudaMemcpyAsync"));
         // The link is painted: an arrow in the stall colour crosses between the lanes.
         const QImage image = render(widget);
         const QRect streamLane = widget.laneRect(widget.layout().find(LaneKind::Stream, 0));
@@ -138,10 +139,8 @@ private slots:
         const QImage plain = render(widget);
         QSignalSpy selected(&widget, &TimelineWidget::eventSelected);
         model::EventSpan span;
-        span.laneKind = model::LaneKind::Stream;
-        span.column = model::EventColumn::Kernel;
-        span.lane = 0;
-        span.first = 2; // kernels 2 and 3: 320..400 and 420..500 µs
+        span.first = {model::EventKind::Kernel, 0, 0,
+                      2}; // kernels 2 and 3: 320..400 and 420..500 µs
         span.count = 2;
         widget.highlight({span});
         QVERIFY(widget.isHighlighting());
@@ -179,15 +178,13 @@ private slots:
                          Qt::NoButton, Qt::NoButton, Qt::NoModifier);
         QApplication::sendEvent(&widget, &move);
         QVERIFY(widget.hoveredEvent().isValid());
-        QCOMPARE(widget.hoveredEvent().kind, BlockKind::Kernel);
+        QCOMPARE(widget.hoveredEvent().kind, model::EventKind::Kernel);
         render(widget);
         QTest::mouseClick(&widget, Qt::LeftButton, {}, kernel);
         QVERIFY(widget.selectedEvent().isValid());
         render(widget);
         model::EventSpan span;
-        span.laneKind = model::LaneKind::Host;
-        span.column = model::EventColumn::Sync;
-        span.lane = 0;
+        span.first = model::EventRef::sync(0, 0);
         span.count = 2;
         widget.highlight({span});
         widget.setVisibleRange(tiny::kStart, tiny::kStart + 1'000'000); // back, one rebuild
@@ -280,10 +277,10 @@ private slots:
     void toolTipText() {
         TimelineWidget widget;
         prepare(widget);
-        const EventRef hit =
+        const model::EventRef hit =
             widget.eventAt(pointAt(widget, LaneKind::Stream, 1, tiny::kStart + 500'000));
-        QCOMPARE(hit.kind, BlockKind::Memcpy);
-        QCOMPARE(hit.name(*m_session), QStringLiteral("Memcpy HtoD"));
+        QCOMPARE(hit.kind, model::EventKind::Memcpy);
+        QCOMPARE(eventName(*m_session, hit), QStringLiteral("Memcpy HtoD"));
         QVERIFY(TimelineWidget::navigationHelp().contains(QStringLiteral("Home")));
     }
 };

@@ -14,7 +14,7 @@
 #include "views/panels/source_view.h"
 #include "views/panels/stack_view.h"
 #include "views/panels/statistics_tables_widget.h"
-#include "views/timeline/event_ref.h"
+#include "views/timeline/event_style.h"
 #include "views/timeline/timeline_widget.h"
 
 #include <QDockWidget>
@@ -90,9 +90,9 @@ void AnalysisPanels::connectPanels() {
     connect(m_tables, &StatisticsTablesWidget::eventsSelected, this,
             &AnalysisPanels::highlightEvents);
     // The timeline's selection feeds the details panel and, for syncs, the stack view.
-    connect(m_timeline, &TimelineWidget::eventSelected, this, [this](const EventRef& event) {
+    connect(m_timeline, &TimelineWidget::eventSelected, this, [this](const model::EventRef& event) {
         m_details->showEventDetails(event);
-        if (event.kind == BlockKind::Sync)
+        if (event.kind == model::EventKind::Sync)
             showSyncStack(event.lane, int(event.index));
     });
     connect(m_timeline, &TimelineWidget::rangeSelected, m_details, &EventDetailsWidget::showRange);
@@ -176,7 +176,7 @@ bool AnalysisPanels::selectInsightEvent(int index, int64_t n) {
         return false;
     for (const model::EventSpan& span : *m_report->insights[size_t(index)].events) {
         if (n < int64_t(span.count)) {
-            m_timeline->selectEvent(EventRef::fromSpan(span, uint32_t(n)));
+            m_timeline->selectEvent(span.at(uint32_t(n)));
             return true;
         }
         n -= span.count;
@@ -197,9 +197,8 @@ void AnalysisPanels::onSiteSelected(const model::SyncSiteStats& site) {
 
 void AnalysisPanels::showFirstSyncStack(const model::EventSpans& events) {
     for (const model::EventSpan& span : events)
-        if (span.laneKind == model::LaneKind::Host && span.column == model::EventColumn::Sync &&
-            span.count > 0) {
-            showSyncStack(span.lane, int(span.first));
+        if (span.first.kind == model::EventKind::Sync && span.count > 0) {
+            showSyncStack(span.first.lane, int(span.first.index));
             return;
         }
 }
@@ -209,7 +208,7 @@ void AnalysisPanels::highlightEvents(const model::EventSpans& events, const QStr
     if (!m_session)
         return;
     m_timeline->highlight(events); // selects and frames them, dims the rest
-    const int64_t count = spanEventCount(events);
+    const int64_t count = model::eventCount(events);
     emit statusMessage(label.isEmpty()
                            ? tr("%n event(s) highlighted", nullptr, int(count))
                            : tr("%1: %n event(s) highlighted", nullptr, int(count)).arg(label));
@@ -259,9 +258,8 @@ int64_t AnalysisPanels::findEvents(const QString& text) {
     for (size_t id = 1; id < matches.size(); ++id)
         matches[id] =
             QString::fromStdString(m_session->strings[id]).contains(needle, Qt::CaseInsensitive);
-    model::EventSpans events = spansWithNames(*m_session, model::EventColumn::Kernel, matches);
-    const model::EventSpans calls =
-        spansWithNames(*m_session, model::EventColumn::ApiCall, matches);
+    model::EventSpans events = spansWithNames(*m_session, model::EventKind::Kernel, matches);
+    const model::EventSpans calls = spansWithNames(*m_session, model::EventKind::ApiCall, matches);
     events.insert(events.end(), calls.begin(), calls.end());
     // Source functions: the syncs of every site whose function matches.
     if (m_report)
@@ -270,7 +268,7 @@ int64_t AnalysisPanels::findEvents(const QString& text) {
                 const model::EventSpans syncs = m_siteEvents.eventsFor(site.site);
                 events.insert(events.end(), syncs.begin(), syncs.end());
             }
-    const int64_t count = spanEventCount(events);
+    const int64_t count = model::eventCount(events);
     if (count == 0) {
         clearHighlight();
         emit statusMessage(tr("No kernel, API call or function matches “%1”.").arg(needle));

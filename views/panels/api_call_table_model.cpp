@@ -3,8 +3,7 @@
 namespace stallscope::views {
 
 ApiCallTableModel::ApiCallTableModel(QObject* parent)
-    : NameStatsTableModel(model::EventColumn::ApiCall, QT_TR_NOOP("API call"), ColumnCount,
-                          parent) {}
+    : NameStatsTableModel(model::EventKind::ApiCall, QT_TR_NOOP("API call"), ColumnCount, parent) {}
 
 void ApiCallTableModel::setSession(std::shared_ptr<const model::Session> session) {
     beginResetModel();

@@ -1,5 +1,6 @@
 #include "views/panels/event_details_widget.h"
 
+#include "format/module_class.h"
 #include "model/session/session.h"
 #include "model/session/session_database.h"
 #include "model/session/session_summary.h"
@@ -36,19 +37,19 @@ QString row(const QString& label, const QString& valueHtml) {
         .arg(esc(label), valueHtml);
 }
 
-QString kindTitle(BlockKind kind) {
+QString kindTitle(model::EventKind kind) {
     switch (kind) {
-    case BlockKind::ApiCall:
+    case model::EventKind::ApiCall:
         return QStringLiteral("API call");
-    case BlockKind::Sync:
+    case model::EventKind::Sync:
         return QStringLiteral("Sync (host blocked)");
-    case BlockKind::Range:
+    case model::EventKind::Range:
         return QStringLiteral("NVTX range");
-    case BlockKind::Kernel:
+    case model::EventKind::Kernel:
         return QStringLiteral("Kernel");
-    case BlockKind::Memcpy:
+    case model::EventKind::Memcpy:
         return QStringLiteral("Memcpy");
-    case BlockKind::Memset:
+    case model::EventKind::Memset:
         return QStringLiteral("Memset");
     }
     return {};
@@ -113,7 +114,7 @@ QString EventDetailsWidget::time(int64_t ns) const {
     return QStringLiteral("%1 ms").arg(QString::number(ms, 'f', 6));
 }
 
-void EventDetailsWidget::showEventDetails(const EventRef& event) {
+void EventDetailsWidget::showEventDetails(const model::EventRef& event) {
     if (!m_session || !event.isIn(*m_session)) {
         clear();
         return;
@@ -121,24 +122,24 @@ void EventDetailsWidget::showEventDetails(const EventRef& event) {
     m_browser->setHtml(eventHtml(event));
 }
 
-QString EventDetailsWidget::eventHtml(const EventRef& event) {
+QString EventDetailsWidget::eventHtml(const model::EventRef& event) {
     const model::Session& session = *m_session;
     const int64_t start = event.start(session);
     const int64_t end = event.end(session);
     QString html = QStringLiteral("<h3 style='margin:2px 0'>%1</h3><p style='margin:0'>%2</p>")
-                       .arg(esc(event.name(session)), esc(kindTitle(event.kind)));
+                       .arg(esc(eventName(session, event)), esc(kindTitle(event.kind)));
     html += QStringLiteral("<table cellspacing='0' cellpadding='1'>");
-    html += row(event.isHost() ? tr("Thread") : tr("Stream"), esc(event.laneLabel(session)));
+    html += row(event.isHost() ? tr("Thread") : tr("Stream"), esc(eventLaneLabel(session, event)));
     html += row(tr("Start"), time(start));
     html += row(tr("End"), time(end));
-    html += row(event.kind == BlockKind::Sync ? tr("Blocked") : tr("Duration"),
+    html += row(event.kind == model::EventKind::Sync ? tr("Blocked") : tr("Duration"),
                 QStringLiteral("<b>%1</b>").arg(duration(end - start)));
     if (const uint32_t correlation = event.correlationId(session))
         html += row(tr("Correlation id"), QString::number(correlation));
     const model::IntervalColumns* columns = event.columns(session);
     const int64_t rowId = columns->rowId[event.index];
     switch (event.kind) {
-    case BlockKind::Kernel: {
+    case model::EventKind::Kernel: {
         const model::SessionDatabase* db = database();
         std::optional<model::KernelDetails> details;
         if (db) {
@@ -169,14 +170,14 @@ QString EventDetailsWidget::eventHtml(const EventRef& event) {
         }
         break;
     }
-    case BlockKind::Memcpy:
-    case BlockKind::Memset: {
-        const auto& transfers = event.kind == BlockKind::Memcpy
+    case model::EventKind::Memcpy:
+    case model::EventKind::Memset: {
+        const auto& transfers = event.kind == model::EventKind::Memcpy
                                     ? session.streamLanes[event.lane].memcpys
                                     : session.streamLanes[event.lane].memsets;
         const int64_t n = static_cast<int64_t>(transfers.bytes[event.index]);
         html += row(tr("Bytes"), bytes(n));
-        if (event.kind == BlockKind::Memcpy) {
+        if (event.kind == model::EventKind::Memcpy) {
             html += row(tr("Copy kind"), QStringLiteral("%1 (%2 → %3)")
                                              .arg(copyKindName(transfers.copyKind[event.index]),
                                                   memoryKindName(transfers.srcKind[event.index]),
@@ -191,20 +192,20 @@ QString EventDetailsWidget::eventHtml(const EventRef& event) {
                                                  static_cast<double>(end - start))))));
         break;
     }
-    case BlockKind::Range:
+    case model::EventKind::Range:
         html += row(tr("Depth"), QString::number(event.depth));
         break;
-    case BlockKind::ApiCall:
-    case BlockKind::Sync:
+    case model::EventKind::ApiCall:
+    case model::EventKind::Sync:
         break;
     }
     html += QStringLiteral("</table>");
-    if (event.kind == BlockKind::Sync)
+    if (event.kind == model::EventKind::Sync)
         html += syncHtml(event);
     return html;
 }
 
-QString EventDetailsWidget::syncHtml(const EventRef& event) {
+QString EventDetailsWidget::syncHtml(const model::EventRef& event) {
     const model::Session& session = *m_session;
     const model::SyncColumns& syncs = session.hostLanes[event.lane].syncs;
     QString html = QStringLiteral("<table cellspacing='0' cellpadding='1'>");
@@ -217,17 +218,18 @@ QString EventDetailsWidget::syncHtml(const EventRef& event) {
     const SyncLinkTargets link = SyncLink::targets(session, event, *index);
     if (link.work.isValid()) {
         const int64_t gap = syncs.end[event.index] - link.work.end(session);
-        html += row(tr("Waited for"), tr("<b>%1</b> on %2, ended %3 before the sync returned")
-                                          .arg(esc(link.work.name(session)),
-                                               esc(link.work.laneLabel(session)), duration(gap)));
+        html +=
+            row(tr("Waited for"), tr("<b>%1</b> on %2, ended %3 before the sync returned")
+                                      .arg(esc(eventName(session, link.work)),
+                                           esc(eventLaneLabel(session, link.work)), duration(gap)));
     } else {
         html += row(tr("Waited for"), tr("no GPU work ended before the sync returned"));
     }
     if (link.launch.isValid())
-        html += row(tr("Launched by"),
-                    tr("%1 on %2 at %3")
-                        .arg(esc(link.launch.name(session)), esc(link.launch.laneLabel(session)),
-                             time(link.launch.start(session))));
+        html += row(tr("Launched by"), tr("%1 on %2 at %3")
+                                           .arg(esc(eventName(session, link.launch)),
+                                                esc(eventLaneLabel(session, link.launch)),
+                                                time(link.launch.start(session))));
     html += QStringLiteral("</table>");
     html += stackHtml(syncs.stackId[event.index]);
     return html;
@@ -263,9 +265,7 @@ QString EventDetailsWidget::stackHtml(uint32_t stackId) {
         const model::FrameInfo& frame = frames[skipped];
         const QString module = moduleName(frame.moduleId);
         const bool tooling = frame.kind == format::FrameKind::Native &&
-                             (module.startsWith(QLatin1String("libcupti")) ||
-                              module.startsWith(QLatin1String("libstallscope")) ||
-                              module.startsWith(QLatin1String("libcuda.so")) ||
+                             (format::isAboveApiCallModule(module.toStdString()) ||
                               frame.function.rfind("stallscope::recorder::", 0) == 0);
         if (!tooling)
             break;

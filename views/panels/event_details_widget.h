@@ -10,7 +10,7 @@
 // virtual event handler, and an overload would make connect() ambiguous.)
 #pragma once
 
-#include "views/timeline/event_ref.h"
+#include "views/timeline/event_style.h"
 
 #include <QString>
 #include <QWidget>
@@ -39,14 +39,14 @@ public:
     QString text() const;
 
 public slots:
-    void showEventDetails(const stallscope::views::EventRef& event);
+    void showEventDetails(const stallscope::model::EventRef& event);
     void showRange(qint64 startNs, qint64 endNs);
     void clear();
 
 private:
     const model::SessionDatabase* database();
-    QString eventHtml(const EventRef& event);
-    QString syncHtml(const EventRef& event);
+    QString eventHtml(const model::EventRef& event);
+    QString syncHtml(const model::EventRef& event);
     QString stackHtml(uint32_t stackId);
     QString time(int64_t ns) const; // "+1.250 ms" since the session start
 

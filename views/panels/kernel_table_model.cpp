@@ -3,12 +3,12 @@
 #include "model/session/session.h"
 #include "model/session/session_database.h"
 #include "model/session/session_summary.h"
-#include "views/timeline/event_ref.h"
+#include "views/timeline/event_style.h"
 
 namespace stallscope::views {
 
 KernelTableModel::KernelTableModel(QObject* parent)
-    : NameStatsTableModel(model::EventColumn::Kernel, QT_TR_NOOP("Kernel"), ColumnCount, parent) {}
+    : NameStatsTableModel(model::EventKind::Kernel, QT_TR_NOOP("Kernel"), ColumnCount, parent) {}
 
 void KernelTableModel::setSession(std::shared_ptr<const model::Session> session,
                                   std::shared_ptr<const model::SessionDatabase> database) {

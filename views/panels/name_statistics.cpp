@@ -39,7 +39,7 @@ std::vector<NameStats> compact(std::vector<NameStats> byId) {
 
 template <typename Columns>
 void appendRuns(model::EventSpans& spans, const Columns& columns, const std::vector<bool>& matches,
-                model::LaneKind laneKind, model::EventColumn column, int32_t lane) {
+                model::EventKind kind, int32_t lane) {
     const size_t n = columns.size();
     size_t i = 0;
     while (i < n) {
@@ -51,31 +51,8 @@ void appendRuns(model::EventSpans& spans, const Columns& columns, const std::vec
         size_t j = i + 1;
         while (j < n && columns.nameId[j] < matches.size() && matches[columns.nameId[j]])
             ++j;
-        spans.push_back({laneKind, column, lane, uint32_t(i), uint32_t(j - i)});
+        spans.push_back({{kind, lane, 0, uint32_t(i)}, uint32_t(j - i)});
         i = j;
-    }
-}
-
-const model::IntervalColumns* columnsOf(const model::Session& session,
-                                        const model::EventSpan& span) {
-    if (span.laneKind == model::LaneKind::Host) {
-        if (span.lane < 0 || span.lane >= int(session.hostLanes.size()))
-            return nullptr;
-        const model::HostLane& lane = session.hostLanes[span.lane];
-        return span.column == model::EventColumn::Sync
-                   ? static_cast<const model::IntervalColumns*>(&lane.syncs)
-                   : &lane.apiCalls;
-    }
-    if (span.lane < 0 || span.lane >= int(session.streamLanes.size()))
-        return nullptr;
-    const model::StreamLane& lane = session.streamLanes[span.lane];
-    switch (span.column) {
-    case model::EventColumn::Memcpy:
-        return &lane.memcpys;
-    case model::EventColumn::Memset:
-        return &lane.memsets;
-    default:
-        return &lane.kernels;
     }
 }
 
@@ -95,34 +72,25 @@ std::vector<NameStats> apiCallStatsByName(const model::Session& session) {
     return compact(std::move(byId));
 }
 
-model::EventSpans spansWithNames(const model::Session& session, model::EventColumn column,
+model::EventSpans spansWithNames(const model::Session& session, model::EventKind kind,
                                  const std::vector<bool>& matches) {
     model::EventSpans spans;
-    if (column == model::EventColumn::Kernel) {
+    if (kind == model::EventKind::Kernel) {
         for (size_t lane = 0; lane < session.streamLanes.size(); ++lane)
-            appendRuns(spans, session.streamLanes[lane].kernels, matches, model::LaneKind::Stream,
-                       column, int32_t(lane));
-    } else if (column == model::EventColumn::ApiCall) {
+            appendRuns(spans, session.streamLanes[lane].kernels, matches, kind, int32_t(lane));
+    } else if (kind == model::EventKind::ApiCall) {
         for (size_t lane = 0; lane < session.hostLanes.size(); ++lane)
-            appendRuns(spans, session.hostLanes[lane].apiCalls, matches, model::LaneKind::Host,
-                       column, int32_t(lane));
+            appendRuns(spans, session.hostLanes[lane].apiCalls, matches, kind, int32_t(lane));
     }
     return spans;
 }
 
-model::EventSpans spansWithName(const model::Session& session, model::EventColumn column,
+model::EventSpans spansWithName(const model::Session& session, model::EventKind kind,
                                 uint32_t nameId) {
     std::vector<bool> matches(session.strings.size(), false);
     if (nameId < matches.size())
         matches[nameId] = true;
-    return spansWithNames(session, column, matches);
-}
-
-int64_t spanEventCount(const model::EventSpans& spans) {
-    int64_t count = 0;
-    for (const model::EventSpan& span : spans)
-        count += span.count;
-    return count;
+    return spansWithNames(session, kind, matches);
 }
 
 std::pair<int64_t, int64_t> spanExtent(const model::Session& session,
@@ -130,12 +98,13 @@ std::pair<int64_t, int64_t> spanExtent(const model::Session& session,
     int64_t first = std::numeric_limits<int64_t>::max();
     int64_t last = std::numeric_limits<int64_t>::min();
     for (const model::EventSpan& span : spans) {
-        const model::IntervalColumns* columns = columnsOf(session, span);
-        if (!columns || span.count == 0 || size_t(span.first) + span.count > columns->size())
+        const model::IntervalColumns* columns = span.first.columns(session);
+        const uint32_t begin = span.first.index;
+        if (!columns || span.count == 0 || size_t(begin) + span.count > columns->size())
             continue;
-        first = std::min(first, columns->start[span.first]);
+        first = std::min(first, columns->start[begin]);
         // Events of one lane may nest (API calls): the run's last start is not its last end.
-        for (uint32_t i = span.first; i < span.first + span.count; ++i)
+        for (uint32_t i = begin; i < begin + span.count; ++i)
             last = std::max(last, columns->end[i]);
     }
     if (first > last)

@@ -29,13 +29,11 @@ std::vector<NameStats> apiCallStatsByName(const model::Session& session);
 
 // The events of `column` (Kernel or ApiCall) whose name id has matches[nameId] set, as runs of
 // consecutive indexes per lane.
-model::EventSpans spansWithNames(const model::Session& session, model::EventColumn column,
+model::EventSpans spansWithNames(const model::Session& session, model::EventKind kind,
                                  const std::vector<bool>& matches);
 // The same for one name.
-model::EventSpans spansWithName(const model::Session& session, model::EventColumn column,
+model::EventSpans spansWithName(const model::Session& session, model::EventKind kind,
                                 uint32_t nameId);
-// Total events covered by spans.
-int64_t spanEventCount(const model::EventSpans& spans);
 // [earliest start, latest end] of the spans' events; {0, 0} when empty.
 std::pair<int64_t, int64_t> spanExtent(const model::Session& session,
                                        const model::EventSpans& spans);

@@ -11,9 +11,9 @@ QString duration(int64_t ns) {
 }
 } // namespace
 
-NameStatsTableModel::NameStatsTableModel(model::EventColumn column, const char* nameHeader,
+NameStatsTableModel::NameStatsTableModel(model::EventKind kind, const char* nameHeader,
                                          int columnCount, QObject* parent)
-    : TitledTableModel(columnCount, parent), m_column(column), m_nameHeader(nameHeader) {}
+    : TitledTableModel(columnCount, parent), m_kind(kind), m_nameHeader(nameHeader) {}
 
 void NameStatsTableModel::setRows(std::shared_ptr<const model::Session> session,
                                   std::vector<NameStats> rows) {
@@ -36,7 +36,7 @@ QString NameStatsTableModel::name(int row) const {
 
 model::EventSpans NameStatsTableModel::events(int row) const {
     const NameStats* s = stats(row);
-    return s ? spansWithName(*m_session, m_column, s->nameId) : model::EventSpans{};
+    return s ? spansWithName(*m_session, m_kind, s->nameId) : model::EventSpans{};
 }
 
 int NameStatsTableModel::rowCount(const QModelIndex& parent) const {

@@ -27,7 +27,7 @@ public:
 
 protected:
     // `column` says which lane columns the rows group; `nameHeader` titles the first column.
-    NameStatsTableModel(model::EventColumn column, const char* nameHeader, int columnCount,
+    NameStatsTableModel(model::EventKind kind, const char* nameHeader, int columnCount,
                         QObject* parent);
     // Sets the session and its rows; call between beginResetModel() and endResetModel().
     void setRows(std::shared_ptr<const model::Session> session, std::vector<NameStats> rows);
@@ -41,7 +41,7 @@ protected:
     std::vector<NameStats> m_rows;
 
 private:
-    model::EventColumn m_column;
+    model::EventKind m_kind;
     const char* m_nameHeader;
 };
 

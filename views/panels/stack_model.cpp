@@ -1,5 +1,6 @@
 #include "views/panels/stack_model.h"
 
+#include "format/module_class.h"
 #include "model/session/python_frame_name.h"
 
 #include <QFileInfo>
@@ -64,7 +65,7 @@ QVariant StackModel::data(const QModelIndex& index, int role) const {
     const model::FrameInfo& f = m_frames[index.row()];
     // Unsymbolized sessions leave is_user unset: judge Python files by their path then.
     const bool isUser =
-        f.isUser.value_or(f.kind == format::FrameKind::Python && model::isUserPythonFile(f.file));
+        f.isUser.value_or(f.kind == format::FrameKind::Python && format::isUserPythonFile(f.file));
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {

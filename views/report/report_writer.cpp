@@ -4,7 +4,7 @@
 #include "model/session/session.h"
 #include "model/session/session_summary.h"
 #include "views/panels/insight_card.h"
-#include "views/timeline/event_ref.h"
+#include "views/timeline/event_style.h"
 #include "views/timeline/timeline_widget.h"
 
 #include <QDateTime>

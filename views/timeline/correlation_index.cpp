@@ -56,7 +56,7 @@ void CorrelationIndex::build(const model::Session& session) {
     m_built = true;
 }
 
-EventRef CorrelationIndex::apiCall(int32_t process, uint32_t correlationId) const {
+model::EventRef CorrelationIndex::apiCall(int32_t process, uint32_t correlationId) const {
     if (correlationId == 0)
         return {};
     const Entry key{process, correlationId, 0, 0};
@@ -66,8 +66,8 @@ EventRef CorrelationIndex::apiCall(int32_t process, uint32_t correlationId) cons
         });
     if (it == m_entries.end() || it->process != process || it->correlationId != correlationId)
         return {};
-    EventRef ref;
-    ref.kind = BlockKind::ApiCall;
+    model::EventRef ref;
+    ref.kind = model::EventKind::ApiCall;
     ref.lane = static_cast<int32_t>(it->lane);
     ref.index = it->index;
     return ref;

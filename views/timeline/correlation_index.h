@@ -4,7 +4,7 @@
 // paint): about 0.1 s and 16 bytes per API call on a 10-million-event session.
 #pragma once
 
-#include "views/timeline/event_ref.h"
+#include "views/timeline/event_style.h"
 
 #include <cstdint>
 #include <memory>
@@ -27,7 +27,7 @@ public:
     void clear();
     bool isBuilt() const { return m_built; }
     // The API call of `process` (Session::processes index, -1 unknown) with this id, or invalid.
-    EventRef apiCall(int32_t process, uint32_t correlationId) const;
+    model::EventRef apiCall(int32_t process, uint32_t correlationId) const;
     size_t size() const { return m_entries.size(); }
 
 private:

@@ -3,7 +3,7 @@
 #include "format/session_schema.h"
 #include "model/session/session.h"
 #include "model/session/session_summary.h"
-#include "views/timeline/event_ref.h"
+#include "views/timeline/event_style.h"
 #include "views/timeline/gpu_busy_track.h"
 #include "views/timeline/lod_merge.h"
 #include "views/timeline/timeline_palette.h"
@@ -71,7 +71,7 @@ void DrawList::addLane(const model::Session& session, const TimelineLane& lane,
     // event, stallOf(run) says whether a stall lies inside.
     // GPU work also feeds its device's busy track from the same runs (null: no track shown).
     std::vector<double>* busy = nullptr;
-    auto addRuns = [&](const model::IntervalColumns& columns, BlockKind kind, auto&& colorOf,
+    auto addRuns = [&](const model::IntervalColumns& columns, model::EventKind kind, auto&& colorOf,
                        auto&& labelOf, auto&& stallOf) {
         forEachMergedRun(columns, m_viewport, [&](const MergedRun& run) {
             if (busy)
@@ -119,7 +119,7 @@ void DrawList::addLane(const model::Session& session, const TimelineLane& lane,
         const model::HostLane& host = session.hostLanes[lane.source];
         const auto& calls = host.apiCalls;
         addRuns(
-            calls, BlockKind::ApiCall, [](size_t) { return TimelinePalette::apiCall(); },
+            calls, model::EventKind::ApiCall, [](size_t) { return TimelinePalette::apiCall(); },
             [&](size_t i) {
                 // The sync painted over a blocking call carries the label instead.
                 return overlapsSync(host.syncs, calls.start[i], calls.end[i])
@@ -134,7 +134,7 @@ void DrawList::addLane(const model::Session& session, const TimelineLane& lane,
             });
         const auto& syncs = host.syncs;
         addRuns(
-            syncs, BlockKind::Sync, [](size_t) { return TimelinePalette::stall(); },
+            syncs, model::EventKind::Sync, [](size_t) { return TimelinePalette::stall(); },
             [&](size_t i) {
                 return QStringLiteral("blocked %1")
                     .arg(QString::fromStdString(model::formatDuration(syncs.duration(i))));
@@ -149,7 +149,7 @@ void DrawList::addLane(const model::Session& session, const TimelineLane& lane,
         const auto& ranges = host.rangesByDepth[lane.depth];
         const QRgb color = TimelinePalette::range(lane.depth);
         addRuns(
-            ranges, BlockKind::Range, [color](size_t) { return color; },
+            ranges, model::EventKind::Range, [color](size_t) { return color; },
             [&](size_t i) { return name(ranges.nameId[i]); }, never);
         return;
     }
@@ -167,12 +167,12 @@ void DrawList::addLane(const model::Session& session, const TimelineLane& lane,
         }
         const auto& kernels = stream.kernels;
         addRuns(
-            kernels, BlockKind::Kernel,
+            kernels, model::EventKind::Kernel,
             [&](size_t i) { return TimelinePalette::kernel(session.string(kernels.nameId[i])); },
             [&](size_t i) { return shortKernelName(session.string(kernels.nameId[i])); }, never);
         const auto& copies = stream.memcpys;
         addRuns(
-            copies, BlockKind::Memcpy,
+            copies, model::EventKind::Memcpy,
             [&](size_t i) { return TimelinePalette::memcpy(copies.copyKind[i]); },
             [&](size_t i) {
                 return QStringLiteral("Memcpy %1 %2")
@@ -183,7 +183,7 @@ void DrawList::addLane(const model::Session& session, const TimelineLane& lane,
             never);
         const auto& sets = stream.memsets;
         addRuns(
-            sets, BlockKind::Memset, [](size_t) { return TimelinePalette::memset(); },
+            sets, model::EventKind::Memset, [](size_t) { return TimelinePalette::memset(); },
             [&](size_t i) {
                 return QStringLiteral("Memset %1")
                     .arg(QString::fromStdString(
@@ -243,7 +243,7 @@ double DrawList::busyShare(size_t lane) const {
     return 0.0;
 }
 
-int64_t DrawList::eventCount(BlockKind kind) const {
+int64_t DrawList::eventCount(model::EventKind kind) const {
     int64_t total = 0;
     for (const DrawBlock& block : m_blocks)
         if (block.kind == kind)

@@ -4,6 +4,7 @@
 // calls so they paint on top.
 #pragma once
 
+#include "model/session/event_ref.h"
 #include "views/timeline/timeline_layout.h"
 #include "views/timeline/timeline_viewport.h"
 
@@ -20,8 +21,6 @@ class Session;
 
 namespace stallscope::views {
 
-enum class BlockKind : uint8_t { ApiCall, Sync, Range, Kernel, Memcpy, Memset };
-
 struct DrawBlock {
     float x0 = 0;       // canvas x, left edge
     float x1 = 0;       // canvas x, right edge; at least x0 + 1 so sub-pixel events stay visible
@@ -29,7 +28,7 @@ struct DrawBlock {
     uint32_t first = 0; // first event's index in its column
     uint32_t count = 0; // events merged into this block
     QRgb color = 0;
-    BlockKind kind = BlockKind::ApiCall;
+    model::EventKind kind = model::EventKind::ApiCall;
     bool stall = false; // a host-blocking interval lies inside (always true for Sync blocks)
     // Share of the lane height to fill, bottom-aligned: 1 for events a pixel wide or more; for
     // merged and sub-pixel blocks it grows with how much of the block's pixels the events cover
@@ -59,7 +58,7 @@ public:
     std::span<const DrawBlock> laneBlocks(size_t lane) const;
     const std::vector<DrawLabel>& labels() const { return m_labels; }
     // Events represented by the blocks of one kind (the LOD loses none).
-    int64_t eventCount(BlockKind kind) const;
+    int64_t eventCount(model::EventKind kind) const;
     const TimelineViewport& viewport() const { return m_viewport; }
     // A GPU-busy lane's per-pixel busy shares (viewport().width() values in [0, 1]); empty for
     // other lanes.

@@ -1,7 +1,7 @@
 #include "views/timeline/range_summary.h"
 
 #include "model/session/session.h"
-#include "views/timeline/event_ref.h"
+#include "views/timeline/event_style.h"
 #include "views/timeline/gpu_busy_track.h"
 
 #include <algorithm>
@@ -85,7 +85,7 @@ RangeSummary RangeSummary::compute(const model::Session& session, int64_t startN
             const int kind = syncs.kind[i];
             if (kind >= 0 && kind <= format::kSyncKindMax)
                 ++summary.syncsByKind[kind];
-            if (isHostBlocking(kind)) {
+            if (model::isHostBlocking(kind)) {
                 ++summary.hostSyncs;
                 summary.blockedNs += std::max<int64_t>(0, s1 - s0);
             }

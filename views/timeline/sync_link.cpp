@@ -69,13 +69,14 @@ std::vector<int32_t> SyncLink::candidateStreamLanes(const model::Session& sessio
     return lanes;
 }
 
-EventRef SyncLink::lastWorkEndingBy(const model::Session& session, int32_t streamLane, int64_t t) {
-    EventRef best;
+model::EventRef SyncLink::lastWorkEndingBy(const model::Session& session, int32_t streamLane,
+                                           int64_t t) {
+    model::EventRef best;
     if (streamLane < 0 || static_cast<size_t>(streamLane) >= session.streamLanes.size())
         return best;
     const model::StreamLane& stream = session.streamLanes[streamLane];
     int64_t bestEnd = 0;
-    auto consider = [&](const model::IntervalColumns& columns, BlockKind kind) {
+    auto consider = [&](const model::IntervalColumns& columns, model::EventKind kind) {
         const size_t k = lastEndingBy(columns, t);
         if (k == model::IntervalColumns::npos)
             return;
@@ -86,21 +87,22 @@ EventRef SyncLink::lastWorkEndingBy(const model::Session& session, int32_t strea
             bestEnd = columns.end[k];
         }
     };
-    consider(stream.kernels, BlockKind::Kernel);
-    consider(stream.memcpys, BlockKind::Memcpy);
-    consider(stream.memsets, BlockKind::Memset);
+    consider(stream.kernels, model::EventKind::Kernel);
+    consider(stream.memcpys, model::EventKind::Memcpy);
+    consider(stream.memsets, model::EventKind::Memset);
     return best;
 }
 
-EventRef SyncLink::waitedWork(const model::Session& session, int32_t hostLane, uint32_t syncIndex) {
-    EventRef best;
+model::EventRef SyncLink::waitedWork(const model::Session& session, int32_t hostLane,
+                                     uint32_t syncIndex) {
+    model::EventRef best;
     int64_t bestEnd = 0;
     const std::vector<int32_t> lanes = candidateStreamLanes(session, hostLane, syncIndex);
     if (lanes.empty())
         return best;
     const int64_t returned = session.hostLanes[hostLane].syncs.end[syncIndex];
     for (int32_t lane : lanes) {
-        const EventRef work = lastWorkEndingBy(session, lane, returned);
+        const model::EventRef work = lastWorkEndingBy(session, lane, returned);
         if (work.isValid() && (!best.isValid() || work.end(session) > bestEnd)) {
             best = work;
             bestEnd = work.end(session);
@@ -109,10 +111,10 @@ EventRef SyncLink::waitedWork(const model::Session& session, int32_t hostLane, u
     return best;
 }
 
-SyncLinkTargets SyncLink::targets(const model::Session& session, const EventRef& sync,
+SyncLinkTargets SyncLink::targets(const model::Session& session, const model::EventRef& sync,
                                   const CorrelationIndex& index) {
     SyncLinkTargets result;
-    if (sync.kind != BlockKind::Sync || !sync.isIn(session))
+    if (sync.kind != model::EventKind::Sync || !sync.isIn(session))
         return result;
     result.sync = sync;
     result.work = waitedWork(session, sync.lane, sync.index);

@@ -5,7 +5,7 @@
 // correlation id in the same process.
 #pragma once
 
-#include "views/timeline/event_ref.h"
+#include "views/timeline/event_style.h"
 
 #include <cstdint>
 #include <vector>
@@ -19,9 +19,9 @@ namespace stallscope::views {
 class CorrelationIndex;
 
 struct SyncLinkTargets {
-    EventRef sync;
-    EventRef work;   // invalid when no GPU work ended before the sync returned
-    EventRef launch; // invalid when the work's launching call was not recorded
+    model::EventRef sync;
+    model::EventRef work;   // invalid when no GPU work ended before the sync returned
+    model::EventRef launch; // invalid when the work's launching call was not recorded
 };
 
 class SyncLink {
@@ -30,10 +30,12 @@ public:
     static std::vector<int32_t> candidateStreamLanes(const model::Session& session,
                                                      int32_t hostLane, uint32_t syncIndex);
     // The last work on one stream lane ending at or before t, or invalid.
-    static EventRef lastWorkEndingBy(const model::Session& session, int32_t streamLane, int64_t t);
-    static EventRef waitedWork(const model::Session& session, int32_t hostLane, uint32_t syncIndex);
+    static model::EventRef lastWorkEndingBy(const model::Session& session, int32_t streamLane,
+                                            int64_t t);
+    static model::EventRef waitedWork(const model::Session& session, int32_t hostLane,
+                                      uint32_t syncIndex);
     // work and (when `index` has it) launch for a sync; an empty result for other events.
-    static SyncLinkTargets targets(const model::Session& session, const EventRef& sync,
+    static SyncLinkTargets targets(const model::Session& session, const model::EventRef& sync,
                                    const CorrelationIndex& index);
 };
 

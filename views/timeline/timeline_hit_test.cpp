@@ -51,15 +51,16 @@ size_t TimelineHitTest::nearest(const model::IntervalColumns& columns, int64_t t
     return bestDistance <= toleranceNs ? best : kNone;
 }
 
-EventRef TimelineHitTest::at(const model::Session& session, const TimelineLane& lane,
-                             const TimelineViewport& viewport, double canvasX, double tolerancePx) {
+model::EventRef TimelineHitTest::at(const model::Session& session, const TimelineLane& lane,
+                                    const TimelineViewport& viewport, double canvasX,
+                                    double tolerancePx) {
     const int64_t t = viewport.timeForX(canvasX);
     const int64_t tolerance = std::llround(tolerancePx * viewport.nsPerPixel());
-    EventRef best;
+    model::EventRef best;
     int64_t bestDistance = std::numeric_limits<int64_t>::max();
     // Candidates in priority order: on a tie the earlier one stays.
-    auto consider = [&](const model::IntervalColumns& columns, BlockKind kind, int32_t source,
-                        int32_t depth) {
+    auto consider = [&](const model::IntervalColumns& columns, model::EventKind kind,
+                        int32_t source, int32_t depth) {
         int64_t distance = 0;
         const size_t index = nearest(columns, t, tolerance, &distance);
         if (index != kNone && distance < bestDistance) {
@@ -75,8 +76,8 @@ EventRef TimelineHitTest::at(const model::Session& session, const TimelineLane& 
         if (lane.source < 0 || static_cast<size_t>(lane.source) >= session.hostLanes.size())
             break;
         const model::HostLane& host = session.hostLanes[lane.source];
-        consider(host.syncs, BlockKind::Sync, lane.source, 0);
-        consider(host.apiCalls, BlockKind::ApiCall, lane.source, 0);
+        consider(host.syncs, model::EventKind::Sync, lane.source, 0);
+        consider(host.apiCalls, model::EventKind::ApiCall, lane.source, 0);
         break;
     }
     case LaneKind::Range: {
@@ -84,16 +85,17 @@ EventRef TimelineHitTest::at(const model::Session& session, const TimelineLane& 
             break;
         const model::HostLane& host = session.hostLanes[lane.source];
         if (lane.depth >= 0 && static_cast<size_t>(lane.depth) < host.rangesByDepth.size())
-            consider(host.rangesByDepth[lane.depth], BlockKind::Range, lane.source, lane.depth);
+            consider(host.rangesByDepth[lane.depth], model::EventKind::Range, lane.source,
+                     lane.depth);
         break;
     }
     case LaneKind::Stream: {
         if (lane.source < 0 || static_cast<size_t>(lane.source) >= session.streamLanes.size())
             break;
         const model::StreamLane& stream = session.streamLanes[lane.source];
-        consider(stream.kernels, BlockKind::Kernel, lane.source, 0);
-        consider(stream.memcpys, BlockKind::Memcpy, lane.source, 0);
-        consider(stream.memsets, BlockKind::Memset, lane.source, 0);
+        consider(stream.kernels, model::EventKind::Kernel, lane.source, 0);
+        consider(stream.memcpys, model::EventKind::Memcpy, lane.source, 0);
+        consider(stream.memsets, model::EventKind::Memset, lane.source, 0);
         break;
     }
     default:

@@ -5,7 +5,7 @@
 // over any neighbour, and on a host lane a sync wins over the API call it blocks in.
 #pragma once
 
-#include "views/timeline/event_ref.h"
+#include "views/timeline/event_style.h"
 #include "views/timeline/timeline_layout.h"
 #include "views/timeline/timeline_viewport.h"
 
@@ -24,10 +24,10 @@ public:
     static constexpr double kTolerancePx = 3.0;
     static constexpr size_t kNone = static_cast<size_t>(-1);
 
-    // The event of `lane` at canvas x (viewport coordinates), or an invalid EventRef.
-    static EventRef at(const model::Session& session, const TimelineLane& lane,
-                       const TimelineViewport& viewport, double canvasX,
-                       double tolerancePx = kTolerancePx);
+    // The event of `lane` at canvas x (viewport coordinates), or an invalid model::EventRef.
+    static model::EventRef at(const model::Session& session, const TimelineLane& lane,
+                              const TimelineViewport& viewport, double canvasX,
+                              double tolerancePx = kTolerancePx);
 
     // Index of the event of `columns` nearest to time t (0 when t lies inside it) if that
     // distance is at most toleranceNs, else kNone; *distanceNs receives the distance.

@@ -22,7 +22,7 @@ constexpr int64_t kMinFrameNs = 10'000;
 } // namespace
 
 TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent) {
-    qRegisterMetaType<EventRef>("stallscope::views::EventRef");
+    qRegisterMetaType<model::EventRef>("stallscope::model::EventRef");
     setFocusPolicy(Qt::StrongFocus);
     setAttribute(Qt::WA_OpaquePaintEvent);
     setMouseTracking(true); // hover outline
@@ -102,7 +102,7 @@ int64_t TimelineWidget::timeForX(double widgetX) const {
     return m_viewport.timeForX(widgetX - canvasRect().left());
 }
 
-EventRef TimelineWidget::eventAt(const QPoint& widgetPos) const {
+model::EventRef TimelineWidget::eventAt(const QPoint& widgetPos) const {
     const QRect canvas = canvasRect();
     if (!m_session || !canvas.contains(widgetPos))
         return {};
@@ -114,14 +114,14 @@ EventRef TimelineWidget::eventAt(const QPoint& widgetPos) const {
                                widgetPos.x() - canvas.left() + 0.5);
 }
 
-int TimelineWidget::rowOf(const EventRef& event) const {
+int TimelineWidget::rowOf(const model::EventRef& event) const {
     if (!event.isValid())
         return -1;
     switch (event.kind) {
-    case BlockKind::ApiCall:
-    case BlockKind::Sync:
+    case model::EventKind::ApiCall:
+    case model::EventKind::Sync:
         return m_layout.find(LaneKind::HostThread, event.lane);
-    case BlockKind::Range:
+    case model::EventKind::Range:
         return m_layout.find(LaneKind::Range, event.lane, event.depth);
     default:
         return m_layout.find(LaneKind::Stream, event.lane);
@@ -197,7 +197,7 @@ void TimelineWidget::resizeEvent(QResizeEvent* event) {
 
 // --- selection, highlight, lanes ---------------------------------------------------------------
 
-void TimelineWidget::selectEvent(const EventRef& event, bool frame) {
+void TimelineWidget::selectEvent(const model::EventRef& event, bool frame) {
     if (!m_session || !event.isIn(*m_session)) {
         clearSelection();
         return;
@@ -205,7 +205,7 @@ void TimelineWidget::selectEvent(const EventRef& event, bool frame) {
     m_selection = event;
     m_range = {};
     m_link = {};
-    if (event.kind == BlockKind::Sync) {
+    if (event.kind == model::EventKind::Sync) {
         if (!m_correlations)
             m_correlations = CorrelationIndex::of(m_session);
         m_link = SyncLink::targets(*m_session, event, *m_correlations);
@@ -243,12 +243,12 @@ void TimelineWidget::highlight(const model::EventSpans& spans) {
         return;
     int64_t first = INT64_MAX;
     int64_t last = INT64_MIN;
-    EventRef firstEvent;
+    model::EventRef firstEvent;
     for (const model::EventSpan& span : spans) {
         if (span.count == 0)
             continue;
-        const EventRef head = EventRef::fromSpan(span);
-        const EventRef tail = EventRef::fromSpan(span, span.count - 1);
+        const model::EventRef head = span.first;
+        const model::EventRef tail = span.last();
         if (!head.isIn(*m_session) || !tail.isIn(*m_session))
             continue; // a span from another session: ignore rather than read out of bounds
         m_highlight.push_back(span);
@@ -290,8 +290,8 @@ void TimelineWidget::frameSelection() {
         int64_t first = INT64_MAX;
         int64_t last = INT64_MIN;
         for (const model::EventSpan& span : m_highlight) {
-            first = std::min(first, EventRef::fromSpan(span).start(*m_session));
-            last = std::max(last, EventRef::fromSpan(span, span.count - 1).end(*m_session));
+            first = std::min(first, span.first.start(*m_session));
+            last = std::max(last, span.last().end(*m_session));
         }
         frameRange(first, last);
     } else if (m_selection.isValid()) {
@@ -324,7 +324,7 @@ bool TimelineWidget::moveLane(int fromRow, int toRow) {
     return true;
 }
 
-void TimelineWidget::setHover(const EventRef& event) {
+void TimelineWidget::setHover(const model::EventRef& event) {
     if (event == m_hover)
         return;
     m_hover = event;

@@ -12,7 +12,7 @@
 
 #include "model/analysis/insight.h"
 #include "views/timeline/draw_list.h"
-#include "views/timeline/event_ref.h"
+#include "views/timeline/event_style.h"
 #include "views/timeline/sync_link.h"
 #include "views/timeline/timeline_layout.h"
 #include "views/timeline/timeline_viewport.h"
@@ -64,9 +64,9 @@ public:
     double xForTime(int64_t timeNs) const;
     int64_t timeForX(double widgetX) const;
     // The event at a widget position (nearest within 3 px on the lane under it), or invalid.
-    EventRef eventAt(const QPoint& widgetPos) const;
+    model::EventRef eventAt(const QPoint& widgetPos) const;
     // Layout row showing an event's lane, or -1 when it is collapsed away.
-    int rowOf(const EventRef& event) const;
+    int rowOf(const model::EventRef& event) const;
 
     void setVisibleRange(int64_t startNs, int64_t endNs);
     void zoomAround(double widgetX, double factor);
@@ -76,16 +76,16 @@ public:
     static std::pair<int64_t, int64_t> activityRange(const model::Session& session);
 
     // Selection.
-    EventRef selectedEvent() const { return m_selection; }
+    model::EventRef selectedEvent() const { return m_selection; }
     // Selects an event (invalid: clears); emits eventSelected. frame: zoom to it as well.
-    void selectEvent(const EventRef& event, bool frame = false);
+    void selectEvent(const model::EventRef& event, bool frame = false);
     void clearSelection(); // event, range and highlight; emits selectionCleared
     bool hasRangeSelection() const { return m_range.active; }
     std::pair<int64_t, int64_t> rangeSelection() const { return {m_range.startNs, m_range.endNs}; }
     void selectRange(int64_t startNs, int64_t endNs); // emits rangeSelected
     // For a selected sync: the GPU work it waited for and the call that launched that work.
     const SyncLinkTargets& syncLink() const { return m_link; }
-    EventRef hoveredEvent() const { return m_hover; }
+    model::EventRef hoveredEvent() const { return m_hover; }
 
     // Highlighting API for other panels (insight cards, tables): frames the events, selects the
     // first (eventSelected), and dims everything else until clearHighlight() or Escape.
@@ -111,7 +111,7 @@ public slots:
 
 signals:
     void viewportChanged(qint64 startNs, qint64 endNs);
-    void eventSelected(const stallscope::views::EventRef& event);
+    void eventSelected(const stallscope::model::EventRef& event);
     void rangeSelected(qint64 startNs, qint64 endNs);
     void selectionCleared();
 
@@ -140,8 +140,8 @@ private:
     void updateScrollBar();
     void frameRange(int64_t startNs, int64_t endNs, int laneRow = -1);
     void ensureRowVisible(int row);
-    void setHover(const EventRef& event);
-    QString toolTipFor(const EventRef& event) const;
+    void setHover(const model::EventRef& event);
+    QString toolTipFor(const model::EventRef& event) const;
     // timeline_widget_paint.cpp
     void paintLanes(QPainter& painter, const QRect& canvas);
     void paintBusyTrack(QPainter& painter, const QRect& lane, size_t row);
@@ -150,7 +150,7 @@ private:
     void paintOverlay(QPainter& painter, const QRect& canvas);
     void paintHighlight(QPainter& painter, const QRect& canvas);
     void paintLinks(QPainter& painter, const QRect& canvas);
-    QRect eventRect(const EventRef& event) const; // widget coordinates, at least 3 px wide
+    QRect eventRect(const model::EventRef& event) const; // widget coordinates, at least 3 px wide
 
     std::shared_ptr<const model::Session> m_session;
     TimelineLayout m_layout;
@@ -166,8 +166,8 @@ private:
     int m_dragRow = -1;
     int m_dropRow = -1;
 
-    EventRef m_selection;
-    EventRef m_hover;
+    model::EventRef m_selection;
+    model::EventRef m_hover;
     SyncLinkTargets m_link;
     RangeSelection m_range;
     model::EventSpans m_highlight;

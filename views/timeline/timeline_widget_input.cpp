@@ -137,7 +137,7 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
     case Drag::None:
         return QWidget::mouseReleaseEvent(event);
     case Drag::Pending: { // a click
-        const EventRef hit = eventAt(pos);
+        const model::EventRef hit = eventAt(pos);
         if (hit.isValid())
             selectEvent(hit);
         else
@@ -167,8 +167,9 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
 }
 
 void TimelineWidget::mouseDoubleClickEvent(QMouseEvent* event) {
-    const EventRef hit =
-        event->button() == Qt::LeftButton ? eventAt(event->position().toPoint()) : EventRef();
+    const model::EventRef hit = event->button() == Qt::LeftButton
+                                    ? eventAt(event->position().toPoint())
+                                    : model::EventRef();
     if (!hit.isValid())
         return QWidget::mouseDoubleClickEvent(event);
     selectEvent(hit, true);
@@ -183,7 +184,7 @@ void TimelineWidget::leaveEvent(QEvent* event) {
 bool TimelineWidget::event(QEvent* event) {
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
-        const EventRef hit = eventAt(help->pos());
+        const model::EventRef hit = eventAt(help->pos());
         if (hit.isValid())
             QToolTip::showText(help->globalPos(), toolTipFor(hit), this);
         else
@@ -193,9 +194,9 @@ bool TimelineWidget::event(QEvent* event) {
     return QWidget::event(event);
 }
 
-QString TimelineWidget::toolTipFor(const EventRef& event) const {
+QString TimelineWidget::toolTipFor(const model::EventRef& event) const {
     const model::Session& session = *m_session;
-    QString name = event.name(session);
+    QString name = eventName(session, event);
     if (name.size() > 120)
         name = name.left(117) + QStringLiteral("…");
     const int64_t start = event.start(session);
@@ -203,17 +204,17 @@ QString TimelineWidget::toolTipFor(const EventRef& event) const {
     QString text = QStringLiteral("<b>%1</b><br>").arg(name.toHtmlEscaped());
     const QString duration = qs(model::formatDuration(end - start));
     switch (event.kind) {
-    case BlockKind::Sync:
+    case model::EventKind::Sync:
         text += tr("<span style='color:#C62828'>host blocked <b>%1</b></span>").arg(duration);
         break;
-    case BlockKind::Memcpy:
-    case BlockKind::Memset: {
-        const auto& transfers = event.kind == BlockKind::Memcpy
+    case model::EventKind::Memcpy:
+    case model::EventKind::Memset: {
+        const auto& transfers = event.kind == model::EventKind::Memcpy
                                     ? session.streamLanes[event.lane].memcpys
                                     : session.streamLanes[event.lane].memsets;
         text += tr("%1 · %2").arg(
             duration, qs(model::formatBytes(static_cast<int64_t>(transfers.bytes[event.index]))));
-        if (event.kind == BlockKind::Memcpy)
+        if (event.kind == model::EventKind::Memcpy)
             text += QStringLiteral(" · %1 → %2")
                         .arg(memoryKindName(transfers.srcKind[event.index]),
                              memoryKindName(transfers.dstKind[event.index]));
@@ -225,7 +226,7 @@ QString TimelineWidget::toolTipFor(const EventRef& event) const {
     }
     text += tr("<br>at %1 · %2")
                 .arg(qs(model::formatDuration(start - session.startNs)),
-                     event.laneLabel(session).toHtmlEscaped());
+                     eventLaneLabel(session, event).toHtmlEscaped());
     return text;
 }
 

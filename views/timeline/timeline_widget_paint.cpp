@@ -22,13 +22,13 @@ namespace {
 
 // Vertical insets per block kind: syncs fill the lane so they stand out against the thinner
 // API calls they block in.
-QMargins insetFor(BlockKind kind) {
+QMargins insetFor(model::EventKind kind) {
     switch (kind) {
-    case BlockKind::Sync:
+    case model::EventKind::Sync:
         return {0, 1, 0, 1};
-    case BlockKind::ApiCall:
+    case model::EventKind::ApiCall:
         return {0, 5, 0, 5};
-    case BlockKind::Range:
+    case model::EventKind::Range:
         return {0, 1, 0, 1};
     default:
         return {0, 2, 0, 2};
@@ -187,7 +187,7 @@ void TimelineWidget::paintBusyTrack(QPainter& painter, const QRect& lane, size_t
     flush(static_cast<int>(values.size()));
 }
 
-QRect TimelineWidget::eventRect(const EventRef& event) const {
+QRect TimelineWidget::eventRect(const model::EventRef& event) const {
     const int row = rowOf(event);
     if (row < 0 || !m_session || !event.isIn(*m_session))
         return {};
@@ -250,7 +250,7 @@ void TimelineWidget::paintHighlight(QPainter& painter, const QRect& canvas) {
     const int64_t t0 = m_viewport.visibleStartNs();
     const int64_t t1 = m_viewport.visibleEndNs();
     for (const model::EventSpan& span : m_highlight) {
-        const EventRef head = EventRef::fromSpan(span);
+        const model::EventRef head = span.first;
         const model::IntervalColumns* columns = head.columns(*m_session);
         const int row = rowOf(head);
         if (!columns || row < 0)
@@ -258,10 +258,10 @@ void TimelineWidget::paintHighlight(QPainter& painter, const QRect& canvas) {
         const QRect lane = laneRect(row) - insetFor(head.kind);
         if (!lane.intersects(canvas))
             continue;
-        const size_t spanEnd = std::min<size_t>(columns->size(), size_t(span.first) + span.count);
-        size_t i = std::max<size_t>(span.first, columns->firstEndingAfter(t0));
+        const size_t spanEnd = std::min<size_t>(columns->size(), size_t(head.index) + span.count);
+        size_t i = std::max<size_t>(head.index, columns->firstEndingAfter(t0));
         while (i < spanEnd && columns->start[i] < t1) {
-            EventRef event = head;
+            model::EventRef event = head;
             event.index = static_cast<uint32_t>(i);
             const double x0 = m_viewport.xForTime(columns->start[i]);
             const double x1 = std::max(m_viewport.xForTime(columns->end[i]), x0 + 1.0);

@@ -1,0 +1,315 @@
+#include "format/module_class.h"
+
+#include <fnmatch.h>
+
+#include <string>
+
+namespace stallscope::format {
+
+namespace {
+
+struct Pattern {
+    const char* glob;
+    ModuleClass moduleClass;
+};
+
+// Matched first, against the file name with its ".so[.N...]" suffix removed ("libcublasLt.so.12" ->
+// "libcublasLt"), so a version bump never changes the answer. Order matters: first match wins.
+constexpr Pattern kStemPatterns[] = {
+    // CUDA driver, runtime and profiling layers: the sync API itself lives here.
+    {"libcuda", ModuleClass::CudaRuntime},
+    {"libcudart", ModuleClass::CudaRuntime},
+    {"libcupti", ModuleClass::CudaRuntime},
+    {"libnvidia-*", ModuleClass::CudaRuntime},
+    {"libcudadebugger", ModuleClass::CudaRuntime},
+    {"libstallscope_recorder", ModuleClass::CudaRuntime},
+    {"libnvToolsExt", ModuleClass::CudaRuntime},
+    {"libnvrtc*", ModuleClass::CudaRuntime},
+    {"libnvJitLink", ModuleClass::CudaRuntime},
+    {"libcublas*", ModuleClass::CudaRuntime},
+    {"libcudnn*", ModuleClass::CudaRuntime},
+    {"libnccl*", ModuleClass::CudaRuntime},
+    {"libcufft*", ModuleClass::CudaRuntime},
+    {"libcurand", ModuleClass::CudaRuntime},
+    {"libcusparse*", ModuleClass::CudaRuntime},
+    {"libcusolver*", ModuleClass::CudaRuntime},
+    // PyTorch's C++ layers (dispatcher, ATen operators, autograd, CUDA caching allocator).
+    {"libtorch*", ModuleClass::Framework},
+    {"libc10*", ModuleClass::Framework},
+    {"libATen*", ModuleClass::Framework},
+    {"libcaffe2*", ModuleClass::Framework},
+    {"libshm", ModuleClass::Framework},
+    // C/C++ runtime and the dynamic loader.
+    {"libc", ModuleClass::System},
+    {"libm", ModuleClass::System},
+    {"libdl", ModuleClass::System},
+    {"libpthread", ModuleClass::System},
+    {"librt", ModuleClass::System},
+    {"libstdc++", ModuleClass::System},
+    {"libc++", ModuleClass::System},
+    {"libc++abi", ModuleClass::System},
+    {"libgcc_s", ModuleClass::System},
+    {"libunwind", ModuleClass::System},
+    {"libgomp", ModuleClass::System},
+    {"libiomp5", ModuleClass::System},
+    {"ld-linux*", ModuleClass::System},
+    {"linux-vdso", ModuleClass::System},
+    {"[vdso]", ModuleClass::System},
+    // The Python interpreter (native frames of the eval loop; Python frames stand for them).
+    {"libpython*", ModuleClass::Interpreter},
+    {"python", ModuleClass::Interpreter},
+    {"python[0-9]*", ModuleClass::Interpreter},
+};
+
+// Matched against the whole path when no name above matched. Order matters: first match wins.
+constexpr Pattern kPathPatterns[] = {
+    // pip's CUDA wheels (nvidia-cublas-cu12, ...): libraries with arbitrary names.
+    {"*/site-packages/nvidia/*", ModuleClass::CudaRuntime},
+    {"*/dist-packages/nvidia/*", ModuleClass::CudaRuntime},
+    // CPython's own extension modules (_ctypes, _sqlite3, math, ...).
+    {"*/lib/python[0-9]*/lib-dynload/*", ModuleClass::Interpreter},
+    {"*/lib64/python[0-9]*/lib-dynload/*", ModuleClass::Interpreter},
+    // Installed packages: torch/_C, triton, numpy's bundled OpenBLAS, ... — the same rule as for
+    // Python files, so a package is third-party code whichever language its frames are in.
+    {"*/site-packages/*", ModuleClass::Framework},
+    {"*/dist-packages/*", ModuleClass::Framework},
+    // The distribution's library directories (libcrypto, libz, libffi, ...): not code the user
+    // builds. /usr/local/lib stays user code (where `make install` puts their libraries).
+    {"/lib/*", ModuleClass::System},
+    {"/lib64/*", ModuleClass::System},
+    {"/usr/lib/*", ModuleClass::System},
+    {"/usr/lib64/*", ModuleClass::System},
+};
+
+std::string moduleStem(std::string_view path) {
+    const size_t slash = path.find_last_of('/');
+    std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+    const size_t so = name.find(".so");
+    if (so != std::string_view::npos && (so + 3 == name.size() || name[so + 3] == '.'))
+        name = name.substr(0, so);
+    // auditwheel renames vendored libraries "libcudart-9335f6a2": drop the 8-hex-digit tag.
+    if (name.size() > 9 && name[name.size() - 9] == '-' &&
+        name.substr(name.size() - 8).find_first_not_of("0123456789abcdef") ==
+            std::string_view::npos)
+        name = name.substr(0, name.size() - 9);
+    return std::string(name);
+}
+
+bool globMatches(const char* glob, const std::string& text) {
+    return ::fnmatch(glob, text.c_str(), 0) == 0;
+}
+
+bool hasPrefix(std::string_view text, std::string_view prefix) {
+    return text.substr(0, prefix.size()) == prefix;
+}
+
+constexpr std::string_view kLibraryModules[] = {
+    // frameworks and their usual companions
+    "torch",
+    "torchvision",
+    "torchaudio",
+    "torchtext",
+    "functorch",
+    "triton",
+    "transformers",
+    "accelerate",
+    "lightning",
+    "pytorch_lightning",
+    "lightning_fabric",
+    "deepspeed",
+    "apex",
+    "numpy",
+    "scipy",
+    "cupy",
+    "jax",
+    "jaxlib",
+    "flax",
+    "optax",
+    "onnx",
+    "onnxruntime",
+    "timm",
+    "peft",
+    "safetensors",
+    "tokenizers",
+    "datasets",
+    "huggingface_hub",
+    "fairscale",
+    "xformers",
+    "flash_attn",
+    "einops",
+    "tqdm",
+    "nvidia",
+    "pandas",
+    "sklearn",
+    "tensorboard",
+    "wandb",
+    "typing_extensions",
+    "setuptools",
+    "pkg_resources",
+    "google",
+    "absl",
+    // the standard library modules that show up in torch.profiler stacks
+    "abc",
+    "argparse",
+    "ast",
+    "asyncio",
+    "atexit",
+    "base64",
+    "bisect",
+    "builtins",
+    "codecs",
+    "collections",
+    "concurrent",
+    "contextlib",
+    "contextvars",
+    "copy",
+    "copyreg",
+    "ctypes",
+    "dataclasses",
+    "datetime",
+    "decimal",
+    "dis",
+    "distutils",
+    "email",
+    "enum",
+    "fnmatch",
+    "fractions",
+    "functools",
+    "gc",
+    "genericpath",
+    "gettext",
+    "glob",
+    "gzip",
+    "hashlib",
+    "heapq",
+    "http",
+    "importlib",
+    "inspect",
+    "io",
+    "itertools",
+    "json",
+    "linecache",
+    "locale",
+    "logging",
+    "math",
+    "multiprocessing",
+    "numbers",
+    "operator",
+    "os",
+    "pathlib",
+    "pickle",
+    "pkgutil",
+    "platform",
+    "posixpath",
+    "pprint",
+    "queue",
+    "random",
+    "re",
+    "reprlib",
+    "runpy",
+    "selectors",
+    "shutil",
+    "signal",
+    "site",
+    "socket",
+    "sre_compile",
+    "sre_parse",
+    "stat",
+    "statistics",
+    "string",
+    "struct",
+    "subprocess",
+    "sysconfig",
+    "tempfile",
+    "textwrap",
+    "threading",
+    "time",
+    "tokenize",
+    "traceback",
+    "types",
+    "typing",
+    "unittest",
+    "urllib",
+    "uuid",
+    "warnings",
+    "weakref",
+    "xml",
+    "zipfile",
+    "zipimport",
+    "_weakrefset",
+    "_collections_abc",
+    "_compat_pickle",
+};
+
+} // namespace
+
+ModuleClass classifyModule(std::string_view modulePath) {
+    // Names first: libcudart bundled inside torch/lib is still the CUDA runtime.
+    const std::string stem = moduleStem(modulePath);
+    for (const Pattern& pattern : kStemPatterns)
+        if (globMatches(pattern.glob, stem))
+            return pattern.moduleClass;
+    const std::string path(modulePath);
+    for (const Pattern& pattern : kPathPatterns)
+        if (globMatches(pattern.glob, path))
+            return pattern.moduleClass;
+    return ModuleClass::User;
+}
+
+const char* moduleClassName(ModuleClass moduleClass) {
+    switch (moduleClass) {
+    case ModuleClass::User:
+        return "user";
+    case ModuleClass::CudaRuntime:
+        return "cuda-runtime";
+    case ModuleClass::System:
+        return "system";
+    case ModuleClass::Framework:
+        return "framework";
+    case ModuleClass::Interpreter:
+        return "interpreter";
+    }
+    return "user";
+}
+
+bool isAboveApiCallModule(std::string_view moduleName) {
+    for (std::string_view prefix : {"libstallscope", "libcupti", "libcuda."})
+        if (hasPrefix(moduleName, prefix))
+            return true;
+    return false;
+}
+
+bool isSyncEntryModule(std::string_view moduleName) {
+    return isAboveApiCallModule(moduleName) || hasPrefix(moduleName, "libcudart");
+}
+
+bool isCRuntimeModule(std::string_view moduleName) {
+    for (std::string_view prefix : {"libc.so", "libc-", "libpthread", "ld-linux", "libstdc++",
+                                    "libgcc_s", "libdl.", "libm.so"})
+        if (hasPrefix(moduleName, prefix))
+            return true;
+    return false;
+}
+
+bool isUserPythonFile(std::string_view file) {
+    if (file.empty())
+        return false;
+    if (file.front() == '<') // <frozen importlib._bootstrap>; exec'd user text (<string>) stays
+        return file == "<string>" || file == "<stdin>";
+    if (file.front() == '/') {
+        for (std::string_view marker :
+             {"/site-packages/", "/dist-packages/", "/lib/python", "/lib64/python"})
+            if (file.find(marker) != std::string_view::npos)
+                return false;
+        return true;
+    }
+    std::string_view top = file.substr(0, file.find('/'));
+    if (top.size() > 3 && top.substr(top.size() - 3) == ".py")
+        top.remove_suffix(3);
+    for (std::string_view library : kLibraryModules)
+        if (top == library)
+            return false;
+    return true;
+}
+
+} // namespace stallscope::format

@@ -1,0 +1,137 @@
+#include "model/session/event_ref.h"
+
+#include "format/session_schema.h"
+#include "model/session/event_names.h"
+#include "model/session/session.h"
+#include "model/session/session_summary.h"
+
+namespace stallscope::model {
+
+namespace {
+
+using display::copyKindName;
+using display::syncKindName;
+
+template <typename T> bool fits(const std::vector<T>& items, int32_t index) {
+    return index >= 0 && static_cast<size_t>(index) < items.size();
+}
+
+} // namespace
+
+const IntervalColumns* EventRef::columns(const Session& session) const {
+    const IntervalColumns* result = nullptr;
+    if (isHost()) {
+        if (!fits(session.hostLanes, lane))
+            return nullptr;
+        const HostLane& host = session.hostLanes[lane];
+        if (kind == EventKind::ApiCall)
+            result = &host.apiCalls;
+        else if (kind == EventKind::Sync)
+            result = &host.syncs;
+        else if (fits(host.rangesByDepth, depth))
+            result = &host.rangesByDepth[depth];
+    } else {
+        if (!fits(session.streamLanes, lane))
+            return nullptr;
+        const StreamLane& stream = session.streamLanes[lane];
+        if (kind == EventKind::Kernel)
+            result = &stream.kernels;
+        else if (kind == EventKind::Memcpy)
+            result = &stream.memcpys;
+        else
+            result = &stream.memsets;
+    }
+    return result && index < result->size() ? result : nullptr;
+}
+
+int64_t EventRef::start(const Session& session) const {
+    const IntervalColumns* c = columns(session);
+    return c ? c->start[index] : 0;
+}
+
+int64_t EventRef::end(const Session& session) const {
+    const IntervalColumns* c = columns(session);
+    return c ? c->end[index] : 0;
+}
+
+std::string EventRef::name(const Session& session) const {
+    if (!isIn(session))
+        return {};
+    switch (kind) {
+    case EventKind::ApiCall:
+        return session.string(session.hostLanes[lane].apiCalls.nameId[index]);
+    case EventKind::Sync:
+        return syncKindName(session.hostLanes[lane].syncs.kind[index]).toStdString();
+    case EventKind::Range:
+        return session.string(session.hostLanes[lane].rangesByDepth[depth].nameId[index]);
+    case EventKind::Kernel:
+        return readableKernelName(session.string(session.streamLanes[lane].kernels.nameId[index]));
+    case EventKind::Memcpy: {
+        const QString direction = copyKindName(session.streamLanes[lane].memcpys.copyKind[index]);
+        return direction.isEmpty() ? "Memcpy" : "Memcpy " + direction.toStdString();
+    }
+    case EventKind::Memset:
+        return "Memset";
+    }
+    return {};
+}
+
+std::string EventRef::laneLabel(const Session& session) const {
+    if (!isIn(session))
+        return {};
+    if (isHost()) {
+        const int32_t thread = session.hostLanes[lane].threadIndex;
+        return fits(session.threads, thread) ? session.threadLabel(session.threads[thread])
+                                             : "Thread ?";
+    }
+    const int32_t stream = session.streamLanes[lane].streamIndex;
+    return fits(session.streams, stream) ? session.streamLabel(session.streams[stream])
+                                         : "stream ?";
+}
+
+int32_t EventRef::processIndex(const Session& session) const {
+    if (!isIn(session))
+        return -1;
+    if (isHost()) {
+        const int32_t thread = session.hostLanes[lane].threadIndex;
+        return fits(session.threads, thread) ? session.threads[thread].processIndex : -1;
+    }
+    const int32_t stream = session.streamLanes[lane].streamIndex;
+    if (!fits(session.streams, stream))
+        return -1;
+    const int32_t device = session.streams[stream].deviceIndex;
+    return fits(session.devices, device) ? session.devices[device].processIndex : -1;
+}
+
+uint32_t EventRef::correlationId(const Session& session) const {
+    if (!isIn(session))
+        return 0;
+    switch (kind) {
+    case EventKind::ApiCall:
+        return session.hostLanes[lane].apiCalls.correlationId[index];
+    case EventKind::Sync:
+        return session.hostLanes[lane].syncs.correlationId[index];
+    case EventKind::Range:
+        return 0;
+    case EventKind::Kernel:
+        return session.streamLanes[lane].kernels.correlationId[index];
+    case EventKind::Memcpy:
+        return session.streamLanes[lane].memcpys.correlationId[index];
+    case EventKind::Memset:
+        return session.streamLanes[lane].memsets.correlationId[index];
+    }
+    return 0;
+}
+
+int64_t eventCount(const EventSpans& spans) {
+    int64_t total = 0;
+    for (const EventSpan& span : spans)
+        total += span.count;
+    return total;
+}
+
+bool isHostBlocking(uint8_t syncKind) {
+    return syncKind != static_cast<uint8_t>(format::SyncKind::StreamWaitEvent);
+}
+
+} // namespace stallscope::model
