@@ -180,10 +180,11 @@ inline constexpr std::array<const Table*, 21> kTables = {
     &tables::kDiagnostics,
 };
 
-// The position of `table` in kTables (kTables.size() when absent).
+// The position of `table` in kTables (kTables.size() when absent). By name, not by address:
+// with AddressSanitizer, addresses of distinct globals do not compare in constant expressions.
 constexpr size_t tableIndex(const Table& table) {
     size_t index = 0;
-    while (index < kTables.size() && kTables[index] != &table)
+    while (index < kTables.size() && kTables[index]->name != table.name)
         ++index;
     return index;
 }
