@@ -1,5 +1,7 @@
 #include "model/interop/kineto_importer.h"
 
+#include "format/sqlite_database.h"
+
 #include "format/session_meta.h"
 #include "format/session_writer.h"
 #include "model/interop/kineto_input_stream.h"
@@ -7,7 +9,6 @@
 
 #include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>
-#include <sqlite3.h>
 
 #include <algorithm>
 #include <chrono>
@@ -81,35 +82,29 @@ std::string parseFile(const std::string& path, KinetoConverter& converter, bool*
 // What the writer cannot express, set on the finished file in one transaction: frames.is_user
 // (the recorder sets it in its finalize step) and each process's start (its earliest event).
 bool finalizeImport(const std::string& path, const KinetoConverter& converter, std::string* error) {
-    const std::vector<std::pair<int64_t, bool>>& flags = converter.frameUserFlags();
-    sqlite3* db = nullptr;
-    bool ok = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK;
-    sqlite3_stmt* update = nullptr;
-    ok = ok && sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr) == SQLITE_OK;
-    ok = ok && sqlite3_prepare_v2(db, "UPDATE frames SET is_user = ? WHERE id = ?", -1, &update,
-                                  nullptr) == SQLITE_OK;
-    for (size_t i = 0; ok && i < flags.size(); ++i) {
-        sqlite3_bind_int(update, 1, flags[i].second ? 1 : 0);
-        sqlite3_bind_int64(update, 2, flags[i].first);
-        ok = sqlite3_step(update) == SQLITE_DONE && sqlite3_reset(update) == SQLITE_OK;
-    }
-    sqlite3_finalize(update);
-    update = nullptr;
-    ok = ok && sqlite3_prepare_v2(db, "UPDATE processes SET start_ns = ? WHERE id = ?", -1, &update,
-                                  nullptr) == SQLITE_OK;
-    for (const auto& [row, start] : converter.processStarts()) {
-        if (!ok)
+    format::Database db;
+    if (!db.open(path, format::Database::Mode::ReadWrite, error) || !db.exec("BEGIN", error))
+        return false;
+    format::Statement userFlag = db.prepare("UPDATE frames SET is_user = ? WHERE id = ?");
+    for (const auto& [frame, isUser] : converter.frameUserFlags()) {
+        userFlag.bind(1, int64_t(isUser ? 1 : 0));
+        userFlag.bind(2, frame);
+        if (!userFlag.execute())
             break;
-        sqlite3_bind_int64(update, 1, start);
-        sqlite3_bind_int64(update, 2, row);
-        ok = sqlite3_step(update) == SQLITE_DONE && sqlite3_reset(update) == SQLITE_OK;
     }
-    sqlite3_finalize(update);
-    ok = ok && sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK;
-    if (!ok)
-        *error = db ? sqlite3_errmsg(db) : "out of memory";
-    sqlite3_close(db);
-    return ok;
+    format::Statement processStart = db.prepare("UPDATE processes SET start_ns = ? WHERE id = ?");
+    for (const auto& [process, start] : converter.processStarts()) {
+        processStart.bind(1, start);
+        processStart.bind(2, process);
+        if (!processStart.execute())
+            break;
+    }
+    for (const format::Statement* statement : {&userFlag, &processStart})
+        if (statement->failed()) {
+            *error = statement->error();
+            return false;
+        }
+    return db.exec("COMMIT", error);
 }
 
 } // namespace
