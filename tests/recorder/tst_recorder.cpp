@@ -320,7 +320,34 @@ private slots:
         QVERIFY(queryInt(path, "select count(*) from frames where module_id is not null") > 0);
     }
 
-    void pageableCopyBecomesSync() {
+    // Which copies block the host: every synchronous cudaMemcpy, and an async one whose
+    // destination is pageable host memory (the driver stages it, so the host waits).
+    void copySyncKinds_data() {
+        QTest::addColumn<int>("apiClass");
+        QTest::addColumn<int>("copyKind");
+        QTest::addColumn<int>("dstKind");
+        QTest::addColumn<int>("expectedSyncKind"); // 0: no sync
+        const int sync = int(ApiClass::CopySync), async = int(ApiClass::CopyAsync);
+        const int dtoh = CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, htod = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD;
+        const int pageable = CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
+        const int pinned = CUPTI_ACTIVITY_MEMORY_KIND_PINNED;
+        const int device = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+        QTest::newRow("sync DtoH pageable")
+            << sync << dtoh << pageable << int(fmt::SyncKind::PageableCopy);
+        QTest::newRow("sync DtoH pinned")
+            << sync << dtoh << pinned << int(fmt::SyncKind::BlockingCopy);
+        QTest::newRow("sync HtoD") << sync << htod << device << int(fmt::SyncKind::BlockingCopy);
+        QTest::newRow("async DtoH pageable")
+            << async << dtoh << pageable << int(fmt::SyncKind::PageableCopy);
+        QTest::newRow("async DtoH pinned") << async << dtoh << pinned << 0;
+        QTest::newRow("async HtoD") << async << htod << device << 0;
+    }
+
+    void copySyncKinds() {
+        QFETCH(int, apiClass);
+        QFETCH(int, copyKind);
+        QFETCH(int, dstKind);
+        QFETCH(int, expectedSyncKind);
         QTemporaryDir dir;
         QString path = dir.filePath("copy.stallscope");
         std::string error;
@@ -328,7 +355,7 @@ private slots:
         SessionSink sink(writer.get());
         sink.beginProcess(getpid(), "host", "test", 1);
         HostEvent e;
-        e.apiClass = uint8_t(ApiClass::CopySync);
+        e.apiClass = uint8_t(apiClass);
         e.correlationId = 300;
         e.tid = getpid();
         e.startNs = 10;
@@ -337,16 +364,22 @@ private slots:
         ActivityBatch batch;
         ActivityRecord copy;
         copy.kind = ActivityRecord::Kind::Memcpy;
-        copy.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_DTOH;
-        copy.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
+        copy.copyKind = uint8_t(copyKind);
+        copy.dstKind = uint8_t(dstKind);
         copy.correlationId = 300;
         copy.bytes = 1 << 20;
         batch.records.push_back(copy);
         sink.consumeBatch(batch);
         sink.finishProcess(100);
         writer->finish(fmt::kStatusComplete);
-        QCOMPARE(queryInt(path, "select kind from syncs"), int64_t(fmt::SyncKind::PageableCopy));
+        if (expectedSyncKind == 0) {
+            QCOMPARE(queryInt(path, "select count(*) from syncs"), 0);
+            return;
+        }
+        QCOMPARE(queryInt(path, "select count(*) from syncs"), 1);
+        QCOMPARE(queryInt(path, "select kind from syncs"), int64_t(expectedSyncKind));
         QCOMPARE(queryInt(path, "select end_ns - start_ns from syncs"), 40);
+        QCOMPARE(queryInt(path, "select correlation_id from syncs"), 300);
     }
 
     void moduleTableAcrossDlopen() {
