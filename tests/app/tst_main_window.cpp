@@ -25,7 +25,6 @@
 #include "views/panels/statistics_tables_widget.h"
 #include "views/timeline/timeline_widget.h"
 
-#include <QDir>
 #include <QDockWidget>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -67,6 +66,13 @@ private:
         if (openAndWait(window, path) != QStringLiteral("loaded"))
             return false;
         return analyzed.wait(20000) || !analyzed.isEmpty();
+    }
+    // Shows the window at a desktop size (the docks lay out as a user sees them: cards, tables and
+    // source are clickable), waits until it is on screen, then opens and analyzes `path`.
+    static bool showFullSizeAndAnalyze(MainWindow& window, const QString& path) {
+        window.resize(1400, 900);
+        window.show();
+        return QTest::qWaitForWindowExposed(&window) && openAndAnalyze(window, path);
     }
     static int cardOf(const views::InsightCardsWidget* cards, model::InsightRule rule) {
         for (size_t i = 0; i < cards->cards().size(); ++i)
@@ -319,10 +325,7 @@ private slots:
 
     void clickingCardHighlightsItsEvents() {
         MainWindow window;
-        window.resize(1400, 900);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QVERIFY(openAndAnalyze(window, m_insightRun));
+        QVERIFY(showFullSizeAndAnalyze(window, m_insightRun));
         views::InsightCardsWidget* cards = window.panels()->insightCards();
         const int index = cardOf(cards, model::InsightRule::InLoopSync);
         views::InsightCard* card = cards->card(index);
@@ -347,10 +350,7 @@ private slots:
 
     void chipOpensSourceAndFramesNavigate() {
         MainWindow window;
-        window.resize(1400, 900);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QVERIFY(openAndAnalyze(window, m_insightRun));
+        QVERIFY(showFullSizeAndAnalyze(window, m_insightRun));
         views::AnalysisPanels* panels = window.panels();
         views::InsightCardsWidget* cards = panels->insightCards();
         views::InsightCard* card = cards->card(cardOf(cards, model::InsightRule::InLoopSync));
@@ -398,12 +398,7 @@ private slots:
         views::PathRemapDialog* dialog = panels->pathRemapDialog();
         QVERIFY(dialog); // open, and this test still runs: not a nested modal loop
         // Pre-filled with the recorded directory; point it at a local checkout.
-        const QString local = m_dir.filePath(QStringLiteral("checkout"));
-        QVERIFY(QDir().mkpath(local));
-        QFile file(QDir(local).filePath(QStringLiteral("model.py")));
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(QByteArray::fromStdString(insight_session::modelSource()));
-        file.close();
+        const QString local = insight_session::writeCheckout(m_dir);
         QTableWidget* rules = dialog->table();
         QCOMPARE(rules->item(rules->rowCount() - 1, 0)->text(),
                  QString::fromLatin1(insight_session::kRecordedDir));
@@ -421,10 +416,7 @@ private slots:
 
     void tableRowHighlightsEvents() {
         MainWindow window;
-        window.resize(1400, 900);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QVERIFY(openAndAnalyze(window, m_insightRun));
+        QVERIFY(showFullSizeAndAnalyze(window, m_insightRun));
         views::StatisticsTablesWidget* tables = window.panels()->tables();
         window.panels()->tablesDock()->raise();
         tables->tabs()->setCurrentIndex(views::StatisticsTablesWidget::KernelsTab);

@@ -65,6 +65,18 @@ void writeSession(const std::string& path, const std::string& modulePath, int64_
     QVERIFY(writer->finish(format::kStatusComplete));
 }
 
+// A main window (error dialogs off) opening `path`, with spies on its load and symbolize signals.
+struct OpenedWindow {
+    explicit OpenedWindow(const std::string& path) {
+        window.setErrorDialogsEnabled(false);
+        window.openFile(QString::fromStdString(path));
+    }
+
+    app::MainWindow window;
+    QSignalSpy loaded{&window, &app::MainWindow::sessionLoaded};
+    QSignalSpy symbolized{&window, &app::MainWindow::symbolizedOnOpen};
+};
+
 } // namespace
 
 class TestSymbolizeOnOpen : public QObject {
@@ -83,15 +95,11 @@ private slots:
         const std::string path = dir.filePath("unresolved.stallscope").toStdString();
         writeSession(path, self, bias, address);
 
-        app::MainWindow window;
-        window.setErrorDialogsEnabled(false);
-        QSignalSpy loaded(&window, &app::MainWindow::sessionLoaded);
-        QSignalSpy symbolized(&window, &app::MainWindow::symbolizedOnOpen);
-        window.openFile(QString::fromStdString(path));
-        QVERIFY(symbolized.wait(60000));
-        QCOMPARE(symbolized.at(0).at(0).toLongLong(), qint64(1));
+        OpenedWindow opened(path);
+        QVERIFY(opened.symbolized.wait(60000));
+        QCOMPARE(opened.symbolized.at(0).at(0).toLongLong(), qint64(1));
         // The window reloads the session it just improved.
-        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(opened.loaded.count(), 2, 30000);
 
         model::SessionDatabase database;
         std::string error;
@@ -110,21 +118,17 @@ private slots:
         QTemporaryDir dir;
         const std::string path = dir.filePath("elsewhere.stallscope").toStdString();
         writeSession(path, "/nonexistent/libtorch_cuda.so", 0x7f0000000000, 0x7f0000001234);
-        app::MainWindow window;
-        window.setErrorDialogsEnabled(false);
-        QSignalSpy loaded(&window, &app::MainWindow::sessionLoaded);
-        QSignalSpy symbolized(&window, &app::MainWindow::symbolizedOnOpen);
-        window.openFile(QString::fromStdString(path));
-        QVERIFY(loaded.wait(30000));
+        OpenedWindow opened(path);
+        QVERIFY(opened.loaded.wait(30000));
         // The background check ran (it starts on load); once its task has ended, every signal it
         // sent is queued: deliver them, and none says frames were resolved.
         auto* symbolizations =
-            window.findChild<model::JobTracker*>(QStringLiteral("symbolizations"));
+            opened.window.findChild<model::JobTracker*>(QStringLiteral("symbolizations"));
         QVERIFY(symbolizations);
         symbolizations->waitForDone();
         QCoreApplication::sendPostedEvents();
-        QCOMPARE(symbolized.count(), 0);
-        QCOMPARE(loaded.count(), 1);
+        QCOMPARE(opened.symbolized.count(), 0);
+        QCOMPARE(opened.loaded.count(), 1);
         model::SessionDatabase database;
         std::string error;
         QVERIFY2(database.open(path, &error), error.c_str());

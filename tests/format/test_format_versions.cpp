@@ -7,9 +7,10 @@
 #include "format/sqlite_database.h"
 #include "model/session/session_database.h"
 #include "model/session/session_loader.h"
+#include "tests/support/expect_counts.h"
+#include "tests/support/scratch_dir.h"
 
 #include <QFile>
-#include <QTemporaryDir>
 #include <QTest>
 
 #include <string>
@@ -69,14 +70,13 @@ private slots:
     void olderThanV1IsCorrupt();
 
 private:
-    QTemporaryDir m_dir;
-    std::string path(const char* name) { return m_dir.filePath(name).toStdString(); }
+    testing::ScratchDir m_dir;
     // A writable copy of the v1 file with meta.format_version set to `version`.
     std::string v1CopyWithVersion(const char* name, const std::string& version);
 };
 
 void TestFormatVersions::newFilesHaveTheV1Schema() {
-    const std::string file = path("new.stallscope");
+    const std::string file = m_dir.file("new.stallscope");
     std::string error;
     auto writer = format::SessionWriter::create(file, &error);
     QVERIFY2(writer, error.c_str());
@@ -119,12 +119,9 @@ void TestFormatVersions::v1FileOpensWithItsContent() {
     QCOMPARE(s.devices.size(), size_t(1));
     QCOMPARE(s.streams.size(), size_t(3));
     QCOMPARE(s.strings.size(), size_t(28 + 1)); // index 0 is the empty string
-    QCOMPARE(s.counts.apiCalls, int64_t(193));
-    QCOMPARE(s.counts.kernels, int64_t(60));
-    QCOMPARE(s.counts.memcpys, int64_t(25));
-    QCOMPARE(s.counts.memsets, int64_t(12));
-    QCOMPARE(s.counts.syncs, int64_t(61));
-    QCOMPARE(s.counts.ranges, int64_t(48));
+    testing::expectCounts(
+        s.counts,
+        {.apiCalls = 193, .syncs = 61, .kernels = 60, .memcpys = 25, .memsets = 12, .ranges = 48});
     QCOMPARE(s.startNs, int64_t(1000892374487));
     QVERIFY(s.endNs > s.startNs);
 }
@@ -151,7 +148,7 @@ void TestFormatVersions::v1FileDetailsReadBack() {
 }
 
 std::string TestFormatVersions::v1CopyWithVersion(const char* name, const std::string& version) {
-    const std::string file = path(name);
+    const std::string file = m_dir.file(name);
     QFile::remove(QString::fromStdString(file));
     if (!QFile::copy(QString::fromStdString(kV1File), QString::fromStdString(file)))
         return {};

@@ -4,10 +4,11 @@
 #include "format/session_writer.h"
 #include "model/session/session_database.h"
 #include "model/session/session_loader.h"
+#include "tests/support/expect_counts.h"
+#include "tests/support/scratch_dir.h"
 #include "tests/support/small_session.h"
 
 #include <QFile>
-#include <QTemporaryDir>
 #include <QTest>
 
 using namespace stallscope;
@@ -15,6 +16,7 @@ using namespace stallscope;
 class TestSessionFormat : public QObject {
     Q_OBJECT
 private slots:
+    void initTestCase();
     void roundTripDescriptiveTables();
     void roundTripEventTables();
     void roundTripStacksModulesSources();
@@ -23,16 +25,24 @@ private slots:
     void internedStringsAreShared();
 
 private:
-    QTemporaryDir m_dir;
-    std::string path(const char* name) { return m_dir.filePath(name).toStdString(); }
+    testing::ScratchDir m_dir;
+    // The small session, written, loaded and opened once: the round-trip tests read it back.
+    testing::SmallSessionIds m_smallIds;
+    model::LoadResult m_loaded;
+    model::SessionDatabase m_database;
 };
 
+void TestSessionFormat::initTestCase() {
+    const std::string file = m_dir.file("small.stallscope");
+    m_smallIds = testing::writeSmallSession(file);
+    m_loaded = model::SessionLoader::load(file);
+    QVERIFY2(m_loaded.ok(), m_loaded.error.c_str());
+    std::string error;
+    QVERIFY2(m_database.open(file, &error), error.c_str());
+}
+
 void TestSessionFormat::roundTripDescriptiveTables() {
-    const std::string file = path("descriptive.stallscope");
-    testing::writeSmallSession(file);
-    auto result = model::SessionLoader::load(file);
-    QVERIFY2(result.ok(), result.error.c_str());
-    const model::Session& s = *result.session;
+    const model::Session& s = *m_loaded.session;
     QCOMPARE(s.formatVersion, format::kFormatVersion);
     QCOMPARE(s.status, std::string("complete"));
     QVERIFY(s.warning.empty());
@@ -62,17 +72,10 @@ void TestSessionFormat::roundTripDescriptiveTables() {
 }
 
 void TestSessionFormat::roundTripEventTables() {
-    const std::string file = path("events.stallscope");
-    testing::writeSmallSession(file);
-    auto result = model::SessionLoader::load(file);
-    QVERIFY2(result.ok(), result.error.c_str());
-    const model::Session& s = *result.session;
-    QCOMPARE(s.counts.apiCalls, int64_t(4));
-    QCOMPARE(s.counts.kernels, int64_t(3));
-    QCOMPARE(s.counts.memcpys, int64_t(1));
-    QCOMPARE(s.counts.memsets, int64_t(1));
-    QCOMPARE(s.counts.syncs, int64_t(2));
-    QCOMPARE(s.counts.ranges, int64_t(2));
+    const model::Session& s = *m_loaded.session;
+    testing::expectCounts(
+        s.counts,
+        {.apiCalls = 4, .syncs = 2, .kernels = 3, .memcpys = 1, .memsets = 1, .ranges = 2});
 
     const model::HostLane& main = s.hostLanes[0];
     QCOMPARE(main.apiCalls.size(), size_t(4));
@@ -105,9 +108,7 @@ void TestSessionFormat::roundTripEventTables() {
     QCOMPARE(s.startNs, int64_t(1000));
     QCOMPARE(s.endNs, int64_t(100000));
 
-    model::SessionDatabase db;
-    std::string error;
-    QVERIFY2(db.open(file, &error), error.c_str());
+    const model::SessionDatabase& db = m_database;
     auto details = db.kernelDetails(compute.kernels.rowId[0]);
     QVERIFY(details);
     QCOMPARE(details->grid[0], 132);
@@ -125,11 +126,8 @@ void TestSessionFormat::roundTripEventTables() {
 }
 
 void TestSessionFormat::roundTripStacksModulesSources() {
-    const std::string file = path("stacks.stallscope");
-    const auto ids = testing::writeSmallSession(file);
-    model::SessionDatabase db;
-    std::string error;
-    QVERIFY2(db.open(file, &error), error.c_str());
+    const testing::SmallSessionIds& ids = m_smallIds;
+    const model::SessionDatabase& db = m_database;
     const auto frames = db.stack(ids.stack);
     QCOMPARE(frames.size(), size_t(2));
     QCOMPARE(frames[0].kind, format::FrameKind::Native);
@@ -156,7 +154,7 @@ void TestSessionFormat::roundTripStacksModulesSources() {
 }
 
 void TestSessionFormat::finishedSessionIsOneFile() {
-    const std::string file = path("single.stallscope");
+    const std::string file = m_dir.file("single.stallscope");
     testing::writeSmallSession(file);
     QVERIFY(QFile::exists(QString::fromStdString(file)));
     QVERIFY(!QFile::exists(QString::fromStdString(file + "-wal")));
@@ -172,7 +170,7 @@ void TestSessionFormat::writerReportsErrorsWithPath() {
 
 void TestSessionFormat::internedStringsAreShared() {
     std::string error;
-    auto writer = format::SessionWriter::create(path("strings.stallscope"), &error);
+    auto writer = format::SessionWriter::create(m_dir.file("strings.stallscope"), &error);
     QVERIFY(writer);
     const int64_t a = writer->internString("kernel_a");
     const int64_t b = writer->internString("kernel_b");

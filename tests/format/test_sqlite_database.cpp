@@ -2,8 +2,8 @@
 // recorder). Errors come back as values and messages, never as exceptions.
 #include "format/session_tables.h"
 #include "format/sqlite_database.h"
+#include "tests/support/scratch_dir.h"
 
-#include <QTemporaryDir>
 #include <QTest>
 
 using namespace stallscope;
@@ -18,30 +18,30 @@ private slots:
     void generatedSqlNamesEveryColumn();
 
 private:
-    QTemporaryDir m_dir;
-    std::string path(const char* name) { return m_dir.filePath(name).toStdString(); }
+    testing::ScratchDir m_dir;
 };
 
 void TestSqliteDatabase::openModes() {
     format::Database db;
     std::string error;
-    QVERIFY(!db.open(path("missing.db"), format::Database::Mode::ReadOnly, &error));
+    QVERIFY(!db.open(m_dir.file("missing.db"), format::Database::Mode::ReadOnly, &error));
     QVERIFY(!error.empty());
     QVERIFY(!db.isOpen());
-    QVERIFY(!db.open(path("missing.db"), format::Database::Mode::ReadWrite, &error));
-    QVERIFY2(db.open(path("created.db"), format::Database::Mode::Create, &error), error.c_str());
+    QVERIFY(!db.open(m_dir.file("missing.db"), format::Database::Mode::ReadWrite, &error));
+    QVERIFY2(db.open(m_dir.file("created.db"), format::Database::Mode::Create, &error),
+             error.c_str());
     QVERIFY(db.exec("CREATE TABLE t (x INTEGER)"));
     QVERIFY(db.close());
 
     format::Database readOnly;
-    QVERIFY(readOnly.open(path("created.db"), format::Database::Mode::ReadOnly, &error));
+    QVERIFY(readOnly.open(m_dir.file("created.db"), format::Database::Mode::ReadOnly, &error));
     QVERIFY(!readOnly.exec("INSERT INTO t VALUES (1)", &error));
     QVERIFY2(error.find("readonly") != std::string::npos, error.c_str());
 }
 
 void TestSqliteDatabase::bindStepAndRead() {
     format::Database db;
-    QVERIFY(db.open(path("rows.db"), format::Database::Mode::Create, nullptr));
+    QVERIFY(db.open(m_dir.file("rows.db"), format::Database::Mode::Create, nullptr));
     QVERIFY(db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, n INTEGER, s TEXT)"));
     format::Statement insert = db.prepare("INSERT INTO t(n, s) VALUES (?, ?)", true);
     insert.bind(1, int64_t{-5});
@@ -71,7 +71,7 @@ void TestSqliteDatabase::bindStepAndRead() {
 
 void TestSqliteDatabase::errorsAreReported() {
     format::Database db;
-    QVERIFY(db.open(path("errors.db"), format::Database::Mode::Create, nullptr));
+    QVERIFY(db.open(m_dir.file("errors.db"), format::Database::Mode::Create, nullptr));
     format::Statement bad = db.prepare("SELECT nope FROM nowhere");
     QVERIFY(!bad.prepared());
     QVERIFY(bad.failed());
@@ -96,7 +96,7 @@ void TestSqliteDatabase::errorsAreReported() {
 
 void TestSqliteDatabase::movedStatementStaysUsable() {
     format::Database db;
-    QVERIFY(db.open(path("moves.db"), format::Database::Mode::Create, nullptr));
+    QVERIFY(db.open(m_dir.file("moves.db"), format::Database::Mode::Create, nullptr));
     format::Statement first = db.prepare("SELECT 42");
     format::Statement second = std::move(first);
     QVERIFY(!first.prepared());

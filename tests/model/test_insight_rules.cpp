@@ -2,8 +2,8 @@
 // when it fires, and the look-alike patterns that must keep it silent. Wall time is 1 ms
 // (1,000,000 ns) unless stated, so shares read straight off the nanoseconds.
 #include "tests/model/insight_fixture.h"
+#include "tests/support/scratch_dir.h"
 
-#include <QTemporaryDir>
 #include <QTest>
 
 using namespace stallscope;
@@ -23,8 +23,8 @@ private slots:
     void inLoopSyncFires();
     void inLoopSyncNativeWording();
     void pipelinedLoopIsNotInLoop();
-    void twoSyncsAreNotALoop();
-    void fewLaunchesBetweenIsNotALoop();
+    void tooFewToBeALoop_data();
+    void tooFewToBeALoop();
     void thresholdsComeFromOnePlace();
     void pageableCopyFires();
     void pinnedAsyncCopyIsNotPageable();
@@ -40,12 +40,11 @@ private slots:
     void syncOnIdleGpuHasNoBubble();
 
 private:
-    std::string path(const char* name) { return m_dir.filePath(name).toStdString(); }
-    QTemporaryDir m_dir;
+    testing::ScratchDir m_dir;
 };
 
 void TestInsightRules::inLoopSyncFires() {
-    InsightFixture f(path("loop.stallscope"));
+    InsightFixture f(m_dir.file("loop.stallscope"));
     f.writeLoop(f.pythonStack("/home/u/train.py", 90, "train_step"), 5, 4);
     const model::InsightReport report = f.load().analyze();
     QVERIFY(!report.cancelled);
@@ -107,7 +106,7 @@ void TestInsightRules::inLoopSyncFires() {
 }
 
 void TestInsightRules::inLoopSyncNativeWording() {
-    InsightFixture f(path("native.stallscope"));
+    InsightFixture f(m_dir.file("native.stallscope"));
     f.writeLoop(f.nativeStack("/src/train.cu", 120, "runStep"), 5, 4);
     const auto report = f.load().analyze();
     const auto loops = insightsOf(report, InsightRule::InLoopSync);
@@ -119,7 +118,7 @@ void TestInsightRules::inLoopSyncNativeWording() {
 }
 
 void TestInsightRules::pipelinedLoopIsNotInLoop() {
-    InsightFixture f(path("pipelined.stallscope"));
+    InsightFixture f(m_dir.file("pipelined.stallscope"));
     const int64_t stack = f.pythonStack("/home/u/train.py", 99, "main");
     f.writeLoop(stack, 5, 4, /*syncEachStep=*/false);
     f.sync(SyncKind::Stream, 455'000, 455'500, stack, f.stream); // total_loss.item() after the loop
@@ -133,24 +132,27 @@ void TestInsightRules::pipelinedLoopIsNotInLoop() {
     QCOMPARE(attribution[0]->severity, Severity::Low);
 }
 
-void TestInsightRules::twoSyncsAreNotALoop() {
-    InsightFixture f(path("two.stallscope"));
-    f.writeLoop(f.pythonStack("/home/u/train.py", 90, "train_step"), 2, 4);
-    const auto report = f.load().analyze();
-    QVERIFY(insightsOf(report, InsightRule::InLoopSync).empty());
-    QCOMPARE(insightsOf(report, InsightRule::SyncAttribution).at(0)->count, int64_t(2));
+// Below either loop threshold the syncs are only attributed, never called an in-loop sync.
+void TestInsightRules::tooFewToBeALoop_data() {
+    QTest::addColumn<int>("steps");
+    QTest::addColumn<int>("launchesBetween");
+    QTest::newRow("two syncs") << 2 << 4;
+    QTest::newRow("few launches between") << 6 << 2;
 }
 
-void TestInsightRules::fewLaunchesBetweenIsNotALoop() {
-    InsightFixture f(path("few.stallscope"));
-    f.writeLoop(f.pythonStack("/home/u/train.py", 90, "train_step"), 6, 2);
+void TestInsightRules::tooFewToBeALoop() {
+    QFETCH(int, steps);
+    QFETCH(int, launchesBetween);
+    const std::string file = std::string(QTest::currentDataTag()) + ".stallscope";
+    InsightFixture f(m_dir.file(file.c_str()));
+    f.writeLoop(f.pythonStack("/home/u/train.py", 90, "train_step"), steps, launchesBetween);
     const auto report = f.load().analyze();
     QVERIFY(insightsOf(report, InsightRule::InLoopSync).empty());
-    QCOMPARE(insightsOf(report, InsightRule::SyncAttribution).at(0)->count, int64_t(6));
+    QCOMPARE(insightsOf(report, InsightRule::SyncAttribution).at(0)->count, int64_t(steps));
 }
 
 void TestInsightRules::thresholdsComeFromOnePlace() {
-    InsightFixture f(path("thresholds.stallscope"));
+    InsightFixture f(m_dir.file("thresholds.stallscope"));
     f.writeLoop(f.pythonStack("/home/u/train.py", 90, "train_step"), 5, 4);
     const auto loaded = f.load();
     model::AnalysisOptions options;
@@ -161,7 +163,7 @@ void TestInsightRules::thresholdsComeFromOnePlace() {
 }
 
 void TestInsightRules::pageableCopyFires() {
-    InsightFixture f(path("pageable.stallscope"));
+    InsightFixture f(m_dir.file("pageable.stallscope"));
     const int64_t stack = f.pythonStack("/home/u/train.py", 95, "log_loss");
     // Three `.item()` reads 200 µs apart: a 50 µs kernel, then its 4-byte result copied to
     // pageable memory while the host is blocked [t0 + 2 µs, t0 + 54 µs].
@@ -196,7 +198,7 @@ void TestInsightRules::pageableCopyFires() {
 }
 
 void TestInsightRules::pinnedAsyncCopyIsNotPageable() {
-    InsightFixture f(path("pinned.stallscope"));
+    InsightFixture f(m_dir.file("pinned.stallscope"));
     const int64_t stack = f.pythonStack("/home/u/train.py", 96, "prefetch");
     for (int i = 0; i < 3; ++i) {
         const int64_t t0 = 200'000 * i + 10'000;
@@ -215,7 +217,7 @@ void TestInsightRules::pinnedAsyncCopyIsNotPageable() {
 }
 
 void TestInsightRules::deviceSyncWithOneActiveStream() {
-    InsightFixture f(path("device.stallscope"));
+    InsightFixture f(m_dir.file("device.stallscope"));
     const int64_t stack = f.pythonStack("/home/u/train.py", 100, "step");
     f.launch(9'000, 10'000, 110'000);
     f.sync(SyncKind::Device, 20'000, 110'500, stack);
@@ -236,7 +238,7 @@ void TestInsightRules::deviceSyncWithOneActiveStream() {
 }
 
 void TestInsightRules::deviceSyncWithTwoActiveStreamsIsSilent() {
-    InsightFixture f(path("device2.stallscope"));
+    InsightFixture f(m_dir.file("device2.stallscope"));
     const int64_t stack = f.pythonStack("/home/u/train.py", 100, "step");
     const int64_t side = f.addStream(9);
     f.launch(9'000, 10'000, 110'000);
@@ -248,18 +250,23 @@ void TestInsightRules::deviceSyncWithTwoActiveStreamsIsSilent() {
     QCOMPARE(insightsOf(report, InsightRule::SyncAttribution).at(0)->count, int64_t(2));
 }
 
-void TestInsightRules::defaultStreamSerializes() {
-    InsightFixture f(path("default.stallscope"));
+// Per 100 µs period, three periods: stream 7, then the default stream, then stream 9, each 10 µs,
+// back to back: the default stream's kernel waits for stream 7 and stream 9 waits for it. In
+// `overlapPeriod` the default stream's kernel starts 5 µs early, inside stream 7's.
+static void writeThreeStreamPeriods(InsightFixture& f, int overlapPeriod = -1) {
     const int64_t legacy = f.addStream(0, true);
     const int64_t side = f.addStream(9);
-    // Per 100 µs period: stream 7, then the default stream, then stream 9, each 10 µs, back to
-    // back: the default stream's kernel waits for stream 7 and stream 9 waits for it.
     for (int i = 0; i < 3; ++i) {
         const int64_t p = 100'000 * i;
         f.kernel(p + 10'000, p + 20'000);
-        f.kernel(p + 20'000, p + 30'000, 0, legacy);
+        f.kernel(p + (i == overlapPeriod ? 15'000 : 20'000), p + 30'000, 0, legacy);
         f.kernel(p + 30'000, p + 40'000, 0, side);
     }
+}
+
+void TestInsightRules::defaultStreamSerializes() {
+    InsightFixture f(m_dir.file("default.stallscope"));
+    writeThreeStreamPeriods(f);
     const auto report = f.load().analyze();
     const auto serial = insightsOf(report, InsightRule::DefaultStream);
     QCOMPARE(serial.size(), size_t(1));
@@ -276,21 +283,14 @@ void TestInsightRules::defaultStreamSerializes() {
 }
 
 void TestInsightRules::overlappingStreamsAreNotSerialized() {
-    InsightFixture f(path("overlap.stallscope"));
-    const int64_t legacy = f.addStream(0, true);
-    const int64_t side = f.addStream(9);
-    for (int i = 0; i < 3; ++i) {
-        const int64_t p = 100'000 * i;
-        f.kernel(p + 10'000, p + 20'000);
-        // Overlaps stream 7 once: the streams do not synchronize with the default stream.
-        f.kernel(p + (i == 1 ? 15'000 : 20'000), p + 30'000, 0, legacy);
-        f.kernel(p + 30'000, p + 40'000, 0, side);
-    }
+    InsightFixture f(m_dir.file("overlap.stallscope"));
+    // Overlaps stream 7 once: the streams do not synchronize with the default stream.
+    writeThreeStreamPeriods(f, /*overlapPeriod=*/1);
     QVERIFY(insightsOf(f.load().analyze(), InsightRule::DefaultStream).empty());
 }
 
 void TestInsightRules::launchBoundStretch() {
-    InsightFixture f(path("launch.stallscope"));
+    InsightFixture f(m_dir.file("launch.stallscope"));
     // 41 kernels of 2 µs, each 8 µs after the previous one ends. The first has no gap before it
     // (nothing precedes it on the device), so the stretch is kernels 1..40.
     for (int i = 0; i <= 40; ++i)
@@ -311,7 +311,7 @@ void TestInsightRules::launchBoundStretch() {
 }
 
 void TestInsightRules::launchBoundSilent() {
-    InsightFixture f(path("busy.stallscope"), 10'000'000);
+    InsightFixture f(m_dir.file("busy.stallscope"), 10'000'000);
     for (int i = 0; i <= 40; ++i) // short kernels, gaps shorter than the kernels
         f.kernel(10'000 + 3'000 * i, 12'000 + 3'000 * i);
     for (int i = 0; i <= 40; ++i) // long kernels with long gaps
@@ -322,7 +322,7 @@ void TestInsightRules::launchBoundSilent() {
 }
 
 void TestInsightRules::savingsCappedByWallTime() {
-    InsightFixture f(path("cap.stallscope"));
+    InsightFixture f(m_dir.file("cap.stallscope"));
     const int64_t stack = f.pythonStack("/home/u/worker.py", 12, "run");
     const int64_t second = f.addThread(4243);
     f.launch(40'000, 50'000, 690'000);
@@ -339,7 +339,7 @@ void TestInsightRules::savingsCappedByWallTime() {
 }
 
 void TestInsightRules::bubbleNeedsAnIdleGpu() {
-    InsightFixture f(path("busygpu.stallscope"));
+    InsightFixture f(m_dir.file("busygpu.stallscope"));
     const int64_t stack = f.pythonStack("/home/u/train.py", 90, "train_step");
     const int64_t side = f.addStream(9);
     f.kernel(0, 900'000, 0, side); // keeps the device busy past every sync
@@ -351,7 +351,7 @@ void TestInsightRules::bubbleNeedsAnIdleGpu() {
 }
 
 void TestInsightRules::bubbleIsCappedPerSync() {
-    InsightFixture f(path("longgap.stallscope"), 3'000'000);
+    InsightFixture f(m_dir.file("longgap.stallscope"), 3'000'000);
     const int64_t stack = f.pythonStack("/home/u/train.py", 90, "train_step");
     f.launch(9'000, 10'000, 99'000);
     f.sync(SyncKind::Stream, 20'000, 100'000, stack, f.stream);
@@ -365,7 +365,7 @@ void TestInsightRules::bubbleIsCappedPerSync() {
 }
 
 void TestInsightRules::syncOnIdleGpuHasNoBubble() {
-    InsightFixture f(path("idle.stallscope"));
+    InsightFixture f(m_dir.file("idle.stallscope"));
     const int64_t stack = f.pythonStack("/home/u/data.py", 88, "pin_memory_loop");
     const int64_t loader = f.addThread(4250);
     // A loader thread's event syncs find the GPU idle; the idle time after them is not theirs.

@@ -2,8 +2,8 @@
 // sites with distinct stacks, in-loop versus pipelined patterns, and a file the loader opens.
 #include "model/session/session_loader.h"
 #include "model/testing/synthetic_session.h"
+#include "tests/support/scratch_dir.h"
 
-#include <QTemporaryDir>
 #include <QTest>
 
 #include <sqlite3.h>
@@ -107,7 +107,6 @@ private slots:
     void rejectsBadOptions();
 
 private:
-    std::string path(const char* name) const { return m_dir.filePath(name).toStdString(); }
     model::SyntheticStats write(const std::string& file, const model::SyntheticOptions& options) {
         model::SyntheticStats stats;
         std::string error;
@@ -116,21 +115,21 @@ private:
         return stats;
     }
 
-    QTemporaryDir m_dir;
+    testing::ScratchDir m_dir;
 };
 
 void TestSyntheticSession::sameSeedSameContent() {
-    write(path("a.stallscope"), smallOptions(7));
-    write(path("b.stallscope"), smallOptions(7));
-    const std::string a = Database(path("a.stallscope")).dump();
+    write(m_dir.file("a.stallscope"), smallOptions(7));
+    write(m_dir.file("b.stallscope"), smallOptions(7));
+    const std::string a = Database(m_dir.file("a.stallscope")).dump();
     QVERIFY(a.size() > 100'000);
-    QCOMPARE(a, Database(path("b.stallscope")).dump());
+    QCOMPARE(a, Database(m_dir.file("b.stallscope")).dump());
 }
 
 void TestSyntheticSession::differentSeedDifferentContent() {
-    write(path("a.stallscope"), smallOptions(7));
-    write(path("c.stallscope"), smallOptions(8));
-    const Database a(path("a.stallscope")), c(path("c.stallscope"));
+    write(m_dir.file("a.stallscope"), smallOptions(7));
+    write(m_dir.file("c.stallscope"), smallOptions(8));
+    const Database a(m_dir.file("a.stallscope")), c(m_dir.file("c.stallscope"));
     QVERIFY(a.dump() != c.dump());
     QVERIFY(a.rows("SELECT start_ns, end_ns FROM kernels ORDER BY id") !=
             c.rows("SELECT start_ns, end_ns FROM kernels ORDER BY id"));
@@ -142,8 +141,8 @@ void TestSyntheticSession::statsMatchTables() {
     options.threadsPerProcess = 3;
     options.devicesPerProcess = 2;
     options.streamsPerDevice = 4;
-    const model::SyntheticStats stats = write(path("multi.stallscope"), options);
-    const Database db(path("multi.stallscope"));
+    const model::SyntheticStats stats = write(m_dir.file("multi.stallscope"), options);
+    const Database db(m_dir.file("multi.stallscope"));
     QCOMPARE(db.count("SELECT COUNT(*) FROM processes"), stats.processes);
     QCOMPARE(stats.processes, 2);
     QCOMPARE(db.count("SELECT COUNT(*) FROM threads"), 6);
@@ -172,8 +171,8 @@ void TestSyntheticSession::statsMatchTables() {
 void TestSyntheticSession::timingIsConsistent() {
     model::SyntheticOptions options = smallOptions(11);
     options.processes = 2;
-    write(path("timing.stallscope"), options);
-    const Database db(path("timing.stallscope"));
+    write(m_dir.file("timing.stallscope"), options);
+    const Database db(m_dir.file("timing.stallscope"));
     // Every GPU operation has exactly one API call of its own process, and starts after it.
     for (const char* table : {"kernels", "memcpys", "memsets"}) {
         const std::string join = std::string("FROM ") + table + R"SQL( g
@@ -215,8 +214,8 @@ void TestSyntheticSession::timingIsConsistent() {
 }
 
 void TestSyntheticSession::everySyncHasItsSiteStack() {
-    const model::SyntheticStats stats = write(path("sites.stallscope"), smallOptions(5));
-    const Database db(path("sites.stallscope"));
+    const model::SyntheticStats stats = write(m_dir.file("sites.stallscope"), smallOptions(5));
+    const Database db(m_dir.file("sites.stallscope"));
     QCOMPARE(db.count("SELECT COUNT(*) FROM syncs WHERE stack_id IS NULL"), 0);
     const std::map<std::string, int64_t> perLine = syncsPerLine(db);
     QCOMPARE(static_cast<size_t>(perLine.size()), stats.sites.size());
@@ -230,7 +229,7 @@ void TestSyntheticSession::everySyncHasItsSiteStack() {
 void TestSyntheticSession::inLoopPattern() {
     model::SyntheticOptions options = smallOptions(9);
     options.processes = 2;
-    const model::SyntheticStats stats = write(path("inloop.stallscope"), options);
+    const model::SyntheticStats stats = write(m_dir.file("inloop.stallscope"), options);
     QVERIFY(stats.stepsPerProcess >= 10);
     const model::SyntheticSyncSite* item = stats.site("train.py", 48);
     QVERIFY(item);
@@ -253,7 +252,7 @@ void TestSyntheticSession::inLoopPattern() {
     // The wait is the sync: the .item() syncs dominate the blocked time.
     QVERIFY(item->blockedNs > 10 * cpu->blockedNs);
 
-    const Database db(path("inloop.stallscope"));
+    const Database db(m_dir.file("inloop.stallscope"));
     QCOMPARE(syncsPerLine(db).at("train.py:48"), item->count);
     // Each .item() sync follows a 4-byte DtoH copy into pageable memory.
     QCOMPARE(db.count("SELECT COUNT(*) FROM memcpys WHERE copy_kind = 2 AND dst_kind = 1 "
@@ -267,7 +266,7 @@ void TestSyntheticSession::pipelinedPattern() {
     options.inLoopSync = false;
     options.deviceSyncs = false;
     options.pageableCopies = false;
-    const model::SyntheticStats stats = write(path("pipelined.stallscope"), options);
+    const model::SyntheticStats stats = write(m_dir.file("pipelined.stallscope"), options);
     QVERIFY(stats.stepsPerProcess >= 10);
     QVERIFY(!stats.site("train.py", 48));
     QVERIFY(!stats.site("train.py", 53));
@@ -279,7 +278,7 @@ void TestSyntheticSession::pipelinedPattern() {
     // With nothing draining the GPU inside the loop, the one sync waits for a long queue.
     QVERIFY(final->blockedNs > 1'000'000);
 
-    const Database db(path("pipelined.stallscope"));
+    const Database db(m_dir.file("pipelined.stallscope"));
     QCOMPARE(db.count("SELECT COUNT(*) FROM syncs s JOIN threads t ON t.id = s.thread_id "
                       "WHERE t.name = 'python3' AND s.kind != 4"),
              2);
@@ -296,7 +295,7 @@ void TestSyntheticSession::sizesFollowTarget() {
     QFETCH(qint64, target);
     model::SyntheticOptions options = smallOptions(2);
     options.targetEvents = target;
-    const model::SyntheticStats stats = write(path("size.stallscope"), options);
+    const model::SyntheticStats stats = write(m_dir.file("size.stallscope"), options);
     QVERIFY(stats.totalEvents() >= target);
     // Generation stops after the step that reaches the target (a step is < 200 events here).
     QVERIFY(stats.totalEvents() < target + 200);
@@ -307,8 +306,8 @@ void TestSyntheticSession::loadsWithExpectedCounts() {
     options.processes = 2;
     options.threadsPerProcess = 3;
     options.streamsPerDevice = 4;
-    const model::SyntheticStats stats = write(path("load.stallscope"), options);
-    const model::LoadResult result = model::SessionLoader::load(path("load.stallscope"));
+    const model::SyntheticStats stats = write(m_dir.file("load.stallscope"), options);
+    const model::LoadResult result = model::SessionLoader::load(m_dir.file("load.stallscope"));
     QVERIFY2(result.ok(), result.error.c_str());
     const model::Session& session = *result.session;
     QCOMPARE(session.status, std::string("complete"));
@@ -333,7 +332,7 @@ void TestSyntheticSession::rejectsBadOptions() {
     model::SyntheticOptions options = smallOptions(1);
     options.streamsPerDevice = 0;
     std::string error;
-    QVERIFY(!model::writeSyntheticSession(path("bad.stallscope"), options, nullptr, &error));
+    QVERIFY(!model::writeSyntheticSession(m_dir.file("bad.stallscope"), options, nullptr, &error));
     QVERIFY(error.find("bad.stallscope") != std::string::npos);
     options = smallOptions(1);
     QVERIFY(

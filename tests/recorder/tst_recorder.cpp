@@ -12,6 +12,7 @@
 #include "recorder/stack_unwinder.h"
 
 #include "format/session_writer.h"
+#include "tests/recorder/scratch_session.h"
 #include <cupti.h>
 #include <dlfcn.h>
 #include <signal.h>
@@ -24,6 +25,7 @@
 
 using namespace stallscope::recorder;
 namespace fmt = stallscope::format;
+using stallscope::testing::ScratchSession;
 
 namespace {
 
@@ -267,12 +269,9 @@ private slots:
     }
 
     void sinkJoinsAndInternsStacks() {
-        QTemporaryDir dir;
-        QString path = dir.filePath("join.stallscope");
-        std::string error;
-        auto writer = fmt::SessionWriter::create(path.toStdString(), &error);
-        QVERIFY2(writer, error.c_str());
-        SessionSink sink(writer.get());
+        ScratchSession session("join.stallscope");
+        QVERIFY2(session.writer, session.error.c_str());
+        SessionSink sink(session.writer.get());
         sink.beginProcess(getpid(), "host", "test", 1);
         drainAll();
         CallbackHandler handler(&m_classifier);
@@ -303,21 +302,23 @@ private slots:
         sink.consumeHostEvent(events[2]);
         sink.expirePending(INT64_MAX, 0);
         sink.finishProcess(1000);
-        QVERIFY(writer->finish(fmt::kStatusComplete));
-        QCOMPARE(queryInt(path, "select count(*) from syncs"), 3);
-        QCOMPARE(queryInt(path, "select count(*) from syncs where stack_id is not null"), 3);
-        QCOMPARE(queryInt(path, "select count(*) from stacks"), 1);
-        QCOMPARE(
-            queryInt(path, "select count(*) from syncs where kind = 2 and correlation_id = 202"),
-            1);
+        QVERIFY(session.writer->finish(fmt::kStatusComplete));
+        QCOMPARE(queryInt(session.path, "select count(*) from syncs"), 3);
+        QCOMPARE(queryInt(session.path, "select count(*) from syncs where stack_id is not null"),
+                 3);
+        QCOMPARE(queryInt(session.path, "select count(*) from stacks"), 1);
+        QCOMPARE(queryInt(session.path,
+                          "select count(*) from syncs where kind = 2 and correlation_id = 202"),
+                 1);
         QCOMPARE(
             queryInt(
-                path,
+                session.path,
                 "select count(*) from syncs where correlation_id = 201 and stream_id is not null"),
             1);
-        QVERIFY(queryInt(path, "select count(*) from modules") > 2);
+        QVERIFY(queryInt(session.path, "select count(*) from modules") > 2);
         // Frames point into modules: the test executable is among them.
-        QVERIFY(queryInt(path, "select count(*) from frames where module_id is not null") > 0);
+        QVERIFY(queryInt(session.path, "select count(*) from frames where module_id is not null") >
+                0);
     }
 
     // Which copies block the host: every synchronous cudaMemcpy, and an async one whose
@@ -348,11 +349,9 @@ private slots:
         QFETCH(int, copyKind);
         QFETCH(int, dstKind);
         QFETCH(int, expectedSyncKind);
-        QTemporaryDir dir;
-        QString path = dir.filePath("copy.stallscope");
-        std::string error;
-        auto writer = fmt::SessionWriter::create(path.toStdString(), &error);
-        SessionSink sink(writer.get());
+        ScratchSession session("copy.stallscope");
+        QVERIFY2(session.writer, session.error.c_str());
+        SessionSink sink(session.writer.get());
         sink.beginProcess(getpid(), "host", "test", 1);
         HostEvent e;
         e.apiClass = uint8_t(apiClass);
@@ -371,15 +370,15 @@ private slots:
         batch.records.push_back(copy);
         sink.consumeBatch(batch);
         sink.finishProcess(100);
-        writer->finish(fmt::kStatusComplete);
+        QVERIFY(session.writer->finish(fmt::kStatusComplete));
         if (expectedSyncKind == 0) {
-            QCOMPARE(queryInt(path, "select count(*) from syncs"), 0);
+            QCOMPARE(queryInt(session.path, "select count(*) from syncs"), 0);
             return;
         }
-        QCOMPARE(queryInt(path, "select count(*) from syncs"), 1);
-        QCOMPARE(queryInt(path, "select kind from syncs"), int64_t(expectedSyncKind));
-        QCOMPARE(queryInt(path, "select end_ns - start_ns from syncs"), 40);
-        QCOMPARE(queryInt(path, "select correlation_id from syncs"), 300);
+        QCOMPARE(queryInt(session.path, "select count(*) from syncs"), 1);
+        QCOMPARE(queryInt(session.path, "select kind from syncs"), int64_t(expectedSyncKind));
+        QCOMPARE(queryInt(session.path, "select end_ns - start_ns from syncs"), 40);
+        QCOMPARE(queryInt(session.path, "select correlation_id from syncs"), 300);
     }
 
     void moduleTableAcrossDlopen() {

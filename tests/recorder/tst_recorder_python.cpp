@@ -10,6 +10,7 @@
 #include "recorder/session_sink.h"
 #include "recorder/stack_interner.h"
 #include "tests/recorder/python_host.h"
+#include "tests/recorder/scratch_session.h"
 
 #include "format/session_writer.h"
 #include <cupti.h>
@@ -18,11 +19,10 @@
 #include <QFile>
 #include <QMap>
 #include <QRegularExpression>
-#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace stallscope::recorder;
-namespace fmt = stallscope::format;
+using stallscope::testing::ScratchSession;
 
 namespace {
 
@@ -176,23 +176,21 @@ private slots:
         QVERIFY(sync->depth > 0);
         QCOMPARE(sync->pythonDepth, 3); // key, through_c, <module>
         QVERIFY(sync->pythonCaptureNs > 0);
-        QTemporaryDir dir;
-        QString path = dir.filePath("python.stallscope");
-        std::string error;
-        auto writer = fmt::SessionWriter::create(path.toStdString(), &error);
-        QVERIFY2(writer, error.c_str());
+        ScratchSession session("python.stallscope");
+        QVERIFY2(session.writer, session.error.c_str());
         {
-            SessionSink sink(writer.get());
+            SessionSink sink(session.writer.get());
             sink.beginProcess(getpid(), "host", "test", 0);
             sink.consumeHostEvent(*sync);
             sink.finishProcess(1000);
             QCOMPARE(sink.pythonCapture().count(), int64_t(1));
         }
-        QVERIFY(writer->finish("complete"));
-        writer.reset();
+        QVERIFY(session.writer->finish("complete"));
+        session.writer.reset();
         sqlite3* db = nullptr;
-        QCOMPARE(sqlite3_open_v2(path.toUtf8().constData(), &db, SQLITE_OPEN_READONLY, nullptr),
-                 SQLITE_OK);
+        QCOMPARE(
+            sqlite3_open_v2(session.path.toUtf8().constData(), &db, SQLITE_OPEN_READONLY, nullptr),
+            SQLITE_OK);
         sqlite3_stmt* s = nullptr;
         QCOMPARE(sqlite3_prepare_v2(db,
                                     "select sf.position, f.kind, f.function, f.line, f.address "

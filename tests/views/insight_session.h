@@ -10,7 +10,9 @@
 
 #include "format/session_writer.h"
 #include "model/session/session_database.h"
+#include "tests/support/write_file.h"
 
+#include <QDir>
 #include <QString>
 #include <QTemporaryDir>
 
@@ -71,6 +73,16 @@ inline std::string modelSource() {
         text += '\n';
     }
     return text;
+}
+
+// The recorded sources as checked out on "this machine": model.py in `dir`/checkout. Returns that
+// folder; a failure ends the test run.
+inline QString writeCheckout(const QTemporaryDir& dir) {
+    if (!QDir(dir.path()).mkpath(QStringLiteral("checkout")))
+        qFatal("cannot create %s/checkout", qPrintable(dir.path()));
+    stallscope::testing::writeFile(dir, QStringLiteral("checkout/model.py"),
+                                   QByteArray::fromStdString(modelSource()));
+    return dir.filePath(QStringLiteral("checkout"));
 }
 
 inline bool write(const QString& path, QString* error) {

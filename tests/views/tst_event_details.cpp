@@ -131,6 +131,14 @@ private:
         return event;
     }
 
+    // The details panel's text for the first event of a kind, with the session file at hand.
+    QString detailsText(model::EventKind kind) {
+        EventDetailsWidget details;
+        details.setSession(m_session, m_path);
+        details.showEventDetails(ref(kind));
+        return details.text();
+    }
+
 private slots:
     void initTestCase() {
         QVERIFY(m_dir.isValid());
@@ -143,10 +151,7 @@ private slots:
     }
 
     void kernel() {
-        EventDetailsWidget details;
-        details.setSession(m_session, m_path);
-        details.showEventDetails(ref(model::EventKind::Kernel));
-        const QString text = details.text();
+        const QString text = detailsText(model::EventKind::Kernel);
         QVERIFY2(text.contains(QStringLiteral("gemm_kernel")), qPrintable(text));
         QVERIFY(text.contains(QStringLiteral("Kernel")));
         QVERIFY(text.contains(QStringLiteral("stream 7")));
@@ -158,20 +163,14 @@ private slots:
     }
 
     void copy() {
-        EventDetailsWidget details;
-        details.setSession(m_session, m_path);
-        details.showEventDetails(ref(model::EventKind::Memcpy));
-        const QString text = details.text();
+        const QString text = detailsText(model::EventKind::Memcpy);
         QVERIFY2(text.contains(QStringLiteral("Memcpy DtoH")), qPrintable(text));
         QVERIFY(text.contains(QStringLiteral("4 KiB")) || text.contains(QStringLiteral("4.0 KiB")));
         QVERIFY(text.contains(QStringLiteral("device → pinned")));
     }
 
     void syncWithStackAndLink() {
-        EventDetailsWidget details;
-        details.setSession(m_session, m_path);
-        details.showEventDetails(ref(model::EventKind::Sync));
-        const QString text = details.text();
+        const QString text = detailsText(model::EventKind::Sync);
         QVERIFY2(text.contains(QStringLiteral("stream synchronize")), qPrintable(text));
         QVERIFY(text.contains(QStringLiteral("Blocked")));
         QVERIFY(text.contains(QStringLiteral("411"))); // 411 µs blocked

@@ -10,8 +10,6 @@
 #include "views/panels/source_view.h"
 
 #include <QApplication>
-#include <QDir>
-#include <QFile>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -119,13 +117,7 @@ private slots:
     }
 
     void remappingLoadsFromDisk() {
-        // The sources as checked out on "this machine".
-        const QString local = m_dir.filePath(QStringLiteral("checkout"));
-        QVERIFY(QDir().mkpath(local));
-        QFile file(QDir(local).filePath(QStringLiteral("model.py")));
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(QByteArray::fromStdString(fixture::modelSource()));
-        file.close();
+        const QString local = fixture::writeCheckout(m_dir);
 
         SourceView view;
         view.resolver().setDatabase(m_database);

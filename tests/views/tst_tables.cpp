@@ -31,19 +31,19 @@ private:
 
     static std::shared_ptr<const model::InsightReport> report() {
         auto report = std::make_shared<model::InsightReport>();
-        model::SyncSiteStats a;
-        a.site = {"/p/train.py", 48, "train_step", model::SourceLanguage::Python};
-        a.count = 10;
-        a.blockedNs = 10'000'000;
-        a.medianBlockedNs = 1'000'000;
-        a.share = 0.4;
-        model::SyncSiteStats b;
-        b.site = {"/p/model.py", 12, "forward", model::SourceLanguage::Python};
-        b.count = 4;
-        b.blockedNs = 80'000;
-        b.medianBlockedNs = 20'000;
-        b.share = 0.003;
-        report->sites = {a, b};
+        const auto python = model::SourceLanguage::Python;
+        report->sites = {
+            {.site = {"/p/train.py", 48, "train_step", python},
+             .count = 10,
+             .blockedNs = 10'000'000,
+             .medianBlockedNs = 1'000'000,
+             .share = 0.4},
+            {.site = {"/p/model.py", 12, "forward", python},
+             .count = 4,
+             .blockedNs = 80'000,
+             .medianBlockedNs = 20'000,
+             .share = 0.003},
+        };
         return report;
     }
 

@@ -78,7 +78,7 @@ class TimelineHitTestTest : public QObject {
     Q_OBJECT
 private:
     QTemporaryDir m_dir;
-    std::shared_ptr<const model::Session> m_session;
+    const std::shared_ptr<const model::Session> m_session = tinyload::load(m_dir);
     TimelineLayout m_layout;
 
     const TimelineLane& lane(LaneKind kind, int32_t source, int32_t depth = 0) {
@@ -89,11 +89,7 @@ private:
     }
 
 private slots:
-    void initTestCase() {
-        QVERIFY(m_dir.isValid());
-        m_session = tinyload::load(m_dir);
-        m_layout.build(*m_session);
-    }
+    void initTestCase() { m_layout.build(*m_session); }
 
     void nearestInColumn_data() {
         QTest::addColumn<int64_t>("t");

@@ -17,7 +17,7 @@ class TimelineLanesTest : public QObject {
     Q_OBJECT
 private:
     QTemporaryDir m_dir;
-    std::shared_ptr<const model::Session> m_session;
+    const std::shared_ptr<const model::Session> m_session = tinyload::load(m_dir);
 
     static QStringList labels(const TimelineLayout& layout) {
         QStringList result;
@@ -27,11 +27,6 @@ private:
     }
 
 private slots:
-    void initTestCase() {
-        QVERIFY(m_dir.isValid());
-        m_session = tinyload::load(m_dir);
-    }
-
     void collapseChangesTheLayout() {
         TimelineLayout layout;
         layout.build(*m_session);

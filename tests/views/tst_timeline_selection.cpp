@@ -32,7 +32,7 @@ class TimelineSelectionTest : public QObject {
     Q_OBJECT
 private:
     QTemporaryDir m_dir;
-    std::shared_ptr<const model::Session> m_session;
+    const std::shared_ptr<const model::Session> m_session = tinyload::load(m_dir);
 
     // A 1000×400 widget showing the first millisecond (kernels 80 px wide).
     void prepare(TimelineWidget& widget) {
@@ -46,11 +46,6 @@ private:
     }
 
 private slots:
-    void initTestCase() {
-        QVERIFY(m_dir.isValid());
-        m_session = tinyload::load(m_dir);
-    }
-
     void clickSelectsAnEvent() {
         TimelineWidget widget;
         prepare(widget);

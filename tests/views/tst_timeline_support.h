@@ -13,6 +13,8 @@
 
 namespace tinyload {
 
+// Stops the run (qFatal) when the fixture cannot be written or loaded, so a suite may load it in a
+// member initializer.
 inline std::shared_ptr<const stallscope::model::Session> load(const QTemporaryDir& dir,
                                                               QString* path = nullptr) {
     const QString file = dir.filePath(QStringLiteral("tiny.stallscope"));

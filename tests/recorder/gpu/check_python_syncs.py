@@ -5,10 +5,9 @@ frames carry exact lines, and capture cost is in meta. Qt-free: runs on the GPU 
 Usage: check_python_syncs.py SESSION SCRIPT   (exit 0 = pass)"""
 import os
 import re
-import sqlite3
 import sys
 
-KIND_NAMES = {1: "stream", 2: "device", 3: "event", 4: "wait", 5: "pageable-copy", 6: "blocking-copy"}
+from session_check import KIND_NAMES, open_session, report
 
 
 def main():
@@ -19,15 +18,11 @@ def main():
         if m:
             marks[m.group(1)] = number
     steps = int(re.search(r"^STEPS = (\d+)", open(script).read(), re.M).group(1))
-    db = sqlite3.connect(session)
-    meta = dict(db.execute("select key, value from meta"))
+    db, meta, failures = open_session(session)
     print("python:", meta.get("python_version"), meta.get("python_frames"),
           " python capture median/p90 ns:", meta.get("python_capture_median_ns"),
           meta.get("python_capture_p90_ns"), " captures:", meta.get("python_capture_count"),
           " native median ns:", meta.get("stack_capture_median_ns"))
-    failures = []
-    if meta.get("status") != "complete":
-        failures.append("status is %r" % meta.get("status"))
     frames = {}
     for stack_id, position, kind, file, function, line in db.execute(
             "select sf.stack_id, sf.position, f.kind, f.file, f.function, f.line from stack_frames sf "
@@ -58,10 +53,7 @@ def main():
         print("example merged stack (innermost first, Python frames marked py):")
         for kind, file, function, line in example[:40]:
             print("    %s %s" % ("py" if kind == 2 else "  ", "%s:%s %s" % (file, line, function) if kind == 2 else "native"))
-    for f in failures:
-        print("FAIL:", f)
-    print("PASS" if not failures else "FAILED (%d)" % len(failures))
-    return 0 if not failures else 1
+    return report(failures)
 
 
 if __name__ == "__main__":

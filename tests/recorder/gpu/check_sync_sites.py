@@ -4,12 +4,12 @@ site has a stack frame inside that site's function (symbol ranges from `nm -S`, 
 Usage: check_sync_sites.py SESSION SYMS_FILE   (exit 0 = pass). Qt-free: runs on the GPU machine."""
 import os
 import re
-import sqlite3
 import sys
+
+from session_check import DEVICE, EVENT, PAGEABLE, STREAM, WAIT, open_session, report
 
 SYNC_CALL = re.compile(r"cuda(StreamSynchronize|EventSynchronize|DeviceSynchronize|Memcpy|StreamWaitEvent)\(")
 
-STREAM, DEVICE, EVENT, WAIT, PAGEABLE, BLOCKING = 1, 2, 3, 4, 5, 6
 EXPECTED = {  # site -> (kind, count)
     "site_stream_sync_loop": (STREAM, 10),
     "site_event_sync": (EVENT, 3),
@@ -67,13 +67,9 @@ def main():
     if missing:
         print("FAIL: symbols missing from", syms_path, missing)
         return 1
-    db = sqlite3.connect(session)
-    meta = dict(db.execute("select key, value from meta"))
+    db, meta, failures = open_session(session)
     print("status:", meta.get("status"), " exit:", meta.get("exit_code"),
           " capture median ns:", meta.get("stack_capture_median_ns"))
-    failures = []
-    if meta.get("status") != "complete":
-        failures.append("status is %r" % meta.get("status"))
     exe = db.execute("select id, load_bias, path from modules where path like '%sync_sites'").fetchone()
     if not exe:
         failures.append("executable not in the module table")
@@ -136,10 +132,7 @@ def main():
         check_source_lines(db, failures)
     else:
         print("not symbolized (stallscope-record built without LLVM): source lines not checked")
-    for f in failures:
-        print("FAIL:", f)
-    print("PASS" if not failures else "FAILED (%d)" % len(failures))
-    return 0 if not failures else 1
+    return report(failures)
 
 
 if __name__ == "__main__":
