@@ -7,61 +7,49 @@
 
 #include <QTest>
 
+#include <string>
+#include <vector>
+
 using namespace stallscope;
 using format::SyncKind;
 using model::InsightRule;
 using model::Severity;
 using model::SourceLanguage;
 
+using Names = std::vector<std::string>;
+
+// name(value) for every value in [first, last], as strings: one comparison pins a whole table.
+template <typename Enum, typename NameOf> Names namesOf(NameOf name, int first, int last) {
+    Names names;
+    for (int value = first; value <= last; ++value)
+        names.emplace_back(name(static_cast<Enum>(value)));
+    return names;
+}
+
 class TestInsightNames : public QObject {
     Q_OBJECT
 private slots:
-    void severityNames();
-    void ruleIds();
-    void languageNames();
+    void insightEnumNames();
     void syncKindLabels();
     void nameOfFallsBackOutsideTheTable();
 };
 
-void TestInsightNames::severityNames() {
-    QCOMPARE(model::severityName(Severity::Low), std::string_view("LOW"));
-    QCOMPARE(model::severityName(Severity::Medium), std::string_view("MEDIUM"));
-    QCOMPARE(model::severityName(Severity::High), std::string_view("HIGH"));
-    QCOMPARE(model::severityName(static_cast<Severity>(3)), std::string_view("LOW"));
+// Each list ends one past the last value: the fallback.
+void TestInsightNames::insightEnumNames() {
+    QCOMPARE(namesOf<Severity>(model::severityName, 0, 3), (Names{"LOW", "MEDIUM", "HIGH", "LOW"}));
+    QCOMPARE(namesOf<InsightRule>(model::ruleId, 0, model::kInsightRuleCount),
+             (Names{"sync-attribution", "in-loop-sync", "pageable-copy", "device-sync",
+                    "default-stream", "gpu-bubble", "launch-bound", "unknown"}));
+    QCOMPARE(namesOf<SourceLanguage>(model::languageName, 0, 3),
+             (Names{"unknown", "python", "native", "unknown"}));
 }
 
-void TestInsightNames::ruleIds() {
-    QCOMPARE(model::ruleId(InsightRule::SyncAttribution), std::string_view("sync-attribution"));
-    QCOMPARE(model::ruleId(InsightRule::InLoopSync), std::string_view("in-loop-sync"));
-    QCOMPARE(model::ruleId(InsightRule::PageableCopy), std::string_view("pageable-copy"));
-    QCOMPARE(model::ruleId(InsightRule::DeviceSync), std::string_view("device-sync"));
-    QCOMPARE(model::ruleId(InsightRule::DefaultStream), std::string_view("default-stream"));
-    QCOMPARE(model::ruleId(InsightRule::GpuBubble), std::string_view("gpu-bubble"));
-    QCOMPARE(model::ruleId(InsightRule::LaunchBound), std::string_view("launch-bound"));
-    QCOMPARE(model::ruleId(static_cast<InsightRule>(model::kInsightRuleCount)),
-             std::string_view("unknown"));
-}
-
-void TestInsightNames::languageNames() {
-    QCOMPARE(model::languageName(SourceLanguage::Unknown), std::string_view("unknown"));
-    QCOMPARE(model::languageName(SourceLanguage::Python), std::string_view("python"));
-    QCOMPARE(model::languageName(SourceLanguage::Native), std::string_view("native"));
-    QCOMPARE(model::languageName(static_cast<SourceLanguage>(3)), std::string_view("unknown"));
-}
-
+// From 0 (no kind) to one past the last kind.
 void TestInsightNames::syncKindLabels() {
-    QCOMPARE(model::syncKindLabel(SyncKind::Stream), std::string("Stream sync"));
-    QCOMPARE(model::syncKindLabel(SyncKind::Device), std::string("Device sync"));
-    QCOMPARE(model::syncKindLabel(SyncKind::Event), std::string("Event sync"));
-    QCOMPARE(model::syncKindLabel(SyncKind::StreamWaitEvent), std::string("Stream wait"));
-    QCOMPARE(model::syncKindLabel(SyncKind::PageableCopy),
-             std::string("Blocking copy to pageable memory"));
-    QCOMPARE(model::syncKindLabel(SyncKind::BlockingCopy), std::string("Blocking copy"));
-    QCOMPARE(model::syncKindLabel(SyncKind::BlockingMemset), std::string("Blocking memset"));
-    QCOMPARE(model::syncKindLabel(SyncKind::BlockingAlloc), std::string("Blocking alloc/free"));
-    QCOMPARE(model::syncKindLabel(static_cast<SyncKind>(0)), std::string("Sync"));
-    QCOMPARE(model::syncKindLabel(static_cast<SyncKind>(format::kSyncKindMax + 1)),
-             std::string("Sync"));
+    QCOMPARE(namesOf<SyncKind>(model::syncKindLabel, 0, format::kSyncKindMax + 1),
+             (Names{"Sync", "Stream sync", "Device sync", "Event sync", "Stream wait",
+                    "Blocking copy to pageable memory", "Blocking copy", "Blocking memset",
+                    "Blocking alloc/free", "Sync"}));
 }
 
 void TestInsightNames::nameOfFallsBackOutsideTheTable() {
