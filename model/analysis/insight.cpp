@@ -1,52 +1,28 @@
 #include "model/analysis/insight.h"
 
+#include "format/enum_names.h"
+
 #include <algorithm>
 #include <cstdio>
 
 namespace stallscope::model {
 
 std::string_view severityName(Severity severity) {
-    switch (severity) {
-    case Severity::High:
-        return "HIGH";
-    case Severity::Medium:
-        return "MEDIUM";
-    case Severity::Low:
-        break;
-    }
-    return "LOW";
+    static constexpr auto kNames = std::to_array<std::string_view>({"LOW", "MEDIUM", "HIGH"});
+    return format::nameOf(kNames, severity, "LOW");
 }
 
 std::string_view ruleId(InsightRule rule) {
-    switch (rule) {
-    case InsightRule::SyncAttribution:
-        return "sync-attribution";
-    case InsightRule::InLoopSync:
-        return "in-loop-sync";
-    case InsightRule::PageableCopy:
-        return "pageable-copy";
-    case InsightRule::DeviceSync:
-        return "device-sync";
-    case InsightRule::DefaultStream:
-        return "default-stream";
-    case InsightRule::GpuBubble:
-        return "gpu-bubble";
-    case InsightRule::LaunchBound:
-        return "launch-bound";
-    }
-    return "unknown";
+    static constexpr auto kIds = std::to_array<std::string_view>(
+        {"sync-attribution", "in-loop-sync", "pageable-copy", "device-sync", "default-stream",
+         "gpu-bubble", "launch-bound"});
+    static_assert(kIds.size() == kInsightRuleCount);
+    return format::nameOf(kIds, rule, "unknown");
 }
 
 std::string_view languageName(SourceLanguage language) {
-    switch (language) {
-    case SourceLanguage::Python:
-        return "python";
-    case SourceLanguage::Native:
-        return "native";
-    case SourceLanguage::Unknown:
-        break;
-    }
-    return "unknown";
+    static constexpr auto kNames = std::to_array<std::string_view>({"unknown", "python", "native"});
+    return format::nameOf(kNames, language, "unknown");
 }
 
 std::string formatShare(double share) {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 
 namespace stallscope::model {
 
@@ -15,23 +16,14 @@ namespace {
 
 // Among equal savings, the more specific (more actionable) rule comes first.
 int rulePriority(InsightRule rule) {
-    switch (rule) {
-    case InsightRule::InLoopSync:
-        return 0;
-    case InsightRule::PageableCopy:
-        return 1;
-    case InsightRule::SyncAttribution:
-        return 2;
-    case InsightRule::GpuBubble:
-        return 3;
-    case InsightRule::LaunchBound:
-        return 4;
-    case InsightRule::DefaultStream:
-        return 5;
-    case InsightRule::DeviceSync:
-        return 6;
-    }
-    return 7;
+    static constexpr InsightRule kMostSpecificFirst[] = {
+        InsightRule::InLoopSync, InsightRule::PageableCopy, InsightRule::SyncAttribution,
+        InsightRule::GpuBubble,  InsightRule::LaunchBound,  InsightRule::DefaultStream,
+        InsightRule::DeviceSync};
+    static_assert(std::size(kMostSpecificFirst) == kInsightRuleCount);
+    return static_cast<int>(
+        std::find(std::begin(kMostSpecificFirst), std::end(kMostSpecificFirst), rule) -
+        std::begin(kMostSpecificFirst));
 }
 
 } // namespace

@@ -1,5 +1,7 @@
 #include "model/analysis/insight_recommendations.h"
 
+#include "format/enum_names.h"
+
 namespace stallscope::model {
 
 namespace {
@@ -43,25 +45,13 @@ std::string attribution(bool python, SyncKind kind) {
 } // namespace
 
 std::string syncKindLabel(format::SyncKind kind) {
-    switch (kind) {
-    case SyncKind::Stream:
-        return "Stream sync";
-    case SyncKind::Device:
-        return "Device sync";
-    case SyncKind::Event:
-        return "Event sync";
-    case SyncKind::StreamWaitEvent:
-        return "Stream wait";
-    case SyncKind::PageableCopy:
-        return "Blocking copy to pageable memory";
-    case SyncKind::BlockingCopy:
-        return "Blocking copy";
-    case SyncKind::BlockingMemset:
-        return "Blocking memset";
-    case SyncKind::BlockingAlloc:
-        return "Blocking alloc/free";
-    }
-    return "Sync";
+    static constexpr auto kLabels =
+        std::to_array<std::string_view>({"Sync", // 0 is no kind
+                                         "Stream sync", "Device sync", "Event sync", "Stream wait",
+                                         "Blocking copy to pageable memory", "Blocking copy",
+                                         "Blocking memset", "Blocking alloc/free"});
+    static_assert(kLabels.size() == format::kSyncKindMax + 1);
+    return std::string(format::nameOf(kLabels, kind, kLabels[0]));
 }
 
 std::string recommendationFor(InsightRule rule, SourceLanguage language, format::SyncKind kind) {

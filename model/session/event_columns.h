@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <numeric>
+#include <tuple>
 #include <vector>
 
 namespace stallscope::model {
@@ -60,15 +60,11 @@ struct IntervalColumns {
         maxDuration = std::max(maxDuration, e - s);
     }
     bool isSorted() const { return std::is_sorted(start.begin(), start.end()); }
-    // Order by start (ties: longer first, so enclosing calls precede the calls they contain).
-    std::vector<uint32_t> sortPermutation() const {
-        std::vector<uint32_t> order(size());
-        std::iota(order.begin(), order.end(), 0u);
-        std::stable_sort(order.begin(), order.end(), [this](uint32_t a, uint32_t b) {
-            return start[a] != start[b] ? start[a] < start[b] : end[a] > end[b];
-        });
-        return order;
-    }
+    // Sorts the interval part by start and returns the permutation for the kind-specific columns,
+    // or an empty vector when the lane was already in order (the common case: recorders write in
+    // time order). Ties: longer first, so enclosing calls precede the calls they contain.
+    std::vector<uint32_t> sortByStart();
+    void shrinkToFit();
     size_t memoryBytes() const {
         return start.capacity() * 8 + end.capacity() * 8 + rowId.capacity() * 4;
     }
@@ -88,53 +84,68 @@ template <typename T> size_t columnBytes(const std::vector<T>& column) {
     return column.capacity() * sizeof(T);
 }
 
-// Host thread: runtime/driver API calls.
-struct ApiCallColumns : IntervalColumns {
-    std::vector<uint32_t> nameId;
-    std::vector<uint32_t> correlationId;
+// The columns of one kind of event: the interval part plus the kind's own columns, which each kind
+// names once in `static auto kindColumns(auto& self)` so that sorting, trimming and byte counts
+// cannot miss one.
+template <typename Kind> struct EventColumns : IntervalColumns {
     // Sorts by start (if needed) and trims spare capacity; called once after loading.
-    void finalize();
-    size_t memoryBytes() const;
+    void finalize() {
+        const std::vector<uint32_t> order = sortByStart();
+        std::apply(
+            [&order](auto&... own) {
+                if (!order.empty())
+                    (applyPermutation(own, order), ...);
+                (own.shrink_to_fit(), ...);
+            },
+            Kind::kindColumns(static_cast<Kind&>(*this)));
+        shrinkToFit();
+    }
+    size_t memoryBytes() const {
+        return std::apply(
+            [this](const auto&... own) {
+                return IntervalColumns::memoryBytes() + (columnBytes(own) + ...);
+            },
+            Kind::kindColumns(static_cast<const Kind&>(*this)));
+    }
 };
 
+// Named events that carry the CUDA correlation id: runtime/driver API calls on a host thread and
+// kernels on a GPU stream.
+struct NamedEventColumns : EventColumns<NamedEventColumns> {
+    std::vector<uint32_t> nameId;
+    std::vector<uint32_t> correlationId;
+    static auto kindColumns(auto& self) { return std::tie(self.nameId, self.correlationId); }
+};
+using ApiCallColumns = NamedEventColumns;
+using KernelColumns = NamedEventColumns;
+
 // Host thread: intervals where the host was blocked waiting for the GPU.
-struct SyncColumns : IntervalColumns {
+struct SyncColumns : EventColumns<SyncColumns> {
     std::vector<uint8_t> kind; // format::SyncKind
     std::vector<uint32_t> correlationId;
     std::vector<int32_t> streamIndex; // index into Session::streams, -1 when none
     std::vector<uint32_t> stackId;    // session stack id, 0 when none
-    // Sorts by start (if needed) and trims spare capacity; called once after loading.
-    void finalize();
-    size_t memoryBytes() const;
-};
-
-// GPU stream: kernels.
-struct KernelColumns : IntervalColumns {
-    std::vector<uint32_t> nameId;
-    std::vector<uint32_t> correlationId;
-    // Sorts by start (if needed) and trims spare capacity; called once after loading.
-    void finalize();
-    size_t memoryBytes() const;
+    static auto kindColumns(auto& self) {
+        return std::tie(self.kind, self.correlationId, self.streamIndex, self.stackId);
+    }
 };
 
 // GPU stream: memcpys and memsets.
-struct TransferColumns : IntervalColumns {
+struct TransferColumns : EventColumns<TransferColumns> {
     std::vector<uint32_t> correlationId;
     std::vector<uint64_t> bytes;
     std::vector<uint8_t> copyKind; // format::CopyKind (0 for memsets)
     std::vector<uint8_t> srcKind;  // format::MemoryKind (0 for memsets)
     std::vector<uint8_t> dstKind;  // format::MemoryKind
-    // Sorts by start (if needed) and trims spare capacity; called once after loading.
-    void finalize();
-    size_t memoryBytes() const;
+    static auto kindColumns(auto& self) {
+        return std::tie(self.correlationId, self.bytes, self.copyKind, self.srcKind, self.dstKind);
+    }
 };
 
 // One nesting depth of a thread's NVTX ranges / scopes.
-struct RangeColumns : IntervalColumns {
+struct RangeColumns : EventColumns<RangeColumns> {
     std::vector<uint32_t> nameId;
-    // Sorts by start (if needed) and trims spare capacity; called once after loading.
-    void finalize();
-    size_t memoryBytes() const;
+    static auto kindColumns(auto& self) { return std::tie(self.nameId); }
 };
 
 } // namespace stallscope::model

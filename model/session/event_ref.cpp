@@ -44,6 +44,12 @@ const IntervalColumns* EventRef::columns(const Session& session) const {
     return result && index < result->size() ? result : nullptr;
 }
 
+const TransferColumns* EventRef::transfers(const Session& session) const {
+    if (kind != EventKind::Memcpy && kind != EventKind::Memset)
+        return nullptr;
+    return static_cast<const TransferColumns*>(columns(session));
+}
+
 int64_t EventRef::start(const Session& session) const {
     const IntervalColumns* c = columns(session);
     return c ? c->start[index] : 0;

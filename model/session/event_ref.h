@@ -12,6 +12,7 @@ namespace stallscope::model {
 
 class Session;
 struct IntervalColumns;
+struct TransferColumns;
 
 // Host events live in Session::hostLanes (ApiCall: apiCalls, Sync: syncs, Range:
 // rangesByDepth[depth]); GPU events in Session::streamLanes (kernels, memcpys, memsets).
@@ -37,6 +38,9 @@ struct EventRef {
     // The column this event lives in, or null when the reference does not fit the session.
     const IntervalColumns* columns(const Session& session) const;
     bool isIn(const Session& session) const { return columns(session) != nullptr; }
+    // A memcpy's or memset's column (bytes, copy and memory kinds); null for other kinds or when
+    // the reference does not fit the session.
+    const TransferColumns* transfers(const Session& session) const;
     int64_t start(const Session& session) const; // 0 when not in the session
     int64_t end(const Session& session) const;   // 0 when not in the session
     // Kernel name (demangled), API function, range name, "Memcpy DtoH", or the sync kind.

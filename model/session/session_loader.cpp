@@ -84,12 +84,7 @@ public:
     void readApiCalls() {
         scan("api_calls",
              "SELECT id, thread_id, start_ns, end_ns, name_id, correlation_id FROM api_calls",
-             [this](format::Statement& row) {
-                 ApiCallColumns& calls = hostLane(row, 1).apiCalls;
-                 pushInterval(calls, row);
-                 calls.nameId.push_back(stringId(row.integer(4), "api_calls"));
-                 calls.correlationId.push_back(static_cast<uint32_t>(row.integer(5)));
-             });
+             [this](format::Statement& row) { pushNamedEvent(hostLane(row, 1).apiCalls, row); });
     }
 
     void readSyncs() {
@@ -134,10 +129,7 @@ public:
         scan("kernels",
              "SELECT id, stream_id, start_ns, end_ns, name_id, correlation_id FROM kernels",
              [this](format::Statement& row) {
-                 KernelColumns& kernels = streamLane(row, "kernels").kernels;
-                 pushInterval(kernels, row);
-                 kernels.nameId.push_back(stringId(row.integer(4), "kernels"));
-                 kernels.correlationId.push_back(static_cast<uint32_t>(row.integer(5)));
+                 pushNamedEvent(streamLane(row, "kernels").kernels, row);
              });
     }
 
@@ -146,13 +138,8 @@ public:
              "SELECT id, stream_id, start_ns, end_ns, correlation_id, bytes, copy_kind, src_kind, "
              "dst_kind FROM memcpys",
              [this](format::Statement& row) {
-                 TransferColumns& copies = streamLane(row, "memcpys").memcpys;
-                 pushInterval(copies, row);
-                 copies.correlationId.push_back(static_cast<uint32_t>(row.integer(4)));
-                 copies.bytes.push_back(static_cast<uint64_t>(row.integer(5)));
-                 copies.copyKind.push_back(static_cast<uint8_t>(row.integer(6)));
-                 copies.srcKind.push_back(static_cast<uint8_t>(row.integer(7)));
-                 copies.dstKind.push_back(static_cast<uint8_t>(row.integer(8)));
+                 pushTransfer(streamLane(row, "memcpys").memcpys, row,
+                              {row.integer(6), row.integer(7), row.integer(8)});
              });
     }
 
@@ -160,13 +147,8 @@ public:
         scan("memsets",
              "SELECT id, stream_id, start_ns, end_ns, correlation_id, bytes, dst_kind FROM memsets",
              [this](format::Statement& row) {
-                 TransferColumns& sets = streamLane(row, "memsets").memsets;
-                 pushInterval(sets, row);
-                 sets.correlationId.push_back(static_cast<uint32_t>(row.integer(4)));
-                 sets.bytes.push_back(static_cast<uint64_t>(row.integer(5)));
-                 sets.copyKind.push_back(0);
-                 sets.srcKind.push_back(0);
-                 sets.dstKind.push_back(static_cast<uint8_t>(row.integer(6)));
+                 // A memset has no copy direction and no source.
+                 pushTransfer(streamLane(row, "memsets").memsets, row, {0, 0, row.integer(6)});
              });
     }
 
@@ -207,6 +189,28 @@ private:
                               " ends before it starts"};
         columns.pushInterval(start, end, static_cast<uint32_t>(rowId));
         m_bounds.add(start, end);
+    }
+
+    // An API call or kernel row: id, lane, start_ns, end_ns, name_id, correlation_id.
+    void pushNamedEvent(NamedEventColumns& columns, format::Statement& row) {
+        pushInterval(columns, row);
+        columns.nameId.push_back(stringId(row.integer(4), m_table.c_str()));
+        columns.correlationId.push_back(static_cast<uint32_t>(row.integer(5)));
+    }
+
+    struct TransferKinds {
+        int64_t copy; // format::CopyKind
+        int64_t src;  // format::MemoryKind
+        int64_t dst;  // format::MemoryKind
+    };
+    // A memcpy or memset row: id, stream_id, start_ns, end_ns, correlation_id, bytes, ...
+    void pushTransfer(TransferColumns& columns, format::Statement& row, TransferKinds kinds) {
+        pushInterval(columns, row);
+        columns.correlationId.push_back(static_cast<uint32_t>(row.integer(4)));
+        columns.bytes.push_back(static_cast<uint64_t>(row.integer(5)));
+        columns.copyKind.push_back(static_cast<uint8_t>(kinds.copy));
+        columns.srcKind.push_back(static_cast<uint8_t>(kinds.src));
+        columns.dstKind.push_back(static_cast<uint8_t>(kinds.dst));
     }
 
     HostLane& hostLane(format::Statement& row, int column) {

@@ -1,5 +1,6 @@
 #include "views/panels/event_details_widget.h"
 
+#include "format/enum_names.h"
 #include "format/module_class.h"
 #include "model/session/session.h"
 #include "model/session/session_database.h"
@@ -38,21 +39,10 @@ QString row(const QString& label, const QString& valueHtml) {
 }
 
 QString kindTitle(model::EventKind kind) {
-    switch (kind) {
-    case model::EventKind::ApiCall:
-        return QStringLiteral("API call");
-    case model::EventKind::Sync:
-        return QStringLiteral("Sync (host blocked)");
-    case model::EventKind::Range:
-        return QStringLiteral("NVTX range");
-    case model::EventKind::Kernel:
-        return QStringLiteral("Kernel");
-    case model::EventKind::Memcpy:
-        return QStringLiteral("Memcpy");
-    case model::EventKind::Memset:
-        return QStringLiteral("Memset");
-    }
-    return {};
+    static constexpr auto kTitles = std::to_array<std::string_view>(
+        {"API call", "Sync (host blocked)", "NVTX range", "Kernel", "Memcpy", "Memset"});
+    const std::string_view title = format::nameOf(kTitles, kind, "");
+    return QString::fromLatin1(title.data(), static_cast<qsizetype>(title.size()));
 }
 
 QString share(double value) {
@@ -172,9 +162,7 @@ QString EventDetailsWidget::eventHtml(const model::EventRef& event) {
     }
     case model::EventKind::Memcpy:
     case model::EventKind::Memset: {
-        const auto& transfers = event.kind == model::EventKind::Memcpy
-                                    ? session.streamLanes[event.lane].memcpys
-                                    : session.streamLanes[event.lane].memsets;
+        const model::TransferColumns& transfers = *event.transfers(session);
         const int64_t n = static_cast<int64_t>(transfers.bytes[event.index]);
         html += row(tr("Bytes"), bytes(n));
         if (event.kind == model::EventKind::Memcpy) {

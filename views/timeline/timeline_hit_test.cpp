@@ -14,6 +14,11 @@ namespace {
 // the bound keeps a lane holding one multi-second call from turning hovering into a linear scan.
 constexpr size_t kMaxBackScan = 256;
 
+// The session lane a layout lane shows, or null when its index does not fit the session.
+template <typename Lane> const Lane* laneAt(const std::vector<Lane>& lanes, int32_t source) {
+    return source >= 0 && static_cast<size_t>(source) < lanes.size() ? &lanes[source] : nullptr;
+}
+
 } // namespace
 
 size_t TimelineHitTest::nearest(const model::IntervalColumns& columns, int64_t t,
@@ -72,32 +77,26 @@ model::EventRef TimelineHitTest::at(const model::Session& session, const Timelin
         }
     };
     switch (lane.kind) {
-    case LaneKind::HostThread: {
-        if (lane.source < 0 || static_cast<size_t>(lane.source) >= session.hostLanes.size())
-            break;
-        const model::HostLane& host = session.hostLanes[lane.source];
-        consider(host.syncs, model::EventKind::Sync, lane.source, 0);
-        consider(host.apiCalls, model::EventKind::ApiCall, lane.source, 0);
+    case LaneKind::HostThread:
+        if (const model::HostLane* host = laneAt(session.hostLanes, lane.source)) {
+            consider(host->syncs, model::EventKind::Sync, lane.source, 0);
+            consider(host->apiCalls, model::EventKind::ApiCall, lane.source, 0);
+        }
         break;
-    }
     case LaneKind::Range: {
-        if (lane.source < 0 || static_cast<size_t>(lane.source) >= session.hostLanes.size())
-            break;
-        const model::HostLane& host = session.hostLanes[lane.source];
-        if (lane.depth >= 0 && static_cast<size_t>(lane.depth) < host.rangesByDepth.size())
-            consider(host.rangesByDepth[lane.depth], model::EventKind::Range, lane.source,
+        const model::HostLane* host = laneAt(session.hostLanes, lane.source);
+        if (host && lane.depth >= 0 && static_cast<size_t>(lane.depth) < host->rangesByDepth.size())
+            consider(host->rangesByDepth[lane.depth], model::EventKind::Range, lane.source,
                      lane.depth);
         break;
     }
-    case LaneKind::Stream: {
-        if (lane.source < 0 || static_cast<size_t>(lane.source) >= session.streamLanes.size())
-            break;
-        const model::StreamLane& stream = session.streamLanes[lane.source];
-        consider(stream.kernels, model::EventKind::Kernel, lane.source, 0);
-        consider(stream.memcpys, model::EventKind::Memcpy, lane.source, 0);
-        consider(stream.memsets, model::EventKind::Memset, lane.source, 0);
+    case LaneKind::Stream:
+        if (const model::StreamLane* stream = laneAt(session.streamLanes, lane.source)) {
+            consider(stream->kernels, model::EventKind::Kernel, lane.source, 0);
+            consider(stream->memcpys, model::EventKind::Memcpy, lane.source, 0);
+            consider(stream->memsets, model::EventKind::Memset, lane.source, 0);
+        }
         break;
-    }
     default:
         break;
     }

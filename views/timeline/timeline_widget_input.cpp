@@ -209,9 +209,7 @@ QString TimelineWidget::toolTipFor(const model::EventRef& event) const {
         break;
     case model::EventKind::Memcpy:
     case model::EventKind::Memset: {
-        const auto& transfers = event.kind == model::EventKind::Memcpy
-                                    ? session.streamLanes[event.lane].memcpys
-                                    : session.streamLanes[event.lane].memsets;
+        const model::TransferColumns& transfers = *event.transfers(session);
         text += tr("%1 · %2").arg(
             duration, qs(model::formatBytes(static_cast<int64_t>(transfers.bytes[event.index]))));
         if (event.kind == model::EventKind::Memcpy)
