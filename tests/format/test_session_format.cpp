@@ -41,8 +41,8 @@ void TestSessionFormat::roundTripDescriptiveTables() {
     QCOMPARE(s.processes.size(), size_t(1));
     QCOMPARE(s.processes[0].pid, int64_t(4242));
     QCOMPARE(s.processes[0].host, std::string("gpu-box"));
-    QCOMPARE(s.processes[0].endNs, int64_t(100000));
-    QVERIFY(s.processes[0].hasExitCode);
+    QCOMPARE(s.processes[0].endNs, std::optional<int64_t>(100000));
+    QVERIFY(s.processes[0].exitCode.has_value());
     QCOMPARE(s.threads.size(), size_t(2));
     QCOMPARE(s.threads[0].tid, int64_t(4242));
     QCOMPARE(s.threads[0].name, std::string("python"));

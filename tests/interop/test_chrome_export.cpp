@@ -3,6 +3,7 @@
 #include "tests/interop/interop_support.h"
 
 #include "model/interop/chrome_trace_export.h"
+#include "tests/support/event_counts_text.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -71,12 +72,7 @@ private slots:
         QVERIFY2(second->ok(), second->error.c_str());
         const Session& a = *first->session;
         const Session& b = *second->session;
-        QCOMPARE(b.counts.apiCalls, a.counts.apiCalls);
-        QCOMPARE(b.counts.syncs, a.counts.syncs);
-        QCOMPARE(b.counts.kernels, a.counts.kernels);
-        QCOMPARE(b.counts.memcpys, a.counts.memcpys);
-        QCOMPARE(b.counts.memsets, a.counts.memsets);
-        QCOMPARE(b.counts.ranges, a.counts.ranges);
+        QCOMPARE(b.counts, a.counts);
         QCOMPARE(b.startNs, a.startNs);
         QCOMPARE(b.endNs, a.endNs);
         QCOMPARE(b.hostLanes.size(), a.hostLanes.size());
