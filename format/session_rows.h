@@ -147,6 +147,19 @@ struct SourceRow {
     std::string text;
 };
 
+// How many rows each timeline event table holds (cuda_events are markers, not timeline events):
+// what the loader finds in a session and what the synthetic generator wrote into one.
+struct EventCounts {
+    int64_t apiCalls = 0;
+    int64_t syncs = 0;
+    int64_t kernels = 0;
+    int64_t memcpys = 0;
+    int64_t memsets = 0;
+    int64_t ranges = 0;
+    int64_t total() const { return apiCalls + syncs + kernels + memcpys + memsets + ranges; }
+    bool operator==(const EventCounts&) const = default;
+};
+
 struct DroppedRow {
     std::optional<int64_t> processId;
     int64_t atNs = 0;

@@ -159,7 +159,7 @@ void SessionSink::consumeHostEvent(const HostEvent& event) {
         row.endNs = event.endNs;
         row.depth = event.depth;
         m_writer->addRange(row);
-        ++m_stats.ranges;
+        ++m_stats.events.ranges;
         return;
     }
     if (event.captureNs) {
@@ -239,7 +239,7 @@ void SessionSink::emitSync(const PendingHost* host, const ActivityRecord* record
     if (host && host->stackId >= 0)
         row.stackId = host->stackId;
     m_writer->addSync(row);
-    ++m_stats.syncs;
+    ++m_stats.events.syncs;
 }
 
 void SessionSink::emitCopySync(const PendingHost& host, const PendingCopy* copy) {
@@ -261,7 +261,7 @@ void SessionSink::emitCopySync(const PendingHost& host, const PendingCopy* copy)
         row.stackId = host.stackId;
     row.correlationId = copy ? copy->correlationId : host.correlationId;
     m_writer->addSync(row);
-    ++m_stats.syncs;
+    ++m_stats.events.syncs;
 }
 
 void SessionSink::handleMarker(const ActivityRecord& record, const ActivityBatch& batch) {
@@ -290,7 +290,7 @@ void SessionSink::handleMarker(const ActivityRecord& record, const ActivityBatch
         row.endNs = record.startNs;
         row.depth = open.depth;
         m_writer->addRange(row);
-        ++m_stats.ranges;
+        ++m_stats.events.ranges;
         m_openMarkers.erase(it);
     } else if (record.markerFlags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS) {
         format::RangeRow row;
@@ -299,7 +299,7 @@ void SessionSink::handleMarker(const ActivityRecord& record, const ActivityBatch
         row.nameId = m_writer->internString(batch.text(record.nameOffset, record.nameLength));
         row.startNs = row.endNs = record.startNs;
         m_writer->addRange(row);
-        ++m_stats.ranges;
+        ++m_stats.events.ranges;
     }
 }
 
@@ -319,7 +319,7 @@ void SessionSink::consumeBatch(const ActivityBatch& batch) {
             row.staticSharedBytes = r.staticShared;
             row.dynamicSharedBytes = r.dynamicShared;
             m_writer->addKernel(row);
-            ++m_stats.kernels;
+            ++m_stats.events.kernels;
             break;
         }
         case ActivityRecord::Kind::Memcpy: {
@@ -332,7 +332,7 @@ void SessionSink::consumeBatch(const ActivityBatch& batch) {
             row.bytes = int64_t(r.bytes);
             row.isAsync = r.isAsync;
             m_writer->addMemcpy(row);
-            ++m_stats.memcpys;
+            ++m_stats.events.memcpys;
             PendingCopy copy{r.copyKind,   r.dstKind,     r.srcKind,
                              row.streamId, monotonicNs(), r.correlationId};
             auto host = m_pendingHost.find(r.correlationId);
@@ -354,7 +354,7 @@ void SessionSink::consumeBatch(const ActivityBatch& batch) {
             row.dstKind = format::MemoryKind(r.dstKind);
             row.isAsync = r.isAsync;
             m_writer->addMemset(row);
-            ++m_stats.memsets;
+            ++m_stats.events.memsets;
             break;
         }
         case ActivityRecord::Kind::Sync: {
@@ -378,7 +378,7 @@ void SessionSink::consumeBatch(const ActivityBatch& batch) {
             copyTiming(r, row);
             row.returnCode = r.returnValue;
             m_writer->addApiCall(row);
-            ++m_stats.apiCalls;
+            ++m_stats.events.apiCalls;
             break;
         }
         case ActivityRecord::Kind::Device: {

@@ -22,7 +22,7 @@ namespace stallscope::recorder {
 class SessionSink {
 public:
     struct Stats {
-        int64_t kernels = 0, memcpys = 0, memsets = 0, syncs = 0, apiCalls = 0, ranges = 0;
+        format::EventCounts events; // rows written to each timeline event table
         int64_t stacks = 0, stackCaptures = 0, droppedRecords = 0, droppedHostEvents = 0;
         int64_t unmatchedSyncRecords = 0;
     };

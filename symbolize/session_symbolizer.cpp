@@ -1,5 +1,6 @@
 #include "symbolize/session_symbolizer.h"
 
+#include "format/session_row_reader.h"
 #include "format/session_schema.h"
 #include "format/sqlite_database.h"
 #include "symbolize/elf_file_info.h"
@@ -55,17 +56,9 @@ int64_t SessionSymbolizer::countResolvable(format::Database& db, std::string* er
 
 bool SessionSymbolizer::loadModules(format::Database& db, std::string* error) {
     format::Statement query =
-        db.prepare("SELECT id, process_id, path, load_bias, start_address, end_address, "
-                   "build_id FROM modules ORDER BY id");
+        db.prepare(format::selectSql(format::tables::kModules) + " ORDER BY id");
     while (query.step()) {
-        Module module;
-        module.id = query.integer(0);
-        module.processId = query.integer(1);
-        module.path = query.text(2);
-        module.loadBias = query.integer(3);
-        module.start = query.integer(4);
-        module.end = query.integer(5);
-        module.buildId = query.text(6);
+        Module module{format::readModuleRow(query), query.integer(0)};
         m_moduleById[module.id] = static_cast<int>(m_modules.size());
         m_modules.push_back(std::move(module));
     }
@@ -109,7 +102,7 @@ int SessionSymbolizer::findModuleByAddress(int64_t address) const {
     int found = -1;
     for (size_t i = 0; i < m_modules.size(); ++i) {
         const Module& module = m_modules[i];
-        if (address < module.start || address >= module.end)
+        if (address < module.startAddress || address >= module.endAddress)
             continue;
         if (found >= 0 &&
             (m_modules[found].path != module.path || m_modules[found].loadBias != module.loadBias))

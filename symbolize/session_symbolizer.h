@@ -9,6 +9,7 @@
 // warning; nothing here fails the session. The caller owns the transaction.
 #pragma once
 
+#include "format/session_rows.h"
 #include "symbolize/native_resolver.h"
 #include "symbolize/symbolize_options.h"
 
@@ -17,6 +18,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 namespace stallscope::format {
@@ -37,14 +39,11 @@ public:
     int64_t countResolvable(format::Database& db, std::string* error);
 
 private:
-    struct Module {
+    // A module row as recorded, with what symbolizing it found out.
+    struct Module : format::ModuleRow {
+        Module(format::ModuleRow row, int64_t rowId)
+            : format::ModuleRow(std::move(row)), id(rowId) {}
         int64_t id = 0;
-        int64_t processId = 0;
-        std::string path;
-        int64_t loadBias = 0;
-        int64_t start = 0;
-        int64_t end = 0;
-        std::string buildId;
         // Decided on first use: the file LLVM reads (the module itself, a remapped copy or a
         // separate debug file found by build id), or why there is none.
         bool checked = false;

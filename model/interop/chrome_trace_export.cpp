@@ -215,8 +215,7 @@ private:
     // Kineto import spans the profiling window), so a re-import keeps the session's times.
     void writeProcessSpans() {
         for (const ProcessInfo& p : m_session.processes) {
-            complete("stallscope_process", p.command, p.pid, p.pid, p.startNs,
-                     std::max(p.startNs, p.endNs));
+            complete("stallscope_process", p.command, p.pid, p.pid, p.startNs, p.spanEndNs());
             endEvent();
         }
     }

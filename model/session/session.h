@@ -2,8 +2,10 @@
 // Built by SessionLoader; immutable afterwards, so the GUI and analysis threads may share it.
 #pragma once
 
+#include "format/session_rows.h"
 #include "model/session/event_columns.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -13,42 +15,28 @@
 
 namespace stallscope::model {
 
-struct ProcessInfo {
+// The descriptive tables: each row as read back (format/session_rows.h), with its row id and
+// the Session indexes that its row-id references resolve to (-1 when the referenced row is
+// missing).
+struct ProcessInfo : format::ProcessRow {
     int64_t rowId = 0;
-    int64_t pid = 0;
-    std::string host;
-    std::string command;
-    int64_t startNs = 0;
-    int64_t endNs = 0; // 0 when unknown
-    bool hasExitCode = false;
-    int64_t exitCode = 0;
+    // The recorded end, never before the start (the start while the end is unknown).
+    int64_t spanEndNs() const { return std::max(startNs, endNs.value_or(startNs)); }
 };
 
-struct ThreadInfo {
+struct ThreadInfo : format::ThreadRow {
     int64_t rowId = 0;
     int32_t processIndex = -1; // into Session::processes
-    int64_t tid = 0;
-    std::string name;
 };
 
-struct DeviceInfo {
+struct DeviceInfo : format::DeviceRow {
     int64_t rowId = 0;
-    int32_t processIndex = -1;
-    int64_t deviceIndex = 0;
-    std::string name;
-    std::string uuid;
-    int64_t computeMajor = 0;
-    int64_t computeMinor = 0;
-    int64_t smCount = 0;
-    int64_t globalMemoryBytes = 0;
+    int32_t processIndex = -1; // into Session::processes
 };
 
-struct StreamInfo {
+struct StreamInfo : format::StreamRow {
     int64_t rowId = 0;
     int32_t deviceIndex = -1; // into Session::devices
-    int64_t contextId = 0;
-    int64_t streamId = 0;
-    bool isDefault = false;
 };
 
 // A host thread's lane: its API calls, its blocked intervals and its ranges by depth.
@@ -65,16 +53,6 @@ struct StreamLane {
     KernelColumns kernels;
     TransferColumns memcpys;
     TransferColumns memsets;
-};
-
-struct EventCounts {
-    int64_t apiCalls = 0;
-    int64_t syncs = 0;
-    int64_t kernels = 0;
-    int64_t memcpys = 0;
-    int64_t memsets = 0;
-    int64_t ranges = 0;
-    int64_t total() const { return apiCalls + syncs + kernels + memcpys + memsets + ranges; }
 };
 
 class Session {
@@ -94,7 +72,7 @@ public:
     std::vector<HostLane> hostLanes;     // ordered by process, then tid
     std::vector<StreamLane> streamLanes; // ordered by device, then stream id
 
-    EventCounts counts;
+    format::EventCounts counts;
     int64_t startNs = 0; // earliest event start (or process start)
     int64_t endNs = 0;   // latest event end (or process end)
     int64_t droppedRecords = 0;

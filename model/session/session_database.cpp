@@ -1,5 +1,6 @@
 #include "model/session/session_database.h"
 
+#include "format/session_row_reader.h"
 #include "format/sqlite_database.h"
 
 namespace stallscope::model {
@@ -39,19 +40,16 @@ std::vector<ModuleInfo> SessionDatabase::modules() const {
     format::Statement rows =
         m_connection.prepare(format::selectSql(format::tables::kModules) + " ORDER BY id");
     while (rows.step())
-        modules.push_back({rows.integer(0), rows.integer(1), rows.text(2), rows.integer(3),
-                           rows.integer(4), rows.integer(5), rows.text(6), rows.integer(7)});
+        modules.push_back({format::readModuleRow(rows), rows.integer(0)});
     return modules;
 }
 
 std::optional<SourceFile> SessionDatabase::source(const std::string& path) const {
     format::Statement rows =
-        m_connection.prepare("SELECT path, sha256, size_bytes, truncated, text "
-                             "FROM sources WHERE path = ?");
+        m_connection.prepare(format::selectSql(format::tables::kSources) + " WHERE path = ?");
     rows.bind(1, path);
     if (rows.step())
-        return SourceFile{rows.text(0), rows.text(1), rows.integer(2), rows.integer(3) != 0,
-                          rows.text(4)};
+        return format::readSourceRow(rows);
     return std::nullopt;
 }
 
@@ -68,8 +66,7 @@ std::vector<CudaEventInfo> SessionDatabase::cudaEvents() const {
     format::Statement rows = m_connection.prepare(format::selectSql(format::tables::kCudaEvents) +
                                                   " ORDER BY record_ns, id");
     while (rows.step())
-        events.push_back(
-            {rows.integer(0), rows.integer(1), rows.integer(2), rows.integer(3), rows.integer(4)});
+        events.push_back({format::readCudaEventRow(rows), rows.integer(0)});
     return events;
 }
 
@@ -82,23 +79,13 @@ std::vector<Diagnostic> SessionDatabase::diagnostics() const {
     return diagnostics;
 }
 
-std::optional<KernelDetails> SessionDatabase::kernelDetails(int64_t kernelRowId) const {
+std::optional<format::KernelRow> SessionDatabase::kernelDetails(int64_t kernelRowId) const {
     format::Statement rows =
-        m_connection.prepare("SELECT grid_x, grid_y, grid_z, block_x, block_y, block_z, "
-                             "registers_per_thread, static_shared_bytes, dynamic_shared_bytes "
-                             "FROM kernels WHERE id = ?");
+        m_connection.prepare(format::selectSql(format::tables::kKernels) + " WHERE id = ?");
     rows.bind(1, kernelRowId);
     if (!rows.step())
         return std::nullopt;
-    KernelDetails details;
-    for (int i = 0; i < 3; ++i) {
-        details.grid[i] = static_cast<int32_t>(rows.integer(i));
-        details.block[i] = static_cast<int32_t>(rows.integer(3 + i));
-    }
-    details.registersPerThread = static_cast<int32_t>(rows.integer(6));
-    details.staticSharedBytes = static_cast<int32_t>(rows.integer(7));
-    details.dynamicSharedBytes = static_cast<int32_t>(rows.integer(8));
-    return details;
+    return format::readKernelRow(rows);
 }
 
 } // namespace stallscope::model

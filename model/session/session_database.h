@@ -4,6 +4,7 @@
 // instance per thread.
 #pragma once
 
+#include "format/session_rows.h"
 #include "format/session_schema.h"
 #include "format/sqlite_database.h"
 
@@ -27,45 +28,21 @@ struct FrameInfo {
     std::optional<bool> isUser;
 };
 
-struct ModuleInfo {
+// Rows as read back (format/session_rows.h), with the row id where others refer to it.
+struct ModuleInfo : format::ModuleRow {
     int64_t id = 0;
-    int64_t processId = 0;
-    std::string path;
-    int64_t loadBias = 0;
-    int64_t startAddress = 0;
-    int64_t endAddress = 0;
-    std::string buildId;
-    int64_t loadedNs = 0;
 };
 
-struct SourceFile {
-    std::string path;
-    std::string sha256;
-    int64_t sizeBytes = 0;
-    bool truncated = false;
-    std::string text;
-};
+using SourceFile = format::SourceRow;
 
-struct CudaEventInfo {
+struct CudaEventInfo : format::CudaEventRow {
     int64_t id = 0;
-    int64_t streamRowId = 0;
-    int64_t eventId = 0;
-    int64_t correlationId = 0;
-    int64_t recordNs = 0;
 };
 
 struct Diagnostic {
     int64_t atNs = 0;
     std::string severity;
     std::string message;
-};
-
-struct KernelDetails {
-    int32_t grid[3] = {0, 0, 0};
-    int32_t block[3] = {0, 0, 0};
-    int32_t registersPerThread = 0;
-    int32_t staticSharedBytes = 0;
-    int32_t dynamicSharedBytes = 0;
 };
 
 class SessionDatabase {
@@ -79,7 +56,8 @@ public:
     std::vector<std::string> sourcePaths() const;
     std::vector<CudaEventInfo> cudaEvents() const;
     std::vector<Diagnostic> diagnostics() const;
-    std::optional<KernelDetails> kernelDetails(int64_t kernelRowId) const;
+    // The kernel's full row (launch grid, registers, shared memory); nullopt for an unknown id.
+    std::optional<format::KernelRow> kernelDetails(int64_t kernelRowId) const;
 
 private:
     format::Database m_connection;

@@ -1,6 +1,7 @@
 #include "model/session/session_loader.h"
 
 #include "format/session_meta.h"
+#include "format/session_row_reader.h"
 #include "format/session_schema.h"
 #include "format/sqlite_database.h"
 #include "model/session/session_file_check.h"
@@ -360,16 +361,15 @@ private:
         RowIndex processes, devices;
         readAll("processes", format::selectSql(format::tables::kProcesses) + " ORDER BY id",
                 [&](format::Statement& row) {
-                    ProcessInfo p{row.integer(0), row.integer(1), row.text(2),    row.text(3),
-                                  row.integer(4), row.integer(5), !row.isNull(6), row.integer(6)};
+                    ProcessInfo p{format::readProcessRow(row), row.integer(0)};
                     processes.add(p.rowId, static_cast<int32_t>(s.processes.size()));
                     s.processes.push_back(std::move(p));
                 });
         readAll("threads",
                 format::selectSql(format::tables::kThreads) + " ORDER BY process_id, tid, id",
                 [&](format::Statement& row) {
-                    ThreadInfo t{row.integer(0), processes.find(row.integer(1)), row.integer(2),
-                                 row.text(3)};
+                    ThreadInfo t{format::readThreadRow(row), row.integer(0)};
+                    t.processIndex = processes.find(t.processId);
                     m_threads.add(t.rowId, static_cast<int32_t>(s.threads.size()));
                     s.threads.push_back(std::move(t));
                 });
@@ -377,21 +377,18 @@ private:
                 format::selectSql(format::tables::kDevices) +
                     " ORDER BY process_id, device_index, id",
                 [&](format::Statement& row) {
-                    DeviceInfo d{row.integer(0), processes.find(row.integer(1)),
-                                 row.integer(2), row.text(3),
-                                 row.text(4),    row.integer(5),
-                                 row.integer(6), row.integer(7),
-                                 row.integer(8)};
+                    DeviceInfo d{format::readDeviceRow(row), row.integer(0)};
+                    d.processIndex = processes.find(d.processId);
                     devices.add(d.rowId, static_cast<int32_t>(s.devices.size()));
                     s.devices.push_back(std::move(d));
                 });
         readAll("streams",
-                "SELECT s.id, s.device_id, s.context_id, s.stream_id, s.is_default FROM streams s "
-                "LEFT JOIN devices d ON d.id = s.device_id "
+                "SELECT s.id, s.device_id, s.context_id, s.stream_id, s.is_default, s.priority "
+                "FROM streams s LEFT JOIN devices d ON d.id = s.device_id "
                 "ORDER BY d.process_id, d.device_index, s.context_id, s.stream_id, s.id",
                 [&](format::Statement& row) {
-                    StreamInfo st{row.integer(0), devices.find(row.integer(1)), row.integer(2),
-                                  row.integer(3), row.integer(4) != 0};
+                    StreamInfo st{format::readStreamRow(row), row.integer(0)};
+                    st.deviceIndex = devices.find(st.deviceId);
                     m_streams.add(st.rowId, static_cast<int32_t>(s.streams.size()));
                     s.streams.push_back(st);
                 });
@@ -492,7 +489,7 @@ private:
         bounds.first = std::min(a.first, b.first);
         bounds.last = std::max(a.last, b.last);
         for (const ProcessInfo& p : s.processes)
-            bounds.add(p.startNs, std::max(p.startNs, p.endNs));
+            bounds.add(p.startNs, p.spanEndNs());
         s.startNs = bounds.first == std::numeric_limits<int64_t>::max() ? 0 : bounds.first;
         s.endNs = std::max(s.startNs, bounds.last);
 

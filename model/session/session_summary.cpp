@@ -94,7 +94,7 @@ SessionSummary SessionSummary::of(const Session& session) {
     add("Processes", std::to_string(session.processes.size()));
     add("Threads", std::to_string(session.threads.size()));
     add("Streams", std::to_string(session.streams.size()));
-    const EventCounts& c = session.counts;
+    const format::EventCounts& c = session.counts;
     add("Kernels", formatCount(c.kernels));
     add("Memcpys", formatCount(c.memcpys));
     add("Memsets", formatCount(c.memsets));
@@ -109,8 +109,8 @@ SessionSummary SessionSummary::of(const Session& session) {
     std::string status = session.status == "recording"
                              ? std::string("incomplete (recording did not finish)")
                              : session.status;
-    if (!session.processes.empty() && session.processes.front().hasExitCode)
-        status += ", exit code " + std::to_string(session.processes.front().exitCode);
+    if (!session.processes.empty() && session.processes.front().exitCode)
+        status += ", exit code " + std::to_string(*session.processes.front().exitCode);
     add("Status", status);
     if (!session.warning.empty())
         add("Warning", session.warning);

@@ -211,7 +211,7 @@ int64_t SyntheticGenerator::apiCall(ProcessState& process, ThreadState& thread, 
     row.endNs = endNs;
     row.correlationId = process.nextCorrelation++;
     m_writer.addApiCall(row);
-    ++m_stats.apiCalls;
+    ++m_stats.events.apiCalls;
     thread.nowNs = endNs;
     return row.correlationId;
 }
@@ -235,7 +235,7 @@ void SyntheticGenerator::launch(ProcessState& process, ThreadState& thread, Stre
     row.registersPerThread = kernel.registers;
     row.dynamicSharedBytes = kernel.sharedBytes;
     m_writer.addKernel(row);
-    ++m_stats.kernels;
+    ++m_stats.events.kernels;
     ++thread.launches;
     stream.freeNs = row.endNs;
 }
@@ -259,7 +259,7 @@ int64_t SyntheticGenerator::copy(ProcessState& process, ThreadState& thread, Str
     row.correlationId =
         apiCall(process, thread, spec.blockingSite ? kCbidMemcpy : kCbidMemcpyAsync, start, end);
     m_writer.addMemcpy(row);
-    ++m_stats.memcpys;
+    ++m_stats.events.memcpys;
     stream.freeNs = row.endNs;
     if (spec.blockingSite)
         addSync(process, thread, *spec.blockingSite, start, end, row.correlationId, stream.rowId,
@@ -317,7 +317,7 @@ void SyntheticGenerator::addSync(ProcessState& process, ThreadState& thread, Sit
     row.eventId = eventId;
     row.stackId = stackFor(process, site);
     m_writer.addSync(row);
-    ++m_stats.syncs;
+    ++m_stats.events.syncs;
     ++m_stats.syncsByKind[static_cast<int>(row.kind)];
     SiteTally& tally = m_tallies[site];
     ++tally.count;
@@ -330,7 +330,7 @@ void SyntheticGenerator::addSync(ProcessState& process, ThreadState& thread, Sit
 void SyntheticGenerator::addRange(ThreadState& thread, int64_t nameId, int64_t startNs,
                                   int64_t endNs, int depth) {
     m_writer.addRange({thread.rowId, RangeKind::NvtxPushPop, nameId, startNs, endNs, depth});
-    ++m_stats.ranges;
+    ++m_stats.events.ranges;
 }
 
 StreamState& SyntheticGenerator::copyStream(DeviceState& device) {
@@ -414,7 +414,7 @@ void SyntheticGenerator::zeroGrad(ProcessState& process, ThreadState& main) {
         row.dstKind = MemoryKind::Device;
         row.isAsync = true;
         m_writer.addMemset(row);
-        ++m_stats.memsets;
+        ++m_stats.events.memsets;
         compute.freeNs = row.endNs;
     }
 }

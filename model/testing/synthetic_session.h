@@ -14,6 +14,7 @@
 // operation of its stream ends; a blocking sync lasts until what it waits for has finished.
 #pragma once
 
+#include "format/session_rows.h"
 #include "format/session_schema.h"
 
 #include <cstdint>
@@ -75,13 +76,8 @@ struct SyntheticStats {
     int64_t stacks = 0;
     int64_t strings = 0;
 
-    int64_t apiCalls = 0;
-    int64_t kernels = 0;
-    int64_t memcpys = 0;
-    int64_t memsets = 0;
-    int64_t syncs = 0;
+    format::EventCounts events; // rows written to each timeline event table
     int64_t cudaEvents = 0;
-    int64_t ranges = 0;
     int64_t syncsByKind[format::kSyncKindMax + 1] = {}; // index = format::SyncKind value
 
     int64_t stepsPerProcess = 0;
@@ -94,11 +90,7 @@ struct SyntheticStats {
     std::vector<SyntheticSyncSite> sites; // in first-use order
     int64_t inLoopSyncSites = 0;          // sites with inLoop set
 
-    int64_t totalEvents() const {
-        return apiCalls + kernels + memcpys + memsets + syncs + cudaEvents + ranges;
-    }
-    // The events the model loads into lanes (everything but cuda_events).
-    int64_t laneEvents() const { return totalEvents() - cudaEvents; }
+    int64_t totalEvents() const { return events.total() + cudaEvents; }
     const SyntheticSyncSite* site(const std::string& file, int line) const;
     // Multi-line, human-readable summary (the generator tool prints it).
     std::string toText() const;

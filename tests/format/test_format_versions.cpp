@@ -7,7 +7,7 @@
 #include "format/sqlite_database.h"
 #include "model/session/session_database.h"
 #include "model/session/session_loader.h"
-#include "tests/support/expect_counts.h"
+#include "tests/support/event_counts_text.h"
 #include "tests/support/scratch_dir.h"
 
 #include <QFile>
@@ -119,9 +119,12 @@ void TestFormatVersions::v1FileOpensWithItsContent() {
     QCOMPARE(s.devices.size(), size_t(1));
     QCOMPARE(s.streams.size(), size_t(3));
     QCOMPARE(s.strings.size(), size_t(28 + 1)); // index 0 is the empty string
-    testing::expectCounts(
-        s.counts,
-        {.apiCalls = 193, .syncs = 61, .kernels = 60, .memcpys = 25, .memsets = 12, .ranges = 48});
+    QCOMPARE(s.counts, (format::EventCounts{.apiCalls = 193,
+                                            .syncs = 61,
+                                            .kernels = 60,
+                                            .memcpys = 25,
+                                            .memsets = 12,
+                                            .ranges = 48}));
     QCOMPARE(s.startNs, int64_t(1000892374487));
     QVERIFY(s.endNs > s.startNs);
 }

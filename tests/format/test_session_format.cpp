@@ -4,7 +4,7 @@
 #include "format/session_writer.h"
 #include "model/session/session_database.h"
 #include "model/session/session_loader.h"
-#include "tests/support/expect_counts.h"
+#include "tests/support/event_counts_text.h"
 #include "tests/support/scratch_dir.h"
 #include "tests/support/small_session.h"
 
@@ -51,8 +51,8 @@ void TestSessionFormat::roundTripDescriptiveTables() {
     QCOMPARE(s.processes.size(), size_t(1));
     QCOMPARE(s.processes[0].pid, int64_t(4242));
     QCOMPARE(s.processes[0].host, std::string("gpu-box"));
-    QCOMPARE(s.processes[0].endNs, int64_t(100000));
-    QVERIFY(s.processes[0].hasExitCode);
+    QCOMPARE(s.processes[0].endNs, std::optional<int64_t>(100000));
+    QVERIFY(s.processes[0].exitCode.has_value());
     QCOMPARE(s.threads.size(), size_t(2));
     QCOMPARE(s.threads[0].tid, int64_t(4242));
     QCOMPARE(s.threads[0].name, std::string("python"));
@@ -73,9 +73,10 @@ void TestSessionFormat::roundTripDescriptiveTables() {
 
 void TestSessionFormat::roundTripEventTables() {
     const model::Session& s = *m_loaded.session;
-    testing::expectCounts(
+    QCOMPARE(
         s.counts,
-        {.apiCalls = 4, .syncs = 2, .kernels = 3, .memcpys = 1, .memsets = 1, .ranges = 2});
+        (format::EventCounts{
+            .apiCalls = 4, .syncs = 2, .kernels = 3, .memcpys = 1, .memsets = 1, .ranges = 2}));
 
     const model::HostLane& main = s.hostLanes[0];
     QCOMPARE(main.apiCalls.size(), size_t(4));

@@ -3,7 +3,7 @@
 #include "tests/interop/interop_support.h"
 
 #include "model/interop/chrome_trace_export.h"
-#include "tests/support/expect_counts.h"
+#include "tests/support/event_counts_text.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -72,7 +72,7 @@ private slots:
         QVERIFY2(second->ok(), second->error.c_str());
         const Session& a = *first->session;
         const Session& b = *second->session;
-        stallscope::testing::expectCounts(b.counts, a.counts);
+        QCOMPARE(b.counts, a.counts);
         QCOMPARE(b.startNs, a.startNs);
         QCOMPARE(b.endNs, a.endNs);
         QCOMPARE(b.hostLanes.size(), a.hostLanes.size());

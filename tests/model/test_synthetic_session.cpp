@@ -2,6 +2,7 @@
 // sites with distinct stacks, in-loop versus pipelined patterns, and a file the loader opens.
 #include "model/session/session_loader.h"
 #include "model/testing/synthetic_session.h"
+#include "tests/support/event_counts_text.h"
 #include "tests/support/scratch_dir.h"
 
 #include <QTest>
@@ -148,13 +149,13 @@ void TestSyntheticSession::statsMatchTables() {
     QCOMPARE(db.count("SELECT COUNT(*) FROM threads"), 6);
     QCOMPARE(db.count("SELECT COUNT(*) FROM devices"), 4);
     QCOMPARE(db.count("SELECT COUNT(*) FROM streams"), 16);
-    QCOMPARE(db.count("SELECT COUNT(*) FROM api_calls"), stats.apiCalls);
-    QCOMPARE(db.count("SELECT COUNT(*) FROM kernels"), stats.kernels);
-    QCOMPARE(db.count("SELECT COUNT(*) FROM memcpys"), stats.memcpys);
-    QCOMPARE(db.count("SELECT COUNT(*) FROM memsets"), stats.memsets);
-    QCOMPARE(db.count("SELECT COUNT(*) FROM syncs"), stats.syncs);
+    QCOMPARE(db.count("SELECT COUNT(*) FROM api_calls"), stats.events.apiCalls);
+    QCOMPARE(db.count("SELECT COUNT(*) FROM kernels"), stats.events.kernels);
+    QCOMPARE(db.count("SELECT COUNT(*) FROM memcpys"), stats.events.memcpys);
+    QCOMPARE(db.count("SELECT COUNT(*) FROM memsets"), stats.events.memsets);
+    QCOMPARE(db.count("SELECT COUNT(*) FROM syncs"), stats.events.syncs);
     QCOMPARE(db.count("SELECT COUNT(*) FROM cuda_events"), stats.cudaEvents);
-    QCOMPARE(db.count("SELECT COUNT(*) FROM ranges"), stats.ranges);
+    QCOMPARE(db.count("SELECT COUNT(*) FROM ranges"), stats.events.ranges);
     QCOMPARE(db.count("SELECT COUNT(*) FROM stacks"), stats.stacks);
     QCOMPARE(db.count("SELECT COUNT(*) FROM frames"), stats.frames);
     QCOMPARE(db.count("SELECT COUNT(*) FROM strings"), stats.strings);
@@ -315,13 +316,7 @@ void TestSyntheticSession::loadsWithExpectedCounts() {
     QCOMPARE(static_cast<int64_t>(session.processes.size()), stats.processes);
     QCOMPARE(static_cast<int64_t>(session.threads.size()), stats.threads);
     QCOMPARE(static_cast<int64_t>(session.streams.size()), stats.streams);
-    QCOMPARE(session.counts.apiCalls, stats.apiCalls);
-    QCOMPARE(session.counts.kernels, stats.kernels);
-    QCOMPARE(session.counts.memcpys, stats.memcpys);
-    QCOMPARE(session.counts.memsets, stats.memsets);
-    QCOMPARE(session.counts.syncs, stats.syncs);
-    QCOMPARE(session.counts.ranges, stats.ranges);
-    QCOMPARE(session.counts.total(), stats.laneEvents());
+    QCOMPARE(session.counts, stats.events);
     QCOMPARE(session.hostLanes.size(), session.threads.size());
     QCOMPARE(session.streamLanes.size(), session.streams.size());
     QVERIFY(session.startNs <= stats.startNs + 1'000'000'000);

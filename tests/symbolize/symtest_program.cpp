@@ -23,12 +23,8 @@ namespace {
 
 using namespace stallscope::format;
 
-struct LoadedModule {
-    std::string path;
-    int64_t bias = 0;
-    int64_t start = 0;
-    int64_t end = 0;
-    std::string buildId;
+// A module as the recorder would write it, with the row id the writer gave it.
+struct LoadedModule : ModuleRow {
     int64_t rowId = 0;
 };
 
@@ -72,19 +68,20 @@ int collectModule(dl_phdr_info* info, size_t, void* data) {
         const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
         module.path = n > 0 ? std::string(self, size_t(n)) : "";
     }
-    module.bias = static_cast<int64_t>(info->dlpi_addr);
-    module.start = INT64_MAX;
-    module.end = 0;
+    module.loadBias = static_cast<int64_t>(info->dlpi_addr);
+    module.startAddress = INT64_MAX;
+    module.endAddress = 0;
     for (int i = 0; i < info->dlpi_phnum; ++i) {
         const ElfW(Phdr)& ph = info->dlpi_phdr[i];
         if (ph.p_type != PT_LOAD)
             continue;
-        module.start = std::min<int64_t>(module.start, int64_t(info->dlpi_addr + ph.p_vaddr));
-        module.end =
-            std::max<int64_t>(module.end, int64_t(info->dlpi_addr + ph.p_vaddr + ph.p_memsz));
+        module.startAddress =
+            std::min<int64_t>(module.startAddress, int64_t(info->dlpi_addr + ph.p_vaddr));
+        module.endAddress = std::max<int64_t>(module.endAddress,
+                                              int64_t(info->dlpi_addr + ph.p_vaddr + ph.p_memsz));
     }
     module.buildId = buildIdInMemory(info);
-    if (module.end > module.start)
+    if (module.endAddress > module.startAddress)
         modules->push_back(module);
     return 0;
 }
@@ -92,7 +89,7 @@ int collectModule(dl_phdr_info* info, size_t, void* data) {
 const LoadedModule* moduleOf(const std::vector<LoadedModule>& modules, const void* pc) {
     const auto address = reinterpret_cast<int64_t>(pc);
     for (const LoadedModule& module : modules)
-        if (address >= module.start && address < module.end)
+        if (address >= module.startAddress && address < module.endAddress)
             return &module;
     return nullptr;
 }
@@ -147,9 +144,10 @@ int main(int argc, char** argv) {
     const int64_t process =
         writer->addProcess({getpid(), "test-host", "symtest_program", 0, 1000, 0});
     const int64_t thread = writer->addThread({process, gettid(), "main"});
-    for (LoadedModule& module : modules)
-        module.rowId = writer->addModule(
-            {process, module.path, module.bias, module.start, module.end, module.buildId, 0});
+    for (LoadedModule& module : modules) {
+        module.processId = process;
+        module.rowId = writer->addModule(module);
+    }
     // Modules that are not on this machine: a fake CUDA driver and an unknown library.
     const int64_t fakeCudaBase = int64_t(1) << 40, ghostBase = int64_t(2) << 40;
     const int64_t fakeCuda = writer->addModule({process, "/nonexistent/libcuda.so.1", fakeCudaBase,

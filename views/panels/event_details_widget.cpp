@@ -131,7 +131,7 @@ QString EventDetailsWidget::eventHtml(const model::EventRef& event) {
     switch (event.kind) {
     case model::EventKind::Kernel: {
         const model::SessionDatabase* db = database();
-        std::optional<model::KernelDetails> details;
+        std::optional<format::KernelRow> details;
         if (db) {
             try {
                 details = db->kernelDetails(rowId);
