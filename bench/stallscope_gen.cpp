@@ -1,5 +1,6 @@
 // stallscope-gen: writes a synthetic session (model/synthetic_session.h) and prints its stats.
 // Qt-free on purpose: it only needs the format library and SQLite.
+#include "format/command_line.h"
 #include "model/testing/synthetic_session.h"
 
 #include <cerrno>
@@ -62,18 +63,12 @@ int main(int argc, char** argv) {
     stallscope::model::SyntheticOptions options;
     std::string output;
     bool quiet = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view arg = argv[i];
-        auto value = [&](const char* name) -> const char* {
-            if (i + 1 >= argc) {
-                std::fprintf(stderr, "stallscope-gen: %s needs a value\n", name);
-                std::exit(2);
-            }
-            return argv[++i];
-        };
+    stallscope::format::CommandLine arguments("stallscope-gen", argc, argv);
+    while (arguments.next()) {
+        const std::string_view arg = arguments.argument();
         auto number = [&](const char* name) -> int64_t {
             int64_t n = 0;
-            const char* text = value(name);
+            const char* text = arguments.value(name);
             if (!parseCount(text, &n)) {
                 std::fprintf(stderr, "stallscope-gen: %s: not a count: '%s'\n", name, text);
                 std::exit(2);
@@ -82,7 +77,7 @@ int main(int argc, char** argv) {
         };
         auto small = [&](const char* name) { return static_cast<int>(number(name)); };
         if (arg == "-o" || arg == "--output")
-            output = value("--output");
+            output = arguments.value("--output");
         else if (arg == "--events")
             options.targetEvents = number("--events");
         else if (arg == "--seed")
@@ -116,14 +111,15 @@ int main(int argc, char** argv) {
         else if (arg == "--commit-every")
             options.commitEvery = number("--commit-every");
         else if (arg == "--command")
-            options.command = value("--command");
+            options.command = arguments.value("--command");
         else if (arg == "-q" || arg == "--quiet")
             quiet = true;
         else if (arg == "-h" || arg == "--help") {
             usage(stdout);
             return 0;
         } else {
-            std::fprintf(stderr, "stallscope-gen: unknown option '%s'\n", argv[i]);
+            std::fprintf(stderr, "stallscope-gen: unknown option '%.*s'\n", int(arg.size()),
+                         arg.data());
             usage(stderr);
             return 2;
         }

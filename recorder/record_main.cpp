@@ -1,5 +1,6 @@
 // stallscope-record: runs a program with the recorder injected and finalizes its session.
 //   stallscope-record [options] -o run.stallscope -- CMD ARGS...
+#include "format/command_line.h"
 #include "recorder/record_symbolize.h"
 #include "recorder/session_finalizer.h"
 #include "recorder/target_runner.h"
@@ -120,47 +121,40 @@ int main(int argc, char** argv) {
     std::string symbolizeOnly;
     stallscope::recorder::RecordSymbolizeOptions symbolizeOptions;
     std::vector<std::string> command;
-    for (int i = 1; i < argc; ++i) {
-        std::string a = argv[i];
-        auto value = [&](const char* option) -> std::string {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "stallscope-record: %s needs a value\n", option);
-                exit(2);
-            }
-            return argv[++i];
-        };
+    stallscope::format::CommandLine arguments("stallscope-record", argc, argv);
+    while (arguments.next()) {
+        const std::string a(arguments.argument());
         if (a == "--") {
-            for (++i; i < argc; ++i)
-                command.push_back(argv[i]);
+            arguments.next();
+            command = arguments.rest();
             break;
         }
         if (a.empty() || a[0] != '-') {
-            for (; i < argc; ++i)
-                command.push_back(argv[i]);
+            command = arguments.rest(); // the command to record starts here
             break;
         }
         if (a == "-o" || a == "--output")
-            output = value("--output");
+            output = arguments.value("--output");
         else if (a == "--library")
-            library = value("--library");
+            library = arguments.value("--library");
         else if (a == "--kinds")
-            kinds = value("--kinds");
+            kinds = arguments.value("--kinds");
         else if (a == "--buffer-size")
-            bufferSize = value("--buffer-size");
+            bufferSize = arguments.value("--buffer-size");
         else if (a == "--flush-ms")
-            flushMs = value("--flush-ms");
+            flushMs = arguments.value("--flush-ms");
         else if (a == "--stack-depth")
-            stackDepth = value("--stack-depth");
+            stackDepth = arguments.value("--stack-depth");
         else if (a == "--no-stacks")
             stacks = false;
         else if (a == "--no-symbolize")
             symbolize = false;
         else if (a == "--debug-dir")
-            symbolizeOptions.debugDirectories.push_back(value("--debug-dir"));
+            symbolizeOptions.debugDirectories.push_back(arguments.value("--debug-dir"));
         else if (a == "--remap")
-            symbolizeOptions.remaps.push_back(value("--remap"));
+            symbolizeOptions.remaps.push_back(arguments.value("--remap"));
         else if (a == "--symbolize")
-            symbolizeOnly = value("--symbolize");
+            symbolizeOnly = arguments.value("--symbolize");
         else if (a == "-q" || a == "--quiet")
             quiet = true;
         else if (a == "-h" || a == "--help") {
