@@ -3,10 +3,12 @@
 #include "format/command_line.h"
 #include "model/testing/synthetic_session.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <string_view>
 
@@ -57,10 +59,40 @@ bool parseCount(std::string_view text, int64_t* value) {
     return true;
 }
 
+using stallscope::model::SyntheticOptions;
+
+// The options that set one count of the generated loop, and the switches that turn a feature off.
+struct CountOption {
+    const char* name;
+    int SyntheticOptions::*field;
+};
+constexpr CountOption kCountOptions[] = {
+    {"--processes", &SyntheticOptions::processes},
+    {"--threads", &SyntheticOptions::threadsPerProcess},
+    {"--devices", &SyntheticOptions::devicesPerProcess},
+    {"--streams", &SyntheticOptions::streamsPerDevice},
+    {"--kernels", &SyntheticOptions::kernelsPerStep},
+    {"--device-sync-every", &SyntheticOptions::deviceSyncEvery},
+    {"--pageable-every", &SyntheticOptions::pageableEvery},
+};
+struct OffSwitch {
+    const char* name;
+    bool SyntheticOptions::*field;
+};
+constexpr OffSwitch kOffSwitches[] = {
+    {"--no-in-loop-sync", &SyntheticOptions::inLoopSync},
+    {"--pipelined", &SyntheticOptions::inLoopSync},
+    {"--no-device-sync", &SyntheticOptions::deviceSyncs},
+    {"--no-pageable-copies", &SyntheticOptions::pageableCopies},
+    {"--no-event-sync", &SyntheticOptions::eventSyncs},
+    {"--no-stream-wait-event", &SyntheticOptions::streamWaitEvents},
+    {"--no-memsets", &SyntheticOptions::memsets},
+};
+
 } // namespace
 
 int main(int argc, char** argv) {
-    stallscope::model::SyntheticOptions options;
+    SyntheticOptions options;
     std::string output;
     bool quiet = false;
     stallscope::format::CommandLine arguments("stallscope-gen", argc, argv);
@@ -75,39 +107,22 @@ int main(int argc, char** argv) {
             }
             return n;
         };
-        auto small = [&](const char* name) { return static_cast<int>(number(name)); };
-        if (arg == "-o" || arg == "--output")
+        if (const auto* count =
+                std::find_if(std::begin(kCountOptions), std::end(kCountOptions),
+                             [&](const auto& option) { return option.name == arg; });
+            count != std::end(kCountOptions))
+            options.*count->field = static_cast<int>(number(count->name));
+        else if (const auto* off =
+                     std::find_if(std::begin(kOffSwitches), std::end(kOffSwitches),
+                                  [&](const auto& option) { return option.name == arg; });
+                 off != std::end(kOffSwitches))
+            options.*off->field = false;
+        else if (arg == "-o" || arg == "--output")
             output = arguments.value("--output");
         else if (arg == "--events")
             options.targetEvents = number("--events");
         else if (arg == "--seed")
             options.seed = static_cast<uint64_t>(number("--seed"));
-        else if (arg == "--processes")
-            options.processes = small("--processes");
-        else if (arg == "--threads")
-            options.threadsPerProcess = small("--threads");
-        else if (arg == "--devices")
-            options.devicesPerProcess = small("--devices");
-        else if (arg == "--streams")
-            options.streamsPerDevice = small("--streams");
-        else if (arg == "--kernels")
-            options.kernelsPerStep = small("--kernels");
-        else if (arg == "--no-in-loop-sync" || arg == "--pipelined")
-            options.inLoopSync = false;
-        else if (arg == "--no-device-sync")
-            options.deviceSyncs = false;
-        else if (arg == "--device-sync-every")
-            options.deviceSyncEvery = small("--device-sync-every");
-        else if (arg == "--no-pageable-copies")
-            options.pageableCopies = false;
-        else if (arg == "--pageable-every")
-            options.pageableEvery = small("--pageable-every");
-        else if (arg == "--no-event-sync")
-            options.eventSyncs = false;
-        else if (arg == "--no-stream-wait-event")
-            options.streamWaitEvents = false;
-        else if (arg == "--no-memsets")
-            options.memsets = false;
         else if (arg == "--commit-every")
             options.commitEvery = number("--commit-every");
         else if (arg == "--command")
