@@ -8,10 +8,12 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -121,6 +123,19 @@ int main(int argc, char** argv) {
     std::string symbolizeOnly;
     stallscope::recorder::RecordSymbolizeOptions symbolizeOptions;
     std::vector<std::string> command;
+    // The options that set one text, passed on to the recorder or the symbolizer.
+    struct TextOption {
+        const char* name;
+        const char* alias; // the short form, if any
+        std::string* target;
+    };
+    const TextOption textOptions[] = {{"--output", "-o", &output},
+                                      {"--library", nullptr, &library},
+                                      {"--kinds", nullptr, &kinds},
+                                      {"--buffer-size", nullptr, &bufferSize},
+                                      {"--flush-ms", nullptr, &flushMs},
+                                      {"--stack-depth", nullptr, &stackDepth},
+                                      {"--symbolize", nullptr, &symbolizeOnly}};
     stallscope::format::CommandLine arguments("stallscope-record", argc, argv);
     while (arguments.next()) {
         const std::string a(arguments.argument());
@@ -133,18 +148,12 @@ int main(int argc, char** argv) {
             command = arguments.rest(); // the command to record starts here
             break;
         }
-        if (a == "-o" || a == "--output")
-            output = arguments.value("--output");
-        else if (a == "--library")
-            library = arguments.value("--library");
-        else if (a == "--kinds")
-            kinds = arguments.value("--kinds");
-        else if (a == "--buffer-size")
-            bufferSize = arguments.value("--buffer-size");
-        else if (a == "--flush-ms")
-            flushMs = arguments.value("--flush-ms");
-        else if (a == "--stack-depth")
-            stackDepth = arguments.value("--stack-depth");
+        const auto text = std::find_if(
+            std::begin(textOptions), std::end(textOptions), [&](const TextOption& option) {
+                return a == option.name || (option.alias && a == option.alias);
+            });
+        if (text != std::end(textOptions))
+            *text->target = arguments.value(text->name);
         else if (a == "--no-stacks")
             stacks = false;
         else if (a == "--no-symbolize")
@@ -153,8 +162,6 @@ int main(int argc, char** argv) {
             symbolizeOptions.debugDirectories.push_back(arguments.value("--debug-dir"));
         else if (a == "--remap")
             symbolizeOptions.remaps.push_back(arguments.value("--remap"));
-        else if (a == "--symbolize")
-            symbolizeOnly = arguments.value("--symbolize");
         else if (a == "-q" || a == "--quiet")
             quiet = true;
         else if (a == "-h" || a == "--help") {
