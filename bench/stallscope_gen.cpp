@@ -3,12 +3,10 @@
 #include "format/command_line.h"
 #include "model/testing/synthetic_session.h"
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <iterator>
 #include <string>
 #include <string_view>
 
@@ -61,12 +59,24 @@ bool parseCount(std::string_view text, int64_t* value) {
 
 using stallscope::model::SyntheticOptions;
 
-// The options that set one count of the generated loop, and the switches that turn a feature off.
-struct CountOption {
+// An option that sets one member of SyntheticOptions.
+template <class T> struct MemberOption {
     const char* name;
-    int SyntheticOptions::*field;
+    T SyntheticOptions::*field;
 };
-constexpr CountOption kCountOptions[] = {
+
+// The option of `options` named `arg`, or null.
+template <class T, size_t N>
+const MemberOption<T>* findOption(const MemberOption<T> (&options)[N], std::string_view arg) {
+    for (const MemberOption<T>& option : options) {
+        if (arg == option.name)
+            return &option;
+    }
+    return nullptr;
+}
+
+// The options that set one count of the generated loop, and the switches that turn a feature off.
+constexpr MemberOption<int> kCountOptions[] = {
     {"--processes", &SyntheticOptions::processes},
     {"--threads", &SyntheticOptions::threadsPerProcess},
     {"--devices", &SyntheticOptions::devicesPerProcess},
@@ -75,11 +85,7 @@ constexpr CountOption kCountOptions[] = {
     {"--device-sync-every", &SyntheticOptions::deviceSyncEvery},
     {"--pageable-every", &SyntheticOptions::pageableEvery},
 };
-struct OffSwitch {
-    const char* name;
-    bool SyntheticOptions::*field;
-};
-constexpr OffSwitch kOffSwitches[] = {
+constexpr MemberOption<bool> kOffSwitches[] = {
     {"--no-in-loop-sync", &SyntheticOptions::inLoopSync},
     {"--pipelined", &SyntheticOptions::inLoopSync},
     {"--no-device-sync", &SyntheticOptions::deviceSyncs},
@@ -107,15 +113,9 @@ int main(int argc, char** argv) {
             }
             return n;
         };
-        if (const auto* count =
-                std::find_if(std::begin(kCountOptions), std::end(kCountOptions),
-                             [&](const auto& option) { return option.name == arg; });
-            count != std::end(kCountOptions))
+        if (const auto* count = findOption(kCountOptions, arg))
             options.*count->field = static_cast<int>(number(count->name));
-        else if (const auto* off =
-                     std::find_if(std::begin(kOffSwitches), std::end(kOffSwitches),
-                                  [&](const auto& option) { return option.name == arg; });
-                 off != std::end(kOffSwitches))
+        else if (const auto* off = findOption(kOffSwitches, arg))
             options.*off->field = false;
         else if (arg == "-o" || arg == "--output")
             output = arguments.value("--output");
