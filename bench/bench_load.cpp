@@ -7,6 +7,7 @@
 // The session is generated (seed 1) when FILE does not exist, and kept for the next run.
 #include "bench/bench_session.h"
 #include "bench/bench_support.h"
+#include "bench/run_benchmarks.h"
 #include "model/session/session_loader.h"
 
 #include <benchmark/benchmark.h>
@@ -74,10 +75,5 @@ int main(int argc, char** argv) {
         ->Iterations(1)
         ->Repetitions(5)
         ->ReportAggregatesOnly(true);
-    benchmark::Initialize(&argc, argv);
-    if (benchmark::ReportUnrecognizedArguments(argc, argv))
-        return 1;
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    return 0;
+    return stallscope::bench::runRegisteredBenchmarks(argc, argv);
 }

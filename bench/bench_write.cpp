@@ -5,6 +5,7 @@
 //   stallscope-bench-write [--events=10000000] [--out=/tmp/stallscope-bench-write.stallscope]
 //                          [Google Benchmark flags]
 #include "bench/bench_support.h"
+#include "bench/run_benchmarks.h"
 #include "model/testing/synthetic_session.h"
 
 #include <benchmark/benchmark.h>
@@ -54,11 +55,8 @@ int main(int argc, char** argv) {
         ->Iterations(1)
         ->Repetitions(3)
         ->ReportAggregatesOnly(false);
-    benchmark::Initialize(&argc, argv);
-    if (benchmark::ReportUnrecognizedArguments(argc, argv))
-        return 1;
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
+    if (const int status = stallscope::bench::runRegisteredBenchmarks(argc, argv))
+        return status;
     std::remove(g_out.c_str());
     return 0;
 }

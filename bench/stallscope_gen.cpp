@@ -1,5 +1,6 @@
 // stallscope-gen: writes a synthetic session (model/synthetic_session.h) and prints its stats.
 // Qt-free on purpose: it only needs the format library and SQLite.
+#include "format/command_line.h"
 #include "model/testing/synthetic_session.h"
 
 #include <cerrno>
@@ -56,74 +57,84 @@ bool parseCount(std::string_view text, int64_t* value) {
     return true;
 }
 
+using stallscope::model::SyntheticOptions;
+
+// An option that sets one member of SyntheticOptions.
+template <class T> struct MemberOption {
+    const char* name;
+    T SyntheticOptions::*field;
+};
+
+// The option of `options` named `arg`, or null.
+template <class T, size_t N>
+const MemberOption<T>* findOption(const MemberOption<T> (&options)[N], std::string_view arg) {
+    for (const MemberOption<T>& option : options) {
+        if (arg == option.name)
+            return &option;
+    }
+    return nullptr;
+}
+
+// The options that set one count of the generated loop, and the switches that turn a feature off.
+constexpr MemberOption<int> kCountOptions[] = {
+    {"--processes", &SyntheticOptions::processes},
+    {"--threads", &SyntheticOptions::threadsPerProcess},
+    {"--devices", &SyntheticOptions::devicesPerProcess},
+    {"--streams", &SyntheticOptions::streamsPerDevice},
+    {"--kernels", &SyntheticOptions::kernelsPerStep},
+    {"--device-sync-every", &SyntheticOptions::deviceSyncEvery},
+    {"--pageable-every", &SyntheticOptions::pageableEvery},
+};
+constexpr MemberOption<bool> kOffSwitches[] = {
+    {"--no-in-loop-sync", &SyntheticOptions::inLoopSync},
+    {"--pipelined", &SyntheticOptions::inLoopSync},
+    {"--no-device-sync", &SyntheticOptions::deviceSyncs},
+    {"--no-pageable-copies", &SyntheticOptions::pageableCopies},
+    {"--no-event-sync", &SyntheticOptions::eventSyncs},
+    {"--no-stream-wait-event", &SyntheticOptions::streamWaitEvents},
+    {"--no-memsets", &SyntheticOptions::memsets},
+};
+
 } // namespace
 
 int main(int argc, char** argv) {
-    stallscope::model::SyntheticOptions options;
+    SyntheticOptions options;
     std::string output;
     bool quiet = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view arg = argv[i];
-        auto value = [&](const char* name) -> const char* {
-            if (i + 1 >= argc) {
-                std::fprintf(stderr, "stallscope-gen: %s needs a value\n", name);
-                std::exit(2);
-            }
-            return argv[++i];
-        };
+    stallscope::format::CommandLine arguments("stallscope-gen", argc, argv);
+    while (arguments.next()) {
+        const std::string_view arg = arguments.argument();
         auto number = [&](const char* name) -> int64_t {
             int64_t n = 0;
-            const char* text = value(name);
+            const char* text = arguments.value(name);
             if (!parseCount(text, &n)) {
                 std::fprintf(stderr, "stallscope-gen: %s: not a count: '%s'\n", name, text);
                 std::exit(2);
             }
             return n;
         };
-        auto small = [&](const char* name) { return static_cast<int>(number(name)); };
-        if (arg == "-o" || arg == "--output")
-            output = value("--output");
+        if (const auto* count = findOption(kCountOptions, arg))
+            options.*count->field = static_cast<int>(number(count->name));
+        else if (const auto* off = findOption(kOffSwitches, arg))
+            options.*off->field = false;
+        else if (arg == "-o" || arg == "--output")
+            output = arguments.value("--output");
         else if (arg == "--events")
             options.targetEvents = number("--events");
         else if (arg == "--seed")
             options.seed = static_cast<uint64_t>(number("--seed"));
-        else if (arg == "--processes")
-            options.processes = small("--processes");
-        else if (arg == "--threads")
-            options.threadsPerProcess = small("--threads");
-        else if (arg == "--devices")
-            options.devicesPerProcess = small("--devices");
-        else if (arg == "--streams")
-            options.streamsPerDevice = small("--streams");
-        else if (arg == "--kernels")
-            options.kernelsPerStep = small("--kernels");
-        else if (arg == "--no-in-loop-sync" || arg == "--pipelined")
-            options.inLoopSync = false;
-        else if (arg == "--no-device-sync")
-            options.deviceSyncs = false;
-        else if (arg == "--device-sync-every")
-            options.deviceSyncEvery = small("--device-sync-every");
-        else if (arg == "--no-pageable-copies")
-            options.pageableCopies = false;
-        else if (arg == "--pageable-every")
-            options.pageableEvery = small("--pageable-every");
-        else if (arg == "--no-event-sync")
-            options.eventSyncs = false;
-        else if (arg == "--no-stream-wait-event")
-            options.streamWaitEvents = false;
-        else if (arg == "--no-memsets")
-            options.memsets = false;
         else if (arg == "--commit-every")
             options.commitEvery = number("--commit-every");
         else if (arg == "--command")
-            options.command = value("--command");
+            options.command = arguments.value("--command");
         else if (arg == "-q" || arg == "--quiet")
             quiet = true;
         else if (arg == "-h" || arg == "--help") {
             usage(stdout);
             return 0;
         } else {
-            std::fprintf(stderr, "stallscope-gen: unknown option '%s'\n", argv[i]);
+            std::fprintf(stderr, "stallscope-gen: unknown option '%.*s'\n", int(arg.size()),
+                         arg.data());
             usage(stderr);
             return 2;
         }

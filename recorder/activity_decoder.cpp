@@ -17,14 +17,19 @@ void storeText(const char* text, ActivityBatch* batch, uint32_t* offset, uint32_
     batch->arena.append(text, n);
 }
 
-// Where and when GPU work ran: the fields kernel, memcpy and memset records share by name.
-template <typename Record> void copyPlacement(const Record* r, ActivityRecord& out) {
+// When a record's work ran and which API call it belongs to.
+template <typename Record> void copySpan(const Record* r, ActivityRecord& out) {
     out.startNs = int64_t(r->start);
     out.endNs = int64_t(r->end);
+    out.correlationId = r->correlationId;
+}
+
+// Where and when GPU work ran: the fields kernel, memcpy and memset records share by name.
+template <typename Record> void copyPlacement(const Record* r, ActivityRecord& out) {
+    copySpan(r, out);
     out.deviceId = r->deviceId;
     out.contextId = r->contextId;
     out.streamId = r->streamId;
-    out.correlationId = r->correlationId;
 }
 
 } // namespace
@@ -77,9 +82,7 @@ bool ActivityDecoder::decodeRecord(const void* raw, ActivityBatch* batch) {
         auto* s = reinterpret_cast<const CUpti_ActivitySynchronization2*>(record);
         out.kind = ActivityRecord::Kind::Sync;
         out.syncType = uint32_t(s->type);
-        out.startNs = int64_t(s->start);
-        out.endNs = int64_t(s->end);
-        out.correlationId = s->correlationId;
+        copySpan(s, out);
         out.contextId = s->contextId;
         out.streamId = s->streamId; // CUPTI_SYNCHRONIZATION_INVALID_VALUE when none
         out.eventId = s->cudaEventId;
@@ -92,10 +95,8 @@ bool ActivityDecoder::decodeRecord(const void* raw, ActivityBatch* batch) {
         out.kind = ActivityRecord::Kind::Api;
         out.domain = record->kind == CUPTI_ACTIVITY_KIND_DRIVER ? 1 : 2;
         out.cbid = a->cbid;
-        out.startNs = int64_t(a->start);
-        out.endNs = int64_t(a->end);
+        copySpan(a, out);
         out.tid = int32_t(a->threadId);
-        out.correlationId = a->correlationId;
         out.returnValue = a->returnValue;
         break;
     }

@@ -1,5 +1,6 @@
 // stallscope-record: runs a program with the recorder injected and finalizes its session.
 //   stallscope-record [options] -o run.stallscope -- CMD ARGS...
+#include "format/command_line.h"
 #include "recorder/record_symbolize.h"
 #include "recorder/session_finalizer.h"
 #include "recorder/target_runner.h"
@@ -7,10 +8,12 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -120,47 +123,45 @@ int main(int argc, char** argv) {
     std::string symbolizeOnly;
     stallscope::recorder::RecordSymbolizeOptions symbolizeOptions;
     std::vector<std::string> command;
-    for (int i = 1; i < argc; ++i) {
-        std::string a = argv[i];
-        auto value = [&](const char* option) -> std::string {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "stallscope-record: %s needs a value\n", option);
-                exit(2);
-            }
-            return argv[++i];
-        };
+    // The options that set one text, passed on to the recorder or the symbolizer.
+    struct TextOption {
+        const char* name;
+        const char* alias; // the short form, if any
+        std::string* target;
+    };
+    const TextOption textOptions[] = {{"--output", "-o", &output},
+                                      {"--library", nullptr, &library},
+                                      {"--kinds", nullptr, &kinds},
+                                      {"--buffer-size", nullptr, &bufferSize},
+                                      {"--flush-ms", nullptr, &flushMs},
+                                      {"--stack-depth", nullptr, &stackDepth},
+                                      {"--symbolize", nullptr, &symbolizeOnly}};
+    stallscope::format::CommandLine arguments("stallscope-record", argc, argv);
+    while (arguments.next()) {
+        const std::string a(arguments.argument());
         if (a == "--") {
-            for (++i; i < argc; ++i)
-                command.push_back(argv[i]);
+            arguments.next();
+            command = arguments.rest();
             break;
         }
         if (a.empty() || a[0] != '-') {
-            for (; i < argc; ++i)
-                command.push_back(argv[i]);
+            command = arguments.rest(); // the command to record starts here
             break;
         }
-        if (a == "-o" || a == "--output")
-            output = value("--output");
-        else if (a == "--library")
-            library = value("--library");
-        else if (a == "--kinds")
-            kinds = value("--kinds");
-        else if (a == "--buffer-size")
-            bufferSize = value("--buffer-size");
-        else if (a == "--flush-ms")
-            flushMs = value("--flush-ms");
-        else if (a == "--stack-depth")
-            stackDepth = value("--stack-depth");
+        const auto text = std::find_if(
+            std::begin(textOptions), std::end(textOptions), [&](const TextOption& option) {
+                return a == option.name || (option.alias && a == option.alias);
+            });
+        if (text != std::end(textOptions))
+            *text->target = arguments.value(text->name);
         else if (a == "--no-stacks")
             stacks = false;
         else if (a == "--no-symbolize")
             symbolize = false;
         else if (a == "--debug-dir")
-            symbolizeOptions.debugDirectories.push_back(value("--debug-dir"));
+            symbolizeOptions.debugDirectories.push_back(arguments.value("--debug-dir"));
         else if (a == "--remap")
-            symbolizeOptions.remaps.push_back(value("--remap"));
-        else if (a == "--symbolize")
-            symbolizeOnly = value("--symbolize");
+            symbolizeOptions.remaps.push_back(arguments.value("--remap"));
         else if (a == "-q" || a == "--quiet")
             quiet = true;
         else if (a == "-h" || a == "--help") {

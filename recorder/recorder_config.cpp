@@ -1,6 +1,9 @@
 #include "recorder/recorder_config.h"
 
+#include "format/keyword_table.h"
+
 #include <cstdlib>
+#include <iterator>
 #include <string_view>
 
 namespace stallscope::recorder {
@@ -46,6 +49,46 @@ uint64_t parseSize(const char* value, uint64_t fallback) {
     return n;
 }
 
+// What one word of STALLSCOPE_KINDS switches: a set of the config's kind flags.
+using KindFlag = bool RecorderConfig::*;
+constexpr KindFlag kKindFlags[] = {&RecorderConfig::kernels,    &RecorderConfig::memcpy,
+                                   &RecorderConfig::memset,     &RecorderConfig::syncs,
+                                   &RecorderConfig::runtimeApi, &RecorderConfig::driverApi,
+                                   &RecorderConfig::nvtx,       &RecorderConfig::cudaEvents};
+// Bit i stands for kKindFlags[i].
+enum KindBits : unsigned {
+    kKernels = 1u << 0,
+    kMemcpy = 1u << 1,
+    kMemset = 1u << 2,
+    kSyncs = 1u << 3,
+    kRuntime = 1u << 4,
+    kDriver = 1u << 5,
+    kNvtx = 1u << 6,
+    kEvents = 1u << 7,
+    kEveryKind = (1u << std::size(kKindFlags)) - 1,
+};
+constexpr format::Keyword<unsigned> kKindWords[] = {
+    {"all", kEveryKind & ~kEvents}, // CUDA_EVENT records stay opt-in
+    {"kernel", kKernels},
+    {"kernels", kKernels},
+    {"memcpy", kMemcpy},
+    {"memset", kMemset},
+    {"sync", kSyncs},
+    {"syncs", kSyncs},
+    {"runtime", kRuntime},
+    {"driver", kDriver},
+    {"api", kRuntime | kDriver},
+    {"nvtx", kNvtx},
+    {"events", kEvents},
+};
+
+void setKinds(RecorderConfig& config, unsigned kinds, bool enable) {
+    for (size_t bit = 0; bit < std::size(kKindFlags); ++bit) {
+        if (kinds & (1u << bit))
+            config.*kKindFlags[bit] = enable;
+    }
+}
+
 } // namespace
 
 bool RecorderConfig::applyKinds(const std::string& list, std::string* warnings) {
@@ -65,29 +108,12 @@ bool RecorderConfig::applyKinds(const std::string& list, std::string* warnings) 
             item.erase(0, 1);
         } else if (first) {
             // A positive list names exactly what to record.
-            kernels = memcpy = memset = syncs = runtimeApi = driverApi = nvtx = cudaEvents = false;
+            setKinds(*this, kEveryKind, false);
         }
         first = false;
-        if (item == "all") {
-            kernels = memcpy = memset = syncs = runtimeApi = driverApi = nvtx = enable;
-        } else if (item == "kernel" || item == "kernels") {
-            kernels = enable;
-        } else if (item == "memcpy") {
-            memcpy = enable;
-        } else if (item == "memset") {
-            memset = enable;
-        } else if (item == "sync" || item == "syncs") {
-            syncs = enable;
-        } else if (item == "runtime") {
-            runtimeApi = enable;
-        } else if (item == "driver") {
-            driverApi = enable;
-        } else if (item == "api") {
-            runtimeApi = driverApi = enable;
-        } else if (item == "nvtx") {
-            nvtx = enable;
-        } else if (item == "events") {
-            cudaEvents = enable;
+        const unsigned kinds = format::lookupKeyword<kKindWords>(item, 0u);
+        if (kinds) {
+            setKinds(*this, kinds, enable);
         } else {
             ok = false;
             if (warnings)

@@ -1,5 +1,6 @@
 // stallscope-symbolize: runs the finalize step on a session file — what `stallscope-record` does
 // at the end of a run, and what `stallscope-record --symbolize FILE` delegates to.
+#include "format/command_line.h"
 #include "symbolize/finalize_symbols.h"
 
 #include <cstdio>
@@ -30,31 +31,25 @@ int main(int argc, char** argv) {
     SymbolizeOptions options;
     std::string session;
     bool quiet = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        auto value = [&](const char* name) -> const char* {
-            if (i + 1 >= argc) {
-                std::fprintf(stderr, "stallscope-symbolize: %s needs a value\n", name);
-                std::exit(2);
-            }
-            return argv[++i];
-        };
+    stallscope::format::CommandLine arguments("stallscope-symbolize", argc, argv);
+    while (arguments.next()) {
+        const std::string arg(arguments.argument());
         if (arg == "-h" || arg == "--help") {
             printUsage(stdout);
             return 0;
         } else if (arg == "--debug-dir") {
-            options.debugDirectories.push_back(value("--debug-dir"));
+            options.debugDirectories.push_back(arguments.value("--debug-dir"));
         } else if (arg == "--remap") {
             PathRemapRule rule;
-            if (!parsePathRemapRule(value("--remap"), &rule)) {
+            if (!parsePathRemapRule(arguments.value("--remap"), &rule)) {
                 std::fprintf(stderr, "stallscope-symbolize: --remap wants OLD=NEW\n");
                 return 2;
             }
             options.pathRemaps.push_back(rule);
         } else if (arg == "--source-root") {
-            options.sourceRoot = value("--source-root");
+            options.sourceRoot = arguments.value("--source-root");
         } else if (arg == "--source-cap") {
-            options.sourceSizeCap = std::strtoll(value("--source-cap"), nullptr, 10);
+            options.sourceSizeCap = std::strtoll(arguments.value("--source-cap"), nullptr, 10);
         } else if (arg == "--no-sources") {
             options.embedSources = false;
         } else if (arg == "--resymbolize") {

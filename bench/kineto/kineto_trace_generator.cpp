@@ -1,11 +1,9 @@
 #include "bench/kineto/kineto_trace_generator.h"
 
-#include <zlib.h>
+#include "model/interop/trace_file_writer.h"
 
-#include <cerrno>
 #include <cstdarg>
 #include <cstdio>
-#include <cstring>
 #include <string>
 
 namespace stallscope::bench {
@@ -51,57 +49,19 @@ const char* kKernels[kOpsPerStep] = {
     "std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)",
 };
 
-class Sink {
+// The trace file, written with the fastest gzip level so the generator is not the bottleneck.
+class Sink : public model::TraceFileWriter {
 public:
-    bool open(const std::string& path, std::string* error) {
-        m_gzip = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
-        if (m_gzip)
-            m_gz = gzopen(path.c_str(), "wb1");
-        else
-            m_file = std::fopen(path.c_str(), "wb");
-        if (!m_gz && !m_file) {
-            *error = path + ": " + std::strerror(errno);
-            return false;
-        }
-        return true;
-    }
+    Sink() : TraceFileWriter(1) {}
     void add(const char* format, ...) __attribute__((format(printf, 2, 3))) {
         char line[2048];
         va_list args;
         va_start(args, format);
         const int n = std::vsnprintf(line, sizeof line, format, args);
         va_end(args);
-        m_buffer.append(line, static_cast<size_t>(n));
-        if (m_buffer.size() > (1 << 20))
-            flush();
+        text().append(line, static_cast<size_t>(n));
+        maybeFlush();
     }
-    void flush() {
-        m_bytes += static_cast<int64_t>(m_buffer.size());
-        if (m_gzip)
-            m_ok =
-                m_ok && gzwrite(m_gz, m_buffer.data(), static_cast<unsigned>(m_buffer.size())) > 0;
-        else
-            m_ok =
-                m_ok && std::fwrite(m_buffer.data(), 1, m_buffer.size(), m_file) == m_buffer.size();
-        m_buffer.clear();
-    }
-    bool close() {
-        flush();
-        if (m_gz)
-            m_ok = gzclose(m_gz) == Z_OK && m_ok;
-        if (m_file)
-            m_ok = std::fclose(m_file) == 0 && m_ok;
-        return m_ok;
-    }
-    int64_t bytes() const { return m_bytes + static_cast<int64_t>(m_buffer.size()); }
-
-private:
-    bool m_gzip = false;
-    gzFile m_gz = nullptr;
-    std::FILE* m_file = nullptr;
-    std::string m_buffer;
-    int64_t m_bytes = 0;
-    bool m_ok = true;
 };
 
 // Microseconds with three decimals, as Kineto writes them.
@@ -139,8 +99,11 @@ void addRuntimeCall(Sink& out, const char* name, int cbid, int64_t tsNs, int64_t
 bool KinetoTraceGenerator::write(const std::string& path, int64_t targetBytes,
                                  KinetoTraceStats* stats, std::string* error) {
     Sink out;
-    if (!out.open(path, error))
+    std::string why;
+    if (!out.open(path, &why)) {
+        *error = path + ": " + why;
         return false;
+    }
     KinetoTraceStats s;
     out.add("{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [{\"id\": 0, \"name\": \"NVIDIA "
             "H200\", "

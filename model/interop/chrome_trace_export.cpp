@@ -1,10 +1,9 @@
 #include "model/interop/chrome_trace_export.h"
 
 #include "model/interop/kineto_names.h"
+#include "model/interop/trace_file_writer.h"
 #include "model/session/session.h"
 #include "model/session/session_database.h"
-
-#include <zlib.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -16,62 +15,6 @@
 namespace stallscope::model {
 
 namespace {
-
-// Buffered output to a plain or gzip file.
-class Output {
-public:
-    bool open(const std::string& path, std::string* error) {
-        m_gzip = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
-        if (m_gzip)
-            m_gz = gzopen(path.c_str(), "wb6");
-        else
-            m_file = std::fopen(path.c_str(), "wb");
-        if (!m_gz && !m_file) {
-            *error = std::strerror(errno);
-            return false;
-        }
-        m_buffer.reserve(kFlushAt + 4096);
-        return true;
-    }
-    std::string& text() { return m_buffer; }
-    void maybeFlush() {
-        if (m_buffer.size() >= kFlushAt)
-            flush();
-    }
-    void flush() {
-        if (m_buffer.empty())
-            return;
-        m_bytes += static_cast<int64_t>(m_buffer.size());
-        const bool ok =
-            m_gzip ? gzwrite(m_gz, m_buffer.data(), static_cast<unsigned>(m_buffer.size())) ==
-                         static_cast<int>(m_buffer.size())
-                   : std::fwrite(m_buffer.data(), 1, m_buffer.size(), m_file) == m_buffer.size();
-        m_failed = m_failed || !ok;
-        m_buffer.clear();
-    }
-    bool close() {
-        flush();
-        bool ok = !m_failed;
-        if (m_gz)
-            ok = gzclose(m_gz) == Z_OK && ok;
-        if (m_file)
-            ok = std::fclose(m_file) == 0 && ok;
-        m_gz = nullptr;
-        m_file = nullptr;
-        return ok;
-    }
-    ~Output() { close(); }
-    int64_t bytes() const { return m_bytes; }
-
-private:
-    static constexpr size_t kFlushAt = 1 << 20;
-    bool m_gzip = false;
-    gzFile m_gz = nullptr;
-    std::FILE* m_file = nullptr;
-    std::string m_buffer;
-    int64_t m_bytes = 0;
-    bool m_failed = false;
-};
 
 void appendEscaped(std::string& out, const std::string& text) {
     out.push_back('"');
@@ -102,7 +45,7 @@ void appendMicros(std::string& out, int64_t ns) {
 
 class Exporter {
 public:
-    Exporter(const Session& session, const SessionDatabase& database, Output& out)
+    Exporter(const Session& session, const SessionDatabase& database, TraceFileWriter& out)
         : m_session(session), m_database(database), m_out(out) {}
 
     void run() {
@@ -345,7 +288,7 @@ private:
 
     const Session& m_session;
     const SessionDatabase& m_database;
-    Output& m_out;
+    TraceFileWriter& m_out;
     int64_t m_events = 0;
     std::unordered_set<int64_t> m_gpuFlows;
     std::unordered_set<int64_t> m_hostFlows;
@@ -357,7 +300,7 @@ private:
 bool ChromeTraceExporter::write(const Session& session, const SessionDatabase& database,
                                 const std::string& outPath, std::string* error,
                                 ChromeExportStats* stats) {
-    Output out;
+    TraceFileWriter out;
     std::string why;
     if (!out.open(outPath, &why)) {
         *error = outPath + ": cannot write: " + why;

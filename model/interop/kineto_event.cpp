@@ -1,71 +1,34 @@
 #include "model/interop/kineto_event.h"
 
-#include <string_view>
+#include "format/keyword_table.h"
 
 namespace stallscope::model {
 
 KinetoCategory kinetoCategory(const std::string& cat) {
     using C = KinetoCategory;
-    const std::string_view c(cat);
-    if (c.empty())
+    static constexpr format::Keyword<C> kCategories[] = {
+        {"kernel", C::Kernel},
+        {"cuda_runtime", C::CudaRuntime},
+        {"cuda_driver", C::CudaDriver},
+        {"cuda_sync", C::CudaSync},
+        {"ac2g", C::Ac2g},
+        {"gpu_memcpy", C::GpuMemcpy},
+        {"gpu_memset", C::GpuMemset},
+        {"gpu_user_annotation", C::GpuUserAnnotation},
+        {"user_annotation", C::UserAnnotation},
+        {"python_function", C::PythonFunction},
+        {"sync", C::StallscopeSync},
+        {"stallscope_process", C::StallscopeProcess},
+        // Categories Kineto writes that the importer knowingly skips.
+        {"cpu_op", C::Ignored},
+        {"cpu_instant_event", C::Ignored},
+        {"fwdbwd", C::Ignored},
+        {"overhead", C::Ignored},
+        {"Trace", C::Ignored},
+    };
+    if (cat.empty())
         return C::None;
-    switch (c.front()) {
-    case 'a':
-        if (c == "ac2g")
-            return C::Ac2g;
-        break;
-    case 'c':
-        if (c == "cpu_op" || c == "cpu_instant_event")
-            return C::Ignored;
-        if (c == "cuda_runtime")
-            return C::CudaRuntime;
-        if (c == "cuda_driver")
-            return C::CudaDriver;
-        if (c == "cuda_sync")
-            return C::CudaSync;
-        break;
-    case 'f':
-        if (c == "fwdbwd")
-            return C::Ignored;
-        break;
-    case 'g':
-        if (c == "gpu_memcpy")
-            return C::GpuMemcpy;
-        if (c == "gpu_memset")
-            return C::GpuMemset;
-        if (c == "gpu_user_annotation")
-            return C::GpuUserAnnotation;
-        break;
-    case 'k':
-        if (c == "kernel")
-            return C::Kernel;
-        break;
-    case 'o':
-        if (c == "overhead")
-            return C::Ignored;
-        break;
-    case 'p':
-        if (c == "python_function")
-            return C::PythonFunction;
-        break;
-    case 's':
-        if (c == "sync")
-            return C::StallscopeSync;
-        if (c == "stallscope_process")
-            return C::StallscopeProcess;
-        break;
-    case 'u':
-        if (c == "user_annotation")
-            return C::UserAnnotation;
-        break;
-    case 'T':
-        if (c == "Trace")
-            return C::Ignored;
-        break;
-    default:
-        break;
-    }
-    return C::Unknown;
+    return format::lookupKeyword<kCategories>(cat, C::Unknown);
 }
 
 void KinetoEvent::reset() {

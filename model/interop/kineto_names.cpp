@@ -3,6 +3,7 @@
 #include "model/session/python_frame_name.h"
 #include "model/session/session_database.h"
 
+#include <array>
 #include <cstdio>
 
 namespace stallscope::model {
@@ -17,34 +18,30 @@ bool startsWith(std::string_view s, std::string_view prefix) {
     return s.substr(0, prefix.size()) == prefix;
 }
 
+// The words Kineto writes for format::MemoryKind and format::CopyKind, indexed by the kind.
+constexpr std::array<std::string_view, 8> kMemoryWords = {
+    "Unknown", "Pageable", "Pinned", "Device", "Array", "Managed", "DeviceStatic", "ManagedStatic"};
+constexpr std::array<std::string_view, 11> kCopyWords = {
+    "Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"};
+
+// The kind `word` names in `words`, or 0 (Unknown).
+template <size_t N>
+int kindOfWord(const std::array<std::string_view, N>& words, std::string_view word) {
+    for (size_t kind = 1; kind < N; ++kind) {
+        if (words[kind] == word)
+            return static_cast<int>(kind);
+    }
+    return 0;
+}
+
+// words[kind], or words[0] (Unknown) when `kind` is out of range.
+template <size_t N>
+std::string_view wordOfKind(const std::array<std::string_view, N>& words, int kind) {
+    return kind >= 0 && static_cast<size_t>(kind) < N ? words[kind] : words[0];
+}
+
 MemoryKind memoryKind(std::string_view word) {
-    if (word == "Pageable")
-        return MemoryKind::Pageable;
-    if (word == "Pinned")
-        return MemoryKind::Pinned;
-    if (word == "Device")
-        return MemoryKind::Device;
-    if (word == "Array")
-        return MemoryKind::Array;
-    if (word == "Managed")
-        return MemoryKind::Managed;
-    if (word == "DeviceStatic")
-        return MemoryKind::DeviceStatic;
-    if (word == "ManagedStatic")
-        return MemoryKind::ManagedStatic;
-    return MemoryKind::Unknown;
-}
-
-const char* memoryWord(int kind) {
-    static const char* words[] = {"Unknown", "Pageable", "Pinned",       "Device",
-                                  "Array",   "Managed",  "DeviceStatic", "ManagedStatic"};
-    return kind >= 0 && kind <= 7 ? words[kind] : "Unknown";
-}
-
-const char* copyWord(int kind) {
-    static const char* words[] = {"Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
-                                  "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP"};
-    return kind >= 0 && kind <= 10 ? words[kind] : "Unknown";
+    return static_cast<MemoryKind>(kindOfWord(kMemoryWords, word));
 }
 
 } // namespace
@@ -82,9 +79,7 @@ void parseMemcpyName(std::string_view name, CopyKind* copyKind, MemoryKind* srcK
     const size_t open = name.find('(', space);
     const std::string_view word =
         name.substr(space + 1, (open == std::string_view::npos ? name.size() : open) - space - 1);
-    for (int k = 1; k <= 10; ++k)
-        if (word.substr(0, word.find(' ')) == copyWord(k))
-            *copyKind = static_cast<CopyKind>(k);
+    *copyKind = static_cast<CopyKind>(kindOfWord(kCopyWords, word.substr(0, word.find(' '))));
     if (open == std::string_view::npos)
         return;
     const size_t arrow = name.find(" -> ", open);
@@ -105,12 +100,21 @@ MemoryKind parseMemsetKind(std::string_view name) {
 }
 
 std::string memcpyName(int copyKind, int srcKind, int dstKind) {
-    return std::string("Memcpy ") + copyWord(copyKind) + " (" + memoryWord(srcKind) + " -> " +
-           memoryWord(dstKind) + ")";
+    std::string name = "Memcpy ";
+    name += wordOfKind(kCopyWords, copyKind);
+    name += " (";
+    name += wordOfKind(kMemoryWords, srcKind);
+    name += " -> ";
+    name += wordOfKind(kMemoryWords, dstKind);
+    name += ")";
+    return name;
 }
 
 std::string memsetName(int dstKind) {
-    return std::string("Memset (") + memoryWord(dstKind) + ")";
+    std::string name = "Memset (";
+    name += wordOfKind(kMemoryWords, dstKind);
+    name += ")";
+    return name;
 }
 
 const char* syncKindName(int kind) {

@@ -1,5 +1,7 @@
 #include "model/interop/kineto_sax_handler.h"
 
+#include "format/keyword_table.h"
+
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -7,10 +9,6 @@
 namespace stallscope::model {
 
 namespace {
-
-template <size_t N> bool is(const char* text, unsigned length, const char (&literal)[N]) {
-    return length == N - 1 && std::memcmp(text, literal, N - 1) == 0;
-}
 
 // Reads a JSON number's optional sign and integer digits from [p, end), advancing p to what follows
 // (a fraction, an exponent or the end). Returns the digits' value; `negative` says the sign.
@@ -157,63 +155,67 @@ bool KinetoSaxHandler::EndArray(unsigned) {
 
 bool KinetoSaxHandler::Key(const char* t, unsigned n, bool) {
     using K = Field;
-    K key = K::Other;
+    using format::Keyword;
+    // The keys the importer reads, by the object they stand in; any other key is K::Other.
+    static constexpr Keyword<K> kRootKeys[] = {
+        {"traceEvents", K::TraceEvents},
+        {"deviceProperties", K::DeviceProperties},
+        {"distributedInfo", K::DistributedInfo},
+        {"stallscope", K::StallscopeKey},
+    };
+    static constexpr Keyword<K> kEventKeys[] = {
+        {"ph", K::Ph},   {"ts", K::Ts},   {"cat", K::Cat},   {"pid", K::Pid},
+        {"tid", K::Tid}, {"dur", K::Dur}, {"name", K::Name}, {"args", K::Args},
+    };
+    static constexpr Keyword<K> kArgsKeys[] = {
+        {"correlation", K::Correlation},
+        {"stream", K::Stream},
+        {"device", K::Device},
+        {"context", K::Context},
+        {"bytes", K::Bytes},
+        {"cbid", K::Cbid},
+        {"registers per thread", K::Registers},
+        {"shared memory", K::SharedMemory},
+        {"grid", K::GridKey},
+        {"block", K::BlockKey},
+        {"wait_on_cuda_event_id", K::WaitEvent},
+        {"name", K::ArgName},
+        {"labels", K::Labels},
+        {"kind", K::Kind},
+        {"event", K::Event},
+        {"stack", K::StackKey},
+    };
+    static constexpr Keyword<K> kDeviceKeys[] = {
+        {"id", K::Id},
+        {"name", K::Name},
+        {"totalGlobalMem", K::TotalGlobalMem},
+        {"computeMajor", K::ComputeMajor},
+        {"computeMinor", K::ComputeMinor},
+        {"numSms", K::NumSms},
+    };
+    static constexpr Keyword<K> kDistributedKeys[] = {{"rank", K::Rank}};
+
+    const std::string_view key(t, n);
     switch (top()) {
     case Ctx::Root:
-        key = is(t, n, "traceEvents")        ? K::TraceEvents
-              : is(t, n, "deviceProperties") ? K::DeviceProperties
-              : is(t, n, "distributedInfo")  ? K::DistributedInfo
-              : is(t, n, "stallscope")       ? K::StallscopeKey
-                                             : K::Other;
+        m_key = format::lookupKeyword<kRootKeys>(key, K::Other);
         break;
     case Ctx::Event:
-        if (n == 2) {
-            key = is(t, n, "ph") ? K::Ph : is(t, n, "ts") ? K::Ts : K::Other;
-        } else if (n == 3) {
-            key = is(t, n, "cat")   ? K::Cat
-                  : is(t, n, "pid") ? K::Pid
-                  : is(t, n, "tid") ? K::Tid
-                  : is(t, n, "dur") ? K::Dur
-                                    : K::Other;
-        } else {
-            key = is(t, n, "name") ? K::Name : is(t, n, "args") ? K::Args : K::Other;
-        }
+        m_key = format::lookupKeyword<kEventKeys>(key, K::Other);
         break;
     case Ctx::Args:
-        key = is(t, n, "correlation")             ? K::Correlation
-              : is(t, n, "stream")                ? K::Stream
-              : is(t, n, "device")                ? K::Device
-              : is(t, n, "context")               ? K::Context
-              : is(t, n, "bytes")                 ? K::Bytes
-              : is(t, n, "cbid")                  ? K::Cbid
-              : is(t, n, "registers per thread")  ? K::Registers
-              : is(t, n, "shared memory")         ? K::SharedMemory
-              : is(t, n, "grid")                  ? K::GridKey
-              : is(t, n, "block")                 ? K::BlockKey
-              : is(t, n, "wait_on_cuda_event_id") ? K::WaitEvent
-              : is(t, n, "name")                  ? K::ArgName
-              : is(t, n, "labels")                ? K::Labels
-              : is(t, n, "kind")                  ? K::Kind
-              : is(t, n, "event")                 ? K::Event
-              : is(t, n, "stack")                 ? K::StackKey
-                                                  : K::Other;
+        m_key = format::lookupKeyword<kArgsKeys>(key, K::Other);
         break;
     case Ctx::Device:
-        key = is(t, n, "id")               ? K::Id
-              : is(t, n, "name")           ? K::Name
-              : is(t, n, "totalGlobalMem") ? K::TotalGlobalMem
-              : is(t, n, "computeMajor")   ? K::ComputeMajor
-              : is(t, n, "computeMinor")   ? K::ComputeMinor
-              : is(t, n, "numSms")         ? K::NumSms
-                                           : K::Other;
+        m_key = format::lookupKeyword<kDeviceKeys>(key, K::Other);
         break;
     case Ctx::Distributed:
-        key = is(t, n, "rank") ? K::Rank : K::Other;
+        m_key = format::lookupKeyword<kDistributedKeys>(key, K::Other);
         break;
     default:
+        m_key = K::Other;
         break;
     }
-    m_key = key;
     return true;
 }
 

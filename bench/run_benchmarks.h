@@ -1,0 +1,20 @@
+// The end of a Google Benchmark program's main(), shared by the benchmarks that take no
+// arguments of their own beyond what bench_support.h's takeFlag() already removed.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+namespace stallscope::bench {
+
+// Runs the registered benchmarks under Google Benchmark's flags in argv. Returns main()'s status:
+// 1 when argv holds an argument neither we nor Google Benchmark know, else 0.
+inline int runRegisteredBenchmarks(int& argc, char** argv) {
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv))
+        return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}
+
+} // namespace stallscope::bench
