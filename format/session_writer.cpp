@@ -132,9 +132,7 @@ void SessionWriter::finishProcess(int64_t processId, int64_t endNs,
                                   std::optional<int64_t> exitCode) {
     if (!ok())
         return;
-    m_processEnd.bind(1, endNs);
-    m_processEnd.bind(2, exitCode);
-    m_processEnd.bind(3, processId);
+    m_processEnd.bindAll(endNs, exitCode, processId);
     execute(m_processEnd);
 }
 
@@ -145,8 +143,7 @@ int64_t SessionWriter::addThread(const ThreadRow& row) {
 void SessionWriter::setThreadName(int64_t threadId, std::string_view name) {
     if (!ok())
         return;
-    m_threadName.bind(1, name);
-    m_threadName.bind(2, threadId);
+    m_threadName.bindAll(name, threadId);
     execute(m_threadName);
 }
 

@@ -85,8 +85,7 @@ private:
         if (!ok())
             return 0;
         Statement& statement = m_inserts[index];
-        int parameter = 0;
-        (statement.bind(++parameter, values), ...);
+        statement.bindAll(values...);
         return execute(statement) ? m_db.lastInsertRowId() : 0;
     }
 

@@ -31,6 +31,17 @@ public:
     bool step();
     // Steps once, then resets for the next bind; false on an error.
     bool execute();
+    // Binds `values` to parameters 1, 2, ... in order.
+    template <typename... Values> void bindAll(const Values&... values) {
+        int parameter = 0;
+        (bind(++parameter, values), ...);
+    }
+    // bindAll(values...), then execute().
+    template <typename First, typename... Rest>
+    bool execute(const First& first, const Rest&... rest) {
+        bindAll(first, rest...);
+        return execute();
+    }
     void reset();
 
     void bind(int index, int64_t value);

@@ -29,9 +29,7 @@ std::string metaValue(const format::Database& db, std::string_view key) {
 void setMeta(const format::Database& db, std::string_view key, const std::string& value) {
     format::Statement statement =
         db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)");
-    statement.bind(1, key);
-    statement.bind(2, value);
-    statement.execute();
+    statement.execute(key, value);
 }
 
 } // namespace
@@ -81,10 +79,7 @@ bool SessionFinalizer::finalize(const std::string& path, const Outcome& outcome,
     setMeta(db, format::meta::kRecordEndNs, std::to_string(outcome.endNs));
     format::Statement update = db.prepare(
         "UPDATE processes SET exit_code = ?, end_ns = COALESCE(end_ns, ?) WHERE pid = ?");
-    update.bind(1, int64_t{outcome.exitCode});
-    update.bind(2, int64_t{outcome.endNs});
-    update.bind(3, int64_t{outcome.pid});
-    update.execute();
+    update.execute(int64_t{outcome.exitCode}, int64_t{outcome.endNs}, int64_t{outcome.pid});
     const bool committed = db.exec("COMMIT", error);
     if (status != std::string(format::kStatusComplete))
         db.exec(format::kIndexSql);

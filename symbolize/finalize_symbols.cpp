@@ -110,9 +110,7 @@ bool writeDiagnosticsAndMeta(format::Database& db, const std::vector<std::string
                                               "VALUES (?, 'warning', ?)");
     const int64_t at = diagnosticTime(db);
     for (const std::string& message : warnings) {
-        diagnostic.bind(1, at);
-        diagnostic.bind(2, message);
-        if (!diagnostic.execute()) {
+        if (!diagnostic.execute(at, message)) {
             *error = diagnostic.error();
             return false;
         }
@@ -126,9 +124,7 @@ bool writeDiagnosticsAndMeta(format::Database& db, const std::vector<std::string
         {format::meta::kSymbolizeSourcesEmbedded, std::to_string(stats.sourcesEmbedded)},
     };
     for (const auto& [key, value] : entries) {
-        meta.bind(1, key);
-        meta.bind(2, value);
-        if (!meta.execute()) {
+        if (!meta.execute(key, value)) {
             *error = meta.error();
             return false;
         }

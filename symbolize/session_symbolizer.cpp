@@ -234,9 +234,7 @@ bool SessionSymbolizer::writeFrames(format::Database& db, SymbolizeStats* stats,
     }
     for (const Frame& frame : m_frames) {
         if (frame.moduleIndex >= 0 && !frame.moduleId) {
-            setModule.bind(1, m_modules[frame.moduleIndex].id);
-            setModule.bind(2, frame.id);
-            if (!setModule.execute()) {
+            if (!setModule.execute(m_modules[frame.moduleIndex].id, frame.id)) {
                 *error = setModule.error();
                 return false;
             }
@@ -271,8 +269,7 @@ bool SessionSymbolizer::writeFrames(format::Database& db, SymbolizeStats* stats,
         if (innermost.line > 0 && !innermost.file.empty())
             ++stats->framesWithLines;
 
-        clearInlines.bind(1, frame.id);
-        if (!clearInlines.execute()) {
+        if (!clearInlines.execute(frame.id)) {
             *error = clearInlines.error();
             return false;
         }
@@ -280,13 +277,10 @@ bool SessionSymbolizer::writeFrames(format::Database& db, SymbolizeStats* stats,
             continue;
         for (size_t depth = 0; depth < chain.size(); ++depth) {
             const NativeResolver::Location& level = chain[depth];
-            addInline.bind(1, frame.id);
-            addInline.bind(2, static_cast<int64_t>(depth));
-            addInline.bind(3, level.function.empty() ? std::string_view("??") : level.function);
-            addInline.bind(4, level.file);
-            addInline.bind(5, level.line);
-            addInline.bind(6, level.column);
-            if (!addInline.execute()) {
+            const std::string_view function =
+                level.function.empty() ? std::string_view("??") : level.function;
+            if (!addInline.execute(frame.id, static_cast<int64_t>(depth), function, level.file,
+                                   level.line, level.column)) {
                 *error = addInline.error();
                 return false;
             }
@@ -332,9 +326,7 @@ bool SessionSymbolizer::markUserFrames(format::Database& db, SymbolizeStats* sta
         return false;
     }
     for (const auto& [id, isUser] : changes) {
-        update.bind(1, isUser);
-        update.bind(2, id);
-        if (!update.execute()) {
+        if (!update.execute(isUser, id)) {
             *error = update.error();
             return false;
         }

@@ -128,12 +128,8 @@ bool SourceEmbedder::run(format::Database& db, SymbolizeStats* stats,
             continue;
         }
         // Stored under the recorded path: that is what frames.file says and what readers look up.
-        insert.bind(1, recorded);
-        insert.bind(2, file.sha256);
-        insert.bind(3, file.sizeBytes);
-        insert.bind(4, int64_t(file.truncated ? 1 : 0));
-        insert.bind(5, file.text);
-        if (!insert.execute()) {
+        if (!insert.execute(recorded, file.sha256, file.sizeBytes, int64_t(file.truncated ? 1 : 0),
+                            file.text)) {
             *error = insert.error();
             return false;
         }

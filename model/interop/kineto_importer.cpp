@@ -86,19 +86,13 @@ bool finalizeImport(const std::string& path, const KinetoConverter& converter, s
     if (!db.open(path, format::Database::Mode::ReadWrite, error) || !db.exec("BEGIN", error))
         return false;
     format::Statement userFlag = db.prepare("UPDATE frames SET is_user = ? WHERE id = ?");
-    for (const auto& [frame, isUser] : converter.frameUserFlags()) {
-        userFlag.bind(1, int64_t(isUser ? 1 : 0));
-        userFlag.bind(2, frame);
-        if (!userFlag.execute())
+    for (const auto& [frame, isUser] : converter.frameUserFlags())
+        if (!userFlag.execute(int64_t(isUser ? 1 : 0), frame))
             break;
-    }
     format::Statement processStart = db.prepare("UPDATE processes SET start_ns = ? WHERE id = ?");
-    for (const auto& [process, start] : converter.processStarts()) {
-        processStart.bind(1, start);
-        processStart.bind(2, process);
-        if (!processStart.execute())
+    for (const auto& [process, start] : converter.processStarts())
+        if (!processStart.execute(start, process))
             break;
-    }
     for (const format::Statement* statement : {&userFlag, &processStart})
         if (statement->failed()) {
             *error = statement->error();

@@ -103,9 +103,9 @@ private slots:
         dialog->setProgram(QStringLiteral("/bin/sleep"), {QStringLiteral("60")});
         QSignalSpy recorded(dialog, &RecordDialog::sessionRecorded);
         QVERIFY(dialog->startRecording());
-        QTRY_VERIFY_WITH_TIMEOUT(dialog->isRecording(), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(dialog->isRecording(), 30000);
         // Stop once the recorder has forked the program: it forwards SIGTERM from then on.
-        QTRY_VERIFY_WITH_TIMEOUT(hasGrandchild(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(hasGrandchild(), 30000);
         dialog->stopRecording();
         QVERIFY(recorded.wait(30000));
         QVERIFY(!dialog->isRecording());
