@@ -151,14 +151,10 @@ int64_t SessionSink::apiName(uint8_t domain, uint32_t cbid) {
 
 void SessionSink::consumeHostEvent(const HostEvent& event) {
     if (event.type == HostEvent::Type::Scope) {
-        format::RangeRow row;
-        row.threadId = threadRow(event.tid);
-        row.kind = format::RangeKind::Scope;
-        row.nameId = m_writer->internString(event.name);
-        row.startNs = event.startNs;
-        row.endNs = event.endNs;
-        row.depth = event.depth;
-        m_writer->addRange(row);
+        // A braced list runs left to right: the thread row is written before the name string.
+        m_writer->addRange({threadRow(event.tid), format::RangeKind::Scope,
+                            m_writer->internString(event.name), event.startNs, event.endNs,
+                            event.depth});
         ++m_stats.events.ranges;
         return;
     }

@@ -83,22 +83,11 @@ inline SmallSessionIds writeSmallSession(const std::string& path,
     writer->addMemcpy({ids.copyStream, 21000, 23000, 5, CopyKind::DtoH, MemoryKind::Device,
                        MemoryKind::Pageable, 4096, false});
     writer->addMemset({ids.copyStream, 1500, 1800, 6, 0, 1 << 20, MemoryKind::Device, true});
-    SyncRow streamSync;
-    streamSync.threadId = ids.mainThread;
-    streamSync.kind = SyncKind::Stream;
-    streamSync.startNs = 5100;
-    streamSync.endNs = 19900;
-    streamSync.correlationId = 4;
-    streamSync.streamId = ids.computeStream;
-    streamSync.stackId = ids.stack;
-    writer->addSync(streamSync);
-    SyncRow copySync;
-    copySync.threadId = ids.loaderThread;
-    copySync.kind = SyncKind::PageableCopy;
-    copySync.startNs = 20500;
-    copySync.endNs = 23500;
-    copySync.correlationId = 5;
-    writer->addSync(copySync);
+    // Rows: thread, kind, start, end, correlation, stream, CUDA event, stack.
+    writer->addSync({ids.mainThread, SyncKind::Stream, 5100, 19900, 4, ids.computeStream,
+                     std::nullopt, ids.stack});
+    writer->addSync({ids.loaderThread, SyncKind::PageableCopy, 20500, 23500, 5, std::nullopt,
+                     std::nullopt, std::nullopt});
     writer->addCudaEvent({ids.computeStream, 77, 8, 18000});
     writer->addRange({ids.mainThread, RangeKind::NvtxPushPop, step, 1500, 24000, 0});
     writer->addRange({ids.mainThread, RangeKind::NvtxPushPop, forward, 1600, 4800, 1});

@@ -62,20 +62,13 @@ bool writeFixture(const QString& path, QString* error) {
     copy.dstKind = MemoryKind::Pinned;
     copy.bytes = 4096;
     writer->addMemcpy(copy);
-    ModuleRow module;
-    module.processId = pid;
-    module.path = "/usr/lib/x86_64-linux-gnu/libcuda.so.1";
-    module.loadBias = 0x7f0000000000;
-    module.startAddress = 0x7f0000000000;
-    module.endAddress = 0x7f0001000000;
-    const int64_t moduleId = writer->addModule(module);
-    ModuleRow torch;
-    torch.processId = pid;
-    torch.path = "/venv/lib/python3.12/site-packages/torch/lib/libtorch_cuda.so";
-    torch.loadBias = 0x7e0000000000;
-    torch.startAddress = 0x7e0000000000;
-    torch.endAddress = 0x7e0010000000;
-    const int64_t torchId = writer->addModule(torch);
+    // Rows: process, path, load bias, start, end, build id, load time.
+    const int64_t moduleId =
+        writer->addModule({pid, "/usr/lib/x86_64-linux-gnu/libcuda.so.1", 0x7f0000000000,
+                           0x7f0000000000, 0x7f0001000000, "", 0});
+    const int64_t torchId =
+        writer->addModule({pid, "/venv/lib/python3.12/site-packages/torch/lib/libtorch_cuda.so",
+                           0x7e0000000000, 0x7e0000000000, 0x7e0010000000, "", 0});
     FrameRow driver; // the driver calling the recorder's callback: hidden
     driver.address = 0x7f0000001234;
     driver.moduleId = moduleId;
