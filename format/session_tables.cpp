@@ -54,4 +54,11 @@ std::string selectSql(const Table& table) {
            " FROM " + std::string(table.name);
 }
 
+std::string selectColumnsSql(const Table& table, std::span<const std::string_view> names) {
+    std::string sql = "SELECT ";
+    for (size_t i = 0; i < names.size(); ++i)
+        sql.append(i ? ", " : "").append(names[i]);
+    return sql + " FROM " + std::string(table.name);
+}
+
 } // namespace stallscope::format

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <array>
+#include <initializer_list>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace stallscope::format {
 
@@ -198,5 +200,34 @@ std::string schemaSql();
 std::string insertSql(const Table& table, std::string_view verb = "INSERT");
 // "SELECT every column FROM name", in descriptor order: result column i is columns[i].
 std::string selectSql(const Table& table);
+
+constexpr bool hasColumn(const Table& table, std::string_view name) {
+    for (const Column& column : table.columns)
+        if (column.name == name)
+            return true;
+    return false;
+}
+
+// A column name of `table`, checked when the program is compiled: a misspelt or removed column
+// does not build. What a reader that reads only some columns names them with.
+template <const Table& table> struct ColumnOf {
+    std::string_view name;
+    consteval ColumnOf(const char* columnName) : name(columnName) {
+        if (!hasColumn(table, name))
+            throw "not a column of this table"; // ends constant evaluation: a compile error
+    }
+};
+
+std::string selectColumnsSql(const Table& table, std::span<const std::string_view> names);
+
+// "SELECT a, b, ... FROM name" over the named columns, in the order given: result column i is
+// names[i]. Each name is checked against the descriptor at compile time.
+template <const Table& table>
+std::string selectSql(std::initializer_list<ColumnOf<table>> columns) {
+    std::vector<std::string_view> names;
+    for (const ColumnOf<table>& column : columns)
+        names.push_back(column.name);
+    return selectColumnsSql(table, names);
+}
 
 } // namespace stallscope::format

@@ -83,15 +83,17 @@ public:
     }
 
     void readApiCalls() {
-        scan("api_calls",
-             "SELECT id, thread_id, start_ns, end_ns, name_id, correlation_id FROM api_calls",
+        scan(format::tables::kApiCalls,
+             format::selectSql<format::tables::kApiCalls>(
+                 {"id", "thread_id", "start_ns", "end_ns", "name_id", "correlation_id"}),
              [this](format::Statement& row) { pushNamedEvent(hostLane(row, 1).apiCalls, row); });
     }
 
     void readSyncs() {
-        scan("syncs",
-             "SELECT id, thread_id, start_ns, end_ns, kind, correlation_id, stream_id, stack_id "
-             "FROM syncs",
+        scan(format::tables::kSyncs,
+             format::selectSql<format::tables::kSyncs>({"id", "thread_id", "start_ns", "end_ns",
+                                                        "kind", "correlation_id", "stream_id",
+                                                        "stack_id"}),
              [this](format::Statement& row) {
                  SyncColumns& syncs = hostLane(row, 1).syncs;
                  pushInterval(syncs, row);
@@ -110,7 +112,9 @@ public:
     }
 
     void readRanges() {
-        scan("ranges", "SELECT id, thread_id, start_ns, end_ns, name_id, depth FROM ranges",
+        scan(format::tables::kRanges,
+             format::selectSql<format::tables::kRanges>(
+                 {"id", "thread_id", "start_ns", "end_ns", "name_id", "depth"}),
              [this](format::Statement& row) {
                  HostLane& lane = hostLane(row, 1);
                  const int64_t depth = row.integer(5);
@@ -127,17 +131,19 @@ public:
     }
 
     void readKernels() {
-        scan("kernels",
-             "SELECT id, stream_id, start_ns, end_ns, name_id, correlation_id FROM kernels",
+        scan(format::tables::kKernels,
+             format::selectSql<format::tables::kKernels>(
+                 {"id", "stream_id", "start_ns", "end_ns", "name_id", "correlation_id"}),
              [this](format::Statement& row) {
                  pushNamedEvent(streamLane(row, "kernels").kernels, row);
              });
     }
 
     void readMemcpys() {
-        scan("memcpys",
-             "SELECT id, stream_id, start_ns, end_ns, correlation_id, bytes, copy_kind, src_kind, "
-             "dst_kind FROM memcpys",
+        scan(format::tables::kMemcpys,
+             format::selectSql<format::tables::kMemcpys>({"id", "stream_id", "start_ns", "end_ns",
+                                                          "correlation_id", "bytes", "copy_kind",
+                                                          "src_kind", "dst_kind"}),
              [this](format::Statement& row) {
                  pushTransfer(streamLane(row, "memcpys").memcpys, row,
                               {row.integer(6), row.integer(7), row.integer(8)});
@@ -145,8 +151,9 @@ public:
     }
 
     void readMemsets() {
-        scan("memsets",
-             "SELECT id, stream_id, start_ns, end_ns, correlation_id, bytes, dst_kind FROM memsets",
+        scan(format::tables::kMemsets,
+             format::selectSql<format::tables::kMemsets>(
+                 {"id", "stream_id", "start_ns", "end_ns", "correlation_id", "bytes", "dst_kind"}),
              [this](format::Statement& row) {
                  // A memset has no copy direction and no source.
                  pushTransfer(streamLane(row, "memsets").memsets, row, {0, 0, row.integer(6)});
@@ -156,11 +163,12 @@ public:
     const TimeBounds& bounds() const { return m_bounds; }
 
 private:
-    template <typename OnRow> void scan(const char* table, const char* sql, OnRow onRow) {
-        m_table = table;
+    template <typename OnRow>
+    void scan(const format::Table& table, const std::string& sql, OnRow onRow) {
+        m_table = table.name;
         format::Statement statement = m_connection.prepare(sql);
         if (!statement.prepared())
-            throw LoadFailure{"corrupt session: cannot read table '" + std::string(table) +
+            throw LoadFailure{"corrupt session: cannot read table '" + std::string(table.name) +
                               "': " + m_connection.lastMessage()};
         int64_t pending = 0;
         while (statement.step()) {
@@ -174,7 +182,7 @@ private:
         }
         m_context.addRowsRead(pending);
         if (statement.failed())
-            throw LoadFailure{"corrupt session: reading table '" + std::string(table) +
+            throw LoadFailure{"corrupt session: reading table '" + std::string(table.name) +
                               "' failed: " + m_connection.lastMessage()};
     }
 

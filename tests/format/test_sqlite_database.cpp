@@ -115,6 +115,11 @@ void TestSqliteDatabase::generatedSqlNamesEveryColumn() {
         std::string("INSERT INTO stack_frames(stack_id, position, frame_id) VALUES (?, ?, ?)"));
     QCOMPARE(format::selectSql(format::tables::kStacks),
              std::string("SELECT id, hash, depth FROM stacks"));
+    // A subset, in the order asked (the names are checked against the descriptor when built).
+    QCOMPARE(format::selectSql<format::tables::kMemsets>({"dst_kind", "id"}),
+             std::string("SELECT dst_kind, id FROM memsets"));
+    QVERIFY(format::hasColumn(format::tables::kSyncs, "stack_id"));
+    QVERIFY(!format::hasColumn(format::tables::kSyncs, "stackid"));
     QCOMPARE(format::createTableSql(format::tables::kMeta),
              std::string("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT "
                          "ROWID;"));
