@@ -67,6 +67,8 @@ public:
 
     // Rows written since creation (all event tables), for throughput figures.
     int64_t eventCount() const { return m_eventCount; }
+    // Rows written to one table of kTables since creation.
+    int64_t rowsWritten(const Table& table) const { return m_rowsWritten[tableIndex(table)]; }
 
 private:
     SessionWriter() = default;
@@ -86,7 +88,10 @@ private:
             return 0;
         Statement& statement = m_inserts[index];
         statement.bindAll(values...);
-        return execute(statement) ? m_db.lastInsertRowId() : 0;
+        if (!execute(statement))
+            return 0;
+        ++m_rowsWritten[index];
+        return m_db.lastInsertRowId();
     }
 
     // insert() into an event table, counted in eventCount().
@@ -104,6 +109,7 @@ private:
 
     // Prepared once, one per table of kTables (same order); every add* binds and runs one.
     std::array<Statement, kTables.size()> m_inserts;
+    std::array<int64_t, kTables.size()> m_rowsWritten{};
     Statement m_processEnd;
     Statement m_threadName;
 };

@@ -66,7 +66,7 @@ void defaultStreamOfDevice(const AnalysisContext& context, int32_t device,
     for (const MergeSource& source : defaults)
         defaultOps += source.columns->size();
     // Too few default-stream operations to report: skip the merge of all other streams.
-    if (defaultOps < static_cast<size_t>(std::max<int64_t>(t.minSerializingOps, 1)))
+    if (defaultOps < static_cast<size_t>(std::max<int64_t>(t.defaultStream.minOps, 1)))
         return;
     // The union of the other streams' work: what a default-stream operation may serialize with.
     BusyIntervals others;
@@ -101,8 +101,9 @@ void defaultStreamOfDevice(const AnalysisContext& context, int32_t device,
         const int64_t before = j > 0 ? others.end[j - 1] : std::numeric_limits<int64_t>::min();
         const int64_t after =
             j < others.size() ? others.start[j] : std::numeric_limits<int64_t>::max();
-        if (before == std::numeric_limits<int64_t>::min() || before < s - t.serializationWindowNs ||
-            after == std::numeric_limits<int64_t>::max() || after > e + t.serializationWindowNs)
+        if (before == std::numeric_limits<int64_t>::min() ||
+            before < s - t.defaultStream.windowNs || after == std::numeric_limits<int64_t>::max() ||
+            after > e + t.defaultStream.windowNs)
             continue;
         if (serializing == 0)
             first = s;
@@ -112,7 +113,7 @@ void defaultStreamOfDevice(const AnalysisContext& context, int32_t device,
         defaultStream = merge.source().lane;
         spans.add(merge);
     }
-    if (serializing < t.minSerializingOps)
+    if (serializing < t.defaultStream.minOps)
         return;
     Insight insight = gpuInsight(context, InsightRule::DefaultStream,
                                  session.streamLabel(session.streams[defaultStream]));
@@ -154,7 +155,7 @@ void launchBoundOfDevice(const AnalysisContext& context, int32_t device,
     EventSpans accepted;
     bool active = false;
     auto close = [&] {
-        if (active && kernels >= t.minStretchKernels) {
+        if (active && kernels >= t.launchBound.minKernels) {
             ++stretches;
             totalKernels += kernels;
             totalBusy += busy;
@@ -185,8 +186,8 @@ void launchBoundOfDevice(const AnalysisContext& context, int32_t device,
         const int64_t s = merge.start(), e = merge.end(), duration = e - s;
         const bool hasGap = maxEnd != std::numeric_limits<int64_t>::min();
         const int64_t gap = hasGap ? s - maxEnd : 0;
-        const bool qualifies =
-            hasGap && duration <= t.shortKernelNs && gap > duration && gap <= t.maxLaunchGapNs;
+        const bool qualifies = hasGap && duration <= t.launchBound.shortKernelNs &&
+                               gap > duration && gap <= t.launchBound.maxGapNs;
         if (!qualifies) {
             close();
         } else {
@@ -196,7 +197,7 @@ void launchBoundOfDevice(const AnalysisContext& context, int32_t device,
             } else {
                 gaps += gap;
                 ++gapCount;
-                savings += std::max<int64_t>(0, gap - t.graphGapNs);
+                savings += std::max<int64_t>(0, gap - t.launchBound.graphGapNs);
             }
             end = e;
             busy += duration;

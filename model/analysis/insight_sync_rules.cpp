@@ -10,9 +10,9 @@
 namespace stallscope::model {
 
 Severity AnalysisContext::severityFor(double share) const {
-    if (share > thresholds.highShare)
+    if (share > thresholds.severity.highShare)
         return Severity::High;
-    if (share > thresholds.mediumShare)
+    if (share > thresholds.severity.mediumShare)
         return Severity::Medium;
     return Severity::Low;
 }
@@ -72,7 +72,7 @@ void appendEvent(EventSpans& spans, const EventRef& event) {
 void syncAttribution(const AnalysisContext& context, std::vector<Insight>& out) {
     const auto& sites = context.sites.stats();
     const size_t shown = std::min(
-        sites.size(), static_cast<size_t>(std::max(0, context.thresholds.maxAttributionSites)));
+        sites.size(), static_cast<size_t>(std::max(0, context.thresholds.attribution.maxSites)));
     for (size_t s = 0; s < shown; ++s) {
         const SyncSiteStats& stats = sites[s];
         Insight insight =
@@ -94,7 +94,7 @@ void syncAttribution(const AnalysisContext& context, std::vector<Insight>& out) 
 void inLoopSync(const AnalysisContext& context, std::vector<Insight>& out) {
     const Session& session = context.session;
     const auto& sites = context.sites.stats();
-    const int64_t minSyncs = context.thresholds.minLoopSyncs;
+    const int64_t minSyncs = context.thresholds.inLoop.minSyncs;
     // Kernel launches between consecutive syncs of a site on one thread, per site.
     std::vector<std::vector<uint32_t>> gaps(sites.size());
     std::vector<int64_t> lastLaunches(sites.size(), -1);
@@ -146,7 +146,7 @@ void inLoopSync(const AnalysisContext& context, std::vector<Insight>& out) {
         auto middle = between.begin() + static_cast<std::ptrdiff_t>(between.size() / 2);
         std::nth_element(between.begin(), middle, between.end());
         const int64_t median = *middle;
-        if (median < context.thresholds.minLoopLaunches)
+        if (median < context.thresholds.inLoop.minLaunches)
             continue;
         const SyncSiteStats& stats = sites[s];
         Insight insight = siteInsight(context, InsightRule::InLoopSync, static_cast<int32_t>(s));
@@ -343,7 +343,7 @@ void gpuBubble(const AnalysisContext& context, std::vector<Insight>& out) {
     for (size_t s = 0; s < sites.size(); ++s) {
         const SyncSiteStats& stats = sites[s];
         if (stats.bubbleNs <= 0 ||
-            context.shareOf(stats.bubbleNs) < context.thresholds.minBubbleShare)
+            context.shareOf(stats.bubbleNs) < context.thresholds.bubble.minShare)
             continue;
         std::vector<EventRef> followed;
         for (const EventRef& ref : context.sites.syncsOf(static_cast<int32_t>(s)))

@@ -238,7 +238,7 @@ int64_t SyncSites::computeBubble(int32_t lane, size_t index, std::vector<int64_t
     if (static_cast<size_t>(last + 1) >= busy.size())
         return 0; // no later GPU work: nothing was delayed
     const int64_t next = busy.start[last + 1];
-    int64_t until = std::min(next, t + m_thresholds->maxBubblePerSyncNs);
+    int64_t until = std::min(next, t + m_thresholds->bubble.maxPerSyncNs);
     // The thread's next blocking sync owns the idle time from its own end on.
     for (size_t j = index + 1; j < syncs.size(); ++j) {
         if (!isHostBlocking(syncs.kind[j]))

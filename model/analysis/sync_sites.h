@@ -52,7 +52,7 @@ public:
     // site; like the rest of the class, for one analysis thread).
     std::shared_ptr<const EventSpans> spansOf(int32_t site) const;
     // GPU idle time after a sync: from its end until the next work on its device starts, cut at
-    // the thread's next blocking sync and at maxBubblePerSyncNs; 0 when the device had no work
+    // the thread's next blocking sync and at bubble.maxPerSyncNs; 0 when the device had no work
     // while the host waited, is still busy when the sync returns, or never works again.
     int64_t bubbleAfter(int32_t lane, size_t index) const { return m_bubble[lane][index]; }
     int64_t totalBlockedNs() const { return m_totalBlockedNs; }

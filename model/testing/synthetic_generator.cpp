@@ -63,17 +63,13 @@ void SyntheticGenerator::setUpModules(ProcessState& process, int64_t startNs) {
         row.loadedNs = startNs;
         process.moduleIds.push_back(m_writer.addModule(row));
         process.moduleStarts.push_back(row.startAddress);
-        ++m_stats.modules;
         if (i > 0)
             base += 0x10000000;
     }
 }
 
 int64_t SyntheticGenerator::intern(std::string_view text) {
-    const int64_t id = m_writer.internString(text);
-    // strings.id is a rowid counting up from 1 in a fresh file: the largest id is the count.
-    m_stats.strings = std::max(m_stats.strings, id);
-    return id;
+    return m_writer.internString(text);
 }
 
 void SyntheticGenerator::setUpProcess(int index) {
@@ -85,7 +81,6 @@ void SyntheticGenerator::setUpProcess(int index) {
     row.command = m_options.command;
     row.startNs = startNs;
     process.rowId = m_writer.addProcess(row);
-    ++m_stats.processes;
     setUpModules(process, startNs);
 
     for (int t = 0; t < m_options.threadsPerProcess; ++t) {
@@ -93,7 +88,6 @@ void SyntheticGenerator::setUpProcess(int index) {
         thread.rowId = m_writer.addThread(
             {process.rowId, row.pid + (t == 0 ? 0 : 40 + t),
              t == 0 ? std::string("python3") : "pin_memory_" + std::to_string(t - 1)});
-        ++m_stats.threads;
         // Interpreter and model start-up before the first step; loaders start a little earlier.
         thread.nowNs = startNs + (t == 0 ? 250'000'000 : 180'000'000) + m_random.range(0, 99'999);
         thread.lastLaunchesAtSite.fill(-1);
@@ -133,7 +127,6 @@ void SyntheticGenerator::setUpDevices(ProcessState& process, int index) {
         device.smCount = 132;
         device.globalMemoryBytes = 85'520'809'984;
         const int64_t deviceId = m_writer.addDevice(device);
-        ++m_stats.devices;
         DeviceState& state = process.devices.emplace_back();
         for (int s = 0; s < m_options.streamsPerDevice; ++s) {
             // CUPTI numbers the legacy default stream 7 in a context; PyTorch computes there.
@@ -144,7 +137,6 @@ void SyntheticGenerator::setUpDevices(ProcessState& process, int index) {
             stream.isDefault = s == 0;
             stream.priority = s >= 2 ? -1 : 0; // NCCL streams run at high priority
             state.streams.push_back({m_writer.addStream(stream), 0});
-            ++m_stats.streams;
         }
     }
 }
@@ -162,7 +154,6 @@ int64_t SyntheticGenerator::stackFor(ProcessState& process, Site site) {
             frame.address = process.moduleStarts[module] + offset;
             frame.moduleId = process.moduleIds[module];
             it->second = m_writer.addFrame(frame);
-            ++m_stats.frames;
         }
         frames.push_back(it->second);
     };
@@ -175,7 +166,6 @@ int64_t SyntheticGenerator::stackFor(ProcessState& process, Site site) {
             frame.function = function;
             frame.line = line;
             it->second = m_writer.addFrame(frame);
-            ++m_stats.frames;
         }
         frames.push_back(it->second);
     };
@@ -197,7 +187,6 @@ int64_t SyntheticGenerator::stackFor(ProcessState& process, Site site) {
         hash *= 0x100000001b3ULL;
     }
     process.stackIds[site] = m_writer.addStack(hash, frames);
-    ++m_stats.stacks;
     return process.stackIds[site];
 }
 
@@ -211,7 +200,6 @@ int64_t SyntheticGenerator::apiCall(ProcessState& process, ThreadState& thread, 
     row.endNs = endNs;
     row.correlationId = process.nextCorrelation++;
     m_writer.addApiCall(row);
-    ++m_stats.events.apiCalls;
     thread.nowNs = endNs;
     return row.correlationId;
 }
@@ -235,7 +223,6 @@ void SyntheticGenerator::launch(ProcessState& process, ThreadState& thread, Stre
     row.registersPerThread = kernel.registers;
     row.dynamicSharedBytes = kernel.sharedBytes;
     m_writer.addKernel(row);
-    ++m_stats.events.kernels;
     ++thread.launches;
     stream.freeNs = row.endNs;
 }
@@ -259,7 +246,6 @@ int64_t SyntheticGenerator::copy(ProcessState& process, ThreadState& thread, Str
     row.correlationId =
         apiCall(process, thread, spec.blockingSite ? kCbidMemcpy : kCbidMemcpyAsync, start, end);
     m_writer.addMemcpy(row);
-    ++m_stats.events.memcpys;
     stream.freeNs = row.endNs;
     if (spec.blockingSite)
         addSync(process, thread, *spec.blockingSite, start, end, row.correlationId, stream.rowId,
@@ -277,7 +263,6 @@ int64_t SyntheticGenerator::recordEvent(ProcessState& process, ThreadState& thre
     row.eventId = process.nextEventId++;
     row.recordNs = start;
     m_writer.addCudaEvent(row);
-    ++m_stats.cudaEvents;
     return row.eventId;
 }
 
@@ -317,7 +302,6 @@ void SyntheticGenerator::addSync(ProcessState& process, ThreadState& thread, Sit
     row.eventId = eventId;
     row.stackId = stackFor(process, site);
     m_writer.addSync(row);
-    ++m_stats.events.syncs;
     ++m_stats.syncsByKind[static_cast<int>(row.kind)];
     SiteTally& tally = m_tallies[site];
     ++tally.count;
@@ -330,7 +314,6 @@ void SyntheticGenerator::addSync(ProcessState& process, ThreadState& thread, Sit
 void SyntheticGenerator::addRange(ThreadState& thread, int64_t nameId, int64_t startNs,
                                   int64_t endNs, int depth) {
     m_writer.addRange({thread.rowId, RangeKind::NvtxPushPop, nameId, startNs, endNs, depth});
-    ++m_stats.events.ranges;
 }
 
 StreamState& SyntheticGenerator::copyStream(DeviceState& device) {
@@ -414,7 +397,6 @@ void SyntheticGenerator::zeroGrad(ProcessState& process, ThreadState& main) {
         row.dstKind = MemoryKind::Device;
         row.isAsync = true;
         m_writer.addMemset(row);
-        ++m_stats.events.memsets;
         compute.freeNs = row.endNs;
     }
 }

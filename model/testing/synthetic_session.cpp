@@ -35,10 +35,10 @@ std::string SyntheticStats::toText() const {
         std::snprintf(line, sizeof line, "%-18s %lld\n", label, static_cast<long long>(value));
         text += line;
     };
-    add("processes", processes);
-    add("threads", threads);
-    add("devices", devices);
-    add("streams", streams);
+    add("processes", rowsIn(format::tables::kProcesses));
+    add("threads", rowsIn(format::tables::kThreads));
+    add("devices", rowsIn(format::tables::kDevices));
+    add("streams", rowsIn(format::tables::kStreams));
     add("steps/process", stepsPerProcess);
     add("api_calls", events.apiCalls);
     add("kernels", events.kernels);
@@ -48,9 +48,9 @@ std::string SyntheticStats::toText() const {
     add("cuda_events", cudaEvents);
     add("ranges", events.ranges);
     add("events (total)", totalEvents());
-    add("stacks", stacks);
-    add("frames", frames);
-    add("strings", strings);
+    add("stacks", rowsIn(format::tables::kStacks));
+    add("frames", rowsIn(format::tables::kFrames));
+    add("strings", rowsIn(format::tables::kStrings));
     add("commits", commits);
     std::snprintf(
         line, sizeof line, "%-18s %.3f s\n%-18s %.3f s (%.0f events/s), finish %.3f s\n",
@@ -96,6 +96,13 @@ bool writeSyntheticSession(const std::string& path, const SyntheticOptions& opti
     synthetic::SyntheticGenerator generator(*writer, options, out);
     if (!generator.run())
         return fail(writer->lastError());
+    for (size_t table = 0; table < format::kTables.size(); ++table)
+        out.rows[table] = writer->rowsWritten(*format::kTables[table]);
+    namespace tables = format::tables;
+    out.events = {out.rowsIn(tables::kApiCalls), out.rowsIn(tables::kSyncs),
+                  out.rowsIn(tables::kKernels),  out.rowsIn(tables::kMemcpys),
+                  out.rowsIn(tables::kMemsets),  out.rowsIn(tables::kRanges)};
+    out.cudaEvents = out.rowsIn(tables::kCudaEvents);
     writer->setMeta(format::meta::kStartNs, std::to_string(out.startNs));
     writer->setMeta(format::meta::kEndNs, std::to_string(out.endNs));
     const auto finishing = std::chrono::steady_clock::now();

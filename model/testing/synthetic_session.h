@@ -17,6 +17,7 @@
 #include "format/session_rows.h"
 #include "format/session_schema.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -67,16 +68,11 @@ struct SyntheticSyncSite {
 };
 
 struct SyntheticStats {
-    int64_t processes = 0;
-    int64_t threads = 0;
-    int64_t devices = 0;
-    int64_t streams = 0;
-    int64_t modules = 0;
-    int64_t frames = 0;
-    int64_t stacks = 0;
-    int64_t strings = 0;
+    // Rows the writer wrote to each table (index: format::tableIndex), e.g. processes, frames.
+    std::array<int64_t, format::kTables.size()> rows{};
+    int64_t rowsIn(const format::Table& table) const { return rows[format::tableIndex(table)]; }
 
-    format::EventCounts events; // rows written to each timeline event table
+    format::EventCounts events; // from rows: the timeline event tables
     int64_t cudaEvents = 0;
     int64_t syncsByKind[format::kSyncKindMax + 1] = {}; // index = format::SyncKind value
 

@@ -156,9 +156,9 @@ void TestInsightRules::thresholdsComeFromOnePlace() {
     f.writeLoop(f.pythonStack("/home/u/train.py", 90, "train_step"), 5, 4);
     const auto loaded = f.load();
     model::AnalysisOptions options;
-    options.thresholds.minLoopLaunches = 5;
+    options.thresholds.inLoop.minLaunches = 5;
     QVERIFY(insightsOf(loaded.analyze(options), InsightRule::InLoopSync).empty());
-    options.thresholds.minLoopLaunches = 4;
+    options.thresholds.inLoop.minLaunches = 4;
     QCOMPARE(insightsOf(loaded.analyze(options), InsightRule::InLoopSync).size(), size_t(1));
 }
 

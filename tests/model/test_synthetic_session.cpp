@@ -144,8 +144,8 @@ void TestSyntheticSession::statsMatchTables() {
     options.streamsPerDevice = 4;
     const model::SyntheticStats stats = write(m_dir.file("multi.stallscope"), options);
     const Database db(m_dir.file("multi.stallscope"));
-    QCOMPARE(db.count("SELECT COUNT(*) FROM processes"), stats.processes);
-    QCOMPARE(stats.processes, 2);
+    QCOMPARE(db.count("SELECT COUNT(*) FROM processes"), stats.rowsIn(format::tables::kProcesses));
+    QCOMPARE(stats.rowsIn(format::tables::kProcesses), 2);
     QCOMPARE(db.count("SELECT COUNT(*) FROM threads"), 6);
     QCOMPARE(db.count("SELECT COUNT(*) FROM devices"), 4);
     QCOMPARE(db.count("SELECT COUNT(*) FROM streams"), 16);
@@ -156,10 +156,10 @@ void TestSyntheticSession::statsMatchTables() {
     QCOMPARE(db.count("SELECT COUNT(*) FROM syncs"), stats.events.syncs);
     QCOMPARE(db.count("SELECT COUNT(*) FROM cuda_events"), stats.cudaEvents);
     QCOMPARE(db.count("SELECT COUNT(*) FROM ranges"), stats.events.ranges);
-    QCOMPARE(db.count("SELECT COUNT(*) FROM stacks"), stats.stacks);
-    QCOMPARE(db.count("SELECT COUNT(*) FROM frames"), stats.frames);
-    QCOMPARE(db.count("SELECT COUNT(*) FROM strings"), stats.strings);
-    QCOMPARE(db.count("SELECT COUNT(*) FROM modules"), stats.modules);
+    QCOMPARE(db.count("SELECT COUNT(*) FROM stacks"), stats.rowsIn(format::tables::kStacks));
+    QCOMPARE(db.count("SELECT COUNT(*) FROM frames"), stats.rowsIn(format::tables::kFrames));
+    QCOMPARE(db.count("SELECT COUNT(*) FROM strings"), stats.rowsIn(format::tables::kStrings));
+    QCOMPARE(db.count("SELECT COUNT(*) FROM modules"), stats.rowsIn(format::tables::kModules));
     for (int kind = 1; kind <= format::kSyncKindMax; ++kind)
         QCOMPARE(db.count("SELECT COUNT(*) FROM syncs WHERE kind = " + std::to_string(kind)),
                  stats.syncsByKind[kind]);
@@ -313,9 +313,10 @@ void TestSyntheticSession::loadsWithExpectedCounts() {
     const model::Session& session = *result.session;
     QCOMPARE(session.status, std::string("complete"));
     QVERIFY(session.warning.empty());
-    QCOMPARE(static_cast<int64_t>(session.processes.size()), stats.processes);
-    QCOMPARE(static_cast<int64_t>(session.threads.size()), stats.threads);
-    QCOMPARE(static_cast<int64_t>(session.streams.size()), stats.streams);
+    QCOMPARE(static_cast<int64_t>(session.processes.size()),
+             stats.rowsIn(format::tables::kProcesses));
+    QCOMPARE(static_cast<int64_t>(session.threads.size()), stats.rowsIn(format::tables::kThreads));
+    QCOMPARE(static_cast<int64_t>(session.streams.size()), stats.rowsIn(format::tables::kStreams));
     QCOMPARE(session.counts, stats.events);
     QCOMPARE(session.hostLanes.size(), session.threads.size());
     QCOMPARE(session.streamLanes.size(), session.streams.size());
