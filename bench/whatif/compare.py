@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Compares the what-if engine's predicted saving per sync with the measured one, per pair:
+  compare.py TIMINGS_JSON --stallscope PATH [--sessions DIR] [--markdown FILE]
+TIMINGS_JSON comes from run_pairs.sh; each pair's recorded "before" session (<pair>.stallscope,
+in DIR, default TIMINGS_JSON's folder) goes through `stallscope --insights --json`.
+  measured saving per sync  = (median before - median after) / (iterations x syncs_per_iteration)
+  predicted saving per sync = savings_ns / count of the insight at the pair's SYNC-SITE line
+  (the largest savings_ns when several insights name that site)."""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+TOLERANCE = 0.25  # issue 12's goal: predicted within +-25 % of measured
+
+
+def insights(stallscope, session):
+    env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
+    result = subprocess.run([stallscope, "--insights", "--json", session], env=env,
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        print("%s: stallscope exit %d: %s" % (session, result.returncode, result.stderr.strip()),
+              file=sys.stderr)
+        return []
+    return json.loads(result.stdout).get("insights", [])
+
+
+def names_line(location, sync_site):
+    """Whether a {file, line} (an insight's site, or its site's library frame) is the SYNC-SITE."""
+    return (isinstance(location, dict) and location.get("line") == sync_site["line"]
+            and str(location.get("file", "")).endswith(os.path.basename(sync_site["file"])))
+
+
+def site_insight(all_insights, sync_site):
+    """The insight with the largest savings_ns at the pair's sync site, or None."""
+    matches = [insight for insight in all_insights
+               if names_line(insight.get("site"), sync_site)
+               or names_line(insight.get("site", {}).get("library"), sync_site)]
+    return max(matches, key=lambda insight: insight.get("savings_ns", 0), default=None)
+
+
+def compare_pair(name, entry, insight):
+    """The numbers of one pair's table rows (times in seconds; None where unknown)."""
+    iterations, per_iteration = entry["iterations"], entry["syncs_per_iteration"]
+    before, after = entry["median_before_s"], entry["median_after_s"]
+    measured_total = before - after
+    row = {"pair": name, "before_per_iter": before / iterations, "after_per_iter": after / iterations,
+           "measured_per_sync": measured_total / (iterations * per_iteration),
+           "recorded_syncs": (iterations + entry.get("warmup", 0)) * per_iteration,
+           "predicted_per_sync": None, "predicted_total": None, "count": None, "rule": None}
+    if insight and insight.get("count"):
+        row.update(predicted_per_sync=insight["savings_ns"] * 1e-9 / insight["count"],
+                   predicted_total=insight["savings_ns"] * 1e-9, count=insight["count"],
+                   rule=insight.get("rule"))
+    # What the timed loop's saving would be over the recorded run's syncs (it also ran the warm-up).
+    row["measured_total_recorded"] = row["measured_per_sync"] * row["recorded_syncs"]
+    if row["predicted_per_sync"] is not None and row["measured_per_sync"] > 0:
+        row["ratio"] = row["predicted_per_sync"] / row["measured_per_sync"]
+    else:
+        row["ratio"] = None
+    return row
+
+
+def fmt_ms(seconds):
+    return "n/a" if seconds is None else "%.3f ms" % (seconds * 1e3)
+
+
+def fmt_us(seconds):
+    return "n/a" if seconds is None else "%.1f µs" % (seconds * 1e6)
+
+
+def markdown(rows):
+    lines = ["| pair | loop before (ms/iter) | after | measured saving per sync | predicted per sync"
+             " | predicted/measured | within ±25 %? |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        ratio = "n/a" if r["ratio"] is None else "%.3g" % r["ratio"]
+        within = "n/a" if r["ratio"] is None else ("yes" if abs(r["ratio"] - 1) <= TOLERANCE else "no")
+        predicted = fmt_us(r["predicted_per_sync"]) if r["count"] else "no finding"
+        lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            r["pair"], fmt_ms(r["before_per_iter"]), fmt_ms(r["after_per_iter"]),
+            fmt_us(r["measured_per_sync"]), predicted, ratio, within))
+    lines += ["", "Totals over the recorded run (the tool's count may differ from the program's):", "",
+              "| pair | rule | syncs counted by the tool | syncs in the recorded run | predicted total"
+              " | measured total (per sync × recorded syncs) |",
+              "|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append("| %s | %s | %s | %d | %s | %s |" % (
+            r["pair"], r["rule"] or "n/a", r["count"] if r["count"] is not None else "n/a",
+            r["recorded_syncs"], fmt_ms(r["predicted_total"]), fmt_ms(r["measured_total_recorded"])))
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("timings")
+    parser.add_argument("--stallscope", required=True, help="the stallscope executable")
+    parser.add_argument("--sessions", help="folder of <pair>.stallscope (default: the timings' folder)")
+    parser.add_argument("--markdown", help="also write the tables to this file")
+    args = parser.parse_args()
+    with open(args.timings) as f:
+        timings = json.load(f)
+    sessions = args.sessions or os.path.dirname(os.path.abspath(args.timings))
+    rows = []
+    for name, entry in timings["pairs"].items():
+        if entry["median_before_s"] is None or entry["median_after_s"] is None:
+            print("%s: no timings, skipped" % name, file=sys.stderr)
+            continue
+        found = insights(args.stallscope, os.path.join(sessions, entry["session"]))
+        rows.append(compare_pair(name, entry, site_insight(found, entry["sync_site"])))
+    table = markdown(rows)
+    print(table, end="")
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(table)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,132 @@
+// Pair e: a C++ CUDA loop. Each iteration launches three memory-bound kernels on a created stream
+// (~200 us of GPU work on an H100), does ~50 us of deterministic host computation, and waits.
+//   before: cudaStreamSynchronize(stream) every iteration
+//   after:  one cudaStreamSynchronize after the loop
+//   cuda_stream_sync --variant before|after [--iters N] [--warmup N] [--host-work N]
+// Prints {"pair", "variant", "loop_s", "iterations", "syncs_per_iteration", "warmup"} on stdout
+// and the host computation's measured time on stderr.
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace {
+
+constexpr int kElements = 16 << 20; // 64 MiB per float array: ~70 us per kernel at HBM3 speed
+constexpr int kKernelsPerIteration = 3;
+
+__global__ void axpy(float* y, const float* x, float a, int n) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        y[i] = a * x[i] + y[i];
+}
+
+// Deterministic host work (a dependent multiply-add chain the compiler cannot fold away).
+uint64_t hostWork(int iterations) {
+    uint64_t state = 88172645463325252ull;
+    for (int i = 0; i < iterations; ++i)
+        state = state * 6364136223846793005ull + 1442695040888963407ull + (state >> 29);
+    return state;
+}
+
+struct Options {
+    bool before = true;
+    int iterations = 5000;
+    int warmup = 20;
+    int hostWork = 40000; // ~50 us of a dependent chain at ~4 cycles per step
+};
+
+Options parse(int argc, char** argv) {
+    Options options;
+    bool variantGiven = false;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        std::string flag = argv[i];
+        const char* value = argv[i + 1];
+        if (flag == "--variant") {
+            variantGiven = !strcmp(value, "before") || !strcmp(value, "after");
+            options.before = !strcmp(value, "before");
+        } else if (flag == "--iters") {
+            options.iterations = atoi(value);
+        } else if (flag == "--warmup") {
+            options.warmup = atoi(value);
+        } else if (flag == "--host-work") {
+            options.hostWork = atoi(value);
+        } else {
+            variantGiven = false;
+            break;
+        }
+    }
+    if (!variantGiven) {
+        fprintf(stderr,
+                "usage: %s --variant before|after [--iters N] [--warmup N] [--host-work N]\n",
+                argv[0]);
+        exit(2);
+    }
+    return options;
+}
+
+struct Buffers {
+    float* x;
+    float* y;
+    cudaStream_t stream;
+};
+
+// The loop both variants run; returns the host work's checksum so that it stays observable.
+uint64_t runLoop(const Options& options, const Buffers& buffers, int iterations) {
+    uint64_t checksum = 0;
+    for (int i = 0; i < iterations; ++i) {
+        for (int k = 0; k < kKernelsPerIteration; ++k)
+            axpy<<<1056, 256, 0, buffers.stream>>>(buffers.y, buffers.x, 1e-6f, kElements);
+        checksum ^= hostWork(options.hostWork);
+        if (options.before)
+            cudaStreamSynchronize(buffers.stream); // SYNC-SITE
+    }
+    if (!options.before)
+        cudaStreamSynchronize(buffers.stream);
+    return checksum;
+}
+
+double seconds(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    Options options = parse(argc, argv);
+    Buffers buffers{};
+    cudaMalloc(&buffers.x, kElements * sizeof(float));
+    cudaMalloc(&buffers.y, kElements * sizeof(float));
+    cudaMemset(buffers.x, 0, kElements * sizeof(float));
+    cudaMemset(buffers.y, 0, kElements * sizeof(float));
+    cudaStreamCreateWithFlags(&buffers.stream, cudaStreamNonBlocking);
+
+    auto hostStart = std::chrono::steady_clock::now();
+    uint64_t checksum = hostWork(options.hostWork);
+    fprintf(stderr, "cuda_stream_sync: host work %.1f us\n", seconds(hostStart) * 1e6);
+
+    checksum ^= runLoop(options, buffers, options.warmup);
+    cudaDeviceSynchronize();
+    auto start = std::chrono::steady_clock::now();
+    checksum ^= runLoop(options, buffers, options.iterations);
+    cudaDeviceSynchronize();
+    double loopSeconds = seconds(start);
+
+    cudaError_t error = cudaGetLastError();
+    if (error != cudaSuccess) {
+        fprintf(stderr, "cuda_stream_sync: %s\n", cudaGetErrorString(error));
+        return 1;
+    }
+    printf("{\"pair\": \"cuda_stream_sync\", \"variant\": \"%s\", \"loop_s\": %.6f, "
+           "\"iterations\": %d, \"syncs_per_iteration\": %d, \"warmup\": %d}\n",
+           options.before ? "before" : "after", loopSeconds, options.iterations,
+           options.before ? 1 : 0, options.warmup);
+    fprintf(stderr, "cuda_stream_sync: checksum %llx\n", static_cast<unsigned long long>(checksum));
+    cudaStreamDestroy(buffers.stream);
+    cudaFree(buffers.x);
+    cudaFree(buffers.y);
+    return 0;
+}

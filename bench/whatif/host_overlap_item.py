@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""Pair d: a training step (~1.5-2 ms of GPU work on an H100) followed by ~1.5 ms of host-side
+Python (a fixed, deterministic pure-Python computation, not a sleep), with loss.item() between them.
+The read keeps the host work from overlapping the GPU's step.
+  before: step, losses.append(loss.item()), host work
+  after:  step, total += loss.detach(), host work; one .item() after the loop
+--host-work sets the computation's size (prints its measured time on stderr)."""
+import sys
+import time
+
+import torch
+
+from pair_harness import time_pair, train_step, training_workload
+
+WIDTH, DEPTH, BATCH = 4096, 3, 2048  # 4 Linear(4096, 4096): ~0.8 TFLOP per step
+
+
+def host_work(n):
+    """Deterministic CPU work that holds the GIL, like a data-loading or logging step in Python."""
+    acc = 0
+    for i in range(n):
+        acc = (acc * 31 + i) % 1000003
+    return acc
+
+
+def add_host_work_arg(parser):
+    parser.add_argument("--host-work", type=int, default=25000,
+                        help="iterations of the host computation (~1.5 ms at the default)")
+
+
+def build(args):
+    start = time.perf_counter()
+    host_work(args.host_work)
+    print("host_overlap_item: host work %.3f ms" % ((time.perf_counter() - start) * 1e3),
+          file=sys.stderr)
+    return (*training_workload(WIDTH, DEPTH, BATCH), args.host_work)
+
+
+def run(variant, workload, iterations):
+    model, optimizer, inputs, targets, host_iterations = workload
+    losses = []
+    total = torch.zeros((), device="cuda")
+    for _ in range(iterations):
+        loss = train_step(model, optimizer, inputs, targets)
+        if variant == "before":
+            losses.append(loss.item())  # SYNC-SITE
+        else:
+            total += loss.detach()
+        host_work(host_iterations)
+    if variant == "after":
+        losses.append(total.item())
+    return losses
+
+
+if __name__ == "__main__":
+    time_pair("host_overlap_item", build, run, default_iters=300, extra_args=add_host_work_arg)

@@ -1,0 +1,68 @@
+"""What the PyTorch before/after pairs share: the command line, the seed, the warm-up and the timed
+loop, and the one JSON line each run prints (read by run_pairs.sh and compare.py).
+
+A pair module defines `run(variant, model, iterations)` (the loop, in its "before" or "after" form,
+including the fix's one read after the loop) and `build(args)` (model and data, built untimed)."""
+import argparse
+import json
+import time
+
+import torch
+
+VARIANTS = ("before", "after")
+
+
+def parse_args(default_iters, extra=None):
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--variant", choices=VARIANTS, required=True)
+    parser.add_argument("--iters", type=int, default=default_iters, help="timed iterations")
+    parser.add_argument("--warmup", type=int, default=20, help="untimed iterations first")
+    if extra:
+        extra(parser)
+    return parser.parse_args()
+
+
+def time_pair(name, build, run, default_iters, extra_args=None):
+    """Builds the workload, runs the loop untimed (warm-up), then timed between two device syncs,
+    and prints {"pair", "variant", "loop_s", "iterations", "syncs_per_iteration", "warmup"} on
+    stdout (a recording of the run also counts the warm-up's syncs)."""
+    args = parse_args(default_iters, extra_args)
+    torch.manual_seed(0)
+    workload = build(args)
+    run(args.variant, workload, args.warmup)
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    run(args.variant, workload, args.iters)
+    torch.cuda.synchronize()
+    loop_s = time.perf_counter() - start
+    syncs = 1 if args.variant == "before" else 0  # every pair's "before" syncs once per iteration
+    print(json.dumps({"pair": name, "variant": args.variant, "loop_s": round(loop_s, 6),
+                      "iterations": args.iters, "syncs_per_iteration": syncs,
+                      "warmup": args.warmup}), flush=True)
+
+
+def mlp(width, depth, out_features=None, dtype=torch.bfloat16):
+    """`depth` Linear(width, width) + ReLU layers on the GPU, then Linear(width, out_features)."""
+    layers = []
+    for _ in range(depth):
+        layers += [torch.nn.Linear(width, width), torch.nn.ReLU()]
+    layers.append(torch.nn.Linear(width, out_features or width))
+    return torch.nn.Sequential(*layers).to(device="cuda", dtype=dtype)
+
+
+def training_workload(width, depth, batch):
+    """An MLP (see mlp), its AdamW optimizer, and one fixed bf16 batch of inputs and targets."""
+    model = mlp(width, depth)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    inputs = torch.randn(batch, width, device="cuda", dtype=torch.bfloat16)
+    targets = torch.randn(batch, width, device="cuda", dtype=torch.bfloat16)
+    return model, optimizer, inputs, targets
+
+
+def train_step(model, optimizer, inputs, targets):
+    """One forward, backward and AdamW step; returns the loss tensor (still on the GPU)."""
+    optimizer.zero_grad(set_to_none=True)
+    loss = torch.nn.functional.mse_loss(model(inputs), targets)
+    loss.backward()
+    optimizer.step()
+    return loss
