@@ -3,7 +3,7 @@
 Python (a fixed, deterministic pure-Python computation, not a sleep), with loss.item() between them.
 The read keeps the host work from overlapping the GPU's step.
   before: step, losses.append(loss.item()), host work
-  after:  step, total += loss.detach(), host work; one .item() after the loop
+  after:  step, losses.append(loss.detach()), host work; one read (.tolist()) after the loop
 --host-work sets the computation's size (prints its measured time on stderr)."""
 import sys
 import time
@@ -39,16 +39,12 @@ def build(args):
 def run(variant, workload, iterations):
     model, optimizer, inputs, targets, host_iterations = workload
     losses = []
-    total = torch.zeros((), device="cuda")
     for _ in range(iterations):
         loss = train_step(model, optimizer, inputs, targets)
-        if variant == "before":
-            losses.append(loss.item())  # SYNC-SITE
-        else:
-            total += loss.detach()
+        losses.append(loss.item() if variant == "before" else loss.detach())  # SYNC-SITE
         host_work(host_iterations)
-    if variant == "after":
-        losses.append(total.item())
+    if variant == "after" and losses:
+        losses = torch.stack(losses).tolist()  # the one read, after the loop
     return losses
 
 

@@ -14,10 +14,12 @@ WIDTH, DEPTH, BATCH, CLASSES = 4096, 4, 4096, 256  # ~0.6 TFLOP per forward, 4 M
 def build(args):
     model = mlp(WIDTH, DEPTH, out_features=CLASSES).eval()
     inputs = torch.randn(BATCH, WIDTH, device="cuda", dtype=torch.bfloat16)
-    # The fix's buffers, one per iteration, allocated (and pinned) before the timed loop; the warm-up
-    # reuses the first ones.
-    rows = max(args.iters, args.warmup) if args.variant == "after" else 0
-    pinned = torch.empty((rows, BATCH, CLASSES), dtype=torch.float32, pin_memory=True)
+    pinned = None
+    if args.variant == "after":
+        # The fix's buffers, one per iteration, allocated (and pinned) before the timed loop; the
+        # warm-up reuses the first ones.
+        rows = max(args.iters, args.warmup)
+        pinned = torch.empty((rows, BATCH, CLASSES), dtype=torch.float32, pin_memory=True)
     return model, inputs, pinned
 
 
