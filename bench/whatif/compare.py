@@ -16,13 +16,14 @@ TOLERANCE = 0.25  # issue 12's goal: predicted within +-25 % of measured
 
 
 def insights(stallscope, session):
+    """The session's insights, or None when stallscope fails on it."""
     env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
     result = subprocess.run([stallscope, "--insights", "--json", session], env=env,
                             capture_output=True, text=True)
     if result.returncode != 0:
         print("%s: stallscope exit %d: %s" % (session, result.returncode, result.stderr.strip()),
               file=sys.stderr)
-        return []
+        return None
     return json.loads(result.stdout).get("insights", [])
 
 
@@ -41,14 +42,16 @@ def site_insight(all_insights, sync_site):
 
 
 def compare_pair(name, entry, insight):
-    """The numbers of one pair's table rows (times in seconds; None where unknown)."""
+    """The numbers of one pair's table rows (times in seconds; None where unknown). `insight` is
+    the site's insight, None when the session has none there, False when it was not analysed."""
     iterations, per_iteration = entry["iterations"], entry["syncs_per_iteration"]
     before, after = entry["median_before_s"], entry["median_after_s"]
     measured_total = before - after
     row = {"pair": name, "before_per_iter": before / iterations, "after_per_iter": after / iterations,
            "measured_per_sync": measured_total / (iterations * per_iteration),
            "recorded_syncs": (iterations + entry.get("warmup", 0)) * per_iteration,
-           "predicted_per_sync": None, "predicted_total": None, "count": None, "rule": None}
+           "predicted_per_sync": None, "predicted_total": None, "count": None, "rule": None,
+           "analysed": insight is not False}
     if insight and insight.get("count"):
         row.update(predicted_per_sync=insight["savings_ns"] * 1e-9 / insight["count"],
                    predicted_total=insight["savings_ns"] * 1e-9, count=insight["count"],
@@ -77,7 +80,8 @@ def markdown(rows):
     for r in rows:
         ratio = "n/a" if r["ratio"] is None else "%.3g" % r["ratio"]
         within = "n/a" if r["ratio"] is None else ("yes" if abs(r["ratio"] - 1) <= TOLERANCE else "no")
-        predicted = fmt_us(r["predicted_per_sync"]) if r["count"] else "no finding"
+        predicted = (fmt_us(r["predicted_per_sync"]) if r["count"]
+                     else "no finding" if r["analysed"] else "stallscope failed")
         lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
             r["pair"], fmt_ms(r["before_per_iter"]), fmt_ms(r["after_per_iter"]),
             fmt_us(r["measured_per_sync"]), predicted, ratio, within))
@@ -108,7 +112,8 @@ def main():
             print("%s: no timings, skipped" % name, file=sys.stderr)
             continue
         found = insights(args.stallscope, os.path.join(sessions, entry["session"]))
-        rows.append(compare_pair(name, entry, site_insight(found, entry["sync_site"])))
+        insight = False if found is None else site_insight(found, entry["sync_site"])
+        rows.append(compare_pair(name, entry, insight))
     table = markdown(rows)
     print(table, end="")
     if args.markdown:

@@ -8,7 +8,7 @@ import torch
 
 from pair_harness import mlp, time_pair
 
-WIDTH, DEPTH, BATCH, CLASSES = 4096, 4, 4096, 256  # ~0.6 TFLOP per forward, 4 MiB per prediction
+WIDTH, DEPTH, BATCH, CLASSES = 4096, 6, 4096, 256  # ~0.8 TFLOP per forward, 4 MiB per prediction
 
 
 def build(args):

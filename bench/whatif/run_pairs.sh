@@ -4,13 +4,13 @@
 # then before when odd), then one recording of "before" under stallscope-record; writes
 # $OUT/timings.json (collect_timings.py) and $OUT/<pair>.stallscope.
 #   OUT        output folder (default /tmp/out)
-#   RECORD     stallscope-record (default build/full/recorder/stallscope-record)
+#   RECORD     stallscope-record (default build/dev/recorder/stallscope-record)
 #   PAIRS_BIN  folder with the built cuda_stream_sync (default build/whatif; see build.sh)
 #   PAIRS      pairs to run (default all five), ROUNDS (default 5)
 #   PAIR_ARGS  extra arguments for every run, e.g. "--iters 20 --warmup 2" for a smoke test
 set -u
 OUT=${OUT:-/tmp/out}
-RECORD=${RECORD:-build/full/recorder/stallscope-record}
+RECORD=${RECORD:-build/dev/recorder/stallscope-record}
 PAIRS_BIN=${PAIRS_BIN:-build/whatif}
 PAIRS=${PAIRS:-gpu_bound_item launch_bound_sync pageable_copy host_overlap_item cuda_stream_sync}
 ROUNDS=${ROUNDS:-5}
