@@ -24,9 +24,10 @@ __global__ void axpy(float* y, const float* x, float a, int n) {
         y[i] = a * x[i] + y[i];
 }
 
-// Deterministic host work (a dependent multiply-add chain the compiler cannot fold away).
-uint64_t hostWork(int iterations) {
-    uint64_t state = 88172645463325252ull;
+// Deterministic host work: a dependent multiply-add chain, seeded per loop iteration so that the
+// compiler can neither fold it nor hoist it out of the loop.
+uint64_t hostWork(int iterations, uint64_t seed) {
+    uint64_t state = 88172645463325252ull ^ seed;
     for (int i = 0; i < iterations; ++i)
         state = state * 6364136223846793005ull + 1442695040888963407ull + (state >> 29);
     return state;
@@ -80,7 +81,7 @@ uint64_t runLoop(const Options& options, const Buffers& buffers, int iterations)
     for (int i = 0; i < iterations; ++i) {
         for (int k = 0; k < kKernelsPerIteration; ++k)
             axpy<<<1056, 256, 0, buffers.stream>>>(buffers.y, buffers.x, 1e-6f, kElements);
-        checksum ^= hostWork(options.hostWork);
+        checksum ^= hostWork(options.hostWork, i);
         if (options.before)
             cudaStreamSynchronize(buffers.stream); // SYNC-SITE
     }
@@ -105,7 +106,7 @@ int main(int argc, char** argv) {
     cudaStreamCreateWithFlags(&buffers.stream, cudaStreamNonBlocking);
 
     auto hostStart = std::chrono::steady_clock::now();
-    uint64_t checksum = hostWork(options.hostWork);
+    uint64_t checksum = hostWork(options.hostWork, 0);
     fprintf(stderr, "cuda_stream_sync: host work %.1f us\n", seconds(hostStart) * 1e6);
 
     checksum ^= runLoop(options, buffers, options.warmup);

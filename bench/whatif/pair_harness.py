@@ -1,8 +1,9 @@
 """What the PyTorch before/after pairs share: the command line, the seed, the warm-up and the timed
 loop, and the one JSON line each run prints (read by run_pairs.sh and compare.py).
 
-A pair module defines `run(variant, model, iterations)` (the loop, in its "before" or "after" form,
-including the fix's one read after the loop) and `build(args)` (model and data, built untimed)."""
+A pair module defines `build(args)` (its workload: model and data, built untimed) and
+`run(variant, workload, iterations)` (the loop in its "before" or "after" form, including the
+fix's one read after the loop)."""
 import argparse
 import json
 import time
