@@ -55,15 +55,25 @@ TargetRunner::Result TargetRunner::run(const std::vector<std::string>& argv,
     for (int i = 0; i < 4; ++i)
         sigaction(forwarded[i], &action, &previous[i]);
 
+    // Held back from fork until g_child names the child: a signal in between is forwarded then,
+    // not lost (the parent's handler would see no child yet).
+    sigset_t held, previousMask;
+    sigemptyset(&held);
+    for (int signal : forwarded)
+        sigaddset(&held, signal);
+    sigprocmask(SIG_BLOCK, &held, &previousMask);
+
     result.startNs = nowNs();
     pid_t child = fork();
     if (child < 0) {
+        sigprocmask(SIG_SETMASK, &previousMask, nullptr);
         result.error = std::string("fork: ") + strerror(errno);
         return result;
     }
     if (child == 0) {
         for (int i = 0; i < 4; ++i)
             sigaction(forwarded[i], &previous[i], nullptr);
+        sigprocmask(SIG_SETMASK, &previousMask, nullptr);
         for (const std::string& entry : env)
             putenv(const_cast<char*>(entry.c_str()));
         // The pid exec keeps: the recorder in this process writes the session path unchanged,
@@ -79,6 +89,7 @@ TargetRunner::Result TargetRunner::run(const std::vector<std::string>& argv,
         _exit(127);
     }
     g_child = child;
+    sigprocmask(SIG_SETMASK, &previousMask, nullptr);
     close(errorPipe[1]);
     int execError = 0;
     ssize_t n;

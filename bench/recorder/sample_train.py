@@ -1,19 +1,28 @@
 #!/usr/bin/env python3
-"""The README's sample: a small PyTorch training loop with an in-loop .item() (the classic stall),
-NVTX ranges per step, and a .cpu() evaluation every 50 steps. Recorded with
+"""The README's sample: a PyTorch training loop whose per-step .item() (the classic stall) keeps
+the host's batch preparation (~1 ms of Python per step) from overlapping the GPU's step, NVTX
+ranges per step, and a .cpu() evaluation every 50 steps. Recorded with
   stallscope-record -o resources/sample.stallscope -- python3 bench/recorder/sample_train.py"""
 import torch
+
+
+def prepare_batch(step, work=12000):
+    """Host-side batch preparation (augmentation, tokenization, ...): deterministic pure Python."""
+    acc = step
+    for i in range(work):
+        acc = (acc * 1103515245 + i) % 2147483648
+    return acc
 
 
 def main(steps=300):
     torch.manual_seed(0)
     model = torch.nn.Sequential(
-        torch.nn.Linear(1024, 2048), torch.nn.ReLU(),
-        torch.nn.Linear(2048, 2048), torch.nn.ReLU(),
-        torch.nn.Linear(2048, 10)).cuda()
+        torch.nn.Linear(1024, 4096), torch.nn.ReLU(),
+        torch.nn.Linear(4096, 4096), torch.nn.ReLU(),
+        torch.nn.Linear(4096, 10)).cuda()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
-    data = torch.randn(steps, 256, 1024, device="cuda")
-    labels = torch.randint(0, 10, (steps, 256), device="cuda")
+    data = torch.randn(steps, 1024, 1024, device="cuda")
+    labels = torch.randint(0, 10, (steps, 1024), device="cuda")
     losses = []
     for step in range(steps):
         torch.cuda.nvtx.range_push("step")
@@ -22,6 +31,7 @@ def main(steps=300):
         loss.backward()
         opt.step()
         losses.append(loss.item())  # host waits for the GPU every step
+        prepare_batch(step)  # could overlap the GPU's step, but runs after the wait
         if step % 50 == 49:
             with torch.no_grad():
                 probs = model(data[0]).softmax(-1).cpu()  # device -> pageable copy

@@ -47,6 +47,9 @@ struct SourceSite {
     bool lineIsDefinition = false;
 
     bool hasLocation() const { return line > 0 && !file.empty() && file != "<unknown>"; }
+    // False for syncs no line of the user's made: the driver's own (<driver-internal>) and
+    // records without a stack (<no stack>). They are listed, never ranked as findings.
+    bool isUserSite() const { return function != "<driver-internal>" && function != "<no stack>"; }
     // "train.py:90 in train_step", "train.py · train()" (def line only),
     // "<unknown> (libcuda.so.1+0x1a2b)", "GPU 0 · NVIDIA H100".
     std::string label() const;
@@ -55,7 +58,10 @@ struct SourceSite {
 // The events an insight covers: runs of consecutive events of one column (EventSpan).
 
 struct Insight {
+    // The finding's main rule; `rules` lists every rule whose evidence it carries, main first (a
+    // sync site is one finding: in-loop, pageable copy, device-wide, bubble are its evidence).
     InsightRule rule = InsightRule::SyncAttribution;
+    std::vector<InsightRule> rules;
     Severity severity = Severity::Low;
     std::string title;
     std::string evidence;       // one line with the numbers
@@ -66,8 +72,13 @@ struct Insight {
     int64_t count = 0;     // syncs, copies or operations covered (rule-specific, see docs)
     int64_t blockedNs = 0; // host time blocked in the covered syncs
     int64_t bubbleNs = 0;  // GPU idle time after the covered syncs
-    double share = 0;      // rule's key time over session wall time (see docs)
-    int64_t savingsNs = 0; // estimated time saved if fixed, capped by wall time
+    double share = 0;      // savingsNs over the analysis window
+    // What fixing it would save over the window: for sync sites the what-if replay's answer
+    // (docs/insights.md, "Simulated savings"), capped by the GPU idle time in the window.
+    int64_t savingsNs = 0;
+    bool simulated = false;  // savingsNs comes from a replay (sync sites within the limits)
+    std::string assumption;  // what the saving assumes, e.g. "if the host did not wait here"
+    int64_t medianPeriodNs = 0; // sync sites: median time between consecutive calls on a thread
     // Rule-specific numbers (0 where they do not apply).
     int64_t bytes = 0;                 // pageable-copy
     int64_t medianBlockedNs = 0;       // sync rules
@@ -81,7 +92,9 @@ struct Insight {
 
 struct SyncSiteStats {
     SourceSite site;
-    int64_t count = 0;
+    int64_t count = 0;       // sync records
+    int64_t calls = 0;       // user-visible calls: a `.cpu()` is one (its copy and its sync)
+    int64_t savingsNs = -1;  // the simulated saving, -1 when not simulated
     int64_t blockedNs = 0;
     int64_t medianBlockedNs = 0;
     int64_t bubbleNs = 0;

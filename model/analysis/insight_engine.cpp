@@ -26,6 +26,21 @@ int rulePriority(InsightRule rule) {
         std::begin(kMostSpecificFirst));
 }
 
+// The active window: first to last GPU work (the session span when there is none).
+std::pair<int64_t, int64_t> activeWindow(const Session& session, const GpuActivity& gpu) {
+    int64_t first = INT64_MAX, last = INT64_MIN;
+    for (size_t d = 0; d < gpu.deviceCount(); ++d) {
+        const BusyIntervals& busy = gpu.busy(static_cast<int32_t>(d));
+        if (busy.empty())
+            continue;
+        first = std::min(first, busy.start.front());
+        last = std::max(last, busy.end.back());
+    }
+    if (first > last)
+        return {session.startNs, session.endNs};
+    return {first, last};
+}
+
 } // namespace
 
 InsightReport InsightEngine::analyze(const Session& session, const SessionDatabase& database,
@@ -48,20 +63,28 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
     KernelLaunchIndex launches;
     launches.build(session);
 
-    AnalysisContext context{session,
-                            options.thresholds,
-                            gpu,
-                            sites,
-                            launches,
-                            options.cancel,
-                            std::max<int64_t>(session.durationNs(), 1),
-                            sites.dominantLanguage()};
+    const auto [windowStart, windowEnd] = activeWindow(session, gpu);
+    SimulatedSavings savings;
+    if (!savings.build(session, database, sites, windowStart, windowEnd, options.thresholds,
+                       options.cancel) ||
+        cancelled())
+        return report;
+    AnalysisContext context{session, options.thresholds, gpu, sites, launches, savings,
+                            options.cancel};
+    context.windowStartNs = windowStart;
+    context.windowEndNs = windowEnd;
+    context.windowNs = std::max<int64_t>(windowEnd - windowStart, 1);
+    for (size_t d = 0; d < gpu.deviceCount(); ++d) {
+        const int64_t busy = gpu.busy(static_cast<int32_t>(d)).overlapNs(windowStart, windowEnd);
+        if (busy <= 0)
+            continue;
+        context.gpuIdleNs = std::max(context.gpuIdleNs, context.windowNs - busy);
+        context.gpuBusyShare = std::max(context.gpuBusyShare, context.shareOf(busy));
+    }
+    context.language = sites.dominantLanguage();
     using Rule = void (*)(const AnalysisContext&, std::vector<Insight>&);
-    static constexpr Rule kRules[] = {
-        insight_rules::syncAttribution, insight_rules::inLoopSync,    insight_rules::pageableCopy,
-        insight_rules::deviceSync,      insight_rules::defaultStream, insight_rules::gpuBubble,
-        insight_rules::launchBound,
-    };
+    static constexpr Rule kRules[] = {insight_rules::syncSites, insight_rules::defaultStream,
+                                      insight_rules::launchBound};
     for (Rule rule : kRules) {
         rule(context, report.insights);
         if (cancelled()) {
@@ -85,6 +108,15 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
 
     report.summary = SessionStatisticsBuilder::compute(session, gpu, sites);
     report.sites = sites.stats();
+    for (size_t s = 0; s < report.sites.size(); ++s) {
+        report.sites[s].calls = report.sites[s].count;
+        report.sites[s].savingsNs = savings.savingOf(static_cast<int32_t>(s));
+    }
+    for (const Insight& insight : report.insights)
+        if (insight.siteIndex >= 0) {
+            report.sites[insight.siteIndex].calls = insight.count;
+            report.sites[insight.siteIndex].savingsNs = insight.savingsNs;
+        }
     report.analysisSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return report;

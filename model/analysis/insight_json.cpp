@@ -29,6 +29,8 @@ QJsonObject siteObject(const SourceSite& site) {
 QJsonObject siteStatsObject(const SyncSiteStats& stats) {
     return {{"site", siteObject(stats.site)},
             {"count", integer(stats.count)},
+            {"calls", integer(stats.calls)},
+            {"savings_ns", integer(stats.savingsNs)},
             {"blocked_ns", integer(stats.blockedNs)},
             {"median_blocked_ns", integer(stats.medianBlockedNs)},
             {"bubble_ns", integer(stats.bubbleNs)},
@@ -67,7 +69,14 @@ QJsonObject summaryObject(const InsightReport& report) {
 }
 
 QJsonObject insightObject(const Insight& insight) {
+    QJsonArray rules;
+    for (InsightRule rule : insight.rules)
+        rules.append(text(ruleId(rule)));
     return {{"rule", text(ruleId(insight.rule))},
+            {"rules", rules},
+            {"simulated", insight.simulated},
+            {"assumption", text(insight.assumption)},
+            {"median_period_ns", integer(insight.medianPeriodNs)},
             {"severity", text(severityName(insight.severity))},
             {"title", text(insight.title)},
             {"evidence", text(insight.evidence)},

@@ -7,6 +7,7 @@
 #include "model/analysis/insight.h"
 #include "model/analysis/insight_thresholds.h"
 #include "model/analysis/kernel_launch_index.h"
+#include "model/analysis/simulated_savings.h"
 #include "model/analysis/sync_sites.h"
 #include "model/session/session.h"
 
@@ -21,28 +22,29 @@ struct AnalysisContext {
     const GpuActivity& gpu;
     const SyncSites& sites;
     const KernelLaunchIndex& launches;
+    const SimulatedSavings& savings;
     const std::atomic<bool>* cancel = nullptr;
-    int64_t wallNs = 1;                                // never 0, so shares stay finite
+    int64_t windowStartNs = 0, windowEndNs = 1;
+    int64_t windowNs = 1;                              // never 0, so shares stay finite
+    int64_t gpuIdleNs = 0;   // in the window, the largest of the devices with work
+    double gpuBusyShare = 0; // in the window, the busiest device
     SourceLanguage language = SourceLanguage::Unknown; // wording for rules without a site
 
     bool cancelled() const { return cancel && cancel->load(std::memory_order_relaxed); }
     Severity severityFor(double share) const;
     double shareOf(int64_t ns) const {
-        return static_cast<double>(ns) / static_cast<double>(wallNs);
+        return static_cast<double>(ns) / static_cast<double>(windowNs);
     }
-    int64_t capToWall(int64_t ns) const { return ns < wallNs ? ns : wallNs; }
-    // Rates an insight by what fixing it would save: savingsNs (at most the wall time), its share
-    // of the session and the severity that share earns.
+    // Rates an insight by what fixing it would save: savingsNs (at most the GPU idle time of the
+    // window: no fix recovers more), its share of the window and the severity that share earns.
     void rateBySavings(Insight& insight, int64_t savingsNs) const;
 };
 
 namespace insight_rules {
 
-void syncAttribution(const AnalysisContext& context, std::vector<Insight>& out);
-void inLoopSync(const AnalysisContext& context, std::vector<Insight>& out);
-void pageableCopy(const AnalysisContext& context, std::vector<Insight>& out);
-void deviceSync(const AnalysisContext& context, std::vector<Insight>& out);
-void gpuBubble(const AnalysisContext& context, std::vector<Insight>& out);
+// One finding per sync site (sync-attribution, in-loop-sync, pageable-copy, device-sync and
+// gpu-bubble are its evidence), rated by the simulated saving.
+void syncSites(const AnalysisContext& context, std::vector<Insight>& out);
 void defaultStream(const AnalysisContext& context, std::vector<Insight>& out);
 void launchBound(const AnalysisContext& context, std::vector<Insight>& out);
 

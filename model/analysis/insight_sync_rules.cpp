@@ -1,5 +1,6 @@
-// Rules over host-blocking syncs: sync-attribution, in-loop-sync, pageable-copy, device-sync,
-// gpu-bubble. All group by the site SyncSites resolved and walk each thread's columns once.
+// One finding per sync site. The evidence rules (docs/insights.md) — in-loop pattern, pageable
+// copy, device-wide sync where one stream would do, GPU bubble — attach to the site's finding;
+// its one number is the simulated saving (SimulatedSavings), its one fix the main rule's.
 #include "model/analysis/insight_recommendations.h"
 #include "model/analysis/insight_rules.h"
 #include "model/session/session_summary.h"
@@ -18,7 +19,7 @@ Severity AnalysisContext::severityFor(double share) const {
 }
 
 void AnalysisContext::rateBySavings(Insight& insight, int64_t savingsNs) const {
-    insight.savingsNs = capToWall(savingsNs);
+    insight.savingsNs = std::clamp<int64_t>(savingsNs, 0, gpuIdleNs);
     insight.share = shareOf(insight.savingsNs);
     insight.severity = severityFor(insight.share);
 }
@@ -28,23 +29,6 @@ namespace insight_rules {
 namespace {
 
 using format::SyncKind;
-
-// The fields every insight about one sync site shares.
-Insight siteInsight(const AnalysisContext& context, InsightRule rule, int32_t site) {
-    const SyncSiteStats& stats = context.sites.stats()[site];
-    Insight insight;
-    insight.rule = rule;
-    insight.site = stats.site;
-    insight.siteIndex = site;
-    insight.count = stats.count;
-    insight.blockedNs = stats.blockedNs;
-    insight.bubbleNs = stats.bubbleNs;
-    insight.medianBlockedNs = stats.medianBlockedNs;
-    insight.recommendation = recommendationFor(rule, stats.site.language, stats.dominantKind());
-    insight.events = context.sites.spansOf(site);
-    insight.eventCount = stats.count;
-    return insight;
-}
 
 std::string times(int64_t count) {
     return " × " + formatCount(count);
@@ -67,37 +51,32 @@ void appendEvent(EventSpans& spans, const EventRef& event) {
     spans.push_back({event, 1});
 }
 
-} // namespace
-
-void syncAttribution(const AnalysisContext& context, std::vector<Insight>& out) {
-    const auto& sites = context.sites.stats();
-    const size_t shown = std::min(
-        sites.size(), static_cast<size_t>(std::max(0, context.thresholds.attribution.maxSites)));
-    for (size_t s = 0; s < shown; ++s) {
-        const SyncSiteStats& stats = sites[s];
-        Insight insight =
-            siteInsight(context, InsightRule::SyncAttribution, static_cast<int32_t>(s));
-        insight.share = stats.share;
-        insight.severity = context.severityFor(stats.share);
-        insight.savingsNs = context.capToWall(stats.blockedNs + stats.bubbleNs);
-        insight.title =
-            syncKindLabel(stats.dominantKind()) + times(stats.count) + " at " + stats.site.label();
-        insight.evidence =
-            formatCount(stats.count) + (stats.count == 1 ? " sync" : " syncs") +
-            " blocked the host " + formatDuration(stats.blockedNs) + " (median " +
-            formatDuration(stats.medianBlockedNs) + "), " + formatShare(stats.share) +
-            " of session wall time; the GPU then sat idle " + formatDuration(stats.bubbleNs);
-        out.push_back(std::move(insight));
-    }
+template <typename T> T upperMedian(std::vector<T>& values) {
+    if (values.empty())
+        return T{};
+    auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+    std::nth_element(values.begin(), middle, values.end());
+    return *middle;
 }
 
-void inLoopSync(const AnalysisContext& context, std::vector<Insight>& out) {
+// What the per-site passes found about one site.
+struct SiteEvidence {
+    int64_t calls = 0;                     // user-visible calls
+    std::vector<uint32_t> launchesBetween; // consecutive calls on one thread
+    std::vector<int64_t> periods;          // start to start of consecutive calls on one thread
+    int64_t pageableCopies = 0, pageableBytes = 0;
+    EventSpans copySpans;
+    int64_t deviceSyncs = 0, narrowableDeviceSyncs = 0;
+    int32_t busyStream = -1; // the one stream device syncs waited for, -2 when it varied
+};
+
+// Calls, launches and periods between calls: one walk over each thread's syncs and API calls.
+// Back-to-back syncs of a site with no kernel launch between them are one call: `.cpu()` is a
+// blocking copy plus a stream sync at the same line.
+void countCalls(const AnalysisContext& context, std::vector<SiteEvidence>& evidence) {
     const Session& session = context.session;
-    const auto& sites = context.sites.stats();
-    const int64_t minSyncs = context.thresholds.inLoop.minSyncs;
-    // Kernel launches between consecutive syncs of a site on one thread, per site.
-    std::vector<std::vector<uint32_t>> gaps(sites.size());
-    std::vector<int64_t> lastLaunches(sites.size(), -1);
+    std::vector<int64_t> lastLaunches(evidence.size()), lastStart(evidence.size()),
+        lastEnd(evidence.size());
     for (size_t l = 0; l < session.hostLanes.size(); ++l) {
         const HostLane& lane = session.hostLanes[l];
         const SyncColumns& syncs = lane.syncs;
@@ -113,8 +92,7 @@ void inLoopSync(const AnalysisContext& context, std::vector<Insight>& out) {
         for (size_t i = 0; i < syncs.size(); ++i) {
             for (; a < calls.size() && calls.start[a] < syncs.start[i]; ++a) {
                 const uint32_t correlation = calls.correlationId[a];
-                // A runtime launch and the driver call nested in it may share the id: count it
-                // once.
+                // A runtime launch and the driver call nested in it may share the id.
                 if (counted && correlation == lastCounted)
                     continue;
                 if (context.launches.isKernelLaunch(process, correlation)) {
@@ -124,77 +102,48 @@ void inLoopSync(const AnalysisContext& context, std::vector<Insight>& out) {
                 }
             }
             const int32_t site = context.sites.siteOf(static_cast<int32_t>(l), i);
-            if (site < 0 || sites[site].count < minSyncs)
+            if (site < 0)
                 continue;
+            SiteEvidence& found = evidence[site];
+            const bool sameCall =
+                lastLaunches[site] >= 0 && launches == lastLaunches[site] &&
+                syncs.start[i] - lastEnd[site] <= context.thresholds.counting.sameCallGapNs;
+            lastEnd[site] = syncs.end[i];
+            if (sameCall)
+                continue;
+            ++found.calls;
             if (lastLaunches[site] >= 0) {
-                // Back-to-back syncs with no launch between them are one sync point: `.cpu()`
-                // is a blocking copy plus a stream sync at the same line.
-                if (launches == lastLaunches[site])
-                    continue;
-                gaps[site].push_back(static_cast<uint32_t>(launches - lastLaunches[site]));
+                found.launchesBetween.push_back(
+                    static_cast<uint32_t>(launches - lastLaunches[site]));
+                found.periods.push_back(syncs.start[i] - lastStart[site]);
             }
             lastLaunches[site] = launches;
+            lastStart[site] = syncs.start[i];
         }
-        if (context.cancelled())
-            return;
-    }
-    for (size_t s = 0; s < sites.size(); ++s) {
-        std::vector<uint32_t>& between = gaps[s];
-        if (sites[s].count < minSyncs || between.empty())
-            continue;
-        // The upper median for even counts (an observed value), as for blocked times.
-        auto middle = between.begin() + static_cast<std::ptrdiff_t>(between.size() / 2);
-        std::nth_element(between.begin(), middle, between.end());
-        const int64_t median = *middle;
-        if (median < context.thresholds.inLoop.minLaunches)
-            continue;
-        const SyncSiteStats& stats = sites[s];
-        Insight insight = siteInsight(context, InsightRule::InLoopSync, static_cast<int32_t>(s));
-        insight.medianLaunchesBetween = median;
-        context.rateBySavings(insight, stats.blockedNs + stats.bubbleNs);
-        insight.title = "In-loop sync" + times(stats.count) + " at " + stats.site.label() +
-                        " — likely blocking GPU pipelining";
-        insight.evidence = formatCount(stats.count) + " syncs from this line with a median of " +
-                           formatCount(median) + " kernel launches between consecutive ones; " +
-                           formatDuration(stats.blockedNs) + " blocked + " +
-                           formatDuration(stats.bubbleNs) + " GPU idle after them (" +
-                           formatShare(insight.share) + " of session)";
-        out.push_back(std::move(insight));
     }
 }
 
-void pageableCopy(const AnalysisContext& context, std::vector<Insight>& out) {
+// Device->pageable copies: blocking copies joined to their memcpy by (process, correlation id).
+void findPageableCopies(const AnalysisContext& context, std::vector<SiteEvidence>& evidence) {
     const Session& session = context.session;
-    // Candidates first (blocking copies are few), then one pass over the memcpys joins each to
-    // its device->pageable copy by (process, correlation id).
-    struct Candidate {
-        EventRef sync;
-        int32_t site = -1;
-        int32_t copyLane = -1;
-        uint32_t copyIndex = 0;
-    };
-    std::vector<Candidate> candidates;
-    std::unordered_map<uint64_t, size_t> byCorrelation;
+    std::unordered_map<uint64_t, int32_t> siteByCopy; // (process, correlation) -> site
     auto key = [](int64_t process, uint32_t correlation) {
         return (static_cast<uint64_t>(process + 1) << 32) | correlation;
     };
     for (size_t l = 0; l < session.hostLanes.size(); ++l) {
         const HostLane& lane = session.hostLanes[l];
-        const SyncColumns& syncs = lane.syncs;
         const int64_t process = context.gpu.processOfThread(lane.threadIndex);
-        for (size_t i = 0; i < syncs.size(); ++i) {
-            const auto kind = static_cast<SyncKind>(syncs.kind[i]);
-            if (kind != SyncKind::PageableCopy && kind != SyncKind::BlockingCopy)
-                continue;
+        for (size_t i = 0; i < lane.syncs.size(); ++i) {
+            const auto kind = static_cast<SyncKind>(lane.syncs.kind[i]);
             const int32_t site = context.sites.siteOf(static_cast<int32_t>(l), i);
-            if (site < 0)
-                continue;
-            byCorrelation.emplace(key(process, syncs.correlationId[i]), candidates.size());
-            candidates.push_back(
-                {EventRef::sync(static_cast<int32_t>(l), static_cast<uint32_t>(i)), site});
+            if (site >= 0 && (kind == SyncKind::PageableCopy || kind == SyncKind::BlockingCopy))
+                siteByCopy.emplace(key(process, lane.syncs.correlationId[i]), site);
+            // The recorder classified it even if the copy record itself was dropped.
+            if (site >= 0 && kind == SyncKind::PageableCopy)
+                ++evidence[site].pageableCopies;
         }
     }
-    if (candidates.empty())
+    if (siteByCopy.empty())
         return;
     for (size_t l = 0; l < session.streamLanes.size(); ++l) {
         const StreamLane& lane = session.streamLanes[l];
@@ -205,70 +154,24 @@ void pageableCopy(const AnalysisContext& context, std::vector<Insight>& out) {
             if (memcpys.copyKind[i] != static_cast<uint8_t>(format::CopyKind::DtoH) ||
                 memcpys.dstKind[i] != static_cast<uint8_t>(format::MemoryKind::Pageable))
                 continue;
-            const auto found = byCorrelation.find(key(process, memcpys.correlationId[i]));
-            if (found == byCorrelation.end())
+            const auto found = siteByCopy.find(key(process, memcpys.correlationId[i]));
+            if (found == siteByCopy.end())
                 continue;
-            candidates[found->second].copyLane = static_cast<int32_t>(l);
-            candidates[found->second].copyIndex = static_cast<uint32_t>(i);
+            SiteEvidence& site = evidence[found->second];
+            site.pageableBytes += static_cast<int64_t>(memcpys.bytes[i]);
+            appendEvent(site.copySpans,
+                        {EventKind::Memcpy, static_cast<int32_t>(l), 0, static_cast<uint32_t>(i)});
         }
     }
-    struct Tally {
-        int64_t count = 0, blocked = 0, bubble = 0, bytes = 0;
-        std::vector<EventRef> syncs;
-        EventSpans copySpans;
-    };
-    std::unordered_map<int32_t, Tally> bySite;
-    for (const Candidate& candidate : candidates) {
-        const SyncColumns& syncs = session.hostLanes[candidate.sync.lane].syncs;
-        // A blocking copy counts when its copy is device->pageable; a pageable-copy sync always
-        // (the recorder classified it, even if the copy record itself was dropped).
-        if (syncs.kind[candidate.sync.index] == static_cast<uint8_t>(SyncKind::BlockingCopy) &&
-            candidate.copyLane < 0)
-            continue;
-        Tally& tally = bySite[candidate.site];
-        ++tally.count;
-        tally.blocked += syncs.duration(candidate.sync.index);
-        tally.bubble += context.sites.bubbleAfter(candidate.sync.lane, candidate.sync.index);
-        tally.syncs.push_back(candidate.sync);
-        if (candidate.copyLane >= 0) {
-            const TransferColumns& memcpys = session.streamLanes[candidate.copyLane].memcpys;
-            tally.bytes += static_cast<int64_t>(memcpys.bytes[candidate.copyIndex]);
-            appendEvent(tally.copySpans,
-                        {EventKind::Memcpy, candidate.copyLane, 0, candidate.copyIndex});
-        }
-    }
-    for (auto& [site, tally] : bySite) {
-        const SyncSiteStats& stats = context.sites.stats()[site];
-        Insight insight = siteInsight(context, InsightRule::PageableCopy, site);
-        insight.count = tally.count;
-        insight.blockedNs = tally.blocked;
-        insight.bubbleNs = tally.bubble;
-        insight.bytes = tally.bytes;
-        insight.recommendation = recommendationFor(InsightRule::PageableCopy, stats.site.language);
-        context.rateBySavings(insight, tally.blocked + tally.bubble);
-        insight.title =
-            "Blocking copy to pageable memory" + times(tally.count) + " at " + stats.site.label();
-        insight.evidence =
-            formatCount(tally.count) + " device→host " + (tally.count == 1 ? "copy" : "copies") +
-            " into pageable memory, " + formatBytes(tally.bytes) + " in total, blocked the host " +
-            formatDuration(tally.blocked) + "; the GPU then sat idle " +
-            formatDuration(tally.bubble) + " (" + formatShare(insight.share) + " of session)";
-        EventSpans spans = SyncSites::spansFor(tally.syncs);
-        spans.insert(spans.end(), tally.copySpans.begin(), tally.copySpans.end());
-        insight.eventCount = eventCount(spans);
-        insight.events = std::make_shared<const EventSpans>(std::move(spans));
-        out.push_back(std::move(insight));
-    }
+    for (SiteEvidence& site : evidence)
+        if (site.pageableCopies == 0 && !site.copySpans.empty())
+            site.pageableCopies = eventCount(site.copySpans); // blocking copies into pageable
 }
 
-void deviceSync(const AnalysisContext& context, std::vector<Insight>& out) {
+// Device-wide syncs that waited for a single busy stream: a stream or event sync would do.
+void findNarrowableDeviceSyncs(const AnalysisContext& context,
+                               std::vector<SiteEvidence>& evidence) {
     const Session& session = context.session;
-    struct Tally {
-        int64_t count = 0, blocked = 0;
-        int32_t stream = -1; // the single active stream, -2 when it varied
-        std::vector<EventRef> syncs;
-    };
-    std::unordered_map<int32_t, Tally> bySite;
     for (size_t l = 0; l < session.hostLanes.size(); ++l) {
         const HostLane& lane = session.hostLanes[l];
         const SyncColumns& syncs = lane.syncs;
@@ -278,16 +181,16 @@ void deviceSync(const AnalysisContext& context, std::vector<Insight>& out) {
             const int32_t site = context.sites.siteOf(static_cast<int32_t>(l), i);
             if (site < 0)
                 continue;
+            ++evidence[site].deviceSyncs;
             std::vector<int32_t> devices;
             if (const int32_t device = context.gpu.deviceOfSync(static_cast<int32_t>(l), i);
                 device >= 0)
                 devices.push_back(device);
             else
                 devices = context.gpu.activeDevicesOfThread(lane.threadIndex);
-            // Streams with work running while the host waited: the work the sync waited for.
             int active = 0;
             int32_t activeStream = -1;
-            for (int32_t device : devices) {
+            for (int32_t device : devices)
                 for (int32_t stream : context.gpu.streamsOf(device)) {
                     const StreamLane& work = session.streamLanes[stream];
                     if (overlapsColumn(work.kernels, syncs.start[i], syncs.end[i]) ||
@@ -297,71 +200,116 @@ void deviceSync(const AnalysisContext& context, std::vector<Insight>& out) {
                         activeStream = stream;
                     }
                 }
-            }
             if (active != 1)
                 continue;
-            Tally& tally = bySite[site];
-            ++tally.count;
-            tally.blocked += syncs.duration(i);
-            tally.stream = tally.stream == -1 || tally.stream == activeStream ? activeStream : -2;
-            tally.syncs.push_back(
-                EventRef::sync(static_cast<int32_t>(l), static_cast<uint32_t>(i)));
+            SiteEvidence& found = evidence[site];
+            ++found.narrowableDeviceSyncs;
+            found.busyStream =
+                found.busyStream == -1 || found.busyStream == activeStream ? activeStream : -2;
         }
         if (context.cancelled())
             return;
     }
-    for (auto& [site, tally] : bySite) {
-        const SyncSiteStats& stats = context.sites.stats()[site];
-        Insight insight = siteInsight(context, InsightRule::DeviceSync, site);
-        insight.count = tally.count;
-        insight.blockedNs = tally.blocked;
-        insight.bubbleNs = 0;
-        insight.recommendation = recommendationFor(InsightRule::DeviceSync, stats.site.language);
-        // Narrowing the scope does not shorten the wait when one stream holds all the work: the
-        // cost stays with sync-attribution, this insight is about not stalling other streams.
-        insight.savingsNs = 0;
-        insight.share = context.shareOf(tally.blocked);
-        insight.severity = Severity::Low;
-        insight.title = "Device-wide sync" + times(tally.count) + " at " + stats.site.label() +
-                        " where one stream was busy";
-        const std::string stream = tally.stream >= 0
-                                       ? session.streamLabel(session.streams[tally.stream])
-                                       : std::string("a single stream each time");
-        insight.evidence = formatCount(tally.count) + " device-wide " +
-                           (tally.count == 1 ? "sync" : "syncs") + " waited only for " + stream +
-                           " (" + formatDuration(tally.blocked) +
-                           " blocked); a stream or event sync waits for the same work";
-        EventSpans spans = SyncSites::spansFor(tally.syncs);
-        insight.eventCount = eventCount(spans);
-        insight.events = std::make_shared<const EventSpans>(std::move(spans));
-        out.push_back(std::move(insight));
-    }
 }
 
-void gpuBubble(const AnalysisContext& context, std::vector<Insight>& out) {
+} // namespace
+
+void syncSites(const AnalysisContext& context, std::vector<Insight>& out) {
     const auto& sites = context.sites.stats();
+    std::vector<SiteEvidence> evidence(sites.size());
+    countCalls(context, evidence);
+    findPageableCopies(context, evidence);
+    findNarrowableDeviceSyncs(context, evidence);
+    if (context.cancelled())
+        return;
+    const InsightThresholds& t = context.thresholds;
     for (size_t s = 0; s < sites.size(); ++s) {
         const SyncSiteStats& stats = sites[s];
-        if (stats.bubbleNs <= 0 ||
-            context.shareOf(stats.bubbleNs) < context.thresholds.bubble.minShare)
+        SiteEvidence& found = evidence[s];
+        const auto site = static_cast<int32_t>(s);
+        if (!stats.site.isUserSite() || !context.savings.simulated(site))
             continue;
-        std::vector<EventRef> followed;
-        for (const EventRef& ref : context.sites.syncsOf(static_cast<int32_t>(s)))
-            if (context.sites.bubbleAfter(ref.lane, ref.index) > 0)
-                followed.push_back(ref);
-        Insight insight = siteInsight(context, InsightRule::GpuBubble, static_cast<int32_t>(s));
-        insight.count = static_cast<int64_t>(followed.size());
-        context.rateBySavings(insight, stats.bubbleNs);
-        insight.title =
-            "GPU idle after syncs at " + stats.site.label() + ": " + formatDuration(stats.bubbleNs);
-        insight.evidence = "After " + formatCount(insight.count) + " of " +
-                           formatCount(stats.count) +
-                           " syncs the GPU sat idle until the host launched more work: " +
-                           formatDuration(stats.bubbleNs) + " in total (" +
-                           formatDuration(stats.bubbleNs / std::max<int64_t>(insight.count, 1)) +
-                           " per sync, " + formatShare(insight.share) + " of session), on top of " +
-                           formatDuration(stats.blockedNs) + " blocked";
-        EventSpans spans = SyncSites::spansFor(followed);
+        Insight insight;
+        insight.site = stats.site;
+        insight.siteIndex = site;
+        insight.count = std::max<int64_t>(found.calls, 1);
+        insight.blockedNs = stats.blockedNs;
+        insight.bubbleNs = stats.bubbleNs;
+        insight.medianBlockedNs = stats.medianBlockedNs;
+        insight.medianLaunchesBetween = upperMedian(found.launchesBetween);
+        insight.medianPeriodNs = upperMedian(found.periods);
+        insight.simulated = true;
+        context.rateBySavings(insight, context.savings.savingOf(site));
+        const int64_t perCall = insight.savingsNs / insight.count;
+
+        // The evidence, most specific first: it decides the main rule and the fix.
+        const bool inLoop =
+            insight.count >= t.inLoop.minSyncs && !found.launchesBetween.empty() &&
+            insight.medianLaunchesBetween >= t.inLoop.minLaunches &&
+            static_cast<double>(perCall) >=
+                t.inLoop.minSavingShareOfPeriod * static_cast<double>(insight.medianPeriodNs);
+        if (inLoop)
+            insight.rules.push_back(InsightRule::InLoopSync);
+        if (found.pageableCopies > 0)
+            insight.rules.push_back(InsightRule::PageableCopy);
+        insight.rules.push_back(InsightRule::SyncAttribution);
+        // Narrowing a device-wide sync or a bubble are not fixes of their own: evidence only.
+        const bool narrowable =
+            found.narrowableDeviceSyncs > 0 && found.narrowableDeviceSyncs == found.deviceSyncs;
+        if (narrowable)
+            insight.rules.push_back(InsightRule::DeviceSync);
+        if (stats.bubbleNs > 0 && context.shareOf(stats.bubbleNs) >= t.bubble.minShare)
+            insight.rules.push_back(InsightRule::GpuBubble);
+        insight.rule = insight.rules.front();
+        insight.recommendation = insight.rule == InsightRule::SyncAttribution
+                                     ? recommendationFor(insight.rule, stats.site.language,
+                                                         stats.dominantKind())
+                                     : recommendationFor(insight.rule, stats.site.language);
+        if (narrowable)
+            insight.recommendation +=
+                " " + recommendationFor(InsightRule::DeviceSync, stats.site.language);
+        insight.bytes = found.pageableBytes;
+        insight.assumption = found.pageableCopies > 0
+                                 ? "if the copy went into pinned memory without blocking and the "
+                                   "host did not wait here"
+                                 : "if the host did not wait here";
+
+        const std::string label = insight.rule == InsightRule::InLoopSync ? "In-loop sync"
+                                  : insight.rule == InsightRule::PageableCopy
+                                      ? "Blocking copy to pageable memory"
+                                      : syncKindLabel(stats.dominantKind());
+        insight.title = label + times(insight.count) + " at " + stats.site.label();
+        std::string text = formatCount(insight.count) + (insight.count == 1 ? " call" : " calls") +
+                           " blocked the host " + formatDuration(stats.blockedNs) + " (median " +
+                           formatDuration(stats.medianBlockedNs) + ")";
+        if (stats.bubbleNs > 0)
+            text += "; the GPU then sat idle " + formatDuration(stats.bubbleNs);
+        if (inLoop)
+            text += "; a median of " + formatCount(insight.medianLaunchesBetween) +
+                    " kernel launches and " + formatDuration(insight.medianPeriodNs) +
+                    " between consecutive calls";
+        if (found.pageableCopies > 0)
+            text += "; " + formatCount(found.pageableCopies) + " device→host " +
+                    (found.pageableCopies == 1 ? "copy" : "copies") + " into pageable memory (" +
+                    formatBytes(found.pageableBytes) + ")";
+        if (narrowable) {
+            const std::string stream =
+                found.busyStream >= 0 ? context.session.streamLabel(
+                                            context.session.streams[found.busyStream])
+                                      : std::string("a single stream each time");
+            text += "; every device-wide sync waited only for " + stream;
+        }
+        text += ". Simulated: " + formatDuration(insight.savingsNs) + " sooner (" +
+                formatShare(insight.share) + " of the window, " + formatDuration(perCall) +
+                " per call) " + insight.assumption;
+        if (insight.share < t.gpuBound.maxSavingShare &&
+            context.gpuBusyShare >= t.gpuBound.gpuBusyShare)
+            text += ". GPU-bound here (busy " + formatShare(context.gpuBusyShare) +
+                    "): removing this sync saves ≈ " + formatShare(insight.share);
+        insight.evidence = std::move(text);
+
+        EventSpans spans = *context.sites.spansOf(site);
+        spans.insert(spans.end(), found.copySpans.begin(), found.copySpans.end());
         insight.eventCount = eventCount(spans);
         insight.events = std::make_shared<const EventSpans>(std::move(spans));
         out.push_back(std::move(insight));

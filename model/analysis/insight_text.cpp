@@ -61,7 +61,8 @@ std::string insightReportToText(const InsightReport& report) {
             out += "   Where: " + insight.site.file + ":" + std::to_string(insight.site.line) +
                    (insight.site.function.empty() ? "" : " in " + insight.site.function) + "\n";
         out += "   Fix: " + insight.recommendation + "\n";
-        out += "   Estimated savings: " + formatDuration(insight.savingsNs) + " (" +
+        out += std::string(insight.simulated ? "   Simulated saving: " : "   Estimated savings: ") +
+               formatDuration(insight.savingsNs) + " (" +
                formatCount(insight.eventCount) +
                (insight.eventCount == 1 ? " event)\n" : " events)\n");
     }

@@ -8,25 +8,44 @@
 namespace stallscope::model {
 
 struct InsightThresholds {
-    // Severity of an insight from its share of session wall time (sync-attribution: blocked
-    // share; other rules: estimated-savings share). Strictly greater than.
+    // Severity of a finding from its saving's share of the analysis window. Strictly greater.
     struct {
-        double highShare = 0.50;
-        double mediumShare = 0.10;
+        double highShare = 0.20;
+        double mediumShare = 0.05;
     } severity;
 
-    // sync-attribution: at most this many sites become insights (the largest by blocked time);
-    // the summary and InsightReport::sites still list every site.
+    // The what-if replay (docs/insights.md, "Simulated savings"): sites are simulated in
+    // decreasing blocked time while blocked + bubble is at least minBlockedShare of the window,
+    // at most maxSites of them; each simulated site is one finding. The summary and
+    // InsightReport::sites still list every site.
     struct {
         int maxSites = 20;
-    } attribution;
+        double minBlockedShare = 0.001;
+    } simulation;
 
-    // in-loop-sync: >= minSyncs syncs from one site AND a median of >= minLaunches kernel
-    // launches between consecutive syncs of that site on one thread.
+    // in-loop-sync: >= minSyncs calls from one site AND a median of >= minLaunches kernel
+    // launches between consecutive calls of that site on one thread AND a simulated saving per
+    // call of at least minSavingShareOfPeriod of the median time between those calls (a cheap
+    // sync in a loop is not an in-loop problem, whatever its count).
     struct {
         int64_t minSyncs = 3;
         int64_t minLaunches = 3;
+        double minSavingShareOfPeriod = 0.05;
     } inLoop;
+
+    // Counting: back-to-back syncs of one site on one thread with no kernel launch between them
+    // and at most sameCallGapNs from one's end to the next one's start are one call (`.cpu()` is
+    // a blocking copy plus a stream sync at the same line).
+    struct {
+        int64_t sameCallGapNs = 100'000;
+    } counting;
+
+    // "GPU-bound here": a site whose saving is below this share of the window while the GPU is
+    // busy at least gpuBusyShare of it is said to cost little because the GPU is the bottleneck.
+    struct {
+        double maxSavingShare = 0.05;
+        double gpuBusyShare = 0.85;
+    } gpuBound;
 
     // gpu-bubble: the idle gap after one sync counts at most maxPerSyncNs (longer gaps are host
     // work that happens to follow the sync: data loading, logging); the rule fires for a site

@@ -125,8 +125,10 @@ struct SyncColumns : EventColumns<SyncColumns> {
     std::vector<uint32_t> correlationId;
     std::vector<int32_t> streamIndex; // index into Session::streams, -1 when none
     std::vector<uint32_t> stackId;    // session stack id, 0 when none
+    std::vector<int64_t> eventId;     // CUPTI event id (event syncs, stream-wait-event), -1 none
     static auto kindColumns(auto& self) {
-        return std::tie(self.kind, self.correlationId, self.streamIndex, self.stackId);
+        return std::tie(self.kind, self.correlationId, self.streamIndex, self.stackId,
+                        self.eventId);
     }
 };
 

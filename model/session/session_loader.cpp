@@ -93,7 +93,7 @@ public:
         scan(format::tables::kSyncs,
              format::selectSql<format::tables::kSyncs>({"id", "thread_id", "start_ns", "end_ns",
                                                         "kind", "correlation_id", "stream_id",
-                                                        "stack_id"}),
+                                                        "stack_id", "event_id"}),
              [this](format::Statement& row) {
                  SyncColumns& syncs = hostLane(row, 1).syncs;
                  pushInterval(syncs, row);
@@ -108,6 +108,7 @@ public:
                      row.isNull(6) ? -1 : streamIndex(row.integer(6), "syncs", row.integer(0)));
                  syncs.stackId.push_back(row.isNull(7) ? 0u
                                                        : static_cast<uint32_t>(row.integer(7)));
+                 syncs.eventId.push_back(row.isNull(8) ? -1 : row.integer(8));
              });
     }
 

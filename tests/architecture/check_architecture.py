@@ -26,7 +26,8 @@ LAYERS = {
     "recorder": {"format", "symbolize"},
     "model/jobs": set(),
     "model/session": {"format"},
-    "model/analysis": {"model/session", "format"},
+    "model/whatif": {"model/session", "format"},
+    "model/analysis": {"model/whatif", "model/session", "format"},
     "model/interop": {"model/session", "format"},
     "model/testing": {"format"},
     "views/timeline": {"model/analysis", "model/session", "format"},
@@ -39,8 +40,8 @@ LAYERS = {
 }
 # Folders that may include any library (never included by one).
 FREE = ("tests", "bench")
-QT_FREE = ("format", "symbolize", "recorder", "model/testing")
-NO_WIDGETS = ("model/jobs", "model/session", "model/analysis", "model/interop")
+QT_FREE = ("format", "symbolize", "recorder", "model/testing", "model/whatif")
+NO_WIDGETS = ("model/jobs", "model/session", "model/whatif", "model/analysis", "model/interop")
 SOURCE_SUFFIXES = (".h", ".cpp", ".cu")
 INCLUDE = re.compile(r'^\s*#\s*include\s+([<"])([^>"]+)[>"]', re.M)
 

@@ -12,6 +12,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -188,12 +189,13 @@ private:
     uint64_t m_stacks = 0;
 };
 
-// The insights of one rule, in report order.
+// The findings that carry one rule's evidence (as main rule or not), in report order.
 inline std::vector<const model::Insight*> insightsOf(const model::InsightReport& report,
                                                      model::InsightRule rule) {
     std::vector<const model::Insight*> found;
     for (const model::Insight& insight : report.insights)
-        if (insight.rule == rule)
+        if (insight.rule == rule ||
+            std::find(insight.rules.begin(), insight.rules.end(), rule) != insight.rules.end())
             found.push_back(&insight);
     return found;
 }

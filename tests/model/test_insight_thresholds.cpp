@@ -3,7 +3,7 @@
 // constant fails too): a threshold moved by one unit, or a comparison turned from < to <=, fails
 // one of these. The
 // rules' full output is tested in test_insight_rules; here only "fires or not" and the number the
-// threshold bounds. Wall time is 1 ms unless stated.
+// threshold bounds. Shares are over the active window (first to last GPU work).
 #include "tests/model/insight_fixture.h"
 
 #include <QTemporaryDir>
@@ -22,6 +22,10 @@ private slots:
     void severityAtMediumShare();
     void severityAtHighShare();
     void attributionSitesAtMaximum();
+    void simulationAtMinimumBlockedShare();
+    void inLoopAtMinimumSavingShareOfPeriod();
+    void callsAtSameCallGap();
+    void gpuBoundAtBusyShare();
     void inLoopAtMinimumSyncs();
     void inLoopAtMinimumLaunches();
     void bubbleAtPerSyncCap();
@@ -34,10 +38,11 @@ private slots:
 
 private:
     std::string path(const std::string& name) { return m_dir.filePath(name.c_str()).toStdString(); }
-    // The sync-attribution severity of one sync that blocks `blockedNs` of 1 ms.
-    Severity attributionSeverity(int64_t blockedNs);
-    // The bubble of a site whose one sync returns `gapNs` before the next kernel starts.
-    model::InsightReport bubbleAfter(int64_t gapNs, int64_t wallNs);
+    // The severity of a site whose simulated saving is `savingNs` of a 1 ms window.
+    Severity severityOfSaving(int64_t savingNs);
+    // The bubble of a site whose one sync returns `gapNs` before the next kernel starts, in a
+    // window of `windowNs`.
+    model::InsightReport bubbleAfter(int64_t gapNs, int64_t windowNs);
     // Three default-stream kernels, each `beforeNs` after stream 7's work and `afterNs` before
     // stream 9's.
     size_t defaultStreamInsights(int64_t beforeNs, int64_t afterNs, int ops = 3);
@@ -48,24 +53,32 @@ private:
     int m_files = 0;
 };
 
-Severity TestInsightThresholds::attributionSeverity(int64_t blockedNs) {
-    InsightFixture f(path("severity" + std::to_string(++m_files) + ".stallscope"));
-    f.sync(SyncKind::Device, 10'000, 10'000 + blockedNs, f.pythonStack("/t.py", 1, "f"));
+// A kernel of D = saving + 1 µs waited for by a stream sync that returns as it ends, 300 µs of
+// host work, then a second kernel that ends the 1 ms window. Without the wait the second launch
+// comes D - 1 µs sooner (the sync began 1 µs after the first kernel's start).
+Severity TestInsightThresholds::severityOfSaving(int64_t savingNs) {
+    InsightFixture f(path("severity" + std::to_string(++m_files) + ".stallscope"), 2'000'000);
+    const int64_t first = savingNs + 1'000, hostWork = 300'000;
+    const int64_t second = 1'000'000 - first - hostWork - 1'000;
+    f.launch(9'000, 10'000, 10'000 + first);
+    f.sync(SyncKind::Stream, 11'000, 10'000 + first, f.pythonStack("/t.py", 1, "f"), f.stream);
+    const int64_t launch = 10'000 + first + hostWork;
+    f.launch(launch, launch + 1'000, launch + 1'000 + second);
     const model::InsightReport report = f.load().analyze();
     const auto found = insightsOf(report, InsightRule::SyncAttribution);
-    if (found.size() != 1)
-        qFatal("expected one sync-attribution insight, got %zu", found.size());
+    if (found.size() != 1 || found[0]->savingsNs != savingNs)
+        qFatal("expected one finding saving %lld ns", static_cast<long long>(savingNs));
     return found[0]->severity;
 }
 
 void TestInsightThresholds::severityAtMediumShare() {
-    QCOMPARE(attributionSeverity(100'000), Severity::Low); // exactly 10 %: not above it
-    QCOMPARE(attributionSeverity(100'001), Severity::Medium);
+    QCOMPARE(severityOfSaving(50'000), Severity::Low); // exactly 5 %: not above it
+    QCOMPARE(severityOfSaving(50'001), Severity::Medium);
 }
 
 void TestInsightThresholds::severityAtHighShare() {
-    QCOMPARE(attributionSeverity(500'000), Severity::Medium); // exactly 50 %
-    QCOMPARE(attributionSeverity(500'001), Severity::High);
+    QCOMPARE(severityOfSaving(200'000), Severity::Medium); // exactly 20 %
+    QCOMPARE(severityOfSaving(200'001), Severity::High);
 }
 
 void TestInsightThresholds::attributionSitesAtMaximum() {
@@ -112,11 +125,13 @@ void TestInsightThresholds::inLoopAtMinimumLaunches() {
     }
 }
 
-model::InsightReport TestInsightThresholds::bubbleAfter(int64_t gapNs, int64_t wallNs) {
-    InsightFixture f(path("bubble" + std::to_string(++m_files) + ".stallscope"), wallNs);
+model::InsightReport TestInsightThresholds::bubbleAfter(int64_t gapNs, int64_t windowNs) {
+    InsightFixture f(path("bubble" + std::to_string(++m_files) + ".stallscope"), windowNs + 20'000);
+    const int64_t side = f.addStream(9);
     f.launch(9'000, 10'000, 19'000);
     f.sync(SyncKind::Stream, 12'000, 20'000, f.pythonStack("/t.py", 5, "f"), f.stream);
     f.launch(20'000 + gapNs - 1'000, 20'000 + gapNs, 20'000 + gapNs + 1'000);
+    f.kernel(8'000 + windowNs, 10'000 + windowNs, 0, side); // ends the window
     return f.load().analyze();
 }
 
@@ -128,7 +143,7 @@ void TestInsightThresholds::bubbleAtPerSyncCap() {
 }
 
 void TestInsightThresholds::bubbleAtMinimumShare() {
-    // 1 % of 1 ms is 10 µs.
+    // 1 % of a 1 ms window is 10 µs.
     const auto below = bubbleAfter(9'999, 1'000'000);
     QCOMPARE(below.sites.at(0).bubbleNs, int64_t(9'999));
     QVERIFY(insightsOf(below, InsightRule::GpuBubble).empty());
@@ -137,6 +152,74 @@ void TestInsightThresholds::bubbleAtMinimumShare() {
     QCOMPARE(bubbles.size(), size_t(1));
     QCOMPARE(bubbles[0]->bubbleNs, int64_t(10'000));
     QCOMPARE(bubbles[0]->count, int64_t(1));
+}
+
+// Sites are simulated (and become findings) from 0.1 % of the window: blocked + bubble of a sync
+// that returns as its kernel ends, in a 10 ms window (10 µs is 0.1 %).
+void TestInsightThresholds::simulationAtMinimumBlockedShare() {
+    for (int64_t blocked : {int64_t(9'999), int64_t(10'000)}) {
+        InsightFixture f(path("simulated" + std::to_string(blocked) + ".stallscope"), 20'000'000);
+        const int64_t side = f.addStream(9);
+        f.launch(9'000, 10'000, 20'000 + blocked);
+        f.sync(SyncKind::Stream, 20'000, 20'000 + blocked, f.pythonStack("/t.py", 3, "f"),
+               f.stream);
+        // Busy on the side stream from before the sync returns to the window's end: no bubble.
+        f.kernel(19'000 + blocked, 10'010'000, 0, side);
+        const model::InsightReport report = f.load().analyze();
+        QCOMPARE(report.sites.at(0).bubbleNs, int64_t(0));
+        QCOMPARE(report.sites.at(0).savingsNs >= 0, blocked >= 10'000);
+        QCOMPARE(insightsOf(report, InsightRule::SyncAttribution).size(),
+                 size_t(blocked >= 10'000 ? 1 : 0));
+    }
+}
+
+// writeLoop's site saves 30.8 µs per call (test_insight_rules) every 100 µs: in-loop from a
+// saving of minSavingShareOfPeriod of the period, 5 % by default.
+void TestInsightThresholds::inLoopAtMinimumSavingShareOfPeriod() {
+    QCOMPARE(model::InsightThresholds{}.inLoop.minSavingShareOfPeriod, 0.05);
+    InsightFixture f(path("period.stallscope"));
+    f.writeLoop(f.pythonStack("/t.py", 9, "step"), 5, 4);
+    const auto loaded = f.load();
+    model::AnalysisOptions options;
+    options.thresholds.inLoop.minSavingShareOfPeriod = 0.308;
+    QCOMPARE(insightsOf(loaded.analyze(options), InsightRule::InLoopSync).size(), size_t(1));
+    options.thresholds.inLoop.minSavingShareOfPeriod = 0.308001;
+    QVERIFY(insightsOf(loaded.analyze(options), InsightRule::InLoopSync).empty());
+}
+
+// Two syncs of one site with no launch between them are one call when the second starts at most
+// 100 µs after the first ends (a `.cpu()`: its copy, then its stream sync).
+void TestInsightThresholds::callsAtSameCallGap() {
+    for (int64_t gap : {int64_t(100'000), int64_t(100'001)}) {
+        InsightFixture f(path("call" + std::to_string(gap) + ".stallscope"));
+        const int64_t stack = f.pythonStack("/t.py", 7, "f");
+        f.launch(9'000, 10'000, 60'000);
+        f.sync(SyncKind::Stream, 20'000, 60'500, stack, f.stream);
+        f.sync(SyncKind::Stream, 60'500 + gap, 61'000 + gap, stack, f.stream);
+        f.launch(300'000, 301'000, 310'000);
+        const auto found = insightsOf(f.load().analyze(), InsightRule::SyncAttribution);
+        QCOMPARE(found.size(), size_t(1));
+        QCOMPARE(found[0]->count, int64_t(gap <= 100'000 ? 1 : 2));
+    }
+}
+
+// A site that saves under 5 % of the window is called GPU-bound when the GPU was busy at least
+// 85 % of it: a 100 µs kernel and a sync that ends with it, then side-stream kernels: busy + 2 µs
+// of the 1 ms window.
+void TestInsightThresholds::gpuBoundAtBusyShare() {
+    for (int64_t busy : {int64_t(847'999), int64_t(848'000)}) {
+        InsightFixture f(path("bound" + std::to_string(busy) + ".stallscope"), 2'000'000);
+        const int64_t side = f.addStream(9);
+        f.launch(9'000, 10'000, 110'000);
+        f.sync(SyncKind::Stream, 12'000, 110'000, f.pythonStack("/t.py", 4, "f"), f.stream);
+        f.kernel(110'000, 110'000 + busy - 100'000, 0, side);
+        f.kernel(1'008'000, 1'010'000, 0, side); // ends the window
+        const auto found = insightsOf(f.load().analyze(), InsightRule::SyncAttribution);
+        QCOMPARE(found.size(), size_t(1));
+        QVERIFY(found[0]->share < 0.05);
+        QCOMPARE(found[0]->evidence.find("GPU-bound here") != std::string::npos,
+                 busy + 2'000 >= 850'000);
+    }
 }
 
 size_t TestInsightThresholds::defaultStreamInsights(int64_t beforeNs, int64_t afterNs, int ops) {

@@ -51,6 +51,7 @@ inline std::shared_ptr<model::Session> hostSession(size_t calls, int64_t syncSta
     lane.syncs.correlationId.push_back(0);
     lane.syncs.streamIndex.push_back(-1);
     lane.syncs.stackId.push_back(0);
+    lane.syncs.eventId.push_back(-1);
     session->hostLanes.push_back(std::move(lane));
     session->counts.apiCalls = int64_t(calls);
     session->counts.syncs = 1;

@@ -66,6 +66,7 @@ std::shared_ptr<model::Session> linkSession(format::SyncKind kind, int32_t strea
     host.syncs.correlationId.push_back(99);
     host.syncs.streamIndex.push_back(stream);
     host.syncs.stackId.push_back(0);
+    host.syncs.eventId.push_back(-1);
     session->hostLanes.push_back(std::move(host));
     session->startNs = 0;
     session->endNs = 3000;

@@ -1,0 +1,80 @@
+#include "model/analysis/simulated_savings.h"
+
+#include <algorithm>
+#include <thread>
+
+namespace stallscope::model {
+
+std::vector<EventRef> SimulatedSavings::syncsInWindow(int32_t site) const {
+    std::vector<EventRef> syncs;
+    for (const EventRef& sync : m_sites->syncsOf(site)) {
+        const int64_t start = m_session->hostLanes[sync.lane].syncs.start[sync.index];
+        if (start >= m_windowStart && start <= m_windowEnd)
+            syncs.push_back(sync);
+    }
+    return syncs;
+}
+
+bool SimulatedSavings::build(const Session& session, const SessionDatabase& database,
+                             const SyncSites& sites, int64_t windowStartNs, int64_t windowEndNs,
+                             const InsightThresholds& thresholds,
+                             const std::atomic<bool>* cancel) {
+    m_sites = &sites;
+    m_session = &session;
+    m_windowStart = windowStartNs;
+    m_windowEnd = windowEndNs;
+    m_saving.assign(sites.siteCount(), -1);
+    m_cudaEvents = database.cudaEvents(); // empty without the file or its events
+    m_graph = std::make_shared<whatif::RunGraph>();
+    if (!m_graph->build(session, m_cudaEvents, cancel))
+        return false;
+
+    whatif::ReplayOptions options;
+    options.windowStartNs = windowStartNs;
+    options.windowEndNs = windowEndNs;
+    options.cancel = cancel;
+    const whatif::Replayer replayer(*m_graph);
+    const whatif::ReplayResult baseline = replayer.replay({}, options);
+    if (baseline.cancelled)
+        return false;
+    m_baselineMismatches = baseline.forcedNodes;
+
+    // Sites worth a replay: the largest by blocked time (SyncSites' order).
+    const auto windowNs = static_cast<double>(std::max<int64_t>(windowEndNs - windowStartNs, 1));
+    std::vector<int32_t> chosen;
+    for (size_t s = 0; s < sites.siteCount() &&
+                       chosen.size() < static_cast<size_t>(thresholds.simulation.maxSites);
+         ++s) {
+        const SyncSiteStats& stats = sites.stats()[s];
+        if (!stats.site.isUserSite())
+            continue;
+        if (static_cast<double>(stats.blockedNs + stats.bubbleNs) / windowNs <
+            thresholds.simulation.minBlockedShare)
+            break;
+        chosen.push_back(static_cast<int32_t>(s));
+    }
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+        for (size_t i = next++; i < chosen.size(); i = next++) {
+            whatif::WhatIf changes;
+            changes.removedSyncs = syncsInWindow(chosen[i]);
+            if (changes.removedSyncs.empty()) {
+                m_saving[chosen[i]] = 0;
+                continue;
+            }
+            const whatif::ReplayResult after = replayer.replay(changes, options);
+            if (after.cancelled)
+                return;
+            m_saving[chosen[i]] = std::max<int64_t>(0, baseline.windowEndNs - after.windowEndNs);
+        }
+    };
+    std::thread helper;
+    if (chosen.size() > 1 && std::thread::hardware_concurrency() > 1)
+        helper = std::thread(work);
+    work();
+    if (helper.joinable())
+        helper.join();
+    return !(cancel && cancel->load());
+}
+
+} // namespace stallscope::model

@@ -1,0 +1,50 @@
+// SimulatedSavings: what fixing each sync site would save, found by replaying the run
+// (model/whatif) with the site's syncs inside the window removed, against the unmodified replay:
+// the difference of the window's replayed end. Sites are simulated in decreasing blocked time (the
+// SyncSites order), those above simulation.minBlockedShare of the window, at most
+// simulation.maxSites of them, two replays at a time.
+#pragma once
+
+#include "model/analysis/gpu_activity.h"
+#include "model/analysis/insight_thresholds.h"
+#include "model/analysis/sync_sites.h"
+#include "model/session/session.h"
+#include "model/session/session_database.h"
+#include "model/whatif/replay.h"
+#include "model/whatif/run_graph.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace stallscope::model {
+
+class SimulatedSavings {
+public:
+    // Returns false when cancelled.
+    bool build(const Session& session, const SessionDatabase& database, const SyncSites& sites,
+               int64_t windowStartNs, int64_t windowEndNs, const InsightThresholds& thresholds,
+               const std::atomic<bool>* cancel);
+
+    bool simulated(int32_t site) const { return m_saving[site] >= 0; }
+    // The replayed saving of removing the site's waits, -1 when the site was not simulated.
+    int64_t savingOf(int32_t site) const { return m_saving[site]; }
+    // The syncs of the site inside the window: what the replay removed.
+    std::vector<EventRef> syncsInWindow(int32_t site) const;
+    const whatif::RunGraph& graph() const { return *m_graph; }
+    std::shared_ptr<const whatif::RunGraph> sharedGraph() const { return m_graph; }
+    // Steps and operations the unmodified replay moved (0 when it reproduced the recording).
+    int64_t baselineMismatches() const { return m_baselineMismatches; }
+
+private:
+    const SyncSites* m_sites = nullptr;
+    const Session* m_session = nullptr;
+    int64_t m_windowStart = 0, m_windowEnd = 0;
+    std::shared_ptr<whatif::RunGraph> m_graph;
+    std::vector<CudaEventInfo> m_cudaEvents;
+    std::vector<int64_t> m_saving; // per site
+    int64_t m_baselineMismatches = 0;
+};
+
+} // namespace stallscope::model

@@ -1,0 +1,359 @@
+#include "model/whatif/replay.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+
+namespace stallscope::model::whatif {
+
+namespace {
+
+using format::SyncKind;
+
+constexpr int64_t kUnset = std::numeric_limits<int64_t>::min();
+
+bool isCopyKind(uint8_t kind) {
+    return kind == static_cast<uint8_t>(SyncKind::PageableCopy) ||
+           kind == static_cast<uint8_t>(SyncKind::BlockingCopy) ||
+           kind == static_cast<uint8_t>(SyncKind::BlockingMemset);
+}
+
+// The replayed time of an event bound by several constraints. Each constraint is a recorded
+// time, its replayed time and the typical delay after it. The constraint that bound the event in
+// the recording keeps its recorded delay (so the unmodified replay is exact); the others may
+// delay it by at most their typical delay.
+class Constraints {
+public:
+    explicit Constraints(int64_t recordedNs) : m_recorded(recordedNs) {}
+    void add(int64_t recordedNs, int64_t replayedNs, int64_t typicalDelayNs) {
+        if (m_count == kMax)
+            return;
+        m_items[m_count++] = {recordedNs, replayedNs, typicalDelayNs};
+    }
+    bool empty() const { return m_count == 0; }
+    int64_t replayed() const {
+        int binding = 0;
+        for (int i = 1; i < m_count; ++i)
+            if (m_items[i].recorded + m_items[i].typical >
+                m_items[binding].recorded + m_items[binding].typical)
+                binding = i;
+        int64_t result = kUnset;
+        for (int i = 0; i < m_count; ++i) {
+            const Item& item = m_items[i];
+            const int64_t recordedDelay = m_recorded - item.recorded;
+            const int64_t delay =
+                i == binding ? recordedDelay : std::min(item.typical, recordedDelay);
+            result = std::max(result, item.replayed + delay);
+        }
+        return result;
+    }
+
+private:
+    struct Item {
+        int64_t recorded, replayed, typical;
+    };
+    static constexpr int kMax = 3;
+    Item m_items[kMax]{};
+    int m_count = 0;
+    int64_t m_recorded;
+};
+
+class Replay {
+public:
+    Replay(const RunGraph& graph, const WhatIf& changes, const ReplayOptions& options)
+        : m_graph(graph), m_session(graph.session()), m_options(options),
+          m_latencies(graph.latencies()), m_stepShift(graph.stepCount(), kUnset),
+          m_opShift(graph.opCount(), kUnset), m_hosts(graph.threads().size()),
+          m_streams(graph.streams().size()), m_removed(graph.threads().size()) {
+        for (const EventRef& sync : changes.removedSyncs)
+            if (sync.kind == EventKind::Sync && sync.lane >= 0 &&
+                static_cast<size_t>(sync.lane) < m_removed.size())
+                m_removed[sync.lane].push_back(sync.index);
+        for (std::vector<uint32_t>& removed : m_removed) {
+            std::sort(removed.begin(), removed.end());
+            removed.erase(std::unique(removed.begin(), removed.end()), removed.end());
+        }
+        if (changes.pinRemovedCopies)
+            for (size_t l = 0; l < m_removed.size(); ++l)
+                for (uint32_t sync : m_removed[l])
+                    if (sync < m_session.hostLanes[l].syncs.size() &&
+                        m_session.hostLanes[l].syncs.kind[sync] ==
+                            static_cast<uint8_t>(SyncKind::PageableCopy))
+                        for (uint32_t op : graph.awaited(static_cast<int32_t>(l), sync))
+                            m_pinned.push_back(op);
+        std::sort(m_pinned.begin(), m_pinned.end());
+    }
+
+    ReplayResult run() {
+        ReplayResult result;
+        size_t sinceCheck = 0;
+        for (;;) {
+            bool progress = false, done = true;
+            for (size_t l = 0; l < m_hosts.size(); ++l) {
+                progress |= advanceHost(static_cast<int32_t>(l), false);
+                done &= m_hosts[l].step == m_graph.threads()[l].steps.size();
+            }
+            for (size_t l = 0; l < m_streams.size(); ++l) {
+                progress |= advanceStream(static_cast<int32_t>(l), false);
+                done &= m_streams[l].op == m_graph.streams()[l].ops.size();
+            }
+            if (done)
+                break;
+            if (!progress)
+                forceEarliest();
+            if (++sinceCheck % 64 == 0 && m_options.cancel &&
+                m_options.cancel->load(std::memory_order_relaxed)) {
+                result.cancelled = true;
+                return result;
+            }
+        }
+        result.windowEndNs = m_windowEnd;
+        result.forcedNodes = m_forced;
+        if (m_options.keepShifts) {
+            result.stepShift = std::move(m_stepShift);
+            result.opEndShift = std::move(m_opShift);
+        }
+        return result;
+    }
+
+private:
+    struct HostState {
+        uint32_t step = 0;
+        uint32_t sync = 0;
+        size_t removedCursor = 0;
+        bool inStep = false;
+        bool collapse = false;
+        int64_t time = kUnset;       // replayed end of the previous step
+        int64_t recordedPrevEnd = 0; // its recorded end
+        int64_t cursor = 0;          // replayed time reached inside the current step
+        int64_t recordedCursor = 0;  // the recorded time it corresponds to
+    };
+    struct StreamState {
+        uint32_t op = 0;
+        size_t pinnedCursor = 0;
+        int64_t previousEnd = 0, previousReplayedEnd = 0;
+    };
+
+    void noteEnd(int64_t recordedEnd, int64_t replayedEnd) {
+        if (recordedEnd >= m_options.windowStartNs && recordedEnd <= m_options.windowEndNs)
+            m_windowEnd = std::max(m_windowEnd, replayedEnd);
+    }
+
+    bool isRemoved(int32_t lane, uint32_t sync) {
+        const std::vector<uint32_t>& removed = m_removed[lane];
+        size_t& cursor = m_hosts[lane].removedCursor;
+        while (cursor < removed.size() && removed[cursor] < sync)
+            ++cursor;
+        return cursor < removed.size() && removed[cursor] == sync;
+    }
+
+    // Replays host steps of `lane` until one waits for an operation not replayed yet. With
+    // `force`, the first step goes ahead anyway (its unresolved waits at their recorded times).
+    bool advanceHost(int32_t lane, bool force) {
+        const RunGraph::HostThread& thread = m_graph.threads()[lane];
+        const SyncColumns& syncs = m_session.hostLanes[lane].syncs;
+        HostState& h = m_hosts[lane];
+        bool progressed = false;
+        while (h.step < thread.steps.size()) {
+            if (!h.inStep) {
+                const int64_t recordedStart = m_graph.stepStart(lane, h.step);
+                const int64_t start = h.time == kUnset
+                                          ? recordedStart
+                                          : h.time + std::max<int64_t>(
+                                                         0, recordedStart - h.recordedPrevEnd);
+                m_stepShift[thread.firstStep + h.step] = start - recordedStart;
+                h.inStep = true;
+                h.collapse = false;
+                h.cursor = start;
+                h.recordedCursor = recordedStart;
+                progressed = true;
+            }
+            for (; h.sync < syncs.size() && thread.stepOfSync[h.sync] <= h.step; ++h.sync) {
+                const uint32_t s = h.sync;
+                if (!isHostBlocking(syncs.kind[s]))
+                    continue; // a stream wait: its time stays part of the step
+                // The sync's interval clipped to its step (CUPTI's sync records may start a
+                // little before the call that made them, or end a little after it).
+                const int64_t recordedStep = m_graph.stepEnd(lane, h.step);
+                const int64_t syncEnd = std::min(syncs.end[s], recordedStep);
+                const int64_t before = std::max<int64_t>(0, syncs.start[s] - h.recordedCursor);
+                if (isRemoved(lane, s)) {
+                    h.cursor += before;
+                    // A sync call disappears with its wait; a copy call stays, asynchronous.
+                    h.collapse |= !isCopyKind(syncs.kind[s]);
+                } else {
+                    int64_t awaitedEnd = kUnset, awaitedReplayedEnd = kUnset;
+                    for (uint32_t op : m_graph.awaited(lane, s)) {
+                        const auto [opLane, k] = m_graph.locateOp(op);
+                        const int64_t recordedEnd = m_graph.opEnd(opLane, k);
+                        int64_t shift = m_opShift[op];
+                        if (shift == kUnset) {
+                            if (!force)
+                                return progressed;
+                            shift = 0;
+                            ++m_forced;
+                        }
+                        awaitedEnd = std::max(awaitedEnd, recordedEnd);
+                        awaitedReplayedEnd = std::max(awaitedReplayedEnd, recordedEnd + shift);
+                    }
+                    force = false;
+                    h.cursor += before;
+                    Constraints end(syncEnd);
+                    end.add(h.recordedCursor + before, h.cursor, m_latencies.syncOverheadNs);
+                    if (awaitedEnd != kUnset)
+                        end.add(awaitedEnd, awaitedReplayedEnd, m_latencies.wakeNs);
+                    h.cursor = std::max(h.cursor, end.replayed());
+                }
+                h.recordedCursor = std::max(h.recordedCursor, syncEnd);
+            }
+            const int64_t recordedEnd = m_graph.stepEnd(lane, h.step);
+            int64_t end = h.cursor + std::max<int64_t>(0, recordedEnd - h.recordedCursor);
+            if (h.collapse)
+                end = m_graph.stepStart(lane, h.step) + m_stepShift[thread.firstStep + h.step];
+            noteEnd(recordedEnd, end);
+            h.time = end;
+            h.recordedPrevEnd = recordedEnd;
+            h.inStep = false;
+            ++h.step;
+            progressed = true;
+            force = false;
+        }
+        return progressed;
+    }
+
+    bool isPinned(int32_t lane, uint32_t op) {
+        size_t& cursor = m_streams[lane].pinnedCursor;
+        while (cursor < m_pinned.size() && m_pinned[cursor] < op)
+            ++cursor;
+        return cursor < m_pinned.size() && m_pinned[cursor] == op;
+    }
+
+    // Replays operations of stream `lane` until one needs a launch or event not replayed yet.
+    bool advanceStream(int32_t lane, bool force) {
+        const RunGraph::Stream& stream = m_graph.streams()[lane];
+        StreamState& st = m_streams[lane];
+        if (st.op == 0 && !stream.ops.empty())
+            st.pinnedCursor = static_cast<size_t>(
+                std::lower_bound(m_pinned.begin(), m_pinned.end(), stream.firstOp) -
+                m_pinned.begin());
+        bool progressed = false;
+        for (; st.op < stream.ops.size(); ++st.op) {
+            const uint32_t k = st.op;
+            const uint32_t op = stream.firstOp + k;
+            const int64_t start = m_graph.opStart(lane, k);
+            const int64_t end = m_graph.opEnd(lane, k);
+            Constraints begin(start);
+            if (const uint32_t step = m_graph.launchStep(op); step != kNone) {
+                int64_t shift = m_stepShift[step];
+                if (shift == kUnset) {
+                    if (!force)
+                        return progressed;
+                    shift = 0;
+                    ++m_forced;
+                }
+                const int64_t launched = start - m_graph.launchLag(op);
+                begin.add(launched, launched + shift, m_latencies.launchNs);
+            }
+            if (const uint32_t marker = m_graph.eventDependency(op); marker != kNone) {
+                const auto [markerLane, j] = m_graph.locateOp(marker);
+                const int64_t markerEnd = m_graph.opEnd(markerLane, j);
+                int64_t shift = m_opShift[marker];
+                if (shift == kUnset) {
+                    if (!force)
+                        return progressed;
+                    shift = 0;
+                    ++m_forced;
+                }
+                begin.add(markerEnd, markerEnd + shift, m_latencies.queueGapNs);
+            }
+            if (k > 0)
+                begin.add(st.previousEnd, st.previousReplayedEnd, m_latencies.queueGapNs);
+            force = false;
+            const int64_t replayedStart = begin.empty() ? start : begin.replayed();
+            int64_t duration = end - start;
+            if (isPinned(lane, op))
+                duration = std::min(duration, pinnedCopyNs(m_graph.opBytes(lane, k)));
+            const int64_t replayedEnd = replayedStart + duration;
+            m_opShift[op] = replayedEnd - end;
+            noteEnd(end, replayedEnd);
+            st.previousEnd = end;
+            st.previousReplayedEnd = replayedEnd;
+            progressed = true;
+        }
+        return progressed;
+    }
+
+    int64_t pinnedCopyNs(uint64_t bytes) const {
+        return static_cast<int64_t>(static_cast<double>(bytes) / m_latencies.pinnedBytesPerSecond *
+                                    1e9) +
+               m_latencies.queueGapNs;
+    }
+
+    // No lane can go on: inconsistent data (a sync recorded before the work it awaited, clocks
+    // out of step). The lane whose next event was recorded earliest goes ahead.
+    void forceEarliest() {
+        int64_t best = std::numeric_limits<int64_t>::max();
+        int32_t bestLane = -1;
+        bool bestIsHost = true;
+        for (size_t l = 0; l < m_hosts.size(); ++l) {
+            const HostState& h = m_hosts[l];
+            if (h.step < m_graph.threads()[l].steps.size()) {
+                const int64_t t = h.inStep ? h.recordedCursor
+                                           : m_graph.stepStart(static_cast<int32_t>(l), h.step);
+                if (t < best) {
+                    best = t;
+                    bestLane = static_cast<int32_t>(l);
+                    bestIsHost = true;
+                }
+            }
+        }
+        for (size_t l = 0; l < m_streams.size(); ++l)
+            if (m_streams[l].op < m_graph.streams()[l].ops.size()) {
+                const int64_t t = m_graph.opStart(static_cast<int32_t>(l), m_streams[l].op);
+                if (t < best) {
+                    best = t;
+                    bestLane = static_cast<int32_t>(l);
+                    bestIsHost = false;
+                }
+            }
+        if (bestLane < 0)
+            return;
+        if (getenv("WHATIF_DEBUG")) {
+            if (bestIsHost) {
+                const HostState& h = m_hosts[bestLane];
+                fprintf(stderr, "force host lane %d step %u/%zu sync %u t=%lld\n", bestLane, h.step, m_graph.threads()[bestLane].steps.size(), h.sync, (long long)best);
+                for (uint32_t op : m_graph.awaited(bestLane, h.sync)) { auto [ol, k] = m_graph.locateOp(op); fprintf(stderr, "  awaits op %u lane %d k %u/%zu (stream at %u) start %lld launchStep %u\n", op, ol, k, m_graph.streams()[ol].ops.size(), m_streams[ol].op, (long long)m_graph.opStart(ol,k), m_graph.launchStep(op)); }
+            } else {
+                const uint32_t k = m_streams[bestLane].op; const uint32_t op = m_graph.streams()[bestLane].firstOp + k;
+                fprintf(stderr, "force stream lane %d op %u start %lld launchStep %u dep %u\n", bestLane, k, (long long)best, m_graph.launchStep(op), m_graph.eventDependency(op));
+            }
+            for (size_t l = 0; l < m_hosts.size(); ++l) fprintf(stderr, "  host %zu at step %u/%zu (global %u)\n", l, m_hosts[l].step, m_graph.threads()[l].steps.size(), m_graph.threads()[l].firstStep + m_hosts[l].step);
+        }
+        if (bestIsHost)
+            advanceHost(bestLane, true);
+        else
+            advanceStream(bestLane, true);
+    }
+
+    const RunGraph& m_graph;
+    const Session& m_session;
+    const ReplayOptions& m_options;
+    const Latencies& m_latencies;
+    std::vector<int64_t> m_stepShift;
+    std::vector<int64_t> m_opShift;
+    std::vector<HostState> m_hosts;
+    std::vector<StreamState> m_streams;
+    std::vector<std::vector<uint32_t>> m_removed; // per host lane, sorted sync indexes
+    std::vector<uint32_t> m_pinned;               // global operation ids, sorted
+    int64_t m_windowEnd = kUnset;
+    int64_t m_forced = 0;
+};
+
+} // namespace
+
+ReplayResult Replayer::replay(const WhatIf& changes, const ReplayOptions& options) const {
+    return Replay(m_graph, changes, options).run();
+}
+
+} // namespace stallscope::model::whatif

@@ -1,0 +1,65 @@
+// Replay of a RunGraph, unmodified or with changes (the what-if engine of docs/insights.md,
+// "Simulated savings"). Every step and operation keeps its recorded duration and the CPU time
+// before it; what moves is when it can start:
+//   * a host step starts when the previous step of its thread ends (plus the recorded CPU gap);
+//     a sync in it returns when the work it awaits has ended (plus the recorded wake-up);
+//   * an operation starts when its launch, its stream predecessor and its event dependency
+//     allow (plus the recorded latency of whichever bound it; typical latencies otherwise).
+// Unmodified, the replay reproduces the recording: each constraint that bound an event in the
+// recording is replayed with its recorded delay. With changes, it answers "how much sooner would
+// the run have ended" over a window.
+#pragma once
+
+#include "model/session/event_ref.h"
+#include "model/whatif/run_graph.h"
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+namespace stallscope::model::whatif {
+
+// What the replay changes. Empty: the recorded run.
+struct WhatIf {
+    // Host-blocking syncs (EventRef::sync: host lane, sync index) that no longer wait: the host
+    // goes on at once; a sync call disappears, a copy call returns without waiting for its copy.
+    // Work that consumed the value is assumed not to need it before the next remaining sync.
+    std::vector<EventRef> removedSyncs;
+    // Device->host copies awaited by the removed syncs run at the pinned rate (Latencies):
+    // "this pageable copy becomes an asynchronous copy into pinned memory".
+    bool pinRemovedCopies = true;
+};
+
+struct ReplayOptions {
+    // The activity whose recorded end lies in [windowStartNs, windowEndNs] counts for the result.
+    int64_t windowStartNs = INT64_MIN;
+    int64_t windowEndNs = INT64_MAX;
+    // Keep the per-step and per-operation shifts (replayed - recorded end) in the result.
+    bool keepShifts = false;
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+struct ReplayResult {
+    // The replayed end of the latest activity (step or operation) that ended inside the window
+    // in the recording; INT64_MIN when none did.
+    int64_t windowEndNs = INT64_MIN;
+    // Steps and operations replayed with a dependency still unresolved (inconsistent clocks or
+    // a sync recorded before the work it waited for): 0 on consistent recordings.
+    int64_t forcedNodes = 0;
+    bool cancelled = false;
+    // With keepShifts: replayed - recorded start per global step, replayed - recorded end per
+    // global operation.
+    std::vector<int64_t> stepShift;
+    std::vector<int64_t> opEndShift;
+};
+
+class Replayer {
+public:
+    explicit Replayer(const RunGraph& graph) : m_graph(graph) {}
+    ReplayResult replay(const WhatIf& changes, const ReplayOptions& options = {}) const;
+
+private:
+    const RunGraph& m_graph;
+};
+
+} // namespace stallscope::model::whatif

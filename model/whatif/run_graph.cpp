@@ -1,0 +1,537 @@
+#include "model/whatif/run_graph.h"
+
+#include "model/session/event_ref.h"
+#include "model/whatif/median_sample.h"
+
+#include <algorithm>
+#include <limits>
+#include <unordered_map>
+
+namespace stallscope::model::whatif {
+
+namespace {
+
+using format::SyncKind;
+
+// A correlation id's launch: the global step of the outermost API call that carries it, and the
+// call's recorded start.
+struct Launch {
+    uint32_t step = kNone;
+    int64_t callStartNs = 0;
+};
+
+// Per process, correlation id -> launch: dense when the ids are (they count up, one per call),
+// else hashed.
+class LaunchMap {
+public:
+    void reserve(uint32_t minId, uint32_t maxId, size_t count) {
+        const uint64_t range = uint64_t{maxId} - minId + 1;
+        m_dense = range <= 4 * uint64_t{count} + 4096;
+        m_min = minId;
+        if (m_dense)
+            m_table.assign(range, Launch{});
+    }
+    // Keeps the first call of an id: the outermost (a runtime call precedes its driver call).
+    void add(uint32_t id, const Launch& launch) {
+        if (m_dense) {
+            Launch& slot = m_table[id - m_min];
+            if (slot.step == kNone)
+                slot = launch;
+        } else {
+            m_hashed.emplace(id, launch);
+        }
+    }
+    const Launch* find(uint32_t id) const {
+        if (m_dense) {
+            if (id < m_min || id - m_min >= m_table.size() || m_table[id - m_min].step == kNone)
+                return nullptr;
+            return &m_table[id - m_min];
+        }
+        const auto found = m_hashed.find(id);
+        return found == m_hashed.end() ? nullptr : &found->second;
+    }
+
+private:
+    bool m_dense = true;
+    uint32_t m_min = 0;
+    std::vector<Launch> m_table;
+    std::unordered_map<uint32_t, Launch> m_hashed;
+};
+
+} // namespace
+
+struct RunGraph::Builder {
+    RunGraph& graph;
+    const Session& session;
+    std::span<const CudaEventInfo> cudaEvents;
+    std::vector<int32_t> processOfLane;         // per host lane
+    std::vector<int32_t> streamLaneOf;          // per Session::streams entry, -1 without a lane
+    std::vector<std::vector<int32_t>> lanesOfProcess; // stream lanes per process
+    std::vector<LaunchMap> launches;            // per process
+    std::vector<std::unordered_map<uint32_t, uint32_t>> transferByCorrelation; // per process
+    std::vector<std::unordered_map<int64_t, const CudaEventInfo*>> eventById;  // per process
+    std::unordered_map<int64_t, int32_t> streamLaneOfRow; // streams.id -> stream lane
+
+    int32_t processOfStreamLane(size_t lane) const {
+        const int32_t device = graph.m_streams[lane].device;
+        return device < 0 ? -1 : session.devices[device].processIndex;
+    }
+
+    void buildSteps() {
+        uint32_t nextStep = 0;
+        graph.m_threads.resize(session.hostLanes.size());
+        processOfLane.resize(session.hostLanes.size(), -1);
+        for (size_t l = 0; l < session.hostLanes.size(); ++l) {
+            const HostLane& lane = session.hostLanes[l];
+            HostThread& thread = graph.m_threads[l];
+            if (lane.threadIndex >= 0)
+                processOfLane[l] = session.threads[lane.threadIndex].processIndex;
+            const ApiCallColumns& calls = lane.apiCalls;
+            const SyncColumns& syncs = lane.syncs;
+            // Top-level calls: a call starting inside the previous top-level call nests in it.
+            std::vector<uint32_t> topCalls;
+            int64_t topEnd = std::numeric_limits<int64_t>::min();
+            for (size_t c = 0; c < calls.size(); ++c) {
+                if (calls.start[c] < topEnd)
+                    continue;
+                topCalls.push_back(static_cast<uint32_t>(c));
+                topEnd = calls.end[c];
+            }
+            // A sync belongs to the top-level call that made it (same correlation id; CUPTI's
+            // sync records may start a little before the call) or else that encloses it; any
+            // other sync is a step of its own.
+            std::vector<uint32_t> topOfCall(calls.size());
+            for (size_t c = 0, top = 0; c < calls.size(); ++c) {
+                while (top + 1 < topCalls.size() && topCalls[top + 1] <= c)
+                    ++top;
+                topOfCall[c] = static_cast<uint32_t>(top);
+            }
+            std::unordered_map<uint32_t, uint32_t> topByCorrelation;
+            for (size_t s = 0; s < syncs.size(); ++s)
+                topByCorrelation.emplace(syncs.correlationId[s], kNone);
+            for (size_t c = 0; c < calls.size(); ++c)
+                if (auto found = topByCorrelation.find(calls.correlationId[c]);
+                    found != topByCorrelation.end() && found->second == kNone)
+                    found->second = topOfCall[c];
+            std::vector<uint32_t> containing(syncs.size(), kNone);
+            for (size_t s = 0; s < syncs.size(); ++s) {
+                if (const uint32_t top = topByCorrelation[syncs.correlationId[s]]; top != kNone) {
+                    containing[s] = top;
+                    continue;
+                }
+                auto after = std::upper_bound(
+                    topCalls.begin(), topCalls.end(), syncs.start[s],
+                    [&](int64_t t, uint32_t call) { return t < calls.start[call]; });
+                if (after != topCalls.begin() && syncs.end[s] <= calls.end[*(after - 1)])
+                    containing[s] = static_cast<uint32_t>(after - 1 - topCalls.begin());
+            }
+            // Merge top-level calls and standalone syncs by start.
+            std::vector<uint32_t> stepOfTopCall(topCalls.size());
+            thread.firstStep = nextStep;
+            thread.stepOfSync.assign(syncs.size(), kNone);
+            size_t c = 0;
+            for (size_t s = 0; s <= syncs.size(); ++s) {
+                const bool standalone = s < syncs.size() && containing[s] == kNone;
+                if (s < syncs.size() && !standalone)
+                    continue;
+                for (; c < topCalls.size() &&
+                       (s == syncs.size() || calls.start[topCalls[c]] <= syncs.start[s]);
+                     ++c) {
+                    stepOfTopCall[c] = static_cast<uint32_t>(thread.steps.size());
+                    thread.steps.push_back(topCalls[c]);
+                }
+                if (standalone) {
+                    thread.stepOfSync[s] = static_cast<uint32_t>(thread.steps.size());
+                    thread.steps.push_back(kSyncStep | static_cast<uint32_t>(s));
+                }
+            }
+            uint32_t previous = 0;
+            for (size_t s = 0; s < syncs.size(); ++s) {
+                uint32_t step = containing[s] == kNone ? thread.stepOfSync[s]
+                                                       : stepOfTopCall[containing[s]];
+                // Keep the order the replay walks in; only inconsistent clocks break it.
+                step = std::max(step, previous);
+                thread.stepOfSync[s] = previous = step;
+            }
+            // Correlation id -> launching step, for every call (nested ones: their step).
+            const int32_t process = processOfLane[l];
+            if (process >= 0)
+                for (size_t k = 0; k < calls.size(); ++k)
+                    launches[process].add(calls.correlationId[k],
+                                          {thread.firstStep + stepOfTopCall[topOfCall[k]],
+                                           calls.start[k]});
+            nextStep += static_cast<uint32_t>(thread.steps.size());
+        }
+        graph.m_stepCount = nextStep;
+    }
+
+    void reserveLaunchMaps() {
+        struct Range {
+            uint32_t min = UINT32_MAX, max = 0;
+            size_t count = 0;
+        };
+        std::vector<Range> ranges(session.processes.size());
+        for (size_t l = 0; l < session.hostLanes.size(); ++l) {
+            const HostLane& lane = session.hostLanes[l];
+            if (lane.threadIndex < 0)
+                continue;
+            const int32_t process = session.threads[lane.threadIndex].processIndex;
+            if (process < 0)
+                continue;
+            for (uint32_t id : lane.apiCalls.correlationId) {
+                ranges[process].min = std::min(ranges[process].min, id);
+                ranges[process].max = std::max(ranges[process].max, id);
+            }
+            ranges[process].count += lane.apiCalls.size();
+        }
+        launches.resize(session.processes.size());
+        for (size_t p = 0; p < ranges.size(); ++p)
+            if (ranges[p].count > 0)
+                launches[p].reserve(ranges[p].min, ranges[p].max, ranges[p].count);
+    }
+
+    void buildStreams() {
+        graph.m_streams.resize(session.streamLanes.size());
+        streamLaneOf.assign(session.streams.size(), -1);
+        lanesOfProcess.resize(session.processes.size());
+        transferByCorrelation.resize(session.processes.size());
+        uint32_t nextOp = 0;
+        for (size_t l = 0; l < session.streamLanes.size(); ++l) {
+            const StreamLane& lane = session.streamLanes[l];
+            Stream& stream = graph.m_streams[l];
+            if (lane.streamIndex >= 0) {
+                streamLaneOf[lane.streamIndex] = static_cast<int32_t>(l);
+                streamLaneOfRow[session.streams[lane.streamIndex].rowId] = static_cast<int32_t>(l);
+                stream.device = session.streams[lane.streamIndex].deviceIndex;
+            }
+            const int32_t process = processOfStreamLane(l);
+            if (process >= 0)
+                lanesOfProcess[process].push_back(static_cast<int32_t>(l));
+            // FIFO order: the three kinds merged by start.
+            const IntervalColumns* columns[] = {&lane.kernels, &lane.memcpys, &lane.memsets};
+            size_t next[3] = {0, 0, 0};
+            stream.firstOp = nextOp;
+            stream.ops.reserve(lane.kernels.size() + lane.memcpys.size() + lane.memsets.size());
+            for (;;) {
+                int best = -1;
+                for (int k = 0; k < 3; ++k)
+                    if (next[k] < columns[k]->size() &&
+                        (best < 0 || columns[k]->start[next[k]] < columns[best]->start[next[best]]))
+                        best = k;
+                if (best < 0)
+                    break;
+                stream.ops.push_back(static_cast<uint32_t>(best) << 30 |
+                                     static_cast<uint32_t>(next[best]++));
+            }
+            for (uint32_t k = 0; k < stream.ops.size(); ++k) {
+                uint32_t correlation = 0;
+                switch (graph.opKind(static_cast<int32_t>(l), k)) {
+                case OpKind::Kernel: correlation = lane.kernels.correlationId[stream.ops[k] & 0x3fff'ffff]; break;
+                case OpKind::Memcpy: correlation = lane.memcpys.correlationId[stream.ops[k] & 0x3fff'ffff]; break;
+                case OpKind::Memset: correlation = lane.memsets.correlationId[stream.ops[k] & 0x3fff'ffff]; break;
+                }
+                uint32_t step = kNone;
+                int64_t lag = 0;
+                if (process >= 0) {
+                    if (const Launch* launch = launches[process].find(correlation)) {
+                        lag = graph.opStart(static_cast<int32_t>(l), k) - launch->callStartNs;
+                        if (lag >= std::numeric_limits<int32_t>::min() &&
+                            lag <= std::numeric_limits<int32_t>::max())
+                            step = launch->step;
+                    }
+                    if (graph.opKind(static_cast<int32_t>(l), k) != OpKind::Kernel)
+                        transferByCorrelation[process].emplace(correlation, nextOp + k);
+                }
+                graph.m_launchStep.push_back(step);
+                graph.m_launchLag.push_back(step == kNone ? 0 : static_cast<int32_t>(lag));
+            }
+            nextOp += static_cast<uint32_t>(stream.ops.size());
+        }
+    }
+
+    // The recorded time the operation was launched (its start when the launch is unknown).
+    int64_t launchedAt(int32_t lane, uint32_t k) const {
+        const uint32_t op = graph.m_streams[lane].firstOp + k;
+        return graph.opStart(lane, k) - graph.m_launchLag[op];
+    }
+
+    // The last operation of a stream lane launched at or before `launchedBy` that started
+    // before `startedBy` (global id), kNone when none.
+    uint32_t lastOpBefore(int32_t lane, int64_t launchedBy, int64_t startedBy) const {
+        const Stream& stream = graph.m_streams[lane];
+        uint32_t lo = 0, hi = static_cast<uint32_t>(stream.ops.size());
+        while (lo < hi) {
+            const uint32_t mid = lo + (hi - lo) / 2;
+            if (graph.opStart(lane, mid) < startedBy)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        // Operations queued by other threads after the sync began do not count; FIFO order
+        // keeps them at the end, so a short walk back finds the last one launched in time.
+        for (int walked = 0; lo > 0 && walked < 64; ++walked, --lo)
+            if (launchedAt(lane, lo - 1) <= launchedBy)
+                return stream.firstOp + lo - 1;
+        return kNone;
+    }
+
+    const CudaEventInfo* eventOf(int32_t process, int64_t eventId) const {
+        if (process < 0 || eventId < 0)
+            return nullptr;
+        const auto& events = eventById[process];
+        const auto found = events.find(eventId);
+        return found == events.end() ? nullptr : found->second;
+    }
+
+    // The operation a recorded event marks: the last one of its stream launched before the
+    // cudaEventRecord call (the record's own time when the call was not captured).
+    uint32_t markedOp(int32_t process, const CudaEventInfo& event) const {
+        const auto found = streamLaneOfRow.find(event.streamId);
+        if (found == streamLaneOfRow.end())
+            return kNone;
+        const int32_t lane = found->second;
+        int64_t launchedBy = event.recordNs;
+        if (const Launch* launch = launches[process].find(static_cast<uint32_t>(event.correlationId)))
+            launchedBy = launch->callStartNs;
+        return lastOpBefore(lane, launchedBy, std::numeric_limits<int64_t>::max());
+    }
+
+    void addAwaited(int32_t lane, size_t s, std::vector<uint32_t>& out) const {
+        const SyncColumns& syncs = session.hostLanes[lane].syncs;
+        const auto kind = static_cast<SyncKind>(syncs.kind[s]);
+        const int32_t process = processOfLane[lane];
+        const int64_t start = syncs.start[s], end = syncs.end[s];
+        const int32_t streamLane =
+            syncs.streamIndex[s] >= 0 ? streamLaneOf[syncs.streamIndex[s]] : -1;
+        if (process < 0)
+            return;
+        auto push = [&out](uint32_t op) {
+            if (op != kNone)
+                out.push_back(op);
+        };
+        switch (kind) {
+        case SyncKind::PageableCopy:
+        case SyncKind::BlockingCopy:
+        case SyncKind::BlockingMemset: {
+            const auto& transfers = transferByCorrelation[process];
+            if (const auto found = transfers.find(syncs.correlationId[s]); found != transfers.end()) {
+                out.push_back(found->second);
+                return;
+            }
+            break;
+        }
+        case SyncKind::Event:
+            if (const CudaEventInfo* event = eventOf(process, syncs.eventId[s])) {
+                push(markedOp(process, *event));
+                return;
+            }
+            // Without the event record: the work that ended last while the host waited.
+            {
+                uint32_t best = kNone;
+                int64_t bestEnd = start;
+                for (int32_t l : lanesOfProcess[process]) {
+                    const uint32_t op = lastOpBefore(l, start, end);
+                    if (op == kNone)
+                        continue;
+                    const auto [opLane, k] = graph.locateOp(op);
+                    const int64_t opEnd = graph.opEnd(opLane, k);
+                    if (opEnd > bestEnd && opEnd <= end) {
+                        bestEnd = opEnd;
+                        best = op;
+                    }
+                }
+                push(best);
+            }
+            return;
+        default: break;
+        }
+        if (kind == SyncKind::Stream && streamLane >= 0) {
+            push(lastOpBefore(streamLane, start, end));
+            return;
+        }
+        // Device-wide: every stream of the device (of the process when no stream is named).
+        const int32_t device = streamLane >= 0 ? graph.m_streams[streamLane].device : -1;
+        for (int32_t l : lanesOfProcess[process])
+            if (device < 0 || graph.m_streams[l].device == device)
+                push(lastOpBefore(l, start, end));
+    }
+
+    void buildWaits() {
+        eventById.resize(session.processes.size());
+        for (const CudaEventInfo& event : cudaEvents) {
+            const auto found = streamLaneOfRow.find(event.streamId);
+            const int32_t process = found == streamLaneOfRow.end()
+                                        ? -1
+                                        : processOfStreamLane(static_cast<size_t>(found->second));
+            if (process >= 0)
+                eventById[process].emplace(event.eventId, &event);
+        }
+        for (size_t l = 0; l < session.hostLanes.size(); ++l) {
+            const SyncColumns& syncs = session.hostLanes[l].syncs;
+            HostThread& thread = graph.m_threads[l];
+            thread.awaitedBegin.reserve(syncs.size() + 1);
+            for (size_t s = 0; s < syncs.size(); ++s) {
+                thread.awaitedBegin.push_back(static_cast<uint32_t>(graph.m_awaited.size()));
+                if (model::isHostBlocking(syncs.kind[s]))
+                    addAwaited(static_cast<int32_t>(l), s, graph.m_awaited);
+                else
+                    addEventDependency(static_cast<int32_t>(l), s);
+            }
+            thread.awaitedBegin.push_back(static_cast<uint32_t>(graph.m_awaited.size()));
+        }
+        std::sort(graph.m_eventDeps.begin(), graph.m_eventDeps.end());
+    }
+
+    // cudaStreamWaitEvent: the first operation of the waiting stream launched after the wait
+    // depends on the operation the event marks.
+    void addEventDependency(int32_t lane, size_t s) {
+        const SyncColumns& syncs = session.hostLanes[lane].syncs;
+        const int32_t process = processOfLane[lane];
+        const CudaEventInfo* event = eventOf(process, syncs.eventId[s]);
+        const int32_t waiting = syncs.streamIndex[s] >= 0 ? streamLaneOf[syncs.streamIndex[s]] : -1;
+        if (!event || waiting < 0)
+            return;
+        const uint32_t marked = markedOp(process, *event);
+        const Stream& stream = graph.m_streams[waiting];
+        for (uint32_t k = 0; k < stream.ops.size(); ++k)
+            if (launchedAt(waiting, k) >= syncs.start[s]) {
+                if (marked != kNone && marked != stream.firstOp + k)
+                    graph.m_eventDeps.emplace_back(stream.firstOp + k, marked);
+                return;
+            }
+    }
+
+    void calibrate() {
+        MedianSample launch, queueGap, overhead, wake;
+        for (size_t l = 0; l < graph.m_streams.size(); ++l) {
+            const Stream& stream = graph.m_streams[l];
+            for (uint32_t k = 1; k < stream.ops.size(); ++k) {
+                const uint32_t op = stream.firstOp + k;
+                if (graph.m_launchStep[op] == kNone)
+                    continue;
+                const int32_t lane = static_cast<int32_t>(l);
+                const int64_t previousEnd = graph.opEnd(lane, k - 1);
+                const int64_t launched = launchedAt(lane, k);
+                const int64_t start = graph.opStart(lane, k);
+                if (previousEnd <= launched)
+                    launch.add(start - launched);
+                else
+                    queueGap.add(start - previousEnd);
+            }
+        }
+        for (size_t l = 0; l < graph.m_threads.size(); ++l) {
+            const SyncColumns& syncs = session.hostLanes[l].syncs;
+            for (size_t s = 0; s < syncs.size(); ++s) {
+                if (!model::isHostBlocking(syncs.kind[s]))
+                    continue;
+                int64_t awaitedEnd = std::numeric_limits<int64_t>::min();
+                for (uint32_t op : graph.awaited(static_cast<int32_t>(l), static_cast<uint32_t>(s))) {
+                    const auto [lane, k] = graph.locateOp(op);
+                    awaitedEnd = std::max(awaitedEnd, graph.opEnd(lane, k));
+                }
+                if (awaitedEnd <= syncs.start[s])
+                    overhead.add(syncs.duration(s));
+                else
+                    wake.add(syncs.end[s] - awaitedEnd);
+            }
+        }
+        Latencies& latencies = graph.m_latencies;
+        latencies.launchNs = launch.medianOr(latencies.launchNs);
+        latencies.queueGapNs = queueGap.medianOr(latencies.queueGapNs);
+        latencies.syncOverheadNs = overhead.medianOr(latencies.syncOverheadNs);
+        latencies.wakeNs = wake.medianOr(latencies.wakeNs);
+    }
+};
+
+bool RunGraph::build(const Session& session, std::span<const CudaEventInfo> cudaEvents,
+                     const std::atomic<bool>* cancel) {
+    *this = RunGraph{};
+    m_session = &session;
+    auto cancelled = [cancel] { return cancel && cancel->load(std::memory_order_relaxed); };
+    Builder builder{*this, session, cudaEvents, {}, {}, {}, {}, {}, {}, {}};
+    builder.reserveLaunchMaps();
+    builder.buildSteps();
+    if (cancelled())
+        return false;
+    builder.buildStreams();
+    if (cancelled())
+        return false;
+    builder.buildWaits();
+    builder.launches.clear();
+    if (cancelled())
+        return false;
+    builder.calibrate();
+    return !cancelled();
+}
+
+namespace {
+
+const IntervalColumns& columnOf(const StreamLane& lane, RunGraph::OpKind kind) {
+    switch (kind) {
+    case RunGraph::OpKind::Kernel: return lane.kernels;
+    case RunGraph::OpKind::Memcpy: return lane.memcpys;
+    case RunGraph::OpKind::Memset: break;
+    }
+    return lane.memsets;
+}
+
+} // namespace
+
+int64_t RunGraph::stepStart(int32_t lane, uint32_t step) const {
+    const uint32_t ref = m_threads[lane].steps[step];
+    const HostLane& host = m_session->hostLanes[lane];
+    return ref & kSyncStep ? host.syncs.start[ref & ~kSyncStep] : host.apiCalls.start[ref];
+}
+
+int64_t RunGraph::stepEnd(int32_t lane, uint32_t step) const {
+    const uint32_t ref = m_threads[lane].steps[step];
+    const HostLane& host = m_session->hostLanes[lane];
+    return ref & kSyncStep ? host.syncs.end[ref & ~kSyncStep] : host.apiCalls.end[ref];
+}
+
+int64_t RunGraph::opStart(int32_t lane, uint32_t op) const {
+    return columnOf(m_session->streamLanes[lane], opKind(lane, op))
+        .start[m_streams[lane].ops[op] & 0x3fff'ffff];
+}
+
+int64_t RunGraph::opEnd(int32_t lane, uint32_t op) const {
+    return columnOf(m_session->streamLanes[lane], opKind(lane, op))
+        .end[m_streams[lane].ops[op] & 0x3fff'ffff];
+}
+
+uint64_t RunGraph::opBytes(int32_t lane, uint32_t op) const {
+    const StreamLane& stream = m_session->streamLanes[lane];
+    const uint32_t index = m_streams[lane].ops[op] & 0x3fff'ffff;
+    switch (opKind(lane, op)) {
+    case OpKind::Kernel: return 0;
+    case OpKind::Memcpy: return stream.memcpys.bytes[index];
+    case OpKind::Memset: return stream.memsets.bytes[index];
+    }
+    return 0;
+}
+
+uint32_t RunGraph::eventDependency(uint32_t op) const {
+    const auto found = std::lower_bound(m_eventDeps.begin(), m_eventDeps.end(),
+                                        std::pair<uint32_t, uint32_t>{op, 0});
+    return found != m_eventDeps.end() && found->first == op ? found->second : kNone;
+}
+
+std::pair<int32_t, uint32_t> RunGraph::locateOp(uint32_t op) const {
+    const auto after = std::upper_bound(m_streams.begin(), m_streams.end(), op,
+                                        [](uint32_t id, const Stream& s) { return id < s.firstOp; });
+    const auto lane = static_cast<int32_t>(after - m_streams.begin()) - 1;
+    return {lane, op - m_streams[lane].firstOp};
+}
+
+size_t RunGraph::memoryBytes() const {
+    size_t bytes = m_launchStep.capacity() * 4 + m_launchLag.capacity() * 4 +
+                   m_eventDeps.capacity() * 8 + m_awaited.capacity() * 4;
+    for (const HostThread& thread : m_threads)
+        bytes += (thread.steps.capacity() + thread.stepOfSync.capacity() +
+                  thread.awaitedBegin.capacity()) * 4;
+    for (const Stream& stream : m_streams)
+        bytes += stream.ops.capacity() * 4;
+    return bytes;
+}
+
+} // namespace stallscope::model::whatif

@@ -1,0 +1,113 @@
+// RunGraph: the dependency graph of a recorded run, the input of the what-if replay
+// (docs/insights.md, "Simulated savings"). It indexes the loaded session's columns without copying
+// them:
+//   * each host thread is a sequence of *steps* — its top-level API calls (calls nested in one move
+//     with it) and the sync records that no call encloses — separated by the CPU time between them;
+//   * each GPU stream is a FIFO of *operations* (kernels, memcpys, memsets in start order);
+//   * an operation depends on the step that launched it (CUDA correlation id, per process), on its
+//     stream predecessor and, after a cudaStreamWaitEvent, on the operation the event marks;
+//   * a host-blocking sync waits for the operations it covers: its stream's work enqueued before
+//     it, every stream of its device, the recorded event, or the copy/memset it is part of.
+// Global ids number all steps (thread by thread) and all operations (stream by stream), so the
+// replay keeps one flat array of each.
+#pragma once
+
+#include "model/session/session.h"
+#include "model/session/session_database.h"
+
+#include <atomic>
+#include <cstdint>
+#include <span>
+#include <utility>
+#include <vector>
+
+namespace stallscope::model::whatif {
+
+inline constexpr uint32_t kNone = UINT32_MAX;
+
+// The calibration of the replay: typical latencies, read off the recording itself. A delay
+// that bound an event in the recording is replayed exactly; these stand in for the constraints
+// that did not bind (docs/insights.md says how each is measured).
+struct Latencies {
+    int64_t launchNs = 5'000;      // launch call start -> operation start on an idle stream
+    int64_t queueGapNs = 1'000;    // previous operation end -> start of a queued operation
+    int64_t syncOverheadNs = 2'000; // a sync whose work had already finished
+    int64_t wakeNs = 5'000;        // awaited work end -> sync return
+    // Device-to-host rate into pinned memory (bytes per second), for copies made asynchronous.
+    double pinnedBytesPerSecond = 20e9;
+};
+
+class RunGraph {
+public:
+    enum class OpKind : uint8_t { Kernel = 0, Memcpy = 1, Memset = 2 };
+
+    struct HostThread {
+        // Step: the index of an API call of the lane, or kSyncStep | the index of a sync record.
+        std::vector<uint32_t> steps;
+        // Per sync record of the lane: the (lane-local) step that contains it.
+        std::vector<uint32_t> stepOfSync;
+        // Per sync record: its awaited operations are awaited[awaitedBegin[i] .. [i + 1]).
+        std::vector<uint32_t> awaitedBegin;
+        uint32_t firstStep = 0; // global id of steps[0]
+    };
+    struct Stream {
+        std::vector<uint32_t> ops; // OpKind << 30 | index into the lane's column of that kind
+        uint32_t firstOp = 0;      // global id of ops[0]
+        int32_t device = -1;       // index into Session::devices
+    };
+    static constexpr uint32_t kSyncStep = 0x8000'0000u;
+
+    // Returns false when cancelled. `cudaEvents` (may be empty: recorders keep them opt-in) lets
+    // event syncs and stream waits name the operation their event marks.
+    bool build(const Session& session, std::span<const CudaEventInfo> cudaEvents,
+               const std::atomic<bool>* cancel);
+
+    const Session& session() const { return *m_session; }
+    const std::vector<HostThread>& threads() const { return m_threads; }
+    const std::vector<Stream>& streams() const { return m_streams; }
+    size_t stepCount() const { return m_stepCount; }
+    size_t opCount() const { return m_launchStep.size(); }
+    const Latencies& latencies() const { return m_latencies; }
+    void setPinnedRate(double bytesPerSecond) { m_latencies.pinnedBytesPerSecond = bytesPerSecond; }
+
+    // Recorded times of a step of host lane `lane` and of an operation of stream lane `lane`.
+    int64_t stepStart(int32_t lane, uint32_t step) const;
+    int64_t stepEnd(int32_t lane, uint32_t step) const;
+    int64_t opStart(int32_t lane, uint32_t op) const;
+    int64_t opEnd(int32_t lane, uint32_t op) const;
+    uint64_t opBytes(int32_t lane, uint32_t op) const; // 0 for kernels
+    OpKind opKind(int32_t lane, uint32_t op) const {
+        return static_cast<OpKind>(m_streams[lane].ops[op] >> 30);
+    }
+
+    // The step that launched global operation `op` (kNone when unknown) and the recorded time
+    // from that launch to the operation's start (launchLag: start - launch call start).
+    uint32_t launchStep(uint32_t op) const { return m_launchStep[op]; }
+    int64_t launchLag(uint32_t op) const { return m_launchLag[op]; }
+    // The operation that global operation `op` waits for through an event (kNone when none).
+    uint32_t eventDependency(uint32_t op) const;
+    std::span<const uint32_t> awaited(int32_t lane, uint32_t sync) const {
+        const HostThread& thread = m_threads[lane];
+        return {m_awaited.data() + thread.awaitedBegin[sync],
+                thread.awaitedBegin[sync + 1] - thread.awaitedBegin[sync]};
+    }
+    // Stream lane and lane-local index of a global operation id.
+    std::pair<int32_t, uint32_t> locateOp(uint32_t op) const;
+
+    size_t memoryBytes() const;
+
+private:
+    struct Builder;
+
+    const Session* m_session = nullptr;
+    std::vector<HostThread> m_threads; // parallel to Session::hostLanes
+    std::vector<Stream> m_streams;     // parallel to Session::streamLanes
+    size_t m_stepCount = 0;
+    std::vector<uint32_t> m_launchStep; // per global operation
+    std::vector<int32_t> m_launchLag;   // per global operation
+    std::vector<std::pair<uint32_t, uint32_t>> m_eventDeps; // (op, op it waits for), by op
+    std::vector<uint32_t> m_awaited;
+    Latencies m_latencies;
+};
+
+} // namespace stallscope::model::whatif

@@ -1,0 +1,279 @@
+// The what-if replay (model/whatif): the unmodified replay reproduces every recorded and generated
+// session, and replays with removed syncs give the hand-computed answers of small timelines
+// (GPU-bound, host-bound and launch-bound loops, an event edge between streams, a device sync).
+#include "tests/model/insight_fixture.h"
+#include "model/session/session_loader.h"
+#include "model/testing/synthetic_session.h"
+#include "model/whatif/replay.h"
+#include "model/whatif/run_graph.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+
+using namespace stallscope;
+using format::SyncKind;
+using model::whatif::Replayer;
+using model::whatif::RunGraph;
+using model::whatif::WhatIf;
+
+namespace {
+
+struct Built {
+    std::shared_ptr<model::Session> session;
+    std::vector<model::CudaEventInfo> events;
+    RunGraph graph;
+};
+
+std::unique_ptr<Built> buildGraph(const std::string& path) {
+    auto built = std::make_unique<Built>();
+    auto result = model::SessionLoader::load(path);
+    if (!result.ok())
+        qFatal("cannot load %s: %s", path.c_str(), result.error.c_str());
+    built->session = std::move(result.session);
+    model::SessionDatabase database;
+    std::string error;
+    if (database.open(path, &error))
+        built->events = database.cudaEvents();
+    if (!built->graph.build(*built->session, built->events, nullptr))
+        qFatal("graph build cancelled");
+    return built;
+}
+
+// Every sync of `lane` whose stack is `stack`.
+std::vector<model::EventRef> syncsOfStack(const model::Session& session, int64_t stack) {
+    std::vector<model::EventRef> refs;
+    for (size_t l = 0; l < session.hostLanes.size(); ++l) {
+        const model::SyncColumns& syncs = session.hostLanes[l].syncs;
+        for (size_t i = 0; i < syncs.size(); ++i)
+            if (syncs.stackId[i] == stack)
+                refs.push_back(model::EventRef::sync(static_cast<int32_t>(l),
+                                                     static_cast<uint32_t>(i)));
+    }
+    return refs;
+}
+
+int64_t lastGpuEnd(const model::Session& session) {
+    int64_t end = 0;
+    for (const model::StreamLane& lane : session.streamLanes)
+        for (const model::IntervalColumns* columns :
+             {static_cast<const model::IntervalColumns*>(&lane.kernels),
+              static_cast<const model::IntervalColumns*>(&lane.memcpys),
+              static_cast<const model::IntervalColumns*>(&lane.memsets)})
+            if (!columns->empty())
+                end = std::max(end, *std::max_element(columns->end.begin(), columns->end.end()));
+    return end;
+}
+
+} // namespace
+
+class TestWhatIfReplay : public QObject {
+    Q_OBJECT
+
+private slots:
+    void unmodifiedReplayReproducesRecordedSessions_data();
+    void unmodifiedReplayReproducesRecordedSessions();
+    void unmodifiedReplayReproducesGeneratedSessions_data();
+    void unmodifiedReplayReproducesGeneratedSessions();
+
+    void gpuBoundLoopSavesOnlyTheBubbles();
+    void hostBoundLoopSavesTheOverlap();
+    void eventEdgeHoldsTheWaitingStream();
+    void deviceSyncAwaitsEveryStream();
+
+private:
+    static void checkIdentity(const std::string& path);
+    // The replayed end of the GPU work with the syncs of `stack` removed, and without changes.
+    static std::pair<int64_t, int64_t> replayWithout(const std::string& path, int64_t stack);
+    std::string path(const char* name) const { return m_dir.filePath(name).toStdString(); }
+    QTemporaryDir m_dir;
+};
+
+void TestWhatIfReplay::checkIdentity(const std::string& path) {
+    const std::unique_ptr<Built> built = buildGraph(path);
+    model::whatif::ReplayOptions options;
+    options.keepShifts = true;
+    const model::whatif::ReplayResult result = Replayer(built->graph).replay(WhatIf{}, options);
+    QVERIFY(!result.cancelled);
+    QCOMPARE(result.forcedNodes, int64_t(0));
+    QCOMPARE(result.stepShift.size(), built->graph.stepCount());
+    QCOMPARE(result.opEndShift.size(), built->graph.opCount());
+    const auto moved = [](const std::vector<int64_t>& shifts) {
+        return std::count_if(shifts.begin(), shifts.end(), [](int64_t s) { return s != 0; });
+    };
+    QCOMPARE(moved(result.stepShift), 0);
+    QCOMPARE(moved(result.opEndShift), 0);
+    if (built->graph.opCount() > 0)
+        QCOMPARE(result.windowEndNs, std::max(lastGpuEnd(*built->session), result.windowEndNs));
+}
+
+void TestWhatIfReplay::unmodifiedReplayReproducesRecordedSessions_data() {
+    QTest::addColumn<QString>("path");
+    for (const char* file : {"resources/sample.stallscope", "resources/sample-cuda.stallscope",
+                             "resources/synthetic-sample.stallscope",
+                             "tests/format/data/format-v1.stallscope"})
+        QTest::newRow(file) << QStringLiteral(STALLSCOPE_SOURCE_DIR "/") + file;
+}
+
+void TestWhatIfReplay::unmodifiedReplayReproducesRecordedSessions() {
+    QFETCH(QString, path);
+    checkIdentity(path.toStdString());
+}
+
+void TestWhatIfReplay::unmodifiedReplayReproducesGeneratedSessions_data() {
+    QTest::addColumn<int>("variant");
+    QTest::newRow("default") << 0;
+    QTest::newRow("two processes, two GPUs, pipelined") << 1;
+    QTest::newRow("no events, no copies") << 2;
+}
+
+void TestWhatIfReplay::unmodifiedReplayReproducesGeneratedSessions() {
+    QFETCH(int, variant);
+    model::SyntheticOptions options;
+    options.targetEvents = 40'000;
+    options.seed = 7 + static_cast<uint64_t>(variant);
+    if (variant == 1) {
+        options.processes = 2;
+        options.devicesPerProcess = 2;
+        options.inLoopSync = false;
+    } else if (variant == 2) {
+        options.eventSyncs = false;
+        options.streamWaitEvents = false;
+        options.pageableCopies = false;
+    }
+    const std::string path = m_dir.filePath(QString("gen%1.stallscope").arg(variant)).toStdString();
+    std::string error;
+    QVERIFY2(model::writeSyntheticSession(path, options, nullptr, &error), error.c_str());
+    checkIdentity(path);
+}
+
+std::pair<int64_t, int64_t> TestWhatIfReplay::replayWithout(const std::string& path,
+                                                             int64_t stack) {
+    const std::unique_ptr<Built> built = buildGraph(path);
+    model::whatif::ReplayOptions options;
+    options.windowEndNs = lastGpuEnd(*built->session);
+    const Replayer replayer(built->graph);
+    WhatIf changes;
+    changes.removedSyncs = syncsOfStack(*built->session, stack);
+    const int64_t before = replayer.replay(WhatIf{}, options).windowEndNs;
+    const int64_t after = replayer.replay(changes, options).windowEndNs;
+    return {before, after};
+}
+
+// Each of 20 steps launches three 1 ms kernels that queue back to back (1 µs apart), then waits
+// for them; the next step's first kernel starts 20 µs after the last one ended (wake-up, host
+// gap, launch latency). Without the sync only those bubbles go, less the 1 µs queue gap: the
+// host's blocked 3 ms per step were free.
+void TestWhatIfReplay::gpuBoundLoopSavesOnlyTheBubbles() {
+    testing::InsightFixture fixture(path("gpu_bound.stallscope"), 100'000'000);
+    const int64_t stack = fixture.pythonStack("train.py", 12, "main");
+    constexpr int kSteps = 20;
+    constexpr int64_t kPeriod = 3'022'000;
+    for (int i = 0; i < kSteps; ++i) {
+        const int64_t t0 = 1'000'000 + kPeriod * i;
+        for (int k = 0; k < 3; ++k)
+            fixture.launch(t0 + 1'000 * k, t0 + 5'000 + 1'001'000 * k,
+                           t0 + 1'005'000 + 1'001'000 * k);
+        fixture.sync(SyncKind::Stream, t0 + 3'000, t0 + 3'012'000, stack, fixture.stream);
+    }
+    fixture.load();
+    const auto [before, after] = replayWithout(path("gpu_bound.stallscope"), stack);
+    QCOMPARE(before, 1'000'000 + kPeriod * (kSteps - 1) + 3'007'000);
+    QCOMPARE(before - after, int64_t(kSteps - 1) * (20'000 - 1'000));
+}
+
+// Each step launches one 500 µs kernel, waits for it, then computes 1.5 ms on the host. Without
+// the sync the host work overlaps the kernel: each step saves the wait (the kernel, its launch
+// latency and the wake-up).
+void TestWhatIfReplay::hostBoundLoopSavesTheOverlap() {
+    testing::InsightFixture fixture(path("host_bound.stallscope"), 100'000'000);
+    const int64_t stack = fixture.pythonStack("train.py", 20, "main");
+    constexpr int kSteps = 10;
+    constexpr int64_t kPeriod = 2'010'000;
+    for (int i = 0; i < kSteps; ++i) {
+        const int64_t t0 = 1'000'000 + kPeriod * i;
+        fixture.launch(t0, t0 + 5'000, t0 + 505'000);
+        fixture.sync(SyncKind::Stream, t0 + 1'000, t0 + 510'000, stack, fixture.stream);
+    }
+    fixture.load();
+    const auto [before, after] = replayWithout(path("host_bound.stallscope"), stack);
+    QCOMPARE(before - after, int64_t(kSteps - 1) * (kPeriod - 1'501'000));
+}
+
+// Stream A runs a 1 ms kernel and records an event; stream B waits for the event and runs a
+// 100 µs kernel; the host then waits for stream B. Removing the host's sync lets the next
+// launches come sooner, but B's kernel still starts after A's kernel ends.
+void TestWhatIfReplay::eventEdgeHoldsTheWaitingStream() {
+    testing::InsightFixture fixture(path("event_edge.stallscope"), 100'000'000);
+    const int64_t streamB = fixture.addStream(8);
+    const int64_t stack = fixture.pythonStack("train.py", 30, "main");
+    format::SessionWriter& writer = fixture.writer();
+    const int64_t recordName = writer.internString("cudaEventRecord");
+    const int64_t waitName = writer.internString("cudaStreamWaitEvent");
+    constexpr int kSteps = 5;
+    constexpr int64_t kPeriod = 1'200'000;
+    int64_t correlation = 1'000'000;
+    for (int i = 0; i < kSteps; ++i) {
+        const int64_t t0 = 1'000'000 + kPeriod * i;
+        fixture.launch(t0, t0 + 5'000, t0 + 1'005'000);
+        writer.addApiCall({fixture.thread, format::ApiDomain::Runtime, 135, recordName,
+                           t0 + 1'000, t0 + 1'500, ++correlation, 0});
+        writer.addCudaEvent({fixture.stream, i + 1, correlation, t0 + 1'005'000});
+        writer.addApiCall({fixture.thread, format::ApiDomain::Runtime, 147, waitName, t0 + 2'000,
+                           t0 + 2'500, ++correlation, 0});
+        format::SyncRow wait;
+        wait.threadId = fixture.thread;
+        wait.kind = SyncKind::StreamWaitEvent;
+        wait.startNs = t0 + 2'000;
+        wait.endNs = t0 + 2'500;
+        wait.correlationId = correlation;
+        wait.streamId = streamB;
+        wait.eventId = i + 1;
+        writer.addSync(wait);
+        fixture.launch(t0 + 3'000, t0 + 1'006'000, t0 + 1'106'000, streamB);
+        fixture.sync(SyncKind::Stream, t0 + 4'000, t0 + 1'110'000, stack, streamB);
+    }
+    fixture.load();
+    const std::unique_ptr<Built> built = buildGraph(path("event_edge.stallscope"));
+    WhatIf changes;
+    changes.removedSyncs = syncsOfStack(*built->session, stack);
+    model::whatif::ReplayOptions options;
+    options.keepShifts = true;
+    const auto result = Replayer(built->graph).replay(changes, options);
+    QCOMPARE(result.forcedNodes, int64_t(0));
+    const RunGraph& graph = built->graph;
+    const int32_t laneA = 0, laneB = 1; // stream lanes in stream order
+    QCOMPARE(graph.streams()[laneB].ops.size(), size_t(kSteps));
+    for (uint32_t k = 0; k < kSteps; ++k) {
+        const uint32_t opA = graph.streams()[laneA].firstOp + k;
+        const uint32_t opB = graph.streams()[laneB].firstOp + k;
+        QCOMPARE(graph.eventDependency(opB), opA);
+        const int64_t endA = graph.opEnd(laneA, k) + result.opEndShift[opA];
+        const int64_t startB = graph.opEnd(laneB, k) + result.opEndShift[opB] - 100'000;
+        QVERIFY2(startB >= endA, qPrintable(QString("step %1").arg(k)));
+    }
+    // The kernels on A now run back to back (1 µs apart): the last one ends 4 × (period - 1 ms
+    // - 1 µs) sooner, and B's last kernel follows it as in the recording.
+    const uint32_t lastB = graph.streams()[laneB].firstOp + kSteps - 1;
+    QCOMPARE(-result.opEndShift[lastB], int64_t(kSteps - 1) * (kPeriod - 1'000'000 - 1'000));
+}
+
+// A device-wide sync waits for every stream of its device: removing another site's syncs cannot
+// let the host pass a device sync before the slowest stream is done.
+void TestWhatIfReplay::deviceSyncAwaitsEveryStream() {
+    testing::InsightFixture fixture(path("device_sync.stallscope"), 100'000'000);
+    const int64_t side = fixture.addStream(9);
+    const int64_t stack = fixture.pythonStack("train.py", 40, "main");
+    fixture.launch(1'000, 6'000, 2'006'000, side);          // 2 ms on the side stream
+    fixture.launch(2'000, 7'000, 107'000);                  // 100 µs on the main stream
+    fixture.sync(SyncKind::Device, 3'000, 2'011'000, stack); // waits for both
+    fixture.load();
+    const std::unique_ptr<Built> built = buildGraph(path("device_sync.stallscope"));
+    const auto awaited = built->graph.awaited(0, 0);
+    QCOMPARE(awaited.size(), size_t(2));
+    QCOMPARE(built->graph.latencies().wakeNs, int64_t(5'000));
+}
+
+QTEST_GUILESS_MAIN(TestWhatIfReplay)
+#include "test_whatif_replay.moc"
