@@ -83,7 +83,8 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
         if (!insight.events)
             insight.events = std::make_shared<const EventSpans>();
 
-    report.summary = SessionStatisticsBuilder::compute(session, gpu, sites);
+    report.summary = SessionStatisticsBuilder::compute(
+        session, gpu, sites, options.window ? *options.window : activeWindow(session));
     report.sites = sites.stats();
     report.analysisSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
