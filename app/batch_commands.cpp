@@ -60,9 +60,7 @@ int runInsights(const QString& file, bool json, const std::optional<std::string>
         std::string error;
         options.window = model::parseWindow(*windowSpec, *result.session, &error);
         if (!options.window) {
-            printError(
-                QStringLiteral("--window %1: %2")
-                    .arg(QString::fromStdString(*windowSpec), QString::fromStdString(error)));
+            printError(QStringLiteral("--window: ") + QString::fromStdString(error));
             return 2;
         }
     }

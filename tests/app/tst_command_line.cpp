@@ -284,13 +284,13 @@ private slots:
         QTest::newRow("unknown range")
             << QStringList{QStringLiteral("--insights"), QStringLiteral("--window"),
                            QStringLiteral("range:nope"), small}
-            << QStringLiteral("--window range:nope: no range named \"nope\"; the session's "
+            << QStringLiteral("--window: no range named \"nope\"; the session's "
                               "ranges include \"step 0\", \"forward\"");
         QTest::newRow("window end before start")
             << QStringList{QStringLiteral("--insights"), QStringLiteral("--json"),
                            QStringLiteral("--window"), QStringLiteral("50us:10us"), small}
-            << QStringLiteral("--window 50us:10us: the end (10 µs) must come after the start "
-                              "(50 µs)");
+            << QStringLiteral("--window: the end (10 µs) must come after the start (50 µs) in "
+                              "\"50us:10us\"");
         QTest::newRow("window without insights")
             << QStringList{QStringLiteral("--info"), QStringLiteral("--window"),
                            QStringLiteral("all"), small}
