@@ -51,17 +51,27 @@ int runInfo(const QString& file) {
     return 0;
 }
 
-int runInsights(const QString& file, bool json) {
+int runInsights(const QString& file, bool json, const std::optional<std::string>& windowSpec) {
     const model::LoadResult result = loadOrReport(file);
     if (!result.ok())
         return 1;
+    model::AnalysisOptions options;
+    if (windowSpec) {
+        std::string error;
+        options.window = model::parseWindow(*windowSpec, *result.session, &error);
+        if (!options.window) {
+            printError(QStringLiteral("--window: ") + QString::fromStdString(error));
+            return 2;
+        }
+    }
     model::SessionDatabase database;
     std::string error;
     if (!database.open(result.session->path, &error)) {
         printError(QStringLiteral("%1: %2").arg(file, QString::fromStdString(error)));
         return 1;
     }
-    const model::InsightReport report = model::InsightEngine::analyze(*result.session, database);
+    const model::InsightReport report =
+        model::InsightEngine::analyze(*result.session, database, options);
     if (json) {
         const QByteArray text = model::insightReportToJson(report);
         std::fwrite(text.constData(), 1, static_cast<size_t>(text.size()), stdout);

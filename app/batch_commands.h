@@ -4,12 +4,16 @@
 
 #include <QString>
 
+#include <optional>
+#include <string>
+
 namespace stallscope::app {
 
 // --info FILE: the session summary.
 int runInfo(const QString& file);
-// --insights [--json] FILE: the insight report as text or JSON.
-int runInsights(const QString& file, bool json);
+// --insights [--json] [--window SPEC] FILE: the insight report as text or JSON, over the window
+// SPEC (model::parseWindow; the active window without one). A bad SPEC is bad usage.
+int runInsights(const QString& file, bool json, const std::optional<std::string>& windowSpec);
 // --convert TRACE -o OUT: a torch.profiler trace (or folder of rank traces) to a session file.
 int runConvert(const QString& input, const QString& output);
 // --export-chrome OUT FILE: a session (or trace) as Chrome/Perfetto trace JSON.

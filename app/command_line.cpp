@@ -4,6 +4,7 @@
 #include "app/color_scheme.h"
 #include "app/main_window.h"
 #include "format/path_remap.h"
+#include "model/analysis/analysis_window.h"
 #include "views/panels/analysis_panels.h"
 #include "views/panels/source_view.h"
 
@@ -32,6 +33,12 @@ struct Options {
         QStringLiteral("Print the insights of FILE (what to fix, where, what it costs) and exit.")};
     QCommandLineOption json{QStringLiteral("json"),
                             QStringLiteral("With --insights: print JSON (docs/insights.md).")};
+    QCommandLineOption window{
+        QStringLiteral("window"),
+        QStringLiteral("With --insights: the stretch that shares and severity are over: %1.")
+            .arg(QString::fromUtf8(model::kWindowSpecForms.data(),
+                                   static_cast<qsizetype>(model::kWindowSpecForms.size()))),
+        QStringLiteral("SPEC")};
     QCommandLineOption convert{
         QStringLiteral("convert"),
         QStringLiteral("Convert a torch.profiler trace (or a folder of rank traces) to a session "
@@ -65,8 +72,9 @@ void configure(QCommandLineParser& parser, const Options& options) {
     parser.addHelpOption();
     parser.addVersionOption();
     for (const QCommandLineOption* option :
-         {&options.info, &options.insights, &options.json, &options.convert, &options.output,
-          &options.exportChrome, &options.report, &options.colorScheme, &options.remap})
+         {&options.info, &options.insights, &options.json, &options.window, &options.convert,
+          &options.output, &options.exportChrome, &options.report, &options.colorScheme,
+          &options.remap})
         parser.addOption(*option);
     parser.addPositionalArgument(
         QStringLiteral("FILE"),
@@ -91,6 +99,10 @@ bool hasAnyFlag(int argc, char** argv, std::initializer_list<const char*> flags)
 // The headless modes; each wants exactly one FILE except --convert.
 int runBatch(const QCommandLineParser& parser, const Options& options) {
     const QStringList files = parser.positionalArguments();
+    if (parser.isSet(options.window) && !parser.isSet(options.insights)) {
+        printError(QStringLiteral("--window goes with --insights (see --help)"));
+        return 2;
+    }
     if (parser.isSet(options.convert)) {
         if (!files.isEmpty()) {
             printError(QStringLiteral("--convert takes no FILE; give the output with -o"));
@@ -107,7 +119,10 @@ int runBatch(const QCommandLineParser& parser, const Options& options) {
         return 2;
     }
     if (parser.isSet(options.insights))
-        return runInsights(files.front(), parser.isSet(options.json));
+        return runInsights(files.front(), parser.isSet(options.json),
+                           parser.isSet(options.window)
+                               ? std::optional(parser.value(options.window).toStdString())
+                               : std::nullopt);
     if (parser.isSet(options.exportChrome))
         return runExportChrome(parser.value(options.exportChrome), files.front());
     if (parser.isSet(options.report))

@@ -2,8 +2,8 @@
 // and returns the process exit status (0 success, 1 a bad input file, 2 bad usage).
 //   stallscope [FILE]          open the main window (and FILE in it)
 //   stallscope --info FILE     print the session summary and exit (no GUI, no display needed)
-//   stallscope --insights [--json] FILE, --convert TRACE -o OUT, --export-chrome OUT FILE,
-//   stallscope --report OUT.pdf FILE
+//   stallscope --insights [--json] [--window SPEC] FILE, --convert TRACE -o OUT, --export-chrome
+//   OUT FILE, stallscope --report OUT.pdf FILE
 //                              the other batch modes (app/batch_commands.h)
 // FILE may be a session or a torch.profiler trace (.json, .json.gz, or a folder of rank traces).
 //   --color-scheme light|dark  override the desktop's scheme; --remap OLD=NEW  a source path rule

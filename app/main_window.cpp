@@ -4,6 +4,7 @@
 
 #include "app/background_work.h"
 #include "format/session_meta.h"
+#include "model/analysis/analysis_window.h"
 #include "model/jobs/job_tracker.h"
 #include "model/session/session.h"
 #include "model/session/session_summary.h"
@@ -146,6 +147,17 @@ void MainWindow::createMenus() {
     QAction* fit = view->addAction(tr("Zoom to &Fit"), m_timeline, &TimelineWidget::zoomToFit);
     fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
     view->addSeparator();
+    m_analyzeRangeAction =
+        view->addAction(tr("Analyze &Selected Range"), this, &MainWindow::analyzeSelectedRange);
+    m_analyzeRangeAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
+    m_analyzeRangeAction->setEnabled(false);
+    view->addAction(tr("Analyze &Active Window"), this, &MainWindow::analyzeActiveWindow);
+    const auto updateRangeAction = [this] {
+        m_analyzeRangeAction->setEnabled(m_session && m_timeline->hasRangeSelection());
+    };
+    connect(m_timeline, &TimelineWidget::rangeSelected, this, updateRangeAction);
+    connect(m_timeline, &TimelineWidget::selectionCleared, this, updateRangeAction);
+    view->addSeparator();
     const std::pair<QDockWidget*, QKeySequence> docks[] = {
         {m_panels->insightsDock(), QKeySequence(Qt::CTRL | Qt::Key_1)},
         {m_panels->sourceDock(), QKeySequence(Qt::CTRL | Qt::Key_2)},
@@ -251,8 +263,22 @@ void MainWindow::onLoaded(std::shared_ptr<const model::Session> session) {
                  QString::fromStdString(model::formatDuration(m_session->durationNs()))));
     m_exportAction->setEnabled(true);
     m_reportAction->setEnabled(false); // until this session's analysis has finished
+    m_analyzeRangeAction->setEnabled(m_timeline->hasRangeSelection());
     emit sessionLoaded(m_currentFile);
     symbolizeIfPossible();
+}
+
+void MainWindow::analyzeSelectedRange() {
+    if (!m_session || !m_timeline->hasRangeSelection())
+        return;
+    const auto [start, end] = m_timeline->rangeSelection();
+    m_panels->analyzeWindow(model::AnalysisWindow{model::AnalysisWindow::Kind::Time,
+                                                  std::min(start, end), std::max(start, end),
+                                                  "selected range"});
+}
+
+void MainWindow::analyzeActiveWindow() {
+    m_panels->analyzeWindow(std::nullopt);
 }
 
 void MainWindow::showExportDialog() {

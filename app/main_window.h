@@ -95,6 +95,10 @@ public slots:
     // File ▸ Record: the dialog that runs a program under stallscope-record; the session it
     // writes opens here.
     RecordDialog* showRecordDialog();
+    // View ▸ Analyze Selected Range: the insights rerun over the timeline's range selection
+    // (shares and severity over it); View ▸ Analyze Active Window goes back to the default.
+    void analyzeSelectedRange();
+    void analyzeActiveWindow();
 
 signals:
     void sessionLoaded(const QString& path);
@@ -158,6 +162,7 @@ private:
     QByteArray m_defaultState; // dock layout before restoring, for resetLayout()
     QAction* m_exportAction = nullptr;
     QAction* m_reportAction = nullptr;
+    QAction* m_analyzeRangeAction = nullptr; // enabled while the timeline has a range selected
     QPointer<RecordDialog> m_recordDialog;
     QSet<QString> m_symbolizeTried; // once per file and window: unresolvable frames stay so
 };

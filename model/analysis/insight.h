@@ -107,8 +107,8 @@ struct SyncSiteStats {
 struct DeviceBusy {
     int32_t deviceIndex = -1; // into Session::devices
     std::string label;        // "GPU 0 · NVIDIA H100 80GB HBM3"
-    int64_t busyNs = 0;       // union of kernel, memcpy and memset intervals
-    double busyShare = 0;     // busyNs / wall time
+    int64_t busyNs = 0;       // union of kernel, memcpy and memset intervals in the window
+    double busyShare = 0;     // busyNs / window
 };
 
 struct KernelStats {
@@ -119,17 +119,22 @@ struct KernelStats {
     double shareOfGpu = 0; // totalNs / sum of all kernel time
 };
 
+// Busy and blocked times are those inside the analysis window (model/analysis/analysis_window.h),
+// and their shares are over the window, not over the session's wall time.
 struct SessionStatistics {
     int64_t startNs = 0;
     int64_t endNs = 0;
-    int64_t wallNs = 0;
+    int64_t wallNs = 0; // the session span
     int64_t eventCount = 0;
+    int64_t windowStartNs = 0, windowEndNs = 0, windowNs = 0;
+    std::string windowLabel; // AnalysisWindow::label
+    int64_t startupNs = 0;   // session start to window start (0 when the window starts there)
     int64_t gpuBusyNs = 0;   // summed over devices
-    double gpuBusyShare = 0; // gpuBusyNs / (wall × devices with work)
+    double gpuBusyShare = 0; // gpuBusyNs / (window × devices with work in it)
     std::vector<DeviceBusy> devices;
-    int64_t hostSyncCount = 0;     // host-blocking syncs (all kinds but stream-wait-event)
+    int64_t hostSyncCount = 0;     // host-blocking syncs (all kinds but stream-wait-event) in it
     int64_t hostBlockedNs = 0;     // summed over threads
-    double hostBlockedShare = 0;   // hostBlockedNs / wall (> 1 only when threads block at once)
+    double hostBlockedShare = 0;   // hostBlockedNs / window (> 1 only when threads block at once)
     std::vector<int32_t> topSites; // indexes into InsightReport::sites, largest blocked first
     std::vector<KernelStats> topKernels; // largest total time first
 };

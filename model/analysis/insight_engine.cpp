@@ -26,21 +26,6 @@ int rulePriority(InsightRule rule) {
         std::begin(kMostSpecificFirst));
 }
 
-// The active window: first to last GPU work (the session span when there is none).
-std::pair<int64_t, int64_t> activeWindow(const Session& session, const GpuActivity& gpu) {
-    int64_t first = INT64_MAX, last = INT64_MIN;
-    for (size_t d = 0; d < gpu.deviceCount(); ++d) {
-        const BusyIntervals& busy = gpu.busy(static_cast<int32_t>(d));
-        if (busy.empty())
-            continue;
-        first = std::min(first, busy.start.front());
-        last = std::max(last, busy.end.back());
-    }
-    if (first > last)
-        return {session.startNs, session.endNs};
-    return {first, last};
-}
-
 } // namespace
 
 InsightReport InsightEngine::analyze(const Session& session, const SessionDatabase& database,
@@ -63,7 +48,8 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
     KernelLaunchIndex launches;
     launches.build(session);
 
-    const auto [windowStart, windowEnd] = activeWindow(session, gpu);
+    const AnalysisWindow window = options.window ? *options.window : activeWindow(session);
+    const int64_t windowStart = window.startNs, windowEnd = window.endNs;
     SimulatedSavings savings;
     if (!savings.build(session, database, sites, windowStart, windowEnd, options.thresholds,
                        options.cancel) ||
@@ -75,7 +61,7 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
     context.windowEndNs = windowEnd;
     context.windowNs = std::max<int64_t>(windowEnd - windowStart, 1);
     for (size_t d = 0; d < gpu.deviceCount(); ++d) {
-        const int64_t busy = gpu.busy(static_cast<int32_t>(d)).overlapNs(windowStart, windowEnd);
+        const int64_t busy = window.overlapNs(gpu.busy(static_cast<int32_t>(d)));
         if (busy <= 0)
             continue;
         context.gpuIdleNs = std::max(context.gpuIdleNs, context.windowNs - busy);
@@ -106,7 +92,7 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
         if (!insight.events)
             insight.events = std::make_shared<const EventSpans>();
 
-    report.summary = SessionStatisticsBuilder::compute(session, gpu, sites);
+    report.summary = SessionStatisticsBuilder::compute(session, gpu, sites, window);
     report.sites = sites.stats();
     for (size_t s = 0; s < report.sites.size(); ++s) {
         report.sites[s].calls = report.sites[s].count;

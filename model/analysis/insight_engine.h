@@ -5,12 +5,14 @@
 // passes over the columns, no per-event objects.
 #pragma once
 
+#include "model/analysis/analysis_window.h"
 #include "model/analysis/insight.h"
 #include "model/analysis/insight_thresholds.h"
 #include "model/session/session.h"
 #include "model/session/session_database.h"
 
 #include <atomic>
+#include <optional>
 
 namespace stallscope::model {
 
@@ -18,6 +20,7 @@ struct AnalysisOptions {
     InsightThresholds thresholds;
     // Polled between and inside rules; when set the report comes back with cancelled = true.
     const std::atomic<bool>* cancel = nullptr;
+    std::optional<AnalysisWindow> window; // absent: activeWindow(session)
 };
 
 class InsightEngine {

@@ -18,12 +18,22 @@ std::string pad(std::string text, size_t width) {
 
 } // namespace
 
+std::string windowDescription(const SessionStatistics& summary) {
+    return summary.windowLabel + " " + formatDuration(summary.windowStartNs - summary.startNs) +
+           " – " + formatDuration(summary.windowEndNs - summary.startNs) + " (" +
+           formatDuration(summary.windowNs) + ")";
+}
+
 std::string insightReportToText(const InsightReport& report) {
     const SessionStatistics& s = report.summary;
     std::string out;
     out += "Wall time " + formatDuration(s.wallNs) + " · GPU busy " + formatShare(s.gpuBusyShare) +
            " · host blocked " + formatShare(s.hostBlockedShare) + " in " +
            formatCount(s.hostSyncCount) + (s.hostSyncCount == 1 ? " sync\n" : " syncs\n");
+    out += "Window: " + windowDescription(s) + "\n"; // the shares above are over it
+    if (s.startupNs > 0)
+        out += "Start-up: " + formatDuration(s.startupNs) +
+               " before the window (not counted in shares)\n";
     for (const DeviceBusy& device : s.devices)
         out += "  " + device.label + ": busy " + formatDuration(device.busyNs) + " (" +
                formatShare(device.busyShare) + ")\n";

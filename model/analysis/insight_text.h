@@ -9,5 +9,8 @@
 namespace stallscope::model {
 
 std::string insightReportToText(const InsightReport& report);
+// The summary's window with its times from the session start, as on the timeline's ruler:
+// "active (first kernel to last GPU work) 2.500 s – 7.100 s (4.600 s)".
+std::string windowDescription(const SessionStatistics& summary);
 
 } // namespace stallscope::model

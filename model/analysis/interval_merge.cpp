@@ -127,12 +127,4 @@ int64_t BusyIntervals::lastEndAtOrBefore(int64_t t) const {
     return after == end.begin() ? std::numeric_limits<int64_t>::min() : *(after - 1);
 }
 
-int64_t BusyIntervals::overlapNs(int64_t a, int64_t b) const {
-    int64_t total = 0;
-    for (auto i = static_cast<size_t>(std::upper_bound(end.begin(), end.end(), a) - end.begin());
-         i < size() && start[i] < b; ++i)
-        total += std::min(end[i], b) - std::max(start[i], a);
-    return total;
-}
-
 } // namespace stallscope::model

@@ -69,8 +69,6 @@ struct BusyIntervals {
     bool overlaps(int64_t a, int64_t b) const;
     // End of the latest interval ending at or before t; INT64_MIN when none.
     int64_t lastEndAtOrBefore(int64_t t) const;
-    // Busy time inside [a, b].
-    int64_t overlapNs(int64_t a, int64_t b) const;
     size_t memoryBytes() const { return start.capacity() * 8 + end.capacity() * 8; }
 };
 

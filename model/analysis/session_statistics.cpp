@@ -5,18 +5,42 @@
 
 namespace stallscope::model {
 
+namespace {
+
+// Host-blocking syncs overlapping the window, and their blocked time inside it.
+void addHostBlocked(const Session& session, const AnalysisWindow& window,
+                    SessionStatistics& stats) {
+    for (const HostLane& lane : session.hostLanes) {
+        const SyncColumns& syncs = lane.syncs;
+        for (size_t i = syncs.firstEndingAfter(window.startNs);
+             i < syncs.size() && syncs.start[i] < window.endNs; ++i) {
+            if (!isHostBlocking(syncs.kind[i]) || !window.overlaps(syncs.start[i], syncs.end[i]))
+                continue;
+            ++stats.hostSyncCount;
+            stats.hostBlockedNs += window.overlapNs(syncs.start[i], syncs.end[i]);
+        }
+    }
+}
+
+} // namespace
+
 SessionStatistics SessionStatisticsBuilder::compute(const Session& session, const GpuActivity& gpu,
-                                                    const SyncSites& sites) {
+                                                    const SyncSites& sites,
+                                                    const AnalysisWindow& window) {
     SessionStatistics stats;
     stats.startNs = session.startNs;
     stats.endNs = session.endNs;
     stats.wallNs = session.durationNs();
     stats.eventCount = session.counts.total();
-    const double wall = static_cast<double>(std::max<int64_t>(stats.wallNs, 1));
+    stats.windowStartNs = window.startNs;
+    stats.windowEndNs = window.endNs;
+    stats.windowNs = window.durationNs();
+    stats.windowLabel = window.label;
+    stats.startupNs = std::max<int64_t>(0, window.startNs - session.startNs);
+    const double windowNs = static_cast<double>(std::max<int64_t>(stats.windowNs, 1));
 
     int64_t devicesWithWork = 0;
     for (size_t d = 0; d < gpu.deviceCount(); ++d) {
-        const BusyIntervals& busy = gpu.busy(static_cast<int32_t>(d));
         const DeviceInfo& info = session.devices[d];
         DeviceBusy device;
         device.deviceIndex = static_cast<int32_t>(d);
@@ -25,19 +49,19 @@ SessionStatistics SessionStatisticsBuilder::compute(const Session& session, cons
         if (session.processes.size() > 1 && info.processIndex >= 0)
             device.label = "pid " + std::to_string(session.processes[info.processIndex].pid) +
                            " · " + device.label;
-        device.busyNs = busy.totalNs;
-        device.busyShare = static_cast<double>(busy.totalNs) / wall;
-        stats.gpuBusyNs += busy.totalNs;
-        devicesWithWork += busy.empty() ? 0 : 1;
+        device.busyNs = window.overlapNs(gpu.busy(static_cast<int32_t>(d)));
+        device.busyShare = static_cast<double>(device.busyNs) / windowNs;
+        stats.gpuBusyNs += device.busyNs;
+        devicesWithWork += device.busyNs > 0 ? 1 : 0;
         stats.devices.push_back(std::move(device));
     }
-    stats.gpuBusyShare = devicesWithWork == 0 ? 0.0
-                                              : static_cast<double>(stats.gpuBusyNs) /
-                                                    (wall * static_cast<double>(devicesWithWork));
+    stats.gpuBusyShare = devicesWithWork == 0
+                             ? 0.0
+                             : static_cast<double>(stats.gpuBusyNs) /
+                                   (windowNs * static_cast<double>(devicesWithWork));
 
-    stats.hostSyncCount = sites.totalSyncs();
-    stats.hostBlockedNs = sites.totalBlockedNs();
-    stats.hostBlockedShare = static_cast<double>(stats.hostBlockedNs) / wall;
+    addHostBlocked(session, window, stats);
+    stats.hostBlockedShare = static_cast<double>(stats.hostBlockedNs) / windowNs;
     for (size_t s = 0; s < std::min(kTopSites, sites.siteCount()); ++s)
         stats.topSites.push_back(static_cast<int32_t>(s)); // sites are sorted by blocked time
 

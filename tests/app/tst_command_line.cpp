@@ -2,6 +2,7 @@
 // bad files exit non-zero with a one-line message naming the file; --version, --help; the batch
 // modes --insights [--json], --convert and --export-chrome on the real GPU recording and on real
 // torch.profiler traces.
+#include "tests/support/small_session.h"
 #include "tests/support/write_file.h"
 #include "tests/views/tiny_session.h"
 
@@ -146,6 +147,46 @@ private slots:
         QVERIFY2(result.out.contains(QStringLiteral("pageable-copy")), qPrintable(result.out));
     }
 
+    // --window on the small session (starts at 1 µs; GPU work 1.5–23 µs; range "forward"
+    // 1.6–4.8 µs): the active window by default, a range, a time range in the text.
+    void insightsWindow() {
+        const QString path = m_dir.filePath(QStringLiteral("window.stallscope"));
+        stallscope::testing::writeSmallSession(path.toStdString());
+        auto summaryOf = [](const Run& result) {
+            return QJsonDocument::fromJson(result.out.toUtf8())
+                .object()
+                .value(QStringLiteral("summary"))
+                .toObject();
+        };
+        const Run active = run({QStringLiteral("--insights"), QStringLiteral("--json"), path});
+        QVERIFY2(active.exitCode == 0, qPrintable(active.err));
+        QJsonObject summary = summaryOf(active);
+        QCOMPARE(summary.value(QStringLiteral("window"))
+                     .toObject()
+                     .value(QStringLiteral("label"))
+                     .toString(),
+                 QStringLiteral("active (first kernel to last GPU work)"));
+        QCOMPARE(summary.value(QStringLiteral("startup_ns")).toInteger(), qint64(500));
+
+        const Run range = run({QStringLiteral("--insights"), QStringLiteral("--json"),
+                               QStringLiteral("--window"), QStringLiteral("range:forward"), path});
+        QVERIFY2(range.exitCode == 0, qPrintable(range.err));
+        summary = summaryOf(range);
+        const QJsonObject window = summary.value(QStringLiteral("window")).toObject();
+        QCOMPARE(window.value(QStringLiteral("start_ns")).toInteger(), qint64(1600));
+        QCOMPARE(window.value(QStringLiteral("end_ns")).toInteger(), qint64(4800));
+        QCOMPARE(window.value(QStringLiteral("label")).toString(),
+                 QStringLiteral("range \"forward\""));
+        QCOMPARE(summary.value(QStringLiteral("startup_ns")).toInteger(), qint64(600));
+
+        const Run time =
+            run({QStringLiteral("--insights"), QStringLiteral("--window=2us:10us"), path});
+        QVERIFY2(time.exitCode == 0, qPrintable(time.err));
+        QVERIFY2(time.out.contains(QStringLiteral("\nWindow: time range 2 µs – 10 µs (8 µs)\n"
+                                                  "Start-up: 2 µs before the window")),
+                 qPrintable(time.out));
+    }
+
     void convertWritesASession() {
         const QString out = m_dir.filePath(QStringLiteral("converted.stallscope"));
         const Run result =
@@ -213,6 +254,8 @@ private slots:
         QVERIFY(result.out.contains(QStringLiteral("FILE")));
         QVERIFY(result.out.contains(QStringLiteral("--color-scheme")));
         QVERIFY(result.out.contains(QStringLiteral("--remap")));
+        QVERIFY(result.out.contains(QStringLiteral("--window <SPEC>")));
+        QVERIFY(result.out.contains(QStringLiteral("steps:A-B")));
         // The README's pictures are stallscope-screenshots' business.
         QVERIFY(!result.out.contains(QStringLiteral("--screenshot")));
     }
@@ -236,6 +279,22 @@ private slots:
         QTest::newRow("report without a file")
             << QStringList{QStringLiteral("--report"), m_dir.filePath(QStringLiteral("x.pdf"))}
             << QStringLiteral("--report needs exactly one FILE");
+        const QString small = m_dir.filePath(QStringLiteral("usage.stallscope"));
+        stallscope::testing::writeSmallSession(small.toStdString());
+        QTest::newRow("unknown range")
+            << QStringList{QStringLiteral("--insights"), QStringLiteral("--window"),
+                           QStringLiteral("range:nope"), small}
+            << QStringLiteral("--window: no range named \"nope\"; the session's "
+                              "ranges include \"step 0\", \"forward\"");
+        QTest::newRow("window end before start")
+            << QStringList{QStringLiteral("--insights"), QStringLiteral("--json"),
+                           QStringLiteral("--window"), QStringLiteral("50us:10us"), small}
+            << QStringLiteral("--window: the end (10 µs) must come after the start (50 µs) in "
+                              "\"50us:10us\"");
+        QTest::newRow("window without insights")
+            << QStringList{QStringLiteral("--info"), QStringLiteral("--window"),
+                           QStringLiteral("all"), small}
+            << QStringLiteral("--window goes with --insights");
     }
     void badUsage() {
         QFETCH(QStringList, arguments);

@@ -25,10 +25,12 @@
 #include "views/panels/statistics_tables_widget.h"
 #include "views/timeline/timeline_widget.h"
 
+#include <QAction>
 #include <QDockWidget>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QMenu>
 #include <QPushButton>
 #include <QSettings>
@@ -321,6 +323,49 @@ private slots:
         QVERIFY(loop >= 0);
         QCOMPARE(cards->card(loop)->chipText(), QStringLiteral("train.py:48 · train_step"));
         QVERIFY(panels->insightsDock()->isVisible());
+    }
+
+    // View ▸ Analyze Selected Range reruns the insights over the timeline's range selection (the
+    // summary card names it); Analyze Active Window goes back to the default.
+    void analyzeSelectedRange() {
+        MainWindow window;
+        window.show();
+        QVERIFY(openAndAnalyze(window, m_insightRun));
+        QAction* range = nullptr;
+        QAction* active = nullptr;
+        for (QAction* action : window.findChildren<QAction*>()) {
+            if (action->text() == QStringLiteral("Analyze &Selected Range"))
+                range = action;
+            if (action->text() == QStringLiteral("Analyze &Active Window"))
+                active = action;
+        }
+        QVERIFY(range && active);
+        QVERIFY(!range->isEnabled());
+        const model::Session& session = *window.session();
+        const int64_t quarter = session.durationNs() / 4;
+        window.timelineWidget()->selectRange(session.startNs + quarter,
+                                             session.startNs + 2 * quarter);
+        QVERIFY(range->isEnabled());
+        QSignalSpy analyzed(&window, &MainWindow::analysisFinished);
+        range->trigger();
+        QVERIFY(analyzed.wait(20000));
+        const model::SessionStatistics& summary = window.panels()->report()->summary;
+        QCOMPARE(summary.windowStartNs, session.startNs + quarter);
+        QCOMPARE(summary.windowEndNs, session.startNs + 2 * quarter);
+        QCOMPARE(summary.startupNs, quarter);
+        QCOMPARE(summary.windowLabel, std::string("selected range"));
+        const auto* card =
+            window.panels()->insightCards()->findChild<QLabel*>(QStringLiteral("summaryCard"));
+        QVERIFY(card);
+        QVERIFY2(card->text().contains(QStringLiteral("Window: selected range")),
+                 qPrintable(card->text()));
+
+        window.timelineWidget()->clearSelection();
+        QVERIFY(!range->isEnabled());
+        active->trigger();
+        QVERIFY(analyzed.wait(20000));
+        QCOMPARE(window.panels()->report()->summary.windowLabel,
+                 std::string("active (first kernel to last GPU work)"));
     }
 
     void clickingCardHighlightsItsEvents() {

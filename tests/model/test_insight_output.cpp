@@ -176,8 +176,9 @@ void TestInsightOutput::jsonRoundTrip() {
 
     const QJsonObject summary = root["summary"].toObject();
     QCOMPARE(summary["wall_ns"].toInteger(), 1'000'000);
-    QCOMPARE(summary["gpu_busy_share"].toDouble(), 0.2);
-    QCOMPARE(summary["host_blocked_ns"].toInteger(), 192'500);
+    QCOMPARE(summary["window"]["ns"].toInteger(), 440'000); // the first to the last kernel
+    QCOMPARE(summary["gpu_busy_share"].toDouble(), 200'000.0 / 440'000.0);
+    QCOMPARE(summary["host_blocked_ns"].toInteger(), 192'000); // less the 500 ns past the window
     QCOMPARE(summary["host_sync_count"].toInteger(), 5);
     QCOMPARE(summary["devices"].toArray().size(), 1);
     QCOMPARE(summary["devices"][0]["device"].toString(), QString("GPU 0 · NVIDIA H100"));
@@ -218,7 +219,7 @@ void TestInsightOutput::textNamesTheLine() {
              text.c_str());
     QVERIFY(text.find("Where: /home/u/train.py:90 in train_step") != std::string::npos);
     QVERIFY(text.find("Estimated savings: 430 µs (5 events)") != std::string::npos);
-    QVERIFY(text.find("GPU busy 20.0 %") != std::string::npos);
+    QVERIFY(text.find("GPU busy 45.5 %") != std::string::npos); // over the active window
     QVERIFY(text.find("3 insights") != std::string::npos);
 }
 

@@ -1,7 +1,7 @@
 // Every insight rule on hand-written sessions: exact counts, times, shares, severities and savings
 // when it fires, and the look-alike patterns that must keep it silent. One finding per sync site;
 // its saving is the what-if replay's (hand-computed below from the timeline), its share is over
-// the active window (first to last GPU work).
+// the active window (first kernel to last GPU work).
 #include "tests/model/insight_fixture.h"
 #include "tests/support/scratch_dir.h"
 
@@ -86,9 +86,10 @@ void TestInsightRules::inLoopSyncFires() {
     const model::SessionStatistics& s = report.summary;
     QCOMPARE(s.wallNs, int64_t(1'000'000));
     QCOMPARE(s.gpuBusyNs, int64_t(200'000));
-    QCOMPARE(s.gpuBusyShare, 0.2);
+    QCOMPARE(s.windowNs, int64_t(440'000)); // active: the first to the last kernel, [12, 452] µs
+    QCOMPARE(s.gpuBusyShare, 200'000.0 / 440'000.0);
     QCOMPARE(s.hostSyncCount, int64_t(5));
-    QCOMPARE(s.hostBlockedNs, int64_t(192'500));
+    QCOMPARE(s.hostBlockedNs, int64_t(192'000)); // the last sync's 500 ns after the window cut
     QCOMPARE(s.topSites, std::vector<int32_t>{0});
     QCOMPARE(report.sites.at(0).calls, int64_t(5));
     QCOMPARE(report.sites.at(0).savingsNs, int64_t(154'000));
@@ -337,7 +338,8 @@ void TestInsightRules::savingsCappedByGpuIdleTime() {
     QCOMPARE(attribution[0]->share, 0.0);
     QCOMPARE(attribution[0]->severity, Severity::Low);
     QVERIFY(attribution[0]->evidence.find("GPU-bound here") != std::string::npos);
-    QCOMPARE(report.summary.hostBlockedShare, 1.2);
+    // Over the active window [50, 690] µs, the syncs clipped to it: still above 100 %.
+    QCOMPARE(report.summary.hostBlockedShare, 2 * 590'000.0 / 640'000.0);
 }
 
 void TestInsightRules::bubbleNeedsAnIdleGpu() {

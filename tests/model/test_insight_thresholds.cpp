@@ -3,7 +3,7 @@
 // constant fails too): a threshold moved by one unit, or a comparison turned from < to <=, fails
 // one of these. The
 // rules' full output is tested in test_insight_rules; here only "fires or not" and the number the
-// threshold bounds. Shares are over the active window (first to last GPU work).
+// threshold bounds. Shares are over the active window (first kernel to last GPU work).
 #include "tests/model/insight_fixture.h"
 
 #include <QTemporaryDir>

@@ -1,6 +1,7 @@
 // The insight report's session summary: GPU busy summed over devices (and its share over the
 // devices with work), per-device rows, and the top-kernels table — totals, default order, first
-// and last rows, and the cut at kTopKernels from both sides. Wall time is 1 ms.
+// and last rows, and the cut at kTopKernels from both sides. Wall time is 1 ms; shares are over
+// the active window (first kernel to last GPU work; tests/model/test_analysis_window.cpp for others).
 #include "model/analysis/session_statistics.h"
 #include "tests/model/insight_fixture.h"
 
@@ -40,13 +41,15 @@ void TestSessionStatistics::gpuBusyOverDevices() {
     f.kernel(100'000, 400'000, 0, secondStream);
     const model::SessionStatistics s = f.load().analyze().summary;
     QCOMPARE(s.wallNs, int64_t(1'000'000));
+    QCOMPARE(s.windowNs, int64_t(400'000)); // the active window: [0, 400] µs
     QCOMPARE(s.devices.size(), size_t(3));
     QCOMPARE(s.devices[0].busyNs, int64_t(200'000));
-    QCOMPARE(s.devices[0].busyShare, 0.2);
+    QCOMPARE(s.devices[0].busyShare, 0.5);
     QCOMPARE(s.devices[1].busyNs, int64_t(300'000));
+    QCOMPARE(s.devices[1].busyShare, 0.75);
     QCOMPARE(s.devices[2].busyNs, int64_t(0));
     QCOMPARE(s.gpuBusyNs, int64_t(500'000));
-    QCOMPARE(s.gpuBusyShare, 0.25); // over the two devices with work
+    QCOMPARE(s.gpuBusyShare, 0.625); // over the two devices with work
 }
 
 void TestSessionStatistics::topKernelsOrderAndTotals() {

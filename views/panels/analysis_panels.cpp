@@ -129,12 +129,22 @@ void AnalysisPanels::setSession(std::shared_ptr<const model::Session> session) {
         m_cards->clear();
         return;
     }
+    startAnalysis(std::nullopt);
+}
+
+void AnalysisPanels::analyzeWindow(std::optional<model::AnalysisWindow> window) {
+    if (m_session)
+        startAnalysis(std::move(window));
+}
+
+void AnalysisPanels::startAnalysis(std::optional<model::AnalysisWindow> window) {
     m_cards->setMessage(tr("Analyzing…"));
     emit analysisStarted();
     m_analysis->start(
-        [session = m_session](const model::JobControl& job) {
+        [session = m_session, window = std::move(window)](const model::JobControl& job) {
             model::AnalysisOptions options;
             options.cancel = job.cancelFlag();
+            options.window = window;
             return std::make_shared<const model::InsightReport>(
                 model::InsightEngine::analyzeFile(*session, options));
         },

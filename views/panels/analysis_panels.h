@@ -8,6 +8,7 @@
 // events, dim the rest). The timeline's selection feeds the details panel and the stack view.
 #pragma once
 
+#include "model/analysis/analysis_window.h"
 #include "model/analysis/insight.h"
 #include "model/session/session_database.h"
 #include "views/panels/site_event_index.h"
@@ -16,6 +17,7 @@
 #include <QString>
 
 #include <memory>
+#include <optional>
 #include <unordered_map>
 
 class QDockWidget;
@@ -42,8 +44,12 @@ public:
     AnalysisPanels(QMainWindow* window, TimelineWidget* timeline);
     ~AnalysisPanels() override;
 
-    // Starts the analysis of a freshly loaded session (null clears everything).
+    // Starts the analysis of a freshly loaded session (null clears everything), over the active
+    // window.
     void setSession(std::shared_ptr<const model::Session> session);
+    // Reruns the analysis of the session over `window` (absent: the active window); the new
+    // report replaces the current one when it arrives. Nothing without a session.
+    void analyzeWindow(std::optional<model::AnalysisWindow> window);
     bool isAnalyzing() const;
     const std::shared_ptr<const model::InsightReport>& report() const { return m_report; }
 
@@ -86,6 +92,7 @@ signals:
 private:
     void createDocks();
     void connectPanels();
+    void startAnalysis(std::optional<model::AnalysisWindow> window);
     void onReport(std::shared_ptr<const model::InsightReport> report);
     void onInsightActivated(const model::Insight& insight);
     void onSiteSelected(const model::SyncSiteStats& site);

@@ -1,5 +1,6 @@
 #include "views/panels/insight_cards_widget.h"
 
+#include "model/analysis/insight_text.h"
 #include "model/session/session_summary.h"
 #include "views/panels/insight_card.h"
 
@@ -30,6 +31,13 @@ QString summaryHtml(const model::SessionStatistics& s) {
     html += cell(percent(s.gpuBusyShare), QObject::tr("GPU busy"));
     html += cell(percent(s.hostBlockedShare), QObject::tr("host blocked"));
     html += QStringLiteral("</tr></table>");
+    // The shares are over the analysis window; start-up before it counts in none.
+    html += QObject::tr("<small>Window: %1</small><br>")
+                .arg(QString::fromStdString(model::windowDescription(s)).toHtmlEscaped());
+    if (s.startupNs > 0)
+        html += QObject::tr("<small>Start-up: %1 before the window (not counted in shares)</small>"
+                            "<br>")
+                    .arg(duration(s.startupNs));
     if (s.hostSyncCount > 0)
         html += QObject::tr("<small>%1 host-blocking syncs, %2 blocked in total</small>")
                     .arg(QString::fromStdString(model::formatCount(s.hostSyncCount)),

@@ -1,6 +1,7 @@
 #include "views/report/report_writer.h"
 
 #include "model/analysis/insight.h"
+#include "model/analysis/insight_text.h"
 #include "model/session/session.h"
 #include "model/session/session_summary.h"
 #include "views/panels/insight_card.h"
@@ -174,6 +175,13 @@ bool ReportWriter::write(const std::shared_ptr<const model::Session>& session,
                  text(model::formatShare(stats.hostBlockedShare)),
                  text(model::formatCount(stats.hostSyncCount))),
         big);
+    // The shares above are over the analysis window; start-up before it counts in none.
+    page.paragraph(QStringLiteral("Window: ") + text(model::windowDescription(stats)) +
+                       (stats.startupNs > 0
+                            ? QStringLiteral("   ·   start-up %1 before it (not counted in shares)")
+                                  .arg(text(model::formatDuration(stats.startupNs)))
+                            : QString()),
+                   ReportPainter::base(9));
     for (const auto& [label, value] : model::SessionSummary::of(*session).rows)
         if (label != "File")
             page.row({text(label), text(value)}, {0.0, 0.2});
