@@ -245,8 +245,14 @@ void TestSyncSites::stacklessSyncsJoinTheirCall() {
     f.writer().addApiCall(
         {pinThread, format::ApiDomain::Runtime, 9, hostAlloc, 100'000, 160'000, 9001, 0});
     recordOnlySync(f, SyncKind::Device, 110'000, 150'000, 9001);
-    // A record no API call correlates to (the call's record was not kept).
+    // A record no API call of its process correlates to (the call's record was not kept); the
+    // same correlation id in another process is another call.
     recordOnlySync(f, SyncKind::Device, 300'000, 300'500, 9002);
+    const int64_t otherProcess =
+        f.writer().addProcess({4300, "box", "python other.py", 0, 1'000'000, 0});
+    const int64_t otherThread = f.writer().addThread({otherProcess, 4300, "python"});
+    f.writer().addApiCall(
+        {otherThread, format::ApiDomain::Runtime, 9, hostAlloc, 290'000, 310'000, 9002, 0});
     // A sync call of the program's whose stack is missing.
     f.sync(SyncKind::Stream, 400'000, 400'700, std::nullopt, f.stream);
     // A stack of driver frames only: the driver synchronized by itself.
@@ -259,7 +265,8 @@ void TestSyncSites::stacklessSyncsJoinTheirCall() {
     const model::Session& session = *loaded.session;
 
     // The pinning sync moved to the pin-memory thread; the others stay on the main thread.
-    QCOMPARE(session.hostLanes.size(), size_t(2));
+    QCOMPARE(session.hostLanes.size(), size_t(3));
+    QVERIFY(session.hostLanes[2].syncs.empty()); // the other process's thread
     const model::HostLane& main = session.hostLanes[0];
     const model::HostLane& pin = session.hostLanes[1];
     QCOMPARE(session.threads[pin.threadIndex].tid, int64_t(4243));
