@@ -293,6 +293,15 @@ bool isCRuntimeModule(std::string_view moduleName) {
 
 namespace {
 
+bool isInterpreterVersion(std::string_view text) {
+    if (text.ends_with(".zip"))
+        text.remove_suffix(4);
+    else if (text.ends_with('t')) // free-threaded builds: python3.13t
+        text.remove_suffix(1);
+    return !text.empty() && text.front() >= '0' && text.front() <= '9' &&
+           text.find_first_not_of("0123456789.") == std::string_view::npos;
+}
+
 // Where an interpreter keeps its own and installed code: the standard library of any prefix
 // (/usr, pyenv, conda, a venv's base: lib/python3.12/, lib/python312.zip/), site-packages and
 // dist-packages. Returns the position just past the last such folder, npos when none.
@@ -306,14 +315,15 @@ size_t pastLibraryFolder(std::string_view file) {
         for (size_t at = file.find(folder); at != std::string_view::npos;
              at = file.find(folder, at + 1))
             consider(at + folder.size());
-    // Only `python` or `pypy` followed by a version: /home/me/lib/python_tools/ is the user's.
+    // Only `python` or `pypy` followed by a version (3.12, 3, 3.13t, 312.zip):
+    // /home/me/lib/python_tools/ and lib/python3_scripts/ are the user's.
     for (std::string_view folder : {"/lib/python", "/lib64/python", "/lib/pypy"})
         for (size_t at = file.find(folder); at != std::string_view::npos;
              at = file.find(folder, at + 1)) {
             const size_t version = at + folder.size();
             const size_t slash = file.find('/', version);
-            if (version < file.size() && file[version] >= '0' && file[version] <= '9' &&
-                slash != std::string_view::npos)
+            if (slash != std::string_view::npos &&
+                isInterpreterVersion(file.substr(version, slash - version)))
                 consider(slash + 1);
         }
     return past;

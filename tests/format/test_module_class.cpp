@@ -94,6 +94,11 @@ void TestModuleClass::classifiesPythonFiles_data() {
     QTest::newRow("user folder named lib/python_tools")
         << "/home/me/lib/python_tools/train.py" << true;
     QTest::newRow("user folder named lib/python") << "/home/me/lib/python/train.py" << true;
+    QTest::newRow("user folder named lib/python3_scripts")
+        << "/home/me/lib/python3_scripts/train.py" << true;
+    QTest::newRow("free-threaded stdlib") << "/usr/lib/python3.13t/threading.py" << false;
+    QTest::newRow("debian python3 dist-packages")
+        << "/usr/lib/python3/dist-packages/numpy/core/numeric.py" << false;
     QTest::newRow("user folder named site-packages-notes")
         << "/home/me/site-packages-notes/train.py" << true;
     QTest::newRow("inductor generated code")
