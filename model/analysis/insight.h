@@ -50,7 +50,7 @@ struct LibraryFrame {
 struct SourceSite {
     std::string file; // "<unknown>" when no frame has a file
     int64_t line = 0;
-    std::string function; // for unknown sites: "module+0xoffset" or "<no stack>"
+    std::string function; // unknown sites: "module+0xoffset", "<no stack>", "<driver-internal>"
     SourceLanguage language = SourceLanguage::Unknown;
     // True when `line` is the function's first line, not the executing one (Python frames from
     // imported torch.profiler traces): the label then names the function, not a fake line.
