@@ -291,17 +291,63 @@ bool isCRuntimeModule(std::string_view moduleName) {
     return false;
 }
 
+namespace {
+
+bool isInterpreterVersion(std::string_view text) {
+    if (text.ends_with(".zip"))
+        text.remove_suffix(4);
+    else if (text.ends_with('t')) // free-threaded builds: python3.13t
+        text.remove_suffix(1);
+    return !text.empty() && text.front() >= '0' && text.front() <= '9' &&
+           text.find_first_not_of("0123456789.") == std::string_view::npos;
+}
+
+// Where an interpreter keeps its own and installed code: the standard library of any prefix
+// (/usr, pyenv, conda, a venv's base: lib/python3.12/, lib/python312.zip/), site-packages and
+// dist-packages. Returns the position just past the last such folder, npos when none.
+size_t pastLibraryFolder(std::string_view file) {
+    size_t past = std::string_view::npos;
+    auto consider = [&](size_t end) {
+        if (past == std::string_view::npos || end > past)
+            past = end;
+    };
+    for (std::string_view folder : {"/site-packages/", "/dist-packages/"})
+        for (size_t at = file.find(folder); at != std::string_view::npos;
+             at = file.find(folder, at + 1))
+            consider(at + folder.size());
+    // Only `python` or `pypy` followed by a version (3.12, 3, 3.13t, 312.zip):
+    // /home/me/lib/python_tools/ and lib/python3_scripts/ are the user's.
+    for (std::string_view folder : {"/lib/python", "/lib64/python", "/lib/pypy"})
+        for (size_t at = file.find(folder); at != std::string_view::npos;
+             at = file.find(folder, at + 1)) {
+            const size_t version = at + folder.size();
+            const size_t slash = file.find('/', version);
+            if (slash != std::string_view::npos &&
+                isInterpreterVersion(file.substr(version, slash - version)))
+                consider(slash + 1);
+        }
+    return past;
+}
+
+// Code that Python runs but nobody wrote as a file of the user's: frozen modules
+// (<frozen runpy>), exec'd and generated text (<string>: dataclass and namedtuple methods),
+// torch.fx graphs (<eval_with_key>.3). What a user types (<stdin>, old IPython cells) stays theirs.
+bool isGeneratedPseudoFile(std::string_view file) {
+    return file.front() == '<' && file != "<stdin>" && !hasPrefix(file, "<ipython-input-");
+}
+
+} // namespace
+
 bool isUserPythonFile(std::string_view file) {
     if (file.empty())
         return false;
-    if (file.front() == '<') // <frozen importlib._bootstrap>; exec'd user text (<string>) stays
-        return file == "<string>" || file == "<stdin>";
+    if (file.front() == '<')
+        return !isGeneratedPseudoFile(file);
     if (file.front() == '/') {
-        for (std::string_view marker :
-             {"/site-packages/", "/dist-packages/", "/lib/python", "/lib64/python"})
-            if (file.find(marker) != std::string_view::npos)
-                return false;
-        return true;
+        // TorchInductor writes the code it generates to /tmp/torchinductor_<user>/.
+        if (file.find("/torchinductor_") != std::string_view::npos)
+            return false;
+        return pastLibraryFolder(file) == std::string_view::npos;
     }
     std::string_view top = file.substr(0, file.find('/'));
     if (top.size() > 3 && top.substr(top.size() - 3) == ".py")
@@ -310,6 +356,13 @@ bool isUserPythonFile(std::string_view file) {
         if (top == library)
             return false;
     return true;
+}
+
+std::string_view libraryFileLabel(std::string_view file) {
+    if (file.empty() || file.front() != '/')
+        return file; // pseudo files and Kineto's paths, already relative to their sys.path entry
+    const size_t past = pastLibraryFolder(file);
+    return file.substr(past != std::string_view::npos ? past : file.find_last_of('/') + 1);
 }
 
 } // namespace stallscope::format

@@ -32,10 +32,18 @@ bool isSyncEntryModule(std::string_view moduleName);
 // teardown from exit handlers, library constructors).
 bool isCRuntimeModule(std::string_view moduleName);
 
-// Whether a Python source file is the user's code: not in site-packages / dist-packages / the
-// standard library (lib/pythonX.Y), not frozen interpreter code. Kineto writes paths relative to
-// their sys.path entry (`torch/nn/modules/module.py`, `typing.py`), so a relative path whose
+// Whether a Python source file is the user's code. Library code: files under site-packages /
+// dist-packages or the interpreter's lib folder of any prefix (lib/python3.X/, lib/python3X.zip/,
+// lib/pypy3.X/: /usr, pyenv, conda, venvs), TorchInductor's generated files
+// (/tmp/torchinductor_<user>/), and generated pseudo files (<frozen ...>, <string>,
+// <eval_with_key>.N) — but not <stdin> or IPython cells. Kineto writes paths relative to their
+// sys.path entry (`torch/nn/modules/module.py`, `typing.py`), so a relative path whose
 // top-level package or module is a well-known framework or standard-library one is not user code.
 bool isUserPythonFile(std::string_view file);
+
+// A library file named from its package folder: the path after the last site-packages/,
+// dist-packages/ or lib/pythonX.Y/ ("lightning_fabric/utilities/apply_func.py"); pseudo and
+// relative paths as they are; any other absolute path by its file name.
+std::string_view libraryFileLabel(std::string_view file);
 
 } // namespace stallscope::format

@@ -1,6 +1,7 @@
 #include "model/analysis/insight.h"
 
 #include "format/enum_names.h"
+#include "format/module_class.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -35,11 +36,18 @@ std::string SourceSite::label() const {
     if (hasLocation()) {
         const size_t slash = file.find_last_of('/');
         std::string text = slash == std::string::npos ? file : file.substr(slash + 1);
-        if (lineIsDefinition)
-            return text + " · " + function + "()";
-        text += ':' + std::to_string(line);
-        if (!function.empty())
-            text += " in " + function;
+        if (lineIsDefinition) {
+            text += " · " + function + "()";
+        } else {
+            text += ':' + std::to_string(line);
+            if (!function.empty())
+                text += " in " + function;
+        }
+        if (!library.empty()) {
+            text += " → " + std::string(format::libraryFileLabel(library.file));
+            text += lineIsDefinition ? " · " + library.function + "()"
+                                     : ':' + std::to_string(library.line);
+        }
         return text;
     }
     if (file == "<unknown>")

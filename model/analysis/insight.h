@@ -35,23 +35,39 @@ enum class SourceLanguage : uint8_t { Unknown = 0, Python = 1, Native = 2 };
 std::string_view languageName(SourceLanguage language); // "python", "native", "unknown"
 std::string formatShare(double share);                  // 0.95 -> "95.0 %"
 
+// A Python frame of library code (site-packages, the standard library, ...): see SourceSite.
+struct LibraryFrame {
+    std::string file; // as recorded; empty when there is none
+    int64_t line = 0;
+    std::string function;
+
+    bool empty() const { return file.empty(); }
+    bool operator==(const LibraryFrame&) const = default;
+};
+
 // Where a sync was issued (see SyncSites::resolve for how a stack becomes a site). Sites of GPU
 // rules (default-stream, launch-bound) have no file: `function` names the device or stream.
 struct SourceSite {
     std::string file; // "<unknown>" when no frame has a file
     int64_t line = 0;
-    std::string function; // for unknown sites: "module+0xoffset" or "<no stack>"
+    std::string function; // unknown sites: "module+0xoffset", "<no stack>", "<driver-internal>"
     SourceLanguage language = SourceLanguage::Unknown;
     // True when `line` is the function's first line, not the executing one (Python frames from
     // imported torch.profiler traces): the label then names the function, not a fake line.
     bool lineIsDefinition = false;
+    // When the sync was made inside library code called from the user's line: the innermost
+    // library Python frame between the sync and `file:line` (the library line that syncs, e.g.
+    // lightning_fabric/utilities/apply_func.py:134 in move_data_to_device). Empty when the
+    // user's line made the sync itself. Sites are told apart by (file:line, library).
+    LibraryFrame library{};
 
     bool hasLocation() const { return line > 0 && !file.empty() && file != "<unknown>"; }
     // False for syncs no line of the user's made: the driver's own (<driver-internal>) and
     // records without a stack (<no stack>). They are listed, never ranked as findings.
     bool isUserSite() const { return function != "<driver-internal>" && function != "<no stack>"; }
     // "train.py:90 in train_step", "train.py · train()" (def line only),
-    // "<unknown> (libcuda.so.1+0x1a2b)", "GPU 0 · NVIDIA H100".
+    // "train.py:34 in main → lightning_fabric/utilities/apply_func.py:134" (library frame: its
+    // path from the package folder), "<unknown> (libcuda.so.1+0x1a2b)", "GPU 0 · NVIDIA H100".
     std::string label() const;
 };
 
@@ -98,7 +114,15 @@ struct SyncSiteStats {
     int64_t blockedNs = 0;
     int64_t medianBlockedNs = 0;
     int64_t bubbleNs = 0;
-    double share = 0;                                            // blockedNs / wall time
+    double share = 0; // blockedNs / wall time
+    // No line of the user's made these syncs, so they are never a user finding (rules skip
+    // them; they stay in the sites list). driverInternal: `<driver-internal>` — the driver
+    // synchronized on its own (only CUDA and C-runtime frames), or a CUPTI synchronization record
+    // that no sync call of the program made (inside cudaHostAlloc on PyTorch's pin-memory
+    // thread, a graph launch). noStack: `<no stack>` — a sync call whose stack was not recorded.
+    bool driverInternal = false;
+    bool noStack = false;
+    bool isUserFinding() const { return !driverInternal && !noStack; }
     std::array<int64_t, format::kSyncKindMax + 1> countByKind{}; // index = format::SyncKind
     // The most frequent kind, for titles ("cudaStreamSynchronize × 50").
     format::SyncKind dominantKind() const;

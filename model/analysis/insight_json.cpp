@@ -19,11 +19,16 @@ QJsonValue integer(int64_t value) {
 }
 
 QJsonObject siteObject(const SourceSite& site) {
-    return {{"file", text(site.file)},
-            {"line", integer(site.line)},
-            {"line_is_definition", site.lineIsDefinition},
-            {"function", text(site.function)},
-            {"language", text(languageName(site.language))}};
+    QJsonObject object{{"file", text(site.file)},
+                       {"line", integer(site.line)},
+                       {"line_is_definition", site.lineIsDefinition},
+                       {"function", text(site.function)},
+                       {"language", text(languageName(site.language))}};
+    if (!site.library.empty())
+        object.insert("library", QJsonObject{{"file", text(site.library.file)},
+                                             {"line", integer(site.library.line)},
+                                             {"function", text(site.library.function)}});
+    return object;
 }
 
 QJsonObject siteStatsObject(const SyncSiteStats& stats) {

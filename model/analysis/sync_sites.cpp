@@ -1,6 +1,7 @@
 #include "model/analysis/sync_sites.h"
 
 #include "format/module_class.h"
+#include "format/session_meta.h"
 #include "model/session/python_frame_name.h"
 
 #include <algorithm>
@@ -24,6 +25,38 @@ SourceSite siteFromFrame(const FrameInfo& frame) {
     return site;
 }
 
+constexpr std::string_view kNoStack = "<no stack>";
+constexpr std::string_view kDriverInternal = "<driver-internal>";
+
+// API calls that synchronize or copy by their purpose: the recorder captures a stack for these,
+// so a stackless sync of theirs lacks its stack. A sync inside any other call (cudaHostAlloc,
+// cudaFree, a graph launch) is the driver's own.
+bool isExplicitSyncCall(std::string_view name) {
+    for (std::string_view purpose : {"Synchronize", "WaitEvent", "Memcpy", "Memset"})
+        if (name.find(purpose) != std::string_view::npos)
+            return true;
+    return false;
+}
+
+// Per stackless host-blocking sync of the lane: the name id of the lane's API call with the
+// same correlation id (0: none). The loader has moved such syncs to their caller's lane.
+std::unordered_map<uint32_t, uint32_t> callsOfStacklessSyncs(const HostLane& lane) {
+    std::unordered_map<uint32_t, uint32_t> calls;
+    const SyncColumns& syncs = lane.syncs;
+    for (size_t i = 0; i < syncs.size(); ++i)
+        if (syncs.stackId[i] == 0 && syncs.correlationId[i] != 0 && isHostBlocking(syncs.kind[i]))
+            calls.emplace(syncs.correlationId[i], 0);
+    if (calls.empty())
+        return calls;
+    const ApiCallColumns& api = lane.apiCalls;
+    for (size_t j = 0; j < api.size(); ++j) {
+        const auto call = calls.find(api.correlationId[j]);
+        if (call != calls.end())
+            call->second = api.nameId[j];
+    }
+    return calls;
+}
+
 std::string hex(int64_t value) {
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "0x%" PRIx64, static_cast<uint64_t>(value));
@@ -40,10 +73,22 @@ std::string baseName(const std::string& path) {
 SourceSite SyncSites::resolve(const std::vector<FrameInfo>& frames,
                               const std::unordered_map<int64_t, ModuleLocation>& modules) {
     if (frames.empty())
-        return {"<unknown>", 0, "<no stack>", SourceLanguage::Unknown};
-    for (const FrameInfo& frame : frames)
-        if (frame.isUser.value_or(false) && !frame.file.empty())
-            return siteFromFrame(frame);
+        return {"<unknown>", 0, std::string(kNoStack), SourceLanguage::Unknown};
+    const auto user = std::find_if(frames.begin(), frames.end(), [](const FrameInfo& frame) {
+        return frame.isUserCode() && !frame.file.empty();
+    });
+    if (user != frames.end()) {
+        SourceSite site = siteFromFrame(*user);
+        // Library Python frames inside the user's frame: the library made the sync, the user's
+        // line called it. Name the innermost one, the line that synchronized.
+        const auto library = std::find_if(frames.begin(), user, [](const FrameInfo& frame) {
+            return frame.kind == format::FrameKind::Python && !frame.file.empty();
+        });
+        if (library != user)
+            site.library = {library->file, library->line, library->function};
+        return site;
+    }
+    // No user frame (a thread that runs library code only): the innermost frame with a line.
     for (const FrameInfo& frame : frames)
         if (frame.kind == format::FrameKind::Python)
             return siteFromFrame(frame);
@@ -59,7 +104,7 @@ SourceSite SyncSites::resolve(const std::vector<FrameInfo>& frames,
                 format::isCRuntimeModule(module->second.name));
     });
     if (driverInternal)
-        return {"", 0, "<driver-internal>", SourceLanguage::Native};
+        return {"", 0, std::string(kDriverInternal), SourceLanguage::Native};
     // Nothing names a source line. Name the innermost frame outside the profiler and CUDA
     // libraries (every sync passes through those, so they would tell nothing apart) by module
     // and offset, so a user can symbolize it by hand.
@@ -86,31 +131,50 @@ int32_t SyncSites::siteForStack(uint32_t stackId) {
     const auto known = m_stackToSite.find(stackId);
     if (known != m_stackToSite.end())
         return known->second;
-    std::vector<FrameInfo> frames;
-    if (stackId != 0) {
-        frames = m_database->stack(stackId);
-        if (frames.empty())
-            ++m_stacksWithoutFrames;
-    }
+    std::vector<FrameInfo> frames = m_database->stack(stackId);
+    if (frames.empty())
+        ++m_stacksWithoutFrames;
     SourceSite site = resolve(frames, m_modules);
     // Without a source line, different stacks may be different call sites: keep them apart.
     if (site.file == "<unknown>" && !frames.empty())
         site.function += ", stack " + std::to_string(stackId);
-    std::string key = site.file;
-    key += '\0';
-    key += std::to_string(site.line);
-    key += '\0';
-    key += site.function;
-    key += '\0';
+    const int32_t index = siteFor(std::move(site));
+    m_stackToSite.emplace(stackId, index);
+    return index;
+}
+
+int32_t SyncSites::siteForStackless(uint32_t apiNameId) {
+    const std::string& call = m_session->string(apiNameId);
+    // A sync call whose stack is missing; or, when no call correlates, one of a session that
+    // recorded no stacks (or wrote none: imported, generated) — nothing says whose it was.
+    if (apiNameId != 0 ? isExplicitSyncCall(call) : !m_stacksRecorded)
+        return siteFor({"<unknown>", 0, std::string(kNoStack), SourceLanguage::Unknown});
+    // A synchronization record that no sync call of the program made (the recorder captures a
+    // stack at every one): named by the call that made it when CUPTI's correlation id finds one.
+    std::string function(kDriverInternal);
+    if (!call.empty())
+        function += " in " + call;
+    return siteFor({"", 0, std::move(function), SourceLanguage::Native});
+}
+
+int32_t SyncSites::siteFor(SourceSite site) {
+    std::string key;
+    for (const std::string* part :
+         {&site.file, &site.function, &site.library.file, &site.library.function}) {
+        key += *part;
+        key += '\0';
+    }
+    key += std::to_string(site.line) + ':' + std::to_string(site.library.line);
     key += static_cast<char>('0' + static_cast<int>(site.language));
     auto [entry, added] =
         m_siteByKey.try_emplace(std::move(key), static_cast<int32_t>(m_stats.size()));
     if (added) {
         SyncSiteStats stats;
+        stats.driverInternal = site.function.starts_with(kDriverInternal);
+        stats.noStack = site.function == kNoStack;
         stats.site = std::move(site);
         m_stats.push_back(std::move(stats));
     }
-    m_stackToSite.emplace(stackId, entry->second);
     return entry->second;
 }
 
@@ -121,6 +185,7 @@ bool SyncSites::build(const Session& session, const SessionDatabase& database,
     m_database = &database;
     m_gpu = &gpu;
     m_thresholds = &thresholds;
+    m_stacksRecorded = session.metaValue(format::meta::kRecorderStacks) == "1";
     for (const ModuleInfo& module : database.modules())
         m_modules[module.id] = {baseName(module.path), module.loadBias};
 
@@ -134,16 +199,21 @@ bool SyncSites::build(const Session& session, const SessionDatabase& database,
         siteOf.assign(syncs.size(), -1);
         m_bubble[l].assign(syncs.size(), 0);
         hints.assign(gpu.deviceCount(), -1);
-        uint32_t lastStack = std::numeric_limits<uint32_t>::max();
+        const std::unordered_map<uint32_t, uint32_t> stacklessCalls =
+            callsOfStacklessSyncs(session.hostLanes[l]);
+        uint32_t lastStack = 0;
         int32_t lastSite = -1;
         for (size_t i = 0; i < syncs.size(); ++i) {
             if (!isHostBlocking(syncs.kind[i]))
                 continue;
-            // Loops sync from the same stack over and over: skip the hash lookup then.
-            if (syncs.stackId[i] != lastStack) {
-                lastStack = syncs.stackId[i];
-                lastSite = siteForStack(lastStack);
+            if (syncs.stackId[i] == 0) {
+                const auto call = stacklessCalls.find(syncs.correlationId[i]);
+                lastSite = siteForStackless(call == stacklessCalls.end() ? 0 : call->second);
+            } else if (syncs.stackId[i] != lastStack) {
+                // Loops sync from the same stack over and over: skip the hash lookup then.
+                lastSite = siteForStack(syncs.stackId[i]);
             }
+            lastStack = syncs.stackId[i];
             siteOf[i] = lastSite;
             SyncSiteStats& stats = m_stats[lastSite];
             const int64_t blocked = syncs.duration(i);

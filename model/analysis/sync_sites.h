@@ -3,9 +3,14 @@
 // per analysis; the sync rules and the summary read it.
 //
 // A stack becomes a site (file, line, function, language) by the first match, innermost first:
-// a frame marked is_user that has a file; a Python frame; a native frame with a file; else
-// "<unknown>" named by module+offset of the innermost frame outside the recorder, CUPTI, driver
-// and runtime libraries ("<no stack>" when the sync has none). Unknown sites are per stack.
+// the user's frame — a Python frame of user code (its is_user verdict, else its path:
+// format::isUserPythonFile) or a native frame marked is_user, with a file — plus, when library
+// Python frames lie between it and the sync, the innermost of them (SourceSite::library); a
+// Python frame; a native frame with a file; `<driver-internal>` when only CUDA and C-runtime
+// frames; else "<unknown>" named by module+offset of the innermost frame outside the recorder,
+// CUPTI, driver and runtime libraries. Unknown sites are per stack. A sync without a stack is
+// `<no stack>` when it was a sync call of the program's, `<driver-internal> in <call>` when
+// CUPTI made the record inside another call (see siteForStackless). docs/insights.md, "Site".
 #pragma once
 
 #include "model/analysis/gpu_activity.h"
@@ -64,7 +69,10 @@ public:
     static EventSpans spansFor(std::span<const EventRef> syncs);
 
 private:
-    int32_t siteForStack(uint32_t stackId);
+    int32_t siteForStack(uint32_t stackId); // stackId != 0
+    // A sync without a stack, by the API call with its correlation id (0: none found).
+    int32_t siteForStackless(uint32_t apiNameId);
+    int32_t siteFor(SourceSite site); // the site's index, added when new
     // `hints` holds, per device, the busy-interval index of the lane's previous query.
     int64_t computeBubble(int32_t lane, size_t index, std::vector<int64_t>& hints) const;
     void sortSitesByBlocked();
@@ -85,6 +93,7 @@ private:
     mutable std::vector<std::shared_ptr<const EventSpans>> m_spans;
     int64_t m_totalBlockedNs = 0;
     int64_t m_stacksWithoutFrames = 0;
+    bool m_stacksRecorded = false; // meta recorder_stacks = 1: every sync call has a stack
 };
 
 } // namespace stallscope::model

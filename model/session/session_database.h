@@ -4,6 +4,7 @@
 // instance per thread.
 #pragma once
 
+#include "format/module_class.h"
 #include "format/session_rows.h"
 #include "format/session_schema.h"
 #include "format/sqlite_database.h"
@@ -26,6 +27,12 @@ struct FrameInfo {
     int64_t column = 0;
     bool symbolized = false;
     std::optional<bool> isUser;
+
+    // The frame's verdict when its writer set one; else Python frames by their path
+    // (format::isUserPythonFile: sessions recorded with --no-symbolize), native frames not.
+    bool isUserCode() const {
+        return isUser.value_or(kind == format::FrameKind::Python && format::isUserPythonFile(file));
+    }
 };
 
 // Rows as read back (format/session_rows.h), with the row id where others refer to it.

@@ -5,6 +5,7 @@
 #include "format/session_schema.h"
 #include "format/sqlite_database.h"
 #include "model/session/session_file_check.h"
+#include "model/session/sync_callers.h"
 
 #include <algorithm>
 #include <array>
@@ -502,6 +503,7 @@ private:
         s.startNs = bounds.first == std::numeric_limits<int64_t>::max() ? 0 : bounds.first;
         s.endNs = std::max(s.startNs, bounds.last);
 
+        moveSyncsToCallingThreads(s);
         for (HostLane& lane : s.hostLanes) {
             lane.apiCalls.finalize();
             lane.syncs.finalize();

@@ -13,6 +13,8 @@ private slots:
     void classifiesModules();
     void classifiesPythonFiles_data();
     void classifiesPythonFiles();
+    void labelsLibraryFiles_data();
+    void labelsLibraryFiles();
     void syncStackModules_data();
     void syncStackModules();
     void namesClasses();
@@ -82,10 +84,32 @@ void TestModuleClass::classifiesPythonFiles_data() {
         << "/usr/lib/python3/dist-packages/torch/cuda/__init__.py" << false;
     QTest::newRow("stdlib") << "/usr/lib/python3.12/threading.py" << false;
     QTest::newRow("stdlib lib64") << "/usr/lib64/python3.11/contextlib.py" << false;
+    QTest::newRow("stdlib of a pyenv prefix")
+        << "/home/me/.pyenv/versions/3.11.4/lib/python3.11/threading.py" << false;
+    QTest::newRow("conda site-packages")
+        << "/opt/conda/lib/python3.10/site-packages/lightning_fabric/utilities/apply_func.py"
+        << false;
+    QTest::newRow("zipped stdlib") << "/usr/lib/python312.zip/json/decoder.py" << false;
+    QTest::newRow("pypy stdlib") << "/opt/pypy/lib/pypy3.10/threading.py" << false;
+    QTest::newRow("user folder named lib/python_tools")
+        << "/home/me/lib/python_tools/train.py" << true;
+    QTest::newRow("user folder named lib/python") << "/home/me/lib/python/train.py" << true;
+    QTest::newRow("user folder named lib/python3_scripts")
+        << "/home/me/lib/python3_scripts/train.py" << true;
+    QTest::newRow("free-threaded stdlib") << "/usr/lib/python3.13t/threading.py" << false;
+    QTest::newRow("debian python3 dist-packages")
+        << "/usr/lib/python3/dist-packages/numpy/core/numeric.py" << false;
+    QTest::newRow("user folder named site-packages-notes")
+        << "/home/me/site-packages-notes/train.py" << true;
+    QTest::newRow("inductor generated code")
+        << "/tmp/torchinductor_me/ab/cabcdef0123456789.py" << false;
+    QTest::newRow("user file named like inductor") << "/home/me/torchinductor.py" << true;
     QTest::newRow("frozen") << "<frozen importlib._bootstrap>" << false;
     QTest::newRow("empty") << "" << false;
-    QTest::newRow("exec'd text") << "<string>" << true;
+    QTest::newRow("exec'd or generated text") << "<string>" << false;
+    QTest::newRow("fx graph") << "<eval_with_key>.3" << false;
     QTest::newRow("other pseudo file") << "<module>" << false;
+    QTest::newRow("ipython cell") << "<ipython-input-3-1a2b3c>" << true;
     // Kineto's paths relative to their sys.path entry.
     QTest::newRow("relative torch") << "torch/nn/modules/module.py" << false;
     QTest::newRow("relative stdlib module") << "typing.py" << false;
@@ -98,6 +122,36 @@ void TestModuleClass::classifiesPythonFiles() {
     QFETCH(QString, file);
     QFETCH(bool, user);
     QCOMPARE(isUserPythonFile(file.toStdString()), user);
+}
+
+void TestModuleClass::labelsLibraryFiles_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("label");
+    QTest::newRow("site-packages")
+        << "/venv/lib/python3.12/site-packages/lightning_fabric/utilities/apply_func.py"
+        << "lightning_fabric/utilities/apply_func.py";
+    QTest::newRow("dist-packages") << "/usr/lib/python3/dist-packages/torch/cuda/__init__.py"
+                                   << "torch/cuda/__init__.py";
+    QTest::newRow("stdlib") << "/usr/lib/python3.12/concurrent/futures/thread.py"
+                            << "concurrent/futures/thread.py";
+    QTest::newRow("nested site-packages: the last one")
+        << "/a/site-packages/vendored/site-packages/pkg/m.py"
+        << "pkg/m.py";
+    QTest::newRow("other absolute path: file name") << "/tmp/torchinductor_me/ab/cx.py"
+                                                    << "cx.py";
+    QTest::newRow("pseudo file") << "<frozen runpy>"
+                                 << "<frozen runpy>";
+    QTest::newRow("relative") << "torch/_tensor.py"
+                              << "torch/_tensor.py";
+    QTest::newRow("empty") << ""
+                           << "";
+}
+
+void TestModuleClass::labelsLibraryFiles() {
+    QFETCH(QString, file);
+    QFETCH(QString, label);
+    const std::string path = file.toStdString();
+    QCOMPARE(QString::fromStdString(std::string(libraryFileLabel(path))), label);
 }
 
 void TestModuleClass::syncStackModules_data() {

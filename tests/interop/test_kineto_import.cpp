@@ -157,9 +157,12 @@ private slots:
             const char* function;
             Expect inLoop;
             bool pageable;
+            const char* library = ""; // the label's library frame, when the sync is in one
         } cases[] = {
             {"item_loop.json.gz", "train_item", Yes, false},
-            {"sync_loop.json.gz", "train_sync", Yes, false},
+            // torch.cuda.synchronize(): the user's function, the library function that synced.
+            {"sync_loop.json.gz", "train_sync", Yes, false,
+             " → torch/cuda/__init__.py · synchronize()"},
             // Each .cpu() is two syncs at one site (the pageable copy, then a stream sync with
             // no launch between them): the engine counts them as one sync point per step.
             {"cpu_loop.json.gz", "infer_cpu", Yes, true},
@@ -183,7 +186,7 @@ private slots:
                 // Kineto records the def line only: the label must not pretend otherwise.
                 QVERIFY(inLoop->site.lineIsDefinition);
                 QCOMPARE(inLoop->site.label(),
-                         std::string("make_traces.py · ") + c.function + "()");
+                         std::string("make_traces.py · ") + c.function + "()" + c.library);
             }
             const Insight* pageable = findInsight(report, InsightRule::PageableCopy, c.function);
             QVERIFY2((pageable != nullptr) == c.pageable, qPrintable(QString(c.file) + ": " + all));

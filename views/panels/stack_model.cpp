@@ -1,6 +1,5 @@
 #include "views/panels/stack_model.h"
 
-#include "format/module_class.h"
 #include "model/session/python_frame_name.h"
 
 #include <QFileInfo>
@@ -64,8 +63,7 @@ QVariant StackModel::data(const QModelIndex& index, int role) const {
         return {};
     const model::FrameInfo& f = m_frames[index.row()];
     // Unsymbolized sessions leave is_user unset: judge Python files by their path then.
-    const bool isUser =
-        f.isUser.value_or(f.kind == format::FrameKind::Python && format::isUserPythonFile(f.file));
+    const bool isUser = f.isUserCode();
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
