@@ -62,9 +62,6 @@ struct SourceSite {
     LibraryFrame library{};
 
     bool hasLocation() const { return line > 0 && !file.empty() && file != "<unknown>"; }
-    // False for syncs no line of the user's made: the driver's own (<driver-internal>) and
-    // records without a stack (<no stack>). They are listed, never ranked as findings.
-    bool isUserSite() const { return function != "<driver-internal>" && function != "<no stack>"; }
     // "train.py:90 in train_step", "train.py · train()" (def line only),
     // "train.py:34 in main → lightning_fabric/utilities/apply_func.py:134" (library frame: its
     // path from the package folder), "<unknown> (libcuda.so.1+0x1a2b)", "GPU 0 · NVIDIA H100".
@@ -92,8 +89,8 @@ struct Insight {
     // What fixing it would save over the window: for sync sites the what-if replay's answer
     // (docs/insights.md, "Simulated savings"), capped by the GPU idle time in the window.
     int64_t savingsNs = 0;
-    bool simulated = false;  // savingsNs comes from a replay (sync sites within the limits)
-    std::string assumption;  // what the saving assumes, e.g. "if the host did not wait here"
+    bool simulated = false;     // savingsNs comes from a replay (sync sites within the limits)
+    std::string assumption;     // what the saving assumes, e.g. "if the host did not wait here"
     int64_t medianPeriodNs = 0; // sync sites: median time between consecutive calls on a thread
     // Rule-specific numbers (0 where they do not apply).
     int64_t bytes = 0;                 // pageable-copy
@@ -108,9 +105,9 @@ struct Insight {
 
 struct SyncSiteStats {
     SourceSite site;
-    int64_t count = 0;       // sync records
-    int64_t calls = 0;       // user-visible calls: a `.cpu()` is one (its copy and its sync)
-    int64_t savingsNs = -1;  // the simulated saving, -1 when not simulated
+    int64_t count = 0;      // sync records
+    int64_t calls = 0;      // user-visible calls: a `.cpu()` is one (its copy and its sync)
+    int64_t savingsNs = -1; // the simulated saving, -1 when not simulated
     int64_t blockedNs = 0;
     int64_t medianBlockedNs = 0;
     int64_t bubbleNs = 0;

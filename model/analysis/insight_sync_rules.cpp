@@ -3,6 +3,7 @@
 // its one number is the simulated saving (SimulatedSavings), its one fix the main rule's.
 #include "model/analysis/insight_recommendations.h"
 #include "model/analysis/insight_rules.h"
+#include "model/analysis/library_advice.h"
 #include "model/session/session_summary.h"
 
 #include <algorithm>
@@ -227,7 +228,7 @@ void syncSites(const AnalysisContext& context, std::vector<Insight>& out) {
         const SyncSiteStats& stats = sites[s];
         SiteEvidence& found = evidence[s];
         const auto site = static_cast<int32_t>(s);
-        if (!stats.site.isUserSite() || !context.savings.simulated(site))
+        if (!stats.isUserFinding() || !context.savings.simulated(site))
             continue;
         Insight insight;
         insight.site = stats.site;
@@ -248,10 +249,11 @@ void syncSites(const AnalysisContext& context, std::vector<Insight>& out) {
             insight.medianLaunchesBetween >= t.inLoop.minLaunches &&
             static_cast<double>(perCall) >=
                 t.inLoop.minSavingShareOfPeriod * static_cast<double>(insight.medianPeriodNs);
-        if (inLoop)
-            insight.rules.push_back(InsightRule::InLoopSync);
+        // A pageable copy's fix (pinned, non-blocking) is the more specific one.
         if (found.pageableCopies > 0)
             insight.rules.push_back(InsightRule::PageableCopy);
+        if (inLoop)
+            insight.rules.push_back(InsightRule::InLoopSync);
         insight.rules.push_back(InsightRule::SyncAttribution);
         // Narrowing a device-wide sync or a bubble are not fixes of their own: evidence only.
         const bool narrowable =
@@ -261,22 +263,27 @@ void syncSites(const AnalysisContext& context, std::vector<Insight>& out) {
         if (stats.bubbleNs > 0 && context.shareOf(stats.bubbleNs) >= t.bubble.minShare)
             insight.rules.push_back(InsightRule::GpuBubble);
         insight.rule = insight.rules.front();
-        insight.recommendation = insight.rule == InsightRule::SyncAttribution
-                                     ? recommendationFor(insight.rule, stats.site.language,
-                                                         stats.dominantKind())
-                                     : recommendationFor(insight.rule, stats.site.language);
+        insight.recommendation =
+            insight.rule == InsightRule::SyncAttribution
+                ? recommendationFor(insight.rule, stats.site.language, stats.dominantKind())
+                : recommendationFor(insight.rule, stats.site.language);
         if (narrowable)
             insight.recommendation +=
                 " " + recommendationFor(InsightRule::DeviceSync, stats.site.language);
+        // A sync inside a library: what the user's own line can change comes first.
+        if (const std::string advice = libraryAdvice(stats.site); !advice.empty())
+            insight.recommendation = advice + " " + insight.recommendation;
         insight.bytes = found.pageableBytes;
         insight.assumption = found.pageableCopies > 0
                                  ? "if the copy went into pinned memory without blocking and the "
                                    "host did not wait here"
                                  : "if the host did not wait here";
 
-        const std::string label = insight.rule == InsightRule::InLoopSync ? "In-loop sync"
-                                  : insight.rule == InsightRule::PageableCopy
-                                      ? "Blocking copy to pageable memory"
+        const std::string label = insight.rule == InsightRule::PageableCopy
+                                      ? (inLoop ? "In-loop blocking copy to pageable memory"
+                                                : "Blocking copy to pageable memory")
+                                  : insight.rule == InsightRule::InLoopSync
+                                      ? "In-loop sync"
                                       : syncKindLabel(stats.dominantKind());
         insight.title = label + times(insight.count) + " at " + stats.site.label();
         std::string text = formatCount(insight.count) + (insight.count == 1 ? " call" : " calls") +
@@ -294,9 +301,9 @@ void syncSites(const AnalysisContext& context, std::vector<Insight>& out) {
                     formatBytes(found.pageableBytes) + ")";
         if (narrowable) {
             const std::string stream =
-                found.busyStream >= 0 ? context.session.streamLabel(
-                                            context.session.streams[found.busyStream])
-                                      : std::string("a single stream each time");
+                found.busyStream >= 0
+                    ? context.session.streamLabel(context.session.streams[found.busyStream])
+                    : std::string("a single stream each time");
             text += "; every device-wide sync waited only for " + stream;
         }
         text += ". Simulated: " + formatDuration(insight.savingsNs) + " sooner (" +

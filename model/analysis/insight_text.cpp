@@ -67,13 +67,23 @@ std::string insightReportToText(const InsightReport& report) {
                std::string(severityName(insight.severity)) + "] " +
                std::string(ruleId(insight.rule)) + ": " + insight.title + "\n";
         out += "   " + insight.evidence + "\n";
+        if (insight.rules.size() > 1) {
+            out += "   Evidence:";
+            for (size_t r = 0; r < insight.rules.size(); ++r)
+                out += (r == 0 ? " " : ", ") + std::string(ruleId(insight.rules[r]));
+            out += "\n";
+        }
         if (insight.site.hasLocation())
             out += "   Where: " + insight.site.file + ":" + std::to_string(insight.site.line) +
-                   (insight.site.function.empty() ? "" : " in " + insight.site.function) + "\n";
+                   (insight.site.function.empty() ? "" : " in " + insight.site.function) +
+                   (insight.site.library.empty() ? std::string()
+                                                 : ", through " + insight.site.library.file + ":" +
+                                                       std::to_string(insight.site.library.line) +
+                                                       " in " + insight.site.library.function) +
+                   "\n";
         out += "   Fix: " + insight.recommendation + "\n";
         out += std::string(insight.simulated ? "   Simulated saving: " : "   Estimated savings: ") +
-               formatDuration(insight.savingsNs) + " (" +
-               formatCount(insight.eventCount) +
+               formatDuration(insight.savingsNs) + " (" + formatCount(insight.eventCount) +
                (insight.eventCount == 1 ? " event)\n" : " events)\n");
     }
     if (report.cancelled)

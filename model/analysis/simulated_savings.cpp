@@ -17,8 +17,7 @@ std::vector<EventRef> SimulatedSavings::syncsInWindow(int32_t site) const {
 
 bool SimulatedSavings::build(const Session& session, const SessionDatabase& database,
                              const SyncSites& sites, int64_t windowStartNs, int64_t windowEndNs,
-                             const InsightThresholds& thresholds,
-                             const std::atomic<bool>* cancel) {
+                             const InsightThresholds& thresholds, const std::atomic<bool>* cancel) {
     m_sites = &sites;
     m_session = &session;
     m_windowStart = windowStartNs;
@@ -46,7 +45,7 @@ bool SimulatedSavings::build(const Session& session, const SessionDatabase& data
                        chosen.size() < static_cast<size_t>(thresholds.simulation.maxSites);
          ++s) {
         const SyncSiteStats& stats = sites.stats()[s];
-        if (!stats.site.isUserSite())
+        if (!stats.isUserFinding())
             continue;
         if (static_cast<double>(stats.blockedNs + stats.bubbleNs) / windowNs <
             thresholds.simulation.minBlockedShare)

@@ -141,14 +141,16 @@ private slots:
         const Run result =
             run({QStringLiteral("--insights"), sourcePath("tests/interop/data/cpu_loop.json.gz")});
         QVERIFY2(result.exitCode == 0, qPrintable(result.err));
-        QVERIFY2(result.out.contains(QStringLiteral("in-loop-sync: In-loop sync")) &&
+        QVERIFY2(result.out.contains(
+                     QStringLiteral("pageable-copy: In-loop blocking copy to pageable memory")) &&
                      result.out.contains(QStringLiteral("make_traces.py · infer_cpu()")),
                  qPrintable(result.out));
-        QVERIFY2(result.out.contains(QStringLiteral("pageable-copy")), qPrintable(result.out));
+        QVERIFY2(result.out.contains(QStringLiteral("Evidence: pageable-copy, in-loop-sync")),
+                 qPrintable(result.out));
     }
 
-    // --window on the small session (starts at 1 µs; GPU work 1.5–23 µs; range "forward"
-    // 1.6–4.8 µs): the active window by default, a range, a time range in the text.
+    // --window on the small session (starts at 1 µs; GPU work 1.5–23 µs, kernels from 3 µs; range
+    // "forward" 1.6–4.8 µs): the active window by default, a range, a time range in the text.
     void insightsWindow() {
         const QString path = m_dir.filePath(QStringLiteral("window.stallscope"));
         stallscope::testing::writeSmallSession(path.toStdString());
@@ -166,7 +168,7 @@ private slots:
                      .value(QStringLiteral("label"))
                      .toString(),
                  QStringLiteral("active (first kernel to last GPU work)"));
-        QCOMPARE(summary.value(QStringLiteral("startup_ns")).toInteger(), qint64(500));
+        QCOMPARE(summary.value(QStringLiteral("startup_ns")).toInteger(), qint64(2'000));
 
         const Run range = run({QStringLiteral("--insights"), QStringLiteral("--json"),
                                QStringLiteral("--window"), QStringLiteral("range:forward"), path});

@@ -8,6 +8,8 @@
 #include "model/analysis/insight_engine.h"
 #include "model/session/python_frame_name.h"
 
+#include <algorithm>
+
 #include <QDir>
 #include <QFile>
 
@@ -19,17 +21,21 @@ constexpr int kSteps = 12; // STEPS in make_traces.py
 std::string key(SyncKind kind, const char* function) {
     return std::to_string(static_cast<int>(kind)) + "@" + function;
 }
+bool carries(const Insight& insight, InsightRule rule) {
+    return std::find(insight.rules.begin(), insight.rules.end(), rule) != insight.rules.end();
+}
+// The finding at `function` that carries `rule`'s evidence.
 const Insight* findInsight(const InsightReport& report, InsightRule rule,
                            const std::string& function) {
     for (const Insight& insight : report.insights)
-        if (insight.rule == rule && insight.site.function == function)
+        if (carries(insight, rule) && insight.site.function == function)
             return &insight;
     return nullptr;
 }
 int countRule(const InsightReport& report, InsightRule rule) {
     int n = 0;
     for (const Insight& insight : report.insights)
-        n += insight.rule == rule;
+        n += carries(insight, rule);
     return n;
 }
 } // namespace
@@ -158,15 +164,19 @@ private slots:
             Expect inLoop;
             bool pageable;
             const char* library = ""; // the label's library frame, when the sync is in one
+            bool siteFinding = true;  // the loop's site is a finding of kSteps calls
         } cases[] = {
-            {"item_loop.json.gz", "train_item", Yes, false},
+            // A tiny model: each .item() / synchronize() saves ~8 µs of a ~2.8 ms step (the
+            // host's Python is the bottleneck), under the in-loop rule's 5 % of the period.
+            {"item_loop.json.gz", "train_item", No, false},
             // torch.cuda.synchronize(): the user's function, the library function that synced.
-            {"sync_loop.json.gz", "train_sync", Yes, false,
+            {"sync_loop.json.gz", "train_sync", No, false,
              " → torch/cuda/__init__.py · synchronize()"},
             // Each .cpu() is two syncs at one site (the pageable copy, then a stream sync with
-            // no launch between them): the engine counts them as one sync point per step.
+            // no launch between them): the engine counts them as one call per step.
             {"cpu_loop.json.gz", "infer_cpu", Yes, true},
-            {"clean_loop.json.gz", "train_clean", No, false},
+            // One read after the loop: too cheap to be simulated.
+            {"clean_loop.json.gz", "train_clean", No, false, "", false},
         };
         for (const Case& c : cases) {
             QTemporaryDir dir;
@@ -181,13 +191,19 @@ private slots:
             const Insight* inLoop = findInsight(report, InsightRule::InLoopSync, c.function);
             QVERIFY2((inLoop != nullptr) == (c.inLoop == Yes),
                      qPrintable(QString(c.file) + ": " + all));
-            if (inLoop) {
-                QCOMPARE(inLoop->site.file, std::string("make_traces.py"));
-                // Kineto records the def line only: the label must not pretend otherwise.
-                QVERIFY(inLoop->site.lineIsDefinition);
-                QCOMPARE(inLoop->site.label(),
-                         std::string("make_traces.py · ") + c.function + "()" + c.library);
+            // Every loop's site is one finding, counted per call.
+            const Insight* site = findInsight(report, InsightRule::SyncAttribution, c.function);
+            if (!c.siteFinding) {
+                QVERIFY2(!site, qPrintable(all));
+                continue;
             }
+            QVERIFY2(site, qPrintable(QString(c.file) + ": " + all));
+            QCOMPARE(site->count, int64_t(kSteps));
+            QCOMPARE(site->site.file, std::string("make_traces.py"));
+            // Kineto records the def line only: the label must not pretend otherwise.
+            QVERIFY(site->site.lineIsDefinition);
+            QCOMPARE(site->site.label(),
+                     std::string("make_traces.py · ") + c.function + "()" + c.library);
             const Insight* pageable = findInsight(report, InsightRule::PageableCopy, c.function);
             QVERIFY2((pageable != nullptr) == c.pageable, qPrintable(QString(c.file) + ": " + all));
             if (pageable)

@@ -122,8 +122,9 @@ void TestAnalysisWindow::parseForms_data() {
     QTest::addColumn<QString>("label");
     QTest::addColumn<int>("kind");
     using K = model::AnalysisWindow::Kind;
-    QTest::newRow("active") << "active" << 1500LL << 23000LL << "active (first kernel to last GPU work)"
-                            << int(K::Active);
+    // From the first kernel (3 µs), not the copy before it (1.5 µs).
+    QTest::newRow("active") << "active" << 3000LL << 23000LL
+                            << "active (first kernel to last GPU work)" << int(K::Active);
     QTest::newRow("all") << "all" << 1000LL << 100000LL << "whole session" << int(K::All);
     QTest::newRow("one step") << "steps:1" << 1500LL << 24000LL << "step 1 (NVTX ranges step…)"
                               << int(K::Steps);
@@ -314,7 +315,8 @@ void TestAnalysisWindow::summaryTextAndJson() {
     QCOMPARE(window.value("start_ns").toInteger(), qint64(250'000));
     QCOMPARE(window.value("end_ns").toInteger(), qint64(750'000));
     QCOMPARE(window.value("ns").toInteger(), qint64(500'000));
-    QCOMPARE(window.value("label").toString(), QStringLiteral("active (first kernel to last GPU work)"));
+    QCOMPARE(window.value("label").toString(),
+             QStringLiteral("active (first kernel to last GPU work)"));
     QCOMPARE(summary.value("startup_ns").toInteger(), qint64(250'000));
     QCOMPARE(summary.value("wall_ns").toInteger(), qint64(1'000'000));
 
