@@ -5,7 +5,8 @@ TIMINGS_JSON comes from run_pairs.sh; each pair's recorded "before" session (<pa
 in DIR, default TIMINGS_JSON's folder) goes through `stallscope --insights --json`.
   measured saving per sync  = (median before - median after) / (iterations x syncs_per_iteration)
   predicted saving per sync = savings_ns / count of the insight at the pair's SYNC-SITE line
-  (the largest savings_ns when several insights name that site)."""
+  (the largest savings_ns when several insights name that site), over the recorded run's timed
+  loop (--window: its last loop_s seconds of GPU work)."""
 import argparse
 import json
 import os
@@ -15,16 +16,32 @@ import sys
 TOLERANCE = 0.25  # issue 12's goal: predicted within +-25 % of measured
 
 
-def insights(stallscope, session):
-    """The session's insights, or None when stallscope fails on it."""
+def report(stallscope, session, window=None):
+    """stallscope's JSON report of the session (over `window`, a --window spec), or None when
+    stallscope fails on it."""
     env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
-    result = subprocess.run([stallscope, "--insights", "--json", session], env=env,
-                            capture_output=True, text=True)
+    command = [stallscope, "--insights", "--json"] + (["--window", window] if window else [])
+    result = subprocess.run(command + [session], env=env, capture_output=True, text=True)
     if result.returncode != 0:
         print("%s: stallscope exit %d: %s" % (session, result.returncode, result.stderr.strip()),
               file=sys.stderr)
         return None
-    return json.loads(result.stdout).get("insights", [])
+    return json.loads(result.stdout)
+
+
+def insights(stallscope, session, loop_s=None):
+    """The session's insights over the timed loop: the last `loop_s` seconds of GPU work (the
+    program times its loop between two device syncs, so the loop ends with the GPU work; the
+    warm-up before it is left out, as the measured times leave it out). Without loop_s: the
+    active window."""
+    found = report(stallscope, session)
+    if found is None or loop_s is None:
+        return None if found is None else found.get("insights", [])
+    summary = found["summary"]
+    end = summary["window"]["end_ns"] - summary["start_ns"]
+    window = "%dns:%dns" % (end - int(loop_s * 1e9), end)
+    found = report(stallscope, session, window)
+    return None if found is None else found.get("insights", [])
 
 
 def names_line(location, sync_site):
@@ -111,7 +128,8 @@ def main():
         if entry["median_before_s"] is None or entry["median_after_s"] is None:
             print("%s: no timings, skipped" % name, file=sys.stderr)
             continue
-        found = insights(args.stallscope, os.path.join(sessions, entry["session"]))
+        loop_s = (entry.get("recorded") or {}).get("loop_s")
+        found = insights(args.stallscope, os.path.join(sessions, entry["session"]), loop_s)
         insight = False if found is None else site_insight(found, entry["sync_site"])
         rows.append(compare_pair(name, entry, insight))
     table = markdown(rows)

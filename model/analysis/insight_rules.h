@@ -25,7 +25,7 @@ struct AnalysisContext {
     const SimulatedSavings& savings;
     const std::atomic<bool>* cancel = nullptr;
     int64_t windowStartNs = 0, windowEndNs = 1;
-    int64_t windowNs = 1;                              // never 0, so shares stay finite
+    int64_t windowNs = 1;    // never 0, so shares stay finite
     int64_t gpuIdleNs = 0;   // in the window, the largest of the devices with work
     double gpuBusyShare = 0; // in the window, the busiest device
     SourceLanguage language = SourceLanguage::Unknown; // wording for rules without a site
@@ -36,8 +36,9 @@ struct AnalysisContext {
         return static_cast<double>(ns) / static_cast<double>(windowNs);
     }
     // Rates an insight by what fixing it would save: savingsNs (at most the GPU idle time of the
-    // window: no fix recovers more), its share of the window and the severity that share earns.
-    void rateBySavings(Insight& insight, int64_t savingsNs) const;
+    // window plus the GPU time the fix takes away: no fix recovers more), its share of the window
+    // and the severity that share earns.
+    void rateBySavings(Insight& insight, int64_t savingsNs, int64_t gpuTimeRemovedNs = 0) const;
 };
 
 namespace insight_rules {

@@ -19,8 +19,9 @@ Severity AnalysisContext::severityFor(double share) const {
     return Severity::Low;
 }
 
-void AnalysisContext::rateBySavings(Insight& insight, int64_t savingsNs) const {
-    insight.savingsNs = std::clamp<int64_t>(savingsNs, 0, gpuIdleNs);
+void AnalysisContext::rateBySavings(Insight& insight, int64_t savingsNs,
+                                    int64_t gpuTimeRemovedNs) const {
+    insight.savingsNs = std::clamp<int64_t>(savingsNs, 0, gpuIdleNs + gpuTimeRemovedNs);
     insight.share = shareOf(insight.savingsNs);
     insight.severity = severityFor(insight.share);
 }
@@ -103,7 +104,9 @@ void countCalls(const AnalysisContext& context, std::vector<SiteEvidence>& evide
                 }
             }
             const int32_t site = context.sites.siteOf(static_cast<int32_t>(l), i);
-            if (site < 0)
+            // Calls inside the window: the ones the simulated saving removed.
+            if (site < 0 || syncs.start[i] < context.windowStartNs ||
+                syncs.start[i] > context.windowEndNs)
                 continue;
             SiteEvidence& found = evidence[site];
             const bool sameCall =
@@ -240,7 +243,8 @@ void syncSites(const AnalysisContext& context, std::vector<Insight>& out) {
         insight.medianLaunchesBetween = upperMedian(found.launchesBetween);
         insight.medianPeriodNs = upperMedian(found.periods);
         insight.simulated = true;
-        context.rateBySavings(insight, context.savings.savingOf(site));
+        context.rateBySavings(insight, context.savings.savingOf(site),
+                              context.savings.gpuTimeRemovedOf(site));
         const int64_t perCall = insight.savingsNs / insight.count;
 
         // The evidence, most specific first: it decides the main rule and the fix.

@@ -23,6 +23,7 @@ bool SimulatedSavings::build(const Session& session, const SessionDatabase& data
     m_windowStart = windowStartNs;
     m_windowEnd = windowEndNs;
     m_saving.assign(sites.siteCount(), -1);
+    m_gpuTimeRemoved.assign(sites.siteCount(), 0);
     m_cudaEvents = database.cudaEvents(); // empty without the file or its events
     m_graph = std::make_shared<whatif::RunGraph>();
     if (!m_graph->build(session, m_cudaEvents, cancel))
@@ -57,6 +58,8 @@ bool SimulatedSavings::build(const Session& session, const SessionDatabase& data
         for (size_t i = next++; i < chosen.size(); i = next++) {
             whatif::WhatIf changes;
             changes.removedSyncs = syncsInWindow(chosen[i]);
+            changes.removeStatementTime =
+                sites.stats()[chosen[i]].site.language == SourceLanguage::Python;
             if (changes.removedSyncs.empty()) {
                 m_saving[chosen[i]] = 0;
                 continue;
@@ -65,6 +68,7 @@ bool SimulatedSavings::build(const Session& session, const SessionDatabase& data
             if (after.cancelled)
                 return;
             m_saving[chosen[i]] = std::max<int64_t>(0, baseline.windowEndNs - after.windowEndNs);
+            m_gpuTimeRemoved[chosen[i]] = after.gpuTimeRemovedNs;
         }
     };
     std::thread helper;

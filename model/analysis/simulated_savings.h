@@ -30,6 +30,8 @@ public:
     bool simulated(int32_t site) const { return m_saving[site] >= 0; }
     // The replayed saving of removing the site's waits, -1 when the site was not simulated.
     int64_t savingOf(int32_t site) const { return m_saving[site]; }
+    // GPU time the site's fix takes away (pageable copies made pinned).
+    int64_t gpuTimeRemovedOf(int32_t site) const { return m_gpuTimeRemoved[site]; }
     // The syncs of the site inside the window: what the replay removed.
     std::vector<EventRef> syncsInWindow(int32_t site) const;
     const whatif::RunGraph& graph() const { return *m_graph; }
@@ -43,7 +45,8 @@ private:
     int64_t m_windowStart = 0, m_windowEnd = 0;
     std::shared_ptr<whatif::RunGraph> m_graph;
     std::vector<CudaEventInfo> m_cudaEvents;
-    std::vector<int64_t> m_saving; // per site
+    std::vector<int64_t> m_saving;         // per site
+    std::vector<int64_t> m_gpuTimeRemoved; // per site
     int64_t m_baselineMismatches = 0;
 };
 

@@ -64,8 +64,10 @@ public:
     Replay(const RunGraph& graph, const WhatIf& changes, const ReplayOptions& options)
         : m_graph(graph), m_session(graph.session()), m_options(options),
           m_latencies(graph.latencies()), m_stepShift(graph.stepCount(), kUnset),
-          m_opShift(graph.opCount(), kUnset), m_hosts(graph.threads().size()),
-          m_streams(graph.streams().size()), m_removed(graph.threads().size()) {
+          m_opShift(graph.opCount(), kUnset),
+          m_stepEndShift(graph.hasHandoffs() ? graph.stepCount() : 0, kUnset), m_changes(changes),
+          m_hosts(graph.threads().size()), m_streams(graph.streams().size()),
+          m_removed(graph.threads().size()) {
         for (const EventRef& sync : changes.removedSyncs)
             if (sync.kind == EventKind::Sync && sync.lane >= 0 &&
                 static_cast<size_t>(sync.lane) < m_removed.size())
@@ -110,6 +112,7 @@ public:
         }
         result.windowEndNs = m_windowEnd;
         result.forcedNodes = m_forced;
+        result.gpuTimeRemovedNs = m_gpuTimeRemoved;
         if (m_options.keepShifts) {
             result.stepShift = std::move(m_stepShift);
             result.opEndShift = std::move(m_opShift);
@@ -157,12 +160,29 @@ private:
         bool progressed = false;
         while (h.step < thread.steps.size()) {
             if (!h.inStep) {
+                const uint32_t step = thread.firstStep + h.step;
                 const int64_t recordedStart = m_graph.stepStart(lane, h.step);
-                const int64_t start = h.time == kUnset
-                                          ? recordedStart
-                                          : h.time + std::max<int64_t>(
-                                                         0, recordedStart - h.recordedPrevEnd);
-                m_stepShift[thread.firstStep + h.step] = start - recordedStart;
+                int64_t cpu = std::max<int64_t>(0, recordedStart - h.recordedPrevEnd);
+                // A removed sync statement takes its own CPU time with it (Python's wrapper
+                // around the call): the thread's typical time between two calls, at most.
+                if (m_changes.removeStatementTime && collapsesStep(lane, h.step))
+                    cpu -= std::min(cpu, thread.medianGapNs);
+                int64_t start = h.time == kUnset ? recordedStart : h.time + cpu;
+                if (const uint32_t waitedFor = m_graph.handoff(step); waitedFor != kNone) {
+                    // The thread waited for another one: CPU work follows that step's end.
+                    int64_t shift = m_stepEndShift[waitedFor];
+                    if (shift == kUnset) {
+                        if (!force)
+                            return progressed;
+                        shift = 0;
+                        ++m_forced;
+                    }
+                    const auto [otherLane, otherStep] = m_graph.locateStep(waitedFor);
+                    const int64_t otherEnd = m_graph.stepEnd(otherLane, otherStep);
+                    start = std::max(h.time == kUnset ? start : h.time, otherEnd + shift) +
+                            (recordedStart - otherEnd);
+                }
+                m_stepShift[step] = start - recordedStart;
                 h.inStep = true;
                 h.collapse = false;
                 h.cursor = start;
@@ -212,6 +232,8 @@ private:
             if (h.collapse)
                 end = m_graph.stepStart(lane, h.step) + m_stepShift[thread.firstStep + h.step];
             noteEnd(recordedEnd, end);
+            if (!m_stepEndShift.empty())
+                m_stepEndShift[thread.firstStep + h.step] = end - recordedEnd;
             h.time = end;
             h.recordedPrevEnd = recordedEnd;
             h.inStep = false;
@@ -220,6 +242,17 @@ private:
             force = false;
         }
         return progressed;
+    }
+
+    // True when the step holds a removed sync whose call disappears with it.
+    bool collapsesStep(int32_t lane, uint32_t step) {
+        const RunGraph::HostThread& thread = m_graph.threads()[lane];
+        const SyncColumns& syncs = m_session.hostLanes[lane].syncs;
+        for (uint32_t s = m_hosts[lane].sync; s < syncs.size() && thread.stepOfSync[s] <= step; ++s)
+            if (thread.stepOfSync[s] == step && isHostBlocking(syncs.kind[s]) &&
+                !isCopyKind(syncs.kind[s]) && isRemoved(lane, s))
+                return true;
+        return false;
     }
 
     bool isPinned(int32_t lane, uint32_t op) {
@@ -272,8 +305,11 @@ private:
             force = false;
             const int64_t replayedStart = begin.empty() ? start : begin.replayed();
             int64_t duration = end - start;
-            if (isPinned(lane, op))
-                duration = std::min(duration, pinnedCopyNs(m_graph.opBytes(lane, k)));
+            if (isPinned(lane, op)) {
+                const int64_t pinned = std::min(duration, pinnedCopyNs(m_graph.opBytes(lane, k)));
+                m_gpuTimeRemoved += duration - pinned;
+                duration = pinned;
+            }
             const int64_t replayedEnd = replayedStart + duration;
             m_opShift[op] = replayedEnd - end;
             noteEnd(end, replayedEnd);
@@ -322,13 +358,27 @@ private:
         if (getenv("WHATIF_DEBUG")) {
             if (bestIsHost) {
                 const HostState& h = m_hosts[bestLane];
-                fprintf(stderr, "force host lane %d step %u/%zu sync %u t=%lld\n", bestLane, h.step, m_graph.threads()[bestLane].steps.size(), h.sync, (long long)best);
-                for (uint32_t op : m_graph.awaited(bestLane, h.sync)) { auto [ol, k] = m_graph.locateOp(op); fprintf(stderr, "  awaits op %u lane %d k %u/%zu (stream at %u) start %lld launchStep %u\n", op, ol, k, m_graph.streams()[ol].ops.size(), m_streams[ol].op, (long long)m_graph.opStart(ol,k), m_graph.launchStep(op)); }
+                fprintf(stderr, "force host lane %d step %u/%zu sync %u t=%lld\n", bestLane, h.step,
+                        m_graph.threads()[bestLane].steps.size(), h.sync, (long long)best);
+                for (uint32_t op : m_graph.awaited(bestLane, h.sync)) {
+                    auto [ol, k] = m_graph.locateOp(op);
+                    fprintf(
+                        stderr,
+                        "  awaits op %u lane %d k %u/%zu (stream at %u) start %lld launchStep %u\n",
+                        op, ol, k, m_graph.streams()[ol].ops.size(), m_streams[ol].op,
+                        (long long)m_graph.opStart(ol, k), m_graph.launchStep(op));
+                }
             } else {
-                const uint32_t k = m_streams[bestLane].op; const uint32_t op = m_graph.streams()[bestLane].firstOp + k;
-                fprintf(stderr, "force stream lane %d op %u start %lld launchStep %u dep %u\n", bestLane, k, (long long)best, m_graph.launchStep(op), m_graph.eventDependency(op));
+                const uint32_t k = m_streams[bestLane].op;
+                const uint32_t op = m_graph.streams()[bestLane].firstOp + k;
+                fprintf(stderr, "force stream lane %d op %u start %lld launchStep %u dep %u\n",
+                        bestLane, k, (long long)best, m_graph.launchStep(op),
+                        m_graph.eventDependency(op));
             }
-            for (size_t l = 0; l < m_hosts.size(); ++l) fprintf(stderr, "  host %zu at step %u/%zu (global %u)\n", l, m_hosts[l].step, m_graph.threads()[l].steps.size(), m_graph.threads()[l].firstStep + m_hosts[l].step);
+            for (size_t l = 0; l < m_hosts.size(); ++l)
+                fprintf(stderr, "  host %zu at step %u/%zu (global %u)\n", l, m_hosts[l].step,
+                        m_graph.threads()[l].steps.size(),
+                        m_graph.threads()[l].firstStep + m_hosts[l].step);
         }
         if (bestIsHost)
             advanceHost(bestLane, true);
@@ -342,12 +392,15 @@ private:
     const Latencies& m_latencies;
     std::vector<int64_t> m_stepShift;
     std::vector<int64_t> m_opShift;
+    std::vector<int64_t> m_stepEndShift; // only with hand-offs
+    const WhatIf& m_changes;
     std::vector<HostState> m_hosts;
     std::vector<StreamState> m_streams;
     std::vector<std::vector<uint32_t>> m_removed; // per host lane, sorted sync indexes
     std::vector<uint32_t> m_pinned;               // global operation ids, sorted
     int64_t m_windowEnd = kUnset;
     int64_t m_forced = 0;
+    int64_t m_gpuTimeRemoved = 0;
 };
 
 } // namespace

@@ -28,6 +28,10 @@ struct WhatIf {
     // Device->host copies awaited by the removed syncs run at the pinned rate (Latencies):
     // "this pageable copy becomes an asynchronous copy into pinned memory".
     bool pinRemovedCopies = true;
+    // A removed sync call's statement goes too: the CPU time before the call, up to the thread's
+    // median time between two calls (Python's wrapper around `torch.cuda.synchronize()`). For
+    // Python sites; a C++ program's time before a call is its own work.
+    bool removeStatementTime = false;
 };
 
 struct ReplayOptions {
@@ -46,6 +50,9 @@ struct ReplayResult {
     // Steps and operations replayed with a dependency still unresolved (inconsistent clocks or
     // a sync recorded before the work it waited for): 0 on consistent recordings.
     int64_t forcedNodes = 0;
+    // GPU time the changes took away (copies made pinned): a saving may exceed the recorded GPU
+    // idle time by this much.
+    int64_t gpuTimeRemovedNs = 0;
     bool cancelled = false;
     // With keepShifts: replayed - recorded start per global step, replayed - recorded end per
     // global operation.

@@ -64,10 +64,10 @@ struct RunGraph::Builder {
     RunGraph& graph;
     const Session& session;
     std::span<const CudaEventInfo> cudaEvents;
-    std::vector<int32_t> processOfLane;         // per host lane
-    std::vector<int32_t> streamLaneOf;          // per Session::streams entry, -1 without a lane
+    std::vector<int32_t> processOfLane; // per host lane
+    std::vector<int32_t> streamLaneOf;  // per Session::streams entry, -1 without a lane
     std::vector<std::vector<int32_t>> lanesOfProcess; // stream lanes per process
-    std::vector<LaunchMap> launches;            // per process
+    std::vector<LaunchMap> launches;                  // per process
     std::vector<std::unordered_map<uint32_t, uint32_t>> transferByCorrelation; // per process
     std::vector<std::unordered_map<int64_t, const CudaEventInfo*>> eventById;  // per process
     std::unordered_map<int64_t, int32_t> streamLaneOfRow; // streams.id -> stream lane
@@ -147,8 +147,8 @@ struct RunGraph::Builder {
             }
             uint32_t previous = 0;
             for (size_t s = 0; s < syncs.size(); ++s) {
-                uint32_t step = containing[s] == kNone ? thread.stepOfSync[s]
-                                                       : stepOfTopCall[containing[s]];
+                uint32_t step =
+                    containing[s] == kNone ? thread.stepOfSync[s] : stepOfTopCall[containing[s]];
                 // Keep the order the replay walks in; only inconsistent clocks break it.
                 step = std::max(step, previous);
                 thread.stepOfSync[s] = previous = step;
@@ -157,9 +157,9 @@ struct RunGraph::Builder {
             const int32_t process = processOfLane[l];
             if (process >= 0)
                 for (size_t k = 0; k < calls.size(); ++k)
-                    launches[process].add(calls.correlationId[k],
-                                          {thread.firstStep + stepOfTopCall[topOfCall[k]],
-                                           calls.start[k]});
+                    launches[process].add(
+                        calls.correlationId[k],
+                        {thread.firstStep + stepOfTopCall[topOfCall[k]], calls.start[k]});
             nextStep += static_cast<uint32_t>(thread.steps.size());
         }
         graph.m_stepCount = nextStep;
@@ -226,9 +226,15 @@ struct RunGraph::Builder {
             for (uint32_t k = 0; k < stream.ops.size(); ++k) {
                 uint32_t correlation = 0;
                 switch (graph.opKind(static_cast<int32_t>(l), k)) {
-                case OpKind::Kernel: correlation = lane.kernels.correlationId[stream.ops[k] & 0x3fff'ffff]; break;
-                case OpKind::Memcpy: correlation = lane.memcpys.correlationId[stream.ops[k] & 0x3fff'ffff]; break;
-                case OpKind::Memset: correlation = lane.memsets.correlationId[stream.ops[k] & 0x3fff'ffff]; break;
+                case OpKind::Kernel:
+                    correlation = lane.kernels.correlationId[stream.ops[k] & 0x3fff'ffff];
+                    break;
+                case OpKind::Memcpy:
+                    correlation = lane.memcpys.correlationId[stream.ops[k] & 0x3fff'ffff];
+                    break;
+                case OpKind::Memset:
+                    correlation = lane.memsets.correlationId[stream.ops[k] & 0x3fff'ffff];
+                    break;
                 }
                 uint32_t step = kNone;
                 int64_t lag = 0;
@@ -291,7 +297,8 @@ struct RunGraph::Builder {
             return kNone;
         const int32_t lane = found->second;
         int64_t launchedBy = event.recordNs;
-        if (const Launch* launch = launches[process].find(static_cast<uint32_t>(event.correlationId)))
+        if (const Launch* launch =
+                launches[process].find(static_cast<uint32_t>(event.correlationId)))
             launchedBy = launch->callStartNs;
         return lastOpBefore(lane, launchedBy, std::numeric_limits<int64_t>::max());
     }
@@ -314,7 +321,8 @@ struct RunGraph::Builder {
         case SyncKind::BlockingCopy:
         case SyncKind::BlockingMemset: {
             const auto& transfers = transferByCorrelation[process];
-            if (const auto found = transfers.find(syncs.correlationId[s]); found != transfers.end()) {
+            if (const auto found = transfers.find(syncs.correlationId[s]);
+                found != transfers.end()) {
                 out.push_back(found->second);
                 return;
             }
@@ -343,7 +351,8 @@ struct RunGraph::Builder {
                 push(best);
             }
             return;
-        default: break;
+        default:
+            break;
         }
         if (kind == SyncKind::Stream && streamLane >= 0) {
             push(lastOpBefore(streamLane, start, end));
@@ -401,6 +410,57 @@ struct RunGraph::Builder {
             }
     }
 
+    // Hand-offs between the kernel-launching threads of each process (RunGraph::handoff).
+    void buildHandoffs() {
+        std::vector<bool> launching(graph.m_threads.size(), false);
+        for (uint32_t step : graph.m_launchStep)
+            if (step != kNone)
+                launching[graph.locateStep(step).first] = true;
+        struct Ending {
+            int64_t endNs;
+            int32_t lane;
+            uint32_t step; // global
+        };
+        std::vector<std::vector<Ending>> byProcess(session.processes.size());
+        std::vector<int> lanesOfProcess(session.processes.size(), 0);
+        for (size_t l = 0; l < graph.m_threads.size(); ++l)
+            if (launching[l] && processOfLane[l] >= 0)
+                ++lanesOfProcess[processOfLane[l]];
+        for (size_t l = 0; l < graph.m_threads.size(); ++l) {
+            const int32_t process = processOfLane[l];
+            if (!launching[l] || process < 0 || lanesOfProcess[process] < 2)
+                continue;
+            const HostThread& thread = graph.m_threads[l];
+            for (uint32_t i = 0; i < thread.steps.size(); ++i)
+                byProcess[process].push_back({graph.stepEnd(static_cast<int32_t>(l), i),
+                                              static_cast<int32_t>(l), thread.firstStep + i});
+        }
+        for (std::vector<Ending>& endings : byProcess)
+            std::sort(endings.begin(), endings.end(),
+                      [](const Ending& a, const Ending& b) { return a.endNs < b.endNs; });
+        for (size_t l = 0; l < graph.m_threads.size(); ++l) {
+            const int32_t process = processOfLane[l];
+            if (!launching[l] || process < 0 || lanesOfProcess[process] < 2)
+                continue;
+            const std::vector<Ending>& endings = byProcess[process];
+            const HostThread& thread = graph.m_threads[l];
+            const auto lane = static_cast<int32_t>(l);
+            for (uint32_t i = 1; i < thread.steps.size(); ++i) {
+                const int64_t idleFrom = graph.stepEnd(lane, i - 1);
+                const int64_t start = graph.stepStart(lane, i);
+                auto after =
+                    std::upper_bound(endings.begin(), endings.end(), start,
+                                     [](int64_t t, const Ending& e) { return t < e.endNs; });
+                if (after == endings.begin())
+                    continue;
+                const Ending& last = *(after - 1);
+                if (last.lane != lane && last.endNs > idleFrom)
+                    graph.m_handoffs.emplace_back(thread.firstStep + i, last.step);
+            }
+        }
+        std::sort(graph.m_handoffs.begin(), graph.m_handoffs.end());
+    }
+
     void calibrate() {
         MedianSample launch, queueGap, overhead, wake;
         for (size_t l = 0; l < graph.m_streams.size(); ++l) {
@@ -425,7 +485,8 @@ struct RunGraph::Builder {
                 if (!model::isHostBlocking(syncs.kind[s]))
                     continue;
                 int64_t awaitedEnd = std::numeric_limits<int64_t>::min();
-                for (uint32_t op : graph.awaited(static_cast<int32_t>(l), static_cast<uint32_t>(s))) {
+                for (uint32_t op :
+                     graph.awaited(static_cast<int32_t>(l), static_cast<uint32_t>(s))) {
                     const auto [lane, k] = graph.locateOp(op);
                     awaitedEnd = std::max(awaitedEnd, graph.opEnd(lane, k));
                 }
@@ -435,7 +496,25 @@ struct RunGraph::Builder {
                     wake.add(syncs.end[s] - awaitedEnd);
             }
         }
+        for (size_t l = 0; l < graph.m_threads.size(); ++l) {
+            HostThread& thread = graph.m_threads[l];
+            MedianSample gaps;
+            for (uint32_t i = 1; i < thread.steps.size(); ++i)
+                gaps.add(std::max<int64_t>(0, graph.stepStart(static_cast<int32_t>(l), i) -
+                                                  graph.stepEnd(static_cast<int32_t>(l), i - 1)));
+            thread.medianGapNs = gaps.medianOr(0);
+        }
+        MedianSample pinnedRate;
+        for (const StreamLane& lane : session.streamLanes)
+            for (size_t i = 0; i < lane.memcpys.size(); ++i)
+                if (lane.memcpys.copyKind[i] == static_cast<uint8_t>(format::CopyKind::DtoH) &&
+                    lane.memcpys.dstKind[i] == static_cast<uint8_t>(format::MemoryKind::Pinned) &&
+                    lane.memcpys.bytes[i] >= (1u << 20) && lane.memcpys.duration(i) > 0)
+                    pinnedRate.add(static_cast<int64_t>(static_cast<double>(lane.memcpys.bytes[i]) *
+                                                        1e9 / lane.memcpys.duration(i)));
         Latencies& latencies = graph.m_latencies;
+        latencies.pinnedBytesPerSecond = static_cast<double>(
+            pinnedRate.medianOr(static_cast<int64_t>(latencies.pinnedBytesPerSecond)));
         latencies.launchNs = launch.medianOr(latencies.launchNs);
         latencies.queueGapNs = queueGap.medianOr(latencies.queueGapNs);
         latencies.syncOverheadNs = overhead.medianOr(latencies.syncOverheadNs);
@@ -458,80 +537,11 @@ bool RunGraph::build(const Session& session, std::span<const CudaEventInfo> cuda
         return false;
     builder.buildWaits();
     builder.launches.clear();
+    builder.buildHandoffs();
     if (cancelled())
         return false;
     builder.calibrate();
     return !cancelled();
-}
-
-namespace {
-
-const IntervalColumns& columnOf(const StreamLane& lane, RunGraph::OpKind kind) {
-    switch (kind) {
-    case RunGraph::OpKind::Kernel: return lane.kernels;
-    case RunGraph::OpKind::Memcpy: return lane.memcpys;
-    case RunGraph::OpKind::Memset: break;
-    }
-    return lane.memsets;
-}
-
-} // namespace
-
-int64_t RunGraph::stepStart(int32_t lane, uint32_t step) const {
-    const uint32_t ref = m_threads[lane].steps[step];
-    const HostLane& host = m_session->hostLanes[lane];
-    return ref & kSyncStep ? host.syncs.start[ref & ~kSyncStep] : host.apiCalls.start[ref];
-}
-
-int64_t RunGraph::stepEnd(int32_t lane, uint32_t step) const {
-    const uint32_t ref = m_threads[lane].steps[step];
-    const HostLane& host = m_session->hostLanes[lane];
-    return ref & kSyncStep ? host.syncs.end[ref & ~kSyncStep] : host.apiCalls.end[ref];
-}
-
-int64_t RunGraph::opStart(int32_t lane, uint32_t op) const {
-    return columnOf(m_session->streamLanes[lane], opKind(lane, op))
-        .start[m_streams[lane].ops[op] & 0x3fff'ffff];
-}
-
-int64_t RunGraph::opEnd(int32_t lane, uint32_t op) const {
-    return columnOf(m_session->streamLanes[lane], opKind(lane, op))
-        .end[m_streams[lane].ops[op] & 0x3fff'ffff];
-}
-
-uint64_t RunGraph::opBytes(int32_t lane, uint32_t op) const {
-    const StreamLane& stream = m_session->streamLanes[lane];
-    const uint32_t index = m_streams[lane].ops[op] & 0x3fff'ffff;
-    switch (opKind(lane, op)) {
-    case OpKind::Kernel: return 0;
-    case OpKind::Memcpy: return stream.memcpys.bytes[index];
-    case OpKind::Memset: return stream.memsets.bytes[index];
-    }
-    return 0;
-}
-
-uint32_t RunGraph::eventDependency(uint32_t op) const {
-    const auto found = std::lower_bound(m_eventDeps.begin(), m_eventDeps.end(),
-                                        std::pair<uint32_t, uint32_t>{op, 0});
-    return found != m_eventDeps.end() && found->first == op ? found->second : kNone;
-}
-
-std::pair<int32_t, uint32_t> RunGraph::locateOp(uint32_t op) const {
-    const auto after = std::upper_bound(m_streams.begin(), m_streams.end(), op,
-                                        [](uint32_t id, const Stream& s) { return id < s.firstOp; });
-    const auto lane = static_cast<int32_t>(after - m_streams.begin()) - 1;
-    return {lane, op - m_streams[lane].firstOp};
-}
-
-size_t RunGraph::memoryBytes() const {
-    size_t bytes = m_launchStep.capacity() * 4 + m_launchLag.capacity() * 4 +
-                   m_eventDeps.capacity() * 8 + m_awaited.capacity() * 4;
-    for (const HostThread& thread : m_threads)
-        bytes += (thread.steps.capacity() + thread.stepOfSync.capacity() +
-                  thread.awaitedBegin.capacity()) * 4;
-    for (const Stream& stream : m_streams)
-        bytes += stream.ops.capacity() * 4;
-    return bytes;
 }
 
 } // namespace stallscope::model::whatif

@@ -29,12 +29,14 @@ inline constexpr uint32_t kNone = UINT32_MAX;
 // that bound an event in the recording is replayed exactly; these stand in for the constraints
 // that did not bind (docs/insights.md says how each is measured).
 struct Latencies {
-    int64_t launchNs = 5'000;      // launch call start -> operation start on an idle stream
-    int64_t queueGapNs = 1'000;    // previous operation end -> start of a queued operation
+    int64_t launchNs = 5'000;       // launch call start -> operation start on an idle stream
+    int64_t queueGapNs = 1'000;     // previous operation end -> start of a queued operation
     int64_t syncOverheadNs = 2'000; // a sync whose work had already finished
-    int64_t wakeNs = 5'000;        // awaited work end -> sync return
+    int64_t wakeNs = 5'000;         // awaited work end -> sync return
     // Device-to-host rate into pinned memory (bytes per second), for copies made asynchronous.
-    double pinnedBytesPerSecond = 20e9;
+    // Measured on an H100 (PCIe 5): 48.8 GB/s for 4 MiB copies (bench/RESULTS.md); the session's
+    // own pinned device-to-host copies of at least 1 MiB replace it when it has any.
+    double pinnedBytesPerSecond = 48.8e9;
 };
 
 class RunGraph {
@@ -48,7 +50,8 @@ public:
         std::vector<uint32_t> stepOfSync;
         // Per sync record: its awaited operations are awaited[awaitedBegin[i] .. [i + 1]).
         std::vector<uint32_t> awaitedBegin;
-        uint32_t firstStep = 0; // global id of steps[0]
+        uint32_t firstStep = 0;  // global id of steps[0]
+        int64_t medianGapNs = 0; // CPU time between two consecutive steps, the median
     };
     struct Stream {
         std::vector<uint32_t> ops; // OpKind << 30 | index into the lane's column of that kind
@@ -86,6 +89,14 @@ public:
     int64_t launchLag(uint32_t op) const { return m_launchLag[op]; }
     // The operation that global operation `op` waits for through an event (kNone when none).
     uint32_t eventDependency(uint32_t op) const;
+    // A hand-off between host threads: the step of another kernel-launching thread of the same
+    // process that ended last while `step`'s thread sat idle before it (kNone when none). The
+    // thread was waiting for it (PyTorch's main thread for the autograd thread's backward pass,
+    // and the other way round); the time from its end to `step` is CPU work that follows it.
+    uint32_t handoff(uint32_t step) const;
+    bool hasHandoffs() const { return !m_handoffs.empty(); }
+    // Host lane and lane-local index of a global step id.
+    std::pair<int32_t, uint32_t> locateStep(uint32_t step) const;
     std::span<const uint32_t> awaited(int32_t lane, uint32_t sync) const {
         const HostThread& thread = m_threads[lane];
         return {m_awaited.data() + thread.awaitedBegin[sync],
@@ -103,9 +114,10 @@ private:
     std::vector<HostThread> m_threads; // parallel to Session::hostLanes
     std::vector<Stream> m_streams;     // parallel to Session::streamLanes
     size_t m_stepCount = 0;
-    std::vector<uint32_t> m_launchStep; // per global operation
-    std::vector<int32_t> m_launchLag;   // per global operation
+    std::vector<uint32_t> m_launchStep;                     // per global operation
+    std::vector<int32_t> m_launchLag;                       // per global operation
     std::vector<std::pair<uint32_t, uint32_t>> m_eventDeps; // (op, op it waits for), by op
+    std::vector<std::pair<uint32_t, uint32_t>> m_handoffs;  // (step, step it waited for), by step
     std::vector<uint32_t> m_awaited;
     Latencies m_latencies;
 };

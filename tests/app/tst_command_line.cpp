@@ -133,7 +133,7 @@ private slots:
         QCOMPARE(top.value(QStringLiteral("count")).toInt(), 300);
         const QJsonObject site = top.value(QStringLiteral("site")).toObject();
         QVERIFY(site.value(QStringLiteral("file")).toString().endsWith("sample_train.py"));
-        QCOMPARE(site.value(QStringLiteral("line")).toInt(), 24); // losses.append(loss.item())
+        QCOMPARE(site.value(QStringLiteral("line")).toInt(), 33); // losses.append(loss.item())
         QCOMPARE(site.value(QStringLiteral("function")).toString(), QStringLiteral("main"));
     }
 

@@ -5,6 +5,7 @@
 #include "format/module_class.h"
 #include "tests/interop/interop_support.h"
 
+#include "model/analysis/analysis_window.h"
 #include "model/analysis/insight_engine.h"
 #include "model/session/python_frame_name.h"
 
@@ -182,8 +183,11 @@ private slots:
             QTemporaryDir dir;
             auto imported = importTrace(dir, dataPath(c.file));
             QVERIFY2(imported->ok(), imported->error.c_str());
+            // The whole trace: the loops' first and last reads lie outside the active window.
+            stallscope::model::AnalysisOptions options;
+            options.window = stallscope::model::sessionWindow(*imported->session);
             const InsightReport report =
-                InsightEngine::analyze(*imported->session, imported->database);
+                InsightEngine::analyze(*imported->session, imported->database, options);
             QString all;
             for (const Insight& insight : report.insights)
                 all += QString::fromStdString(std::string(ruleId(insight.rule)) + "@" +
