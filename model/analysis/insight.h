@@ -15,6 +15,10 @@
 
 namespace stallscope::model {
 
+namespace whatif {
+class RunGraph;
+}
+
 enum class Severity : uint8_t { Low = 0, Medium = 1, High = 2 };
 std::string_view severityName(Severity severity); // "HIGH", "MEDIUM", "LOW"
 
@@ -162,6 +166,8 @@ struct SessionStatistics {
 
 struct InsightReport {
     SessionStatistics summary;
+    // The run's dependency graph, for replaying a finding's fix (the timeline's "after" bars).
+    std::shared_ptr<const whatif::RunGraph> runGraph;
     std::vector<SyncSiteStats> sites; // every host-blocking sync site, largest blocked first
     std::vector<Insight> insights;    // largest savings first
     std::string warning;              // e.g. stacks could not be read

@@ -94,6 +94,7 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
 
     report.summary = SessionStatisticsBuilder::compute(session, gpu, sites, window);
     report.sites = sites.stats();
+    report.runGraph = savings.sharedGraph();
     for (size_t s = 0; s < report.sites.size(); ++s) {
         report.sites[s].calls = report.sites[s].count;
         report.sites[s].savingsNs = savings.savingOf(static_cast<int32_t>(s));

@@ -65,7 +65,8 @@ public:
         : m_graph(graph), m_session(graph.session()), m_options(options),
           m_latencies(graph.latencies()), m_stepShift(graph.stepCount(), kUnset),
           m_opShift(graph.opCount(), kUnset),
-          m_stepEndShift(graph.hasHandoffs() ? graph.stepCount() : 0, kUnset), m_changes(changes),
+          m_stepEndShift(graph.hasHandoffs() ? graph.stepCount() : 0, kUnset),
+          m_opStartShift(options.keepShifts ? graph.opCount() : 0, kUnset), m_changes(changes),
           m_hosts(graph.threads().size()), m_streams(graph.streams().size()),
           m_removed(graph.threads().size()) {
         for (const EventRef& sync : changes.removedSyncs)
@@ -116,6 +117,7 @@ public:
         if (m_options.keepShifts) {
             result.stepShift = std::move(m_stepShift);
             result.opEndShift = std::move(m_opShift);
+            result.opStartShift = std::move(m_opStartShift);
         }
         return result;
     }
@@ -312,6 +314,8 @@ private:
             }
             const int64_t replayedEnd = replayedStart + duration;
             m_opShift[op] = replayedEnd - end;
+            if (!m_opStartShift.empty())
+                m_opStartShift[op] = replayedStart - start;
             noteEnd(end, replayedEnd);
             st.previousEnd = end;
             st.previousReplayedEnd = replayedEnd;
@@ -393,6 +397,7 @@ private:
     std::vector<int64_t> m_stepShift;
     std::vector<int64_t> m_opShift;
     std::vector<int64_t> m_stepEndShift; // only with hand-offs
+    std::vector<int64_t> m_opStartShift; // only with keepShifts
     const WhatIf& m_changes;
     std::vector<HostState> m_hosts;
     std::vector<StreamState> m_streams;

@@ -54,10 +54,11 @@ struct ReplayResult {
     // idle time by this much.
     int64_t gpuTimeRemovedNs = 0;
     bool cancelled = false;
-    // With keepShifts: replayed - recorded start per global step, replayed - recorded end per
-    // global operation.
+    // With keepShifts: replayed - recorded start per global step, replayed - recorded end and
+    // start per global operation (they differ for copies made pinned).
     std::vector<int64_t> stepShift;
     std::vector<int64_t> opEndShift;
+    std::vector<int64_t> opStartShift;
 };
 
 class Replayer {

@@ -30,13 +30,15 @@ LAYERS = {
     "model/analysis": {"model/whatif", "model/session", "format"},
     "model/interop": {"model/session", "format"},
     "model/testing": {"format"},
-    "views/timeline": {"model/analysis", "model/session", "format"},
+    "views/timeline": {"model/analysis", "model/whatif", "model/session", "format"},
     "views/dialogs": {"format"},
-    "views/panels": {"views/timeline", "views/dialogs", "model/analysis", "model/jobs",
+    "views/panels": {"views/timeline", "views/dialogs", "model/analysis", "model/whatif", "model/jobs",
                      "model/session", "format"},
-    "views/report": {"views/panels", "views/timeline", "model/analysis", "model/session", "format"},
+    "views/report": {"views/panels", "views/timeline", "model/analysis", "model/whatif",
+                     "model/session", "format"},
     "app": {"views/report", "views/panels", "views/timeline", "views/dialogs", "model/interop",
-            "model/jobs", "model/analysis", "model/session", "format", "symbolize"},
+            "model/jobs", "model/analysis", "model/whatif", "model/session", "format",
+            "symbolize"},
 }
 # Folders that may include any library (never included by one).
 FREE = ("tests", "bench")
