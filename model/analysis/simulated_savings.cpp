@@ -34,10 +34,6 @@ bool SimulatedSavings::build(const Session& session, const SessionDatabase& data
     options.windowEndNs = windowEndNs;
     options.cancel = cancel;
     const whatif::Replayer replayer(*m_graph);
-    const whatif::ReplayResult baseline = replayer.replay({}, options);
-    if (baseline.cancelled)
-        return false;
-    m_baselineMismatches = baseline.forcedNodes;
 
     // Sites worth a replay: the largest by blocked time (SyncSites' order).
     const auto windowNs = static_cast<double>(std::max<int64_t>(windowEndNs - windowStartNs, 1));
@@ -53,9 +49,17 @@ bool SimulatedSavings::build(const Session& session, const SessionDatabase& data
             break;
         chosen.push_back(static_cast<int32_t>(s));
     }
+    // The unmodified replay is one more job for the two workers: the savings compare against it.
+    whatif::ReplayResult baseline;
+    std::vector<int64_t> replayedEnd(chosen.size(), 0);
+    std::vector<char> replayed(chosen.size(), 0); // per chosen site, written by one worker
     std::atomic<size_t> next{0};
     auto work = [&] {
-        for (size_t i = next++; i < chosen.size(); i = next++) {
+        for (size_t i = next++; i <= chosen.size(); i = next++) {
+            if (i == chosen.size()) {
+                baseline = replayer.replay({}, options);
+                continue;
+            }
             whatif::WhatIf changes;
             changes.removedSyncs = syncsInWindow(chosen[i]);
             changes.removeStatementTime =
@@ -67,17 +71,25 @@ bool SimulatedSavings::build(const Session& session, const SessionDatabase& data
             const whatif::ReplayResult after = replayer.replay(changes, options);
             if (after.cancelled)
                 return;
-            m_saving[chosen[i]] = std::max<int64_t>(0, baseline.windowEndNs - after.windowEndNs);
+            replayedEnd[i] = after.windowEndNs;
+            replayed[i] = 1;
+            m_saving[chosen[i]] = 0;
             m_gpuTimeRemoved[chosen[i]] = after.gpuTimeRemovedNs;
         }
     };
     std::thread helper;
-    if (chosen.size() > 1 && std::thread::hardware_concurrency() > 1)
+    if (!chosen.empty() && std::thread::hardware_concurrency() > 1)
         helper = std::thread(work);
     work();
     if (helper.joinable())
         helper.join();
-    return !(cancel && cancel->load());
+    if ((cancel && cancel->load()) || baseline.cancelled)
+        return false;
+    m_baselineMismatches = baseline.forcedNodes;
+    for (size_t i = 0; i < chosen.size(); ++i)
+        if (replayed[i])
+            m_saving[chosen[i]] = std::max<int64_t>(0, baseline.windowEndNs - replayedEnd[i]);
+    return true;
 }
 
 } // namespace stallscope::model

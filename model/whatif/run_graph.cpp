@@ -261,18 +261,24 @@ struct RunGraph::Builder {
         return graph.opStart(lane, k) - graph.m_launchLag[op];
     }
 
-    // The last operation of a stream lane launched at or before `launchedBy` that started
-    // before `startedBy` (global id), kNone when none.
-    uint32_t lastOpBefore(int32_t lane, int64_t launchedBy, int64_t startedBy) const {
-        const Stream& stream = graph.m_streams[lane];
-        uint32_t lo = 0, hi = static_cast<uint32_t>(stream.ops.size());
+    // Lane-local index of the first operation of a stream lane that starts at or after t.
+    uint32_t firstOpStartingAtOrAfter(int32_t lane, int64_t t) const {
+        uint32_t lo = 0, hi = static_cast<uint32_t>(graph.m_streams[lane].ops.size());
         while (lo < hi) {
             const uint32_t mid = lo + (hi - lo) / 2;
-            if (graph.opStart(lane, mid) < startedBy)
+            if (graph.opStart(lane, mid) < t)
                 lo = mid + 1;
             else
                 hi = mid;
         }
+        return lo;
+    }
+
+    // The last operation of a stream lane launched at or before `launchedBy` that started
+    // before `startedBy` (global id), kNone when none.
+    uint32_t lastOpBefore(int32_t lane, int64_t launchedBy, int64_t startedBy) const {
+        const Stream& stream = graph.m_streams[lane];
+        uint32_t lo = firstOpStartingAtOrAfter(lane, startedBy);
         // Operations queued by other threads after the sync began do not count; FIFO order
         // keeps them at the end, so a short walk back finds the last one launched in time.
         for (int walked = 0; lo > 0 && walked < 64; ++walked, --lo)
@@ -300,7 +306,13 @@ struct RunGraph::Builder {
         if (const Launch* launch =
                 launches[process].find(static_cast<uint32_t>(event.correlationId)))
             launchedBy = launch->callStartNs;
-        return lastOpBefore(lane, launchedBy, std::numeric_limits<int64_t>::max());
+        // Every operation that started by then was launched before; queued ones launched
+        // before it may start later: walk over them (the queue ahead of the record).
+        const Stream& stream = graph.m_streams[lane];
+        uint32_t k = firstOpStartingAtOrAfter(lane, launchedBy);
+        while (k < stream.ops.size() && launchedAt(lane, k) <= launchedBy)
+            ++k;
+        return k == 0 ? kNone : stream.firstOp + k - 1;
     }
 
     void addAwaited(int32_t lane, size_t s, std::vector<uint32_t>& out) const {
@@ -402,7 +414,10 @@ struct RunGraph::Builder {
             return;
         const uint32_t marked = markedOp(process, *event);
         const Stream& stream = graph.m_streams[waiting];
-        for (uint32_t k = 0; k < stream.ops.size(); ++k)
+        // An operation launched after the wait starts after it: search from the first such start
+        // (the ones before it in FIFO order are few: the queue ahead of it).
+        for (uint32_t k = firstOpStartingAtOrAfter(waiting, syncs.start[s]); k < stream.ops.size();
+             ++k)
             if (launchedAt(waiting, k) >= syncs.start[s]) {
                 if (marked != kNone && marked != stream.firstOp + k)
                     graph.m_eventDeps.emplace_back(stream.firstOp + k, marked);
@@ -410,52 +425,44 @@ struct RunGraph::Builder {
             }
     }
 
-    // Hand-offs between the kernel-launching threads of each process (RunGraph::handoff).
+    // Hand-offs between the GPU-launching threads of each process (RunGraph::handoff). Each
+    // thread's steps are in time order: one pointer per other thread walks along with them.
     void buildHandoffs() {
         std::vector<bool> launching(graph.m_threads.size(), false);
+        // Threads that launch GPU work: kernels (PyTorch's autograd thread) or copies (its
+        // pin-memory thread, which a bounded queue paces to the main thread's consumption).
         for (uint32_t step : graph.m_launchStep)
             if (step != kNone)
                 launching[graph.locateStep(step).first] = true;
-        struct Ending {
-            int64_t endNs;
-            int32_t lane;
-            uint32_t step; // global
-        };
-        std::vector<std::vector<Ending>> byProcess(session.processes.size());
-        std::vector<int> lanesOfProcess(session.processes.size(), 0);
-        for (size_t l = 0; l < graph.m_threads.size(); ++l)
-            if (launching[l] && processOfLane[l] >= 0)
-                ++lanesOfProcess[processOfLane[l]];
         for (size_t l = 0; l < graph.m_threads.size(); ++l) {
-            const int32_t process = processOfLane[l];
-            if (!launching[l] || process < 0 || lanesOfProcess[process] < 2)
+            if (!launching[l] || processOfLane[l] < 0)
                 continue;
-            const HostThread& thread = graph.m_threads[l];
-            for (uint32_t i = 0; i < thread.steps.size(); ++i)
-                byProcess[process].push_back({graph.stepEnd(static_cast<int32_t>(l), i),
-                                              static_cast<int32_t>(l), thread.firstStep + i});
-        }
-        for (std::vector<Ending>& endings : byProcess)
-            std::sort(endings.begin(), endings.end(),
-                      [](const Ending& a, const Ending& b) { return a.endNs < b.endNs; });
-        for (size_t l = 0; l < graph.m_threads.size(); ++l) {
-            const int32_t process = processOfLane[l];
-            if (!launching[l] || process < 0 || lanesOfProcess[process] < 2)
-                continue;
-            const std::vector<Ending>& endings = byProcess[process];
-            const HostThread& thread = graph.m_threads[l];
             const auto lane = static_cast<int32_t>(l);
+            const HostThread& thread = graph.m_threads[l];
+            std::vector<int32_t> others;
+            for (size_t o = 0; o < graph.m_threads.size(); ++o)
+                if (o != l && launching[o] && processOfLane[o] == processOfLane[l])
+                    others.push_back(static_cast<int32_t>(o));
+            if (others.empty())
+                continue;
+            std::vector<uint32_t> next(others.size(), 0); // first step not yet ended by `start`
             for (uint32_t i = 1; i < thread.steps.size(); ++i) {
                 const int64_t idleFrom = graph.stepEnd(lane, i - 1);
                 const int64_t start = graph.stepStart(lane, i);
-                auto after =
-                    std::upper_bound(endings.begin(), endings.end(), start,
-                                     [](int64_t t, const Ending& e) { return t < e.endNs; });
-                if (after == endings.begin())
-                    continue;
-                const Ending& last = *(after - 1);
-                if (last.lane != lane && last.endNs > idleFrom)
-                    graph.m_handoffs.emplace_back(thread.firstStep + i, last.step);
+                uint32_t waitedFor = kNone;
+                int64_t latestEnd = idleFrom;
+                for (size_t o = 0; o < others.size(); ++o) {
+                    const HostThread& other = graph.m_threads[others[o]];
+                    uint32_t& j = next[o];
+                    while (j < other.steps.size() && graph.stepEnd(others[o], j) <= start)
+                        ++j;
+                    if (j > 0 && graph.stepEnd(others[o], j - 1) > latestEnd) {
+                        latestEnd = graph.stepEnd(others[o], j - 1);
+                        waitedFor = other.firstStep + j - 1;
+                    }
+                }
+                if (waitedFor != kNone)
+                    graph.m_handoffs.emplace_back(thread.firstStep + i, waitedFor);
             }
         }
         std::sort(graph.m_handoffs.begin(), graph.m_handoffs.end());

@@ -89,10 +89,11 @@ public:
     int64_t launchLag(uint32_t op) const { return m_launchLag[op]; }
     // The operation that global operation `op` waits for through an event (kNone when none).
     uint32_t eventDependency(uint32_t op) const;
-    // A hand-off between host threads: the step of another kernel-launching thread of the same
+    // A hand-off between host threads: the step of another GPU-launching thread of the same
     // process that ended last while `step`'s thread sat idle before it (kNone when none). The
     // thread was waiting for it (PyTorch's main thread for the autograd thread's backward pass,
-    // and the other way round); the time from its end to `step` is CPU work that follows it.
+    // and the other way round; a pin-memory thread for queue space); the time from its end to
+    // `step` is CPU work that follows it.
     uint32_t handoff(uint32_t step) const;
     bool hasHandoffs() const { return !m_handoffs.empty(); }
     // Host lane and lane-local index of a global step id.

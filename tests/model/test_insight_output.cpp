@@ -16,6 +16,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <set>
+
 #include <optional>
 
 using namespace stallscope;
@@ -39,6 +41,8 @@ private slots:
     void syntheticGroundTruth();
     void intervalMergeAndBusyQueries();
     void recordedSampleFindings();
+    void findingsAreOnePerSiteAndBounded_data();
+    void findingsAreOnePerSiteAndBounded();
 
 private:
     static void writeLoop(InsightFixture& f, int64_t stack);
@@ -386,6 +390,42 @@ void TestInsightOutput::recordedSampleFindings() {
         deviceSyncs += site.countByKind[static_cast<int>(SyncKind::Device)];
     QCOMPARE(deviceSyncs, int64_t(1));
     QVERIFY(report.summary.gpuBusyShare > 0 && report.summary.gpuBusyShare < 1);
+}
+
+void TestInsightOutput::findingsAreOnePerSiteAndBounded_data() {
+    QTest::addColumn<QString>("path");
+    for (const char* file :
+         {"resources/sample.stallscope", "resources/sample-cuda.stallscope",
+          "resources/synthetic-sample.stallscope", "tests/format/data/format-v1.stallscope"})
+        QTest::newRow(file) << QStringLiteral(STALLSCOPE_SOURCE_DIR "/") + file;
+}
+
+// On every session at hand: no two findings name one site, none names a driver-internal or
+// stackless site, none claims more than the window's GPU idle time (a pageable copy's fix also
+// shortens GPU work: at most the window), and the sites table shows each finding's saving.
+void TestInsightOutput::findingsAreOnePerSiteAndBounded() {
+    QFETCH(QString, path);
+    auto loaded = model::SessionLoader::load(path.toStdString());
+    QVERIFY2(loaded.ok(), loaded.error.c_str());
+    model::SessionDatabase database;
+    std::string error;
+    QVERIFY(database.open(path.toStdString(), &error));
+    const model::InsightReport report = model::InsightEngine::analyze(*loaded.session, database);
+    const model::SessionStatistics& s = report.summary;
+    int64_t idle = 0;
+    for (const model::DeviceBusy& device : s.devices)
+        idle = std::max(idle, s.windowNs - device.busyNs);
+    std::set<int32_t> sites;
+    for (const model::Insight& insight : report.insights) {
+        if (insight.siteIndex < 0)
+            continue;
+        QVERIFY2(sites.insert(insight.siteIndex).second, insight.title.c_str());
+        QVERIFY(report.sites[insight.siteIndex].isUserFinding());
+        QCOMPARE(report.sites[insight.siteIndex].savingsNs, insight.savingsNs);
+        if (insight.rule != InsightRule::PageableCopy)
+            QVERIFY2(insight.savingsNs <= idle, insight.title.c_str());
+        QVERIFY(insight.savingsNs <= s.windowNs);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestInsightOutput)
