@@ -1,11 +1,11 @@
 // The what-if replay (model/whatif): the unmodified replay reproduces every recorded and generated
 // session, and replays with removed syncs give the hand-computed answers of small timelines
 // (GPU-bound, host-bound and launch-bound loops, an event edge between streams, a device sync).
-#include "tests/model/insight_fixture.h"
 #include "model/session/session_loader.h"
 #include "model/testing/synthetic_session.h"
 #include "model/whatif/replay.h"
 #include "model/whatif/run_graph.h"
+#include "tests/model/insight_fixture.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -48,8 +48,8 @@ std::vector<model::EventRef> syncsOfStack(const model::Session& session, int64_t
         const model::SyncColumns& syncs = session.hostLanes[l].syncs;
         for (size_t i = 0; i < syncs.size(); ++i)
             if (syncs.stackId[i] == stack)
-                refs.push_back(model::EventRef::sync(static_cast<int32_t>(l),
-                                                     static_cast<uint32_t>(i)));
+                refs.push_back(
+                    model::EventRef::sync(static_cast<int32_t>(l), static_cast<uint32_t>(i)));
     }
     return refs;
 }
@@ -81,6 +81,8 @@ private slots:
     void hostBoundLoopSavesTheOverlap();
     void eventEdgeHoldsTheWaitingStream();
     void deviceSyncAwaitsEveryStream();
+    void removedSyncCallDisappears();
+    void handoffMovesTheOtherThread();
 
 private:
     static void checkIdentity(const std::string& path);
@@ -110,9 +112,9 @@ void TestWhatIfReplay::checkIdentity(const std::string& path) {
 
 void TestWhatIfReplay::unmodifiedReplayReproducesRecordedSessions_data() {
     QTest::addColumn<QString>("path");
-    for (const char* file : {"resources/sample.stallscope", "resources/sample-cuda.stallscope",
-                             "resources/synthetic-sample.stallscope",
-                             "tests/format/data/format-v1.stallscope"})
+    for (const char* file :
+         {"resources/sample.stallscope", "resources/sample-cuda.stallscope",
+          "resources/synthetic-sample.stallscope", "tests/format/data/format-v1.stallscope"})
         QTest::newRow(file) << QStringLiteral(STALLSCOPE_SOURCE_DIR "/") + file;
 }
 
@@ -149,7 +151,7 @@ void TestWhatIfReplay::unmodifiedReplayReproducesGeneratedSessions() {
 }
 
 std::pair<int64_t, int64_t> TestWhatIfReplay::replayWithout(const std::string& path,
-                                                             int64_t stack) {
+                                                            int64_t stack) {
     const std::unique_ptr<Built> built = buildGraph(path);
     model::whatif::ReplayOptions options;
     options.windowEndNs = lastGpuEnd(*built->session);
@@ -217,8 +219,8 @@ void TestWhatIfReplay::eventEdgeHoldsTheWaitingStream() {
     for (int i = 0; i < kSteps; ++i) {
         const int64_t t0 = 1'000'000 + kPeriod * i;
         fixture.launch(t0, t0 + 5'000, t0 + 1'005'000);
-        writer.addApiCall({fixture.thread, format::ApiDomain::Runtime, 135, recordName,
-                           t0 + 1'000, t0 + 1'500, ++correlation, 0});
+        writer.addApiCall({fixture.thread, format::ApiDomain::Runtime, 135, recordName, t0 + 1'000,
+                           t0 + 1'500, ++correlation, 0});
         writer.addCudaEvent({fixture.stream, i + 1, correlation, t0 + 1'005'000});
         writer.addApiCall({fixture.thread, format::ApiDomain::Runtime, 147, waitName, t0 + 2'000,
                            t0 + 2'500, ++correlation, 0});
@@ -265,14 +267,79 @@ void TestWhatIfReplay::deviceSyncAwaitsEveryStream() {
     testing::InsightFixture fixture(path("device_sync.stallscope"), 100'000'000);
     const int64_t side = fixture.addStream(9);
     const int64_t stack = fixture.pythonStack("train.py", 40, "main");
-    fixture.launch(1'000, 6'000, 2'006'000, side);          // 2 ms on the side stream
-    fixture.launch(2'000, 7'000, 107'000);                  // 100 µs on the main stream
+    fixture.launch(1'000, 6'000, 2'006'000, side);           // 2 ms on the side stream
+    fixture.launch(2'000, 7'000, 107'000);                   // 100 µs on the main stream
     fixture.sync(SyncKind::Device, 3'000, 2'011'000, stack); // waits for both
     fixture.load();
     const std::unique_ptr<Built> built = buildGraph(path("device_sync.stallscope"));
     const auto awaited = built->graph.awaited(0, 0);
     QCOMPARE(awaited.size(), size_t(2));
     QCOMPARE(built->graph.latencies().wakeNs, int64_t(5'000));
+}
+
+// A launch-bound loop: each of 10 steps launches a 100 ns kernel [t, t + 500], 500 ns later calls
+// cudaDeviceSynchronize [t + 1 µs, t + 9 µs] whose sync record [t + 2 µs, t + 8 µs] finds the
+// kernel done, then computes 11 µs. Removing the sync removes the whole call (8 µs a step); with
+// the statement's own time also the 500 ns before it (the thread's median gap between calls).
+void TestWhatIfReplay::removedSyncCallDisappears() {
+    testing::InsightFixture fixture(path("call.stallscope"), 10'000'000);
+    const int64_t stack = fixture.pythonStack("train.py", 50, "main");
+    format::SessionWriter& writer = fixture.writer();
+    const int64_t syncName = writer.internString("cudaDeviceSynchronize");
+    constexpr int kSteps = 10;
+    for (int i = 0; i < kSteps; ++i) {
+        const int64_t t = 1'000'000 + 20'000 * i;
+        fixture.launch(t, t + 1'500, t + 1'600);
+        writer.addApiCall({fixture.thread, format::ApiDomain::Runtime, 165, syncName, t + 1'000,
+                           t + 9'000, 900'000 + i, 0});
+        format::SyncRow sync;
+        sync.threadId = fixture.thread;
+        sync.kind = SyncKind::Device;
+        sync.startNs = t + 2'000;
+        sync.endNs = t + 8'000;
+        sync.correlationId = 900'000 + i;
+        sync.stackId = stack;
+        writer.addSync(sync);
+    }
+    fixture.load();
+    const std::unique_ptr<Built> built = buildGraph(path("call.stallscope"));
+    model::whatif::ReplayOptions options;
+    options.windowEndNs = lastGpuEnd(*built->session);
+    const Replayer replayer(built->graph);
+    WhatIf changes;
+    changes.removedSyncs = syncsOfStack(*built->session, stack);
+    const int64_t before = replayer.replay(WhatIf{}, options).windowEndNs;
+    QCOMPARE(before - replayer.replay(changes, options).windowEndNs, int64_t(kSteps - 1) * 8'000);
+    changes.removeStatementTime = true;
+    QCOMPARE(before - replayer.replay(changes, options).windowEndNs, int64_t(kSteps - 1) * 8'500);
+}
+
+// PyTorch's backward pass runs on the autograd thread: each 320 µs step, the main thread
+// launches the forward kernel, waits while the autograd thread launches the backward kernel
+// (10 µs later), launches the optimizer kernel 9.5 µs after that, and waits for the GPU; each
+// kernel runs 100 µs. The autograd thread's launch follows the main thread's (a hand-off), so
+// without the wait both threads run ahead and the GPU works back to back: each step gives back
+// its 20 µs of idle GPU (wake-up, host gap, launch latency).
+void TestWhatIfReplay::handoffMovesTheOtherThread() {
+    testing::InsightFixture fixture(path("handoff.stallscope"), 10'000'000);
+    const int64_t autograd = fixture.addThread(4300);
+    const int64_t stack = fixture.pythonStack("train.py", 60, "main");
+    constexpr int kSteps = 5;
+    constexpr int64_t kPeriod = 320'000;
+    for (int i = 0; i < kSteps; ++i) {
+        const int64_t t = 1'000'000 + kPeriod * i;
+        fixture.launch(t, t + 5'000, t + 105'000);
+        fixture.launch(t + 10'000, t + 105'000, t + 205'000, {}, autograd);
+        fixture.launch(t + 20'000, t + 205'000, t + 305'000);
+        fixture.sync(SyncKind::Stream, t + 21'000, t + 310'000, stack, fixture.stream);
+    }
+    fixture.load();
+    const std::unique_ptr<Built> built = buildGraph(path("handoff.stallscope"));
+    QVERIFY(built->graph.hasHandoffs());
+    QCOMPARE(built->graph.handoff(built->graph.threads()[0].firstStep + 1), // main's optimizer
+             built->graph.threads()[1].firstStep);                          // after backward
+    const auto [before, after] = replayWithout(path("handoff.stallscope"), stack);
+    QCOMPARE(before - after, int64_t(kSteps - 1) * 20'000);
 }
 
 QTEST_GUILESS_MAIN(TestWhatIfReplay)
