@@ -222,6 +222,13 @@ private slots:
             QVERIFY(block.x1 >= block.x0 + 1.0f);
         }
         QVERIFY(ghosts > 0 && ghosts <= timeline.viewport().width());
+
+        // Escape on the timeline alone (no panels listening) clears them.
+        QSignalSpy cleared(&timeline, &TimelineWidget::selectionCleared);
+        QTest::keyClick(&timeline, Qt::Key_Escape);
+        QCOMPARE(cleared.size(), 1);
+        QVERIFY(!timeline.hasAfterFix());
+        QVERIFY(timeline.ghostBlocks().empty());
     }
 
     // 400 000 kernels moved by 500 ns: at most one ghost per pixel column, and the ghosts'

@@ -287,6 +287,13 @@ void TimelineWidget::paintAfterFix(QPainter& painter, const QRect& canvas) {
     narrowFill.setAlpha(100);
     painter.setBrush(Qt::NoBrush);
     painter.setPen(QPen(ghost, 1, Qt::DashLine));
+    // Touching narrow ghosts of a lane are one rectangle: fewer fills, no darker overlaps.
+    QRect pending;
+    auto flush = [&] {
+        if (pending.isValid())
+            painter.fillRect(pending, narrowFill);
+        pending = QRect();
+    };
     for (const GhostBlock& block : ghostBlocks()) {
         const QRect lane = laneRect(static_cast<int>(block.lane));
         if (!lane.intersects(canvas))
@@ -296,12 +303,19 @@ void TimelineWidget::paintAfterFix(QPainter& painter, const QRect& canvas) {
             std::max(left + 1, canvas.left() + static_cast<int>(std::lround(block.x1)));
         const QRect rect(QPoint(left, lane.top() + 1), QPoint(right - 1, lane.bottom() - 1));
         if (right - left < kOutlined) {
-            painter.fillRect(rect, narrowFill);
+            if (pending.isValid() && pending.top() == rect.top() &&
+                rect.left() <= pending.right() + 1) {
+                pending.setRight(std::max(pending.right(), rect.right()));
+            } else {
+                flush();
+                pending = rect;
+            }
             continue;
         }
         painter.fillRect(rect, fill);
         painter.drawRect(rect.adjusted(0, 0, -1, -1));
     }
+    flush();
     QFont font = this->font();
     font.setPointSizeF(font.pointSizeF() * 0.9);
     painter.setFont(font);
