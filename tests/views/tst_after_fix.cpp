@@ -199,6 +199,12 @@ private slots:
         QCOMPARE(interval->first, start);
         QCOMPARE(interval->second, end);
         QVERIFY(!timeline.afterFixInterval({model::EventKind::Sync, 0, 0, 0}));
+        QVERIFY2(timeline.toolTipFor(kernel).contains(
+                     QStringLiteral("after fix: starts %1 sooner")
+                         .arg(QString::fromStdString(
+                             model::formatDuration(kernels.start[index] - start)))),
+                 qPrintable(timeline.toolTipFor(kernel)));
+        QVERIFY(!timeline.toolTipFor({model::EventKind::Sync, 0, 0, 0}).contains("after fix"));
 
         timeline.setVisibleRange(start - (end - start), end + (end - start));
         const int row = timeline.rowOf(kernel);
@@ -229,6 +235,7 @@ private slots:
         QCOMPARE(cleared.size(), 1);
         QVERIFY(!timeline.hasAfterFix());
         QVERIFY(timeline.ghostBlocks().empty());
+        QVERIFY(!timeline.toolTipFor(kernel).contains(QStringLiteral("after fix")));
     }
 
     // 400 000 kernels moved by 500 ns: at most one ghost per pixel column, and the ghosts'

@@ -112,6 +112,8 @@ public:
     std::optional<std::pair<int64_t, int64_t>> afterFixInterval(const model::EventRef& event) const;
     // The legend drawn over the canvas while ghosts show ("After fix: ends 367 ms sooner").
     QString afterFixLegend() const;
+    // The hover tooltip of an event (rich text); with ghosts, GPU work says how it moves.
+    QString toolTipFor(const model::EventRef& event) const;
 
     // Lanes: collapse/expand a layout row, move one before/after a sibling.
     void toggleLane(int row);
@@ -160,7 +162,6 @@ private:
     void frameRange(int64_t startNs, int64_t endNs, int laneRow = -1);
     void ensureRowVisible(int row);
     void setHover(const model::EventRef& event);
-    QString toolTipFor(const model::EventRef& event) const;
     // timeline_widget_paint.cpp
     void paintLanes(QPainter& painter, const QRect& canvas);
     void paintBusyTrack(QPainter& painter, const QRect& lane, size_t row);
