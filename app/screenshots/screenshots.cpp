@@ -9,6 +9,7 @@
 #include "app/color_scheme.h"
 #include "app/main_window.h"
 #include "model/session/session.h"
+#include "views/panels/after_fix_preview.h"
 #include "views/panels/analysis_panels.h"
 #include "views/timeline/timeline_widget.h"
 
@@ -82,6 +83,23 @@ const Scenario kScenarios[] = {
          window.panels()->tablesDock()->raise();
          return true;
      }},
+    // The top finding's fix replayed: its "after fix" ghosts over its first steps, where the
+    // first removed waits have moved the GPU work a little sooner.
+    {"timeline-after-fix",
+     {1800, 1100},
+     ColorScheme::Light,
+     [](MainWindow& window) {
+         window.panels()->activateInsight(0);
+         const auto& session = *window.session();
+         for (const auto& span : *window.panels()->report()->insights.front().events)
+             if (span.first.kind == stallscope::model::EventKind::Sync && span.count > 3) {
+                 window.timelineWidget()->setVisibleRange(span.at(0).end(session) - 2'000'000,
+                                                          span.at(3).end(session) + 1'000'000);
+                 return true;
+             }
+         printError(QStringLiteral("the top finding has fewer than 4 syncs"));
+         return false;
+     }},
     {"timeline-overview", {1800, 1100}, ColorScheme::Light, [](MainWindow&) { return true; }},
     // One training step of the sample and the in-loop sync that ends it.
     {"timeline-in-loop-syncs",
@@ -122,12 +140,21 @@ int run(QApplication& app, const Scenario& scenario, const QString& session, con
             return;
         }
         // The insight cards find their heights over several event loop passes: let them settle.
-        QTimer::singleShot(kSettleMs, &app, [&] {
-            const bool saved = window.grab().save(png, "PNG");
-            if (!saved)
-                printError(QStringLiteral("%1: cannot write the picture").arg(png));
-            app.exit(saved ? 0 : 1);
-        });
+        const auto grabSettled = [&] {
+            QTimer::singleShot(kSettleMs, &app, [&] {
+                const bool saved = window.grab().save(png, "PNG");
+                if (!saved)
+                    printError(QStringLiteral("%1: cannot write the picture").arg(png));
+                app.exit(saved ? 0 : 1);
+            });
+        };
+        // A selected finding's after-fix ghosts come from a background replay: wait for them.
+        stallscope::views::AfterFixPreview* afterFix = window.panels()->afterFix();
+        if (afterFix->isRunning())
+            QObject::connect(afterFix, &stallscope::views::AfterFixPreview::shown, &app,
+                             grabSettled, Qt::SingleShotConnection);
+        else
+            grabSettled();
     });
     window.show();
     window.openFile(session);

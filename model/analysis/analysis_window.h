@@ -19,8 +19,8 @@ struct AnalysisWindow {
     Kind kind = Kind::All;
     int64_t startNs = 0; // session clock (absolute, like the events)
     int64_t endNs = 0;
-    // What was picked, without the times: "active (first kernel to last GPU work)", "whole session",
-    // "steps 10–20 (ProfilerStep#N)", "range \"train\"", "time range".
+    // What was picked, without the times: "active (first kernel to last GPU work)", "whole
+    // session", "steps 10–20 (ProfilerStep#N)", "range \"train\"", "time range".
     std::string label;
 
     int64_t durationNs() const { return endNs - startNs; }
@@ -40,7 +40,8 @@ AnalysisWindow activeWindow(const Session& session);
 
 // The forms parseWindow reads, for usage texts.
 inline constexpr std::string_view kWindowSpecForms =
-    "active (the default: first kernel to last GPU work), all (the whole session), steps:A-B (profiler "
+    "active (the default: first kernel to last GPU work), all (the whole session), steps:A-B "
+    "(profiler "
     "steps A to B, 1-based), range:NAME (an NVTX range or profiler scope) or START:END (time "
     "from the session start: 2.5s:7s, 100ms:900ms, 5: to the end; seconds without a unit)";
 

@@ -55,8 +55,8 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
                        options.cancel) ||
         cancelled())
         return report;
-    AnalysisContext context{session, options.thresholds, gpu, sites, launches, savings,
-                            options.cancel};
+    AnalysisContext context{session, options.thresholds, gpu, sites, launches,
+                            savings, options.cancel};
     context.windowStartNs = windowStart;
     context.windowEndNs = windowEnd;
     context.windowNs = std::max<int64_t>(windowEnd - windowStart, 1);

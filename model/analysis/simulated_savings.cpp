@@ -5,23 +5,21 @@
 
 namespace stallscope::model {
 
-std::vector<EventRef> SimulatedSavings::syncsInWindow(int32_t site) const {
-    std::vector<EventRef> syncs;
-    for (const EventRef& sync : m_sites->syncsOf(site)) {
-        const int64_t start = m_session->hostLanes[sync.lane].syncs.start[sync.index];
-        if (start >= m_windowStart && start <= m_windowEnd)
-            syncs.push_back(sync);
+whatif::WhatIf siteFix(const Session& session, std::span<const EventRef> syncs,
+                       SourceLanguage language, int64_t windowStartNs, int64_t windowEndNs) {
+    whatif::WhatIf fix;
+    for (const EventRef& sync : syncs) {
+        const int64_t start = session.hostLanes[sync.lane].syncs.start[sync.index];
+        if (start >= windowStartNs && start <= windowEndNs)
+            fix.removedSyncs.push_back(sync);
     }
-    return syncs;
+    fix.removeStatementTime = language == SourceLanguage::Python;
+    return fix;
 }
 
 bool SimulatedSavings::build(const Session& session, const SessionDatabase& database,
                              const SyncSites& sites, int64_t windowStartNs, int64_t windowEndNs,
                              const InsightThresholds& thresholds, const std::atomic<bool>* cancel) {
-    m_sites = &sites;
-    m_session = &session;
-    m_windowStart = windowStartNs;
-    m_windowEnd = windowEndNs;
     m_saving.assign(sites.siteCount(), -1);
     m_gpuTimeRemoved.assign(sites.siteCount(), 0);
     m_cudaEvents = database.cudaEvents(); // empty without the file or its events
@@ -60,10 +58,9 @@ bool SimulatedSavings::build(const Session& session, const SessionDatabase& data
                 baseline = replayer.replay({}, options);
                 continue;
             }
-            whatif::WhatIf changes;
-            changes.removedSyncs = syncsInWindow(chosen[i]);
-            changes.removeStatementTime =
-                sites.stats()[chosen[i]].site.language == SourceLanguage::Python;
+            const whatif::WhatIf changes =
+                siteFix(session, sites.syncsOf(chosen[i]), sites.stats()[chosen[i]].site.language,
+                        windowStartNs, windowEndNs);
             if (changes.removedSyncs.empty()) {
                 m_saving[chosen[i]] = 0;
                 continue;

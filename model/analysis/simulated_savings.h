@@ -16,9 +16,16 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 namespace stallscope::model {
+
+// The change that fixes a sync site: its syncs starting inside [windowStartNs, windowEndNs] no
+// longer wait and, at Python sites, their statements go (WhatIf::removeStatementTime). What
+// SimulatedSavings replays per site, and what the timeline's after-fix bars replay for a finding.
+whatif::WhatIf siteFix(const Session& session, std::span<const EventRef> syncs,
+                       SourceLanguage language, int64_t windowStartNs, int64_t windowEndNs);
 
 class SimulatedSavings {
 public:
@@ -32,17 +39,12 @@ public:
     int64_t savingOf(int32_t site) const { return m_saving[site]; }
     // GPU time the site's fix takes away (pageable copies made pinned).
     int64_t gpuTimeRemovedOf(int32_t site) const { return m_gpuTimeRemoved[site]; }
-    // The syncs of the site inside the window: what the replay removed.
-    std::vector<EventRef> syncsInWindow(int32_t site) const;
     const whatif::RunGraph& graph() const { return *m_graph; }
     std::shared_ptr<const whatif::RunGraph> sharedGraph() const { return m_graph; }
     // Steps and operations the unmodified replay moved (0 when it reproduced the recording).
     int64_t baselineMismatches() const { return m_baselineMismatches; }
 
 private:
-    const SyncSites* m_sites = nullptr;
-    const Session* m_session = nullptr;
-    int64_t m_windowStart = 0, m_windowEnd = 0;
     std::shared_ptr<whatif::RunGraph> m_graph;
     std::vector<CudaEventInfo> m_cudaEvents;
     std::vector<int64_t> m_saving;         // per site

@@ -69,7 +69,7 @@ private slots:
         QCOMPARE(process.exitCode(), 0);
         const QStringList names = QString::fromUtf8(process.readAllStandardOutput())
                                       .split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-        QCOMPARE(names.size(), 5);
+        QCOMPARE(names.size(), 6);
         for (const QString& name : names) {
             const QImage readme(QStringLiteral(STALLSCOPE_SOURCE_DIR "/docs/images/") + name +
                                 QStringLiteral(".png"));

@@ -1,7 +1,8 @@
 // The insight report's session summary: GPU busy summed over devices (and its share over the
 // devices with work), per-device rows, and the top-kernels table — totals, default order, first
 // and last rows, and the cut at kTopKernels from both sides. Wall time is 1 ms; shares are over
-// the active window (first kernel to last GPU work; tests/model/test_analysis_window.cpp for others).
+// the active window (first kernel to last GPU work; tests/model/test_analysis_window.cpp for
+// others).
 #include "model/analysis/session_statistics.h"
 #include "tests/model/insight_fixture.h"
 

@@ -107,6 +107,35 @@ private slots:
                 InsightCard::severityColor(model::Severity::Low));
     }
 
+    // The saving with what it assumes, and the rules as chips (main first); nothing saved, no
+    // saving line.
+    void savingsAndRules() {
+        auto report = std::make_shared<model::InsightReport>(*makeReport());
+        model::Insight& top = report->insights[0];
+        top.savingsNs = 367'000'000;
+        top.share = 0.15;
+        top.simulated = true;
+        top.assumption = "if the host did not wait here";
+        top.rules = {model::InsightRule::PageableCopy, model::InsightRule::InLoopSync,
+                     model::InsightRule::SyncAttribution};
+        report->insights[2].share = 0.0;
+        InsightCardsWidget widget;
+        widget.resize(400, 800);
+        widget.setReport(report, false);
+        QCOMPARE(widget.card(0)->savingsText(),
+                 QStringLiteral("Saves ≈ 367 ms (15.0 %) if the host did not wait here"));
+        QCOMPARE(widget.card(0)->rulesText(),
+                 QStringLiteral("pageable-copy · in-loop-sync · sync-attribution"));
+        // Without `rules` (a GPU rule), the main rule alone; without an assumption, no clause.
+        QCOMPARE(widget.card(1)->rulesText(), QStringLiteral("sync-attribution"));
+        QCOMPARE(widget.card(1)->savingsText(), QStringLiteral("Saves ≈ 300 ms (0.0 %)"));
+        QVERIFY(widget.card(2)->savingsText().isEmpty()); // saves 0
+        auto* label = widget.card(0)->findChild<QLabel*>(QStringLiteral("ruleChips"));
+        QVERIFY(label);
+        QVERIFY(label->text().contains(QStringLiteral("<b>pageable-copy</b>")));
+        QVERIFY(!label->text().contains(QStringLiteral("<b>in-loop-sync</b>")));
+    }
+
     void noFindings() {
         InsightCardsWidget widget;
         auto report = std::make_shared<model::InsightReport>();

@@ -35,11 +35,14 @@ private:
         report->sites = {
             {.site = {"/p/train.py", 48, "train_step", python},
              .count = 10,
+             .calls = 9,
+             .savingsNs = 7'500'000,
              .blockedNs = 10'000'000,
              .medianBlockedNs = 1'000'000,
              .share = 0.4},
             {.site = {"/p/model.py", 12, "forward", python},
              .count = 4,
+             .calls = 4,
              .blockedNs = 80'000,
              .medianBlockedNs = 20'000,
              .share = 0.003},
@@ -125,6 +128,57 @@ private slots:
                  20'000LL);
         model.setReport(nullptr);
         QCOMPARE(model.rowCount(), 0);
+    }
+
+    // Calls and the simulated saving: "—" where the replay did not simulate the site; sorting
+    // by saving puts the simulated sites first; the columns add up to the report's numbers.
+    void syncSiteCallsAndSavings() {
+        auto sites = std::make_shared<model::InsightReport>(*report());
+        sites->sites.push_back({.site = {"/p/data.py", 7, "load", model::SourceLanguage::Python},
+                                .count = 3,
+                                .calls = 2,
+                                .savingsNs = 0,
+                                .blockedNs = 30'000});
+        SyncSiteTableModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setReport(sites);
+        QCOMPARE(model.headerData(SyncSiteTableModel::CallsColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Calls"));
+        QCOMPARE(model.headerData(SyncSiteTableModel::SavingColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Saving"));
+        QCOMPARE(model.index(0, SyncSiteTableModel::CallsColumn).data().toString(),
+                 QStringLiteral("9"));
+        QCOMPARE(model.index(0, SyncSiteTableModel::SavingColumn).data().toString(),
+                 QStringLiteral("7.5 ms"));
+        QCOMPARE(model.index(1, SyncSiteTableModel::SavingColumn).data().toString(),
+                 QStringLiteral("—"));
+        QCOMPARE(model.index(2, SyncSiteTableModel::SavingColumn).data().toString(),
+                 QStringLiteral("0 ns"));
+        qlonglong calls = 0, savings = 0;
+        for (int row = 0; row < model.rowCount(); ++row) {
+            calls += model.index(row, SyncSiteTableModel::CallsColumn)
+                         .data(SyncSiteTableModel::SortRole)
+                         .toLongLong();
+            const qlonglong saving = model.index(row, SyncSiteTableModel::SavingColumn)
+                                         .data(SyncSiteTableModel::SortRole)
+                                         .toLongLong();
+            savings += std::max(saving, 0LL);
+        }
+        QCOMPARE(calls, 9LL + 4 + 2);
+        QCOMPARE(savings, 7'500'000LL);
+
+        QSortFilterProxyModel proxy;
+        proxy.setSourceModel(&model);
+        proxy.setSortRole(SyncSiteTableModel::SortRole);
+        proxy.sort(SyncSiteTableModel::SavingColumn, Qt::DescendingOrder);
+        QCOMPARE(proxy.index(0, 0).data().toString(), QStringLiteral("train.py:48 in train_step"));
+        QCOMPARE(proxy.index(1, 0).data().toString(), QStringLiteral("data.py:7 in load"));
+        QCOMPARE(proxy.index(2, SyncSiteTableModel::SavingColumn).data().toString(),
+                 QStringLiteral("—")); // not simulated: last
+        proxy.sort(SyncSiteTableModel::CallsColumn, Qt::AscendingOrder);
+        QCOMPARE(proxy.index(0, SyncSiteTableModel::CallsColumn).data().toString(),
+                 QStringLiteral("2"));
     }
 
     void widgetSortsFiltersAndSelects() {

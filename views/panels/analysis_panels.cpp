@@ -7,6 +7,7 @@
 #include "model/session/session.h"
 #include "model/session/session_summary.h"
 #include "views/dialogs/path_remap_dialog.h"
+#include "views/panels/after_fix_preview.h"
 #include "views/panels/event_details_widget.h"
 #include "views/panels/insight_card.h"
 #include "views/panels/insight_cards_widget.h"
@@ -40,7 +41,7 @@ QDockWidget* makeDock(QMainWindow* window, const QString& title, const QString& 
 
 AnalysisPanels::AnalysisPanels(QMainWindow* window, TimelineWidget* timeline)
     : QObject(window), m_window(window), m_timeline(timeline),
-      m_analysis(new model::JobTracker(this)) {
+      m_analysis(new model::JobTracker(this)), m_afterFix(new AfterFixPreview(timeline, this)) {
     createDocks();
     connectPanels();
     QSettings settings;
@@ -97,10 +98,16 @@ void AnalysisPanels::connectPanels() {
     });
     connect(m_timeline, &TimelineWidget::rangeSelected, m_details, &EventDetailsWidget::showRange);
     connect(m_timeline, &TimelineWidget::selectionCleared, m_details, &EventDetailsWidget::clear);
+    connect(m_timeline, &TimelineWidget::selectionCleared, m_afterFix, &AfterFixPreview::clear);
+    connect(m_afterFix, &AfterFixPreview::shown, this, [this](qint64 savingNs) {
+        emit statusMessage(tr("After fix (green outlines): the run ends %1 sooner")
+                               .arg(QString::fromStdString(model::formatDuration(savingNs))));
+    });
 }
 
 void AnalysisPanels::setSession(std::shared_ptr<const model::Session> session) {
     m_analysis->cancel(); // silent: nothing listens to cancelled(); a new start() supersedes anyway
+    m_afterFix->clear();
     m_session = std::move(session);
     m_report.reset();
     m_highlighted.clear();
@@ -162,6 +169,7 @@ bool AnalysisPanels::defLineSites() const {
 }
 
 void AnalysisPanels::onReport(std::shared_ptr<const model::InsightReport> report) {
+    m_afterFix->clear(); // the ghosts of the previous report's finding
     m_report = std::move(report);
     m_siteEvents.reset(m_session, m_database, m_report);
     m_cards->setReport(m_report, defLineSites());
@@ -198,6 +206,7 @@ void AnalysisPanels::onInsightActivated(const model::Insight& insight) {
     if (insight.events)
         highlightEvents(*insight.events, QString::fromStdString(insight.title));
     showFirstSyncStack(m_highlighted);
+    m_afterFix->show(m_report, insight); // after the highlight, which clears the ghosts
 }
 
 void AnalysisPanels::onSiteSelected(const model::SyncSiteStats& site) {
@@ -214,6 +223,7 @@ void AnalysisPanels::showFirstSyncStack(const model::EventSpans& events) {
 }
 
 void AnalysisPanels::highlightEvents(const model::EventSpans& events, const QString& label) {
+    m_afterFix->clear();
     m_highlighted = events;
     if (!m_session)
         return;
@@ -225,6 +235,7 @@ void AnalysisPanels::highlightEvents(const model::EventSpans& events, const QStr
 }
 
 void AnalysisPanels::clearHighlight() {
+    m_afterFix->clear();
     m_highlighted.clear();
     m_timeline->clearHighlight();
 }

@@ -6,6 +6,8 @@
 //
 // Highlighting goes through highlightEvents() → TimelineWidget::highlight (select and frame the
 // events, dim the rest). The timeline's selection feeds the details panel and the stack view.
+// A selected finding with a simulated saving also gets its "after fix" ghosts (AfterFixPreview);
+// any other highlight, a new report or clearing the timeline's selection removes them.
 #pragma once
 
 #include "model/analysis/analysis_window.h"
@@ -30,6 +32,7 @@ class Session;
 
 namespace stallscope::views {
 
+class AfterFixPreview;
 class EventDetailsWidget;
 class InsightCardsWidget;
 class SourceView;
@@ -64,6 +67,7 @@ public:
     QDockWidget* stackDock() const { return m_stackDock; }
     QDockWidget* tablesDock() const { return m_tablesDock; }
     PathRemapDialog* pathRemapDialog() const;
+    AfterFixPreview* afterFix() const { return m_afterFix; }
 
     // The events last highlighted (for tests and the status bar).
     const model::EventSpans& highlightedEvents() const { return m_highlighted; }
@@ -106,6 +110,7 @@ private:
     std::unordered_map<int64_t, model::ModuleInfo> m_modules;
     std::shared_ptr<const model::InsightReport> m_report;
     model::JobTracker* m_analysis; // a new session's analysis supersedes the previous one
+    AfterFixPreview* m_afterFix;   // the selected finding's ghosts
     SiteEventIndex m_siteEvents;
     model::EventSpans m_highlighted;
 

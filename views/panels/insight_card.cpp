@@ -14,6 +14,16 @@ namespace stallscope::views {
 
 namespace {
 constexpr int kStripeWidth = 5;
+
+// The finding's rule ids, main first (`rules` lists them; older reports only have `rule`).
+QStringList ruleIds(const model::Insight& insight) {
+    QStringList ids;
+    for (model::InsightRule rule : insight.rules)
+        ids << QString::fromUtf8(model::ruleId(rule));
+    if (ids.isEmpty())
+        ids << QString::fromUtf8(model::ruleId(insight.rule));
+    return ids;
+}
 } // namespace
 
 InsightCard::InsightCard(const model::Insight& insight, bool defLineSites, QWidget* parent)
@@ -37,18 +47,23 @@ InsightCard::InsightCard(const model::Insight& insight, bool defLineSites, QWidg
                                         " padding: 0px 4px; font-size: 8pt; font-weight: bold; }")
                              .arg(colour.name()));
     header->addWidget(badge);
-    auto* rule = new QLabel(QString::fromUtf8(model::ruleId(insight.rule)), this);
-    rule->setForegroundRole(QPalette::PlaceholderText);
-    header->addWidget(rule);
-    header->addStretch(1);
-    if (insight.savingsNs > 0) {
-        auto* savings = new QLabel(
-            tr("saves ≈ %1").arg(QString::fromStdString(model::formatDuration(insight.savingsNs))),
-            this);
-        savings->setObjectName(QStringLiteral("savingsLabel"));
-        savings->setToolTip(tr("Estimated time saved if fixed (blocked time + GPU idle after)"));
-        header->addWidget(savings);
+    // The rules as chips: the main one (it decides the fix) in bold.
+    const QString chip = QStringLiteral(
+        "<span style='background-color:%1; color:%2; font-size:8pt'>&nbsp;%3&nbsp;</span>");
+    QStringList chips;
+    const QString chipBackground = palette().color(QPalette::AlternateBase).darker(108).name();
+    const QString chipColour = palette().color(QPalette::Text).name();
+    for (const QString& id : ruleIds(insight)) {
+        const QString text = chips.isEmpty() ? QStringLiteral("<b>%1</b>").arg(id) : id;
+        chips << chip.arg(chipBackground, chipColour, text);
     }
+    m_rules = new QLabel(chips.join(QStringLiteral(" ")), this);
+    m_rules->setObjectName(QStringLiteral("ruleChips"));
+    m_rules->setTextFormat(Qt::RichText);
+    m_rules->setWordWrap(true);
+    m_rules->setToolTip(tr("The rules whose evidence this finding carries; the first decides the "
+                           "fix"));
+    header->addWidget(m_rules, 1);
     layout->addLayout(header);
 
     m_title = new QLabel(QString::fromStdString(insight.title), this);
@@ -57,6 +72,18 @@ InsightCard::InsightCard(const model::Insight& insight, bool defLineSites, QWidg
     bold.setBold(true);
     m_title->setFont(bold);
     layout->addWidget(m_title);
+
+    m_savings = new QLabel(savingsText(insight), this);
+    m_savings->setObjectName(QStringLiteral("savingsLabel"));
+    m_savings->setWordWrap(true);
+    m_savings->setToolTip(insight.simulated
+                              ? tr("Simulated: the run replayed without this finding's waits; "
+                                   "select the card to see the GPU work moved on the timeline")
+                              : tr("Estimated time saved if fixed"));
+    m_savings->setStyleSheet(QStringLiteral("QLabel { color: %1; font-weight: 600; }")
+                                 .arg(QColor(0x12, 0x8A, 0x50).name()));
+    m_savings->setVisible(!m_savings->text().isEmpty());
+    layout->addWidget(m_savings);
 
     m_evidence = new QLabel(QString::fromStdString(insight.evidence), this);
     m_evidence->setWordWrap(true);
@@ -102,6 +129,25 @@ QString InsightCard::title() const {
 
 QString InsightCard::evidence() const {
     return m_evidence->text();
+}
+
+QString InsightCard::savingsText() const {
+    return m_savings->text();
+}
+
+QString InsightCard::rulesText() const {
+    return ruleIds(m_insight).join(QStringLiteral(" · "));
+}
+
+QString InsightCard::savingsText(const model::Insight& insight) {
+    if (insight.savingsNs <= 0)
+        return {};
+    QString text = tr("Saves ≈ %1 (%2)")
+                       .arg(QString::fromStdString(model::formatDuration(insight.savingsNs)),
+                            QString::fromStdString(model::formatShare(insight.share)));
+    if (!insight.assumption.empty())
+        text += QLatin1Char(' ') + QString::fromStdString(insight.assumption);
+    return text;
 }
 
 QString InsightCard::recommendation() const {

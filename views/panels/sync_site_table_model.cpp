@@ -38,6 +38,8 @@ QVariant SyncSiteTableModel::data(const QModelIndex& index, int role) const {
             return QString::fromStdString(s.site.label());
         case CountColumn:
             return QString::fromStdString(model::formatCount(s.count));
+        case CallsColumn:
+            return QString::fromStdString(model::formatCount(s.calls));
         case TotalColumn:
             return duration(s.blockedNs);
         case MedianColumn:
@@ -46,6 +48,8 @@ QVariant SyncSiteTableModel::data(const QModelIndex& index, int role) const {
             return QString::fromStdString(model::formatShare(s.share));
         case BubbleColumn:
             return duration(s.bubbleNs);
+        case SavingColumn:
+            return s.savingsNs >= 0 ? duration(s.savingsNs) : QStringLiteral("—");
         }
     } else if (role == SortRole) {
         switch (index.column()) {
@@ -53,6 +57,8 @@ QVariant SyncSiteTableModel::data(const QModelIndex& index, int role) const {
             return QString::fromStdString(s.site.label());
         case CountColumn:
             return qlonglong(s.count);
+        case CallsColumn:
+            return qlonglong(s.calls);
         case TotalColumn:
             return qlonglong(s.blockedNs);
         case MedianColumn:
@@ -61,19 +67,27 @@ QVariant SyncSiteTableModel::data(const QModelIndex& index, int role) const {
             return s.share;
         case BubbleColumn:
             return qlonglong(s.bubbleNs);
+        case SavingColumn: // not simulated (-1) sorts below a saving of 0
+            return qlonglong(s.savingsNs);
         }
     } else if (role == Qt::TextAlignmentRole && index.column() != SiteColumn) {
         return int(Qt::AlignRight | Qt::AlignVCenter);
     } else if (role == Qt::ToolTipRole && index.column() == SiteColumn) {
         return QString::fromStdString(s.site.file + ":" + std::to_string(s.site.line));
+    } else if (role == Qt::ToolTipRole && index.column() == SavingColumn) {
+        return s.savingsNs >= 0 ? tr("The run replayed without this site's waits ends this much "
+                                     "sooner")
+                                : tr("Not simulated: below the replay's share threshold, or not "
+                                     "the user's code");
     }
     return {};
 }
 
 QString SyncSiteTableModel::columnTitle(int section) const {
-    static const char* const names[] = {QT_TR_NOOP("Sync site"), QT_TR_NOOP("Count"),
-                                        QT_TR_NOOP("Blocked"),   QT_TR_NOOP("Median"),
-                                        QT_TR_NOOP("Share"),     QT_TR_NOOP("GPU idle after")};
+    static const char* const names[] = {QT_TR_NOOP("Sync site"),      QT_TR_NOOP("Count"),
+                                        QT_TR_NOOP("Calls"),          QT_TR_NOOP("Blocked"),
+                                        QT_TR_NOOP("Median"),         QT_TR_NOOP("Share"),
+                                        QT_TR_NOOP("GPU idle after"), QT_TR_NOOP("Saving")};
     return tr(names[section]);
 }
 

@@ -1,6 +1,7 @@
 // SyncSiteTableModel: every host-blocking sync site of the insight report — site, function,
-// count, total and median blocked time, share of wall time, GPU idle after. Display text is
-// formatted; SortRole holds the raw number so the proxy sorts 2 ms after 900 µs.
+// sync records, user-visible calls, total and median blocked time, share of wall time, GPU idle
+// after, and the simulated saving of fixing it ("—" for sites the replay did not simulate). Display
+// text is formatted; SortRole holds the raw number so the proxy sorts 2 ms after 900 µs.
 #pragma once
 
 #include "model/analysis/insight.h"
@@ -16,10 +17,12 @@ public:
     enum Column {
         SiteColumn,
         CountColumn,
+        CallsColumn,
         TotalColumn,
         MedianColumn,
         ShareColumn,
         BubbleColumn,
+        SavingColumn,
         ColumnCount
     };
     static constexpr int SortRole = Qt::UserRole;

@@ -33,22 +33,30 @@ namespace detail {
 // of such a pixel may then be drawn short; the next runs still cover its span's other events).
 inline constexpr size_t kExactEndScan = 64;
 
-// First index in [from, n) whose start is >= t, searching outward from `from` first: the next
-// pixel boundary is usually a few events away.
-inline size_t gallopTo(const model::IntervalColumns& columns, size_t from, int64_t t) {
-    const size_t n = columns.size();
+// First index in [from, n) whose startOf(index) is >= t (startOf ascending), searching outward
+// from `from` first: the next pixel boundary is usually a few events away.
+template <typename StartOf> size_t gallopBy(size_t from, size_t n, int64_t t, StartOf&& startOf) {
     size_t low = from;
     size_t step = 1;
     size_t high = from;
-    while (high < n && columns.start[high] < t) {
+    while (high < n && startOf(high) < t) {
         low = high + 1;
         high = from + step;
         step *= 2;
     }
     high = std::min(high, n);
-    return static_cast<size_t>(
-        std::lower_bound(columns.start.begin() + low, columns.start.begin() + high, t) -
-        columns.start.begin());
+    while (low < high) {
+        const size_t middle = low + (high - low) / 2;
+        if (startOf(middle) < t)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low;
+}
+
+inline size_t gallopTo(const model::IntervalColumns& columns, size_t from, int64_t t) {
+    return gallopBy(from, columns.size(), t, [&](size_t i) { return columns.start[i]; });
 }
 } // namespace detail
 

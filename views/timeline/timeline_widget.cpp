@@ -1,6 +1,7 @@
 #include "views/timeline/timeline_widget.h"
 
 #include "model/session/session.h"
+#include "model/session/session_summary.h"
 #include "views/timeline/correlation_index.h"
 #include "views/timeline/timeline_activity.h"
 #include "views/timeline/timeline_hit_test.h"
@@ -51,6 +52,8 @@ void TimelineWidget::setSession(std::shared_ptr<const model::Session> session) {
     m_range = {};
     m_highlight.clear();
     m_correlations.reset();
+    m_afterFix = {};
+    m_ghosts.clear();
     if (m_session) {
         m_layout.build(*m_session);
         m_viewport.setOrigin(m_session->startNs);
@@ -70,8 +73,49 @@ const DrawList& TimelineWidget::drawList() {
             m_drawList = DrawList();
         ++m_drawListBuilds;
         m_drawListDirty = false;
+        m_ghostsDirty = true;
     }
     return m_drawList;
+}
+
+const std::vector<GhostBlock>& TimelineWidget::ghostBlocks() {
+    drawList(); // the same viewport and layout
+    if (m_ghostsDirty) {
+        m_ghosts = AfterFixBars::build(m_afterFix, m_layout, m_viewport);
+        m_ghostsDirty = false;
+    }
+    return m_ghosts;
+}
+
+void TimelineWidget::setAfterFix(AfterFix fix) {
+    if (!fix.isValid() || !m_session || &fix.graph->session() != m_session.get())
+        fix = {};
+    m_afterFix = std::move(fix);
+    m_ghostsDirty = true;
+    update();
+}
+
+void TimelineWidget::clearAfterFix() {
+    if (!hasAfterFix())
+        return;
+    setAfterFix({});
+}
+
+std::optional<std::pair<int64_t, int64_t>>
+TimelineWidget::afterFixInterval(const model::EventRef& event) const {
+    if (!hasAfterFix())
+        return std::nullopt;
+    const std::optional<uint32_t> op = AfterFixBars::operationOf(*m_afterFix.graph, event);
+    if (!op)
+        return std::nullopt;
+    return AfterFixBars::replayed(m_afterFix, event.lane, *op);
+}
+
+QString TimelineWidget::afterFixLegend() const {
+    if (!hasAfterFix())
+        return {};
+    return tr("After fix: ends %1 sooner")
+        .arg(QString::fromStdString(model::formatDuration(m_afterFix.savingNs)));
 }
 
 QRect TimelineWidget::canvasRect() const {
@@ -217,11 +261,13 @@ void TimelineWidget::selectEvent(const model::EventRef& event, bool frame) {
 }
 
 void TimelineWidget::clearSelection() {
-    const bool had = m_selection.isValid() || m_range.active || !m_highlight.empty();
+    const bool had =
+        m_selection.isValid() || m_range.active || !m_highlight.empty() || hasAfterFix();
     m_selection = {};
     m_link = {};
     m_range = {};
     m_highlight.clear();
+    clearAfterFix();
     update();
     if (had)
         emit selectionCleared();

@@ -8,9 +8,13 @@
 // left-drag pan; click selects (nearest event within 3 px), double-click frames an event; drag
 // on the ruler selects a time range; click a lane header to collapse it, drag it to reorder.
 // Keys: see navigationHelp().
+//
+// A finding's fix, replayed (setAfterFix), shows as "after fix" ghosts over the stream lanes
+// (AfterFixBars) with a legend; clearing the selection removes them.
 #pragma once
 
 #include "model/analysis/insight.h"
+#include "views/timeline/after_fix_bars.h"
 #include "views/timeline/draw_list.h"
 #include "views/timeline/event_style.h"
 #include "views/timeline/sync_link.h"
@@ -21,7 +25,9 @@
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 #include <utility>
+#include <vector>
 
 class QScrollBar;
 
@@ -94,6 +100,21 @@ public:
     bool isHighlighting() const { return !m_highlight.empty(); }
     const model::EventSpans& highlightedSpans() const { return m_highlight; }
 
+    // The "after fix" ghosts of a finding (an invalid AfterFix, or one replayed on another
+    // session's graph, clears them). clearSelection() clears them too.
+    void setAfterFix(AfterFix fix);
+    void clearAfterFix();
+    bool hasAfterFix() const { return m_afterFix.isValid(); }
+    const AfterFix& afterFix() const { return m_afterFix; }
+    // The ghosts for the current viewport (rebuilt with the draw list).
+    const std::vector<GhostBlock>& ghostBlocks();
+    // Where the after-fix replay puts a kernel, memcpy or memset; nothing without ghosts.
+    std::optional<std::pair<int64_t, int64_t>> afterFixInterval(const model::EventRef& event) const;
+    // The legend drawn over the canvas while ghosts show ("After fix: ends 367 ms sooner").
+    QString afterFixLegend() const;
+    // The hover tooltip of an event (rich text); with ghosts, GPU work says how it moves.
+    QString toolTipFor(const model::EventRef& event) const;
+
     // Lanes: collapse/expand a layout row, move one before/after a sibling.
     void toggleLane(int row);
     bool moveLane(int fromRow, int toRow);
@@ -141,7 +162,6 @@ private:
     void frameRange(int64_t startNs, int64_t endNs, int laneRow = -1);
     void ensureRowVisible(int row);
     void setHover(const model::EventRef& event);
-    QString toolTipFor(const model::EventRef& event) const;
     // timeline_widget_paint.cpp
     void paintLanes(QPainter& painter, const QRect& canvas);
     void paintBusyTrack(QPainter& painter, const QRect& lane, size_t row);
@@ -150,6 +170,7 @@ private:
     void paintOverlay(QPainter& painter, const QRect& canvas);
     void paintHighlight(QPainter& painter, const QRect& canvas);
     void paintLinks(QPainter& painter, const QRect& canvas);
+    void paintAfterFix(QPainter& painter, const QRect& canvas);
     QRect eventRect(const model::EventRef& event) const; // widget coordinates, at least 3 px wide
 
     std::shared_ptr<const model::Session> m_session;
@@ -158,6 +179,9 @@ private:
     DrawList m_drawList;
     bool m_drawListDirty = true;
     int m_drawListBuilds = 0;
+    AfterFix m_afterFix;
+    std::vector<GhostBlock> m_ghosts;
+    bool m_ghostsDirty = true;
     QScrollBar* m_scrollBar = nullptr;
 
     Drag m_drag = Drag::None;

@@ -225,6 +225,13 @@ QString TimelineWidget::toolTipFor(const model::EventRef& event) const {
     text += tr("<br>at %1 · %2")
                 .arg(qs(model::formatDuration(start - session.startNs)),
                      eventLaneLabel(session, event).toHtmlEscaped());
+    if (const auto after = afterFixInterval(event)) {
+        const int64_t shift = after->first - start;
+        text += shift == 0 ? tr("<br>after fix: starts at the same time")
+                           : tr("<br>after fix: starts %1 %2")
+                                 .arg(qs(model::formatDuration(std::abs(shift))),
+                                      shift < 0 ? tr("sooner") : tr("later"));
+    }
     return text;
 }
 

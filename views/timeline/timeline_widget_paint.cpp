@@ -213,6 +213,8 @@ void TimelineWidget::paintOverlay(QPainter& painter, const QRect& canvas) {
     painter.setClipRect(canvas);
     if (!m_highlight.empty())
         paintHighlight(painter, canvas);
+    if (hasAfterFix()) // over the highlight's veil: the ghosts belong to the selected finding
+        paintAfterFix(painter, canvas);
     if (m_range.active) {
         const double a = xForTime(std::min(m_range.startNs, m_range.endNs));
         const double b = xForTime(std::max(m_range.startNs, m_range.endNs));
@@ -272,6 +274,68 @@ void TimelineWidget::paintHighlight(QPainter& painter, const QRect& canvas) {
                                                  : i + 1;
         }
     }
+}
+
+// The after-fix ghosts: a translucent bar with a dashed outline where there is room for one, a
+// denser fill where a ghost is a few pixels wide; then the legend in the canvas's top-right corner.
+void TimelineWidget::paintAfterFix(QPainter& painter, const QRect& canvas) {
+    constexpr int kOutlined = 4;
+    const QColor ghost(TimelinePalette::afterFix());
+    QColor fill = ghost;
+    fill.setAlpha(55);
+    QColor narrowFill = ghost;
+    narrowFill.setAlpha(100);
+    painter.setBrush(Qt::NoBrush);
+    painter.setPen(QPen(ghost, 1, Qt::DashLine));
+    // Touching narrow ghosts of a lane are one rectangle: fewer fills, no darker overlaps.
+    QRect pending;
+    auto flush = [&] {
+        if (pending.isValid())
+            painter.fillRect(pending, narrowFill);
+        pending = QRect();
+    };
+    for (const GhostBlock& block : ghostBlocks()) {
+        const QRect lane = laneRect(static_cast<int>(block.lane));
+        if (!lane.intersects(canvas))
+            continue;
+        const int left = canvas.left() + static_cast<int>(std::floor(block.x0));
+        const int right =
+            std::max(left + 1, canvas.left() + static_cast<int>(std::lround(block.x1)));
+        const QRect rect(QPoint(left, lane.top() + 1), QPoint(right - 1, lane.bottom() - 1));
+        if (right - left < kOutlined) {
+            if (pending.isValid() && pending.top() == rect.top() &&
+                rect.left() <= pending.right() + 1) {
+                pending.setRight(std::max(pending.right(), rect.right()));
+            } else {
+                flush();
+                pending = rect;
+            }
+            continue;
+        }
+        painter.fillRect(rect, fill);
+        painter.drawRect(rect.adjusted(0, 0, -1, -1));
+    }
+    flush();
+    QFont font = this->font();
+    font.setPointSizeF(font.pointSizeF() * 0.9);
+    painter.setFont(font);
+    const QString legend = afterFixLegend();
+    const QFontMetrics metrics(font);
+    constexpr int kSwatch = 14;
+    const int width = kSwatch + 6 + metrics.horizontalAdvance(legend) + 12;
+    const QRect plate(canvas.right() - width - 8, canvas.top() + 4, width, metrics.height() + 8);
+    QColor background = palette().base().color();
+    background.setAlpha(230);
+    painter.fillRect(plate, background);
+    painter.setPen(QPen(ghost, 1));
+    painter.drawRect(plate.adjusted(0, 0, -1, -1));
+    const QRect swatch(plate.left() + 6, plate.center().y() - 5, kSwatch, 10);
+    painter.fillRect(swatch, fill);
+    painter.setPen(QPen(ghost, 1, Qt::DashLine));
+    painter.drawRect(swatch.adjusted(0, 0, -1, -1));
+    painter.setPen(palette().color(QPalette::Text));
+    painter.drawText(plate.adjusted(kSwatch + 12, 0, -6, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                     legend);
 }
 
 // A selected sync: an arrow from where it returned to the end of the GPU work it waited for, and
