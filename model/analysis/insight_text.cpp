@@ -59,8 +59,7 @@ std::string insightReportToText(const InsightReport& report) {
     }
 
     out += "\n" + std::to_string(report.insights.size()) +
-           (report.insights.size() == 1 ? " insight" : " insights") +
-           ", largest estimated savings first:\n";
+           (report.insights.size() == 1 ? " insight" : " insights") + ", largest savings first:\n";
     int number = 0;
     for (const Insight& insight : report.insights) {
         out += "\n" + std::to_string(++number) + ". [" +

@@ -93,7 +93,8 @@ public:
         const int indent = 24;
         const QString fix = QStringLiteral("Fix: ") + text(insight.recommendation);
         const QString where = QStringLiteral("Where: ") + text(insight.site.label()) +
-                              QStringLiteral("   ·   estimated savings ") +
+                              (insight.simulated ? QStringLiteral("   ·   simulated saving ")
+                                                 : QStringLiteral("   ·   estimated savings ")) +
                               text(model::formatDuration(insight.savingsNs)) +
                               QStringLiteral("   ·   rule ") +
                               QString::fromLatin1(model::ruleId(insight.rule).data());
@@ -186,7 +187,7 @@ bool ReportWriter::write(const std::shared_ptr<const model::Session>& session,
         if (label != "File")
             page.row({text(label), text(value)}, {0.0, 0.2});
 
-    page.heading(QStringLiteral("Findings, largest estimated savings first"));
+    page.heading(QStringLiteral("Findings, largest savings first"));
     if (report.insights.empty())
         page.paragraph(QStringLiteral("No findings: no sync, copy or launch pattern worth fixing "
                                       "was detected."),
