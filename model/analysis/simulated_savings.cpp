@@ -22,9 +22,21 @@ bool SimulatedSavings::build(const Session& session, const SessionDatabase& data
                              const InsightThresholds& thresholds, const std::atomic<bool>* cancel) {
     m_saving.assign(sites.siteCount(), -1);
     m_gpuTimeRemoved.assign(sites.siteCount(), 0);
-    m_cudaEvents = database.cudaEvents(); // empty without the file or its events
+    // The CUDA events (empty without the file or its events) are read from the database on
+    // another thread while the graph's steps and streams are built; this thread does not use the
+    // connection meanwhile.
+    std::thread reader([this, &database] { m_cudaEvents = database.cudaEvents(); });
     m_graph = std::make_shared<whatif::RunGraph>();
-    if (!m_graph->build(session, m_cudaEvents, cancel))
+    const bool built = m_graph->build(
+        session,
+        [this, &reader]() -> std::span<const CudaEventInfo> {
+            reader.join();
+            return m_cudaEvents;
+        },
+        cancel);
+    if (reader.joinable())
+        reader.join();
+    if (!built)
         return false;
 
     whatif::ReplayOptions options;

@@ -64,8 +64,7 @@ public:
     Replay(const RunGraph& graph, const WhatIf& changes, const ReplayOptions& options)
         : m_graph(graph), m_session(graph.session()), m_options(options),
           m_latencies(graph.latencies()), m_stepShift(graph.stepCount(), kUnset),
-          m_opShift(graph.opCount(), kUnset),
-          m_stepEndShift(graph.hasHandoffs() ? graph.stepCount() : 0, kUnset),
+          m_opShift(graph.opCount(), kUnset), m_stepEndShift(graph.handoffTargets().size(), kUnset),
           m_opStartShift(options.keepShifts ? graph.opCount() : 0, kUnset), m_changes(changes),
           m_hosts(graph.threads().size()), m_streams(graph.streams().size()),
           m_removed(graph.threads().size()) {
@@ -127,6 +126,8 @@ private:
         uint32_t step = 0;
         uint32_t sync = 0;
         size_t removedCursor = 0;
+        size_t targetCursor = 0;  // into RunGraph::handoffTargets
+        size_t handoffCursor = 0; // into RunGraph::handoffs
         bool inStep = false;
         bool collapse = false;
         int64_t time = kUnset;       // replayed end of the previous step
@@ -137,6 +138,7 @@ private:
     struct StreamState {
         uint32_t op = 0;
         size_t pinnedCursor = 0;
+        size_t dependencyCursor = 0; // into RunGraph::eventDependencies
         int64_t previousEnd = 0, previousReplayedEnd = 0;
     };
 
@@ -170,9 +172,10 @@ private:
                 if (m_changes.removeStatementTime && collapsesStep(lane, h.step))
                     cpu -= std::min(cpu, thread.medianGapNs);
                 int64_t start = h.time == kUnset ? recordedStart : h.time + cpu;
-                if (const uint32_t waitedFor = m_graph.handoff(step); waitedFor != kNone) {
+                if (const uint32_t waitedFor = nextPair(m_graph.handoffs(), h.handoffCursor, step);
+                    waitedFor != kNone) {
                     // The thread waited for another one: CPU work follows that step's end.
-                    int64_t shift = m_stepEndShift[waitedFor];
+                    int64_t shift = m_stepEndShift[targetIndex(waitedFor)];
                     if (shift == kUnset) {
                         if (!force)
                             return progressed;
@@ -234,8 +237,14 @@ private:
             if (h.collapse)
                 end = m_graph.stepStart(lane, h.step) + m_stepShift[thread.firstStep + h.step];
             noteEnd(recordedEnd, end);
-            if (!m_stepEndShift.empty())
-                m_stepEndShift[thread.firstStep + h.step] = end - recordedEnd;
+            // Hand-off targets in step order: this lane's cursor walks along with its steps.
+            const std::vector<uint32_t>& targets = m_graph.handoffTargets();
+            while (h.targetCursor < targets.size() &&
+                   targets[h.targetCursor] < thread.firstStep + h.step)
+                ++h.targetCursor;
+            if (h.targetCursor < targets.size() &&
+                targets[h.targetCursor] == thread.firstStep + h.step)
+                m_stepEndShift[h.targetCursor] = end - recordedEnd;
             h.time = end;
             h.recordedPrevEnd = recordedEnd;
             h.inStep = false;
@@ -244,6 +253,24 @@ private:
             force = false;
         }
         return progressed;
+    }
+
+    // The second of the pair whose first is `key` in a list sorted by first (kNone when none),
+    // for keys that only grow: the cursor keeps its place between calls.
+    static uint32_t nextPair(const std::vector<std::pair<uint32_t, uint32_t>>& pairs,
+                             size_t& cursor, uint32_t key) {
+        while (cursor < pairs.size() && pairs[cursor].first < key)
+            ++cursor;
+        return cursor < pairs.size() && pairs[cursor].first == key ? pairs[cursor].second : kNone;
+    }
+
+    // Index of a global step among the hand-off targets (their count when it is none).
+    size_t targetIndex(uint32_t step) const {
+        const std::vector<uint32_t>& targets = m_graph.handoffTargets();
+        const auto found = std::lower_bound(targets.begin(), targets.end(), step);
+        return found != targets.end() && *found == step
+                   ? static_cast<size_t>(found - targets.begin())
+                   : targets.size();
     }
 
     // True when the step holds a removed sync whose call disappears with it.
@@ -290,7 +317,9 @@ private:
                 const int64_t launched = start - m_graph.launchLag(op);
                 begin.add(launched, launched + shift, m_latencies.launchNs);
             }
-            if (const uint32_t marker = m_graph.eventDependency(op); marker != kNone) {
+            if (const uint32_t marker =
+                    nextPair(m_graph.eventDependencies(), st.dependencyCursor, op);
+                marker != kNone) {
                 const auto [markerLane, j] = m_graph.locateOp(marker);
                 const int64_t markerEnd = m_graph.opEnd(markerLane, j);
                 int64_t shift = m_opShift[marker];
@@ -396,7 +425,7 @@ private:
     const Latencies& m_latencies;
     std::vector<int64_t> m_stepShift;
     std::vector<int64_t> m_opShift;
-    std::vector<int64_t> m_stepEndShift; // only with hand-offs
+    std::vector<int64_t> m_stepEndShift; // per hand-off target (RunGraph::handoffTargets)
     std::vector<int64_t> m_opStartShift; // only with keepShifts
     const WhatIf& m_changes;
     std::vector<HostState> m_hosts;

@@ -14,10 +14,10 @@ namespace {
 using format::SyncKind;
 
 // A correlation id's launch: the global step of the outermost API call that carries it, and the
-// call's recorded start.
+// call (its index in its thread's API calls). 8 bytes: the table is as large as the id range.
 struct Launch {
     uint32_t step = kNone;
-    int64_t callStartNs = 0;
+    uint32_t call = 0;
 };
 
 // Per process, correlation id -> launch: dense when the ids are (they count up, one per call),
@@ -72,6 +72,10 @@ struct RunGraph::Builder {
     std::vector<std::unordered_map<int64_t, const CudaEventInfo*>> eventById;  // per process
     std::unordered_map<int64_t, int32_t> streamLaneOfRow; // streams.id -> stream lane
 
+    int64_t callStart(const Launch& launch) const {
+        return session.hostLanes[graph.locateStep(launch.step).first].apiCalls.start[launch.call];
+    }
+
     int32_t processOfStreamLane(size_t lane) const {
         const int32_t device = graph.m_streams[lane].device;
         return device < 0 ? -1 : session.devices[device].processIndex;
@@ -107,6 +111,7 @@ struct RunGraph::Builder {
                 topOfCall[c] = static_cast<uint32_t>(top);
             }
             std::unordered_map<uint32_t, uint32_t> topByCorrelation;
+            topByCorrelation.reserve(syncs.size());
             for (size_t s = 0; s < syncs.size(); ++s)
                 topByCorrelation.emplace(syncs.correlationId[s], kNone);
             for (size_t c = 0; c < calls.size(); ++c)
@@ -159,7 +164,7 @@ struct RunGraph::Builder {
                 for (size_t k = 0; k < calls.size(); ++k)
                     launches[process].add(
                         calls.correlationId[k],
-                        {thread.firstStep + stepOfTopCall[topOfCall[k]], calls.start[k]});
+                        {thread.firstStep + stepOfTopCall[topOfCall[k]], static_cast<uint32_t>(k)});
             nextStep += static_cast<uint32_t>(thread.steps.size());
         }
         graph.m_stepCount = nextStep;
@@ -240,7 +245,7 @@ struct RunGraph::Builder {
                 int64_t lag = 0;
                 if (process >= 0) {
                     if (const Launch* launch = launches[process].find(correlation)) {
-                        lag = graph.opStart(static_cast<int32_t>(l), k) - launch->callStartNs;
+                        lag = graph.opStart(static_cast<int32_t>(l), k) - callStart(*launch);
                         if (lag >= std::numeric_limits<int32_t>::min() &&
                             lag <= std::numeric_limits<int32_t>::max())
                             step = launch->step;
@@ -305,7 +310,7 @@ struct RunGraph::Builder {
         int64_t launchedBy = event.recordNs;
         if (const Launch* launch =
                 launches[process].find(static_cast<uint32_t>(event.correlationId)))
-            launchedBy = launch->callStartNs;
+            launchedBy = callStart(*launch);
         // Every operation that started by then was launched before; queued ones launched
         // before it may start later: walk over them (the queue ahead of the record).
         const Stream& stream = graph.m_streams[lane];
@@ -466,6 +471,12 @@ struct RunGraph::Builder {
             }
         }
         std::sort(graph.m_handoffs.begin(), graph.m_handoffs.end());
+        for (const auto& [step, waitedFor] : graph.m_handoffs)
+            graph.m_handoffTargets.push_back(waitedFor);
+        std::sort(graph.m_handoffTargets.begin(), graph.m_handoffTargets.end());
+        graph.m_handoffTargets.erase(
+            std::unique(graph.m_handoffTargets.begin(), graph.m_handoffTargets.end()),
+            graph.m_handoffTargets.end());
     }
 
     void calibrate() {
@@ -531,15 +542,23 @@ struct RunGraph::Builder {
 
 bool RunGraph::build(const Session& session, std::span<const CudaEventInfo> cudaEvents,
                      const std::atomic<bool>* cancel) {
+    return build(
+        session, [cudaEvents] { return cudaEvents; }, cancel);
+}
+
+bool RunGraph::build(const Session& session,
+                     const std::function<std::span<const CudaEventInfo>()>& loadCudaEvents,
+                     const std::atomic<bool>* cancel) {
     *this = RunGraph{};
     m_session = &session;
     auto cancelled = [cancel] { return cancel && cancel->load(std::memory_order_relaxed); };
-    Builder builder{*this, session, cudaEvents, {}, {}, {}, {}, {}, {}, {}};
+    Builder builder{*this, session, {}, {}, {}, {}, {}, {}, {}, {}};
     builder.reserveLaunchMaps();
     builder.buildSteps();
     if (cancelled())
         return false;
     builder.buildStreams();
+    builder.cudaEvents = loadCudaEvents();
     if (cancelled())
         return false;
     builder.buildWaits();

@@ -17,6 +17,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -61,8 +62,13 @@ public:
     static constexpr uint32_t kSyncStep = 0x8000'0000u;
 
     // Returns false when cancelled. `cudaEvents` (may be empty: recorders keep them opt-in) lets
-    // event syncs and stream waits name the operation their event marks.
+    // event syncs and stream waits name the operation their event marks; the other build reads
+    // them from `loadCudaEvents`, called only once the events are needed (so the caller may read
+    // them on another thread meanwhile). The events must outlive the build.
     bool build(const Session& session, std::span<const CudaEventInfo> cudaEvents,
+               const std::atomic<bool>* cancel);
+    bool build(const Session& session,
+               const std::function<std::span<const CudaEventInfo>()>& loadCudaEvents,
                const std::atomic<bool>* cancel);
 
     const Session& session() const { return *m_session; }
@@ -96,6 +102,14 @@ public:
     // `step` is CPU work that follows it.
     uint32_t handoff(uint32_t step) const;
     bool hasHandoffs() const { return !m_handoffs.empty(); }
+    // Every (operation, operation it waits for) and (step, step it waited for), sorted: the
+    // replay walks them with one cursor per lane.
+    const std::vector<std::pair<uint32_t, uint32_t>>& eventDependencies() const {
+        return m_eventDeps;
+    }
+    const std::vector<std::pair<uint32_t, uint32_t>>& handoffs() const { return m_handoffs; }
+    // The steps some hand-off waits for, sorted: the replay keeps the end of these alone.
+    const std::vector<uint32_t>& handoffTargets() const { return m_handoffTargets; }
     // Host lane and lane-local index of a global step id.
     std::pair<int32_t, uint32_t> locateStep(uint32_t step) const;
     std::span<const uint32_t> awaited(int32_t lane, uint32_t sync) const {
@@ -119,6 +133,7 @@ private:
     std::vector<int32_t> m_launchLag;                       // per global operation
     std::vector<std::pair<uint32_t, uint32_t>> m_eventDeps; // (op, op it waits for), by op
     std::vector<std::pair<uint32_t, uint32_t>> m_handoffs;  // (step, step it waited for), by step
+    std::vector<uint32_t> m_handoffTargets;
     std::vector<uint32_t> m_awaited;
     Latencies m_latencies;
 };

@@ -88,7 +88,7 @@ std::pair<int32_t, uint32_t> RunGraph::locateOp(uint32_t op) const {
 size_t RunGraph::memoryBytes() const {
     size_t bytes = m_launchStep.capacity() * 4 + m_launchLag.capacity() * 4 +
                    m_eventDeps.capacity() * 8 + m_handoffs.capacity() * 8 +
-                   m_awaited.capacity() * 4;
+                   m_handoffTargets.capacity() * 4 + m_awaited.capacity() * 4;
     for (const HostThread& thread : m_threads)
         bytes += (thread.steps.capacity() + thread.stepOfSync.capacity() +
                   thread.awaitedBegin.capacity()) *
