@@ -69,11 +69,6 @@ int main(int argc, char** argv) {
             static_cast<double>(std::max(peakAfter, peakBefore) - before) / events);
     result.session.reset();
 
-    benchmark::RegisterBenchmark("LoadSession", loadSession)
-        ->UseRealTime()
-        ->Unit(benchmark::kMillisecond)
-        ->Iterations(1)
-        ->Repetitions(5)
-        ->ReportAggregatesOnly(true);
+    stallscope::bench::registerWholeRuns("LoadSession", loadSession);
     return stallscope::bench::runRegisteredBenchmarks(argc, argv);
 }

@@ -77,11 +77,6 @@ int main(int argc, char** argv) {
     context("findings", static_cast<double>(report.insights.size()));
     context("first_analysis_s", report.analysisSeconds);
 
-    benchmark::RegisterBenchmark("AnalyzeWithReplay", analyzeSession)
-        ->UseRealTime()
-        ->Unit(benchmark::kMillisecond)
-        ->Iterations(1)
-        ->Repetitions(5)
-        ->ReportAggregatesOnly(true);
+    bench::registerWholeRuns("AnalyzeWithReplay", analyzeSession);
     return stallscope::bench::runRegisteredBenchmarks(argc, argv);
 }

@@ -17,4 +17,18 @@ inline int runRegisteredBenchmarks(int& argc, char** argv) {
     return 0;
 }
 
+// Registers `function` as one timed run per repetition, in milliseconds of real time, reporting
+// the aggregates (median, mean, spread) of `repetitions` runs: how the session benchmarks time
+// one whole operation on a large session.
+template <typename Function>
+benchmark::internal::Benchmark* registerWholeRuns(const char* name, Function function,
+                                                  int repetitions = 5) {
+    return benchmark::RegisterBenchmark(name, function)
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(1)
+        ->Repetitions(repetitions)
+        ->ReportAggregatesOnly(true);
+}
+
 } // namespace stallscope::bench

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 
 namespace stallscope::model::whatif {
 
@@ -147,12 +148,26 @@ private:
             m_windowEnd = std::max(m_windowEnd, replayedEnd);
     }
 
-    bool isRemoved(int32_t lane, uint32_t sync) {
-        const std::vector<uint32_t>& removed = m_removed[lane];
-        size_t& cursor = m_hosts[lane].removedCursor;
-        while (cursor < removed.size() && removed[cursor] < sync)
+    // A dependency's replayed shift; none while it is not replayed yet, unless `force`: then its
+    // recorded time (shift 0), counted in ReplayResult::forcedNodes.
+    std::optional<int64_t> resolved(int64_t shift, bool force) {
+        if (shift != kUnset)
+            return shift;
+        if (!force)
+            return std::nullopt;
+        ++m_forced;
+        return 0;
+    }
+
+    // Whether `key` is in `sorted`, for keys that only grow: the cursor keeps its place.
+    static bool containsAt(const std::vector<uint32_t>& sorted, size_t& cursor, uint32_t key) {
+        while (cursor < sorted.size() && sorted[cursor] < key)
             ++cursor;
-        return cursor < removed.size() && removed[cursor] == sync;
+        return cursor < sorted.size() && sorted[cursor] == key;
+    }
+
+    bool isRemoved(int32_t lane, uint32_t sync) {
+        return containsAt(m_removed[lane], m_hosts[lane].removedCursor, sync);
     }
 
     // Replays host steps of `lane` until one waits for an operation not replayed yet. With
@@ -175,16 +190,13 @@ private:
                 if (const uint32_t waitedFor = nextPair(m_graph.handoffs(), h.handoffCursor, step);
                     waitedFor != kNone) {
                     // The thread waited for another one: CPU work follows that step's end.
-                    int64_t shift = m_stepEndShift[targetIndex(waitedFor)];
-                    if (shift == kUnset) {
-                        if (!force)
-                            return progressed;
-                        shift = 0;
-                        ++m_forced;
-                    }
+                    const std::optional<int64_t> shift =
+                        resolved(m_stepEndShift[targetIndex(waitedFor)], force);
+                    if (!shift)
+                        return progressed;
                     const auto [otherLane, otherStep] = m_graph.locateStep(waitedFor);
                     const int64_t otherEnd = m_graph.stepEnd(otherLane, otherStep);
-                    start = std::max(h.time == kUnset ? start : h.time, otherEnd + shift) +
+                    start = std::max(h.time == kUnset ? start : h.time, otherEnd + *shift) +
                             (recordedStart - otherEnd);
                 }
                 m_stepShift[step] = start - recordedStart;
@@ -212,15 +224,11 @@ private:
                     for (uint32_t op : m_graph.awaited(lane, s)) {
                         const auto [opLane, k] = m_graph.locateOp(op);
                         const int64_t recordedEnd = m_graph.opEnd(opLane, k);
-                        int64_t shift = m_opShift[op];
-                        if (shift == kUnset) {
-                            if (!force)
-                                return progressed;
-                            shift = 0;
-                            ++m_forced;
-                        }
+                        const std::optional<int64_t> shift = resolved(m_opShift[op], force);
+                        if (!shift)
+                            return progressed;
                         awaitedEnd = std::max(awaitedEnd, recordedEnd);
-                        awaitedReplayedEnd = std::max(awaitedReplayedEnd, recordedEnd + shift);
+                        awaitedReplayedEnd = std::max(awaitedReplayedEnd, recordedEnd + *shift);
                     }
                     force = false;
                     h.cursor += before;
@@ -238,12 +246,7 @@ private:
                 end = m_graph.stepStart(lane, h.step) + m_stepShift[thread.firstStep + h.step];
             noteEnd(recordedEnd, end);
             // Hand-off targets in step order: this lane's cursor walks along with its steps.
-            const std::vector<uint32_t>& targets = m_graph.handoffTargets();
-            while (h.targetCursor < targets.size() &&
-                   targets[h.targetCursor] < thread.firstStep + h.step)
-                ++h.targetCursor;
-            if (h.targetCursor < targets.size() &&
-                targets[h.targetCursor] == thread.firstStep + h.step)
+            if (containsAt(m_graph.handoffTargets(), h.targetCursor, thread.firstStep + h.step))
                 m_stepEndShift[h.targetCursor] = end - recordedEnd;
             h.time = end;
             h.recordedPrevEnd = recordedEnd;
@@ -285,10 +288,7 @@ private:
     }
 
     bool isPinned(int32_t lane, uint32_t op) {
-        size_t& cursor = m_streams[lane].pinnedCursor;
-        while (cursor < m_pinned.size() && m_pinned[cursor] < op)
-            ++cursor;
-        return cursor < m_pinned.size() && m_pinned[cursor] == op;
+        return containsAt(m_pinned, m_streams[lane].pinnedCursor, op);
     }
 
     // Replays operations of stream `lane` until one needs a launch or event not replayed yet.
@@ -307,29 +307,21 @@ private:
             const int64_t end = m_graph.opEnd(lane, k);
             Constraints begin(start);
             if (const uint32_t step = m_graph.launchStep(op); step != kNone) {
-                int64_t shift = m_stepShift[step];
-                if (shift == kUnset) {
-                    if (!force)
-                        return progressed;
-                    shift = 0;
-                    ++m_forced;
-                }
+                const std::optional<int64_t> shift = resolved(m_stepShift[step], force);
+                if (!shift)
+                    return progressed;
                 const int64_t launched = start - m_graph.launchLag(op);
-                begin.add(launched, launched + shift, m_latencies.launchNs);
+                begin.add(launched, launched + *shift, m_latencies.launchNs);
             }
             if (const uint32_t marker =
                     nextPair(m_graph.eventDependencies(), st.dependencyCursor, op);
                 marker != kNone) {
                 const auto [markerLane, j] = m_graph.locateOp(marker);
                 const int64_t markerEnd = m_graph.opEnd(markerLane, j);
-                int64_t shift = m_opShift[marker];
-                if (shift == kUnset) {
-                    if (!force)
-                        return progressed;
-                    shift = 0;
-                    ++m_forced;
-                }
-                begin.add(markerEnd, markerEnd + shift, m_latencies.queueGapNs);
+                const std::optional<int64_t> shift = resolved(m_opShift[marker], force);
+                if (!shift)
+                    return progressed;
+                begin.add(markerEnd, markerEnd + *shift, m_latencies.queueGapNs);
             }
             if (k > 0)
                 begin.add(st.previousEnd, st.previousReplayedEnd, m_latencies.queueGapNs);
