@@ -1,8 +1,6 @@
 #include "model/whatif/replay.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <optional>
 
@@ -380,31 +378,6 @@ private:
             }
         if (bestLane < 0)
             return;
-        if (getenv("WHATIF_DEBUG")) {
-            if (bestIsHost) {
-                const HostState& h = m_hosts[bestLane];
-                fprintf(stderr, "force host lane %d step %u/%zu sync %u t=%lld\n", bestLane, h.step,
-                        m_graph.threads()[bestLane].steps.size(), h.sync, (long long)best);
-                for (uint32_t op : m_graph.awaited(bestLane, h.sync)) {
-                    auto [ol, k] = m_graph.locateOp(op);
-                    fprintf(
-                        stderr,
-                        "  awaits op %u lane %d k %u/%zu (stream at %u) start %lld launchStep %u\n",
-                        op, ol, k, m_graph.streams()[ol].ops.size(), m_streams[ol].op,
-                        (long long)m_graph.opStart(ol, k), m_graph.launchStep(op));
-                }
-            } else {
-                const uint32_t k = m_streams[bestLane].op;
-                const uint32_t op = m_graph.streams()[bestLane].firstOp + k;
-                fprintf(stderr, "force stream lane %d op %u start %lld launchStep %u dep %u\n",
-                        bestLane, k, (long long)best, m_graph.launchStep(op),
-                        m_graph.eventDependency(op));
-            }
-            for (size_t l = 0; l < m_hosts.size(); ++l)
-                fprintf(stderr, "  host %zu at step %u/%zu (global %u)\n", l, m_hosts[l].step,
-                        m_graph.threads()[l].steps.size(),
-                        m_graph.threads()[l].firstStep + m_hosts[l].step);
-        }
         if (bestIsHost)
             advanceHost(bestLane, true);
         else
