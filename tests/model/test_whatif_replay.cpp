@@ -83,6 +83,7 @@ private slots:
     void deviceSyncAwaitsEveryStream();
     void removedSyncCallDisappears();
     void handoffMovesTheOtherThread();
+    void inconsistentWaitsStillReplay();
 
 private:
     static void checkIdentity(const std::string& path);
@@ -340,6 +341,49 @@ void TestWhatIfReplay::handoffMovesTheOtherThread() {
              built->graph.threads()[1].firstStep);                          // after backward
     const auto [before, after] = replayWithout(path("handoff.stallscope"), stack);
     QCOMPARE(before - after, int64_t(kSteps - 1) * 20'000);
+}
+
+// A crafted file: each of two threads waits for a copy that the other thread launches only after
+// its own wait (a cycle no real run has). The replay must not hang: it lets the earliest waiting
+// step go ahead at its recorded time, counts it, and still reproduces the recording.
+void TestWhatIfReplay::inconsistentWaitsStillReplay() {
+    testing::InsightFixture fixture(path("cycle.stallscope"), 1'000'000);
+    const int64_t other = fixture.addThread(4301);
+    const int64_t side = fixture.addStream(9);
+    format::SessionWriter& writer = fixture.writer();
+    const int64_t copyName = writer.internString("cudaMemcpyAsync");
+    using format::CopyKind;
+    using format::MemoryKind;
+    const int64_t toA = fixture.memcpy(61'000, 70'000, CopyKind::DtoH, MemoryKind::Device,
+                                       MemoryKind::Pageable, 64, false, side);
+    const int64_t toB = fixture.memcpy(20'000, 40'000, CopyKind::DtoH, MemoryKind::Device,
+                                       MemoryKind::Pageable, 64, false);
+    // With a stack: the loader keeps them on their threads (stackless ones move to their caller).
+    const int64_t stack = fixture.pythonStack("train.py", 70, "main");
+    auto waitFor = [&](int64_t thread, int64_t correlation, int64_t end) {
+        format::SyncRow sync;
+        sync.stackId = stack;
+        sync.threadId = thread;
+        sync.kind = SyncKind::PageableCopy;
+        sync.startNs = 10'000;
+        sync.endNs = end;
+        sync.correlationId = correlation;
+        writer.addSync(sync);
+    };
+    waitFor(fixture.thread, toB, 50'000); // waits for the copy the other thread launches later
+    waitFor(other, toA, 80'000);          // and the other way round
+    writer.addApiCall(
+        {fixture.thread, format::ApiDomain::Runtime, 41, copyName, 60'000, 60'500, toA, 0});
+    writer.addApiCall({other, format::ApiDomain::Runtime, 41, copyName, 90'000, 90'500, toB, 0});
+    fixture.load();
+    const std::unique_ptr<Built> built = buildGraph(path("cycle.stallscope"));
+    model::whatif::ReplayOptions options;
+    options.keepShifts = true;
+    const auto result = Replayer(built->graph).replay(WhatIf{}, options);
+    QVERIFY(!result.cancelled);
+    QVERIFY(result.forcedNodes >= 1);
+    QVERIFY(std::all_of(result.opEndShift.begin(), result.opEndShift.end(),
+                        [](int64_t shift) { return shift == 0; }));
 }
 
 QTEST_GUILESS_MAIN(TestWhatIfReplay)
