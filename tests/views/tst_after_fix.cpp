@@ -260,7 +260,7 @@ private slots:
         session->startNs = 0;
         session->endNs = int64_t(kKernels) * 2'000;
         auto graph = std::make_shared<model::whatif::RunGraph>();
-        QVERIFY(graph->build(*session, {}, nullptr));
+        QVERIFY(graph->build(*session, std::span<const model::CudaEventInfo>{}, nullptr));
         QCOMPARE(graph->opCount(), size_t(kKernels));
         auto replay = std::make_shared<model::whatif::ReplayResult>();
         replay->opStartShift.assign(kKernels, -500);
