@@ -198,7 +198,8 @@ void TestInsightThresholds::callsAtSameCallGap() {
         f.sync(SyncKind::Stream, 20'000, 60'500, stack, f.stream);
         f.sync(SyncKind::Stream, 60'500 + gap, 61'000 + gap, stack, f.stream);
         f.launch(300'000, 301'000, 310'000);
-        const auto found = insightsOf(f.load().analyze(), InsightRule::SyncAttribution);
+        const model::InsightReport report = f.load().analyze(); // the findings point into it
+        const auto found = insightsOf(report, InsightRule::SyncAttribution);
         QCOMPARE(found.size(), size_t(1));
         QCOMPARE(found[0]->count, int64_t(gap <= 100'000 ? 1 : 2));
     }
@@ -215,7 +216,8 @@ void TestInsightThresholds::gpuBoundAtBusyShare() {
         f.sync(SyncKind::Stream, 12'000, 110'000, f.pythonStack("/t.py", 4, "f"), f.stream);
         f.kernel(110'000, 110'000 + busy - 100'000, 0, side);
         f.kernel(1'008'000, 1'010'000, 0, side); // ends the window
-        const auto found = insightsOf(f.load().analyze(), InsightRule::SyncAttribution);
+        const model::InsightReport report = f.load().analyze(); // the findings point into it
+        const auto found = insightsOf(report, InsightRule::SyncAttribution);
         QCOMPARE(found.size(), size_t(1));
         QVERIFY(found[0]->share < 0.05);
         QCOMPARE(found[0]->evidence.find("GPU-bound here") != std::string::npos,
