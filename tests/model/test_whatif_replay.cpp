@@ -54,6 +54,14 @@ std::vector<model::EventRef> syncsOfStack(const model::Session& session, int64_t
     return refs;
 }
 
+// The start times of `steps` loop steps `period` apart from 1 ms on.
+std::vector<int64_t> stepStarts(int steps, int64_t period) {
+    std::vector<int64_t> starts;
+    for (int i = 0; i < steps; ++i)
+        starts.push_back(1'000'000 + period * i);
+    return starts;
+}
+
 int64_t lastGpuEnd(const model::Session& session) {
     int64_t end = 0;
     for (const model::StreamLane& lane : session.streamLanes)
@@ -173,8 +181,7 @@ void TestWhatIfReplay::gpuBoundLoopSavesOnlyTheBubbles() {
     const int64_t stack = fixture.pythonStack("train.py", 12, "main");
     constexpr int kSteps = 20;
     constexpr int64_t kPeriod = 3'022'000;
-    for (int i = 0; i < kSteps; ++i) {
-        const int64_t t0 = 1'000'000 + kPeriod * i;
+    for (const int64_t t0 : stepStarts(kSteps, kPeriod)) {
         for (int k = 0; k < 3; ++k)
             fixture.launch(t0 + 1'000 * k, t0 + 5'000 + 1'001'000 * k,
                            t0 + 1'005'000 + 1'001'000 * k);
@@ -194,8 +201,7 @@ void TestWhatIfReplay::hostBoundLoopSavesTheOverlap() {
     const int64_t stack = fixture.pythonStack("train.py", 20, "main");
     constexpr int kSteps = 10;
     constexpr int64_t kPeriod = 2'010'000;
-    for (int i = 0; i < kSteps; ++i) {
-        const int64_t t0 = 1'000'000 + kPeriod * i;
+    for (const int64_t t0 : stepStarts(kSteps, kPeriod)) {
         fixture.launch(t0, t0 + 5'000, t0 + 505'000);
         fixture.sync(SyncKind::Stream, t0 + 1'000, t0 + 510'000, stack, fixture.stream);
     }
@@ -327,8 +333,7 @@ void TestWhatIfReplay::handoffMovesTheOtherThread() {
     const int64_t stack = fixture.pythonStack("train.py", 60, "main");
     constexpr int kSteps = 5;
     constexpr int64_t kPeriod = 320'000;
-    for (int i = 0; i < kSteps; ++i) {
-        const int64_t t = 1'000'000 + kPeriod * i;
+    for (const int64_t t : stepStarts(kSteps, kPeriod)) {
         fixture.launch(t, t + 5'000, t + 105'000);
         fixture.launch(t + 10'000, t + 105'000, t + 205'000, {}, autograd);
         fixture.launch(t + 20'000, t + 205'000, t + 305'000);
