@@ -215,7 +215,7 @@ void TestInsightThresholds::gpuBoundAtBusyShare() {
         f.launch(9'000, 10'000, 110'000);
         f.sync(SyncKind::Stream, 12'000, 110'000, f.pythonStack("/t.py", 4, "f"), f.stream);
         f.kernel(110'000, 110'000 + busy - 100'000, 0, side);
-        f.kernel(1'008'000, 1'010'000, 0, side); // ends the window
+        f.kernel(1'008'000, 1'010'000, 0, side);                // ends the window
         const model::InsightReport report = f.load().analyze(); // the findings point into it
         const auto found = insightsOf(report, InsightRule::SyncAttribution);
         QCOMPARE(found.size(), size_t(1));
