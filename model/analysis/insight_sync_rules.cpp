@@ -5,6 +5,7 @@
 #include "model/analysis/insight_rules.h"
 #include "model/analysis/library_advice.h"
 #include "model/session/session_summary.h"
+#include "model/whatif/median_sample.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -51,14 +52,6 @@ void appendEvent(EventSpans& spans, const EventRef& event) {
         return;
     }
     spans.push_back({event, 1});
-}
-
-template <typename T> T upperMedian(std::vector<T>& values) {
-    if (values.empty())
-        return T{};
-    auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
-    std::nth_element(values.begin(), middle, values.end());
-    return *middle;
 }
 
 // What the per-site passes found about one site.
@@ -240,8 +233,8 @@ void syncSites(const AnalysisContext& context, std::vector<Insight>& out) {
         insight.blockedNs = stats.blockedNs;
         insight.bubbleNs = stats.bubbleNs;
         insight.medianBlockedNs = stats.medianBlockedNs;
-        insight.medianLaunchesBetween = upperMedian(found.launchesBetween);
-        insight.medianPeriodNs = upperMedian(found.periods);
+        insight.medianLaunchesBetween = whatif::upperMedian(found.launchesBetween);
+        insight.medianPeriodNs = whatif::upperMedian(found.periods);
         insight.simulated = true;
         context.rateBySavings(insight, context.savings.savingOf(site),
                               context.savings.gpuTimeRemovedOf(site));

@@ -25,13 +25,14 @@ bool SimulatedSavings::build(const Session& session, const SessionDatabase& data
     // The CUDA events (empty without the file or its events) are read from the database on
     // another thread while the graph's steps and streams are built; this thread does not use the
     // connection meanwhile.
-    std::thread reader([this, &database] { m_cudaEvents = database.cudaEvents(); });
+    std::vector<CudaEventInfo> cudaEvents; // needed by the build only
+    std::thread reader([&cudaEvents, &database] { cudaEvents = database.cudaEvents(); });
     m_graph = std::make_shared<whatif::RunGraph>();
     const bool built = m_graph->build(
         session,
-        [this, &reader]() -> std::span<const CudaEventInfo> {
+        [&cudaEvents, &reader]() -> std::span<const CudaEventInfo> {
             reader.join();
-            return m_cudaEvents;
+            return cudaEvents;
         },
         cancel);
     if (reader.joinable())
@@ -82,7 +83,6 @@ bool SimulatedSavings::build(const Session& session, const SessionDatabase& data
                 return;
             replayedEnd[i] = after.windowEndNs;
             replayed[i] = 1;
-            m_saving[chosen[i]] = 0;
             m_gpuTimeRemoved[chosen[i]] = after.gpuTimeRemovedNs;
         }
     };
@@ -94,7 +94,6 @@ bool SimulatedSavings::build(const Session& session, const SessionDatabase& data
         helper.join();
     if ((cancel && cancel->load()) || baseline.cancelled)
         return false;
-    m_baselineMismatches = baseline.forcedNodes;
     for (size_t i = 0; i < chosen.size(); ++i)
         if (replayed[i])
             m_saving[chosen[i]] = std::max<int64_t>(0, baseline.windowEndNs - replayedEnd[i]);

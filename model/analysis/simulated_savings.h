@@ -39,17 +39,12 @@ public:
     int64_t savingOf(int32_t site) const { return m_saving[site]; }
     // GPU time the site's fix takes away (pageable copies made pinned).
     int64_t gpuTimeRemovedOf(int32_t site) const { return m_gpuTimeRemoved[site]; }
-    const whatif::RunGraph& graph() const { return *m_graph; }
     std::shared_ptr<const whatif::RunGraph> sharedGraph() const { return m_graph; }
-    // Steps and operations the unmodified replay moved (0 when it reproduced the recording).
-    int64_t baselineMismatches() const { return m_baselineMismatches; }
 
 private:
     std::shared_ptr<whatif::RunGraph> m_graph;
-    std::vector<CudaEventInfo> m_cudaEvents;
     std::vector<int64_t> m_saving;         // per site
     std::vector<int64_t> m_gpuTimeRemoved; // per site
-    int64_t m_baselineMismatches = 0;
 };
 
 } // namespace stallscope::model

@@ -3,6 +3,7 @@
 #include "format/module_class.h"
 #include "format/session_meta.h"
 #include "model/session/python_frame_name.h"
+#include "model/whatif/median_sample.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -253,10 +254,7 @@ bool SyncSites::build(const Session& session, const SessionDatabase& database,
         durations.clear();
         for (const EventRef& ref : syncsOf(static_cast<int32_t>(s)))
             durations.push_back(session.hostLanes[ref.lane].syncs.duration(ref.index));
-        // The upper median for even counts: always an observed value (as the generator states).
-        auto middle = durations.begin() + static_cast<std::ptrdiff_t>(durations.size() / 2);
-        std::nth_element(durations.begin(), middle, durations.end());
-        m_stats[s].medianBlockedNs = durations.empty() ? 0 : *middle;
+        m_stats[s].medianBlockedNs = whatif::upperMedian(durations);
         m_stats[s].share = static_cast<double>(m_stats[s].blockedNs) / static_cast<double>(wall);
     }
     m_spans.assign(m_stats.size(), nullptr);

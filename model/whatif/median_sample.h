@@ -1,6 +1,7 @@
-// MedianSample: the median of a stream of values in bounded memory. Keeps every value up to a
-// capacity, then every second, fourth, ... one (a deterministic thinning, so the same session
-// always calibrates the same way).
+// Medians as the analysis defines them (docs/insights.md): the upper median, always an observed
+// value. upperMedian: of a vector (reordered in place). MedianSample: of a stream of values in
+// bounded memory — every value up to a capacity, then every second, fourth, ... one (a
+// deterministic thinning, so the same session always calibrates the same way).
 #pragma once
 
 #include <algorithm>
@@ -8,6 +9,15 @@
 #include <vector>
 
 namespace stallscope::model::whatif {
+
+// The element at position size / 2 of the sorted values; T{} when there are none.
+template <typename T> T upperMedian(std::vector<T>& values) {
+    if (values.empty())
+        return T{};
+    auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+    std::nth_element(values.begin(), middle, values.end());
+    return *middle;
+}
 
 class MedianSample {
 public:
@@ -28,11 +38,7 @@ public:
     }
     // The upper median (an observed value), or `fallback` when nothing was added.
     int64_t medianOr(int64_t fallback) {
-        if (m_values.empty())
-            return fallback;
-        auto middle = m_values.begin() + static_cast<std::ptrdiff_t>(m_values.size() / 2);
-        std::nth_element(m_values.begin(), middle, m_values.end());
-        return *middle;
+        return m_values.empty() ? fallback : upperMedian(m_values);
     }
 
 private:

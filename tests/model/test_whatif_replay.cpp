@@ -96,7 +96,8 @@ private slots:
 private:
     static void checkIdentity(const std::string& path);
     // The replayed end of the GPU work with the syncs of `stack` removed, and without changes.
-    static std::pair<int64_t, int64_t> replayWithout(const std::string& path, int64_t stack);
+    static std::pair<int64_t, int64_t> replayWithout(const std::string& path, int64_t stack,
+                                                     bool removeStatementTime = false);
     std::string path(const char* name) const { return m_dir.filePath(name).toStdString(); }
     QTemporaryDir m_dir;
 };
@@ -159,14 +160,15 @@ void TestWhatIfReplay::unmodifiedReplayReproducesGeneratedSessions() {
     checkIdentity(path);
 }
 
-std::pair<int64_t, int64_t> TestWhatIfReplay::replayWithout(const std::string& path,
-                                                            int64_t stack) {
+std::pair<int64_t, int64_t> TestWhatIfReplay::replayWithout(const std::string& path, int64_t stack,
+                                                            bool removeStatementTime) {
     const std::unique_ptr<Built> built = buildGraph(path);
     model::whatif::ReplayOptions options;
     options.windowEndNs = lastGpuEnd(*built->session);
     const Replayer replayer(built->graph);
     WhatIf changes;
     changes.removedSyncs = syncsOfStack(*built->session, stack);
+    changes.removeStatementTime = removeStatementTime;
     const int64_t before = replayer.replay(WhatIf{}, options).windowEndNs;
     const int64_t after = replayer.replay(changes, options).windowEndNs;
     return {before, after};
@@ -309,16 +311,10 @@ void TestWhatIfReplay::removedSyncCallDisappears() {
         writer.addSync(sync);
     }
     fixture.load();
-    const std::unique_ptr<Built> built = buildGraph(path("call.stallscope"));
-    model::whatif::ReplayOptions options;
-    options.windowEndNs = lastGpuEnd(*built->session);
-    const Replayer replayer(built->graph);
-    WhatIf changes;
-    changes.removedSyncs = syncsOfStack(*built->session, stack);
-    const int64_t before = replayer.replay(WhatIf{}, options).windowEndNs;
-    QCOMPARE(before - replayer.replay(changes, options).windowEndNs, int64_t(kSteps - 1) * 8'000);
-    changes.removeStatementTime = true;
-    QCOMPARE(before - replayer.replay(changes, options).windowEndNs, int64_t(kSteps - 1) * 8'500);
+    const auto [before, after] = replayWithout(path("call.stallscope"), stack);
+    QCOMPARE(before - after, int64_t(kSteps - 1) * 8'000);
+    const int64_t withStatements = replayWithout(path("call.stallscope"), stack, true).second;
+    QCOMPARE(before - withStatements, int64_t(kSteps - 1) * 8'500);
 }
 
 // PyTorch's backward pass runs on the autograd thread: each 320 µs step, the main thread
