@@ -293,10 +293,6 @@ private:
     bool advanceStream(int32_t lane, bool force) {
         const RunGraph::Stream& stream = m_graph.streams()[lane];
         StreamState& st = m_streams[lane];
-        if (st.op == 0 && !stream.ops.empty())
-            st.pinnedCursor = static_cast<size_t>(
-                std::lower_bound(m_pinned.begin(), m_pinned.end(), stream.firstOp) -
-                m_pinned.begin());
         bool progressed = false;
         for (; st.op < stream.ops.size(); ++st.op) {
             const uint32_t k = st.op;

@@ -61,6 +61,8 @@ private:
 } // namespace
 
 struct RunGraph::Builder {
+    Builder(RunGraph& graph, const Session& session) : graph(graph), session(session) {}
+
     RunGraph& graph;
     const Session& session;
     std::span<const CudaEventInfo> cudaEvents;
@@ -552,7 +554,7 @@ bool RunGraph::build(const Session& session,
     *this = RunGraph{};
     m_session = &session;
     auto cancelled = [cancel] { return cancel && cancel->load(std::memory_order_relaxed); };
-    Builder builder{*this, session, {}, {}, {}, {}, {}, {}, {}, {}};
+    Builder builder{*this, session};
     builder.reserveLaunchMaps();
     builder.buildSteps();
     if (cancelled())

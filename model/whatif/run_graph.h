@@ -77,7 +77,6 @@ public:
     size_t stepCount() const { return m_stepCount; }
     size_t opCount() const { return m_launchStep.size(); }
     const Latencies& latencies() const { return m_latencies; }
-    void setPinnedRate(double bytesPerSecond) { m_latencies.pinnedBytesPerSecond = bytesPerSecond; }
 
     // Recorded times of a step of host lane `lane` and of an operation of stream lane `lane`.
     int64_t stepStart(int32_t lane, uint32_t step) const;
