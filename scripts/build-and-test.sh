@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# README command (b): install what is missing, then build and run every test twice — a normal
-# build and an AddressSanitizer + UndefinedBehaviorSanitizer build — and check the formatting.
+# README command (b): install what is missing, then check the formatting and build and run every
+# test twice — a normal build and an AddressSanitizer + UndefinedBehaviorSanitizer build — then
+# run each fuzz target for a while (libFuzzer, clang, ASan/UBSan) and the threaded suites under
+# ThreadSanitizer. STALLSCOPE_FUZZ_SECONDS (default 60) is each fuzz target's time.
 # Tests labelled `gpu` print SKIP and pass on machines without a GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,3 +22,17 @@ cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSTALLSCOPE_SANITIZE
   -DSTALLSCOPE_BUILD_BENCH=OFF
 cmake --build build/asan -j "$jobs"
 ctest --test-dir build/asan --output-on-failure -j "$jobs"
+
+echo "== fuzz targets: libFuzzer + address/undefined sanitizers (tests/fuzz, docs/fuzzing.md)"
+cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DSTALLSCOPE_FUZZ=ON \
+  -DSTALLSCOPE_FUZZ_SECONDS="${STALLSCOPE_FUZZ_SECONDS:-60}" \
+  -DSTALLSCOPE_BUILD_APP=OFF -DSTALLSCOPE_BUILD_BENCH=OFF
+cmake --build build/fuzz -j "$jobs" --target fuzzers
+ctest --test-dir build/fuzz -L fuzz --output-on-failure -j "$jobs"
+
+echo "== thread sanitizer: the threaded suites (label threads)"
+cmake -S . -B build/tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTALLSCOPE_TSAN=ON \
+  -DSTALLSCOPE_BUILD_APP=OFF -DSTALLSCOPE_BUILD_BENCH=OFF
+cmake --build build/tsan -j "$jobs" --target threaded_tests
+ctest --test-dir build/tsan -L threads --output-on-failure -j "$jobs"

@@ -1,0 +1,1 @@
+UPDATE stack_frames SET frame_id = (SELECT min(frame_id) FROM stack_frames) WHERE position > 0; INSERT OR IGNORE INTO stack_frames (stack_id, position, frame_id) SELECT stack_id, position + 1000, frame_id FROM stack_frames;

@@ -1,0 +1,1 @@
+UPDATE syncs SET thread_id = NULL WHERE id = 1;

@@ -1,0 +1,1 @@
+UPDATE streams SET device_id = 999 WHERE id = (SELECT min(id) FROM streams);

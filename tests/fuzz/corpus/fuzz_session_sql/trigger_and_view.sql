@@ -1,0 +1,1 @@
+CREATE TRIGGER t AFTER UPDATE ON frames BEGIN INSERT INTO strings (text) VALUES ('fired'); END; CREATE VIEW v AS SELECT * FROM kernels;

@@ -1,0 +1,1 @@
+UPDATE meta SET value = '1abc' WHERE key = 'format_version';
