@@ -64,6 +64,14 @@ void TestSymbolizeRules::remapsPaths() {
     QCOMPARE(remapPath("/ci/srcx/a.cpp", rules), std::string("/ci/srcx/a.cpp"));
     QCOMPARE(remapPath("/other/a.cpp", rules), std::string("/other/a.cpp"));
     QCOMPARE(remapPath("/ci/src/a.cpp", {}), std::string("/ci/src/a.cpp"));
+    // A ".." component after the matched prefix could climb out of the rule's folder: no rule
+    // applies, whichever separator; ".." inside a name is an ordinary name.
+    QCOMPARE(remapByRules("/ci/src/../../home/me/.ssh/id_rsa", rules), std::nullopt);
+    QCOMPARE(remapByRules("/ci/src/a/..", rules), std::nullopt);
+    QCOMPARE(remapByRules("/build\\..\\secret", rules), std::nullopt);
+    QCOMPARE(remapByRules("/ci/src/a..b/..c.cpp", rules),
+             std::optional<std::string>("/home/me/src/a..b/..c.cpp"));
+    QCOMPARE(remapByRules("/other/a.cpp", rules), std::nullopt);
 }
 
 void TestSymbolizeRules::parsesRemapRules() {
