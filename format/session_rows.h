@@ -163,8 +163,18 @@ struct EventCounts {
 struct DroppedRow {
     std::optional<int64_t> processId;
     int64_t atNs = 0;
-    std::string source; // e.g. "cupti-activity-buffer"
+    std::string source; // one of dropped_source (below)
     int64_t count = 0;
 };
+
+// Why records or events were lost: the `dropped.source` values (docs/session-format.md).
+namespace dropped_source {
+inline constexpr const char* kActivityBuffer = "cupti-activity-buffer"; // CUPTI had no buffer
+inline constexpr const char* kHostEventRing = "host-event-ring"; // a thread's host-event ring full
+// Activity records with a zero start or end (cut short by teardown) or ending before they start:
+// never written as events.
+inline constexpr const char* kIncompleteRecord = "incomplete-record";
+inline constexpr const char* kEndBeforeStart = "end-before-start";
+} // namespace dropped_source
 
 } // namespace stallscope::format

@@ -2,6 +2,7 @@
 //   stallscope-record [options] -o run.stallscope -- CMD ARGS...
 #include "format/command_line.h"
 #include "recorder/record_symbolize.h"
+#include "recorder/recording_output.h"
 #include "recorder/session_finalizer.h"
 #include "recorder/target_runner.h"
 
@@ -14,9 +15,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
+using stallscope::recorder::RecordingOutput;
 using stallscope::recorder::SessionFinalizer;
 using stallscope::recorder::TargetRunner;
 
@@ -28,7 +31,10 @@ const char* kUsage =
     "session file with every host<->GPU sync, its CPU stack, kernels and copies.\n"
     "\n"
     "  -o, --output FILE      session file (default: PROGRAM.stallscope); child processes\n"
-    "                         that use CUDA write FILE-stem.<pid>.stallscope beside it\n"
+    "                         that use CUDA write FILE-stem.<pid>.stallscope beside it.\n"
+    "                         Written as FILE-stem.recording.stallscope during the run and\n"
+    "                         renamed when complete; checked before PROGRAM starts\n"
+    "  --force-overwrite      replace an existing FILE (once the new recording is complete)\n"
     "  --kinds LIST           what to record: "
     "kernel,memcpy,memset,sync,runtime,driver,nvtx,events\n"
     "                         (default: all but events; '-nvtx' removes one)\n"
@@ -44,7 +50,12 @@ const char* kUsage =
     "  --symbolize FILE       only (re)symbolize an existing session FILE, then exit\n"
     "  -q, --quiet            no summary line\n"
     "  -h, --help             this help\n"
-    "Exit status: the program's (128+N when it died of signal N); 127 when it could not run.\n";
+    "Exit status: the program's (128+N when it died of signal N); 127 when it could not run;\n"
+    "2 when FILE cannot be written (PROGRAM not started); 125 when the session could not be\n"
+    "finished (the program's own status is in the message).\n";
+
+// The session could not be written or finished (kUsage).
+constexpr int kExitSessionFailed = 125;
 
 std::string directoryOf(const std::string& path) {
     size_t slash = path.rfind('/');
@@ -96,30 +107,11 @@ std::string shellQuote(const std::vector<std::string>& argv) {
     return out;
 }
 
-// Sessions written by child processes: "<stem>.<pid>.stallscope" beside the main file.
-std::vector<std::string> childSessions(const std::string& path) {
-    std::string dir = directoryOf(path);
-    std::string file = path.substr(dir.size() + 1);
-    size_t dot = file.rfind('.');
-    std::string stem = dot == std::string::npos ? file : file.substr(0, dot);
-    std::vector<std::string> children;
-    if (DIR* d = opendir(dir.c_str())) {
-        while (dirent* entry = readdir(d)) {
-            std::string name = entry->d_name;
-            if (name != file && name.rfind(stem + ".", 0) == 0 && name.size() > 11 &&
-                name.compare(name.size() - 11, 11, ".stallscope") == 0)
-                children.push_back(dir + "/" + name);
-        }
-        closedir(d);
-    }
-    return children;
-}
-
 } // namespace
 
 int main(int argc, char** argv) {
     std::string output, library, kinds, bufferSize, flushMs, stackDepth;
-    bool stacks = true, quiet = false, symbolize = true;
+    bool stacks = true, quiet = false, symbolize = true, overwrite = false;
     std::string symbolizeOnly;
     stallscope::recorder::RecordSymbolizeOptions symbolizeOptions;
     std::vector<std::string> command;
@@ -158,6 +150,8 @@ int main(int argc, char** argv) {
             stacks = false;
         else if (a == "--no-symbolize")
             symbolize = false;
+        else if (a == "--force-overwrite")
+            overwrite = true;
         else if (a == "--debug-dir")
             symbolizeOptions.debugDirectories.push_back(arguments.value("--debug-dir"));
         else if (a == "--remap")
@@ -192,15 +186,22 @@ int main(int argc, char** argv) {
         std::string base = command[0].substr(command[0].rfind('/') + 1);
         output = base + ".stallscope";
     }
-    output = absolute(output);
-    unlink(output.c_str()); // a stale file must never pass for this run's session
-    unlink((output + "-wal").c_str());
-    unlink((output + "-shm").c_str());
+    std::string error;
+    const std::optional<RecordingOutput> target =
+        RecordingOutput::plan(absolute(output), overwrite, &error);
+    if (!target) {
+        fprintf(stderr, "stallscope-record: %s; %s not started\n", error.c_str(),
+                command[0].c_str());
+        return 2;
+    }
+    output = target->path();
+    const std::string& partial = target->partialPath();
 
     std::vector<std::string> env = {
         "CUDA_INJECTION64_PATH=" + libraryPath,
         "NVTX_INJECTION64_PATH=" + libraryPath,
-        "STALLSCOPE_OUTPUT=" + output,
+        "STALLSCOPE_OUTPUT=" + partial,
+        "STALLSCOPE_RECORD_PID=" + std::to_string(getpid()),
         std::string("STALLSCOPE_STACKS=") + (stacks ? "1" : "0"),
     };
     if (!kinds.empty())
@@ -215,7 +216,7 @@ int main(int argc, char** argv) {
     TargetRunner::Result run = TargetRunner::run(command, env);
     if (!run.started) {
         fprintf(stderr, "stallscope-record: %s\n", run.error.c_str());
-        unlink(output.c_str());
+        target->discard();
         return 127;
     }
     SessionFinalizer::Outcome outcome;
@@ -226,20 +227,27 @@ int main(int argc, char** argv) {
     outcome.startNs = run.startNs;
     outcome.endNs = run.endNs;
     SessionFinalizer::Summary summary;
-    std::string error;
-    if (!SessionFinalizer::finalize(output, outcome, &summary, &error)) {
-        fprintf(stderr, "stallscope-record: cannot finalize %s: %s\n", output.c_str(),
-                error.c_str());
-        return run.exitCode;
+    if (!SessionFinalizer::finalize(partial, outcome, &summary, &error)) {
+        fprintf(stderr,
+                "stallscope-record: cannot finish the session %s: %s; nothing was written (%s "
+                "ended with status %d)\n",
+                output.c_str(), error.c_str(), command[0].c_str(), run.exitCode);
+        target->discard();
+        return kExitSessionFailed;
     }
-    const std::vector<std::string> children = childSessions(output);
     if (symbolize) {
         // The target ran in our working directory: relative Python paths resolve against it.
         char cwd[PATH_MAX];
         symbolizeOptions.sourceRoot = getcwd(cwd, sizeof(cwd)) ? cwd : "";
-        stallscope::recorder::symbolizeSession(output, symbolizeOptions);
-        for (const std::string& child : children)
+        stallscope::recorder::symbolizeSession(partial, symbolizeOptions);
+        for (const std::string& child : target->partialChildren())
             stallscope::recorder::symbolizeSession(child, symbolizeOptions);
+    }
+    std::vector<std::string> children;
+    if (!target->publish(&children, &error)) {
+        fprintf(stderr, "stallscope-record: %s (%s ended with status %d)\n", error.c_str(),
+                command[0].c_str(), run.exitCode);
+        return kExitSessionFailed;
     }
     if (!quiet) {
         char ending[64];

@@ -1,11 +1,13 @@
 #include "recorder/recorder.h"
 
 #include "format/session_meta.h"
+#include "format/session_schema.h"
 #include "recorder/activity_decoder.h"
 #include "recorder/cupti_clock.h"
 #include "recorder/event_ring.h"
 #include "recorder/python_frames.h"
 #include "recorder/session_sink.h"
+#include "recorder/signal_names.h"
 
 #include "format/session_writer.h"
 #include <cupti.h>
@@ -372,7 +374,8 @@ void Recorder::drainOnce() {
         },
         &context);
     if (context.dropped)
-        m_sink->addDropped(CallbackHandler::nowNs(), "host-event-ring", context.dropped);
+        m_sink->addDropped(CallbackHandler::nowNs(), format::dropped_source::kHostEventRing,
+                           context.dropped);
     std::vector<ActivityBatch*> batches;
     std::vector<std::pair<int64_t, std::string>> diagnostics;
     {
@@ -425,8 +428,10 @@ void Recorder::writerLoop() {
         m_sink->refreshModules(now);
         if (stopping) {
             if (signal != 0) {
+                // The recording is whole up to the signal, but the program's run was cut short.
                 m_writer->setMeta(format::meta::kTerminatedBySignal, std::to_string(signal));
-                finishWriter("complete");
+                m_writer->setMeta(format::meta::kIncompleteReason, signalReason(signal));
+                finishWriter(format::kStatusIncomplete);
                 m_active.store(false);
                 ::signal(signal, SIG_DFL);
                 kill(getpid(), signal);
@@ -440,7 +445,17 @@ void Recorder::writerLoop() {
     }
 }
 
-void Recorder::finishWriter(const char* status) {
+std::string Recorder::signalReason(int signal) const {
+    // stallscope-record sets STALLSCOPE_RECORD_PID; the target outliving it means it died and
+    // its parent-death signal (target_runner.cpp) is what stops the program.
+    const char* recordPid = getenv("STALLSCOPE_RECORD_PID");
+    if (recordPid && std::to_string(getppid()) != recordPid)
+        return "stallscope-record ended during the run; the target was stopped (" +
+               killedBy(signal) + ")";
+    return "the target was " + killedBy(signal);
+}
+
+void Recorder::finishWriter(std::string_view status) {
     if (!m_writer)
         return;
     drainOnce();
@@ -466,7 +481,7 @@ void Recorder::stop() {
     if (!m_active.load())
         return; // the writer already finished (signal path)
     m_handler.setEnabled(false);
-    finishWriter("complete");
+    finishWriter(format::kStatusComplete);
     m_active.store(false);
     if (m_subscriber) {
         cuptiUnsubscribe(static_cast<CUpti_SubscriberHandle>(m_subscriber));

@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -64,7 +65,9 @@ private:
     void drainOnce();
     bool enableActivities();
     void installSignalHandlers();
-    void finishWriter(const char* status);
+    void finishWriter(std::string_view status);
+    // meta.incomplete_reason for a run ended by `signal`.
+    std::string signalReason(int signal) const;
 
     RecorderConfig m_config;
     ApiClassifier m_classifier;

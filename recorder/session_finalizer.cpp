@@ -4,6 +4,8 @@
 #include "format/session_schema.h"
 #include "format/session_writer.h"
 #include "format/sqlite_database.h"
+#include "recorder/signal_names.h"
+
 #include <unistd.h>
 
 #include <string>
@@ -11,6 +13,9 @@
 namespace stallscope::recorder {
 
 namespace {
+
+constexpr const char* kNeverInitializedCuda =
+    "the target never initialized CUDA under the recorder: no GPU activity was recorded";
 
 // The first column of the first row of `sql` (with `key` bound to ?1 when given); 0 when none.
 int64_t queryInt(const format::Database& db, std::string_view sql, std::string_view key = {}) {
@@ -49,10 +54,9 @@ bool SessionFinalizer::finalize(const std::string& path, const Outcome& outcome,
         process.command = outcome.command;
         process.startNs = outcome.startNs;
         writer->addProcess(process);
-        writer->addDiagnostic(outcome.endNs, "warning",
-                              "the target never initialized CUDA under the recorder: no GPU "
-                              "activity was recorded");
-        if (!writer->finish(format::kStatusComplete)) {
+        writer->addDiagnostic(outcome.endNs, "warning", kNeverInitializedCuda);
+        writer->setMeta(format::meta::kIncompleteReason, kNeverInitializedCuda);
+        if (!writer->finish(format::kStatusIncomplete)) {
             *error = writer->lastError();
             return false;
         }
@@ -66,9 +70,17 @@ bool SessionFinalizer::finalize(const std::string& path, const Outcome& outcome,
     db.setBusyTimeout(5000);
     db.exec("BEGIN IMMEDIATE");
     std::string status = metaValue(db, format::meta::kStatus);
-    // "recording" here means the writer died with its process before finishing.
-    if (status != std::string(format::kStatusComplete))
+    // "recording" here means the writer died with its process before finishing; a program that
+    // died of a signal did not run to its end, whatever its recorder managed to write.
+    if (status != format::kStatusComplete || outcome.signal != 0) {
         status = std::string(format::kStatusIncomplete);
+        if (metaValue(db, format::meta::kIncompleteReason).empty())
+            setMeta(db, format::meta::kIncompleteReason,
+                    outcome.signal != 0
+                        ? "the target was " + killedBy(outcome.signal)
+                        : std::string("the recorder in the target did not finish the session "
+                                      "(the target crashed or was killed)"));
+    }
     setMeta(db, format::meta::kStatus, status);
     setMeta(db, format::meta::kCommand, outcome.command);
     setMeta(db, format::meta::kExitCode, std::to_string(outcome.exitCode));

@@ -46,6 +46,27 @@ template <class Row> void copyTiming(const ActivityRecord& r, Row& row) {
     row.correlationId = r.correlationId;
 }
 
+// Why a timed record cannot become an event, or nullptr when it can. CUPTI leaves the end (or
+// both times) zero on records cut short by teardown — a forced flush while the work still ran —
+// and a record ending before it starts has no duration to show; either written as an event would
+// stretch the session's span or every share computed from it.
+const char* invalidTiming(const ActivityRecord& r) {
+    switch (r.kind) {
+    case ActivityRecord::Kind::Kernel:
+    case ActivityRecord::Kind::Memcpy:
+    case ActivityRecord::Kind::Memset:
+    case ActivityRecord::Kind::Sync:
+    case ActivityRecord::Kind::Api:
+        if (r.startNs <= 0 || r.endNs <= 0)
+            return format::dropped_source::kIncompleteRecord;
+        if (r.endNs < r.startNs)
+            return format::dropped_source::kEndBeforeStart;
+        return nullptr;
+    default:
+        return nullptr;
+    }
+}
+
 } // namespace
 
 SessionSink::SessionSink(format::SessionWriter* writer)
@@ -300,7 +321,12 @@ void SessionSink::handleMarker(const ActivityRecord& record, const ActivityBatch
 }
 
 void SessionSink::consumeBatch(const ActivityBatch& batch) {
+    int64_t incomplete = 0, endBeforeStart = 0;
     for (const ActivityRecord& r : batch.records) {
+        if (const char* reason = invalidTiming(r)) {
+            ++(reason == format::dropped_source::kIncompleteRecord ? incomplete : endBeforeStart);
+            continue;
+        }
         switch (r.kind) {
         case ActivityRecord::Kind::Kernel: {
             format::KernelRow row;
@@ -417,8 +443,13 @@ void SessionSink::consumeBatch(const ActivityBatch& batch) {
         }
         }
     }
+    const int64_t now = monotonicNs();
     if (batch.droppedRecords)
-        addDropped(monotonicNs(), "cupti-activity-buffer", int64_t(batch.droppedRecords));
+        addDropped(now, format::dropped_source::kActivityBuffer, int64_t(batch.droppedRecords));
+    if (incomplete)
+        addDropped(now, format::dropped_source::kIncompleteRecord, incomplete);
+    if (endBeforeStart)
+        addDropped(now, format::dropped_source::kEndBeforeStart, endBeforeStart);
 }
 
 void SessionSink::addDropped(int64_t atNs, const char* source, int64_t count) {
@@ -428,10 +459,10 @@ void SessionSink::addDropped(int64_t atNs, const char* source, int64_t count) {
     row.source = source;
     row.count = count;
     m_writer->addDropped(row);
-    if (std::string_view(source) == "cupti-activity-buffer")
-        m_stats.droppedRecords += count;
-    else
+    if (std::string_view(source) == format::dropped_source::kHostEventRing)
         m_stats.droppedHostEvents += count;
+    else
+        m_stats.droppedRecords += count;
 }
 
 void SessionSink::expirePending(int64_t nowNs, int64_t maxAgeNs) {

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -64,6 +65,7 @@ TargetRunner::Result TargetRunner::run(const std::vector<std::string>& argv,
     sigprocmask(SIG_BLOCK, &held, &previousMask);
 
     result.startNs = nowNs();
+    const pid_t parent = getpid();
     pid_t child = fork();
     if (child < 0) {
         sigprocmask(SIG_SETMASK, &previousMask, nullptr);
@@ -71,6 +73,14 @@ TargetRunner::Result TargetRunner::run(const std::vector<std::string>& argv,
         return result;
     }
     if (child == 0) {
+        // The target never outlives stallscope-record unnoticed: when it dies (SIGKILL, a crash)
+        // the target gets SIGTERM, which its recorder handles like any SIGTERM — it flushes,
+        // says why the session is incomplete, and the target ends. The setting survives exec;
+        // grandchildren are not covered (docs/recording.md). The getppid() check closes the race
+        // of a parent that died before prctl.
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent)
+            _exit(127);
         for (int i = 0; i < 4; ++i)
             sigaction(forwarded[i], &previous[i], nullptr);
         sigprocmask(SIG_SETMASK, &previousMask, nullptr);

@@ -321,6 +321,50 @@ private slots:
                 0);
     }
 
+    // Records without a valid span (zero times from a forced flush during teardown, an end before
+    // the start) are counted in `dropped` by reason and never become events; a record on the
+    // edge (zero duration) is kept.
+    void sinkDropsRecordsWithoutValidSpan() {
+        ScratchSession session("spans.stallscope");
+        QVERIFY2(session.writer, session.error.c_str());
+        SessionSink sink(session.writer.get());
+        sink.beginProcess(getpid(), "host", "test", 1);
+        ActivityBatch batch;
+        auto add = [&batch](ActivityRecord::Kind kind, int64_t start, int64_t end) {
+            ActivityRecord r;
+            r.kind = kind;
+            r.startNs = start;
+            r.endNs = end;
+            r.contextId = 1;
+            r.streamId = 7;
+            r.correlationId = uint32_t(batch.records.size() + 1);
+            batch.records.push_back(r);
+        };
+        add(ActivityRecord::Kind::Kernel, 1000, 2000); // kept
+        add(ActivityRecord::Kind::Kernel, 3000, 3000); // kept: zero duration is a span
+        add(ActivityRecord::Kind::Kernel, 0, 0);       // incomplete
+        add(ActivityRecord::Kind::Kernel, 4000, 0);    // incomplete
+        add(ActivityRecord::Kind::Memcpy, 0, 5000);    // incomplete
+        add(ActivityRecord::Kind::Memset, 6000, 5999); // end before start
+        add(ActivityRecord::Kind::Api, 7000, 6000);    // end before start
+        add(ActivityRecord::Kind::Api, 7000, 7100);    // kept
+        sink.consumeBatch(batch);
+        sink.finishProcess(10000);
+        QVERIFY(session.writer->finish(fmt::kStatusComplete));
+        QCOMPARE(queryInt(session.path, "select count(*) from kernels"), 2);
+        QCOMPARE(queryInt(session.path, "select min(start_ns) from kernels"), 1000);
+        QCOMPARE(queryInt(session.path, "select count(*) from memcpys"), 0);
+        QCOMPARE(queryInt(session.path, "select count(*) from memsets"), 0);
+        QCOMPARE(queryInt(session.path, "select count(*) from api_calls"), 1);
+        QCOMPARE(queryInt(session.path, "select sum(count) from dropped where source = "
+                                        "'incomplete-record'"),
+                 3);
+        QCOMPARE(queryInt(session.path, "select sum(count) from dropped where source = "
+                                        "'end-before-start'"),
+                 2);
+        QCOMPARE(sink.stats().droppedRecords, 5);
+    }
+
     // Which copies block the host: every synchronous cudaMemcpy, and an async one whose
     // destination is pageable host memory (the driver stages it, so the host waits).
     void copySyncKinds_data() {
@@ -367,6 +411,8 @@ private slots:
         copy.dstKind = uint8_t(dstKind);
         copy.correlationId = 300;
         copy.bytes = 1 << 20;
+        copy.startNs = 20;
+        copy.endNs = 45;
         batch.records.push_back(copy);
         sink.consumeBatch(batch);
         sink.finishProcess(100);
@@ -415,6 +461,8 @@ private slots:
             ActivityBatch batch;
             ActivityRecord kernel;
             kernel.kind = ActivityRecord::Kind::Kernel;
+            kernel.startNs = 100;
+            kernel.endNs = 200;
             for (int i = 0; i < 1000; ++i)
                 batch.records.push_back(kernel);
             sink.consumeBatch(batch);

@@ -91,7 +91,7 @@ inline SmallSessionIds writeSmallSession(const std::string& path,
     writer->addCudaEvent({ids.computeStream, 77, 8, 18000});
     writer->addRange({ids.mainThread, RangeKind::NvtxPushPop, step, 1500, 24000, 0});
     writer->addRange({ids.mainThread, RangeKind::NvtxPushPop, forward, 1600, 4800, 1});
-    writer->addDropped({ids.process, 30000, "cupti-activity-buffer", 3});
+    writer->addDropped({ids.process, 30000, format::dropped_source::kActivityBuffer, 3});
     writer->addDiagnostic(1000, "warning", "example diagnostic");
     if (!writer->finish(status))
         qFatal("cannot finish %s: %s", path.c_str(), writer->lastError().c_str());

@@ -10,6 +10,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QStandardPaths>
@@ -19,7 +20,7 @@
 
 namespace stallscope::views {
 
-RecordDialog::RecordDialog(QWidget* parent) : QDialog(parent), m_recorder(findRecorder()) {
+RecordDialog::RecordDialog(QWidget* parent) : QDialog(parent) {
     setWindowTitle(tr("Record a Program"));
     auto* form = new QFormLayout;
     m_program = new QLineEdit(this);
@@ -43,7 +44,13 @@ RecordDialog::RecordDialog(QWidget* parent) : QDialog(parent), m_recorder(findRe
     m_environment->setPlaceholderText(tr("One KEY=VALUE per line, added to this environment"));
     m_environment->setMaximumHeight(70);
     form->addRow(tr("&Environment:"), m_environment);
-    m_output = new QLineEdit(QDir::current().filePath(QStringLiteral("run.stallscope")), this);
+    m_output = new QLineEdit(freshSessionPath(QDir::currentPath()), this);
+    m_confirmReplace = [this](const QString& path) {
+        return QMessageBox::question(this, tr("Replace Session?"),
+                                     tr("%1 exists. Replace it once the new recording is "
+                                        "complete?")
+                                         .arg(path)) == QMessageBox::Yes;
+    };
     form->addRow(tr("&Session file:"), m_output);
     m_stacks = new QCheckBox(tr("Capture call stacks at syncs (native and Python)"), this);
     m_stacks->setChecked(true);
@@ -115,8 +122,21 @@ void RecordDialog::setEnvironment(const QStringList& keyValues) {
     m_environment->setPlainText(keyValues.join(QLatin1Char('\n')));
 }
 
-QStringList RecordDialog::recorderArguments() const {
+QString RecordDialog::freshSessionPath(const QString& directory) {
+    const QDir dir(directory);
+    for (int n = 1;; ++n) {
+        const QString stem = n == 1 ? QStringLiteral("run") : QStringLiteral("run-%1").arg(n);
+        // stallscope-record writes "<stem>.recording.stallscope" while it runs.
+        if (!dir.exists(stem + QStringLiteral(".stallscope")) &&
+            !dir.exists(stem + QStringLiteral(".recording.stallscope")))
+            return dir.filePath(stem + QStringLiteral(".stallscope"));
+    }
+}
+
+QStringList RecordDialog::recorderArguments(bool overwrite) const {
     QStringList arguments = {QStringLiteral("-o"), m_output->text()};
+    if (overwrite)
+        arguments << QStringLiteral("--force-overwrite");
     if (!m_stacks->isChecked())
         arguments << QStringLiteral("--no-stacks");
     if (!m_symbolize->isChecked())
@@ -130,10 +150,12 @@ bool RecordDialog::startRecording() {
     if (isRecording())
         return false;
     m_error->hide();
+    m_recorder = m_recorderOverride.value_or(findRecorder());
     if (m_recorder.isEmpty()) {
-        showError(tr("stallscope-record was not found next to this program or on PATH; build it "
-                     "with `cmake --build build/release --target stallscope-record` (it needs "
-                     "the CUDA Toolkit)."));
+        showError(tr("stallscope-record was not found next to this program or on PATH. It needs "
+                     "the CUDA Toolkit with CUPTI: install it, then run ./scripts/run-sample.sh "
+                     "again (it builds the recorder when CUDA is found), or build it with "
+                     "`cmake --build build/release --target stallscope-record`."));
         return false;
     }
     if (m_program->text().trimmed().isEmpty()) {
@@ -147,6 +169,13 @@ bool RecordDialog::startRecording() {
     const QString directory = m_directory->text().trimmed();
     if (!directory.isEmpty() && !QFileInfo(directory).isDir()) {
         showError(tr("%1: no such working directory").arg(directory));
+        return false;
+    }
+    // stallscope-record refuses an existing file unless told; the old one stays until the new
+    // recording is complete.
+    const bool overwrite = QFileInfo::exists(m_output->text());
+    if (overwrite && !m_confirmReplace(m_output->text())) {
+        showError(tr("%1 exists: choose another session file.").arg(m_output->text()));
         return false;
     }
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
@@ -174,13 +203,14 @@ bool RecordDialog::startRecording() {
             showError(tr("%1: cannot start (%2)").arg(m_recorder, m_process->errorString()));
     });
     QStringList shown;
-    for (const QString& argument : recorderArguments())
+    const QStringList arguments = recorderArguments(overwrite);
+    for (const QString& argument : arguments)
         shown << (argument.contains(QLatin1Char(' '))
                       ? QLatin1Char('\'') + argument + QLatin1Char('\'')
                       : argument);
     m_log->appendPlainText(
         QStringLiteral("$ %1 %2\n").arg(m_recorder, shown.join(QLatin1Char(' '))));
-    m_process->start(m_recorder, recorderArguments());
+    m_process->start(m_recorder, arguments);
     updateButtons();
     return true;
 }
@@ -216,13 +246,19 @@ void RecordDialog::onFinished(int exitCode, QProcess::ExitStatus status) {
     m_process = nullptr;
     updateButtons();
     const QString session = m_output->text();
-    // 127: the program could not run (stallscope-record said why in the log).
-    if (status != QProcess::NormalExit || exitCode == 127 || !QFileInfo::exists(session)) {
+    // stallscope-record's own exit codes (its --help): 127 the program could not run, 2 the
+    // session file cannot be written (the program was not started), 125 the session could not be
+    // finished. It said why in the log.
+    if (status != QProcess::NormalExit || exitCode == 127 || exitCode == 2 || exitCode == 125 ||
+        !QFileInfo::exists(session)) {
         showError(status != QProcess::NormalExit
-                      ? tr("stallscope-record crashed; see the output above.")
-                  : exitCode == 127
-                      ? tr("The program could not be run; see the output above.")
-                      : tr("%1: no session was written; see the output above.").arg(session));
+                      ? tr("stallscope-record crashed; see the output below.")
+                  : exitCode == 127 ? tr("The program could not be run; see the output below.")
+                  : exitCode == 2
+                      ? tr("%1 cannot be written, so the program was not started; see the output "
+                           "below.")
+                            .arg(session)
+                      : tr("%1: no session was written; see the output below.").arg(session));
         return;
     }
     if (exitCode != 0)

@@ -8,6 +8,9 @@
 #include <QDialog>
 #include <QProcess>
 
+#include <functional>
+#include <optional>
+
 class QCheckBox;
 class QDialogButtonBox;
 class QLabel;
@@ -24,9 +27,18 @@ public:
     ~RecordDialog() override;
 
     // stallscope-record next to this executable (installed: bin/; build tree: ../recorder/), else
-    // on PATH; empty when there is none.
+    // on PATH; empty when there is none. Looked up at every Record, so a recorder built while the
+    // app runs is found.
     static QString findRecorder();
-    void setRecorderPath(const QString& path) { m_recorder = path; }
+    // A fixed recorder instead of the lookup (tests; empty: "not built").
+    void setRecorderPath(const QString& path) { m_recorderOverride = path; }
+    // "run.stallscope" in `directory`, else "run-2.stallscope", ...: the first name that neither
+    // exists nor has an unfinished recording beside it.
+    static QString freshSessionPath(const QString& directory);
+    // Asked before an existing session file is replaced (default: a message box); true replaces.
+    void setReplaceConfirmation(std::function<bool(const QString& path)> confirm) {
+        m_confirmReplace = std::move(confirm);
+    }
 
     // The form, for tests and for pre-filling.
     void setProgram(const QString& program, const QStringList& arguments = {});
@@ -51,9 +63,11 @@ private:
     void appendOutput();
     void showError(const QString& error);
     void updateButtons();
-    QStringList recorderArguments() const;
+    QStringList recorderArguments(bool overwrite) const;
 
-    QString m_recorder;
+    QString m_recorder; // the one the current run uses
+    std::optional<QString> m_recorderOverride;
+    std::function<bool(const QString&)> m_confirmReplace;
     QLineEdit* m_program = nullptr;
     QLineEdit* m_arguments = nullptr;
     QLineEdit* m_directory = nullptr;

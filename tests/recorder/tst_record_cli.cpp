@@ -1,0 +1,193 @@
+// stallscope-record around the program it runs, without a GPU (programs that never use CUDA):
+// the output is checked before the program starts, an existing recording survives everything but
+// a complete new one made with --force-overwrite, a session that cannot be finished leaves nothing
+// behind, every ending says why, and the program never outlives a killed recorder.
+#include "model/session/session.h"
+#include "model/session/session_loader.h"
+
+#include <sys/resource.h>
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <csignal>
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QString output;
+};
+
+Run record(const QStringList& arguments, const std::function<void()>& inChild = {}) {
+    QProcess process;
+    process.setProcessChannelMode(QProcess::MergedChannels);
+    if (inChild)
+        process.setChildProcessModifier(inChild);
+    process.start(QStringLiteral(STALLSCOPE_RECORD), QStringList{QStringLiteral("-q")} + arguments);
+    process.waitForFinished(60000);
+    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+            QString::fromLocal8Bit(process.readAll())};
+}
+
+QByteArray contents(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+void writeText(const QString& path, const QByteArray& text) {
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(text);
+}
+
+// The state letter of /proc/PID/stat ('Z' for a zombie); 0 when the process is gone.
+char processState(qint64 pid) {
+    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (!stat.open(QIODevice::ReadOnly))
+        return 0;
+    const QByteArray line = stat.readAll();
+    const qsizetype paren = line.lastIndexOf(')');
+    return paren > 0 && paren + 2 < line.size() ? line.at(paren + 2) : 0;
+}
+
+} // namespace
+
+class TestRecordCli : public QObject {
+    Q_OBJECT
+private slots:
+    void unwritableOutputStopsBeforeTheProgram_data() {
+        QTest::addColumn<QString>("output");
+        QTest::addColumn<QString>("why");
+        QTest::newRow("missing folder") << "/nonexistent-stallscope/run.stallscope"
+                                        << "does not exist";
+        QTest::newRow("not writable") << "/proc/run.stallscope"
+                                      << "cannot write in /proc";
+        QTest::newRow("a folder") << "/tmp"
+                                  << "is a folder";
+    }
+    void unwritableOutputStopsBeforeTheProgram() {
+        QFETCH(QString, output);
+        QFETCH(QString, why);
+        QTemporaryDir dir;
+        const QString marker = dir.filePath(QStringLiteral("started"));
+        const Run run =
+            record({QStringLiteral("-o"), output, QStringLiteral("--"), QStringLiteral("/bin/sh"),
+                    QStringLiteral("-c"), QStringLiteral("touch '%1'").arg(marker)});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.output.contains(why) && run.output.contains(QStringLiteral("not started")),
+                 qPrintable(run.output));
+        QVERIFY(!QFile::exists(marker));
+    }
+
+    void existingRecordingSurvivesUntilANewOneIsComplete() {
+        QTemporaryDir dir;
+        const QString session = dir.filePath(QStringLiteral("run.stallscope"));
+        writeText(session, "yesterday's recording");
+        Run run = record({QStringLiteral("-o"), session, QStringLiteral("/bin/true")});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.output.contains(QStringLiteral("--force-overwrite")), qPrintable(run.output));
+        QCOMPARE(contents(session), QByteArray("yesterday's recording"));
+        // A typo in the program name: nothing was recorded, nothing is replaced.
+        run = record({QStringLiteral("--force-overwrite"), QStringLiteral("-o"), session,
+                      QStringLiteral("/nonexistent/train")});
+        QCOMPARE(run.exitCode, 127);
+        QCOMPARE(contents(session), QByteArray("yesterday's recording"));
+        run = record({QStringLiteral("--force-overwrite"), QStringLiteral("-o"), session,
+                      QStringLiteral("/bin/true")});
+        QCOMPARE(run.exitCode, 0);
+        const auto loaded = stallscope::model::SessionLoader::load(session.toStdString());
+        QVERIFY2(loaded.ok(), loaded.error.c_str());
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden),
+                 QStringList{QStringLiteral("run.stallscope")});
+    }
+
+    void unfinishedRecordingIsNotReplacedSilently() {
+        QTemporaryDir dir;
+        const QString partial = dir.filePath(QStringLiteral("run.recording.stallscope"));
+        writeText(partial, "a recording whose recorder died");
+        const QString session = dir.filePath(QStringLiteral("run.stallscope"));
+        Run run = record({QStringLiteral("-o"), session, QStringLiteral("/bin/true")});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.output.contains(partial), qPrintable(run.output));
+        QCOMPARE(contents(partial), QByteArray("a recording whose recorder died"));
+        run = record({QStringLiteral("--force-overwrite"), QStringLiteral("-o"), session,
+                      QStringLiteral("/bin/true")});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY(!QFile::exists(partial));
+        QVERIFY(QFile::exists(session));
+    }
+
+    // Every ending says why in meta.incomplete_reason and exit_signal.
+    void endingsSayWhy_data() {
+        QTest::addColumn<QString>("script");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("reason");
+        QTest::addColumn<int>("signal");
+        QTest::newRow("exit 0, no CUDA") << "exit 0" << 0 << "never initialized CUDA" << 0;
+        QTest::newRow("exit 3, no CUDA") << "exit 3" << 3 << "never initialized CUDA" << 0;
+        QTest::newRow("SIGTERM") << "kill -TERM $$" << 128 + SIGTERM << "never initialized CUDA"
+                                 << int(SIGTERM);
+    }
+    void endingsSayWhy() {
+        QFETCH(QString, script);
+        QFETCH(int, exitCode);
+        QFETCH(QString, reason);
+        QFETCH(int, signal);
+        QTemporaryDir dir;
+        const QString session = dir.filePath(QStringLiteral("end.stallscope"));
+        const Run run = record({QStringLiteral("-o"), session, QStringLiteral("--"),
+                                QStringLiteral("/bin/sh"), QStringLiteral("-c"), script});
+        QCOMPARE(run.exitCode, exitCode);
+        const auto loaded = stallscope::model::SessionLoader::load(session.toStdString());
+        QVERIFY2(loaded.ok(), loaded.error.c_str());
+        QCOMPARE(loaded.session->status, std::string("incomplete"));
+        const auto meta = [&](const char* key) {
+            return QString::fromStdString(loaded.session->metaValue(key));
+        };
+        QVERIFY2(meta("incomplete_reason").contains(reason), qPrintable(meta("incomplete_reason")));
+        QCOMPARE(meta("exit_signal"), signal ? QString::number(signal) : QString());
+    }
+
+    // A session that cannot be written (here: a file size limit, write() fails with EFBIG)
+    // gives a non-zero exit and leaves no file behind.
+    void sessionThatCannotBeFinishedLeavesNothing() {
+        QTemporaryDir dir;
+        const QString session = dir.filePath(QStringLiteral("full.stallscope"));
+        const Run run = record({QStringLiteral("-o"), session, QStringLiteral("/bin/true")}, [] {
+            ::signal(SIGXFSZ, SIG_IGN);
+            const rlimit limit{8192, 8192};
+            setrlimit(RLIMIT_FSIZE, &limit);
+        });
+        QCOMPARE(run.exitCode, 125);
+        QVERIFY2(run.output.contains(QStringLiteral("cannot finish the session")),
+                 qPrintable(run.output));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList());
+    }
+
+    // The program gets SIGTERM when stallscope-record dies (PR_SET_PDEATHSIG).
+    void programDoesNotOutliveAKilledRecorder() {
+        QTemporaryDir dir;
+        const QString pidFile = dir.filePath(QStringLiteral("pid"));
+        QProcess recorder;
+        recorder.start(QStringLiteral(STALLSCOPE_RECORD),
+                       {QStringLiteral("-q"), QStringLiteral("-o"),
+                        dir.filePath(QStringLiteral("k.stallscope")), QStringLiteral("--"),
+                        QStringLiteral("/bin/sh"), QStringLiteral("-c"),
+                        QStringLiteral("echo $$ > '%1'; exec sleep 60").arg(pidFile)});
+        QVERIFY(recorder.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(contents(pidFile).trimmed().toLongLong() > 0, 30000);
+        const qint64 program = contents(pidFile).trimmed().toLongLong();
+        QTRY_VERIFY_WITH_TIMEOUT(processState(program) == 'S', 30000); // sleeping in `sleep`
+        ::kill(pid_t(recorder.processId()), SIGKILL);
+        recorder.waitForFinished();
+        // Gone, or a zombie nobody reaps (a container's init): either way it no longer runs.
+        QTRY_VERIFY_WITH_TIMEOUT(processState(program) == 0 || processState(program) == 'Z', 10000);
+    }
+};
+
+QTEST_MAIN(TestRecordCli)
+#include "tst_record_cli.moc"
