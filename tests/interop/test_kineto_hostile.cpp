@@ -1,5 +1,6 @@
 // Hostile torch.profiler traces (issue 13): each crafted here, each refused with one error naming
 // the file — never a crash, a hang or unbounded memory — and no session or import cache left.
+#include "model/interop/kineto_input_stream.h"
 #include "model/interop/kineto_sax_handler.h"
 #include "tests/interop/interop_support.h"
 #include "tests/support/write_file.h"
@@ -126,6 +127,19 @@ private slots:
         bytes[bytes.size() - 8] = static_cast<char>(bytes[bytes.size() - 8] ^ 0xff); // CRC32
         const std::string path = write("bad-crc.json.gz", bytes);
         expectError(path, "corrupt gzip data: incorrect data check");
+
+        // The stream itself ends: at most the file's text is read before its end marker.
+        KinetoInputStream stream;
+        std::string error;
+        QVERIFY2(stream.open(path, &error), error.c_str());
+        int64_t reads = 0;
+        while (stream.Peek() != '\0' && reads <= int64_t(2) << 20) {
+            stream.Take();
+            ++reads;
+        }
+        QCOMPARE(stream.Peek(), '\0');
+        QCOMPARE(reads, int64_t(1) << 20); // the first chunk; the failed read gave nothing
+        QCOMPARE(stream.readError(), std::string("corrupt gzip data: incorrect data check"));
 
         // Through the opener, as the GUI and --info open it: no converted session cached.
         const QString cache = m_dir.filePath("cache");
