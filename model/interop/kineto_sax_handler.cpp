@@ -342,8 +342,9 @@ int64_t* KinetoSaxHandler::integerField(Ctx ctx, Field key) {
 // The int32 field a number goes to: a grid or block dimension, registers, shared memory.
 int32_t* KinetoSaxHandler::int32Field(Ctx ctx, Field key) {
     if (ctx == Ctx::Grid || ctx == Ctx::Block) {
-        const int index = m_arrayIndex++;
-        return index < 3 ? &(ctx == Ctx::Grid ? m_event.grid : m_event.block)[index] : nullptr;
+        if (m_arrayIndex >= 3)
+            return nullptr; // a fourth dimension: ignored
+        return &(ctx == Ctx::Grid ? m_event.grid : m_event.block)[m_arrayIndex++];
     }
     if (ctx == Ctx::Args && key == Field::Registers)
         return &m_event.registersPerThread;
@@ -420,6 +421,9 @@ bool KinetoSaxHandler::String(const char* t, unsigned n, bool) {
             assignName(m_event.argLabels, t, n);
         break;
     case Ctx::Stack:
+        if (m_event.stackSize >= kMaxStackEntries)
+            return refuse("a \"stack\" of more than " + std::to_string(kMaxStackEntries) +
+                          " entries (the limit)");
         if (m_event.stack.size() <= m_event.stackSize)
             m_event.stack.emplace_back();
         assignName(m_event.stack[m_event.stackSize++], t, n);

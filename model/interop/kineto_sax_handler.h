@@ -6,8 +6,8 @@
 //
 // Hostile input is refused with one error (error()) rather than trusted: JSON nested deeper than
 // kMaxJsonDepth, a string or number longer than kMaxJsonValueBytes, a number the importer reads
-// that is out of its range, a time or duration beyond ±kMaxTraceTimeNs. Names the importer keeps
-// are cut to kMaxNameBytes.
+// that is out of its range, a time or duration beyond ±kMaxTraceTimeNs, a stack of more than
+// kMaxStackEntries. Names the importer keeps are cut to kMaxNameBytes.
 #pragma once
 
 #include "model/interop/kineto_event.h"
@@ -26,6 +26,8 @@ inline constexpr size_t kMaxJsonDepth = 64;
 inline constexpr size_t kMaxJsonValueBytes = 1 << 20;
 // Names (events, categories, labels, stack entries, devices) longer than this are cut and marked.
 inline constexpr size_t kMaxNameBytes = 64 << 10;
+// Entries of one "sync" event's "stack" (Stallscope's export; the recorder keeps at most ~100).
+inline constexpr size_t kMaxStackEntries = 4096;
 // Times and durations, in ns, beyond ±2^62 (146 years) are refused, so ts + dur cannot overflow.
 inline constexpr int64_t kMaxTraceTimeNs = int64_t(1) << 62;
 

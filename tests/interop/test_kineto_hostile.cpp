@@ -103,6 +103,25 @@ private slots:
         QCOMPARE(stack[1].line, int64_t(42));
     }
 
+    // A "sync" event's stack holds up to 4096 entries; one more is refused (memory per entry).
+    void stackEntryLimit() {
+        auto syncWithStack = [](size_t entries) {
+            QByteArray stack = "\"[native] f\"";
+            for (size_t i = 1; i < entries; ++i)
+                stack += ", \"[native] f\"";
+            return traceWithEvent(
+                R"({"ph": "X", "cat": "sync", "name": "stream synchronize", "pid": 7, "tid": 7, "ts": 200, "dur": 5, "args": {"kind": 1, "stack": [)" +
+                stack + "]}}");
+        };
+        QTemporaryDir dir;
+        auto atLimit = importTrace(dir, write("stack4096.json", syncWithStack(kMaxStackEntries)));
+        QVERIFY2(atLimit->ok(), atLimit->error.c_str());
+        const HostLane& lane = atLimit->session->hostLanes.front();
+        QCOMPARE(atLimit->database.stack(lane.syncs.stackId[0]).size(), kMaxStackEntries);
+        expectError(write("stack4097.json", syncWithStack(kMaxStackEntries + 1)),
+                    "a \"stack\" of more than 4096 entries (the limit)");
+    }
+
     // Depth 64 (the root object is level 1) imports; 65 and a million are refused.
     void deepNesting() {
         auto nested = [](int levels) {
