@@ -108,14 +108,16 @@ KinetoConverter::ThreadState& KinetoConverter::hostThread(const KinetoEvent& eve
 }
 
 // gpu_user_annotation ranges live on a GPU stream, but ranges belong to threads: they get a
-// pseudo thread per stream, tid = -(device * 1'000'000 + stream) - 1, named after the stream.
+// pseudo thread per stream, tid = -(device * 1'000'000 + stream) - 1, named after the stream
+// (computed unsigned: absurd ids from a trace wrap instead of overflowing).
 KinetoConverter::ThreadState& KinetoConverter::annotationThread(int64_t device, int64_t stream) {
     const int64_t key = pairKey(device, stream);
     auto it = m_annotationIndex.find(key);
     if (it != m_annotationIndex.end())
         return *m_threads[it->second];
     auto state = std::make_unique<ThreadState>();
-    state->tid = -(device * 1000000 + stream) - 1;
+    state->tid = static_cast<int64_t>(
+        ~(static_cast<uint64_t>(device) * 1000000u + static_cast<uint64_t>(stream)));
     state->index = static_cast<uint32_t>(m_threads.size());
     KinetoEvent none;
     const std::string name =
@@ -271,8 +273,8 @@ bool KinetoConverter::onEvent(const KinetoEvent& e) {
             row.grid[i] = e.grid[i];
             row.block[i] = e.block[i];
         }
-        row.registersPerThread = static_cast<int32_t>(e.registersPerThread);
-        row.staticSharedBytes = static_cast<int32_t>(e.sharedMemory);
+        row.registersPerThread = e.registersPerThread;
+        row.staticSharedBytes = e.sharedMemory;
         m_writer.addKernel(row);
         countRow();
         break;

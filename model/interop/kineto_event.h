@@ -49,8 +49,8 @@ struct KinetoEvent {
     int64_t stream = -1;
     int64_t bytes = 0;
     int64_t cbid = 0;
-    int64_t registersPerThread = 0;
-    int64_t sharedMemory = 0;
+    int32_t registersPerThread = 0;
+    int32_t sharedMemory = 0;
     int64_t waitEventId = -1; // cuda_sync: wait_on_cuda_event_id; sync: event
     int64_t syncKind = 0;     // Stallscope "sync" events: format::SyncKind
     int32_t grid[3] = {1, 1, 1};

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <new>
 #include <system_error>
 
 namespace stallscope::model {
@@ -40,6 +41,29 @@ void removeSessionFiles(const std::string& path) {
         fs::remove(path + suffix, ec);
 }
 
+// RapidJSON's reader collects each string and number whole in a stack from this allocator before
+// the handler sees its length: refusing to grow it past twice kMaxJsonValueBytes stops a 2 GB
+// string before it is allocated (the handler refuses anything over kMaxJsonValueBytes itself).
+class BoundedReaderAllocator {
+public:
+    static constexpr bool kNeedFree = true;
+    struct Exhausted {};
+
+    void* Malloc(size_t size) { return Realloc(nullptr, 0, size); }
+    void* Realloc(void* block, size_t, size_t newSize) {
+        if (newSize > 2 * kMaxJsonValueBytes)
+            throw Exhausted{}; // RapidJSON has no error path here; parseFile catches it
+        void* grown = std::realloc(block, newSize);
+        if (!grown && newSize > 0)
+            throw std::bad_alloc();
+        return grown;
+    }
+    static void Free(void* block) { std::free(block); }
+};
+
+using BoundedReader =
+    rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, BoundedReaderAllocator>;
+
 // Parses one trace file into the converter. Returns an empty string or the error (without the
 // file name, which the caller adds).
 std::string parseFile(const std::string& path, KinetoConverter& converter, bool* cancelled,
@@ -50,27 +74,44 @@ std::string parseFile(const std::string& path, KinetoConverter& converter, bool*
         return error;
     converter.setPoll([&] { return poll(stream.fileOffset()); });
     KinetoSaxHandler handler(converter);
-    rapidjson::Reader reader;
+    BoundedReader reader;
     constexpr unsigned kFlags = rapidjson::kParseNumbersAsStringsFlag;
-    const rapidjson::ParseResult result = reader.Parse<kFlags>(stream, handler);
+    rapidjson::ParseResult result;
+    std::string refused;
+    try {
+        result = reader.Parse<kFlags>(stream, handler);
+    } catch (const BoundedReaderAllocator::Exhausted&) {
+        refused = jsonValueTooLongError();
+    }
     converter.stats().jsonBytes += static_cast<int64_t>(stream.Tell());
     converter.stats().fileBytes += stream.fileSize();
     converter.setPoll({});
-    if (!handler.shapeError().empty())
-        return "not a PyTorch profiler (Kineto) trace: " + handler.shapeError();
+    const std::string where = stream.compressed() ? " of the decompressed JSON" : "";
+    const std::string atByte = " at byte " + std::to_string(stream.Tell()) + where;
+    if (!stream.readError().empty())
+        return stream.readError() + " (after " + std::to_string(stream.Tell()) + " bytes of JSON)";
+    if (refused.empty())
+        refused = handler.error();
+    if (!refused.empty())
+        return refused + atByte;
     if (result.IsError() && result.Code() == rapidjson::kParseErrorTermination) {
         *cancelled = true;
         return "import cancelled";
     }
-    if (!stream.readError().empty())
-        return stream.readError() + " (after " + std::to_string(stream.Tell()) + " bytes of JSON)";
-    const std::string where = stream.compressed() ? " of the decompressed JSON" : "";
     if (result.IsError()) {
         if (result.Code() == rapidjson::kParseErrorDocumentEmpty)
             return stream.Tell() == 0 ? "empty file, not a trace" : "no JSON value, not a trace";
         if (stream.atEnd() && result.Code() != rapidjson::kParseErrorDocumentRootNotSingular)
             return "truncated: the JSON ends at byte " + std::to_string(stream.Tell()) + where +
                    " before the trace is complete";
+        const unsigned char c = static_cast<unsigned char>(stream.Peek());
+        if (result.Code() == rapidjson::kParseErrorStringEscapeInvalid && c < 0x20 &&
+            result.Offset() == stream.Tell()) {
+            char code[8];
+            std::snprintf(code, sizeof code, "0x%02x", c);
+            return std::string("malformed JSON: an unescaped control character (") + code +
+                   ") inside a string" + atByte + " (JSON requires \\u00XX)";
+        }
         return "malformed JSON at byte " + std::to_string(result.Offset()) + where + ": " +
                rapidjson::GetParseError_En(result.Code());
     }

@@ -11,7 +11,27 @@ namespace stallscope::model {
 
 namespace {
 constexpr size_t kChunk = 1 << 20; // 1 MiB of decompressed text per read
+
+// Why reading `file` failed, from zlib's error state; empty when it did not (a clean end).
+std::string readErrorText(gzFile file, const std::string& path) {
+    int code = 0;
+    std::string message = gzerror(file, &code);
+    if (message.compare(0, path.size() + 2, path + ": ") == 0)
+        message.erase(0, path.size() + 2); // zlib names the file; the importer does already
+    switch (code) {
+    case Z_OK:
+        return {};
+    case Z_BUF_ERROR:
+        return "compressed data ends early (truncated .gz file)";
+    case Z_DATA_ERROR:
+        return "corrupt gzip data: " + message;
+    case Z_MEM_ERROR:
+        return "out of memory while decompressing";
+    default:
+        return "cannot read: " + message;
+    }
 }
+} // namespace
 
 KinetoInputStream::~KinetoInputStream() {
     if (m_file)
@@ -32,11 +52,12 @@ bool KinetoInputStream::open(const std::string& path, std::string* error) {
     }
     gzbuffer(file, 256 * 1024);
     m_file = file;
+    m_path = path;
     m_buffer.resize(kChunk + 1);
     m_current = m_end = m_buffer.data();
     m_consumed = 0;
+    m_compressed = gzdirect(file) == 0; // zlib reads the header for this
     refill();
-    m_compressed = gzdirect(file) == 0;
     return true;
 }
 
@@ -55,18 +76,27 @@ void KinetoInputStream::refill() {
     *m_end = '\0';
     if (m_eof)
         return;
-    const int n = gzread(static_cast<gzFile>(m_file), base, static_cast<unsigned>(kChunk));
-    if (n < 0) {
-        int code = 0;
-        const char* message = gzerror(static_cast<gzFile>(m_file), &code);
-        m_readError = code == Z_BUF_ERROR ? "compressed data ends early (truncated .gz file)"
-                                          : std::string("cannot decompress: ") + message;
-    }
+    gzFile file = static_cast<gzFile>(m_file);
+    const int n = gzread(file, base, static_cast<unsigned>(kChunk));
     if (n <= 0) {
-        m_eof = true;
+        // gzread may have inflated into the buffer before it failed: restore the sentinel, or
+        // the parser reads that stale byte for ever. A truncated .gz ends with 0, not -1.
+        endEarly(readErrorText(file, m_path));
         return;
     }
     m_end = base + n;
+    *m_end = '\0';
+    if (m_compressed &&
+        m_consumed + static_cast<size_t>(n) >
+            static_cast<size_t>(kMaxInflationRatio * m_fileSize + kInflationAllowance))
+        endEarly("the .gz inflates to more than " + std::to_string(kMaxInflationRatio) +
+                 " times its size (a decompression bomb?)");
+}
+
+void KinetoInputStream::endEarly(std::string why) {
+    m_readError = std::move(why);
+    m_eof = true;
+    m_current = m_end = m_buffer.data();
     *m_end = '\0';
 }
 

@@ -1,5 +1,7 @@
 // KinetoInputStream: a RapidJSON input stream over a trace file, plain or gzip-compressed (zlib's
 // gzread reads both), in fixed-size chunks, so a 1 GB trace is parsed in constant memory.
+// A read error (corrupt or truncated gzip) or a .gz that inflates beyond kMaxInflationRatio times
+// its size ends the input at once: the stream then reads as empty and readError() says why.
 #pragma once
 
 #include <cstddef>
@@ -8,6 +10,11 @@
 #include <vector>
 
 namespace stallscope::model {
+
+// A .gz may decompress to at most this many times its size, plus kInflationAllowance (so small
+// files are never refused). Real torch.profiler traces inflate ~12x; gzip's limit is ~1032x.
+inline constexpr int64_t kMaxInflationRatio = 256;
+inline constexpr int64_t kInflationAllowance = 64 << 20;
 
 class KinetoInputStream {
 public:
@@ -37,7 +44,7 @@ public:
 
     // True once every byte of the (decompressed) input has been consumed.
     bool atEnd() const { return m_eof && m_current == m_end; }
-    // A read error (corrupt or truncated gzip), empty when none.
+    // Why the input ended early (corrupt, truncated or inflating .gz), empty when it did not.
     const std::string& readError() const { return m_readError; }
     bool compressed() const { return m_compressed; }
     // Bytes of the file read so far (compressed bytes for .gz), for progress.
@@ -46,8 +53,11 @@ public:
 
 private:
     void refill();
+    // Ends the input here: the parser sees the end and readError() says `why` (if anything).
+    void endEarly(std::string why);
 
     void* m_file = nullptr; // gzFile
+    std::string m_path;
     std::vector<char> m_buffer;
     Ch* m_current = nullptr;
     Ch* m_end = nullptr;   // one past the last valid byte, where a '\0' sentinel is stored

@@ -4,6 +4,7 @@
 #include "model/session/session_database.h"
 
 #include <array>
+#include <charconv>
 #include <cstdio>
 
 namespace stallscope::model {
@@ -166,12 +167,12 @@ format::FrameRow frameRowFromStackEntry(const std::string& entry) {
     const size_t sep = entry.find(": ");
     const size_t colon = sep == std::string::npos ? sep : entry.rfind(':', sep - 1);
     if (colon != std::string::npos && colon > 0 && colon + 1 < sep) {
-        bool digits = true;
-        for (size_t i = colon + 1; i < sep; ++i)
-            digits = digits && entry[i] >= '0' && entry[i] <= '9';
-        if (digits) {
+        int64_t line = 0;
+        const char* digitsEnd = entry.data() + sep;
+        const auto [end, ec] = std::from_chars(entry.data() + colon + 1, digitsEnd, line);
+        if (ec == std::errc() && end == digitsEnd && line >= 0) { // else: not a line number
             row.file = entry.substr(0, colon);
-            row.line = std::stoll(entry.substr(colon + 1, sep - colon - 1));
+            row.line = line;
             row.function = entry.substr(sep + 2);
             return row;
         }

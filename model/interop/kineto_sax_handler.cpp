@@ -2,86 +2,140 @@
 
 #include "format/keyword_table.h"
 
-#include <cstdlib>
-#include <cstring>
+#include <charconv>
+#include <cmath>
 #include <string>
 
 namespace stallscope::model {
 
 namespace {
 
-// Reads a JSON number's optional sign and integer digits from [p, end), advancing p to what follows
-// (a fraction, an exponent or the end). Returns the digits' value; `negative` says the sign.
-int64_t readSignAndDigits(const char*& p, const char* end, bool& negative) {
-    negative = false;
-    if (p < end && (*p == '-' || *p == '+'))
-        negative = *p++ == '-';
+constexpr const char* kEventsNotArray = "\"traceEvents\" is not an array";
+
+// A number as it may be shown in an error: at most 40 characters of it.
+std::string shownNumber(std::string_view text) {
+    return text.size() <= 40 ? std::string(text) : std::string(text.substr(0, 40)) + "...";
+}
+
+// Parses an exponent form ("1e3", "-2.5E-1") as a double scaled by `scale`, rounded to the
+// nearest integer; nullopt when not finite or beyond ±limit.
+std::optional<int64_t> scaledDouble(std::string_view text, double scale, double limit) {
+    double value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size())
+        return std::nullopt;
+    value *= scale;
+    if (!std::isfinite(value) || std::fabs(value) >= limit)
+        return std::nullopt;
+    return static_cast<int64_t>(std::llround(value));
+}
+
+bool hasExponent(std::string_view text) {
+    return text.find_first_of("eE") != std::string_view::npos;
+}
+
+// Reads the integer digits that start `text` (after an optional '-'); nullopt beyond int64.
+// `rest` is what follows them (a fraction, or nothing).
+std::optional<int64_t> leadingInteger(std::string_view text, bool* negative,
+                                      std::string_view* rest) {
+    *negative = !text.empty() && text[0] == '-';
+    const char* begin = text.data() + (*negative ? 1 : 0);
+    const char* end = text.data() + text.size();
     int64_t value = 0;
-    while (p < end && *p >= '0' && *p <= '9')
-        value = value * 10 + (*p++ - '0');
+    const auto [after, ec] = std::from_chars(begin, end, value);
+    if (ec != std::errc() || value < 0)
+        return std::nullopt;
+    *rest = std::string_view(after, static_cast<size_t>(end - after));
     return value;
+}
+
+// `text`, cut to kMaxNameBytes at a UTF-8 character boundary and marked when longer.
+void assignName(std::string& name, const char* text, unsigned length) {
+    if (length <= kMaxNameBytes) {
+        name.assign(text, length);
+        return;
+    }
+    size_t cut = kMaxNameBytes;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
+        --cut; // not inside a multi-byte character
+    name.assign(text, cut);
+    name += " [... cut from " + std::to_string(length) + " bytes]";
 }
 
 } // namespace
 
-int64_t KinetoSaxHandler::parseInteger(const char* text, unsigned length) {
-    const char* p = text;
-    const char* end = text + length;
-    bool negative = false;
-    const int64_t value = readSignAndDigits(p, end, negative);
-    if (p < end && (*p == 'e' || *p == 'E')) // rare: let the C library do it
-        return static_cast<int64_t>(std::strtod(std::string(text, length).c_str(), nullptr));
-    return negative ? -value : value;
+std::string jsonValueTooLongError() {
+    return "a JSON string or number longer than " + std::to_string(kMaxJsonValueBytes >> 20) +
+           " MiB (the limit)";
 }
 
-int64_t KinetoSaxHandler::microsToNanos(const char* text, unsigned length) {
-    const char* p = text;
-    const char* end = text + length;
+std::optional<int64_t> KinetoSaxHandler::parseInteger(std::string_view text) {
+    if (hasExponent(text)) // rare: "1e3"
+        return scaledDouble(text, 1.0, 0x1p63);
     bool negative = false;
-    const int64_t micros = readSignAndDigits(p, end, negative);
+    std::string_view fraction;
+    const std::optional<int64_t> value = leadingInteger(text, &negative, &fraction);
+    if (!value)
+        return std::nullopt;
+    return negative ? -*value : *value;
+}
+
+std::optional<int64_t> KinetoSaxHandler::microsToNanos(std::string_view text) {
+    if (hasExponent(text))
+        return scaledDouble(text, 1000.0, static_cast<double>(kMaxTraceTimeNs));
+    bool negative = false;
+    std::string_view fraction;
+    const std::optional<int64_t> micros = leadingInteger(text, &negative, &fraction);
+    if (!micros || *micros > kMaxTraceTimeNs / 1000)
+        return std::nullopt;
     int64_t nanos = 0;
     int digits = 0;
     bool roundUp = false;
-    if (p < end && *p == '.') {
-        ++p;
-        while (p < end && *p >= '0' && *p <= '9') {
+    if (!fraction.empty() && fraction[0] == '.') {
+        for (const char c : fraction.substr(1)) {
             if (digits < 3)
-                nanos = nanos * 10 + (*p - '0');
+                nanos = nanos * 10 + (c - '0');
             else if (digits == 3)
-                roundUp = *p >= '5';
+                roundUp = c >= '5';
             ++digits;
-            ++p;
         }
-    }
-    if (p < end && (*p == 'e' || *p == 'E')) {
-        const double value = std::strtod(std::string(text, length).c_str(), nullptr) * 1000.0;
-        return static_cast<int64_t>(value < 0 ? value - 0.5 : value + 0.5);
     }
     for (; digits < 3; ++digits)
         nanos *= 10;
-    const int64_t total = micros * 1000 + nanos + (roundUp ? 1 : 0);
+    const int64_t total = *micros * 1000 + nanos + (roundUp ? 1 : 0);
+    if (total > kMaxTraceTimeNs)
+        return std::nullopt;
     return negative ? -total : total;
 }
 
+bool KinetoSaxHandler::refuse(std::string message) {
+    m_error = std::move(message);
+    return false;
+}
+
+bool KinetoSaxHandler::notKineto(const std::string& why) {
+    return refuse("not a PyTorch profiler (Kineto) trace: " + why);
+}
+
 bool KinetoSaxHandler::open(bool isArray) {
+    if (m_stack.size() >= kMaxJsonDepth)
+        return refuse("JSON nested more than " + std::to_string(kMaxJsonDepth) +
+                      " levels deep (the limit)");
     const Ctx parent = top();
     Ctx next = Ctx::Skip;
     if (!m_sawRoot) {
         m_sawRoot = true;
         if (isArray) {
-            m_shapeError = "the top-level JSON value is an array, not Kineto's object with "
-                           "\"traceEvents\"";
-            return false;
+            return notKineto("the top-level JSON value is an array, not Kineto's object with "
+                             "\"traceEvents\"");
         }
         next = Ctx::Root;
     } else {
         switch (parent) {
         case Ctx::Root:
             if (m_key == Field::TraceEvents) {
-                if (!isArray) {
-                    m_shapeError = "\"traceEvents\" is not an array";
-                    return false;
-                }
+                if (!isArray)
+                    return notKineto(kEventsNotArray);
                 m_sawTraceEvents = true;
                 next = Ctx::Events;
             } else if (m_key == Field::DeviceProperties && isArray) {
@@ -154,6 +208,8 @@ bool KinetoSaxHandler::EndArray(unsigned) {
 }
 
 bool KinetoSaxHandler::Key(const char* t, unsigned n, bool) {
+    if (n > kMaxJsonValueBytes)
+        return refuse(jsonValueTooLongError());
     using K = Field;
     using format::Keyword;
     // The keys the importer reads, by the object they stand in; any other key is K::Other.
@@ -220,133 +276,122 @@ bool KinetoSaxHandler::Key(const char* t, unsigned n, bool) {
 }
 
 bool KinetoSaxHandler::RawNumber(const char* t, unsigned n, bool) {
-    const Ctx ctx = top();
-    if (ctx == Ctx::Event && (m_key == Field::Ts || m_key == Field::Dur)) {
-        const int64_t ns = microsToNanos(t, n);
-        if (m_key == Field::Ts) {
-            m_event.tsNs = ns;
-            m_event.hasTs = true;
-        } else {
-            m_event.durNs = ns;
-        }
-        m_key = Field::Other;
-        return true;
-    }
-    return scalarNumber(parseInteger(t, n));
+    if (n > kMaxJsonValueBytes)
+        return refuse(jsonValueTooLongError());
+    const bool stored = storeNumber(std::string_view(t, n));
+    m_key = Field::Other;
+    return stored;
 }
 
-bool KinetoSaxHandler::scalarNumber(int64_t v) {
-    switch (top()) {
-    case Ctx::Root:
-        if (m_key == Field::TraceEvents) {
-            m_shapeError = "\"traceEvents\" is not an array";
-            return false;
-        }
-        break;
-    case Ctx::Event:
-        switch (m_key) {
+// The int64 field an integer under `key` goes to in `ctx`, or null when the importer ignores it.
+int64_t* KinetoSaxHandler::integerField(Ctx ctx, Field key) {
+    if (ctx == Ctx::Event) {
+        switch (key) {
         case Field::Pid:
-            m_event.pid = v;
             m_event.pidIsNumber = true;
-            break;
+            return &m_event.pid;
         case Field::Tid:
-            m_event.tid = v;
             m_event.tidIsNumber = true;
-            break;
-        case Field::Ts:
-            m_event.tsNs = v * 1000;
-            m_event.hasTs = true;
-            break;
-        case Field::Dur:
-            m_event.durNs = v * 1000;
-            break;
+            return &m_event.tid;
         default:
-            break;
+            return nullptr;
         }
-        break;
-    case Ctx::Args:
-        switch (m_key) {
+    }
+    if (ctx == Ctx::Args) {
+        switch (key) {
         case Field::Correlation:
-            m_event.correlation = v;
-            break;
+            return &m_event.correlation;
         case Field::Stream:
-            m_event.stream = v;
-            break;
+            return &m_event.stream;
         case Field::Device:
-            m_event.device = v;
-            break;
+            return &m_event.device;
         case Field::Context:
-            m_event.context = v;
-            break;
+            return &m_event.context;
         case Field::Bytes:
-            m_event.bytes = v;
-            break;
+            return &m_event.bytes;
         case Field::Cbid:
-            m_event.cbid = v;
-            break;
-        case Field::Registers:
-            m_event.registersPerThread = v;
-            break;
-        case Field::SharedMemory:
-            m_event.sharedMemory = v;
-            break;
+            return &m_event.cbid;
         case Field::WaitEvent:
         case Field::Event:
-            m_event.waitEventId = v;
-            break;
+            return &m_event.waitEventId;
         case Field::Kind:
-            m_event.syncKind = v;
-            break;
+            return &m_event.syncKind;
         default:
-            break;
+            return nullptr;
         }
-        break;
-    case Ctx::Grid:
-    case Ctx::Block:
-        if (m_arrayIndex < 3)
-            (top() == Ctx::Grid ? m_event.grid : m_event.block)[m_arrayIndex] =
-                static_cast<int32_t>(v);
-        ++m_arrayIndex;
-        return true;
-    case Ctx::Device:
-        switch (m_key) {
-        case Field::Id:
-            m_device.id = v;
-            break;
-        case Field::TotalGlobalMem:
-            m_device.totalGlobalMem = v;
-            break;
-        case Field::ComputeMajor:
-            m_device.computeMajor = v;
-            break;
-        case Field::ComputeMinor:
-            m_device.computeMinor = v;
-            break;
-        case Field::NumSms:
-            m_device.numSms = v;
-            break;
-        default:
-            break;
-        }
-        break;
-    case Ctx::Distributed:
-        if (m_key == Field::Rank)
-            m_sink.onRank(v);
-        break;
-    default:
-        break;
     }
-    m_key = Field::Other;
+    if (ctx == Ctx::Device) {
+        switch (key) {
+        case Field::Id:
+            return &m_device.id;
+        case Field::TotalGlobalMem:
+            return &m_device.totalGlobalMem;
+        case Field::ComputeMajor:
+            return &m_device.computeMajor;
+        case Field::ComputeMinor:
+            return &m_device.computeMinor;
+        case Field::NumSms:
+            return &m_device.numSms;
+        default:
+            return nullptr;
+        }
+    }
+    return nullptr;
+}
+
+// The int32 field a number goes to: a grid or block dimension, registers, shared memory.
+int32_t* KinetoSaxHandler::int32Field(Ctx ctx, Field key) {
+    if (ctx == Ctx::Grid || ctx == Ctx::Block) {
+        if (m_arrayIndex >= 3)
+            return nullptr; // a fourth dimension: ignored
+        return &(ctx == Ctx::Grid ? m_event.grid : m_event.block)[m_arrayIndex++];
+    }
+    if (ctx == Ctx::Args && key == Field::Registers)
+        return &m_event.registersPerThread;
+    if (ctx == Ctx::Args && key == Field::SharedMemory)
+        return &m_event.sharedMemory;
+    return nullptr;
+}
+
+bool KinetoSaxHandler::storeNumber(std::string_view text) {
+    const Ctx ctx = top();
+    const Field key = m_key;
+    if (ctx == Ctx::Root && key == Field::TraceEvents)
+        return notKineto(kEventsNotArray);
+    if (ctx == Ctx::Event && (key == Field::Ts || key == Field::Dur)) {
+        const std::optional<int64_t> ns = microsToNanos(text);
+        if (!ns)
+            return refuse("\"" + std::string(key == Field::Ts ? "ts" : "dur") + "\" " +
+                          shownNumber(text) + " is out of range (beyond " +
+                          std::to_string(kMaxTraceTimeNs / 1000) + " µs)");
+        (key == Field::Ts ? m_event.tsNs : m_event.durNs) = *ns;
+        m_event.hasTs = m_event.hasTs || key == Field::Ts;
+        return true;
+    }
+    const bool isRank = ctx == Ctx::Distributed && key == Field::Rank;
+    int64_t* field = integerField(ctx, key);
+    int32_t* narrowField = field || isRank ? nullptr : int32Field(ctx, key);
+    if (!field && !narrowField && !isRank)
+        return true; // a number the importer does not read
+    const std::optional<int64_t> value = parseInteger(text);
+    if (!value || (narrowField && (*value < INT32_MIN || *value > INT32_MAX)))
+        return refuse("number " + shownNumber(text) + " is out of range");
+    if (field)
+        *field = *value;
+    else if (narrowField)
+        *narrowField = static_cast<int32_t>(*value);
+    else
+        m_sink.onRank(*value);
     return true;
 }
 
 bool KinetoSaxHandler::String(const char* t, unsigned n, bool) {
+    if (n > kMaxJsonValueBytes)
+        return refuse(jsonValueTooLongError());
     switch (top()) {
     case Ctx::Root:
-        if (!m_sawTraceEvents && m_key == Field::TraceEvents) {
-            m_shapeError = "\"traceEvents\" is not an array";
-            return false;
-        }
+        if (!m_sawTraceEvents && m_key == Field::TraceEvents)
+            return notKineto(kEventsNotArray);
         break;
     case Ctx::Event:
         switch (m_key) {
@@ -354,10 +399,10 @@ bool KinetoSaxHandler::String(const char* t, unsigned n, bool) {
             m_event.ph = n > 0 ? t[0] : 0;
             break;
         case Field::Cat:
-            m_event.cat.assign(t, n);
+            assignName(m_event.cat, t, n);
             break;
         case Field::Name:
-            m_event.name.assign(t, n);
+            assignName(m_event.name, t, n);
             break;
         case Field::Pid:
             m_event.pidIsNumber = false;
@@ -371,18 +416,21 @@ bool KinetoSaxHandler::String(const char* t, unsigned n, bool) {
         break;
     case Ctx::Args:
         if (m_key == Field::ArgName)
-            m_event.argName.assign(t, n);
+            assignName(m_event.argName, t, n);
         else if (m_key == Field::Labels)
-            m_event.argLabels.assign(t, n);
+            assignName(m_event.argLabels, t, n);
         break;
     case Ctx::Stack:
+        if (m_event.stackSize >= kMaxStackEntries)
+            return refuse("a \"stack\" of more than " + std::to_string(kMaxStackEntries) +
+                          " entries (the limit)");
         if (m_event.stack.size() <= m_event.stackSize)
             m_event.stack.emplace_back();
-        m_event.stack[m_event.stackSize++].assign(t, n);
+        assignName(m_event.stack[m_event.stackSize++], t, n);
         return true;
     case Ctx::Device:
         if (m_key == Field::Name)
-            m_device.name.assign(t, n);
+            assignName(m_device.name, t, n);
         break;
     default:
         break;

@@ -2,6 +2,8 @@
 
 #include "model/session/session_database.h"
 
+#include <charconv>
+
 namespace stallscope::model {
 
 namespace {
@@ -35,16 +37,9 @@ PythonFrameName PythonFrameName::parse(std::string_view name) {
         const size_t open = name.rfind('(', close);
         if (open != std::string_view::npos && open > 0 && open + 1 < close) {
             int64_t line = 0;
-            bool digits = true;
-            for (size_t i = open + 1; i < close; ++i) {
-                const char c = name[i];
-                if (c < '0' || c > '9') {
-                    digits = false;
-                    break;
-                }
-                line = line * 10 + (c - '0');
-            }
-            if (digits) {
+            const char* digitsEnd = name.data() + close;
+            const auto [end, ec] = std::from_chars(name.data() + open + 1, digitsEnd, line);
+            if (ec == std::errc() && end == digitsEnd && line >= 0) { // else: not a line number
                 frame.file.assign(name.substr(0, open));
                 frame.line = line;
                 frame.function.assign(name.substr(close + 3));

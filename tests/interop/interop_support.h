@@ -6,6 +6,7 @@
 #include "model/session/session_database.h"
 #include "model/session/session_loader.h"
 
+#include <QFile>
 #include <QString>
 #include <QTemporaryDir>
 #include <QTest>
@@ -49,6 +50,20 @@ importTrace(const QTemporaryDir& dir, const std::string& trace,
     if (!imported->database.open(out, &imported->error))
         imported->session.reset();
     return imported;
+}
+
+// Converts `trace` into `dir` and checks the failure: one line that starts with the file's path
+// and contains `expected`, and no session (nor its partial file) left behind.
+inline void expectImportError(const QTemporaryDir& dir, const std::string& trace,
+                              const std::string& expected) {
+    const std::string out = dir.filePath("out.stallscope").toStdString();
+    const KinetoImportResult result = KinetoImporter::convert(trace, out);
+    QVERIFY2(!result.ok, trace.c_str());
+    QVERIFY2(result.error.find(trace) == 0, result.error.c_str());
+    QVERIFY2(result.error.find(expected) != std::string::npos, result.error.c_str());
+    QVERIFY2(result.error.find('\n') == std::string::npos, result.error.c_str());
+    QVERIFY(!QFile::exists(QString::fromStdString(out)));
+    QVERIFY(!QFile::exists(QString::fromStdString(out + ".partial")));
 }
 
 // The innermost user frame (is_user with a file) of a stack: what the insight cards name.

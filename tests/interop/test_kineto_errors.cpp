@@ -31,16 +31,8 @@ private:
             qFatal("cannot write test file");
         return file.fileName().toStdString();
     }
-    // Converts and checks the failure: the message names the file and contains `expected`.
     void expectError(const std::string& trace, const std::string& expected) {
-        const std::string out = m_dir.filePath("out.stallscope").toStdString();
-        const KinetoImportResult result = KinetoImporter::convert(trace, out);
-        QVERIFY2(!result.ok, trace.c_str());
-        QVERIFY2(result.error.find(trace) == 0, result.error.c_str());
-        QVERIFY2(result.error.find(expected) != std::string::npos, result.error.c_str());
-        QVERIFY2(result.error.find('\n') == std::string::npos, result.error.c_str());
-        QVERIFY(!QFile::exists(QString::fromStdString(out)));
-        QVERIFY(!QFile::exists(QString::fromStdString(out + ".partial")));
+        expectImportError(m_dir, trace, expected);
     }
 
 private slots:
