@@ -230,6 +230,7 @@ private slots:
         QVERIFY(result.out.contains(QStringLiteral("FILE")));
         QVERIFY(result.out.contains(QStringLiteral("--color-scheme")));
         QVERIFY(result.out.contains(QStringLiteral("--remap")));
+        QVERIFY(result.out.contains(QStringLiteral("--force")));
         QVERIFY(result.out.contains(QStringLiteral("--window <SPEC>")));
         QVERIFY(result.out.contains(QStringLiteral("steps:A-B")));
         // The README's pictures are stallscope-screenshots' business.
