@@ -43,11 +43,12 @@ SymbolizeOutcome symbolizeSessionFile(const std::string& sessionPath) {
     return outcome;
 }
 
-std::string exportChromeTraceFile(const model::Session& session, const std::string& outPath) {
+std::string exportChromeTraceFile(const model::Session& session, const std::string& outPath,
+                                  const format::OutputPolicy& policy) {
     model::SessionDatabase database; // its own connection, on the calling thread
     std::string error;
     if (!database.open(session.path, &error) ||
-        !model::exportChromeTrace(session, database, outPath, &error))
+        !model::exportChromeTrace(session, database, outPath, policy, &error))
         return error.empty() ? "cannot export " + outPath : error;
     return {};
 }

@@ -2,6 +2,8 @@
 // functions: re-symbolizing a session on open and exporting it as a Chrome trace.
 #pragma once
 
+#include "format/output_file.h"
+
 #include <cstdint>
 #include <string>
 
@@ -27,7 +29,8 @@ struct SymbolizeOutcome {
 SymbolizeOutcome symbolizeSessionFile(const std::string& sessionPath);
 
 // Writes `session` as Chrome/Perfetto trace JSON (model/interop/chrome_trace_export.h) through
-// its own connection to the session file. Empty on success, else the error.
-std::string exportChromeTraceFile(const model::Session& session, const std::string& outPath);
+// its own connection to the session file, where `policy` allows. Empty on success, else the error.
+std::string exportChromeTraceFile(const model::Session& session, const std::string& outPath,
+                                  const format::OutputPolicy& policy);
 
 } // namespace stallscope::app

@@ -2,6 +2,8 @@
 
 #include "app/session_openers.h"
 
+#include "format/output_file.h"
+#include "format/terminal_text.h"
 #include "model/analysis/insight_engine.h"
 #include "model/analysis/insight_json.h"
 #include "model/analysis/insight_text.h"
@@ -18,6 +20,18 @@ namespace stallscope::app {
 
 namespace {
 
+// Several lines of text (possibly from the file) to stdout.
+void printText(const std::string& text) {
+    const std::string safe = format::terminalSafe(text);
+    std::fwrite(safe.data(), 1, safe.size(), stdout);
+    if (!safe.empty() && safe.back() != '\n')
+        std::fputc('\n', stdout);
+}
+
+void printWrote(const QString& output, const char* note = "") {
+    printText("stallscope: wrote " + output.toStdString() + note);
+}
+
 // Sessions load directly; traces are converted (and cached) first. Prints the error itself.
 model::LoadResult loadOrReport(const QString& file) {
     model::LoadResult result = standardSessionOpener().open(file.toStdString());
@@ -26,21 +40,34 @@ model::LoadResult loadOrReport(const QString& file) {
         return result;
     }
     if (!result.session->warning.empty())
-        std::fprintf(stderr, "stallscope: warning: %s: %s\n", file.toLocal8Bit().constData(),
-                     result.session->warning.c_str());
+        printError(QStringLiteral("warning: %1: %2")
+                       .arg(file, QString::fromStdString(result.session->warning)));
     return result;
 }
 
-void printText(const std::string& text) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    if (!text.empty() && text.back() != '\n')
-        std::fputc('\n', stdout);
+// What OUT of a command reading `input` may replace: never an input, an existing file only with
+// --force.
+format::OutputPolicy outputPolicy(const QString& input, bool replace) {
+    format::OutputPolicy policy;
+    policy.replaceExisting = replace;
+    policy.inputs = filesReadToOpen(input);
+    policy.replaceHint = "add --force to replace it";
+    return policy;
+}
+
+// Refuses OUT before any work is done; the writers check again when they create it.
+bool outputAllowed(const QString& output, const format::OutputPolicy& policy) {
+    const std::string problem = format::checkOutputPath(output.toStdString(), policy);
+    if (!problem.empty())
+        printError(QString::fromStdString(problem));
+    return problem.empty();
 }
 
 } // namespace
 
 void printError(const QString& message) {
-    std::fprintf(stderr, "stallscope: %s\n", message.toLocal8Bit().constData());
+    const std::string line = "stallscope: " + message.toStdString();
+    std::fprintf(stderr, "%s\n", format::terminalSafe(line, false).c_str());
 }
 
 int runInfo(const QString& file) {
@@ -72,7 +99,7 @@ int runInsights(const QString& file, bool json, const std::optional<std::string>
     }
     const model::InsightReport report =
         model::InsightEngine::analyze(*result.session, database, options);
-    if (json) {
+    if (json) { // JSON escapes control characters itself
         const QByteArray text = model::insightReportToJson(report);
         std::fwrite(text.constData(), 1, static_cast<size_t>(text.size()), stdout);
     } else {
@@ -81,26 +108,34 @@ int runInsights(const QString& file, bool json, const std::optional<std::string>
     return 0;
 }
 
-int runConvert(const QString& input, const QString& output) {
+int runConvert(const QString& input, const QString& output, bool replace) {
     if (output.isEmpty()) {
         printError(QStringLiteral("--convert needs an output file: -o OUT.stallscope"));
         return 2;
     }
+    model::KinetoImportOptions options;
+    options.output = outputPolicy(input, replace);
+    if (!outputAllowed(output, options.output))
+        return 2;
     const model::KinetoImportResult result =
-        model::KinetoImporter::convert(input.toStdString(), output.toStdString());
+        model::KinetoImporter::convert(input.toStdString(), output.toStdString(), options);
     if (!result.ok) {
         printError(QString::fromStdString(result.error));
         return 1;
     }
-    std::printf("stallscope: wrote %s\n", output.toLocal8Bit().constData());
+    printWrote(output);
     return runInfo(output);
 }
 
-int runReport(const QString& output, const QString& input) {
+int runReport(const QString& output, const QString& input, bool replace) {
+    format::OutputPolicy policy = outputPolicy(input, replace);
+    if (!outputAllowed(output, policy))
+        return 2;
     model::LoadResult result = loadOrReport(input);
     if (!result.ok())
         return 1;
     const std::shared_ptr<const model::Session> session = std::move(result.session);
+    policy.inputs.push_back(session->path); // a converted trace's cached session
     model::SessionDatabase database;
     std::string error;
     if (!database.open(session->path, &error)) {
@@ -109,27 +144,31 @@ int runReport(const QString& output, const QString& input) {
     }
     const model::InsightReport report = model::InsightEngine::analyze(*session, database);
     QString message;
-    if (!views::ReportWriter::write(session, report, output, &message)) {
+    if (!views::ReportWriter::write(session, report, output, policy, &message)) {
         printError(message);
         return 1;
     }
-    std::printf("stallscope: wrote %s\n", output.toLocal8Bit().constData());
+    printWrote(output);
     return 0;
 }
 
-int runExportChrome(const QString& output, const QString& input) {
+int runExportChrome(const QString& output, const QString& input, bool replace) {
+    format::OutputPolicy policy = outputPolicy(input, replace);
+    if (!outputAllowed(output, policy))
+        return 2;
     const model::LoadResult result = loadOrReport(input);
     if (!result.ok())
         return 1;
+    policy.inputs.push_back(result.session->path);
     model::SessionDatabase database;
     std::string error;
     if (!database.open(result.session->path, &error) ||
-        !model::exportChromeTrace(*result.session, database, output.toStdString(), &error)) {
+        !model::exportChromeTrace(*result.session, database, output.toStdString(), policy,
+                                  &error)) {
         printError(QString::fromStdString(error));
         return 1;
     }
-    std::printf("stallscope: wrote %s (open it in https://ui.perfetto.dev or chrome://tracing)\n",
-                output.toLocal8Bit().constData());
+    printWrote(output, " (open it in https://ui.perfetto.dev or chrome://tracing)");
     return 0;
 }
 

@@ -1,5 +1,9 @@
 // The headless modes of `stallscope`: they need no display and print to stdout/stderr.
-// Each returns the process exit status: 0 on success, 1 for a bad input file, 2 for bad usage.
+// Each returns the process exit status: 0 on success, 1 for a bad input file or an output that
+// cannot be written, 2 for bad usage (an output that would replace an input, or an existing file
+// without `replace`). Outputs go through format::OutputFile: written beside the target under a
+// temporary name and renamed when complete; nothing is left behind on failure. Text from the
+// file reaches the terminal through format::terminalSafe.
 #pragma once
 
 #include <QString>
@@ -14,13 +18,15 @@ int runInfo(const QString& file);
 // --insights [--json] [--window SPEC] FILE: the insight report as text or JSON, over the window
 // SPEC (model::parseWindow; the active window without one). A bad SPEC is bad usage.
 int runInsights(const QString& file, bool json, const std::optional<std::string>& windowSpec);
+// The commands that write OUT replace an existing OUT only with `replace` (--force).
 // --convert TRACE -o OUT: a torch.profiler trace (or folder of rank traces) to a session file.
-int runConvert(const QString& input, const QString& output);
+int runConvert(const QString& input, const QString& output, bool replace);
 // --export-chrome OUT FILE: a session (or trace) as Chrome/Perfetto trace JSON.
-int runExportChrome(const QString& output, const QString& input);
+int runExportChrome(const QString& output, const QString& input, bool replace);
 // --report OUT.pdf FILE: the PDF report (needs a QApplication; the offscreen platform will do).
-int runReport(const QString& output, const QString& input);
+int runReport(const QString& output, const QString& input, bool replace);
 
+// "stallscope: <message>" on stderr, on one line, control characters escaped.
 void printError(const QString& message);
 
 } // namespace stallscope::app

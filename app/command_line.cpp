@@ -57,6 +57,12 @@ struct Options {
         QStringLiteral("Write FILE as Chrome/Perfetto trace JSON to OUT (.json or .json.gz) and "
                        "exit."),
         QStringLiteral("OUT")};
+    QCommandLineOption force{
+        QStringLiteral("force"),
+        QStringLiteral(
+            "With --convert, --export-chrome, --report: replace OUT if it exists. Without "
+            "it an existing OUT is left alone; an OUT that is an input is always "
+            "refused.")};
     QCommandLineOption colorScheme{QStringLiteral("color-scheme"),
                                    QStringLiteral("light or dark instead of the desktop's scheme."),
                                    QStringLiteral("SCHEME")};
@@ -73,8 +79,8 @@ void configure(QCommandLineParser& parser, const Options& options) {
     parser.addVersionOption();
     for (const QCommandLineOption* option :
          {&options.info, &options.insights, &options.json, &options.window, &options.convert,
-          &options.output, &options.exportChrome, &options.report, &options.colorScheme,
-          &options.remap})
+          &options.output, &options.exportChrome, &options.report, &options.force,
+          &options.colorScheme, &options.remap})
         parser.addOption(*option);
     parser.addPositionalArgument(
         QStringLiteral("FILE"),
@@ -103,12 +109,18 @@ int runBatch(const QCommandLineParser& parser, const Options& options) {
         printError(QStringLiteral("--window goes with --insights (see --help)"));
         return 2;
     }
+    const bool force = parser.isSet(options.force);
+    if (force && !parser.isSet(options.convert) && !parser.isSet(options.exportChrome) &&
+        !parser.isSet(options.report)) {
+        printError(QStringLiteral("--force goes with --convert, --export-chrome or --report"));
+        return 2;
+    }
     if (parser.isSet(options.convert)) {
         if (!files.isEmpty()) {
             printError(QStringLiteral("--convert takes no FILE; give the output with -o"));
             return 2;
         }
-        return runConvert(parser.value(options.convert), parser.value(options.output));
+        return runConvert(parser.value(options.convert), parser.value(options.output), force);
     }
     const char* mode = parser.isSet(options.insights)       ? "--insights"
                        : parser.isSet(options.exportChrome) ? "--export-chrome"
@@ -124,9 +136,9 @@ int runBatch(const QCommandLineParser& parser, const Options& options) {
                                ? std::optional(parser.value(options.window).toStdString())
                                : std::nullopt);
     if (parser.isSet(options.exportChrome))
-        return runExportChrome(parser.value(options.exportChrome), files.front());
+        return runExportChrome(parser.value(options.exportChrome), files.front(), force);
     if (parser.isSet(options.report))
-        return runReport(parser.value(options.report), files.front());
+        return runReport(parser.value(options.report), files.front(), force);
     return runInfo(files.front());
 }
 

@@ -4,7 +4,8 @@
 //   stallscope --info FILE     print the session summary and exit (no GUI, no display needed)
 //   stallscope --insights [--json] [--window SPEC] FILE, --convert TRACE -o OUT, --export-chrome
 //   OUT FILE, stallscope --report OUT.pdf FILE
-//                              the other batch modes (app/batch_commands.h)
+//                              the other batch modes (app/batch_commands.h); those that write OUT
+//                              replace an existing OUT only with --force, and never an input
 // FILE may be a session or a torch.profiler trace (.json, .json.gz, or a folder of rank traces).
 //   --color-scheme light|dark  override the desktop's scheme; --remap OLD=NEW  a source path rule
 // The README's pictures are made by stallscope-screenshots (app/screenshots/), not from here.

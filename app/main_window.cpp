@@ -3,6 +3,7 @@
 #include "app/session_openers.h"
 
 #include "app/background_work.h"
+#include "format/output_file.h"
 #include "format/session_meta.h"
 #include "model/analysis/analysis_window.h"
 #include "model/jobs/job_tracker.h"
@@ -51,6 +52,16 @@ QString askExportPath(QWidget* parent, const QString& session, const QString& ti
     const QFileInfo info(session);
     return QFileDialog::getSaveFileName(
         parent, title, info.dir().filePath(info.completeBaseName() + extension), filter);
+}
+
+// What File ▸ Export may write: an existing file too (the save dialog asked), but none of the
+// files the open session was read from.
+format::OutputPolicy exportPolicy(const QString& currentFile, const model::Session& session) {
+    format::OutputPolicy policy;
+    policy.replaceExisting = true;
+    policy.inputs = filesReadToOpen(currentFile);
+    policy.inputs.push_back(session.path);
+    return policy;
 }
 
 } // namespace
@@ -314,7 +325,8 @@ bool MainWindow::exportReport(const QString& outPath) {
         return false;
     QApplication::setOverrideCursor(Qt::WaitCursor);
     QString error;
-    const bool written = ReportWriter::write(m_session, *m_panels->report(), outPath, &error);
+    const bool written = ReportWriter::write(m_session, *m_panels->report(), outPath,
+                                             exportPolicy(m_currentFile, *m_session), &error);
     QApplication::restoreOverrideCursor();
     if (!written) {
         m_statusLabel->setText(error);
@@ -331,8 +343,9 @@ void MainWindow::exportChromeTrace(const QString& outPath) {
         return;
     m_exportAction->setEnabled(false);
     m_statusLabel->setText(tr("Exporting %1…").arg(outPath));
-    auto exportFile = [session = m_session, out = outPath.toStdString()](const model::JobControl&) {
-        return exportChromeTraceFile(*session, out);
+    auto exportFile = [session = m_session, out = outPath.toStdString(),
+                       policy = exportPolicy(m_currentFile, *m_session)](const model::JobControl&) {
+        return exportChromeTraceFile(*session, out, policy);
     };
     m_exports->start(exportFile, [this, outPath](const std::string& error) {
         m_exportAction->setEnabled(m_session != nullptr);

@@ -10,4 +10,12 @@ model::SessionOpener standardSessionOpener() {
     return opener;
 }
 
+std::vector<std::string> filesReadToOpen(const QString& file) {
+    std::string ignored; // a missing file is the opener's error to report
+    std::vector<std::string> files =
+        model::KinetoImporter::traceFiles(file.toStdString(), &ignored);
+    files.push_back(file.toStdString());
+    return files;
+}
+
 } // namespace stallscope::app

@@ -4,8 +4,17 @@
 
 #include "model/session/session_opener.h"
 
+#include <QString>
+
+#include <string>
+#include <vector>
+
 namespace stallscope::app {
 
 model::SessionOpener standardSessionOpener();
+
+// The files that opening `file` reads: the file itself, and for a folder of rank traces each
+// trace in it. An output must replace none of them (format::OutputPolicy::inputs).
+std::vector<std::string> filesReadToOpen(const QString& file);
 
 } // namespace stallscope::app

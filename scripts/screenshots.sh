@@ -18,6 +18,6 @@ done
 # The report's pages at 60 dpi: 496 x 702 pixels for A4.
 report=$(mktemp --suffix=.pdf)
 trap 'rm -f "$report"' EXIT
-"$build/app/stallscope" --report "$report" "$session"
+"$build/app/stallscope" --report "$report" --force "$session" # mktemp made it
 pdftoppm -png -r 60 -f 1 -l 2 "$report" "$images/report-page"
 echo "$images/report-page-1.png $images/report-page-2.png"

@@ -48,7 +48,10 @@ int main(int argc, char** argv) {
     };
     const int64_t rssBefore = bench::residentBytes();
     const double cpuBefore = cpuSeconds();
-    const model::KinetoImportResult result = model::KinetoImporter::convert(trace, session);
+    model::KinetoImportOptions options;
+    options.output.replaceExisting = true; // the bench's own scratch file, from an earlier run
+    const model::KinetoImportResult result =
+        model::KinetoImporter::convert(trace, session, options);
     if (!result.ok) {
         std::fprintf(stderr, "%s\n", result.error.c_str());
         return 1;

@@ -99,11 +99,10 @@ void addRuntimeCall(Sink& out, const char* name, int cbid, int64_t tsNs, int64_t
 bool KinetoTraceGenerator::write(const std::string& path, int64_t targetBytes,
                                  KinetoTraceStats* stats, std::string* error) {
     Sink out;
-    std::string why;
-    if (!out.open(path, &why)) {
-        *error = path + ": " + why;
+    format::OutputPolicy replace; // the bench regenerates its own scratch traces
+    replace.replaceExisting = true;
+    if (!out.open(path, replace, error))
         return false;
-    }
     KinetoTraceStats s;
     out.add("{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [{\"id\": 0, \"name\": \"NVIDIA "
             "H200\", "
@@ -195,10 +194,8 @@ bool KinetoTraceGenerator::write(const std::string& path, int64_t targetBytes,
         (long long)kPid, (long long)kTid, (long long)kTid, "synthetic");
     s.events += 2;
     s.bytes = out.bytes();
-    if (!out.close()) {
-        *error = path + ": write failed";
+    if (!out.finish(error))
         return false;
-    }
     if (stats)
         *stats = s;
     return true;

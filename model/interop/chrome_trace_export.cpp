@@ -6,9 +6,7 @@
 #include "model/session/session_database.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -298,23 +296,19 @@ private:
 } // namespace
 
 bool ChromeTraceExporter::write(const Session& session, const SessionDatabase& database,
-                                const std::string& outPath, std::string* error,
-                                ChromeExportStats* stats) {
+                                const std::string& outPath, const format::OutputPolicy& policy,
+                                std::string* error, ChromeExportStats* stats) {
     TraceFileWriter out;
-    std::string why;
-    if (!out.open(outPath, &why)) {
-        *error = outPath + ": cannot write: " + why;
+    if (!out.open(outPath, policy, error))
         return false;
-    }
     Exporter exporter(session, database, out);
     exporter.run();
-    if (!out.close()) {
-        *error = outPath + ": cannot write: " + std::strerror(errno);
+    const int64_t bytes = out.bytes();
+    if (!out.finish(error))
         return false;
-    }
     if (stats) {
         stats->events = exporter.events();
-        stats->bytes = out.bytes();
+        stats->bytes = bytes;
     }
     return true;
 }

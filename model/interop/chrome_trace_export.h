@@ -10,6 +10,8 @@
 // Times are microseconds with three decimals: exact nanoseconds.
 #pragma once
 
+#include "format/output_file.h"
+
 #include <cstdint>
 #include <string>
 
@@ -25,16 +27,18 @@ struct ChromeExportStats {
 
 class ChromeTraceExporter {
 public:
-    // Returns false with *error (one line naming the file) when the file cannot be written.
+    // Returns false with *error (one line naming the file) when `policy` refuses the path or the
+    // file cannot be written; nothing is left at `outPath` then (format/output_file.h).
     static bool write(const Session& session, const SessionDatabase& database,
-                      const std::string& outPath, std::string* error,
-                      ChromeExportStats* stats = nullptr);
+                      const std::string& outPath, const format::OutputPolicy& policy,
+                      std::string* error, ChromeExportStats* stats = nullptr);
 };
 
 // The call the CLI (`--export-chrome out.json FILE`) and the File menu use.
 inline bool exportChromeTrace(const Session& session, const SessionDatabase& database,
-                              const std::string& outPath, std::string* error) {
-    return ChromeTraceExporter::write(session, database, outPath, error);
+                              const std::string& outPath, const format::OutputPolicy& policy,
+                              std::string* error) {
+    return ChromeTraceExporter::write(session, database, outPath, policy, error);
 }
 
 } // namespace stallscope::model

@@ -186,8 +186,12 @@ KinetoImportResult KinetoImporter::convert(const std::string& tracePath,
         std::error_code ec;
         totalBytes += static_cast<int64_t>(fs::file_size(file, ec));
     }
-    const std::string partial = sessionPath + ".partial";
-    removeSessionFiles(partial);
+    format::OutputPolicy outputPolicy = options.output;
+    outputPolicy.inputs.insert(outputPolicy.inputs.end(), files.begin(), files.end());
+    format::OutputFile output;
+    if (!output.create(sessionPath, outputPolicy, &result.error))
+        return result;
+    const std::string partial = output.temporaryPath(); // a copy: discard() clears it
     std::string error;
     auto writer = format::SessionWriter::create(partial, &error);
     if (!writer) {
@@ -240,16 +244,10 @@ KinetoImportResult KinetoImporter::convert(const std::string& tracePath,
         result.error = sessionPath + ": cannot write the session: " + error;
         failed = true;
     }
-    if (!failed) {
-        std::error_code ec;
-        fs::rename(partial, sessionPath, ec);
-        if (ec) {
-            result.error = sessionPath + ": cannot write the session: " + ec.message();
-            failed = true;
-        }
-    }
+    if (!failed && !output.commit(&result.error))
+        failed = true;
     if (failed) {
-        removeSessionFiles(partial);
+        removeSessionFiles(partial); // with SQLite's journal files
         result.stats = converter.stats();
         return result;
     }
@@ -300,6 +298,7 @@ LoadResult KinetoImporter::load(const std::string& tracePath, const LoadOptions&
     }
     KinetoImportOptions importOptions;
     importOptions.cancel = options.cancel;
+    importOptions.output.replaceExisting = true; // the cache's own file, stale or damaged
     if (options.progress)
         importOptions.progress = [&](double f) { options.progress(0.8 * f); };
     const KinetoImportResult imported = convert(tracePath, cached, importOptions);

@@ -9,6 +9,7 @@
 //   SessionOpener with registerKinetoImporter() -> KinetoImporter::load(path)
 #pragma once
 
+#include "format/output_file.h"
 #include "model/interop/kineto_converter.h"
 #include "model/session/session_loader.h"
 #include "model/session/session_opener.h"
@@ -23,6 +24,9 @@ namespace stallscope::model {
 struct KinetoImportOptions {
     std::function<void(double)> progress;      // fraction of the input read, in [0, 1]
     const std::atomic<bool>* cancel = nullptr; // set to stop; the result is then cancelled
+    // May the session replace an existing file, which inputs it must not be (the trace files
+    // are added by convert() itself).
+    format::OutputPolicy output;
 };
 
 struct KinetoImportResult {
@@ -42,6 +46,7 @@ public:
 
     // Converts the trace (file or folder) into a complete session file at `sessionPath`
     // (written beside it under a temporary name, renamed when done; nothing left on failure).
+    // A `sessionPath` that is one of the trace files is refused.
     static KinetoImportResult convert(const std::string& tracePath, const std::string& sessionPath,
                                       const KinetoImportOptions& options = {});
 

@@ -3,6 +3,7 @@
 // modes --insights [--json], --convert and --export-chrome on the real GPU recording and on real
 // torch.profiler traces.
 #include "tests/support/small_session.h"
+#include "tests/support/stallscope_process.h"
 #include "tests/support/write_file.h"
 #include "tests/views/tiny_session.h"
 
@@ -10,8 +11,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
-#include <QProcessEnvironment>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -20,42 +19,16 @@ class CommandLineTest : public QObject {
 private:
     QTemporaryDir m_dir;
 
-    struct Run {
-        int exitCode = -1;
-        QString out;
-        QString err;
-    };
+    using Run = stallscope::testing::StallscopeRun;
+    using Display = stallscope::testing::Display;
 
     static QString sourcePath(const char* relative) {
         return QStringLiteral(STALLSCOPE_SOURCE_DIR "/") + QLatin1String(relative);
     }
 
-    // Offscreen: for the window mode's checks of its arguments.
-    enum class Display { None, Offscreen };
-
+    // Converted traces are cached: keep the cache inside the test's folder.
     Run run(const QStringList& arguments, Display display = Display::None) {
-        QProcess process;
-        // Headless modes must not need a display at all: no platform plugin hint either.
-        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-        environment.remove(QStringLiteral("QT_QPA_PLATFORM"));
-        if (display == Display::Offscreen)
-            environment.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
-        environment.remove(QStringLiteral("DISPLAY"));
-        environment.remove(QStringLiteral("WAYLAND_DISPLAY"));
-        // Converted traces are cached: keep the cache inside the test's folder.
-        environment.insert(QStringLiteral("STALLSCOPE_IMPORT_CACHE"), m_dir.filePath("cache"));
-        process.setProcessEnvironment(environment);
-        process.start(QStringLiteral(STALLSCOPE_EXECUTABLE), arguments);
-        if (!process.waitForFinished(30000)) {
-            process.kill();
-            process.waitForFinished();
-            return {};
-        }
-        Run result;
-        result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2;
-        result.out = QString::fromUtf8(process.readAllStandardOutput());
-        result.err = QString::fromUtf8(process.readAllStandardError());
-        return result;
+        return stallscope::testing::runStallscope(arguments, m_dir.filePath("cache"), display);
     }
 
     QString writeFile(const QString& name, const QByteArray& bytes) {
@@ -237,7 +210,8 @@ private slots:
         // Summary and seven findings, the timeline picture and the tables: two A4 pages.
         QVERIFY2(pdf.count("/Type /Page\n") >= 2, qPrintable(QString::number(pdf.size())));
         const QString bad = writeFile(QStringLiteral("bad.stallscope"), "not a session");
-        const Run failed = run({QStringLiteral("--report"), out, bad});
+        const Run failed =
+            run({QStringLiteral("--report"), m_dir.filePath(QStringLiteral("bad.pdf")), bad});
         QCOMPARE(failed.exitCode, 1);
         QVERIFY2(failed.err.startsWith(QStringLiteral("stallscope: ") + bad),
                  qPrintable(failed.err));
@@ -256,6 +230,7 @@ private slots:
         QVERIFY(result.out.contains(QStringLiteral("FILE")));
         QVERIFY(result.out.contains(QStringLiteral("--color-scheme")));
         QVERIFY(result.out.contains(QStringLiteral("--remap")));
+        QVERIFY(result.out.contains(QStringLiteral("--force")));
         QVERIFY(result.out.contains(QStringLiteral("--window <SPEC>")));
         QVERIFY(result.out.contains(QStringLiteral("steps:A-B")));
         // The README's pictures are stallscope-screenshots' business.

@@ -164,6 +164,13 @@ private slots:
         QVERIFY2(
             failed.at(0).at(0).toString().contains(QStringLiteral("/nonexistent-dir/out.json")),
             qPrintable(failed.at(0).at(0).toString()));
+        // Even a confirmed save dialog never replaces the open session.
+        const QByteArray session = stallscope::testing::readFile(m_valid);
+        window.exportChromeTrace(m_valid);
+        QVERIFY(failed.wait(20000));
+        QVERIFY2(failed.at(1).at(0).toString().contains(QStringLiteral(": is the input ")),
+                 qPrintable(failed.at(1).at(0).toString()));
+        QCOMPARE(stallscope::testing::readFile(m_valid), session);
     }
 
     // File ▸ Export Report: enabled once the analysis finished; writes a PDF.
@@ -182,6 +189,9 @@ private slots:
         QVERIFY(pdf.count("/Type /Page\n") >= 1); // one object per page
         QVERIFY(!window.exportReport(QStringLiteral("/nonexistent-dir/report.pdf")));
         QVERIFY(window.lastError().isEmpty()); // an export error is not a load error
+        const QByteArray session = stallscope::testing::readFile(m_insightRun);
+        QVERIFY(!window.exportReport(m_insightRun));
+        QCOMPARE(stallscope::testing::readFile(m_insightRun), session);
     }
 
     void badFileShowsError_data() {

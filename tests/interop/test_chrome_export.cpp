@@ -63,9 +63,9 @@ private slots:
         const std::string exported = dir.filePath(out).toStdString();
         std::string error;
         ChromeExportStats stats;
-        QVERIFY2(
-            ChromeTraceExporter::write(*first->session, first->database, exported, &error, &stats),
-            error.c_str());
+        QVERIFY2(ChromeTraceExporter::write(*first->session, first->database, exported, {}, &error,
+                                            &stats),
+                 error.c_str());
         QVERIFY(stats.events > first->session->counts.total());
 
         auto second = importTrace(dir, exported, "second.stallscope");
@@ -109,7 +109,7 @@ private slots:
         QVERIFY2(imported->ok(), imported->error.c_str());
         const std::string path = dir.filePath("shape.json").toStdString();
         std::string error;
-        QVERIFY2(exportChromeTrace(*imported->session, imported->database, path, &error),
+        QVERIFY2(exportChromeTrace(*imported->session, imported->database, path, {}, &error),
                  error.c_str());
         QFile file(QString::fromStdString(path));
         QVERIFY(file.open(QIODevice::ReadOnly));
@@ -142,7 +142,7 @@ private slots:
         QVERIFY2(imported->ok(), imported->error.c_str());
         std::string error;
         const std::string path = "/nonexistent-dir/out.json";
-        QVERIFY(!exportChromeTrace(*imported->session, imported->database, path, &error));
+        QVERIFY(!exportChromeTrace(*imported->session, imported->database, path, {}, &error));
         QVERIFY2(error.find(path) == 0, error.c_str());
     }
 };

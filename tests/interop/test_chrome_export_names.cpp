@@ -63,7 +63,8 @@ private slots:
         model::SessionDatabase database;
         QVERIFY2(database.open(sessionPath, &error), error.c_str());
         const std::string out = dir.filePath("names.json").toStdString();
-        QVERIFY2(model::exportChromeTrace(*loaded.session, database, out, &error), error.c_str());
+        QVERIFY2(model::exportChromeTrace(*loaded.session, database, out, {}, &error),
+                 error.c_str());
 
         std::ifstream file(out, std::ios::binary);
         std::stringstream text;

@@ -1,4 +1,5 @@
-// Writing a file of given bytes into a test's temporary directory (header-only test support).
+// Writing a file of given bytes into a test's temporary directory, and reading one back
+// (header-only test support).
 #pragma once
 
 #include <QByteArray>
@@ -16,6 +17,12 @@ inline QString writeFile(const QTemporaryDir& dir, const QString& name, const QB
     if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size())
         qFatal("cannot write %s", qPrintable(path));
     return path;
+}
+
+// The whole content of `path`; empty when it cannot be read.
+inline QByteArray readFile(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }
 
 } // namespace stallscope::testing

@@ -8,6 +8,7 @@
 #include "views/timeline/event_style.h"
 #include "views/timeline/timeline_widget.h"
 
+#include <QBuffer>
 #include <QDateTime>
 #include <QFileInfo>
 #include <QPageLayout>
@@ -141,8 +142,15 @@ QImage timelinePicture(const std::shared_ptr<const model::Session>& session) {
 
 bool ReportWriter::write(const std::shared_ptr<const model::Session>& session,
                          const model::InsightReport& report, const QString& outPath,
-                         QString* error) {
-    QPdfWriter writer(outPath);
+                         const format::OutputPolicy& policy, QString* error) {
+    std::string problem = format::checkOutputPath(outPath.toStdString(), policy);
+    if (!problem.empty()) { // before painting, which takes a while
+        *error = QString::fromStdString(problem);
+        return false;
+    }
+    QBuffer pdf;
+    pdf.open(QIODevice::WriteOnly);
+    QPdfWriter writer(&pdf);
     writer.setPageSize(QPageSize(QPageSize::A4));
     writer.setPageMargins(QMarginsF(15, 15, 15, 15), QPageLayout::Millimeter);
     writer.setResolution(150);
@@ -151,8 +159,7 @@ bool ReportWriter::write(const std::shared_ptr<const model::Session>& session,
     writer.setCreator(QStringLiteral("Stallscope"));
     QPainter painter;
     if (!painter.begin(&writer)) {
-        if (error)
-            *error = outPath + QStringLiteral(": cannot write the report");
+        *error = outPath + QStringLiteral(": cannot paint the report");
         return false;
     }
     painter.setRenderHint(QPainter::Antialiasing);
@@ -226,9 +233,15 @@ bool ReportWriter::write(const std::shared_ptr<const model::Session>& session,
     if (!report.warning.empty())
         page.paragraph(QStringLiteral("Note: ") + text(report.warning), ReportPainter::base(9),
                        QColor(0x99, 0x55, 0x00));
-    if (!painter.end()) {
-        if (error)
-            *error = outPath + QStringLiteral(": cannot finish the report");
+    if (!painter.end() || pdf.data().isEmpty()) {
+        *error = outPath + QStringLiteral(": cannot finish the report");
+        return false;
+    }
+    if (!format::writeOutputFile(
+            outPath.toStdString(),
+            std::string_view(pdf.data().constData(), size_t(pdf.data().size())), policy,
+            &problem)) {
+        *error = QString::fromStdString(problem);
         return false;
     }
     return true;

@@ -4,6 +4,8 @@
 // offscreen platform is enough).
 #pragma once
 
+#include "format/output_file.h"
+
 #include <QString>
 
 #include <memory>
@@ -17,9 +19,12 @@ namespace stallscope::views {
 
 class ReportWriter {
 public:
-    // Returns false and sets *error ("<outPath>: <problem>") when the PDF cannot be written.
+    // Returns false and sets *error ("<outPath>: <problem>") when `policy` refuses the path or the
+    // PDF cannot be written; nothing is left at `outPath` then. The PDF is painted in memory
+    // (QPdfWriter reports no write errors) and written with format::writeOutputFile.
     static bool write(const std::shared_ptr<const model::Session>& session,
-                      const model::InsightReport& report, const QString& outPath, QString* error);
+                      const model::InsightReport& report, const QString& outPath,
+                      const format::OutputPolicy& policy, QString* error);
 };
 
 } // namespace stallscope::views
