@@ -25,14 +25,21 @@ inline bool prefixMatches(std::string_view path, std::string_view prefix) {
 }
 } // namespace detail
 
-// Applies the rule with the LONGEST matching prefix (the most specific one wins regardless of the
-// order the user typed them in); returns `path` unchanged when none matches.
-inline std::string remapPath(std::string_view path, const std::vector<PathRemapRule>& rules) {
+// The rule with the LONGEST matching prefix (the most specific one wins regardless of the order
+// the user typed them in), or null when none matches.
+inline const PathRemapRule* findRemapRule(std::string_view path,
+                                          const std::vector<PathRemapRule>& rules) {
     const PathRemapRule* best = nullptr;
     for (const PathRemapRule& rule : rules)
         if (detail::prefixMatches(path, rule.from) &&
             (!best || rule.from.size() > best->from.size()))
             best = &rule;
+    return best;
+}
+
+// Applies findRemapRule()'s rule; returns `path` unchanged when none matches.
+inline std::string remapPath(std::string_view path, const std::vector<PathRemapRule>& rules) {
+    const PathRemapRule* best = findRemapRule(path, rules);
     if (!best)
         return std::string(path);
     std::string result = best->to;
