@@ -34,6 +34,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QStackedWidget>
+#include <QStandardPaths>
 #include <QStatusBar>
 #include <QToolBar>
 #include <QUrl>
@@ -142,6 +143,9 @@ void MainWindow::createMenus() {
     m_reportAction =
         file->addAction(tr("Export &Report (PDF)…"), this, &MainWindow::showReportDialog);
     m_reportAction->setEnabled(false);
+    m_saveCopyAction =
+        file->addAction(tr("Save &Symbolized Copy…"), this, &MainWindow::showSaveCopyDialog);
+    m_saveCopyAction->setEnabled(false);
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     // Some platforms (offscreen, some desktops) map QKeySequence::Quit to nothing.
@@ -222,15 +226,22 @@ void MainWindow::showOpenDialog() {
 }
 
 void MainWindow::openFile(const QString& path) {
+    startLoad(path, {});
+}
+
+// Loads `file`, or its symbolized copy in its place when one is given.
+void MainWindow::startLoad(const QString& path, const QString& symbolizedCopy) {
     cancelLoad();
     m_loadingFile = path;
+    m_loadingCopy = symbolizedCopy;
     m_statusLabel->setText(tr("Loading %1…").arg(QFileInfo(path).fileName()));
     m_progress->setValue(0);
     m_progress->show();
     m_cancelButton->show();
     m_loads->start(
         [opener = standardSessionOpener(),
-         file = path.toStdString()](const model::JobControl& job) {
+         file = (symbolizedCopy.isEmpty() ? path : symbolizedCopy).toStdString()](
+            const model::JobControl& job) {
             model::LoadOptions options;
             options.cancel = job.cancelFlag();
             options.progress = [&job](double fraction) { job.reportProgress(fraction); };
@@ -261,6 +272,7 @@ void MainWindow::onLoaded(std::shared_ptr<const model::Session> session) {
     finishLoad();
     m_session = std::move(session);
     m_currentFile = m_loadingFile;
+    m_symbolizedCopy = m_loadingCopy;
     m_lastError.clear();
     m_summary->setSession(m_session);
     m_timeline->setSession(m_session);
@@ -268,12 +280,17 @@ void MainWindow::onLoaded(std::shared_ptr<const model::Session> session) {
     addRecentFile(m_currentFile);
     m_panels->setSession(m_session);
     updateTitle();
-    m_statusLabel->setText(
+    QString status =
         tr("%1 events over %2")
             .arg(QString::fromStdString(model::formatCount(m_session->counts.total())),
-                 QString::fromStdString(model::formatDuration(m_session->durationNs()))));
+                 QString::fromStdString(model::formatDuration(m_session->durationNs())));
+    if (!m_symbolizedCopy.isEmpty())
+        status += tr(" — showing a symbolized copy; the session file is unchanged (File ▸ Save "
+                     "Symbolized Copy… keeps it)");
+    m_statusLabel->setText(status);
     m_exportAction->setEnabled(true);
     m_reportAction->setEnabled(false); // until this session's analysis has finished
+    m_saveCopyAction->setEnabled(!m_symbolizedCopy.isEmpty());
     m_analyzeRangeAction->setEnabled(m_timeline->hasRangeSelection());
     emit sessionLoaded(m_currentFile);
     symbolizeIfPossible();
@@ -363,20 +380,23 @@ void MainWindow::exportChromeTrace(const QString& outPath) {
 }
 
 // A session recorded elsewhere, or with --no-symbolize, may have unresolved native frames whose
-// binaries exist here: resolve them in the background and reload (issue: "when opening a session
-// whose frames are unresolved and whose binaries exist on this machine").
+// binaries exist here: resolve them in the background into a cached copy and show that copy. The
+// session file is never written (issue 13); File ▸ Save Symbolized Copy keeps the copy.
 void MainWindow::symbolizeIfPossible() {
-    if (!symbolizerAvailable() || m_symbolizeTried.contains(m_currentFile) ||
+    if (!symbolizerAvailable() || !m_symbolizedCopy.isEmpty() ||
+        m_symbolizeTried.contains(m_currentFile) ||
         !m_session->metaValue(format::meta::kImportFormat).empty())
         return;
-    m_symbolizeTried.insert(m_currentFile);
+    const QString cache = QStandardPaths::writableLocation(QStandardPaths::CacheLocation) +
+                          QStringLiteral("/symbolized");
     m_symbolizations->start(
-        [file = m_currentFile.toStdString()](const model::JobControl&) {
-            return symbolizeSessionFile(file);
-        },
+        [file = m_currentFile.toStdString(), cache = cache.toStdString()](
+            const model::JobControl&) { return symbolizeSessionFile(file, cache); },
         [this, path = m_currentFile](const SymbolizeOutcome& outcome) {
             if (path != m_currentFile)
                 return;
+            if (outcome.kind != SymbolizeOutcome::Kind::Symbolized)
+                m_symbolizeTried.insert(path);
             if (outcome.kind == SymbolizeOutcome::Kind::Failed) {
                 if (!isLoading())
                     m_statusLabel->setText(tr("Frames left unresolved: %1")
@@ -386,13 +406,36 @@ void MainWindow::symbolizeIfPossible() {
             if (outcome.kind != SymbolizeOutcome::Kind::Symbolized)
                 return;
             emit symbolizedOnOpen(outcome.resolvedFrames);
-            if (outcome.resolvedFrames > 0) {
-                openFile(path);
-                m_statusLabel->setText(
-                    tr("Resolved %n native frame(s) with this machine's binaries; reloading…",
-                       nullptr, int(outcome.resolvedFrames)));
-            }
+            startLoad(path, QString::fromStdString(outcome.copyPath));
+            m_statusLabel->setText(
+                tr("Resolved %n native frame(s) with this machine's binaries into a copy (%1); "
+                   "the session file is unchanged. Loading the copy…",
+                   nullptr, int(outcome.resolvedFrames))
+                    .arg(QString::fromStdString(outcome.copyPath)));
         });
+}
+
+void MainWindow::showSaveCopyDialog() {
+    const QString path =
+        askExportPath(this, m_currentFile, tr("Save Symbolized Copy"), "-symbolized.stallscope",
+                      tr("Stallscope sessions (*.stallscope)"));
+    if (!path.isEmpty())
+        saveSymbolizedCopy(path);
+}
+
+bool MainWindow::saveSymbolizedCopy(const QString& outPath) {
+    if (m_symbolizedCopy.isEmpty())
+        return false;
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    const QString error = copyFileAtomically(m_symbolizedCopy, outPath);
+    QApplication::restoreOverrideCursor();
+    if (!error.isEmpty()) {
+        m_statusLabel->setText(error);
+        showError(error, tr("Cannot save"));
+        return false;
+    }
+    m_statusLabel->setText(tr("Saved the symbolized copy as %1").arg(outPath));
+    return true;
 }
 
 void MainWindow::onFailed(const QString& error) {
@@ -426,9 +469,11 @@ QMessageBox* MainWindow::errorDialog() const {
 }
 
 void MainWindow::updateTitle() {
-    setWindowTitle(m_currentFile.isEmpty()
-                       ? tr("Stallscope")
-                       : tr("%1 — Stallscope").arg(QFileInfo(m_currentFile).fileName()));
+    setWindowTitle(
+        m_currentFile.isEmpty() ? tr("Stallscope")
+        : m_symbolizedCopy.isEmpty()
+            ? tr("%1 — Stallscope").arg(QFileInfo(m_currentFile).fileName())
+            : tr("%1 (symbolized copy) — Stallscope").arg(QFileInfo(m_currentFile).fileName()));
 }
 
 QString MainWindow::droppedFile(const QMimeData* mime) {

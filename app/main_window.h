@@ -61,6 +61,8 @@ public:
 
     const std::shared_ptr<const model::Session>& session() const { return m_session; }
     QString currentFile() const { return m_currentFile; }
+    // The symbolized copy shown instead of currentFile() (see symbolizedOnOpen), else empty.
+    QString symbolizedCopy() const { return m_symbolizedCopy; }
     QString lastError() const { return m_lastError; }
     // The error dialog currently open, or null.
     QMessageBox* errorDialog() const;
@@ -99,6 +101,9 @@ public slots:
     // (shares and severity over it); View ▸ Analyze Active Window goes back to the default.
     void analyzeSelectedRange();
     void analyzeActiveWindow();
+    // File ▸ Save Symbolized Copy: writes the symbolized copy being shown to `outPath` (a
+    // temporary file renamed on success). False (and the error shown) when it cannot.
+    bool saveSymbolizedCopy(const QString& outPath);
 
 signals:
     void sessionLoaded(const QString& path);
@@ -107,7 +112,8 @@ signals:
     // The insight analysis of the loaded session ended (with a report or an error).
     void analysisFinished();
     // Unresolved native frames of the opened session were resolved with this machine's binaries
-    // (the session is reloaded next).
+    // into a copy in the cache folder, which is loaded next in the session's place; the session
+    // file itself is never written.
     void symbolizedOnOpen(qint64 resolvedFrames);
     void chromeTraceExported(const QString& outPath);
     void chromeTraceExportFailed(const QString& error);
@@ -133,7 +139,9 @@ private:
     void saveLayout();
     void onAnalysisStarted();
     void onAnalysisFinished();
+    void startLoad(const QString& file, const QString& symbolizedCopy);
     void symbolizeIfPossible();
+    void showSaveCopyDialog();
     void showExportDialog();
     void showReportDialog();
 
@@ -144,6 +152,8 @@ private:
     model::JobTracker* m_exports = nullptr;
     QString m_currentFile;
     QString m_loadingFile;
+    QString m_loadingCopy;
+    QString m_symbolizedCopy;
     QString m_lastError;
     bool m_errorDialogsEnabled = true;
 
@@ -162,9 +172,10 @@ private:
     QByteArray m_defaultState; // dock layout before restoring, for resetLayout()
     QAction* m_exportAction = nullptr;
     QAction* m_reportAction = nullptr;
+    QAction* m_saveCopyAction = nullptr;     // enabled while a symbolized copy is shown
     QAction* m_analyzeRangeAction = nullptr; // enabled while the timeline has a range selected
     QPointer<RecordDialog> m_recordDialog;
-    QSet<QString> m_symbolizeTried; // once per file and window: unresolvable frames stay so
+    QSet<QString> m_symbolizeTried; // files with nothing to resolve here (once per window)
 };
 
 } // namespace stallscope::app

@@ -40,17 +40,24 @@ inline bool hasParentComponent(std::string_view path) {
 }
 } // namespace detail
 
-// Applies the rule with the LONGEST matching prefix (the most specific one wins regardless of the
-// order the user typed them in). Nothing when no rule matches, or when the rest of the path has a
-// ".." component: a remapped path always lies inside the folder the user's rule names, so a
-// recorded "/ci/src/../../home/me/.ssh/id_rsa" is never read through a rule for "/ci/src".
-inline std::optional<std::string> remapByRules(std::string_view path,
-                                               const std::vector<PathRemapRule>& rules) {
+// The rule with the LONGEST matching prefix (the most specific one wins regardless of the order
+// the user typed them in), or null when none matches.
+inline const PathRemapRule* findRemapRule(std::string_view path,
+                                          const std::vector<PathRemapRule>& rules) {
     const PathRemapRule* best = nullptr;
     for (const PathRemapRule& rule : rules)
         if (detail::prefixMatches(path, rule.from) &&
             (!best || rule.from.size() > best->from.size()))
             best = &rule;
+    return best;
+}
+
+// Applies findRemapRule()'s rule. Nothing when no rule matches, or when the rest of the path has
+// a ".." component: a remapped path always lies inside the folder the user's rule names, so a
+// recorded "/ci/src/../../home/me/.ssh/id_rsa" is never read through a rule for "/ci/src".
+inline std::optional<std::string> remapByRules(std::string_view path,
+                                               const std::vector<PathRemapRule>& rules) {
+    const PathRemapRule* best = findRemapRule(path, rules);
     if (!best)
         return std::nullopt;
     std::string_view rest = path.substr(best->from.size());

@@ -32,4 +32,11 @@ CREATE INDEX IF NOT EXISTS syncs_by_stack ON syncs(stack_id);
 CREATE INDEX IF NOT EXISTS stack_frames_by_frame ON stack_frames(frame_id);
 )SQL";
 
+// Finalize indexes that earlier v1 writers added and the current one no longer does: never
+// created now, but part of the schema a reader accepts (format/session_schema_check.h).
+inline constexpr std::string_view kFormerIndexSql = R"SQL(
+CREATE INDEX IF NOT EXISTS api_calls_by_correlation ON api_calls(correlation_id);
+CREATE INDEX IF NOT EXISTS kernels_by_correlation ON kernels(correlation_id);
+)SQL";
+
 } // namespace stallscope::format

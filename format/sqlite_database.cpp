@@ -146,6 +146,20 @@ bool Database::open(const std::string& path, Mode mode, std::string* error) {
         return false;
     }
     sqlite3_extended_result_codes(m_db, 1);
+    // Every connection is defensive, whatever the file holds: its schema's triggers, views and
+    // functions never run (sessions have none; a crafted one is refused by
+    // session_schema_check.h, and this holds even for a reader that does not check).
+    for (const auto& [option, value] :
+         {std::pair{SQLITE_DBCONFIG_DEFENSIVE, 1}, std::pair{SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0},
+          std::pair{SQLITE_DBCONFIG_ENABLE_TRIGGER, 0},
+          std::pair{SQLITE_DBCONFIG_ENABLE_VIEW, 0}}) {
+        if (sqlite3_db_config(m_db, option, value, nullptr) != SQLITE_OK) {
+            if (error)
+                *error = "cannot make the connection defensive: " + lastMessage();
+            close();
+            return false;
+        }
+    }
     return true;
 }
 

@@ -78,7 +78,11 @@ public:
     Database& operator=(const Database&) = delete;
 
     // On failure returns false and sets *error to SQLite's message. Create makes the file when
-    // missing. Connections are single-threaded (NOMUTEX): use one per thread.
+    // missing; ReadOnly never writes the file (SQLITE_OPEN_READONLY; not `immutable`, which would
+    // ignore the WAL of a session still being recorded). Every connection is defensive: no
+    // triggers, no views, no untrusted schema functions (SQLITE_DBCONFIG_DEFENSIVE,
+    // TRUSTED_SCHEMA off, ENABLE_TRIGGER off, ENABLE_VIEW off). Connections are single-threaded
+    // (NOMUTEX): use one per thread.
     bool open(const std::string& path, Mode mode, std::string* error);
     bool isOpen() const { return m_db != nullptr; }
     // Closes now; false when SQLite refused (unfinalized statements). The destructor also closes.

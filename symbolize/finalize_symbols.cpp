@@ -2,14 +2,19 @@
 
 #include "format/session_meta.h"
 #include "format/session_schema.h"
+#include "format/session_schema_check.h"
 #include "format/sqlite_database.h"
 #include "symbolize/session_symbolizer.h"
 #include "symbolize/source_embedder.h"
 #include "symbolize/user_frame_filter.h"
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <memory>
+
+#include <unistd.h>
 
 #ifndef STALLSCOPE_LLVM_VERSION
 #define STALLSCOPE_LLVM_VERSION "unknown"
@@ -19,7 +24,14 @@ namespace stallscope::symbolize {
 
 namespace {
 
+// Meta says it is a session of a version this tool reads, and the schema is exactly ours
+// (format/session_schema_check.h): checked before anything else is read or written.
 bool checkIsSession(format::Database& db, std::string* why) {
+    if (std::string problem = format::checkTableSchema(db, format::tables::kMeta);
+        !problem.empty()) {
+        *why = "not a Stallscope session (" + problem + ")";
+        return false;
+    }
     format::Statement query = db.prepare("SELECT key, value FROM meta WHERE key IN (?, ?)");
     query.bind(1, format::meta::kFormatName);
     query.bind(2, format::meta::kFormatVersion);
@@ -44,7 +56,8 @@ bool checkIsSession(format::Database& db, std::string* why) {
                " is newer than this tool supports (" + std::to_string(format::kFormatVersion) + ")";
         return false;
     }
-    return true;
+    *why = format::checkSessionSchema(db);
+    return why->empty();
 }
 
 // Counts the verdicts the views will show: a user frame, `<driver-internal>`, or neither.
@@ -174,6 +187,40 @@ bool finalizeSymbols(const std::string& sessionPath, const SymbolizeOptions& opt
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (statsOut)
         *statsOut = stats;
+    return true;
+}
+
+bool writeSymbolizedCopy(const std::string& sessionPath, const std::string& copyPath,
+                         const SymbolizeOptions& options, std::string* error,
+                         SymbolizeStats* stats) {
+    const std::string temporary = copyPath + ".partial-" + std::to_string(getpid());
+    std::remove(temporary.c_str());
+    std::string why;
+    format::Database session;
+    bool ok = format::openSession(session, sessionPath, &why);
+    if (ok) {
+        format::Statement copy = session.prepare("VACUUM INTO ?");
+        copy.bind(1, temporary);
+        ok = copy.execute();
+        why = ok ? std::string() : "cannot copy to " + temporary + ": " + copy.error();
+    }
+    session.close();
+    if (!ok) {
+        std::remove(temporary.c_str());
+        if (error)
+            *error = sessionPath + ": " + why;
+        return false;
+    }
+    if (!finalizeSymbols(temporary, options, error, stats)) {
+        std::remove(temporary.c_str());
+        return false;
+    }
+    if (std::rename(temporary.c_str(), copyPath.c_str()) != 0) {
+        if (error)
+            *error = copyPath + ": cannot rename " + temporary + ": " + std::strerror(errno);
+        std::remove(temporary.c_str());
+        return false;
+    }
     return true;
 }
 

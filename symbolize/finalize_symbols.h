@@ -2,7 +2,8 @@
 // `stallscope-record --symbolize FILE`), the `stallscope-symbolize` tool and the application
 // (re-symbolizing a session whose frames are unresolved when the binaries exist on this machine).
 //
-// finalizeSymbols() opens the session read-write and, in ONE transaction:
+// finalizeSymbols() opens the session read-write (stallscope-record's own file, on the machine that
+// recorded it) and, in ONE transaction:
 //   1. resolves every unsymbolized native frame (LLVM; inline chains; demangled names),
 //   2. sets frames.is_user (UserFrameFilter; docs/symbolization.md),
 //   3. embeds the sources of user frames (size-capped, SHA-256),
@@ -19,6 +20,15 @@ namespace stallscope::symbolize {
 
 bool finalizeSymbols(const std::string& sessionPath, const SymbolizeOptions& options,
                      std::string* error, SymbolizeStats* stats = nullptr);
+
+// Writes a symbolized copy of the session to `copyPath` and never writes the session itself: the
+// session is opened read-only and its schema checked, copied (VACUUM INTO) to a temporary file
+// next to `copyPath`, finalized there and renamed to `copyPath` on success (no partial copy is
+// left on failure). The application's way to symbolize a session it opens; it turns
+// options.embedSources off, since a session from elsewhere must not choose local files to copy in.
+bool writeSymbolizedCopy(const std::string& sessionPath, const std::string& copyPath,
+                         const SymbolizeOptions& options, std::string* error,
+                         SymbolizeStats* stats = nullptr);
 
 // How many unsymbolized native frames finalizeSymbols() could resolve with the binaries (or debug
 // files) on this machine; opens the session read-only. -1 with *error when it is not readable.

@@ -1,12 +1,13 @@
 #include "model/session/session_database.h"
 
 #include "format/session_row_reader.h"
+#include "format/session_schema_check.h"
 #include "format/sqlite_database.h"
 
 namespace stallscope::model {
 
 bool SessionDatabase::open(const std::string& path, std::string* error) {
-    return m_connection.open(path, format::Database::Mode::ReadOnly, error);
+    return format::openSession(m_connection, path, error);
 }
 
 std::vector<FrameInfo> SessionDatabase::stack(int64_t stackId) const {

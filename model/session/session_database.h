@@ -1,7 +1,7 @@
 // SessionDatabase: on-demand reads of the parts of a session that the per-lane columns do not
 // hold — stacks and frames, modules, embedded sources, CUDA events, diagnostics, and the full
-// detail row of one event for the detail panel. Keeps its own read-only connection; use one
-// instance per thread.
+// detail row of one event for the detail panel. Keeps its own read-only connection, opened by
+// format::openSession (defensive, schema checked); use one instance per thread.
 #pragma once
 
 #include "format/module_class.h"

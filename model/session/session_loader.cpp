@@ -3,6 +3,7 @@
 #include "format/session_meta.h"
 #include "format/session_row_reader.h"
 #include "format/session_schema.h"
+#include "format/session_schema_check.h"
 #include "format/sqlite_database.h"
 #include "model/session/session_file_check.h"
 #include "model/session/sync_callers.h"
@@ -79,7 +80,7 @@ public:
 
     void open() {
         std::string error;
-        if (!m_connection.open(*m_context.path, format::Database::Mode::ReadOnly, &error))
+        if (!format::openSession(m_connection, *m_context.path, &error))
             throw LoadFailure{"cannot open: " + error};
     }
 
@@ -296,7 +297,10 @@ private:
         if (!present.count("meta"))
             throw LoadFailure{"not a Stallscope session (an SQLite database without a 'meta' "
                               "table)"};
-        m_presentTables = std::move(present);
+        // Before its first read: the whole schema is checked once the version is known.
+        if (const std::string problem = format::checkTableSchema(m_db, format::tables::kMeta);
+            !problem.empty())
+            throw LoadFailure{"not a Stallscope session (" + problem + ")"};
     }
 
     // Accepts 1..kFormatVersion; a newer file is refused (LoadFailure messages are prefixed with
@@ -338,10 +342,8 @@ private:
             throw LoadFailure{"not a Stallscope session (meta.format_name is '" +
                               s.metaValue(format::meta::kFormatName) + "')"};
         s.formatVersion = readFormatVersion(s.metaValue(format::meta::kFormatVersion));
-        for (const format::Table* table : format::kTables)
-            if (!m_presentTables.count(std::string(table->name)))
-                throw LoadFailure{"corrupt session: missing table '" + std::string(table->name) +
-                                  "'"};
+        if (const std::string problem = format::checkSessionSchema(m_db); !problem.empty())
+            throw LoadFailure{problem};
         upgradeToCurrentVersion(s.formatVersion);
 
         s.status = s.metaValue(format::meta::kStatus);
@@ -528,7 +530,6 @@ private:
     const LoadOptions& m_options;
     std::unique_ptr<Session> m_session;
     format::Database m_db;
-    std::set<std::string> m_presentTables;
     RowIndex m_threads;
     RowIndex m_streams;
 };

@@ -62,7 +62,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string error;
     fuzz::require(database.open(first->path, &error), "cannot reopen the imported session", error);
     const std::string exported = fuzz::scratchPath("exported.json");
-    fuzz::require(model::exportChromeTrace(*first, database, exported, &error),
+    format::OutputPolicy replace;
+    replace.replaceExisting = true;
+    replace.inputs = {first->path};
+    fuzz::require(model::exportChromeTrace(*first, database, exported, replace, &error),
                   "the Chrome export failed", error);
     const std::unique_ptr<model::Session> second =
         import(exported, fuzz::scratchPath("second.stallscope"));

@@ -90,7 +90,10 @@ void exercise(const model::LoadResult& result, const std::string& path) {
     (void)model::insightReportToText(report);
     (void)model::insightReportToJson(report);
     const std::string exported = scratchPath("export.json");
-    if (!model::exportChromeTrace(session, database, exported, &error))
+    format::OutputPolicy replace;
+    replace.replaceExisting = true;
+    replace.inputs = {session.path};
+    if (!model::exportChromeTrace(session, database, exported, replace, &error))
         require(!error.empty(), "a failed Chrome export gave no error", session.path);
 }
 

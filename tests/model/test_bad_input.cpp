@@ -72,7 +72,7 @@ void TestBadInput::rejected_data() {
     QTest::newRow("foreign sqlite") << "foreign"
                                     << "an SQLite database without a 'meta' table";
     QTest::newRow("foreign meta") << "foreign-meta"
-                                  << "not a Stallscope session (meta.format_name";
+                                  << "not a Stallscope session (table 'meta' is defined";
     QTest::newRow("newer version") << "newer"
                                    << "format version 99 is newer than this Stallscope";
     QTest::newRow("missing table") << "missing-table"

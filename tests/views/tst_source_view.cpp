@@ -10,6 +10,7 @@
 #include "views/panels/source_view.h"
 
 #include <QApplication>
+#include <QFile>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -129,9 +130,35 @@ private slots:
         QVERIFY(!view.isSourceMissing());
         QCOMPARE(view.selectedLineText(), QString::fromLatin1(fixture::kModelLineText));
         QVERIFY(view.headerText().contains(local));
+        QVERIFY2(
+            view.headerText().contains(QStringLiteral("via your remap %1 → %2")
+                                           .arg(QString::fromLatin1(fixture::kRecordedDir), local)),
+            qPrintable(view.headerText()));
         // The embedded copy still wins for train.py, whatever the rules say.
         QVERIFY(view.showLocation(QString::fromLatin1(fixture::kTrainPath), fixture::kTrainLine));
         QVERIFY(view.headerText().contains(QStringLiteral("embedded")));
+    }
+
+    // A session naming a local file that exists does not make the view show it (issue 13): only
+    // the user's own rule does.
+    void existingLocalFileNeedsTheUsersRule() {
+        const QString local = fixture::writeCheckout(m_dir) + QStringLiteral("/model.py");
+        QVERIFY(QFile::exists(local));
+        SourceView view;
+        view.resolver().setDatabase(m_database);
+        view.resolver().setRules({});
+        view.show();
+        QVERIFY(!view.showLocation(local, fixture::kModelLine));
+        QVERIFY(view.isSourceMissing());
+        QVERIFY(view.editor()->toPlainText().isEmpty());
+        QVERIFY2(view.bannerText().contains(QStringLiteral("none of your path remapping rules")),
+                 qPrintable(view.bannerText()));
+        // A rule for another folder vouches for nothing here either.
+        view.resolver().setRules({{"/elsewhere", local.toStdString()}});
+        QVERIFY(!view.reload());
+        view.resolver().setRules({{local.toStdString(), local.toStdString()}});
+        QVERIFY(view.reload());
+        QCOMPARE(view.selectedLineText(), QString::fromLatin1(fixture::kModelLineText));
     }
 
     void remapDialogRoundTrip() {

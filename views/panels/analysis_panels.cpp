@@ -19,7 +19,6 @@
 #include "views/timeline/timeline_widget.h"
 
 #include <QDockWidget>
-#include <QFileInfo>
 #include <QMainWindow>
 #include <QSettings>
 
@@ -125,8 +124,6 @@ void AnalysisPanels::setSession(std::shared_ptr<const model::Session> session) {
             for (model::ModuleInfo& module : m_database->modules())
                 m_modules.emplace(module.id, std::move(module));
         }
-        m_source->resolver().setSessionDirectory(
-            QFileInfo(QString::fromStdString(m_session->path)).absolutePath());
     }
     m_source->resolver().setDatabase(m_database);
     m_siteEvents.reset(m_session, m_database, nullptr);

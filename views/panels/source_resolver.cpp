@@ -2,7 +2,6 @@
 
 #include "model/session/session_database.h"
 
-#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 
@@ -13,23 +12,11 @@ void SourceResolver::setDatabase(std::shared_ptr<const model::SessionDatabase> d
 }
 
 QStringList SourceResolver::candidates(const QString& recordedPath) const {
-    QStringList paths;
-    const auto add = [&paths](const QString& path) {
-        if (!path.isEmpty() && !paths.contains(path))
-            paths << path;
-    };
-    const std::string recorded = recordedPath.toStdString();
-    const QString remapped = QString::fromStdString(format::remapPath(recorded, m_rules));
-    if (remapped != recordedPath)
-        add(remapped);
-    if (QDir::isAbsolutePath(recordedPath)) {
-        add(recordedPath);
-    } else if (!m_sessionDirectory.isEmpty()) {
-        // Imported traces name Python files relative to sys.path: the session often sits next
-        // to the script it profiled.
-        add(QDir(m_sessionDirectory).filePath(recordedPath));
-    }
-    return paths;
+    // Only where a rule of the user's vouches for it: never the recorded path itself, and never a
+    // path whose ".." climbs out of the rule's folder.
+    if (const auto remapped = format::remapByRules(recordedPath.toStdString(), m_rules))
+        return {QString::fromStdString(*remapped)};
+    return {};
 }
 
 SourceLookup SourceResolver::find(const QString& recordedPath) const {
@@ -56,6 +43,7 @@ SourceLookup SourceResolver::find(const QString& recordedPath) const {
         lookup.origin = SourceLookup::Origin::Disk;
         lookup.text = QString::fromUtf8(file.readAll());
         lookup.shownPath = path;
+        lookup.rule = *format::findRemapRule(recordedPath.toStdString(), m_rules);
         return lookup;
     }
     return lookup;

@@ -1,7 +1,9 @@
-// SourceResolver: finds the text of a source file named in a session — first the copy embedded
-// in the session (SessionDatabase::source), then the disk: the path rewritten by the path
-// remapping rules, the path as recorded, and a relative path next to the session file. Reports
-// every place it tried so the source view can say why a file is missing.
+// SourceResolver: finds the text of a source file named in a session — the copy embedded in the
+// session (SessionDatabase::source), else a local file only where the user's own path remapping
+// rule vouches for it: the path rewritten by the longest matching rule. A session never chooses
+// a local file by itself (not the path as recorded, not one next to the session file), so a
+// crafted session cannot make the view show a file the user did not point it at (issue 13).
+// Reports the place it tried so the source view can say why a file is missing.
 #pragma once
 
 #include "format/path_remap.h"
@@ -22,8 +24,9 @@ struct SourceLookup {
     enum class Origin { Embedded, Disk, Missing };
     Origin origin = Origin::Missing;
     QString text;
-    QString shownPath; // where the text came from (the recorded path when embedded)
-    QStringList tried; // disk paths looked at, in order
+    QString shownPath;          // where the text came from (the recorded path when embedded)
+    format::PathRemapRule rule; // Disk: the user's rule that led to shownPath
+    QStringList tried;          // disk paths looked at, in order
     bool truncated = false;
 
     bool found() const { return origin != Origin::Missing; }
@@ -35,17 +38,15 @@ public:
     static constexpr qint64 kMaxDiskBytes = 16 << 20;
 
     void setDatabase(std::shared_ptr<const model::SessionDatabase> database);
-    void setSessionDirectory(const QString& directory) { m_sessionDirectory = directory; }
     void setRules(std::vector<format::PathRemapRule> rules) { m_rules = std::move(rules); }
     const std::vector<format::PathRemapRule>& rules() const { return m_rules; }
 
     SourceLookup find(const QString& recordedPath) const;
-    // The disk paths find() tries for a recorded path, in order, without duplicates.
+    // The disk path find() tries for a recorded path: the remapped one, or none without a rule.
     QStringList candidates(const QString& recordedPath) const;
 
 private:
     std::shared_ptr<const model::SessionDatabase> m_database;
-    QString m_sessionDirectory;
     std::vector<format::PathRemapRule> m_rules;
 };
 

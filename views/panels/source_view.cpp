@@ -91,8 +91,10 @@ bool SourceView::reload() {
         m_editor->setSourceText({});
         m_highlighter->setLanguage(SourceHighlighter::Language::Plain, isDarkBackground());
         m_header->setText(tr("<b>%1</b>").arg(m_file.toHtmlEscaped()));
+        // A local file is read only through the user's own rules, never where the session says.
         QString tried = lookup.tried.isEmpty()
-                            ? tr("It is not embedded in the session.")
+                            ? tr("It is not embedded in the session, and none of your path "
+                                 "remapping rules covers it.")
                             : tr("It is not embedded in the session and not at %1.")
                                   .arg(lookup.tried.join(QStringLiteral(", ")).toHtmlEscaped());
         m_bannerLabel->setText(
@@ -107,7 +109,10 @@ bool SourceView::reload() {
     m_editor->setSourceText(lookup.text);
     QString origin = lookup.origin == SourceLookup::Origin::Embedded
                          ? tr("embedded in the session")
-                         : lookup.shownPath.toHtmlEscaped();
+                         : tr("local file %1 via your remap %2 → %3")
+                               .arg(lookup.shownPath.toHtmlEscaped(),
+                                    QString::fromStdString(lookup.rule.from).toHtmlEscaped(),
+                                    QString::fromStdString(lookup.rule.to).toHtmlEscaped());
     if (lookup.truncated)
         origin += tr(", truncated");
     QString header = tr("<b>%1</b> &nbsp;<span style='color:gray'>(%2)</span>")
