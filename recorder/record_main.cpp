@@ -47,7 +47,9 @@ const char* kUsage =
     "                         LLVM, mark user frames and embed their sources after the run)\n"
     "  --debug-dir DIR        also look for separate debug files under DIR\n"
     "  --remap OLD=NEW        read binaries and sources under NEW where OLD was recorded\n"
-    "  --symbolize FILE       only (re)symbolize an existing session FILE, then exit\n"
+    "  --symbolize FILE       only (re)symbolize an existing session FILE in place, then exit;\n"
+    "                         its sources are embedded only with --embed-sources (a FILE from\n"
+    "                         elsewhere must not choose which local files are copied into it)\n"
     "  -q, --quiet            no summary line\n"
     "  -h, --help             this help\n"
     "Exit status: the program's (128+N when it died of signal N); 127 when it could not run;\n"
@@ -111,7 +113,7 @@ std::string shellQuote(const std::vector<std::string>& argv) {
 
 int main(int argc, char** argv) {
     std::string output, library, kinds, bufferSize, flushMs, stackDepth;
-    bool stacks = true, quiet = false, symbolize = true, overwrite = false;
+    bool stacks = true, quiet = false, symbolize = true, overwrite = false, embedSources = false;
     std::string symbolizeOnly;
     stallscope::recorder::RecordSymbolizeOptions symbolizeOptions;
     std::vector<std::string> command;
@@ -152,6 +154,8 @@ int main(int argc, char** argv) {
             symbolize = false;
         else if (a == "--force-overwrite")
             overwrite = true;
+        else if (a == "--embed-sources")
+            embedSources = true;
         else if (a == "--debug-dir")
             symbolizeOptions.debugDirectories.push_back(arguments.value("--debug-dir"));
         else if (a == "--remap")
@@ -168,6 +172,7 @@ int main(int argc, char** argv) {
     }
     symbolizeOptions.quiet = quiet;
     if (!symbolizeOnly.empty()) {
+        symbolizeOptions.embedSources = embedSources;
         char cwd[PATH_MAX];
         symbolizeOptions.sourceRoot = getcwd(cwd, sizeof(cwd)) ? cwd : "";
         return stallscope::recorder::symbolizeSession(symbolizeOnly, symbolizeOptions) ? 0 : 1;

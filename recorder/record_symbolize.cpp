@@ -24,6 +24,7 @@ bool symbolizeSession(const std::string& path, const RecordSymbolizeOptions& opt
         settings.pathRemaps.push_back(rule);
     }
     settings.sourceRoot = options.sourceRoot;
+    settings.embedSources = options.embedSources;
     std::string error;
     symbolize::SymbolizeStats stats;
     if (!symbolize::finalizeSymbols(path, settings, &error, &stats)) {

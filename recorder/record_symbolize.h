@@ -12,6 +12,9 @@ struct RecordSymbolizeOptions {
     std::vector<std::string> debugDirectories; // added to the defaults
     std::vector<std::string> remaps;           // "OLD=NEW"
     std::string sourceRoot;                    // where relative source paths are resolved
+    // Embed the sources of user frames. On for a run's own sessions (this machine ran the
+    // program); off by default for `--symbolize FILE`, whose frames may come from anyone's file.
+    bool embedSources = true;
     bool quiet = false;
 };
 
