@@ -75,6 +75,15 @@ void forkChildTrampoline() {
 void signalTrampoline(int signal) {
     Recorder::instance().onSignal(signal);
 }
+void fatalSignalTrampoline(int signal, siginfo_t* info, void* context) {
+    Recorder::instance().onFatalSignal(signal, info, context);
+}
+
+constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+// What each fatal signal's handler was before ours (indexed by signal number).
+struct sigaction g_previousFatal[NSIG];
+// How long a crashing thread waits for the writer's commit before the crash goes on.
+constexpr int kCrashCommitWaitMs = 2000;
 
 std::string readFile(const char* path) {
     std::string text;
@@ -228,6 +237,56 @@ void Recorder::installSignalHandlers() {
         action.sa_flags = SA_RESTART;
         sigaction(signal, &action, nullptr);
     }
+    // Crashes: whatever handler the program has (Python's faulthandler, its own) is chained to,
+    // so it still runs after the session is committed.
+    for (int signal : kFatalSignals) {
+        struct sigaction action;
+        memset(&action, 0, sizeof(action));
+        action.sa_sigaction = fatalSignalTrampoline;
+        sigemptyset(&action.sa_mask);
+        action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+        sigaction(signal, &action, &g_previousFatal[signal]);
+    }
+}
+
+void Recorder::onFatalSignal(int signal, siginfo_t* info, void* context) {
+    // Async-signal context: atomics, sem_post, nanosleep, sigaction, raise. The CUPTI flush and
+    // the SQLite commit run on the writer thread, which this thread waits for (bounded): a thread
+    // that crashed inside the recorder's own locks cannot deadlock the crash.
+    static std::atomic<bool> handling{false};
+    if (getpid() == m_pid && m_active.load(std::memory_order_relaxed) && !handling.exchange(true) &&
+        gettid() != m_writerTid.load()) {
+        m_fatalSignal.store(signal);
+        sem_post(&m_wake);
+        for (int waited = 0; waited < kCrashCommitWaitMs && !m_crashCommitted.load(); ++waited) {
+            const timespec millisecond{0, 1000000};
+            nanosleep(&millisecond, nullptr);
+        }
+    }
+    const struct sigaction& previous = g_previousFatal[signal];
+    sigaction(signal, &previous, nullptr);
+    if ((previous.sa_flags & SA_SIGINFO) && previous.sa_sigaction) {
+        previous.sa_sigaction(signal, info, context);
+    } else if (previous.sa_handler == SIG_DFL) {
+        // Delivered when this handler returns (the signal is blocked until then): the default
+        // action, a core dump, with the faulting thread's state.
+        raise(signal);
+    } else if (previous.sa_handler != SIG_IGN) {
+        previous.sa_handler(signal);
+    }
+}
+
+void Recorder::commitAfterCrash(int signal) {
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    drainOnce();
+    m_sink->expirePending(INT64_MAX, 0); // syncs still waiting for their other half
+    m_writer->setMeta(format::meta::kTerminatedBySignal, std::to_string(signal));
+    m_writer->setMeta(format::meta::kIncompleteReason,
+                      (signal == SIGABRT ? "the target aborted (" : "the target crashed (") +
+                          signalName(signal) + ", signal " + std::to_string(signal) + ")");
+    m_writer->setMeta(format::meta::kStatus, std::string(format::kStatusIncomplete));
+    m_writer->commit();
+    m_crashCommitted.store(true);
 }
 
 void Recorder::onSignal(int signal) {
@@ -393,6 +452,7 @@ void Recorder::drainOnce() {
 
 void Recorder::writerLoop() {
     pthread_setname_np(pthread_self(), "stallscope-wr");
+    m_writerTid.store(gettid());
     // The writer thread must not be interrupted by the signals we forward to it via sem_post.
     sigset_t mask;
     sigemptyset(&mask);
@@ -413,6 +473,10 @@ void Recorder::writerLoop() {
             ++deadline.tv_sec;
         }
         while (sem_clockwait(&m_wake, CLOCK_MONOTONIC, &deadline) != 0 && errno == EINTR) {
+        }
+        if (const int fatal = m_fatalSignal.load()) {
+            commitAfterCrash(fatal);
+            return; // the process is going down; nothing more is written
         }
         int signal = m_pendingSignal.exchange(0);
         bool stopping = m_stopRequested.load() || signal != 0;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include <semaphore.h>
+#include <signal.h>
 
 namespace stallscope::format {
 class SessionWriter;
@@ -58,6 +59,9 @@ public:
     // Whether activity timestamps get CuptiClock's offset (no CUPTI timestamp callback).
     bool shiftsCuptiClock() const { return m_shiftClock.load(std::memory_order_relaxed); }
     void onSignal(int signal);
+    // A crash (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT) on any thread: has the writer commit
+    // what CUPTI and the rings hold, then chains to the handler that was there before.
+    void onFatalSignal(int signal, siginfo_t* info, void* context);
 
 private:
     Recorder() = default;
@@ -65,6 +69,9 @@ private:
     void drainOnce();
     bool enableActivities();
     void installSignalHandlers();
+    // The writer's part of onFatalSignal: flush, drain, say why, commit (no indexes: the process
+    // is about to die; stallscope-record adds them).
+    void commitAfterCrash(int signal);
     void finishWriter(std::string_view status);
     // meta.incomplete_reason for a run ended by `signal`.
     std::string signalReason(int signal) const;
@@ -82,6 +89,9 @@ private:
     std::atomic<bool> m_shiftClock{false};
     bool m_cuptiFlushes = false;
     std::atomic<int> m_pendingSignal{0};
+    std::atomic<int> m_fatalSignal{0};
+    std::atomic<bool> m_crashCommitted{false};
+    std::atomic<pid_t> m_writerTid{0};
     int64_t m_pid = 0;
     sem_t m_wake;
     std::mutex m_stopMutex;

@@ -1,18 +1,116 @@
 // GPU test (ctest label "gpu"): records tests/recorder/gpu/sync_sites with stallscope-record and
 // checks counts, kinds, streams and call-site stacks with check_sync_sites.py; records the PyTorch
 // script tests/recorder/gpu/torch_syncs.py and checks with check_python_syncs.py that its .item(),
-// torch.cuda.synchronize() and .cpu() syncs carry their exact script lines. Skips visibly without a
-// GPU (and the PyTorch part without PyTorch).
+// torch.cuda.synchronize() and .cpu() syncs carry their exact script lines; ends a CUDA loop and a
+// PyTorch loop by crashes and signals and checks what each session says and how much it lost at
+// the end (docs/recorder.md). Skips visibly without a GPU (and the PyTorch parts without PyTorch).
+#include "model/session/session.h"
+#include "model/session/session_loader.h"
+
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
+#include <csignal>
+
+namespace {
+
+bool haveGpu() {
+    return QFile::exists("/dev/nvidia0") || QFile::exists("/dev/nvidiactl");
+}
+
+bool haveTorch() {
+    QProcess probe;
+    probe.start("python3",
+                {"-c", "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)"});
+    return probe.waitForFinished(120000) && probe.exitCode() == 0;
+}
+
+// Records `program` (which writes the time of its last completed sync to `progressFile` before
+// it ends) and checks how the session says it ended: status, reason, exit signal, a plausible
+// duration, and its last sync no more than `boundMs` before the program's. Prints the loss.
+void checkEnding(const QStringList& program, const QString& progressFile, int signal,
+                 const QString& reason, int boundMs) {
+    QTemporaryDir dir;
+    const QString session = dir.filePath("ending.stallscope");
+    QProcess record;
+    record.setProcessChannelMode(QProcess::ForwardedChannels);
+    record.start(STALLSCOPE_RECORD,
+                 QStringList{"-q", "--no-symbolize", "-o", session, "--"} + program);
+    QVERIFY(record.waitForFinished(300000));
+    QCOMPARE(record.exitCode(), 128 + signal);
+    QFile progress(progressFile);
+    QVERIFY(progress.open(QIODevice::ReadOnly));
+    const qint64 lastSyncNs = progress.readAll().trimmed().toLongLong();
+    const auto loaded = stallscope::model::SessionLoader::load(session.toStdString());
+    QVERIFY2(loaded.ok(), loaded.error.c_str());
+    const stallscope::model::Session& s = *loaded.session;
+    QCOMPARE(s.status, std::string("incomplete"));
+    const QString why = QString::fromStdString(s.metaValue("incomplete_reason"));
+    QVERIFY2(why.contains(reason), qPrintable(why));
+    QCOMPARE(QString::fromStdString(s.metaValue("exit_signal")), QString::number(signal));
+    const double seconds = QString::fromStdString(s.metaValue("duration_ns")).toDouble() / 1e9;
+    QVERIFY2(seconds > 1.0 && seconds < 120, qPrintable(QString::number(seconds)));
+    int64_t recordedLast = 0;
+    for (const auto& lane : s.hostLanes)
+        for (size_t i = 0; i < lane.syncs.size(); ++i)
+            recordedLast = std::max(recordedLast, lane.syncs.end[i]);
+    const double lostMs = double(lastSyncNs - recordedLast) / 1e6;
+    qInfo("%s: %s; last sync recorded %.1f ms before the program's last (bound %d ms), %lld "
+          "kernels",
+          qPrintable(program.join(' ')), qPrintable(why), lostMs, boundMs,
+          (long long)s.counts.kernels);
+    QVERIFY2(lostMs <= boundMs, qPrintable(QString::number(lostMs)));
+}
+
+} // namespace
+
 class TestRecorderGpu : public QObject {
     Q_OBJECT
 private slots:
+    // A CUDA loop ended by a crash or a signal: the session is committed up to the end.
+    void endings_data() {
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<int>("signal");
+        QTest::addColumn<QString>("reason");
+        QTest::addColumn<int>("boundMs");
+        QTest::newRow("segfault") << "segv" << int(SIGSEGV) << "crashed (SIGSEGV" << 50;
+        QTest::newRow("abort") << "abort" << int(SIGABRT) << "aborted (SIGABRT" << 50;
+        QTest::newRow("SIGTERM") << "term" << int(SIGTERM) << "killed by SIGTERM" << 50;
+        QTest::newRow("SIGINT") << "int" << int(SIGINT) << "killed by SIGINT" << 50;
+        QTest::newRow("SIGKILL") << "kill" << int(SIGKILL) << "SIGKILL" << 500;
+    }
+    void endings() {
+        QFETCH(QString, mode);
+        QFETCH(int, signal);
+        QFETCH(QString, reason);
+        QFETCH(int, boundMs);
+        if (!haveGpu())
+            QSKIP("SKIP: no GPU");
+        if (QString(STALLSCOPE_CRASH_LOOP).isEmpty())
+            QSKIP("SKIP: crash_loop not built (no nvcc)");
+        QTemporaryDir dir;
+        const QString progress = dir.filePath("progress");
+        checkEnding({STALLSCOPE_CRASH_LOOP, mode, progress}, progress, signal, reason, boundMs);
+    }
+
+    // A PyTorch loop SIGKILLed: everything up to the last commit survives.
+    void torchLoopKilled() {
+        if (!haveGpu())
+            QSKIP("SKIP: no GPU");
+        if (!haveTorch())
+            QSKIP("SKIP: no PyTorch with CUDA for python3");
+        QTemporaryDir dir;
+        const QString progress = dir.filePath("progress");
+        checkEnding(
+            {"python3", STALLSCOPE_SOURCE_DIR "/tests/recorder/gpu/torch_killed.py", progress},
+            progress, SIGKILL, "SIGKILL", 500);
+    }
+
     void syncSites() {
-        if (!QFile::exists("/dev/nvidia0") && !QFile::exists("/dev/nvidiactl"))
+        if (!haveGpu())
             QSKIP("SKIP: no GPU");
         if (QString(STALLSCOPE_SYNC_SITES).isEmpty())
             QSKIP("SKIP: sync_sites not built (no nvcc)");
@@ -32,12 +130,9 @@ private slots:
     }
 
     void pythonSyncLines() {
-        if (!QFile::exists("/dev/nvidia0") && !QFile::exists("/dev/nvidiactl"))
+        if (!haveGpu())
             QSKIP("SKIP: no GPU");
-        QProcess probe;
-        probe.start("python3",
-                    {"-c", "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)"});
-        if (!probe.waitForFinished(120000) || probe.exitCode() != 0)
+        if (!haveTorch())
             QSKIP("SKIP: no PyTorch with CUDA for python3");
         QTemporaryDir dir;
         QString session = dir.filePath("torch_syncs.stallscope");
