@@ -250,6 +250,18 @@ bool KinetoConverter::onEvent(const KinetoEvent& e) {
     m_lastNs = std::max(m_lastNs, end);
 
     switch (e.category) {
+    case C::CudaRuntime:
+    case C::CudaDriver:
+    case C::Kernel:
+    case C::GpuMemcpy:
+    case C::GpuMemset:
+    case C::StallscopeSync:
+        ++m_stats.cudaEvents;
+        break;
+    default:
+        break;
+    }
+    switch (e.category) {
     case C::PythonFunction:
         m_pythonCalls.append(
             {e.tsNs, end, static_cast<uint32_t>(pythonFrame(e.name)), hostThread(e).index});

@@ -33,7 +33,8 @@ struct KinetoImportStats {
     int64_t events = 0;    // trace events seen
     int64_t rows = 0;      // event rows written (API calls, GPU work, syncs, ranges)
     int64_t syncs = 0;
-    int64_t pythonFrames = 0;                         // distinct Python frames
+    int64_t cudaEvents = 0;   // GPU work, CUDA API calls and syncs written: 0 means nothing to show
+    int64_t pythonFrames = 0; // distinct Python frames
     std::map<std::string, int64_t> ignoredCategories; // known, not mapped (cpu_op, ...)
     std::map<std::string, int64_t> unknownCategories;
 };

@@ -26,9 +26,24 @@ KinetoCategory kinetoCategory(const std::string& cat) {
         {"overhead", C::Ignored},
         {"Trace", C::Ignored},
     };
+    // PyTorch 1.8-1.10 (and TensorBoard's plugin samples) wrote capitalized names of their own:
+    // Kernel, Runtime, Memcpy, Memset, Operator, Python, Memory. Looked up lowercased, only when
+    // the exact lookup fails, so current traces pay nothing.
+    static constexpr format::Keyword<C> kLegacyCategories[] = {
+        {"kernel", C::Kernel},    {"runtime", C::CudaRuntime}, {"memcpy", C::GpuMemcpy},
+        {"memset", C::GpuMemset}, {"operator", C::Ignored},    {"python", C::Ignored},
+        {"memory", C::Ignored},   {"trace", C::Ignored},       {"cuda_runtime", C::CudaRuntime},
+        {"cpu_op", C::Ignored},
+    };
     if (cat.empty())
         return C::None;
-    return format::lookupKeyword<kCategories>(cat, C::Unknown);
+    const C exact = format::lookupKeyword<kCategories>(cat, C::Unknown);
+    if (exact != C::Unknown || cat.size() > 16)
+        return exact;
+    std::string lower = cat;
+    for (char& c : lower)
+        c = c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c;
+    return format::lookupKeyword<kLegacyCategories>(lower, C::Unknown);
 }
 
 void KinetoEvent::reset() {

@@ -231,6 +231,19 @@ KinetoImportResult KinetoImporter::convert(const std::string& tracePath,
         if (options.progress && totalBytes > 0)
             options.progress(std::min(1.0, static_cast<double>(doneBytes) / totalBytes));
     }
+    if (!failed && converter.stats().cudaEvents == 0 && !result.cancelled) {
+        // An empty session with exit 0 would read as "nothing worth fixing".
+        const KinetoImportStats& stats = converter.stats();
+        std::string seen;
+        for (const auto* counts : {&stats.ignoredCategories, &stats.unknownCategories})
+            for (const auto& [name, count] : *counts)
+                seen += (seen.empty() ? "" : ", ") + name + " " + std::to_string(count);
+        result.error = tracePath + ": no GPU work and no CUDA calls among its " +
+                       std::to_string(stats.events) + " events" +
+                       (seen.empty() ? std::string() : " (categories: " + seen + ")") +
+                       "; was it profiled with ProfilerActivity.CUDA?";
+        failed = true;
+    }
     if (!failed) {
         converter.writeMeta();
         writer->setMeta(format::meta::kImportConverterVersion, std::to_string(kConverterVersion));

@@ -1,0 +1,99 @@
+// Kineto dialects (issue 15): traces written by PyTorch 1.8-1.10 (capitalized categories:
+// Kernel, Runtime, Memcpy, Memset, Operator) import like current ones, and a trace with no GPU
+// work and no CUDA calls is an error, never an empty session. Each fixture is written by the test.
+#include "tests/interop/interop_support.h"
+
+#include <QFile>
+
+using namespace interop;
+
+namespace {
+
+std::string writeTrace(const QTemporaryDir& dir, const char* name, const QByteArray& json) {
+    const QString path = dir.filePath(QString::fromLatin1(name));
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(json) != json.size())
+        return {};
+    return path.toStdString();
+}
+
+// One training step as PyTorch 1.8 wrote it: an operator, a kernel launch and its kernel, a
+// device-to-pageable copy with its runtime call, a memset, and a stream synchronize. `categories`
+// names the five categories in the trace's spelling: operator, runtime, kernel, memcpy, memset.
+QByteArray legacyStep(const QStringList& categories) {
+    const QString op = categories[0], runtime = categories[1], kernel = categories[2],
+                  memcpy = categories[3], memset = categories[4];
+    return QString::fromUtf8(R"json({"schemaVersion": 1, "traceEvents": [
+  {"ph": "X", "cat": "%1", "name": "aten::mm", "pid": 7, "tid": 7, "ts": 1000, "dur": 40,
+   "args": {"Input dims": [[64, 64], [64, 64]], "external id": 1}},
+  {"ph": "X", "cat": "%2", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": 1010, "dur": 8,
+   "args": {"cbid": 211, "correlation": 101, "external id": 1}},
+  {"ph": "X", "cat": "%3", "name": "volta_sgemm_64x64_nn", "pid": 0, "tid": "stream 7",
+   "ts": 1020, "dur": 30, "args": {"queued": 0, "device": 0, "context": 1, "stream": 7,
+   "correlation": 101, "external id": 1, "registers per thread": 72, "shared memory": 8192,
+   "grid": [4, 4, 1], "block": [256, 1, 1]}},
+  {"ph": "X", "cat": "%2", "name": "cudaMemcpyAsync", "pid": 7, "tid": 7, "ts": 1060, "dur": 50,
+   "args": {"cbid": 41, "correlation": 102, "external id": 2}},
+  {"ph": "X", "cat": "%4", "name": "Memcpy DtoH (Device -> Pageable)", "pid": 0,
+   "tid": "stream 7", "ts": 1070, "dur": 20, "args": {"device": 0, "context": 1, "stream": 7,
+   "correlation": 102, "external id": 2, "bytes": 16384, "memory bandwidth (GB/s)": 0.8}},
+  {"ph": "X", "cat": "%2", "name": "cudaMemsetAsync", "pid": 7, "tid": 7, "ts": 1120, "dur": 5,
+   "args": {"cbid": 51, "correlation": 103, "external id": 3}},
+  {"ph": "X", "cat": "%5", "name": "Memset (Device)", "pid": 0, "tid": "stream 7", "ts": 1130,
+   "dur": 2, "args": {"device": 0, "context": 1, "stream": 7, "correlation": 103,
+   "external id": 3, "bytes": 4096}},
+  {"ph": "X", "cat": "%2", "name": "cudaStreamSynchronize", "pid": 7, "tid": 7, "ts": 1140,
+   "dur": 12, "args": {"cbid": 131, "correlation": 104, "external id": 4}}
+]})json")
+        .arg(op, runtime, kernel, memcpy, memset)
+        .toUtf8();
+}
+
+} // namespace
+
+class TestKinetoDialects : public QObject {
+    Q_OBJECT
+private slots:
+    // Both sides of the aliasing: the old capitalized spelling, an all-caps spelling, and the
+    // current names all give the same session.
+    void legacyCategoriesImportLikeCurrentOnes_data() {
+        QTest::addColumn<QStringList>("categories");
+        QTest::newRow("PyTorch 1.8")
+            << QStringList{"Operator", "Runtime", "Kernel", "Memcpy", "Memset"};
+        QTest::newRow("upper case")
+            << QStringList{"OPERATOR", "RUNTIME", "KERNEL", "MEMCPY", "MEMSET"};
+        QTest::newRow("current") << QStringList{"cpu_op", "cuda_runtime", "kernel", "gpu_memcpy",
+                                                "gpu_memset"};
+    }
+    void legacyCategoriesImportLikeCurrentOnes() {
+        QFETCH(QStringList, categories);
+        QTemporaryDir dir;
+        const std::string trace = writeTrace(dir, "step.json", legacyStep(categories));
+        auto imported = importTrace(dir, trace);
+        QVERIFY2(imported->ok(), imported->error.c_str());
+        const Session& s = *imported->session;
+        QCOMPARE(s.counts.kernels, 1);
+        QCOMPARE(s.counts.memcpys, 1);
+        QCOMPARE(s.counts.memsets, 1);
+        QCOMPARE(s.counts.apiCalls, 4);
+        QVERIFY(s.metaValue("import_unknown_categories").empty());
+        // The launch and its kernel are linked by correlation; the copy still lands on its stream.
+        QCOMPARE(s.streamLanes.size(), size_t(1));
+        QCOMPARE(s.streamLanes[0].kernels.correlationId[0], uint32_t(101));
+    }
+
+    // Nothing to show is an error naming what the trace did hold, not an empty session.
+    void traceWithoutCudaEventsIsAnError() {
+        QTemporaryDir dir;
+        const std::string trace = writeTrace(dir, "cpu_only.json", R"({"traceEvents": [
+  {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 10, "dur": 5},
+  {"ph": "X", "cat": "python_function", "name": "train.py(3): main", "pid": 1, "tid": 1,
+   "ts": 1, "dur": 50, "args": {"Python id": 1, "Python parent id": 0}}
+]})");
+        expectImportError(dir, trace, "no GPU work and no CUDA calls among its 2 events");
+        expectImportError(dir, trace, "cpu_op 1");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestKinetoDialects)
+#include "test_kineto_dialects.moc"
