@@ -10,7 +10,22 @@ namespace stallscope::model::loading {
 namespace {
 
 constexpr int64_t kMaxInt32 = std::numeric_limits<int32_t>::max();
-constexpr int64_t kMaxUint32 = std::numeric_limits<uint32_t>::max();
+
+// Reads every row of `sql`, a select over `table` with the row id in column 0, handing each to
+// onRow as a CheckedRow; throws LoadFailure when a value has the wrong type or reading fails.
+template <typename OnRow>
+void readTable(const format::Database& db, std::string_view table, const std::string& sql,
+               OnRow onRow) {
+    format::Statement rows = db.prepare(sql);
+    while (rows.step()) {
+        const CheckedRow row(rows, table);
+        onRow(row);
+        row.requireTypes();
+    }
+    if (rows.failed() || !rows.prepared())
+        throw LoadFailure{"corrupt session: cannot read table '" + std::string(table) +
+                          "': " + db.lastMessage()};
+}
 
 void readProcesses(const format::Database& db, Session& s, RowIndex& processes) {
     readTable(db, "processes", format::selectSql(format::tables::kProcesses) + " ORDER BY id",

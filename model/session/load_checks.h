@@ -8,6 +8,7 @@
 #include "format/sqlite_database.h"
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -23,6 +24,8 @@ struct LoadFailure {
 struct Cancelled {};
 
 inline constexpr int32_t kNoIndex = -1;
+// The largest id that 32-bit columns (event row ids, stack ids, CUPTI's ids) hold.
+inline constexpr int64_t kMaxUint32 = std::numeric_limits<uint32_t>::max();
 
 // Maps table row ids to indexes in the session's vectors.
 class RowIndex {

@@ -21,9 +21,8 @@ namespace {
 
 using loading::Cancelled;
 using loading::CheckedRow;
+using loading::kMaxUint32;
 using loading::LoadFailure;
-
-constexpr int64_t kMaxUint32 = std::numeric_limits<uint32_t>::max();
 
 // Shared state of the table readers running in parallel.
 struct ReadContext {

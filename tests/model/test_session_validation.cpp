@@ -16,6 +16,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <limits>
 
 using namespace stallscope;
@@ -59,6 +60,7 @@ private slots:
     void formatVersionMustBeExact_data();
     void formatVersionMustBeExact();
     void threeThousandProcessesExport();
+    void deepRecursiveStackIsRead();
     void batchCommandsNameFileTableAndRow_data();
     void batchCommandsNameFileTableAndRow();
 
@@ -405,6 +407,30 @@ void TestSessionValidation::threeThousandProcessesExport() {
     // Process 3001 is the 3000th after the first: 10^6 * 3001 + device index 0.
     QVERIFY(text.contains("\"pid\":3001000000,"));
     QVERIFY(!text.contains("\"pid\":-"));
+}
+
+// A stack is a flat list of frames by position (no frame links that could form a cycle): one of
+// 50,000 frames, the same Python frame over and over as in runaway recursion, is read once per
+// stack, without recursion, by the analysis and the export.
+void TestSessionValidation::deepRecursiveStackIsRead() {
+    const std::string file = writeEdited(
+        {"WITH RECURSIVE n(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM n WHERE i < 50001) "
+         "INSERT INTO stack_frames(stack_id, position, frame_id) SELECT 1, i, frame_id FROM "
+         "stack_frames, n WHERE stack_id = 1 AND position = 1"});
+    const QString session = QString::fromStdString(file);
+    const Run insights = runStallscope({"--insights", "--json", session});
+    QVERIFY2(insights.exitCode == 0, qPrintable(insights.err));
+    const QString out = m_dir.filePath("deep.json");
+    const Run exported = runStallscope({"--export-chrome", out, session});
+    QVERIFY2(exported.exitCode == 0, qPrintable(exported.err));
+    QFile json(out);
+    QVERIFY(json.open(QIODevice::ReadOnly));
+    const QJsonArray events =
+        QJsonDocument::fromJson(json.readAll()).object()["traceEvents"].toArray();
+    qsizetype deepest = 0;
+    for (const QJsonValue& event : events)
+        deepest = std::max(deepest, event.toObject()["args"].toObject()["stack"].toArray().size());
+    QCOMPARE(deepest, qsizetype(50002));
 }
 
 void TestSessionValidation::batchCommandsNameFileTableAndRow_data() {
