@@ -70,6 +70,11 @@ private:
     std::string writeEdited(const QStringList& edits);
     // Loads `file` and compares the whole error line with "<file>: corrupt session: <expected>".
     void expectCorrupt(const std::string& file, const QString& expected);
+    // The data row's `sql` edit is refused with its `expected` line.
+    void refusesTheEditedRow();
+    // Runs --export-chrome on `session` into a file named `name` in the test folder; its text
+    // ("" when the export failed the test).
+    QByteArray exportChrome(const std::string& session, const QString& name);
     struct Run {
         int exitCode = -1;
         QString out, err;
@@ -96,6 +101,21 @@ void TestSessionValidation::expectCorrupt(const std::string& file, const QString
     QVERIFY(!result.cancelled);
     QCOMPARE(QString::fromStdString(result.error),
              QString::fromStdString(file) + ": corrupt session: " + expected);
+}
+
+void TestSessionValidation::refusesTheEditedRow() {
+    QFETCH(QString, sql);
+    QFETCH(QString, expected);
+    expectCorrupt(writeEdited({sql}), expected);
+}
+
+QByteArray TestSessionValidation::exportChrome(const std::string& session, const QString& name) {
+    const QString out = m_dir.filePath(name);
+    const Run run = runStallscope({"--export-chrome", out, QString::fromStdString(session)});
+    if (run.exitCode != 0)
+        qWarning("--export-chrome: %s", qPrintable(run.err));
+    QFile json(out);
+    return run.exitCode == 0 && json.open(QIODevice::ReadOnly) ? json.readAll() : QByteArray();
 }
 
 TestSessionValidation::Run TestSessionValidation::runStallscope(const QStringList& arguments) {
@@ -197,9 +217,7 @@ void TestSessionValidation::timesOutsideTheAcceptedRange_data() {
 }
 
 void TestSessionValidation::timesOutsideTheAcceptedRange() {
-    QFETCH(QString, sql);
-    QFETCH(QString, expected);
-    expectCorrupt(writeEdited({sql}), expected);
+    refusesTheEditedRow();
 }
 
 // 0 and 2^62 - 1 are accepted times: the session spans them exactly.
@@ -299,9 +317,7 @@ void TestSessionValidation::textInIntegerColumns_data() {
 }
 
 void TestSessionValidation::textInIntegerColumns() {
-    QFETCH(QString, sql);
-    QFETCH(QString, expected);
-    expectCorrupt(writeEdited({sql}), expected);
+    refusesTheEditedRow();
 }
 
 void TestSessionValidation::danglingReferences_data() {
@@ -326,9 +342,7 @@ void TestSessionValidation::danglingReferences_data() {
 }
 
 void TestSessionValidation::danglingReferences() {
-    QFETCH(QString, sql);
-    QFETCH(QString, expected);
-    expectCorrupt(writeEdited({sql}), expected);
+    refusesTheEditedRow();
 }
 
 void TestSessionValidation::unknownEnumsAndBadCounts_data() {
@@ -361,9 +375,7 @@ void TestSessionValidation::unknownEnumsAndBadCounts_data() {
 }
 
 void TestSessionValidation::unknownEnumsAndBadCounts() {
-    QFETCH(QString, sql);
-    QFETCH(QString, expected);
-    expectCorrupt(writeEdited({sql}), expected);
+    refusesTheEditedRow();
 }
 
 // The reported memory bomb: one string id of 1e8 in a small file sized a vector by it (3 GB).
@@ -398,12 +410,7 @@ void TestSessionValidation::threeThousandProcessesExport() {
                      "3001) INSERT INTO processes(id, pid, host, command, start_ns) SELECT i, "
                      "i, 'gpu-box', 'rank', 1000 FROM n",
                      "UPDATE devices SET process_id = 3001"});
-    const QString out = m_dir.filePath("processes.json");
-    const Run run = runStallscope({"--export-chrome", out, QString::fromStdString(file)});
-    QVERIFY2(run.exitCode == 0, qPrintable(run.err));
-    QFile json(out);
-    QVERIFY(json.open(QIODevice::ReadOnly));
-    const QByteArray text = json.readAll();
+    const QByteArray text = exportChrome(file, "processes.json");
     // Process 3001 is the 3000th after the first: 10^6 * 3001 + device index 0.
     QVERIFY(text.contains("\"pid\":3001000000,"));
     QVERIFY(!text.contains("\"pid\":-"));
@@ -417,16 +424,10 @@ void TestSessionValidation::deepRecursiveStackIsRead() {
         {"WITH RECURSIVE n(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM n WHERE i < 50001) "
          "INSERT INTO stack_frames(stack_id, position, frame_id) SELECT 1, i, frame_id FROM "
          "stack_frames, n WHERE stack_id = 1 AND position = 1"});
-    const QString session = QString::fromStdString(file);
-    const Run insights = runStallscope({"--insights", "--json", session});
+    const Run insights = runStallscope({"--insights", "--json", QString::fromStdString(file)});
     QVERIFY2(insights.exitCode == 0, qPrintable(insights.err));
-    const QString out = m_dir.filePath("deep.json");
-    const Run exported = runStallscope({"--export-chrome", out, session});
-    QVERIFY2(exported.exitCode == 0, qPrintable(exported.err));
-    QFile json(out);
-    QVERIFY(json.open(QIODevice::ReadOnly));
     const QJsonArray events =
-        QJsonDocument::fromJson(json.readAll()).object()["traceEvents"].toArray();
+        QJsonDocument::fromJson(exportChrome(file, "deep.json")).object()["traceEvents"].toArray();
     qsizetype deepest = 0;
     for (const QJsonValue& event : events)
         deepest = std::max(deepest, event.toObject()["args"].toObject()["stack"].toArray().size());
