@@ -16,7 +16,7 @@ namespace stallscope::format {
 // NULL column may hold text, a real (±Inf, NaN) or NULL. integer() wants an integer,
 // optionalInteger() an integer or NULL, text() text, optionalText() text or NULL. The first
 // mismatch is kept for problem(); a mismatched value reads as 0 or "". Cheap enough for the
-// loader's per-row loops: one sqlite3_column_type per value.
+// loader's per-row loops: an integer is read with its class in one call.
 class RowValues {
 public:
     // Implicit, so that a reader that does not look at problem() (the symbolizer's module list)
@@ -24,7 +24,10 @@ public:
     RowValues(const Statement& row) : m_row(row) {}
 
     int64_t integer(int column) const {
-        return expect(column, Statement::ValueType::Integer, false) ? m_row.integer(column) : 0;
+        const Statement::TypedInteger read = m_row.typedInteger(column);
+        if (read.type != Statement::ValueType::Integer)
+            mismatch(column, Statement::ValueType::Integer);
+        return read.value;
     }
     std::optional<int64_t> optionalInteger(int column) const;
     std::string text(int column) const;
@@ -41,11 +44,15 @@ private:
         const Statement::ValueType type = m_row.type(column);
         if (type == wanted || (nullable && type == Statement::ValueType::Null))
             return true;
+        mismatch(column, wanted);
+        return false;
+    }
+    // Notes the first column whose value is not of the `wanted` class.
+    void mismatch(int column, Statement::ValueType wanted) const {
         if (ok()) {
             m_badColumn = column;
             m_wanted = wanted;
         }
-        return false;
     }
 
     const Statement& m_row;

@@ -108,6 +108,13 @@ Statement::ValueType Statement::type(int column) const {
     return static_cast<ValueType>(sqlite3_column_type(m_statement, column));
 }
 
+Statement::TypedInteger Statement::typedInteger(int column) const {
+    // The column's value is read once; sqlite3_value_* calls on it take no lock.
+    sqlite3_value* value = sqlite3_column_value(m_statement, column);
+    const auto type = static_cast<ValueType>(sqlite3_value_type(value));
+    return {type, type == ValueType::Integer ? sqlite3_value_int64(value) : 0};
+}
+
 bool Statement::isNull(int column) const {
     return sqlite3_column_type(m_statement, column) == SQLITE_NULL;
 }

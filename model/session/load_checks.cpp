@@ -1,11 +1,25 @@
 #include "model/session/load_checks.h"
 
-#include "format/session_schema.h"
-
 #include <algorithm>
 #include <charconv>
 
 namespace stallscope::model::loading {
+
+void RowIndex::add(int64_t rowId, int32_t index) {
+    ++m_added;
+    if (rowId >= 0 && static_cast<uint64_t>(rowId) < 2 * m_added + 64) {
+        if (m_dense.size() <= static_cast<uint64_t>(rowId))
+            m_dense.resize(rowId + 1, kNoIndex);
+        m_dense[rowId] = index;
+    } else {
+        m_sparse.emplace(rowId, index);
+    }
+}
+
+int32_t RowIndex::findSparse(int64_t rowId) const {
+    const auto found = m_sparse.find(rowId);
+    return found == m_sparse.end() ? kNoIndex : found->second;
+}
 
 bool IdSet::contains(int64_t id) const {
     return std::binary_search(m_ids.begin(), m_ids.end(), id);
@@ -17,12 +31,9 @@ void CheckedRow::fail(const std::string& what) const {
                       " " + cause};
 }
 
-int64_t CheckedRow::time(int column) const {
-    const int64_t ns = integer(column);
-    if (!format::isAcceptedTime(ns))
-        fail("has " + m_values.statement().columnName(column) + " " + std::to_string(ns) +
-             ", outside the accepted times 0 <= t < 2^62 ns");
-    return ns;
+void CheckedRow::failTime(int column, int64_t ns) const {
+    fail("has " + m_values.statement().columnName(column) + " " + std::to_string(ns) +
+         ", outside the accepted times 0 <= t < 2^62 ns");
 }
 
 void CheckedRow::failReference(std::string_view what, int64_t id) const {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "format/session_row_reader.h"
+#include "format/session_schema.h"
 #include "format/sqlite_database.h"
 
 #include <cstdint>
@@ -27,17 +28,25 @@ inline constexpr int32_t kNoIndex = -1;
 // The largest id that 32-bit columns (event row ids, stack ids, CUPTI's ids) hold.
 inline constexpr int64_t kMaxUint32 = std::numeric_limits<uint32_t>::max();
 
-// Maps table row ids to indexes in the session's vectors.
+// Maps table row ids to indexes in the session's vectors. Row ids run from 1 without gaps in the
+// files the writers make, so they index a vector (the loader looks one up for every event row);
+// the vector grows only to twice the rows added, and ids past that go to a map.
 class RowIndex {
 public:
-    void add(int64_t rowId, int32_t index) { m_map.emplace(rowId, index); }
+    void add(int64_t rowId, int32_t index);
     int32_t find(int64_t rowId) const {
-        const auto found = m_map.find(rowId);
-        return found == m_map.end() ? kNoIndex : found->second;
+        if (rowId >= 0 && static_cast<uint64_t>(rowId) < m_dense.size() &&
+            m_dense[rowId] != kNoIndex)
+            return m_dense[rowId];
+        return m_sparse.empty() ? kNoIndex : findSparse(rowId);
     }
 
 private:
-    std::unordered_map<int64_t, int32_t> m_map;
+    int32_t findSparse(int64_t rowId) const;
+
+    std::vector<int32_t> m_dense; // by row id; kNoIndex where none
+    std::unordered_map<int64_t, int32_t> m_sparse;
+    size_t m_added = 0;
 };
 
 // The row ids of a table, added in increasing order (as SQLite returns them by row id).
@@ -50,12 +59,13 @@ private:
     std::vector<int64_t> m_ids;
 };
 
-// The row a statement of `table` stands on, its row id in column 0: its values read with their
-// storage class checked, and the checks that end the load with a line naming the table and row.
+// The row a statement of `table` stands on, its row id in column 0 (an "id INTEGER PRIMARY KEY",
+// SQLite's row id: always an integer): its values read with their storage class checked, and the
+// checks that end the load with a line naming the table and row.
 class CheckedRow {
 public:
     CheckedRow(const format::Statement& statement, std::string_view table)
-        : m_values(statement), m_table(table), m_id(m_values.integer(0)) {}
+        : m_values(statement), m_table(table), m_id(statement.integer(0)) {}
 
     int64_t id() const { return m_id; }
     const format::RowValues& values() const { return m_values; }
@@ -85,7 +95,12 @@ public:
         return value;
     }
     // A time in format::isAcceptedTime's range.
-    int64_t time(int column) const;
+    int64_t time(int column) const {
+        const int64_t ns = integer(column);
+        if (!format::isAcceptedTime(ns))
+            failTime(column, ns);
+        return ns;
+    }
     // The index that `column`'s row id resolves to, else "names unknown <what> <id>".
     int32_t reference(int column, const RowIndex& index, std::string_view what) const {
         const int64_t id = integer(column);
@@ -97,6 +112,7 @@ public:
     [[noreturn]] void failReference(std::string_view what, int64_t id) const;
 
 private:
+    [[noreturn]] void failTime(int column, int64_t ns) const;
     [[noreturn]] void failRange(int column, int64_t value, int64_t low, int64_t high) const;
     [[noreturn]] void failUnknown(int column, int64_t value) const;
 
