@@ -41,6 +41,7 @@ private slots:
     void initTestCase() { QVERIFY(m_dir.isValid()); }
 
     void validSessionsLoadWithAllRows();
+    void sparseRowIdsLoad();
     void syncStackMustNameAStack_data();
     void syncStackMustNameAStack();
     void streamDeviceMustNameADevice();
@@ -166,6 +167,31 @@ void TestSessionValidation::validSessionsLoadWithAllRows() {
     QCOMPARE(loaded.session->counts.total(), stats.events.total());
     QCOMPARE(loaded.session->counts.syncs, stats.events.syncs);
     QCOMPARE(loaded.session->counts.kernels, stats.events.kernels);
+}
+
+// Row ids far from 1, 2, 3, ... are odd but valid references: the events still find their
+// thread and stream.
+void TestSessionValidation::sparseRowIdsLoad() {
+    const auto result = model::SessionLoader::load(
+        writeEdited({"PRAGMA foreign_keys = OFF",
+                     "UPDATE threads SET id = 9000000000 WHERE id = 2; "
+                     "UPDATE syncs SET thread_id = 9000000000 WHERE thread_id = 2; "
+                     "UPDATE streams SET id = 70000 WHERE id = 1; "
+                     "UPDATE kernels SET stream_id = 70000 WHERE stream_id = 1; "
+                     "UPDATE syncs SET stream_id = 70000 WHERE stream_id = 1"}));
+    QVERIFY2(result.ok(), result.error.c_str());
+    const model::Session& s = *result.session;
+    QCOMPARE(s.threads.back().rowId, int64_t(9000000000));
+    QCOMPARE(s.hostLanes.back().syncs.size(), size_t(1)); // the loader thread's copy sync
+    QCOMPARE(s.hostLanes.front().syncs.size(), size_t(1));
+    QCOMPARE(s.counts.kernels, int64_t(3));
+    int32_t computeLane = -1;
+    for (size_t l = 0; l < s.streamLanes.size(); ++l)
+        if (s.streams[s.streamLanes[l].streamIndex].rowId == 70000)
+            computeLane = static_cast<int32_t>(l);
+    QVERIFY(computeLane >= 0);
+    QCOMPARE(s.streamLanes[computeLane].kernels.size(), size_t(3));
+    QCOMPARE(s.hostLanes.front().syncs.streamIndex[0], s.streamLanes[computeLane].streamIndex);
 }
 
 // The reported SEGV: a sync whose stack_id is -1 (or any id that no stacks row has).
