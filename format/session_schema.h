@@ -29,8 +29,9 @@ constexpr bool isAcceptedTime(int64_t ns) {
     return ns >= 0 && ns < kTimeLimitNs;
 }
 
-// Sums of many durations (the blocked time of all syncs of a site) can still pass int64_t's
-// range, where accepted times overlap: such sums saturate at its maximum instead.
+// Sums of many durations or sizes read from a file (the blocked time of all syncs of a site,
+// where accepted times overlap; the bytes of its copies) can still pass int64_t's range: such
+// sums saturate at its limits instead.
 constexpr int64_t addSaturated(int64_t a, int64_t b) {
     int64_t sum = 0;
     if (__builtin_add_overflow(a, b, &sum))
