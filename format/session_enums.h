@@ -36,6 +36,7 @@ enum class CopyKind : int {
     HtoH = 9,
     PtoP = 10
 };
+inline constexpr int kCopyKindMax = 10;
 
 // memcpys.src_kind / dst_kind / memsets.dst_kind (same numbering as CUpti_ActivityMemoryKind).
 enum class MemoryKind : int {
@@ -48,6 +49,7 @@ enum class MemoryKind : int {
     DeviceStatic = 6,
     ManagedStatic = 7
 };
+inline constexpr int kMemoryKindMax = 7;
 
 // ranges.kind.
 enum class RangeKind : int { NvtxPushPop = 1, NvtxStartEnd = 2, Scope = 3 };

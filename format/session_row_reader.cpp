@@ -1,36 +1,73 @@
 #include "format/session_row_reader.h"
 
 namespace stallscope::format {
+
 namespace {
 
-std::optional<int64_t> optionalInteger(const Statement& row, int column) {
-    if (row.isNull(column))
-        return std::nullopt;
-    return row.integer(column);
+std::string_view valueTypeName(Statement::ValueType type) {
+    switch (type) {
+    case Statement::ValueType::Integer:
+        return "an integer";
+    case Statement::ValueType::Real:
+        return "a real";
+    case Statement::ValueType::Text:
+        return "text";
+    case Statement::ValueType::Blob:
+        return "a blob";
+    case Statement::ValueType::Null:
+        return "NULL";
+    }
+    return "a value of unknown type";
 }
 
 } // namespace
 
-ProcessRow readProcessRow(const Statement& row) {
-    return {
-        row.integer(1),         row.text(2), row.text(3), row.integer(4), optionalInteger(row, 5),
-        optionalInteger(row, 6)};
+std::optional<int64_t> RowValues::optionalInteger(int column) const {
+    if (!expect(column, Statement::ValueType::Integer, true) || m_row.isNull(column))
+        return std::nullopt;
+    return m_row.integer(column);
 }
 
-ThreadRow readThreadRow(const Statement& row) {
+std::string RowValues::text(int column) const {
+    return expect(column, Statement::ValueType::Text, false) ? m_row.text(column) : std::string();
+}
+
+std::optional<std::string> RowValues::optionalText(int column) const {
+    if (!expect(column, Statement::ValueType::Text, true) || m_row.isNull(column))
+        return std::nullopt;
+    return m_row.text(column);
+}
+
+std::string RowValues::problem() const {
+    if (ok())
+        return {};
+    const Statement::ValueType found = m_row.type(m_badColumn);
+    const std::string column = "column " + m_row.columnName(m_badColumn);
+    if (found == Statement::ValueType::Null)
+        return column + " is NULL";
+    return column + " holds " + std::string(valueTypeName(found)) + ", not " +
+           std::string(valueTypeName(m_wanted));
+}
+
+ProcessRow readProcessRow(const RowValues& row) {
+    return {row.integer(1),         row.text(2),           row.text(3), row.integer(4),
+            row.optionalInteger(5), row.optionalInteger(6)};
+}
+
+ThreadRow readThreadRow(const RowValues& row) {
     return {row.integer(1), row.integer(2), row.text(3)};
 }
 
-DeviceRow readDeviceRow(const Statement& row) {
+DeviceRow readDeviceRow(const RowValues& row) {
     return {row.integer(1), row.integer(2), row.text(3),    row.text(4),
             row.integer(5), row.integer(6), row.integer(7), row.integer(8)};
 }
 
-StreamRow readStreamRow(const Statement& row) {
+StreamRow readStreamRow(const RowValues& row) {
     return {row.integer(1), row.integer(2), row.integer(3), row.integer(4) != 0, row.integer(5)};
 }
 
-KernelRow readKernelRow(const Statement& row) {
+KernelRow readKernelRow(const RowValues& row) {
     KernelRow kernel{row.integer(1), row.integer(2), row.integer(3), row.integer(4),
                      row.integer(5)};
     for (int axis = 0; axis < 3; ++axis) {
@@ -43,16 +80,16 @@ KernelRow readKernelRow(const Statement& row) {
     return kernel;
 }
 
-CudaEventRow readCudaEventRow(const Statement& row) {
+CudaEventRow readCudaEventRow(const RowValues& row) {
     return {row.integer(1), row.integer(2), row.integer(3), row.integer(4)};
 }
 
-ModuleRow readModuleRow(const Statement& row) {
+ModuleRow readModuleRow(const RowValues& row) {
     return {row.integer(1), row.text(2), row.integer(3), row.integer(4),
             row.integer(5), row.text(6), row.integer(7)};
 }
 
-SourceRow readSourceRow(const Statement& row) {
+SourceRow readSourceRow(const RowValues& row) {
     return {row.text(1), row.text(2), row.integer(3), row.integer(4) != 0, row.text(5)};
 }
 

@@ -6,6 +6,8 @@
 #include "format/session_enums.h"
 #include "format/session_tables.h"
 
+#include <cstdint>
+#include <limits>
 #include <string_view>
 
 namespace stallscope::format {
@@ -18,6 +20,24 @@ inline constexpr std::string_view kFormatName = "stallscope-session";
 
 // All timestamps are nanoseconds on the recording host's CLOCK_MONOTONIC.
 inline constexpr std::string_view kClockName = "CLOCK_MONOTONIC";
+
+// The accepted range of every time (*_ns columns): 0 <= t < 2^62 ns, 146 years of uptime. Readers
+// reject a row with a time outside it, so that the difference of two times, or a time plus
+// another, never overflows.
+inline constexpr int64_t kTimeLimitNs = int64_t(1) << 62;
+constexpr bool isAcceptedTime(int64_t ns) {
+    return ns >= 0 && ns < kTimeLimitNs;
+}
+
+// Sums of many durations or sizes read from a file (the blocked time of all syncs of a site,
+// where accepted times overlap; the bytes of its copies) can still pass int64_t's range: such
+// sums saturate at its limits instead.
+constexpr int64_t addSaturated(int64_t a, int64_t b) {
+    int64_t sum = 0;
+    if (__builtin_add_overflow(a, b, &sum))
+        return b < 0 ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
+    return sum;
+}
 
 // meta.status values.
 inline constexpr std::string_view kStatusRecording = "recording";

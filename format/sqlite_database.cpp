@@ -6,6 +6,12 @@
 
 namespace stallscope::format {
 
+static_assert(int(Statement::ValueType::Integer) == SQLITE_INTEGER &&
+              int(Statement::ValueType::Real) == SQLITE_FLOAT &&
+              int(Statement::ValueType::Text) == SQLITE_TEXT &&
+              int(Statement::ValueType::Blob) == SQLITE_BLOB &&
+              int(Statement::ValueType::Null) == SQLITE_NULL);
+
 Statement::Statement(sqlite3* db, sqlite3_stmt* statement, std::string error)
     : m_db(db), m_statement(statement), m_error(std::move(error)) {}
 
@@ -91,6 +97,22 @@ void Statement::bindNull(int index) {
 
 int Statement::columnCount() const {
     return sqlite3_column_count(m_statement);
+}
+
+std::string Statement::columnName(int column) const {
+    const char* name = sqlite3_column_name(m_statement, column);
+    return name ? name : "";
+}
+
+Statement::ValueType Statement::type(int column) const {
+    return static_cast<ValueType>(sqlite3_column_type(m_statement, column));
+}
+
+Statement::TypedInteger Statement::typedInteger(int column) const {
+    // The column's value is read once; sqlite3_value_* calls on it take no lock.
+    sqlite3_value* value = sqlite3_column_value(m_statement, column);
+    const auto type = static_cast<ValueType>(sqlite3_value_type(value));
+    return {type, type == ValueType::Integer ? sqlite3_value_int64(value) : 0};
 }
 
 bool Statement::isNull(int column) const {

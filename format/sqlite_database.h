@@ -51,7 +51,21 @@ public:
     void bind(int index, const std::optional<std::string>& text);
     void bindNull(int index);
 
+    // SQLite's storage class of a result value (sqlite3_column_type): a column's declared type
+    // does not bind what a crafted file holds in it.
+    enum class ValueType { Integer = 1, Real = 2, Text = 3, Blob = 4, Null = 5 };
+
+    // A value's storage class and, when it is an integer, the integer (else 0): one call into
+    // SQLite, for loops that check every value they read.
+    struct TypedInteger {
+        ValueType type;
+        int64_t value;
+    };
+
     int columnCount() const;
+    std::string columnName(int column) const;
+    ValueType type(int column) const;
+    TypedInteger typedInteger(int column) const;
     bool isNull(int column) const;
     int64_t integer(int column) const;
     std::string text(int column) const;

@@ -1,6 +1,7 @@
 // One finding per sync site. The evidence rules (docs/insights.md) — in-loop pattern, pageable
 // copy, device-wide sync where one stream would do, GPU bubble — attach to the site's finding;
 // its one number is the simulated saving (SimulatedSavings), its one fix the main rule's.
+#include "format/session_schema.h"
 #include "model/analysis/insight_recommendations.h"
 #include "model/analysis/insight_rules.h"
 #include "model/analysis/library_advice.h"
@@ -155,7 +156,8 @@ void findPageableCopies(const AnalysisContext& context, std::vector<SiteEvidence
             if (found == siteByCopy.end())
                 continue;
             SiteEvidence& site = evidence[found->second];
-            site.pageableBytes += static_cast<int64_t>(memcpys.bytes[i]);
+            site.pageableBytes =
+                format::addSaturated(site.pageableBytes, static_cast<int64_t>(memcpys.bytes[i]));
             appendEvent(site.copySpans,
                         {EventKind::Memcpy, static_cast<int32_t>(l), 0, static_cast<uint32_t>(i)});
         }

@@ -1,5 +1,7 @@
 #include "model/analysis/session_statistics.h"
 
+#include "format/session_schema.h"
+
 #include <algorithm>
 #include <numeric>
 
@@ -17,7 +19,8 @@ void addHostBlocked(const Session& session, const AnalysisWindow& window,
             if (!isHostBlocking(syncs.kind[i]) || !window.overlaps(syncs.start[i], syncs.end[i]))
                 continue;
             ++stats.hostSyncCount;
-            stats.hostBlockedNs += window.overlapNs(syncs.start[i], syncs.end[i]);
+            stats.hostBlockedNs = format::addSaturated(
+                stats.hostBlockedNs, window.overlapNs(syncs.start[i], syncs.end[i]));
         }
     }
 }
@@ -51,7 +54,7 @@ SessionStatistics SessionStatisticsBuilder::compute(const Session& session, cons
                            " · " + device.label;
         device.busyNs = window.overlapNs(gpu.busy(static_cast<int32_t>(d)));
         device.busyShare = static_cast<double>(device.busyNs) / windowNs;
-        stats.gpuBusyNs += device.busyNs;
+        stats.gpuBusyNs = format::addSaturated(stats.gpuBusyNs, device.busyNs);
         devicesWithWork += device.busyNs > 0 ? 1 : 0;
         stats.devices.push_back(std::move(device));
     }
@@ -77,9 +80,9 @@ SessionStatistics SessionStatisticsBuilder::compute(const Session& session, cons
                 continue;
             const int64_t duration = kernels.duration(i);
             ++count[name];
-            total[name] += duration;
+            total[name] = format::addSaturated(total[name], duration);
             longest[name] = std::max(longest[name], duration);
-            allKernelNs += duration;
+            allKernelNs = format::addSaturated(allKernelNs, duration);
         }
     }
     std::vector<uint32_t> names;

@@ -1,5 +1,7 @@
 #include "model/analysis/simulated_savings.h"
 
+#include "format/session_schema.h"
+
 #include <algorithm>
 #include <thread>
 
@@ -55,7 +57,7 @@ bool SimulatedSavings::build(const Session& session, const SessionDatabase& data
         const SyncSiteStats& stats = sites.stats()[s];
         if (!stats.isUserFinding())
             continue;
-        if (static_cast<double>(stats.blockedNs + stats.bubbleNs) / windowNs <
+        if (static_cast<double>(format::addSaturated(stats.blockedNs, stats.bubbleNs)) / windowNs <
             thresholds.simulation.minBlockedShare)
             break;
         chosen.push_back(static_cast<int32_t>(s));

@@ -2,6 +2,7 @@
 
 #include "format/module_class.h"
 #include "format/session_meta.h"
+#include "format/session_schema.h"
 #include "model/session/python_frame_name.h"
 #include "model/whatif/median_sample.h"
 
@@ -219,13 +220,13 @@ bool SyncSites::build(const Session& session, const SessionDatabase& database,
             SyncSiteStats& stats = m_stats[lastSite];
             const int64_t blocked = syncs.duration(i);
             ++stats.count;
-            stats.blockedNs += blocked;
+            stats.blockedNs = format::addSaturated(stats.blockedNs, blocked);
             ++stats.countByKind[syncs.kind[i] <= format::kSyncKindMax ? syncs.kind[i] : 0];
             const int64_t bubble = computeBubble(static_cast<int32_t>(l), i, hints);
             m_bubble[l][i] = static_cast<uint32_t>(
                 std::min<int64_t>(bubble, std::numeric_limits<uint32_t>::max()));
-            stats.bubbleNs += m_bubble[l][i];
-            m_totalBlockedNs += blocked;
+            stats.bubbleNs = format::addSaturated(stats.bubbleNs, m_bubble[l][i]);
+            m_totalBlockedNs = format::addSaturated(m_totalBlockedNs, blocked);
         }
         if (cancel && cancel->load())
             return false;

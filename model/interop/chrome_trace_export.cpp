@@ -78,14 +78,22 @@ private:
         const ThreadInfo& t = m_session.threads[threadIndex];
         return t.processIndex >= 0 ? m_session.processes[t.processIndex].pid : 0;
     }
-    int32_t processOfStream(int32_t streamIndex) const {
-        return m_session.devices[m_session.streams[streamIndex].deviceIndex].processIndex;
+    // The stream's device; a blank one where the device is unknown (only in a session that the
+    // loader did not build: it refuses streams naming no device).
+    const DeviceInfo& deviceOf(const StreamInfo& stream) const {
+        static const DeviceInfo kUnknownDevice;
+        return stream.deviceIndex >= 0 ? m_session.devices[stream.deviceIndex] : kUnknownDevice;
     }
-    // Kineto's GPU pid is the device index; with several processes, keep their GPUs apart.
+    int32_t processOfStream(int32_t streamIndex) const {
+        return deviceOf(m_session.streams[streamIndex]).processIndex;
+    }
+    // Kineto's GPU pid is the device index; with several processes, keep their GPUs apart (in
+    // 64 bits: 3000 processes pass 2^31).
     int64_t gpuPid(int32_t streamIndex) const {
-        const DeviceInfo& d = m_session.devices[m_session.streams[streamIndex].deviceIndex];
-        return m_session.processes.size() <= 1 ? d.deviceIndex
-                                               : 1000000 * (d.processIndex + 1) + d.deviceIndex;
+        const DeviceInfo& d = deviceOf(m_session.streams[streamIndex]);
+        return m_session.processes.size() <= 1
+                   ? d.deviceIndex
+                   : int64_t{1000000} * (d.processIndex + 1) + d.deviceIndex;
     }
     static int64_t flowId(int32_t processIndex, uint32_t correlation) {
         return (static_cast<int64_t>(processIndex + 1) << 40) | correlation;
@@ -172,7 +180,7 @@ private:
                      "name", m_session.threadLabel(t));
         for (const StreamLane& lane : m_session.streamLanes) {
             const StreamInfo& s = m_session.streams[lane.streamIndex];
-            const DeviceInfo& d = m_session.devices[s.deviceIndex];
+            const DeviceInfo& d = deviceOf(s);
             const int64_t pid = gpuPid(lane.streamIndex);
             metadata("process_name", pid, 0, "name",
                      "GPU " + std::to_string(d.deviceIndex) + " " + d.name);
@@ -217,7 +225,7 @@ private:
                  ",\"correlation\":" + std::to_string(syncs.correlationId[i]);
             if (syncs.streamIndex[i] >= 0) {
                 const StreamInfo& s = m_session.streams[syncs.streamIndex[i]];
-                o += ",\"device\":" + std::to_string(m_session.devices[s.deviceIndex].deviceIndex) +
+                o += ",\"device\":" + std::to_string(deviceOf(s).deviceIndex) +
                      ",\"context\":" + std::to_string(s.contextId) +
                      ",\"stream\":" + std::to_string(s.streamId);
             }
@@ -243,8 +251,7 @@ private:
     }
 
     void gpuArgs(const StreamInfo& s, uint32_t correlation) {
-        m_out.text() += ",\"args\":{\"device\":" +
-                        std::to_string(m_session.devices[s.deviceIndex].deviceIndex) +
+        m_out.text() += ",\"args\":{\"device\":" + std::to_string(deviceOf(s).deviceIndex) +
                         ",\"context\":" + std::to_string(s.contextId) +
                         ",\"stream\":" + std::to_string(s.streamId) +
                         ",\"correlation\":" + std::to_string(correlation);

@@ -418,6 +418,11 @@ void KinetoConverter::resolveThread(ThreadState& thread) {
               [](const PendingSync& a, const PendingSync& b) { return a.start < b.start; });
     std::vector<const PyCall*> open;
     std::vector<int64_t> frames;
+    // The chain under one innermost call never changes (open only grows and shrinks at its
+    // back): its stack is interned once, not once per sync, which cost depth × syncs when many
+    // syncs ran inside deeply nested calls.
+    const PyCall* internedTop = nullptr;
+    int64_t internedStack = 0;
     size_t next = 0;
     for (PendingSync& sync : thread.syncs) {
         const bool isExplicit = sync.copyCandidate == 3;
@@ -439,12 +444,15 @@ void KinetoConverter::resolveThread(ThreadState& thread) {
             }
             while (!open.empty() && open.back()->end <= t)
                 open.pop_back();
-            if (!open.empty()) {
+            if (!open.empty() && open.back() != internedTop) {
                 frames.clear();
                 for (auto it = open.rbegin(); it != open.rend(); ++it)
                     frames.push_back((*it)->frameId);
-                sync.stackId = internStack(frames);
+                internedStack = internStack(frames);
+                internedTop = open.back();
             }
+            if (!open.empty())
+                sync.stackId = internedStack;
             auto detail = m_syncDetails.find(sync.correlation);
             if (detail != m_syncDetails.end()) {
                 sync.streamRow = detail->second.streamRow;

@@ -16,8 +16,8 @@
 namespace stallscope::model {
 
 // The descriptive tables: each row as read back (format/session_rows.h), with its row id and
-// the Session indexes that its row-id references resolve to (-1 when the referenced row is
-// missing).
+// the Session indexes that its row-id references resolve to. SessionLoader refuses a file with a
+// reference to a missing row, so they are -1 only in sessions built otherwise (tests).
 struct ProcessInfo : format::ProcessRow {
     int64_t rowId = 0;
     // The recorded end, never before the start (the start while the end is unknown).

@@ -1,10 +1,11 @@
 #include "model/session/session_loader.h"
 
 #include "format/session_meta.h"
-#include "format/session_row_reader.h"
 #include "format/session_schema.h"
 #include "format/session_schema_check.h"
 #include "format/sqlite_database.h"
+#include "model/session/description_reader.h"
+#include "model/session/load_checks.h"
 #include "model/session/session_file_check.h"
 #include "model/session/sync_callers.h"
 
@@ -14,40 +15,21 @@
 #include <mutex>
 #include <set>
 #include <thread>
-#include <unordered_map>
 
 namespace stallscope::model {
 
 namespace {
 
-constexpr int64_t kNoIndex = -1;
-
-// Maps table row ids to indexes in the session's vectors.
-class RowIndex {
-public:
-    void add(int64_t rowId, int32_t index) { m_map.emplace(rowId, index); }
-    int32_t find(int64_t rowId) const {
-        const auto found = m_map.find(rowId);
-        return found == m_map.end() ? kNoIndex : found->second;
-    }
-
-private:
-    std::unordered_map<int64_t, int32_t> m_map;
-};
-
-// Thrown inside the loader only (never across its API) to unwind with a message.
-struct LoadFailure {
-    std::string message;
-};
-
-struct Cancelled {};
+using loading::Cancelled;
+using loading::CheckedRow;
+using loading::kMaxUint32;
+using loading::LoadFailure;
 
 // Shared state of the table readers running in parallel.
 struct ReadContext {
     const std::string* path = nullptr;
     const LoadOptions* options = nullptr;
-    const RowIndex* threads = nullptr;
-    const RowIndex* streams = nullptr;
+    const loading::DescriptionIndexes* indexes = nullptr;
     size_t stringCount = 0;
     int64_t estimatedRows = 1;
     std::atomic<int64_t> rowsRead{0};
@@ -74,6 +56,8 @@ struct TimeBounds {
     }
 };
 
+// Reads one event table after another into the session's lanes, every value checked in the
+// reading loop (CheckedRow): the loader is performance-critical, so no extra pass or query.
 class TableReader {
 public:
     TableReader(ReadContext& context, Session& session) : m_context(context), m_session(session) {}
@@ -88,7 +72,7 @@ public:
         scan(format::tables::kApiCalls,
              format::selectSql<format::tables::kApiCalls>(
                  {"id", "thread_id", "start_ns", "end_ns", "name_id", "correlation_id"}),
-             [this](format::Statement& row) { pushNamedEvent(hostLane(row, 1).apiCalls, row); });
+             [this](const CheckedRow& row) { pushNamedEvent(hostLane(row).apiCalls, row); });
     }
 
     void readSyncs() {
@@ -96,21 +80,21 @@ public:
              format::selectSql<format::tables::kSyncs>({"id", "thread_id", "start_ns", "end_ns",
                                                         "kind", "correlation_id", "stream_id",
                                                         "stack_id", "event_id"}),
-             [this](format::Statement& row) {
-                 SyncColumns& syncs = hostLane(row, 1).syncs;
+             [this](const CheckedRow& row) {
+                 SyncColumns& syncs = hostLane(row).syncs;
+                 const uint8_t kind =
+                     static_cast<uint8_t>(row.enumValue(4, 1, format::kSyncKindMax));
+                 const uint32_t correlation = correlationId(row, 5);
+                 const int32_t stream =
+                     row.isNull(6) ? -1 : row.reference(6, m_context.indexes->streams, "stream");
+                 const uint32_t stack = row.isNull(7) ? 0u : stackId(row, 7);
+                 const int64_t event = row.isNull(8) ? -1 : row.inRange(8, 0, kMaxUint32);
                  pushInterval(syncs, row);
-                 const int64_t kind = row.integer(4);
-                 if (kind < 1 || kind > format::kSyncKindMax)
-                     throw LoadFailure{"corrupt session: syncs row " +
-                                       std::to_string(row.integer(0)) + " has unknown kind " +
-                                       std::to_string(kind)};
-                 syncs.kind.push_back(static_cast<uint8_t>(kind));
-                 syncs.correlationId.push_back(static_cast<uint32_t>(row.integer(5)));
-                 syncs.streamIndex.push_back(
-                     row.isNull(6) ? -1 : streamIndex(row.integer(6), "syncs", row.integer(0)));
-                 syncs.stackId.push_back(row.isNull(7) ? 0u
-                                                       : static_cast<uint32_t>(row.integer(7)));
-                 syncs.eventId.push_back(row.isNull(8) ? -1 : row.integer(8));
+                 syncs.kind.push_back(kind);
+                 syncs.correlationId.push_back(correlation);
+                 syncs.streamIndex.push_back(stream);
+                 syncs.stackId.push_back(stack);
+                 syncs.eventId.push_back(event);
              });
     }
 
@@ -118,18 +102,15 @@ public:
         scan(format::tables::kRanges,
              format::selectSql<format::tables::kRanges>(
                  {"id", "thread_id", "start_ns", "end_ns", "name_id", "depth"}),
-             [this](format::Statement& row) {
-                 HostLane& lane = hostLane(row, 1);
-                 const int64_t depth = row.integer(5);
-                 if (depth < 0 || depth > 255)
-                     throw LoadFailure{"corrupt session: ranges row " +
-                                       std::to_string(row.integer(0)) + " has depth " +
-                                       std::to_string(depth)};
-                 if (lane.rangesByDepth.size() <= static_cast<size_t>(depth))
+             [this](const CheckedRow& row) {
+                 HostLane& lane = hostLane(row);
+                 const auto depth = static_cast<size_t>(row.inRange(5, 0, 255));
+                 const uint32_t name = stringId(row, 4);
+                 if (lane.rangesByDepth.size() <= depth)
                      lane.rangesByDepth.resize(depth + 1);
                  RangeColumns& ranges = lane.rangesByDepth[depth];
                  pushInterval(ranges, row);
-                 ranges.nameId.push_back(stringId(row.integer(4), "ranges"));
+                 ranges.nameId.push_back(name);
              });
     }
 
@@ -137,9 +118,7 @@ public:
         scan(format::tables::kKernels,
              format::selectSql<format::tables::kKernels>(
                  {"id", "stream_id", "start_ns", "end_ns", "name_id", "correlation_id"}),
-             [this](format::Statement& row) {
-                 pushNamedEvent(streamLane(row, "kernels").kernels, row);
-             });
+             [this](const CheckedRow& row) { pushNamedEvent(streamLane(row).kernels, row); });
     }
 
     void readMemcpys() {
@@ -147,9 +126,11 @@ public:
              format::selectSql<format::tables::kMemcpys>({"id", "stream_id", "start_ns", "end_ns",
                                                           "correlation_id", "bytes", "copy_kind",
                                                           "src_kind", "dst_kind"}),
-             [this](format::Statement& row) {
-                 pushTransfer(streamLane(row, "memcpys").memcpys, row,
-                              {row.integer(6), row.integer(7), row.integer(8)});
+             [this](const CheckedRow& row) {
+                 pushTransfer(streamLane(row).memcpys, row,
+                              {row.enumValue(6, 0, format::kCopyKindMax),
+                               row.enumValue(7, 0, format::kMemoryKindMax),
+                               row.enumValue(8, 0, format::kMemoryKindMax)});
              });
     }
 
@@ -157,9 +138,10 @@ public:
         scan(format::tables::kMemsets,
              format::selectSql<format::tables::kMemsets>(
                  {"id", "stream_id", "start_ns", "end_ns", "correlation_id", "bytes", "dst_kind"}),
-             [this](format::Statement& row) {
+             [this](const CheckedRow& row) {
                  // A memset has no copy direction and no source.
-                 pushTransfer(streamLane(row, "memsets").memsets, row, {0, 0, row.integer(6)});
+                 pushTransfer(streamLane(row).memsets, row,
+                              {0, 0, row.enumValue(6, 0, format::kMemoryKindMax)});
              });
     }
 
@@ -168,14 +150,15 @@ public:
 private:
     template <typename OnRow>
     void scan(const format::Table& table, const std::string& sql, OnRow onRow) {
-        m_table = table.name;
         format::Statement statement = m_connection.prepare(sql);
         if (!statement.prepared())
             throw LoadFailure{"corrupt session: cannot read table '" + std::string(table.name) +
                               "': " + m_connection.lastMessage()};
         int64_t pending = 0;
         while (statement.step()) {
-            onRow(statement);
+            const CheckedRow row(statement, table.name);
+            onRow(row);
+            row.requireTypes();
             if (++pending == 65536) {
                 m_context.addRowsRead(pending);
                 pending = 0;
@@ -189,25 +172,25 @@ private:
                               "' failed: " + m_connection.lastMessage()};
     }
 
-    void pushInterval(IntervalColumns& columns, format::Statement& row) {
-        const int64_t rowId = row.integer(0);
-        const int64_t start = row.integer(2);
-        const int64_t end = row.integer(3);
-        if (rowId < 0 || rowId > std::numeric_limits<uint32_t>::max())
-            throw LoadFailure{"unsupported session: " + m_table + " row id " +
-                              std::to_string(rowId) + " exceeds 2^32"};
+    // The row's id, start_ns (column 2) and end_ns (column 3), each checked.
+    void pushInterval(IntervalColumns& columns, const CheckedRow& row) {
+        if (row.id() < 0 || row.id() > kMaxUint32)
+            row.fail("has an id past 2^32 (unsupported)");
+        const int64_t start = row.time(2);
+        const int64_t end = row.time(3);
         if (end < start)
-            throw LoadFailure{"corrupt session: " + m_table + " row " + std::to_string(rowId) +
-                              " ends before it starts"};
-        columns.pushInterval(start, end, static_cast<uint32_t>(rowId));
+            row.fail("ends before it starts");
+        columns.pushInterval(start, end, static_cast<uint32_t>(row.id()));
         m_bounds.add(start, end);
     }
 
     // An API call or kernel row: id, lane, start_ns, end_ns, name_id, correlation_id.
-    void pushNamedEvent(NamedEventColumns& columns, format::Statement& row) {
+    void pushNamedEvent(NamedEventColumns& columns, const CheckedRow& row) {
+        const uint32_t name = stringId(row, 4);
+        const uint32_t correlation = correlationId(row, 5);
         pushInterval(columns, row);
-        columns.nameId.push_back(stringId(row.integer(4), m_table.c_str()));
-        columns.correlationId.push_back(static_cast<uint32_t>(row.integer(5)));
+        columns.nameId.push_back(name);
+        columns.correlationId.push_back(correlation);
     }
 
     struct TransferKinds {
@@ -216,49 +199,49 @@ private:
         int64_t dst;  // format::MemoryKind
     };
     // A memcpy or memset row: id, stream_id, start_ns, end_ns, correlation_id, bytes, ...
-    void pushTransfer(TransferColumns& columns, format::Statement& row, TransferKinds kinds) {
+    void pushTransfer(TransferColumns& columns, const CheckedRow& row, TransferKinds kinds) {
+        const uint32_t correlation = correlationId(row, 4);
+        const int64_t bytes = row.inRange(5, 0, std::numeric_limits<int64_t>::max());
         pushInterval(columns, row);
-        columns.correlationId.push_back(static_cast<uint32_t>(row.integer(4)));
-        columns.bytes.push_back(static_cast<uint64_t>(row.integer(5)));
+        columns.correlationId.push_back(correlation);
+        columns.bytes.push_back(static_cast<uint64_t>(bytes));
         columns.copyKind.push_back(static_cast<uint8_t>(kinds.copy));
         columns.srcKind.push_back(static_cast<uint8_t>(kinds.src));
         columns.dstKind.push_back(static_cast<uint8_t>(kinds.dst));
     }
 
-    HostLane& hostLane(format::Statement& row, int column) {
-        const int32_t index = m_context.threads->find(row.integer(column));
-        if (index == kNoIndex)
-            throw LoadFailure{"corrupt session: " + m_table + " row " +
-                              std::to_string(row.integer(0)) + " names unknown thread " +
-                              std::to_string(row.integer(column))};
-        return m_session.hostLanes[index];
+    // The lane of the thread in column 1.
+    HostLane& hostLane(const CheckedRow& row) {
+        return m_session.hostLanes[row.reference(1, m_context.indexes->threads, "thread")];
+    }
+    // The lane of the stream in column 1.
+    StreamLane& streamLane(const CheckedRow& row) {
+        return m_session.streamLanes[row.reference(1, m_context.indexes->streams, "stream")];
     }
 
-    StreamLane& streamLane(format::Statement& row, const char* table) {
-        return m_session.streamLanes[streamIndex(row.integer(1), table, row.integer(0))];
-    }
-
-    int32_t streamIndex(int64_t streamRowId, const char* table, int64_t rowId) {
-        const int32_t index = m_context.streams->find(streamRowId);
-        if (index == kNoIndex)
-            throw LoadFailure{"corrupt session: " + std::string(table) + " row " +
-                              std::to_string(rowId) + " names unknown stream " +
-                              std::to_string(streamRowId)};
-        return index;
-    }
-
-    uint32_t stringId(int64_t id, const char* table) {
-        if (id < 0 || static_cast<size_t>(id) >= m_context.stringCount)
-            throw LoadFailure{"corrupt session: " + std::string(table) + " names unknown string " +
-                              std::to_string(id)};
+    uint32_t stringId(const CheckedRow& row, int column) const {
+        const int64_t id = row.integer(column);
+        if (id < 0 || static_cast<uint64_t>(id) >= m_context.stringCount)
+            row.failReference("string", id);
         return static_cast<uint32_t>(id);
+    }
+
+    uint32_t stackId(const CheckedRow& row, int column) const {
+        const int64_t id = row.integer(column);
+        if (!m_context.indexes->stacks.contains(id))
+            row.failReference("stack", id);
+        return static_cast<uint32_t>(id); // stacks.id is in [1, 2^32)
+    }
+
+    // CUPTI's correlation ids are 32-bit.
+    static uint32_t correlationId(const CheckedRow& row, int column) {
+        return static_cast<uint32_t>(row.inRange(column, 0, kMaxUint32));
     }
 
     ReadContext& m_context;
     Session& m_session;
     format::Database m_connection;
     TimeBounds m_bounds;
-    std::string m_table;
 };
 
 class Loader {
@@ -276,7 +259,7 @@ public:
             throw LoadFailure{"cannot open: " + error};
         checkTables();
         readMeta();
-        readDescriptions();
+        m_indexes = loading::readDescriptions(m_db, *m_session);
         readEvents();
         return std::move(m_session);
     }
@@ -303,24 +286,6 @@ private:
             throw LoadFailure{"not a Stallscope session (" + problem + ")"};
     }
 
-    // Accepts 1..kFormatVersion; a newer file is refused (LoadFailure messages are prefixed with
-    // the file's path by SessionLoader::load).
-    static int readFormatVersion(const std::string& text) {
-        int version = 0;
-        try {
-            version = std::stoi(text);
-        } catch (...) {
-            throw LoadFailure{"corrupt session: format version '" + text + "' is not a number"};
-        }
-        if (version > format::kFormatVersion)
-            throw LoadFailure{"session format version " + text +
-                              " is newer than this Stallscope reads (" +
-                              std::to_string(format::kFormatVersion) + "); update Stallscope"};
-        if (version < 1)
-            throw LoadFailure{"corrupt session: format version " + text};
-        return version;
-    }
-
     // Brings an older file's content up to kFormatVersion in memory (the file is never changed):
     // step i turns version i + 1 into version i + 2, so kUpgradeSteps has kFormatVersion - 1
     // entries. Format v1 is the first version: no steps yet.
@@ -341,7 +306,7 @@ private:
         if (s.metaValue(format::meta::kFormatName) != format::kFormatName)
             throw LoadFailure{"not a Stallscope session (meta.format_name is '" +
                               s.metaValue(format::meta::kFormatName) + "')"};
-        s.formatVersion = readFormatVersion(s.metaValue(format::meta::kFormatVersion));
+        s.formatVersion = loading::parseFormatVersion(s.metaValue(format::meta::kFormatVersion));
         if (const std::string problem = format::checkSessionSchema(m_db); !problem.empty())
             throw LoadFailure{problem};
         upgradeToCurrentVersion(s.formatVersion);
@@ -359,81 +324,15 @@ private:
             throw LoadFailure{"corrupt session: unknown status '" + s.status + "'"};
     }
 
-    template <typename OnRow> void readAll(const char* table, const std::string& sql, OnRow onRow) {
-        format::Statement rows = m_db.prepare(sql);
-        while (rows.step())
-            onRow(rows);
-        if (rows.failed() || !rows.prepared())
-            throw LoadFailure{"corrupt session: cannot read table '" + std::string(table) +
-                              "': " + m_db.lastMessage()};
-    }
-
-    void readDescriptions() {
-        Session& s = *m_session;
-        RowIndex processes, devices;
-        readAll("processes", format::selectSql(format::tables::kProcesses) + " ORDER BY id",
-                [&](format::Statement& row) {
-                    ProcessInfo p{format::readProcessRow(row), row.integer(0)};
-                    processes.add(p.rowId, static_cast<int32_t>(s.processes.size()));
-                    s.processes.push_back(std::move(p));
-                });
-        readAll("threads",
-                format::selectSql(format::tables::kThreads) + " ORDER BY process_id, tid, id",
-                [&](format::Statement& row) {
-                    ThreadInfo t{format::readThreadRow(row), row.integer(0)};
-                    t.processIndex = processes.find(t.processId);
-                    m_threads.add(t.rowId, static_cast<int32_t>(s.threads.size()));
-                    s.threads.push_back(std::move(t));
-                });
-        readAll("devices",
-                format::selectSql(format::tables::kDevices) +
-                    " ORDER BY process_id, device_index, id",
-                [&](format::Statement& row) {
-                    DeviceInfo d{format::readDeviceRow(row), row.integer(0)};
-                    d.processIndex = processes.find(d.processId);
-                    devices.add(d.rowId, static_cast<int32_t>(s.devices.size()));
-                    s.devices.push_back(std::move(d));
-                });
-        readAll("streams",
-                "SELECT s.id, s.device_id, s.context_id, s.stream_id, s.is_default, s.priority "
-                "FROM streams s LEFT JOIN devices d ON d.id = s.device_id "
-                "ORDER BY d.process_id, d.device_index, s.context_id, s.stream_id, s.id",
-                [&](format::Statement& row) {
-                    StreamInfo st{format::readStreamRow(row), row.integer(0)};
-                    st.deviceIndex = devices.find(st.deviceId);
-                    m_streams.add(st.rowId, static_cast<int32_t>(s.streams.size()));
-                    s.streams.push_back(st);
-                });
-        // strings.id values index Session::strings directly; they are dense from 1.
-        s.strings.assign(1, std::string());
-        readAll("strings", format::selectSql(format::tables::kStrings) + " ORDER BY id",
-                [&](format::Statement& row) {
-                    const int64_t id = row.integer(0);
-                    if (id < 1 || id > std::numeric_limits<int32_t>::max())
-                        throw LoadFailure{"corrupt session: string id " + std::to_string(id)};
-                    if (static_cast<size_t>(id) >= s.strings.size())
-                        s.strings.resize(id + 1);
-                    s.strings[id] = row.text(1);
-                });
-        readAll("dropped", "SELECT coalesce(sum(count), 0) FROM dropped",
-                [&](format::Statement& row) { s.droppedRecords = row.integer(0); });
-
-        s.hostLanes.resize(s.threads.size());
-        for (size_t i = 0; i < s.threads.size(); ++i)
-            s.hostLanes[i].threadIndex = static_cast<int32_t>(i);
-        s.streamLanes.resize(s.streams.size());
-        for (size_t i = 0; i < s.streams.size(); ++i)
-            s.streamLanes[i].streamIndex = static_cast<int32_t>(i);
-    }
-
     int64_t estimatedRows() {
         int64_t total = 0;
         for (const char* table :
              {"api_calls", "syncs", "ranges", "kernels", "memcpys", "memsets"}) {
             format::Statement maxId =
                 m_db.prepare(std::string("SELECT coalesce(max(id), 0) FROM ") + table);
+            // Row ids past 2^32 are refused when read; the estimate only must not overflow.
             if (maxId.step())
-                total += maxId.integer(0);
+                total += std::clamp<int64_t>(maxId.integer(0), 0, kMaxUint32);
         }
         return std::max<int64_t>(total, 1);
     }
@@ -443,8 +342,7 @@ private:
         ReadContext context;
         context.path = &m_path;
         context.options = &m_options;
-        context.threads = &m_threads;
-        context.streams = &m_streams;
+        context.indexes = &m_indexes;
         context.stringCount = m_session->strings.size();
         context.estimatedRows = estimatedRows();
 
@@ -530,8 +428,7 @@ private:
     const LoadOptions& m_options;
     std::unique_ptr<Session> m_session;
     format::Database m_db;
-    RowIndex m_threads;
-    RowIndex m_streams;
+    loading::DescriptionIndexes m_indexes;
 };
 
 } // namespace

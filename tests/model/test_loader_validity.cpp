@@ -47,16 +47,17 @@ void TestLoaderValidity::rejected_data() {
     const Edit edits[] = {
         {"kernel name past the last string",
          "UPDATE kernels SET name_id = (SELECT max(id) + 1 FROM strings) WHERE id = 1",
-         "kernels names unknown string "},
+         "kernels row 1 names unknown string "},
         {"kernel name negative", "UPDATE kernels SET name_id = -1 WHERE id = 1",
-         "kernels names unknown string -1"},
+         "kernels row 1 names unknown string -1"},
         {"api call name past the last string",
          "UPDATE api_calls SET name_id = (SELECT max(id) + 1 FROM strings) WHERE id = 1",
-         "api_calls names unknown string "},
+         "api_calls row 1 names unknown string "},
         {"range name past the last string",
          "UPDATE ranges SET name_id = (SELECT max(id) + 1 FROM strings) WHERE id = 1",
-         "ranges names unknown string "},
-        {"string id 0", "UPDATE strings SET id = 0 WHERE id = 1", "corrupt session: string id 0"},
+         "ranges row 1 names unknown string "},
+        {"string id 0", "UPDATE strings SET id = 0 WHERE id = 1",
+         "strings row 0 breaks the string ids' run from 1 (expected id 1)"},
         {"sync kind 0", "UPDATE syncs SET kind = 0 WHERE id = 1", "syncs row 1 has unknown kind 0"},
         {"sync kind past the last", "UPDATE syncs SET kind = " + lastKind + " WHERE id = 1",
          "syncs row 1 has unknown kind " + lastKind},
@@ -76,7 +77,7 @@ void TestLoaderValidity::rejected_data() {
          "UPDATE kernels SET end_ns = start_ns - 1 WHERE id = 1",
          "kernels row 1 ends before it starts"},
         {"row id past 2^32", "UPDATE kernels SET id = 4294967296 WHERE id = 1",
-         "kernels row id 4294967296 exceeds 2^32"},
+         "kernels row 4294967296 has an id past 2^32 (unsupported)"},
     };
     for (const Edit& edit : edits)
         QTest::newRow(edit.tag) << edit.sql << edit.expected;

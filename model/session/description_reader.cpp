@@ -1,0 +1,139 @@
+#include "model/session/description_reader.h"
+
+#include "format/session_row_reader.h"
+#include "format/session_schema.h"
+
+#include <limits>
+
+namespace stallscope::model::loading {
+
+namespace {
+
+constexpr int64_t kMaxInt32 = std::numeric_limits<int32_t>::max();
+
+// Reads every row of `sql`, a select over `table` with the row id in column 0, handing each to
+// onRow as a CheckedRow; throws LoadFailure when a value has the wrong type or reading fails.
+template <typename OnRow>
+void readTable(const format::Database& db, std::string_view table, const std::string& sql,
+               OnRow onRow) {
+    format::Statement rows = db.prepare(sql);
+    while (rows.step()) {
+        const CheckedRow row(rows, table);
+        onRow(row);
+        row.requireTypes();
+    }
+    if (rows.failed() || !rows.prepared())
+        throw LoadFailure{"corrupt session: cannot read table '" + std::string(table) +
+                          "': " + db.lastMessage()};
+}
+
+void readProcesses(const format::Database& db, Session& s, RowIndex& processes) {
+    readTable(db, "processes", format::selectSql(format::tables::kProcesses) + " ORDER BY id",
+              [&](const CheckedRow& row) {
+                  ProcessInfo p{format::readProcessRow(row.values()), row.id()};
+                  row.requireTypes();
+                  row.time(4);
+                  if (p.endNs)
+                      row.time(5);
+                  processes.add(p.rowId, static_cast<int32_t>(s.processes.size()));
+                  s.processes.push_back(std::move(p));
+              });
+}
+
+void readThreads(const format::Database& db, Session& s, const RowIndex& processes,
+                 RowIndex& threads) {
+    readTable(db, "threads",
+              format::selectSql(format::tables::kThreads) + " ORDER BY process_id, tid, id",
+              [&](const CheckedRow& row) {
+                  ThreadInfo t{format::readThreadRow(row.values()), row.id()};
+                  t.processIndex = row.reference(1, processes, "process");
+                  threads.add(t.rowId, static_cast<int32_t>(s.threads.size()));
+                  s.threads.push_back(std::move(t));
+              });
+}
+
+void readDevices(const format::Database& db, Session& s, const RowIndex& processes,
+                 RowIndex& devices) {
+    readTable(db, "devices",
+              format::selectSql(format::tables::kDevices) +
+                  " ORDER BY process_id, device_index, id",
+              [&](const CheckedRow& row) {
+                  DeviceInfo d{format::readDeviceRow(row.values()), row.id()};
+                  d.processIndex = row.reference(1, processes, "process");
+                  // A CUDA ordinal; bounded so that exports may compute with it.
+                  row.inRange(2, 0, kMaxInt32);
+                  devices.add(d.rowId, static_cast<int32_t>(s.devices.size()));
+                  s.devices.push_back(std::move(d));
+              });
+}
+
+void readStreams(const format::Database& db, Session& s, const RowIndex& devices,
+                 RowIndex& streams) {
+    readTable(db, "streams",
+              "SELECT s.id, s.device_id, s.context_id, s.stream_id, s.is_default, s.priority "
+              "FROM streams s LEFT JOIN devices d ON d.id = s.device_id "
+              "ORDER BY d.process_id, d.device_index, s.context_id, s.stream_id, s.id",
+              [&](const CheckedRow& row) {
+                  StreamInfo st{format::readStreamRow(row.values()), row.id()};
+                  st.deviceIndex = row.reference(1, devices, "device");
+                  streams.add(st.rowId, static_cast<int32_t>(s.streams.size()));
+                  s.streams.push_back(st);
+              });
+}
+
+// strings.id values index Session::strings directly, so they must be dense from 1: a gap would
+// size the vector by a number read from the file.
+void readStrings(const format::Database& db, Session& s) {
+    s.strings.assign(1, std::string());
+    readTable(db, "strings", format::selectSql(format::tables::kStrings) + " ORDER BY id",
+              [&](const CheckedRow& row) {
+                  if (row.id() != static_cast<int64_t>(s.strings.size()) || row.id() > kMaxInt32)
+                      row.fail("breaks the string ids' run from 1 (expected id " +
+                               std::to_string(s.strings.size()) + ")");
+                  s.strings.push_back(row.values().text(1));
+              });
+}
+
+IdSet readStackIds(const format::Database& db) {
+    IdSet stacks;
+    readTable(db, "stacks", "SELECT id FROM stacks ORDER BY id", [&](const CheckedRow& row) {
+        // syncs.stack_id is held in 32 bits, 0 meaning none.
+        if (row.id() < 1 || row.id() > kMaxUint32)
+            row.fail("has an id outside [1, 2^32)");
+        stacks.add(row.id());
+    });
+    return stacks;
+}
+
+int64_t readDroppedRecords(const format::Database& db) {
+    int64_t dropped = 0;
+    readTable(db, "dropped", "SELECT id, count FROM dropped", [&](const CheckedRow& row) {
+        dropped =
+            format::addSaturated(dropped, row.inRange(1, 0, std::numeric_limits<int64_t>::max()));
+    });
+    return dropped;
+}
+
+} // namespace
+
+DescriptionIndexes readDescriptions(const format::Database& db, Session& s) {
+    DescriptionIndexes indexes;
+    RowIndex processes, devices;
+    readProcesses(db, s, processes);
+    readThreads(db, s, processes, indexes.threads);
+    readDevices(db, s, processes, devices);
+    readStreams(db, s, devices, indexes.streams);
+    readStrings(db, s);
+    indexes.stacks = readStackIds(db);
+    s.droppedRecords = readDroppedRecords(db);
+
+    s.hostLanes.resize(s.threads.size());
+    for (size_t i = 0; i < s.threads.size(); ++i)
+        s.hostLanes[i].threadIndex = static_cast<int32_t>(i);
+    s.streamLanes.resize(s.streams.size());
+    for (size_t i = 0; i < s.streams.size(); ++i)
+        s.streamLanes[i].streamIndex = static_cast<int32_t>(i);
+    return indexes;
+}
+
+} // namespace stallscope::model::loading

@@ -1,0 +1,22 @@
+// The loader's first step: the descriptive tables (processes, threads, devices, streams, strings,
+// stacks, dropped) read into the Session with every value and reference checked, and the indexes
+// that the event readers resolve row ids with. Internal to the loader.
+#pragma once
+
+#include "format/sqlite_database.h"
+#include "model/session/load_checks.h"
+#include "model/session/session.h"
+
+namespace stallscope::model::loading {
+
+struct DescriptionIndexes {
+    RowIndex threads; // threads.id -> Session::threads
+    RowIndex streams; // streams.id -> Session::streams
+    IdSet stacks;     // stacks.id
+};
+
+// Fills session's processes, threads, devices, streams, strings, droppedRecords and empty lanes;
+// throws LoadFailure on the first bad row.
+DescriptionIndexes readDescriptions(const format::Database& db, Session& session);
+
+} // namespace stallscope::model::loading
