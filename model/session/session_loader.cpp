@@ -50,6 +50,9 @@ struct ReadContext {
 struct TimeBounds {
     int64_t first = std::numeric_limits<int64_t>::max();
     int64_t last = std::numeric_limits<int64_t>::min();
+    // Event rows left out because both their times are 0 (recorders before issue 14 wrote the
+    // activity records CUPTI cut short at teardown that way).
+    int64_t untimedRows = 0;
     void add(int64_t start, int64_t end) {
         first = std::min(first, start);
         last = std::max(last, end);
@@ -89,7 +92,8 @@ public:
                      row.isNull(6) ? -1 : row.reference(6, m_context.indexes->streams, "stream");
                  const uint32_t stack = row.isNull(7) ? 0u : stackId(row, 7);
                  const int64_t event = row.isNull(8) ? -1 : row.inRange(8, 0, kMaxUint32);
-                 pushInterval(syncs, row);
+                 if (!pushInterval(syncs, row))
+                     return;
                  syncs.kind.push_back(kind);
                  syncs.correlationId.push_back(correlation);
                  syncs.streamIndex.push_back(stream);
@@ -109,7 +113,8 @@ public:
                  if (lane.rangesByDepth.size() <= depth)
                      lane.rangesByDepth.resize(depth + 1);
                  RangeColumns& ranges = lane.rangesByDepth[depth];
-                 pushInterval(ranges, row);
+                 if (!pushInterval(ranges, row))
+                     return;
                  ranges.nameId.push_back(name);
              });
     }
@@ -172,23 +177,31 @@ private:
                               "' failed: " + m_connection.lastMessage()};
     }
 
-    // The row's id, start_ns (column 2) and end_ns (column 3), each checked.
-    void pushInterval(IntervalColumns& columns, const CheckedRow& row) {
+    // The row's id, start_ns (column 2) and end_ns (column 3), each checked. False, and the row
+    // is left out (counted), when both times are 0: an activity cut short by a recorder's
+    // teardown, which would otherwise stretch the session back to time 0.
+    bool pushInterval(IntervalColumns& columns, const CheckedRow& row) {
         if (row.id() < 0 || row.id() > kMaxUint32)
             row.fail("has an id past 2^32 (unsupported)");
         const int64_t start = row.time(2);
         const int64_t end = row.time(3);
+        if (start == 0 && end == 0) {
+            ++m_bounds.untimedRows;
+            return false;
+        }
         if (end < start)
             row.fail("ends before it starts");
         columns.pushInterval(start, end, static_cast<uint32_t>(row.id()));
         m_bounds.add(start, end);
+        return true;
     }
 
     // An API call or kernel row: id, lane, start_ns, end_ns, name_id, correlation_id.
     void pushNamedEvent(NamedEventColumns& columns, const CheckedRow& row) {
         const uint32_t name = stringId(row, 4);
         const uint32_t correlation = correlationId(row, 5);
-        pushInterval(columns, row);
+        if (!pushInterval(columns, row))
+            return;
         columns.nameId.push_back(name);
         columns.correlationId.push_back(correlation);
     }
@@ -202,7 +215,8 @@ private:
     void pushTransfer(TransferColumns& columns, const CheckedRow& row, TransferKinds kinds) {
         const uint32_t correlation = correlationId(row, 4);
         const int64_t bytes = row.inRange(5, 0, std::numeric_limits<int64_t>::max());
-        pushInterval(columns, row);
+        if (!pushInterval(columns, row))
+            return;
         columns.correlationId.push_back(correlation);
         columns.bytes.push_back(static_cast<uint64_t>(bytes));
         columns.copyKind.push_back(static_cast<uint8_t>(kinds.copy));
@@ -398,6 +412,12 @@ private:
         TimeBounds bounds;
         bounds.first = std::min(a.first, b.first);
         bounds.last = std::max(a.last, b.last);
+        if (const int64_t untimed = a.untimedRows + b.untimedRows; untimed > 0) {
+            const std::string note = std::to_string(untimed) +
+                                     " event(s) without times (cut short when the recording "
+                                     "ended) were left out";
+            s.warning = s.warning.empty() ? note : s.warning + "; " + note;
+        }
         for (const ProcessInfo& p : s.processes)
             bounds.add(p.startNs, p.spanEndNs());
         s.startNs = bounds.first == std::numeric_limits<int64_t>::max() ? 0 : bounds.first;

@@ -58,6 +58,7 @@ private slots:
     void unknownEnumsAndBadCounts_data();
     void unknownEnumsAndBadCounts();
     void stringIdBombIsRefused();
+    void untimedRowsAreLeftOut();
     void formatVersionMustBeExact_data();
     void formatVersionMustBeExact();
     void threeThousandProcessesExport();
@@ -281,6 +282,27 @@ void TestSessionValidation::hugeDurationsSaturateTheSums() {
 }
 
 // `table`: the table whose NOT NULL constraints the crafted file drops first ("" for none).
+// Recorders before issue 14 wrote activity records cut short at teardown with both times 0: such
+// a row is left out with a warning instead of stretching the session back to time 0. A row with
+// only one time at 0 is not such a row (it ends before it starts, or starts at 0).
+void TestSessionValidation::untimedRowsAreLeftOut() {
+    const auto whole = model::SessionLoader::load(writeEdited({}));
+    QVERIFY2(whole.ok(), whole.error.c_str());
+    const auto cut = model::SessionLoader::load(
+        writeEdited({"UPDATE kernels SET start_ns = 0, end_ns = 0 WHERE id = 1",
+                     "UPDATE syncs SET start_ns = 0, end_ns = 0 WHERE id = 2"}));
+    QVERIFY2(cut.ok(), cut.error.c_str());
+    QCOMPARE(cut.session->counts.kernels, whole.session->counts.kernels - 1);
+    QCOMPARE(cut.session->counts.syncs, whole.session->counts.syncs - 1);
+    QCOMPARE(cut.session->startNs, whole.session->startNs);
+    QCOMPARE(cut.session->endNs, whole.session->endNs);
+    QVERIFY2(cut.session->warning.find("2 event(s) without times") != std::string::npos,
+             cut.session->warning.c_str());
+    QVERIFY(whole.session->warning.find("without times") == std::string::npos);
+    expectCorrupt(writeEdited({"UPDATE kernels SET end_ns = 0 WHERE id = 1"}),
+                  "kernels row 1 ends before it starts");
+}
+
 void TestSessionValidation::realsAndNullsInIntegerColumns_data() {
     QTest::addColumn<QString>("table");
     QTest::addColumn<QString>("sql");
