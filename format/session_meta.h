@@ -68,6 +68,9 @@ inline constexpr std::string_view kImportIgnoredCategories = "import_ignored_cat
 inline constexpr std::string_view kImportUnknownCategories = "import_unknown_categories";
 inline constexpr std::string_view kImportUnknownEvents = "import_unknown_events";
 inline constexpr std::string_view kImportConverterVersion = "import_converter_version";
+// What an import left out and why, one line (e.g. the files of a folder that were skipped); the
+// loader adds it to the session's warning.
+inline constexpr std::string_view kImportWarnings = "import_warnings";
 // "def": frames.line is the function's definition line (see python_frame_name.h).
 inline constexpr std::string_view kPythonLineKind = "python_line_kind";
 

@@ -6,6 +6,7 @@
 #include "format/session_writer.h"
 #include "model/interop/kineto_input_stream.h"
 #include "model/interop/kineto_sax_handler.h"
+#include "model/interop/trace_folder.h"
 
 #include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>
@@ -177,9 +178,20 @@ KinetoImportResult KinetoImporter::convert(const std::string& tracePath,
                                            const KinetoImportOptions& options) {
     const auto started = std::chrono::steady_clock::now();
     KinetoImportResult result;
-    const std::vector<std::string> files = traceFiles(tracePath, &result.error);
+    std::vector<std::string> files = traceFiles(tracePath, &result.error);
     if (files.empty())
         return result;
+    std::string skippedFiles; // one line for meta import_warnings
+    if (std::error_code ec; fs::is_directory(tracePath, ec)) {
+        TraceFolderSelection selection = selectTraceFiles(files);
+        for (const std::string& skipped : selection.skipped)
+            skippedFiles += (skippedFiles.empty() ? "skipped " : "; ") + skipped;
+        if (selection.traces.empty()) {
+            result.error = tracePath + ": folder holds no profiler traces (" + skippedFiles + ")";
+            return result;
+        }
+        files = std::move(selection.traces);
+    }
 
     int64_t totalBytes = 0;
     for (const std::string& file : files) {
@@ -200,6 +212,8 @@ KinetoImportResult KinetoImporter::convert(const std::string& tracePath,
     }
     writer->setMeta(format::meta::kCommand, "import " + tracePath);
     writer->setMeta(format::meta::kImportSource, tracePath);
+    if (!skippedFiles.empty())
+        writer->setMeta(format::meta::kImportWarnings, skippedFiles);
 
     KinetoConverter converter(*writer);
     int64_t doneBytes = 0;

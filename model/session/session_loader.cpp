@@ -336,6 +336,9 @@ private:
                              : s.metaValue(format::meta::kIncompleteReason));
         else if (s.status != format::kStatusComplete)
             throw LoadFailure{"corrupt session: unknown status '" + s.status + "'"};
+        if (const std::string imported = s.metaValue(format::meta::kImportWarnings);
+            !imported.empty())
+            s.warning = s.warning.empty() ? imported : s.warning + "; " + imported;
     }
 
     int64_t estimatedRows() {

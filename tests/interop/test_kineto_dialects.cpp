@@ -3,6 +3,7 @@
 // work and no CUDA calls is an error, never an empty session. Each fixture is written by the test.
 #include "tests/interop/interop_support.h"
 
+#include <QDir>
 #include <QFile>
 
 using namespace interop;
@@ -80,6 +81,36 @@ private slots:
         // The launch and its kernel are linked by correlation; the copy still lands on its stream.
         QCOMPARE(s.streamLanes.size(), size_t(1));
         QCOMPARE(s.streamLanes[0].kernels.correlationId[0], uint32_t(101));
+    }
+
+    // A run's folder: every profiler trace once, other JSON skipped with a reason each.
+    void folderImportsEachTraceOnce() {
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkdir("run"));
+        const QStringList current{"cpu_op", "cuda_runtime", "kernel", "gpu_memcpy", "gpu_memset"};
+        QByteArray rank1 = legacyStep(current);
+        rank1.replace("\"pid\": 7", "\"pid\": 8");
+        writeTrace(dir, "run/rank0.json", legacyStep(current));
+        writeTrace(dir, "run/rank0_copy.json", legacyStep(current));
+        writeTrace(dir, "run/rank1.json", rank1);
+        writeTrace(dir, "run/config.json", R"({"lr": 0.1, "epochs": 3})");
+        writeTrace(dir, "run/train_et.json", R"({"schema": "1.0.2-chakra", "nodes": []})");
+        auto imported = importTrace(dir, dir.filePath("run").toStdString());
+        QVERIFY2(imported->ok(), imported->error.c_str());
+        QCOMPARE(imported->session->counts.kernels, 2); // rank0 and rank1, the copy once
+        QCOMPARE(imported->session->metaValue("import_files"), std::string("2"));
+        const std::string& warning = imported->session->warning;
+        for (const char* expected :
+             {"config.json: not a profiler trace", "train_et.json: not a profiler trace",
+              "rank0_copy.json: the same content as rank0.json"})
+            QVERIFY2(warning.find(expected) != std::string::npos, warning.c_str());
+        QVERIFY2(warning.find("rank1.json") == std::string::npos, warning.c_str());
+
+        QVERIFY(QDir(dir.path()).mkdir("empty"));
+        writeTrace(dir, "empty/config.json", R"({"lr": 0.1})");
+        expectImportError(dir, dir.filePath("empty").toStdString(),
+                          "folder holds no profiler traces (skipped config.json: not a profiler "
+                          "trace");
     }
 
     // Nothing to show is an error naming what the trace did hold, not an empty session.
