@@ -4,6 +4,7 @@
 
 #include <cxxabi.h>
 
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -102,6 +103,19 @@ SessionSummary SessionSummary::of(const Session& session) {
     add("API calls", formatCount(c.apiCalls));
     add("Ranges", formatCount(c.ranges));
     add("Events", formatCount(c.total()));
+    // An imported trace: what was read, and what was left out by category (issue 15).
+    if (const std::string read = session.metaValue(format::meta::kImportEvents); !read.empty()) {
+        int64_t events = 0;
+        std::from_chars(read.data(), read.data() + read.size(), events);
+        std::string imported = formatCount(events) + " trace events read";
+        if (const std::string ignored = session.metaValue(format::meta::kImportIgnoredCategories);
+            !ignored.empty())
+            imported += "; not used: " + ignored;
+        if (const std::string unknown = session.metaValue(format::meta::kImportUnknownCategories);
+            !unknown.empty())
+            imported += "; unknown categories: " + unknown;
+        add("Imported", imported);
+    }
     if (session.droppedRecords > 0)
         add("Dropped records", formatCount(session.droppedRecords));
     // A file still marked "recording" is, for whoever reads it, an incomplete session: its

@@ -3,6 +3,8 @@
 // work and no CUDA calls is an error, never an empty session. Each fixture is written by the test.
 #include "tests/interop/interop_support.h"
 
+#include "model/session/session_summary.h"
+
 #include <QDir>
 #include <QFile>
 
@@ -81,6 +83,14 @@ private slots:
         // The launch and its kernel are linked by correlation; the copy still lands on its stream.
         QCOMPARE(s.streamLanes.size(), size_t(1));
         QCOMPARE(s.streamLanes[0].kernels.correlationId[0], uint32_t(101));
+        // --info says what was read and what was not used.
+        std::string importLine;
+        for (const auto& [label, value] : SessionSummary::of(s).rows)
+            if (label == "Imported")
+                importLine = value;
+        const std::string expected =
+            "8 trace events read; not used: " + categories[0].toStdString() + "=1";
+        QCOMPARE(importLine, expected);
     }
 
     // A run's folder: every profiler trace once, other JSON skipped with a reason each.
