@@ -23,7 +23,8 @@ Severity AnalysisContext::severityFor(double share) const {
 
 void AnalysisContext::rateBySavings(Insight& insight, int64_t savingsNs,
                                     int64_t gpuTimeRemovedNs) const {
-    insight.savingsNs = std::clamp<int64_t>(savingsNs, 0, gpuIdleNs + gpuTimeRemovedNs);
+    insight.savingsNs =
+        std::clamp<int64_t>(savingsNs, 0, format::addSaturated(gpuIdleNs, gpuTimeRemovedNs));
     insight.share = shareOf(insight.savingsNs);
     insight.severity = severityFor(insight.share);
 }

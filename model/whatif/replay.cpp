@@ -1,5 +1,7 @@
 #include "model/whatif/replay.h"
 
+#include "format/session_schema.h"
+
 #include <algorithm>
 #include <limits>
 #include <optional>
@@ -11,6 +13,13 @@ namespace {
 using format::SyncKind;
 
 constexpr int64_t kUnset = std::numeric_limits<int64_t>::min();
+
+// Replayed times: recorded times are below 2^62 (format::isAcceptedTime), but the replay adds
+// shifts and delays, and a file whose intervals overlap where a real run's cannot (a thread's
+// syncs spanning each other) would add them up past int64_t. Such a replay saturates.
+constexpr int64_t plus(int64_t a, int64_t b) {
+    return format::addSaturated(a, b);
+}
 
 bool isCopyKind(uint8_t kind) {
     return kind == static_cast<uint8_t>(SyncKind::PageableCopy) ||
@@ -43,7 +52,7 @@ public:
             const int64_t recordedDelay = m_recorded - item.recorded;
             const int64_t delay =
                 i == binding ? recordedDelay : std::min(item.typical, recordedDelay);
-            result = std::max(result, item.replayed + delay);
+            result = std::max(result, plus(item.replayed, delay));
         }
         return result;
     }
@@ -184,7 +193,7 @@ private:
                 // around the call): the thread's typical time between two calls, at most.
                 if (m_changes.removeStatementTime && collapsesStep(lane, h.step))
                     cpu -= std::min(cpu, thread.medianGapNs);
-                int64_t start = h.time == kUnset ? recordedStart : h.time + cpu;
+                int64_t start = h.time == kUnset ? recordedStart : plus(h.time, cpu);
                 if (const uint32_t waitedFor = nextPair(m_graph.handoffs(), h.handoffCursor, step);
                     waitedFor != kNone) {
                     // The thread waited for another one: CPU work follows that step's end.
@@ -194,8 +203,9 @@ private:
                         return progressed;
                     const auto [otherLane, otherStep] = m_graph.locateStep(waitedFor);
                     const int64_t otherEnd = m_graph.stepEnd(otherLane, otherStep);
-                    start = std::max(h.time == kUnset ? start : h.time, otherEnd + *shift) +
-                            (recordedStart - otherEnd);
+                    start =
+                        plus(std::max(h.time == kUnset ? start : h.time, plus(otherEnd, *shift)),
+                             recordedStart - otherEnd);
                 }
                 m_stepShift[step] = start - recordedStart;
                 h.inStep = true;
@@ -214,7 +224,7 @@ private:
                 const int64_t syncEnd = std::min(syncs.end[s], recordedStep);
                 const int64_t before = std::max<int64_t>(0, syncs.start[s] - h.recordedCursor);
                 if (isRemoved(lane, s)) {
-                    h.cursor += before;
+                    h.cursor = plus(h.cursor, before);
                     // A sync call disappears with its wait; a copy call stays, asynchronous.
                     h.collapse |= !isCopyKind(syncs.kind[s]);
                 } else {
@@ -226,12 +236,13 @@ private:
                         if (!shift)
                             return progressed;
                         awaitedEnd = std::max(awaitedEnd, recordedEnd);
-                        awaitedReplayedEnd = std::max(awaitedReplayedEnd, recordedEnd + *shift);
+                        awaitedReplayedEnd =
+                            std::max(awaitedReplayedEnd, plus(recordedEnd, *shift));
                     }
                     force = false;
-                    h.cursor += before;
+                    h.cursor = plus(h.cursor, before);
                     Constraints end(syncEnd);
-                    end.add(h.recordedCursor + before, h.cursor, m_latencies.syncOverheadNs);
+                    end.add(plus(h.recordedCursor, before), h.cursor, m_latencies.syncOverheadNs);
                     if (awaitedEnd != kUnset)
                         end.add(awaitedEnd, awaitedReplayedEnd, m_latencies.wakeNs);
                     h.cursor = std::max(h.cursor, end.replayed());
@@ -239,9 +250,9 @@ private:
                 h.recordedCursor = std::max(h.recordedCursor, syncEnd);
             }
             const int64_t recordedEnd = m_graph.stepEnd(lane, h.step);
-            int64_t end = h.cursor + std::max<int64_t>(0, recordedEnd - h.recordedCursor);
+            int64_t end = plus(h.cursor, std::max<int64_t>(0, recordedEnd - h.recordedCursor));
             if (h.collapse)
-                end = m_graph.stepStart(lane, h.step) + m_stepShift[thread.firstStep + h.step];
+                end = plus(m_graph.stepStart(lane, h.step), m_stepShift[thread.firstStep + h.step]);
             noteEnd(recordedEnd, end);
             // Hand-off targets in step order: this lane's cursor walks along with its steps.
             if (containsAt(m_graph.handoffTargets(), h.targetCursor, thread.firstStep + h.step))
@@ -305,7 +316,7 @@ private:
                 if (!shift)
                     return progressed;
                 const int64_t launched = start - m_graph.launchLag(op);
-                begin.add(launched, launched + *shift, m_latencies.launchNs);
+                begin.add(launched, plus(launched, *shift), m_latencies.launchNs);
             }
             if (const uint32_t marker =
                     nextPair(m_graph.eventDependencies(), st.dependencyCursor, op);
@@ -315,7 +326,7 @@ private:
                 const std::optional<int64_t> shift = resolved(m_opShift[marker], force);
                 if (!shift)
                     return progressed;
-                begin.add(markerEnd, markerEnd + *shift, m_latencies.queueGapNs);
+                begin.add(markerEnd, plus(markerEnd, *shift), m_latencies.queueGapNs);
             }
             if (k > 0)
                 begin.add(st.previousEnd, st.previousReplayedEnd, m_latencies.queueGapNs);
@@ -324,10 +335,10 @@ private:
             int64_t duration = end - start;
             if (isPinned(lane, op)) {
                 const int64_t pinned = std::min(duration, pinnedCopyNs(m_graph.opBytes(lane, k)));
-                m_gpuTimeRemoved += duration - pinned;
+                m_gpuTimeRemoved = plus(m_gpuTimeRemoved, duration - pinned);
                 duration = pinned;
             }
-            const int64_t replayedEnd = replayedStart + duration;
+            const int64_t replayedEnd = plus(replayedStart, duration);
             m_opShift[op] = replayedEnd - end;
             if (!m_opStartShift.empty())
                 m_opStartShift[op] = replayedStart - start;
