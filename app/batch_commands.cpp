@@ -8,6 +8,7 @@
 #include "model/analysis/insight_json.h"
 #include "model/analysis/insight_text.h"
 #include "model/interop/chrome_trace_export.h"
+#include "model/interop/import_cache.h"
 #include "model/interop/kineto_importer.h"
 #include "model/session/session_database.h"
 #include "model/session/session_summary.h"
@@ -68,6 +69,20 @@ bool outputAllowed(const QString& output, const format::OutputPolicy& policy) {
 void printError(const QString& message) {
     const std::string line = "stallscope: " + message.toStdString();
     std::fprintf(stderr, "%s\n", format::terminalSafe(line, false).c_str());
+}
+
+int runClearCache() {
+    const std::string dir = model::importCacheDir();
+    model::ImportCacheTrim removed;
+    std::string error;
+    if (!model::clearImportCache(dir, &removed, &error)) {
+        printError(QString::fromStdString(error));
+        return 1;
+    }
+    printText("stallscope: removed " + std::to_string(removed.removedFiles) + " cached session" +
+              (removed.removedFiles == 1 ? "" : "s") + " (" +
+              model::formatBytes(removed.removedBytes) + ") from " + dir);
+    return 0;
 }
 
 int runInfo(const QString& file) {

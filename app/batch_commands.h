@@ -25,6 +25,8 @@ int runConvert(const QString& input, const QString& output, bool replace);
 int runExportChrome(const QString& output, const QString& input, bool replace);
 // --report OUT.pdf FILE: the PDF report (needs a QApplication; the offscreen platform will do).
 int runReport(const QString& output, const QString& input, bool replace);
+// --clear-cache: removes the import cache's sessions (model/interop/import_cache.h).
+int runClearCache();
 
 // "stallscope: <message>" on stderr, on one line, control characters escaped.
 void printError(const QString& message);

@@ -63,6 +63,10 @@ struct Options {
             "With --convert, --export-chrome, --report: replace OUT if it exists. Without "
             "it an existing OUT is left alone; an OUT that is an input is always "
             "refused.")};
+    QCommandLineOption clearCache{
+        QStringLiteral("clear-cache"),
+        QStringLiteral("Remove the sessions converted from traces (the import cache, "
+                       "$STALLSCOPE_IMPORT_CACHE or ~/.cache/stallscope/imports) and exit.")};
     QCommandLineOption colorScheme{QStringLiteral("color-scheme"),
                                    QStringLiteral("light or dark instead of the desktop's scheme."),
                                    QStringLiteral("SCHEME")};
@@ -80,7 +84,7 @@ void configure(QCommandLineParser& parser, const Options& options) {
     for (const QCommandLineOption* option :
          {&options.info, &options.insights, &options.json, &options.window, &options.convert,
           &options.output, &options.exportChrome, &options.report, &options.force,
-          &options.colorScheme, &options.remap})
+          &options.clearCache, &options.colorScheme, &options.remap})
         parser.addOption(*option);
     parser.addPositionalArgument(
         QStringLiteral("FILE"),
@@ -114,6 +118,13 @@ int runBatch(const QCommandLineParser& parser, const Options& options) {
         !parser.isSet(options.report)) {
         printError(QStringLiteral("--force goes with --convert, --export-chrome or --report"));
         return 2;
+    }
+    if (parser.isSet(options.clearCache)) {
+        if (!files.isEmpty()) {
+            printError(QStringLiteral("--clear-cache takes no FILE"));
+            return 2;
+        }
+        return runClearCache();
     }
     if (parser.isSet(options.convert)) {
         if (!files.isEmpty()) {
@@ -215,8 +226,8 @@ int runCommandLine(int argc, char** argv) {
         return runBatch(parser, options);
     }
     if (hasAnyFlag(argc, argv,
-                   {"--info", "--insights", "--convert", "--export-chrome", "-v", "--version", "-h",
-                    "--help", "--help-all", "-?"})) {
+                   {"--info", "--insights", "--convert", "--export-chrome", "--clear-cache", "-v",
+                    "--version", "-h", "--help", "--help-all", "-?"})) {
         QCoreApplication app(argc, argv);
         describe(app);
         parser.process(app); // handles --help and --version (and exits)

@@ -51,6 +51,7 @@ void KinetoConverter::beginFile(const std::string&, const std::string& displayNa
     m_syncDetails.clear();
     m_threadNames.clear();
     m_pythonCalls.clear();
+    m_opChains.clearFile();
     ++m_stats.files;
 }
 
@@ -236,6 +237,8 @@ bool KinetoConverter::onEvent(const KinetoEvent& e) {
     }
     ++m_fileKnownEvents;
     if (e.category == C::Ignored) {
+        if (e.ph == 'X' && e.hasTs && KinetoOpChains::isCpuOpCategory(e.cat))
+            m_opChains.addOp(e.tidIsNumber ? e.tid : 0, e.tsNs, e.endNs(), e.name);
         ++m_stats.ignoredCategories[e.cat];
         return true;
     }
@@ -266,9 +269,12 @@ bool KinetoConverter::onEvent(const KinetoEvent& e) {
         m_pythonCalls.append(
             {e.tsNs, end, static_cast<uint32_t>(pythonFrame(e.name)), hostThread(e).index});
         break;
-    case C::UserAnnotation:
-        hostThread(e).ranges.push_back({e.tsNs, end, stringId(e.name)});
+    case C::UserAnnotation: {
+        ThreadState& thread = hostThread(e);
+        thread.ranges.push_back({e.tsNs, end, stringId(e.name)});
+        m_opChains.addAnnotation(thread.tid, e.tsNs, end, e.name);
         break;
+    }
     case C::GpuUserAnnotation:
         annotationThread(gpuDevice(e), gpuStream(e))
             .ranges.push_back({e.tsNs, end, stringId(e.name)});
@@ -453,6 +459,8 @@ void KinetoConverter::resolveThread(ThreadState& thread) {
             }
             if (!open.empty())
                 sync.stackId = internedStack;
+            else if (const int64_t chain = m_opChains.frameAt(thread.tid, t))
+                sync.stackId = internStack({chain}); // no Python stack: the op chain names it
             auto detail = m_syncDetails.find(sync.correlation);
             if (detail != m_syncDetails.end()) {
                 sync.streamRow = detail->second.streamRow;
@@ -514,6 +522,17 @@ bool KinetoConverter::finishFile(std::string* error) {
         return false;
     }
     m_pythonCalls.clear();
+    std::unordered_map<int64_t, std::vector<int64_t>> syncStartsByTid;
+    for (const auto& thread : m_threads) {
+        std::vector<int64_t>& starts = syncStartsByTid[thread->tid];
+        for (const PendingSync& sync : thread->syncs)
+            starts.push_back(sync.start);
+        std::sort(starts.begin(), starts.end());
+    }
+    if (!m_opChains.keepEnclosing(syncStartsByTid)) {
+        *error = "cannot spool CPU ops to a temporary file";
+        return false;
+    }
     for (auto& thread : m_threads) {
         resolveThread(*thread);
         writeRanges(*thread);

@@ -8,6 +8,7 @@
 
 #include "format/session_rows.h"
 #include "model/interop/kineto_call_spool.h"
+#include "model/interop/kineto_op_chains.h"
 #include "model/interop/kineto_sax_handler.h"
 
 #include <cstdint>
@@ -166,6 +167,7 @@ private:
     std::vector<std::pair<int64_t, bool>> m_frameUser;
     std::vector<std::pair<int64_t, int64_t>> m_processStarts;
     KinetoCallSpool m_pythonCalls;
+    KinetoOpChains m_opChains{m_writer}; // names stackless syncs (kineto_op_chains.h)
 };
 
 } // namespace stallscope::model

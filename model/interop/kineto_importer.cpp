@@ -4,6 +4,7 @@
 
 #include "format/session_meta.h"
 #include "format/session_writer.h"
+#include "model/interop/import_cache.h"
 #include "model/interop/kineto_input_stream.h"
 #include "model/interop/kineto_sax_handler.h"
 #include "model/interop/trace_folder.h"
@@ -26,7 +27,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // Bump when the conversion changes, so cached imports are redone.
-constexpr int kConverterVersion = 1;
+constexpr int kConverterVersion = 2; // 2: stackless syncs named by their op chain
 
 bool hasTraceSuffix(const std::string& name) {
     auto endsWith = [&](std::string_view suffix) {
@@ -287,16 +288,7 @@ KinetoImportResult KinetoImporter::convert(const std::string& tracePath,
 
 std::string KinetoImporter::cachePathFor(const std::string& tracePath) {
     std::error_code ec;
-    fs::path dir;
-    if (const char* env = std::getenv("STALLSCOPE_IMPORT_CACHE"); env && *env)
-        dir = env;
-    else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-        dir = fs::path(xdg) / "stallscope" / "imports";
-    else if (const char* home = std::getenv("HOME"); home && *home)
-        dir = fs::path(home) / ".cache" / "stallscope" / "imports";
-    else
-        dir = fs::temp_directory_path(ec) / "stallscope-imports";
-    fs::create_directories(dir, ec);
+    const fs::path dir = importCacheDir();
 
     // Key: absolute path, and size + modification time of every trace file it stands for.
     std::string key =
@@ -319,6 +311,8 @@ LoadResult KinetoImporter::load(const std::string& tracePath, const LoadOptions&
     std::error_code ec;
     if (fs::exists(cached, ec)) {
         LoadResult reused = SessionLoader::load(cached, options);
+        if (reused.ok())
+            touchCachedSession(cached);
         if (reused.ok() || reused.cancelled)
             return reused;
         removeSessionFiles(cached); // stale or damaged: convert again
@@ -335,6 +329,7 @@ LoadResult KinetoImporter::load(const std::string& tracePath, const LoadOptions&
         failed.error = imported.error;
         return failed;
     }
+    trimImportCache(fs::path(cached).parent_path().string(), kImportCacheLimits, cached);
     LoadOptions loadOptions = options;
     if (options.progress)
         loadOptions.progress = [&](double f) { options.progress(0.8 + 0.2 * f); };

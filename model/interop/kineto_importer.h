@@ -55,8 +55,8 @@ public:
     // meta `import_source` names the trace.
     static LoadResult load(const std::string& tracePath, const LoadOptions& options = {});
 
-    // Where load() keeps the converted session: $STALLSCOPE_IMPORT_CACHE, else
-    // $XDG_CACHE_HOME/stallscope/imports, else ~/.cache/stallscope/imports, else /tmp.
+    // Where load() keeps the converted session, in importCacheDir() (import_cache.h, which
+    // also bounds the cache's size).
     static std::string cachePathFor(const std::string& tracePath);
 };
 

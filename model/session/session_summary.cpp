@@ -70,7 +70,11 @@ SessionSummary SessionSummary::of(const Session& session) {
     auto add = [&](std::string label, std::string value) {
         summary.rows.emplace_back(std::move(label), std::move(value));
     };
-    add("File", session.path);
+    // An imported trace is what the user opened; the session beside it is only the import cache.
+    const std::string importSource = session.metaValue(format::meta::kImportSource);
+    add("File", importSource.empty() ? session.path : importSource);
+    if (!importSource.empty())
+        add("Import cache", session.path);
     std::string command = session.metaValue(format::meta::kCommand);
     if (command.empty() && !session.processes.empty())
         command = session.processes.front().command;

@@ -7,10 +7,12 @@
 #include "tests/support/write_file.h"
 #include "tests/views/tiny_session.h"
 
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -174,6 +176,40 @@ private slots:
         QVERIFY2(info.out.contains(QStringLiteral("NVIDIA H200")), qPrintable(info.out));
     }
 
+    // An imported trace's summary names the trace, not the session in the import cache;
+    // --clear-cache then empties the cache, and leaves other files in it alone.
+    void infoOnATraceNamesTheTraceAndClearCacheEmptiesTheCache() {
+        const QString trace = sourcePath("tests/interop/data/cpu_loop.json.gz");
+        const Run info = run({QStringLiteral("--info"), trace});
+        QVERIFY2(info.exitCode == 0, qPrintable(info.err));
+        auto row = [&](const QString& label) {
+            const QRegularExpression line(QStringLiteral("^%1: +(.*)$").arg(label),
+                                          QRegularExpression::MultilineOption);
+            return line.match(info.out).captured(1);
+        };
+        QCOMPARE(row(QStringLiteral("File")), trace);
+        const QString cache = m_dir.filePath(QStringLiteral("cache"));
+        QVERIFY2(row(QStringLiteral("Import cache")).startsWith(cache + QLatin1Char('/')),
+                 qPrintable(info.out));
+        const QString notOurs = writeFile(QStringLiteral("cache/notes.txt"), "keep me");
+        auto cachedSessions = [&] {
+            return QDir(cache).entryList({QStringLiteral("*.stallscope")}, QDir::Files).size();
+        };
+        const auto cachedBefore = cachedSessions();
+        QVERIFY(cachedBefore >= 1);
+
+        const Run cleared = run({QStringLiteral("--clear-cache")});
+        QVERIFY2(cleared.exitCode == 0, qPrintable(cleared.err));
+        QVERIFY2(
+            cleared.out.contains(QStringLiteral("removed %1 cached session").arg(cachedBefore)),
+            qPrintable(cleared.out));
+        QCOMPARE(cachedSessions(), 0);
+        QVERIFY(QFile::exists(notOurs));
+        const Run again = run({QStringLiteral("--clear-cache")});
+        QVERIFY2(again.out.contains(QStringLiteral("removed 0 cached sessions")),
+                 qPrintable(again.out));
+    }
+
     void convertRejectsWhatIsNotATrace() {
         const QString notJson = writeFile(QStringLiteral("notes.json"), "step,loss\n1,0.5\n");
         const Run result = run({QStringLiteral("--convert"), notJson, QStringLiteral("-o"),
@@ -253,6 +289,9 @@ private slots:
             << QStringList{QStringLiteral("--convert"), file, QStringLiteral("-o"),
                            m_dir.filePath(QStringLiteral("x.stallscope")), file}
             << QStringLiteral("--convert takes no FILE");
+        QTest::newRow("clear cache with a file")
+            << QStringList{QStringLiteral("--clear-cache"), file}
+            << QStringLiteral("--clear-cache takes no FILE");
         QTest::newRow("report without a file")
             << QStringList{QStringLiteral("--report"), m_dir.filePath(QStringLiteral("x.pdf"))}
             << QStringLiteral("--report needs exactly one FILE");

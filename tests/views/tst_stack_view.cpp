@@ -80,7 +80,15 @@ private slots:
         StackModel model;
         model.setStack({frame}, nullptr);
         QCOMPARE(model.index(0, StackModel::LocationColumn).data().toString(),
-                 QStringLiteral("train.py (def 77)"));
+                 QStringLiteral("train.py:77 (its def line)"));
+        QVERIFY(model.index(0, StackModel::LocationColumn)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("is where train is defined")));
+        frame.column = 0; // a recorded (executing) line: no def wording
+        model.setStack({frame}, nullptr);
+        QCOMPARE(model.index(0, StackModel::LocationColumn).data().toString(),
+                 QStringLiteral("train.py:77"));
     }
 
     void frameClickRequestsSource() {

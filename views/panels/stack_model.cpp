@@ -78,7 +78,7 @@ QVariant StackModel::data(const QModelIndex& index, int role) const {
             if (f.line <= 0)
                 return file;
             // A def line is where the function starts, not the executing line: say so.
-            return model::isDefLineFrame(f) ? tr("%1 (def %2)").arg(file).arg(f.line)
+            return model::isDefLineFrame(f) ? tr("%1:%2 (its def line)").arg(file).arg(f.line)
                                             : QStringLiteral("%1:%2").arg(file).arg(f.line);
         }
         case ModuleColumn:
@@ -86,6 +86,12 @@ QVariant StackModel::data(const QModelIndex& index, int role) const {
         }
         return {};
     case Qt::ToolTipRole:
+        if (!f.file.empty() && model::isDefLineFrame(f))
+            return tr("%1:%2 is where %3 is defined: torch.profiler records no executing line; "
+                      "a Stallscope recording has the exact line")
+                .arg(QString::fromStdString(f.file))
+                .arg(f.line)
+                .arg(functionText(index.row()));
         if (!f.file.empty())
             return QStringLiteral("%1:%2").arg(QString::fromStdString(f.file)).arg(f.line);
         return functionText(index.row());
