@@ -47,6 +47,12 @@ InitializeInjectionNvtx2(const void* exports) {
     return init ? init(exports) : 0;
 }
 
+// For recorder/python/sitecustomize.py (through ctypes, so C linkage): 1 while this process is
+// being recorded, i.e. the recorder holds CUPTI's one subscription.
+extern "C" __attribute__((visibility("default"))) int stallscope_recording(void) {
+    return Recorder::instance().active() ? 1 : 0;
+}
+
 namespace stallscope {
 
 bool start(const Options& options) {

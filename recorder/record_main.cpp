@@ -209,6 +209,14 @@ int main(int argc, char** argv) {
         "STALLSCOPE_RECORD_PID=" + std::to_string(getpid()),
         std::string("STALLSCOPE_STACKS=") + (stacks ? "1" : "0"),
     };
+    // Python targets: recorder/python/sitecustomize.py (beside the library) says so when a
+    // torch.profiler in the target starts without CUPTI, and runs the sitecustomize it shadows.
+    if (const std::string hook = directoryOf(libraryPath) + "/python";
+        access((hook + "/sitecustomize.py").c_str(), R_OK) == 0) {
+        const char* pythonPath = getenv("PYTHONPATH");
+        env.push_back("PYTHONPATH=" + hook +
+                      (pythonPath && *pythonPath ? ":" + std::string(pythonPath) : ""));
+    }
     if (!kinds.empty())
         env.push_back("STALLSCOPE_KINDS=" + kinds);
     if (!bufferSize.empty())

@@ -10,6 +10,8 @@
 #include <QDir>
 #include <QFile>
 #include <QProcess>
+#include <QProcessEnvironment>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -22,9 +24,11 @@ struct Run {
     QString output;
 };
 
-Run record(const QStringList& arguments, const std::function<void()>& inChild = {}) {
+Run record(const QStringList& arguments, const std::function<void()>& inChild = {},
+           const QProcessEnvironment& environment = QProcessEnvironment::systemEnvironment()) {
     QProcess process;
     process.setProcessChannelMode(QProcess::MergedChannels);
+    process.setProcessEnvironment(environment);
     if (inChild)
         process.setChildProcessModifier(inChild);
     process.start(QStringLiteral(STALLSCOPE_RECORD), QStringList{QStringLiteral("-q")} + arguments);
@@ -166,6 +170,44 @@ private slots:
         QVERIFY2(run.output.contains(QStringLiteral("cannot finish the session")),
                  qPrintable(run.output));
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList());
+    }
+
+    // Python targets get recorder/python/sitecustomize.py: it wraps torch.profiler's
+    // prepare_trace (here a stand-in package: CI has no torch), says nothing while the recorder
+    // does not hold CUPTI (no GPU here: the notice itself is checked by tst_recorder_gpu), and
+    // still runs the user's own sitecustomize, which it shadows.
+    void pythonHookWrapsTheProfilerAndKeepsTheUsersSitecustomize() {
+        if (QStandardPaths::findExecutable(QStringLiteral("python3")).isEmpty())
+            QSKIP("no python3");
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("fake/torch/profiler")));
+        QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("user")));
+        writeText(dir.filePath(QStringLiteral("fake/torch/__init__.py")), "");
+        writeText(dir.filePath(QStringLiteral("fake/torch/profiler/__init__.py")),
+                  "from .profiler import _KinetoProfile\n");
+        writeText(dir.filePath(QStringLiteral("fake/torch/profiler/profiler.py")),
+                  "class _KinetoProfile:\n"
+                  "    def __init__(self):\n"
+                  "        self.activities = {'ProfilerActivity.CUDA'}\n"
+                  "    def prepare_trace(self):\n"
+                  "        print('prepared')\n");
+        writeText(dir.filePath(QStringLiteral("user/sitecustomize.py")),
+                  "print('user sitecustomize ran')\n");
+        writeText(dir.filePath(QStringLiteral("script.py")),
+                  "import torch.profiler.profiler as p\n"
+                  "print('wrapped' if p._KinetoProfile.prepare_trace._stallscope else 'bare')\n"
+                  "p._KinetoProfile().prepare_trace()\n");
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert(QStringLiteral("PYTHONPATH"), dir.filePath(QStringLiteral("fake")) +
+                                                             QLatin1Char(':') +
+                                                             dir.filePath(QStringLiteral("user")));
+        const Run run = record({QStringLiteral("-o"), dir.filePath(QStringLiteral("p.stallscope")),
+                                QStringLiteral("--"), QStringLiteral("python3"),
+                                dir.filePath(QStringLiteral("script.py"))},
+                               {}, environment);
+        QVERIFY2(run.output.contains(QStringLiteral("user sitecustomize ran\nwrapped\nprepared")),
+                 qPrintable(run.output));
+        QVERIFY2(!run.output.contains(QStringLiteral("owns CUPTI")), qPrintable(run.output));
     }
 
     // The program gets SIGTERM when stallscope-record dies (PR_SET_PDEATHSIG).

@@ -109,6 +109,30 @@ private slots:
             progress, SIGKILL, "SIGKILL", 500);
     }
 
+    // torch.profiler inside a recorded program: the recording goes on (syncs recorded) and the
+    // user reads one line from Stallscope, once, saying who owns CUPTI and what each side misses.
+    void torchProfilerInsideIsToldOnce() {
+        if (!haveGpu())
+            QSKIP("SKIP: no GPU");
+        if (!haveTorch())
+            QSKIP("SKIP: no PyTorch with CUDA for python3");
+        QTemporaryDir dir;
+        const QString session = dir.filePath("inside.stallscope");
+        QProcess record;
+        record.setProcessChannelMode(QProcess::MergedChannels);
+        record.start(STALLSCOPE_RECORD,
+                     {"-q", "--no-symbolize", "-o", session, "--", "python3",
+                      STALLSCOPE_SOURCE_DIR "/tests/recorder/gpu/torch_profiler_inside.py"});
+        QVERIFY(record.waitForFinished(300000));
+        const QString output = QString::fromLocal8Bit(record.readAll());
+        qInfo("%s", qPrintable(output));
+        QCOMPARE(record.exitCode(), 0);
+        QCOMPARE(output.count("while stallscope-record owns CUPTI"), 1);
+        const auto loaded = stallscope::model::SessionLoader::load(session.toStdString());
+        QVERIFY2(loaded.ok(), loaded.error.c_str());
+        QVERIFY(loaded.session->counts.syncs >= 10); // the .item() of both profiled loops
+    }
+
     void syncSites() {
         if (!haveGpu())
             QSKIP("SKIP: no GPU");
