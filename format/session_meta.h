@@ -71,6 +71,11 @@ inline constexpr std::string_view kImportConverterVersion = "import_converter_ve
 // What an import left out and why, one line (e.g. the files of a folder that were skipped); the
 // loader adds it to the session's warning.
 inline constexpr std::string_view kImportWarnings = "import_warnings";
+// The profiler's window each file was clipped to ("profiler steps 3-7", "device activity",
+// "none"), the host time cut off outside it and the rows dropped wholly outside it.
+inline constexpr std::string_view kImportWindow = "import_window";
+inline constexpr std::string_view kImportWindowClippedNs = "import_window_clipped_ns";
+inline constexpr std::string_view kImportWindowDroppedRows = "import_window_dropped_rows";
 // "def": frames.line is the function's definition line (see python_frame_name.h).
 inline constexpr std::string_view kPythonLineKind = "python_line_kind";
 

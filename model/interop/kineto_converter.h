@@ -8,8 +8,10 @@
 
 #include "format/session_rows.h"
 #include "model/interop/kineto_call_spool.h"
+#include "model/interop/kineto_event_records.h"
 #include "model/interop/kineto_op_chains.h"
 #include "model/interop/kineto_sax_handler.h"
+#include "model/interop/kineto_window.h"
 
 #include <cstdint>
 #include <functional>
@@ -38,6 +40,17 @@ struct KinetoImportStats {
     int64_t pythonFrames = 0; // distinct Python frames
     std::map<std::string, int64_t> ignoredCategories; // known, not mapped (cpu_op, ...)
     std::map<std::string, int64_t> unknownCategories;
+    int64_t windowClippedNs = 0;   // host time outside the profiler's window (KinetoWindow)
+    int64_t windowDroppedRows = 0; // buffered rows (syncs, ranges) entirely outside it
+    int64_t controlCharacters = 0; // raw control characters in strings, read as spaces
+    int64_t unpairedBeginEnd = 0;  // 'B' or 'E' events without their pair (kineto_begin_end.h)
+};
+
+// One file's profiler window, for the rows written before it was known (see finalizeImport).
+struct KinetoFileWindow {
+    int64_t processRow = 0;
+    int64_t startNs = 0;
+    int64_t endNs = 0;
 };
 
 class KinetoConverter final : public KinetoEventSink {
@@ -62,6 +75,9 @@ public:
     const std::vector<std::pair<int64_t, int64_t>>& processStarts() const {
         return m_processStarts;
     }
+
+    // Files whose CUDA calls or GPU work reach outside their window: clip those rows.
+    const std::vector<KinetoFileWindow>& windowsToClip() const { return m_windowsToClip; }
 
     const KinetoImportStats& stats() const { return m_stats; }
     KinetoImportStats& stats() { return m_stats; }
@@ -103,6 +119,8 @@ private:
     struct SyncDetail {
         int64_t streamRow = 0;
         int64_t eventId = -1;
+        int64_t recordCorrelation = -1;
+        int64_t recordStreamRow = 0;
     };
     struct TransparentHash {
         using is_transparent = void;
@@ -129,6 +147,9 @@ private:
     void onMetadata(const KinetoEvent& event);
     void countRow();
     bool keepEnclosingCalls();
+    // Clips [start, end) to the file's window; false (counted) when it lies wholly outside.
+    bool clipToWindow(int64_t& start, int64_t& end);
+    void resolveWindow();
     void resolveThread(ThreadState& thread);
     void writeRanges(ThreadState& thread);
 
@@ -168,6 +189,11 @@ private:
     std::vector<std::pair<int64_t, int64_t>> m_processStarts;
     KinetoCallSpool m_pythonCalls;
     KinetoOpChains m_opChains{m_writer}; // names stackless syncs (kineto_op_chains.h)
+    KinetoWindow m_window;
+    KinetoWindow::Span m_span;
+    KinetoEventRecords m_eventRecords;
+    std::vector<KinetoFileWindow> m_windowsToClip;
+    std::string m_windowLabels; // per file, "; "-separated (meta import_window)
 };
 
 } // namespace stallscope::model

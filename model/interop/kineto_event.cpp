@@ -63,7 +63,7 @@ void KinetoEvent::reset() {
     cbid = 0;
     registersPerThread = 0;
     sharedMemory = 0;
-    waitEventId = -1;
+    waitEventId = waitRecordCorrelation = waitStream = -1;
     syncKind = 0;
     grid[0] = grid[1] = grid[2] = 1;
     block[0] = block[1] = block[2] = 1;

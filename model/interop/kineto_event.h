@@ -53,6 +53,10 @@ struct KinetoEvent {
     int32_t sharedMemory = 0;
     int64_t waitEventId = -1; // cuda_sync: wait_on_cuda_event_id; sync: event
     int64_t syncKind = 0;     // Stallscope "sync" events: format::SyncKind
+    // cuda_sync of an event: the cudaEventRecord call's correlation and the stream it recorded
+    // on (-1 where Kineto did not trace CUDA events, as with most profiler configurations)
+    int64_t waitRecordCorrelation = -1;
+    int64_t waitStream = -1;
     int32_t grid[3] = {1, 1, 1};
     int32_t block[3] = {1, 1, 1};
     std::string argName;            // metadata events: args.name (process/thread names)

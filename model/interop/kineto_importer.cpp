@@ -5,6 +5,7 @@
 #include "format/session_meta.h"
 #include "format/session_writer.h"
 #include "model/interop/import_cache.h"
+#include "model/interop/kineto_begin_end.h"
 #include "model/interop/kineto_input_stream.h"
 #include "model/interop/kineto_sax_handler.h"
 #include "model/interop/trace_folder.h"
@@ -75,7 +76,8 @@ std::string parseFile(const std::string& path, KinetoConverter& converter, bool*
     if (!stream.open(path, &error))
         return error;
     converter.setPoll([&] { return poll(stream.fileOffset()); });
-    KinetoSaxHandler handler(converter);
+    KinetoBeginEndPairs pairs(converter);
+    KinetoSaxHandler handler(pairs);
     BoundedReader reader;
     constexpr unsigned kFlags = rapidjson::kParseNumbersAsStringsFlag;
     rapidjson::ParseResult result;
@@ -87,6 +89,8 @@ std::string parseFile(const std::string& path, KinetoConverter& converter, bool*
     }
     converter.stats().jsonBytes += static_cast<int64_t>(stream.Tell());
     converter.stats().fileBytes += stream.fileSize();
+    converter.stats().controlCharacters += stream.controlCharacters();
+    converter.stats().unpairedBeginEnd += pairs.unpaired();
     converter.setPoll({});
     const std::string where = stream.compressed() ? " of the decompressed JSON" : "";
     const std::string atByte = " at byte " + std::to_string(stream.Tell()) + where;
@@ -106,14 +110,6 @@ std::string parseFile(const std::string& path, KinetoConverter& converter, bool*
         if (stream.atEnd() && result.Code() != rapidjson::kParseErrorDocumentRootNotSingular)
             return "truncated: the JSON ends at byte " + std::to_string(stream.Tell()) + where +
                    " before the trace is complete";
-        const unsigned char c = static_cast<unsigned char>(stream.Peek());
-        if (result.Code() == rapidjson::kParseErrorStringEscapeInvalid && c < 0x20 &&
-            result.Offset() == stream.Tell()) {
-            char code[8];
-            std::snprintf(code, sizeof code, "0x%02x", c);
-            return std::string("malformed JSON: an unescaped control character (") + code +
-                   ") inside a string" + atByte + " (JSON requires \\u00XX)";
-        }
         return "malformed JSON at byte " + std::to_string(result.Offset()) + where + ": " +
                rapidjson::GetParseError_En(result.Code());
     }
@@ -122,12 +118,55 @@ std::string parseFile(const std::string& path, KinetoConverter& converter, bool*
     return {};
 }
 
+// The CUDA calls and GPU work of each file written before its profiler window was known: those
+// wholly outside are dropped (counted in *dropped), those across its edges clipped.
+bool clipToWindows(format::Database& db, const KinetoConverter& converter, int64_t* dropped,
+                   std::string* error) {
+    static constexpr const char* kOnStreams = "stream_id IN (SELECT s.id FROM streams s JOIN "
+                                              "devices d ON s.device_id = d.id WHERE d.process_id "
+                                              "= ?1)";
+    static constexpr const char* kRowsOfProcess[][2] = {
+        {"api_calls", "thread_id IN (SELECT id FROM threads WHERE process_id = ?1)"},
+        {"kernels", kOnStreams},
+        {"memcpys", kOnStreams},
+        {"memsets", kOnStreams},
+    };
+    for (const auto& [table, ofProcess] : kRowsOfProcess) {
+        const std::string where = std::string(" WHERE ") + ofProcess;
+        format::Statement drop = db.prepare("DELETE FROM " + std::string(table) + where +
+                                            " AND (end_ns < ?2 OR start_ns > ?3) RETURNING id");
+        format::Statement clip = db.prepare("UPDATE " + std::string(table) +
+                                            " SET start_ns = MAX(start_ns, ?2), end_ns = "
+                                            "MIN(end_ns, ?3)" +
+                                            where + " AND (start_ns < ?2 OR end_ns > ?3)");
+        for (const KinetoFileWindow& window : converter.windowsToClip()) {
+            drop.bindAll(window.processRow, window.startNs, window.endNs);
+            while (drop.step())
+                ++*dropped;
+            drop.reset();
+            clip.execute(window.processRow, window.startNs, window.endNs);
+        }
+        for (const format::Statement* statement : {&drop, &clip})
+            if (statement->failed()) {
+                *error = statement->error();
+                return false;
+            }
+    }
+    return true;
+}
+
 // What the writer cannot express, set on the finished file in one transaction: frames.is_user
-// (the recorder sets it in its finalize step) and each process's start (its earliest event).
+// (the recorder sets it in its finalize step), each process's start (its earliest event, or its
+// profiler window's start) and the clipping to the profiler windows.
 bool finalizeImport(const std::string& path, const KinetoConverter& converter, std::string* error) {
     format::Database db;
     if (!db.open(path, format::Database::Mode::ReadWrite, error) || !db.exec("BEGIN", error))
         return false;
+    int64_t dropped = converter.stats().windowDroppedRows;
+    if (!clipToWindows(db, converter, &dropped, error))
+        return false;
+    format::Statement meta = db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)");
+    meta.execute(std::string(format::meta::kImportWindowDroppedRows), std::to_string(dropped));
     format::Statement userFlag = db.prepare("UPDATE frames SET is_user = ? WHERE id = ?");
     for (const auto& [frame, isUser] : converter.frameUserFlags())
         if (!userFlag.execute(int64_t(isUser ? 1 : 0), frame))
@@ -136,7 +175,7 @@ bool finalizeImport(const std::string& path, const KinetoConverter& converter, s
     for (const auto& [process, start] : converter.processStarts())
         if (!processStart.execute(start, process))
             break;
-    for (const format::Statement* statement : {&userFlag, &processStart})
+    for (const format::Statement* statement : {&meta, &userFlag, &processStart})
         if (statement->failed()) {
             *error = statement->error();
             return false;
@@ -213,8 +252,6 @@ KinetoImportResult KinetoImporter::convert(const std::string& tracePath,
     }
     writer->setMeta(format::meta::kCommand, "import " + tracePath);
     writer->setMeta(format::meta::kImportSource, tracePath);
-    if (!skippedFiles.empty())
-        writer->setMeta(format::meta::kImportWarnings, skippedFiles);
 
     KinetoConverter converter(*writer);
     int64_t doneBytes = 0;
@@ -261,6 +298,15 @@ KinetoImportResult KinetoImporter::convert(const std::string& tracePath,
     }
     if (!failed) {
         converter.writeMeta();
+        std::string warnings = skippedFiles;
+        if (const int64_t controls = converter.stats().controlCharacters; controls > 0)
+            warnings += (warnings.empty() ? "" : "; ") + std::to_string(controls) +
+                        " raw control characters inside strings read as spaces";
+        if (const int64_t unpaired = converter.stats().unpairedBeginEnd; unpaired > 0)
+            warnings += (warnings.empty() ? "" : "; ") + std::to_string(unpaired) +
+                        " begin/end (B/E) events without their pair skipped";
+        if (!warnings.empty())
+            writer->setMeta(format::meta::kImportWarnings, warnings);
         writer->setMeta(format::meta::kImportConverterVersion, std::to_string(kConverterVersion));
         if (!writer->finish("complete")) {
             result.error = sessionPath + ": cannot write the session: " + writer->lastError();

@@ -86,11 +86,30 @@ void KinetoInputStream::refill() {
     }
     m_end = base + n;
     *m_end = '\0';
+    blankControlCharacters(base, m_end);
     if (m_compressed &&
         m_consumed + static_cast<size_t>(n) >
             static_cast<size_t>(kMaxInflationRatio * m_fileSize + kInflationAllowance))
         endEarly("the .gz inflates to more than " + std::to_string(kMaxInflationRatio) +
                  " times its size (a decompression bomb?)");
+}
+
+void KinetoInputStream::blankControlCharacters(char* begin, char* end) {
+    for (char* p = begin; p != end; ++p) {
+        const auto c = static_cast<unsigned char>(*p);
+        if (!m_inString) {
+            m_inString = c == '"';
+        } else if (m_escaped) {
+            m_escaped = false;
+        } else if (c == '\\') {
+            m_escaped = true;
+        } else if (c == '"') {
+            m_inString = false;
+        } else if (c < 0x20) {
+            *p = ' ';
+            ++m_controlCharacters;
+        }
+    }
 }
 
 void KinetoInputStream::endEarly(std::string why) {

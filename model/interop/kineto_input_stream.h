@@ -2,6 +2,8 @@
 // gzread reads both), in fixed-size chunks, so a 1 GB trace is parsed in constant memory.
 // A read error (corrupt or truncated gzip) or a .gz that inflates beyond kMaxInflationRatio times
 // its size ends the input at once: the stream then reads as empty and readError() says why.
+// Raw control characters inside strings (JSON forbids them; some PyTorch versions write them in
+// names) are read as spaces and counted, so such a trace imports instead of failing.
 #pragma once
 
 #include <cstddef>
@@ -47,6 +49,8 @@ public:
     // Why the input ended early (corrupt, truncated or inflating .gz), empty when it did not.
     const std::string& readError() const { return m_readError; }
     bool compressed() const { return m_compressed; }
+    // Raw control characters (below 0x20) found inside strings and read as spaces.
+    int64_t controlCharacters() const { return m_controlCharacters; }
     // Bytes of the file read so far (compressed bytes for .gz), for progress.
     int64_t fileOffset() const;
     int64_t fileSize() const { return m_fileSize; }
@@ -55,6 +59,9 @@ private:
     void refill();
     // Ends the input here: the parser sees the end and readError() says `why` (if anything).
     void endEarly(std::string why);
+    // Replaces the raw control characters inside strings of [begin, end) with spaces; the
+    // string state carries over from chunk to chunk.
+    void blankControlCharacters(char* begin, char* end);
 
     void* m_file = nullptr; // gzFile
     std::string m_path;
@@ -66,6 +73,9 @@ private:
     bool m_compressed = false;
     int64_t m_fileSize = 0;
     std::string m_readError;
+    bool m_inString = false;
+    bool m_escaped = false; // the previous byte in a string was an unescaped backslash
+    int64_t m_controlCharacters = 0;
 };
 
 } // namespace stallscope::model

@@ -235,6 +235,8 @@ bool KinetoSaxHandler::Key(const char* t, unsigned n, bool) {
         {"grid", K::GridKey},
         {"block", K::BlockKey},
         {"wait_on_cuda_event_id", K::WaitEvent},
+        {"wait_on_cuda_event_record_corr_id", K::WaitRecordCorrelation},
+        {"wait_on_stream", K::WaitStream},
         {"name", K::ArgName},
         {"labels", K::Labels},
         {"kind", K::Kind},
@@ -316,6 +318,10 @@ int64_t* KinetoSaxHandler::integerField(Ctx ctx, Field key) {
             return &m_event.waitEventId;
         case Field::Kind:
             return &m_event.syncKind;
+        case Field::WaitRecordCorrelation:
+            return &m_event.waitRecordCorrelation;
+        case Field::WaitStream:
+            return &m_event.waitStream;
         default:
             return nullptr;
         }

@@ -119,6 +119,8 @@ private:
         GridKey,
         BlockKey,
         WaitEvent,
+        WaitRecordCorrelation,
+        WaitStream,
         ArgName,
         Labels,
         Kind,

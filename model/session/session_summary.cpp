@@ -86,9 +86,14 @@ SessionSummary SessionSummary::of(const Session& session) {
 
     // GPUs: "2 × NVIDIA H100 80GB HBM3 (sm_90)" grouped by model.
     std::map<std::string, int> models;
-    for (const DeviceInfo& device : session.devices)
+    for (const DeviceInfo& device : session.devices) {
+        if (device.name.empty() && device.computeMajor == 0) { // a trace without its properties
+            models["GPU " + std::to_string(device.deviceIndex) + " (model not recorded)"]++;
+            continue;
+        }
         models[device.name + " (sm_" + std::to_string(device.computeMajor) +
                std::to_string(device.computeMinor) + ")"]++;
+    }
     std::string gpus;
     for (const auto& [name, count] : models)
         gpus +=
@@ -96,6 +101,14 @@ SessionSummary SessionSummary::of(const Session& session) {
     add("GPUs", gpus.empty() ? "none recorded" : gpus);
 
     add("Duration", formatDuration(session.durationNs()));
+    // Imported traces: what the importer clipped the session to (format/session_meta.h).
+    if (const std::string window = session.metaValue(format::meta::kImportWindow);
+        !window.empty() && window != "none")
+        add("Profiler window",
+            window + ", " +
+                formatDuration(
+                    std::atoll(session.metaValue(format::meta::kImportWindowClippedNs).c_str())) +
+                " of host events outside it left out");
     add("Processes", std::to_string(session.processes.size()));
     add("Threads", std::to_string(session.threads.size()));
     add("Streams", std::to_string(session.streams.size()));

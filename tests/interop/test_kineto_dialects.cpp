@@ -1,12 +1,15 @@
 // Kineto dialects (issue 15): traces written by PyTorch 1.8-1.10 (capitalized categories:
 // Kernel, Runtime, Memcpy, Memset, Operator) import like current ones, and a trace with no GPU
 // work and no CUDA calls is an error, never an empty session. Each fixture is written by the test.
+#include "model/interop/kineto_begin_end.h"
 #include "tests/interop/interop_support.h"
 
 #include "model/session/session_summary.h"
 
 #include <QDir>
 #include <QFile>
+
+#include <map>
 
 using namespace interop;
 
@@ -121,6 +124,92 @@ private slots:
         expectImportError(dir, dir.filePath("empty").toStdString(),
                           "folder holds no profiler traces (skipped config.json: not a profiler "
                           "trace");
+    }
+
+    // Begin/end pairs (other tools' traces) become complete events, nested per thread; an end
+    // without its begin and a begin never ended are counted in the warning. Instant events and
+    // flows are read and left out by name ("kernel (ph i)").
+    void beginEndPairsBecomeSpans() {
+        QTemporaryDir dir;
+        const std::string trace = writeTrace(dir, "begin_end.json", R"({"traceEvents": [
+  {"ph": "B", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": 10,
+   "args": {"correlation": 1}},
+  {"ph": "E", "pid": 7, "tid": 7, "ts": 14},
+  {"ph": "B", "cat": "kernel", "name": "k_outer", "pid": 0, "tid": 3, "ts": 20,
+   "args": {"device": 0, "stream": 3, "correlation": 1}},
+  {"ph": "B", "cat": "kernel", "name": "k_inner", "pid": 0, "tid": 3, "ts": 25,
+   "args": {"device": 0, "stream": 3}},
+  {"ph": "E", "pid": 0, "tid": 3, "ts": 27},
+  {"ph": "E", "pid": 0, "tid": 3, "ts": 60},
+  {"ph": "B", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "pid": 7, "tid": 7,
+   "ts": 30, "args": {"correlation": 2}},
+  {"ph": "E", "pid": 7, "tid": 7, "ts": 61},
+  {"ph": "E", "pid": 7, "tid": 8, "ts": 62},
+  {"ph": "i", "cat": "kernel", "name": "marker", "pid": 0, "tid": 3, "ts": 40, "s": "t"},
+  {"ph": "B", "cat": "cuda_runtime", "name": "cudaMalloc", "pid": 7, "tid": 7, "ts": 70}
+]})");
+        auto imported = importTrace(dir, trace);
+        QVERIFY2(imported->ok(), imported->error.c_str());
+        const Session& s = *imported->session;
+        QCOMPARE(s.counts.kernels, 2);
+        QCOMPARE(s.counts.apiCalls, 2);
+        QCOMPARE(s.counts.syncs, 1);
+        const auto& kernels = s.streamLanes.at(0).kernels;
+        std::map<int64_t, int64_t> durationByStart; // first and last of the nested pair
+        for (size_t i = 0; i < kernels.size(); ++i)
+            durationByStart[kernels.start[i]] = kernels.end[i] - kernels.start[i];
+        const int64_t base = s.startNs; // the launch at 10 µs: the window starts there
+        QCOMPARE(durationByStart.at(base + 20000 - 10000), int64_t(40000));
+        QCOMPARE(durationByStart.at(base + 25000 - 10000), int64_t(2000));
+        QCOMPARE(imported->import.stats.unpairedBeginEnd, int64_t(2));
+        QVERIFY2(s.warning.find("2 begin/end (B/E) events without their pair skipped") !=
+                     std::string::npos,
+                 s.warning.c_str());
+        // No deviceProperties: the device is "GPU 0", not a made-up model or "sm_00".
+        std::string gpus;
+        for (const auto& [label, value] : SessionSummary::of(s).rows)
+            if (label == "GPUs")
+                gpus = value;
+        QCOMPARE(gpus, std::string("GPU 0 (model not recorded)"));
+        QVERIFY(s.devices.at(0).name.empty());
+        QVERIFY2(s.metaValue("import_ignored_categories").find("kernel (ph i)=1") !=
+                     std::string::npos,
+                 s.metaValue("import_ignored_categories").c_str());
+    }
+
+    // Begins waiting for their end hold at most kMaxOpenBeginBytes: one more is refused and
+    // counted, and the pairing goes on with those held (the last held one ends first).
+    void openBeginsAreBounded() {
+        struct Collected final : KinetoEventSink {
+            std::vector<KinetoEvent> events;
+            void onDeviceProperties(const KinetoDeviceProperties&) override {}
+            void onRank(int64_t) override {}
+            bool onEvent(const KinetoEvent& event) override {
+                events.push_back(event);
+                return true;
+            }
+        } sink;
+        KinetoBeginEndPairs pairs(sink);
+        KinetoEvent begin;
+        begin.ph = 'B';
+        begin.hasTs = begin.pidIsNumber = begin.tidIsNumber = true;
+        begin.name.assign(kMaxNameBytes, 'n');
+        const int64_t held = int64_t(kMaxOpenBeginBytes / (sizeof(KinetoEvent) + kMaxNameBytes));
+        for (int64_t i = 0; i <= held; ++i) { // one more than fits
+            begin.tsNs = i;
+            QVERIFY(pairs.onEvent(begin));
+        }
+        QCOMPARE(pairs.unpaired(), held + 1); // `held` open, one refused
+        KinetoEvent end;
+        end.ph = 'E';
+        end.hasTs = end.pidIsNumber = end.tidIsNumber = true;
+        end.tsNs = 1000000;
+        QVERIFY(pairs.onEvent(end));
+        QCOMPARE(sink.events.size(), size_t(1));
+        QCOMPARE(sink.events[0].ph, 'X');
+        QCOMPARE(sink.events[0].tsNs, held - 1);
+        QCOMPARE(sink.events[0].durNs, 1000000 - (held - 1));
+        QCOMPARE(pairs.unpaired(), held); // held - 1 still open, one refused
     }
 
     // Nothing to show is an error naming what the trace did hold, not an empty session.

@@ -233,13 +233,30 @@ private slots:
     }
 
     // Some PyTorch versions write raw control characters in names; JSON (and RapidJSON) forbids
-    // them, so the import says exactly that instead of "Invalid escape character".
-    void rawControlCharacter() {
-        expectError(
-            write("control.json", traceWithEvent("{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": "
-                                                 "\"a\x01z\", \"ts\": 1, \"dur\": 1}")),
-            "malformed JSON: an unescaped control character (0x01) inside a string at "
-            "byte 56 (JSON requires \\u00XX)");
+    // them. They are read as spaces and counted in the session's warning; escaped quotes and
+    // backslashes before them keep the string state (a wrong state would blank the tab and
+    // newline between members, or miss the control character in the string).
+    void rawControlCharactersReadAsSpaces() {
+        const QByteArray kernel = "{\"ph\":\t\"X\", \"cat\": \"kernel\",\n \"name\": "
+                                  "\"a\x01z \\\"q\\\" \\\\\nb\", \"pid\": 0, \"tid\": 7, "
+                                  "\"ts\": 10, \"dur\": 1}";
+        QTemporaryDir dir;
+        auto imported = importTrace(dir, write("control.json", traceWithEvent(kernel)));
+        QVERIFY2(imported->ok(), imported->error.c_str());
+        QCOMPARE(imported->session->counts.kernels, int64_t(1));
+        QCOMPARE(imported->import.stats.controlCharacters, int64_t(2));
+        const Session& session = *imported->session;
+        QCOMPARE(session.string(static_cast<uint32_t>(imported->database.kernelDetails(1)->nameId)),
+                 std::string("a z \"q\" \\ b"));
+        QVERIFY2(session.warning.find("2 raw control characters inside strings read as spaces") !=
+                     std::string::npos,
+                 session.warning.c_str());
+    }
+
+    // A NUL byte outside any string still ends the JSON there: an error, not a partial trace.
+    void nulOutsideStringsIsMalformed() {
+        expectError(write("nul.json", QByteArray("{\"traceEvents\": [\0]}", 20)),
+                    "malformed JSON at byte 17");
     }
 
     void numbersOutOfRange() {

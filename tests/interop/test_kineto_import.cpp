@@ -72,8 +72,12 @@ private slots:
         QCOMPARE(s.devices[0].smCount, int64_t(132));
         QCOMPARE(s.counts.memcpys, int64_t(kSteps));
         QCOMPARE(s.counts.kernels, int64_t(216));
-        QCOMPARE(s.counts.apiCalls, int64_t(242 + 24));
-        QVERIFY(s.counts.ranges >= 24 + 12); // user_annotation + gpu_user_annotation
+        // Less the cudaDeviceGetAttribute before the first launch: outside the device window.
+        QCOMPARE(s.counts.apiCalls, int64_t(242 + 24 - 1));
+        QCOMPARE(s.metaValue("import_window"), std::string("device activity"));
+        QCOMPARE(s.metaValue("import_window_dropped_rows"), std::string("2")); // it and zero_grad
+        // user_annotation + gpu_user_annotation, less a zero_grad before the first GPU work
+        QCOMPARE(s.counts.ranges, int64_t(24 + 12 - 1));
         QCOMPARE(s.metaValue("import_format"), std::string("kineto"));
         QVERIFY(s.metaValue("import_ignored_categories").find("cpu_op=1068") != std::string::npos);
     }

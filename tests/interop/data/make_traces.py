@@ -2,7 +2,8 @@
 
 Run on a machine with an NVIDIA GPU:  python3 make_traces.py OUT_DIR
 Each scenario runs a few warm-up steps unprofiled, then STEPS steps under torch.profiler with
-CPU+CUDA activities and with_stack=True (record_shapes=False), and writes OUT_DIR/<name>.json.gz.
+CPU+CUDA activities and its own options (with_stack=True and record_shapes=False unless the
+scenario says otherwise; a schedule where it names one), and writes OUT_DIR/<name>.json.gz.
 The function names below are what the importer tests look for in the Python stacks: keep them.
 """
 import gzip
@@ -92,13 +93,38 @@ def wait_event(model, opt, x, y, prof):
             prof.step()
 
 
+def side_stream(model, opt, x, y, prof):
+    """Each step: a forward pass on a side stream, an event recorded there, the default stream
+    waits on it (cudaStreamWaitEvent), computes on its output, and the host reads one value."""
+    side = torch.cuda.Stream()
+    for _ in range(STEPS):
+        with torch.cuda.stream(side), torch.no_grad():
+            h = model(x)
+            ready = torch.cuda.Event()
+            ready.record(side)
+        torch.cuda.current_stream().wait_event(ready)
+        with torch.no_grad():
+            out = model(h)
+        h.record_stream(torch.cuda.current_stream())
+        out.sum().item()
+        if prof is not None:
+            prof.step()
+
+
+# name, loop, options: sync_events = torch's experimental cuda_sync events (both shapes of event
+# waits get tested), stack / shapes = with_stack / record_shapes, schedule = (wait, warmup,
+# active) steps, so the trace holds only some ProfilerStep#N.
 SCENARIOS = [
-    ("item_loop", train_item, False),
-    ("sync_loop", train_sync, False),
-    ("clean_loop", train_clean, False),
-    ("cpu_loop", infer_cpu, False),
-    # cuda_sync events (torch's experimental config) are on here only: both shapes get tested.
-    ("event_loop", wait_event, True),
+    ("item_loop", train_item, {}),
+    ("sync_loop", train_sync, {}),
+    ("clean_loop", train_clean, {}),
+    ("cpu_loop", infer_cpu, {}),
+    ("event_loop", wait_event, {"sync_events": True}),
+    ("item_nostack", train_item, {"stack": False}),
+    ("item_shapes", train_item, {"shapes": True}),
+    ("item_scheduled", train_item, {"schedule": (2, 2, 5)}),
+    ("side_stream", side_stream, {"sync_events": True}),
+    ("side_stream_nostack", side_stream, {"stack": False}),
 ]
 
 
@@ -129,24 +155,30 @@ def main():
     print("torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.get_device_name(0))
     x = torch.randn(64, HIDDEN, device="cuda")
     y = torch.randn(64, HIDDEN, device="cuda")
-    for name, fn, cuda_sync_events in SCENARIOS:
+    only = set(sys.argv[2:])  # optional scenario names
+    for name, fn, options in SCENARIOS:
+        if only and name not in only:
+            continue
         model = make_model()
         opt = torch.optim.SGD(model.parameters(), lr=1e-3)
         fn(model, opt, x, y, None)  # warm-up: allocator, cuBLAS handles, lazy init
         torch.cuda.synchronize()
         kwargs = {}
-        if cuda_sync_events:
+        if options.get("sync_events"):
             try:
                 from torch._C._profiler import _ExperimentalConfig
 
                 kwargs["experimental_config"] = _ExperimentalConfig(enable_cuda_sync_events=True)
             except Exception as err:  # older torch: no cuda_sync events, still a useful trace
                 print("  no cuda_sync events:", err)
+        w, u, a = options.get("schedule", (0, 0, 0))
         t0 = time.perf_counter()
         with profile(
             activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
-            with_stack=True,
-            record_shapes=False,
+            with_stack=options.get("stack", True),
+            record_shapes=options.get("shapes", False),
+            schedule=torch.profiler.schedule(wait=w, warmup=u, active=a, repeat=1) if options.get(
+                "schedule") else None,
             **kwargs,
         ) as prof:
             fn(model, opt, x, y, prof)
@@ -156,7 +188,7 @@ def main():
         prof.export_chrome_trace(raw)
         with open(raw, "rb") as src, gzip.open(raw + ".gz", "wb", compresslevel=9) as dst:
             shutil.copyfileobj(src, dst)
-        print(f"{name}: {STEPS} steps in {(t1 - t0) * 1e3:.1f} ms, json {os.path.getsize(raw)} B, "
+        print(f"{name} {options}: {STEPS} steps in {(t1 - t0) * 1e3:.1f} ms, json {os.path.getsize(raw)} B, "
               f"gz {os.path.getsize(raw + '.gz')} B")
         os.remove(raw)
         summarize(raw + ".gz")

@@ -1,0 +1,81 @@
+#include "model/interop/kineto_event_records.h"
+
+#include "format/session_writer.h"
+
+#include <algorithm>
+
+namespace stallscope::model {
+
+bool KinetoEventRecords::isRecordCall(std::string_view name) {
+    return name.starts_with("cudaEventRecord") || name.starts_with("cuEventRecord");
+}
+
+void KinetoEventRecords::clear() {
+    m_calls.clear();
+    m_callStart.clear();
+    m_gpuOps.clear();
+    m_written.clear();
+    m_sorted = false;
+}
+
+void KinetoEventRecords::addRecordCall(uint32_t thread, int64_t start, int64_t correlation) {
+    if (m_calls.size() <= thread)
+        m_calls.resize(thread + 1);
+    m_calls[thread].push_back({start, correlation});
+    m_callStart[correlation] = start;
+    m_sorted = false;
+}
+
+void KinetoEventRecords::addGpuOperation(int64_t correlation, int64_t streamRow) {
+    m_gpuOps.emplace_back(correlation, streamRow);
+    m_sorted = false;
+}
+
+void KinetoEventRecords::sortOnce() {
+    if (m_sorted)
+        return;
+    for (auto& calls : m_calls)
+        std::sort(calls.begin(), calls.end(),
+                  [](const Call& a, const Call& b) { return a.start < b.start; });
+    std::sort(m_gpuOps.begin(), m_gpuOps.end());
+    m_sorted = true;
+}
+
+int64_t KinetoEventRecords::streamBefore(int64_t correlation) const {
+    auto it = std::lower_bound(m_gpuOps.begin(), m_gpuOps.end(),
+                               std::pair<int64_t, int64_t>(correlation, INT64_MIN));
+    return it == m_gpuOps.begin() ? 0 : std::prev(it)->second;
+}
+
+bool KinetoEventRecords::find(uint32_t thread, int64_t waitStart, int64_t knownCorrelation,
+                              int64_t knownStreamRow, Record* record) {
+    sortOnce();
+    if (knownCorrelation >= 0) {
+        record->correlation = knownCorrelation;
+        const auto start = m_callStart.find(knownCorrelation);
+        record->recordNs = start != m_callStart.end() ? start->second : waitStart;
+    } else {
+        if (thread >= m_calls.size())
+            return false;
+        const std::vector<Call>& calls = m_calls[thread];
+        auto after = std::upper_bound(calls.begin(), calls.end(), waitStart,
+                                      [](int64_t t, const Call& call) { return t < call.start; });
+        if (after == calls.begin())
+            return false;
+        record->correlation = std::prev(after)->correlation;
+        record->recordNs = std::prev(after)->start;
+    }
+    record->streamRow = knownStreamRow > 0 ? knownStreamRow : streamBefore(record->correlation);
+    return record->streamRow > 0;
+}
+
+void KinetoEventRecords::link(format::SessionWriter& writer, uint32_t thread,
+                              const format::SyncRow& sync, int64_t knownCorrelation,
+                              int64_t knownStreamRow) {
+    Record record;
+    if (sync.eventId && find(thread, sync.startNs, knownCorrelation, knownStreamRow, &record) &&
+        firstUse(*sync.eventId, record.correlation))
+        writer.addCudaEvent({record.streamRow, *sync.eventId, record.correlation, record.recordNs});
+}
+
+} // namespace stallscope::model
