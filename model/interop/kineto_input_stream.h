@@ -17,6 +17,8 @@ namespace stallscope::model {
 // files are never refused). Real torch.profiler traces inflate ~12x; gzip's limit is ~1032x.
 inline constexpr int64_t kMaxInflationRatio = 256;
 inline constexpr int64_t kInflationAllowance = 64 << 20;
+// Decompressed text read at a time; the string state of the control-character check crosses it.
+inline constexpr size_t kInputChunkBytes = 1 << 20;
 
 class KinetoInputStream {
 public:
@@ -74,7 +76,7 @@ private:
     int64_t m_fileSize = 0;
     std::string m_readError;
     bool m_inString = false;
-    bool m_escaped = false; // the previous byte in a string was an unescaped backslash
+    bool m_escaped = false; // a backslash in a string ended the last chunk
     int64_t m_controlCharacters = 0;
 };
 

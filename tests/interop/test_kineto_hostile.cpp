@@ -253,6 +253,25 @@ private slots:
                  session.warning.c_str());
     }
 
+    // The string state crosses the input's chunks: an escaped quote whose backslash ends one
+    // chunk does not end the string, so the control character after it is still blanked (a
+    // wrong state would leave it raw, outside the string as the check saw it: a parse error).
+    void escapeAcrossChunksKeepsTheStringState() {
+        const QByteArray head =
+            "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"";
+        const QByteArray padding(static_cast<int>(kInputChunkBytes) - head.size() - 1, 'p');
+        const QByteArray json = head + padding +
+                                "\\\"\x02q\", \"pid\": 0, \"tid\": 7, \"ts\": 10, " +
+                                "\"dur\": 1}, {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": " +
+                                "\"aten::add\", \"pid\": 7, \"tid\": 7, \"ts\": 1, \"dur\": 1}]}";
+        QCOMPARE(json.indexOf('\\'), qsizetype(kInputChunkBytes - 1)); // the chunk's last byte
+        QTemporaryDir dir;
+        auto imported = importTrace(dir, write("chunks.json", json));
+        QVERIFY2(imported->ok(), imported->error.c_str());
+        QCOMPARE(imported->import.stats.controlCharacters, int64_t(1));
+        QCOMPARE(imported->session->counts.kernels, int64_t(1)); // the name is cut at 64 KiB
+    }
+
     // A NUL byte outside any string still ends the JSON there: an error, not a partial trace.
     void nulOutsideStringsIsMalformed() {
         expectError(write("nul.json", QByteArray("{\"traceEvents\": [\0]}", 20)),
