@@ -3,6 +3,7 @@
 #include "format/session_writer.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace stallscope::model {
 
@@ -27,7 +28,9 @@ void KinetoEventRecords::addRecordCall(uint32_t thread, int64_t start, int64_t c
 }
 
 void KinetoEventRecords::addGpuOperation(int64_t correlation, int64_t streamRow) {
-    m_gpuOps.emplace_back(correlation, streamRow);
+    if (correlation < 0 || correlation > UINT32_MAX || streamRow <= 0 || streamRow > UINT32_MAX)
+        return; // not CUPTI's: such an operation is never the one an event marks
+    m_gpuOps.push_back({static_cast<uint32_t>(correlation), static_cast<uint32_t>(streamRow)});
     m_sorted = false;
 }
 
@@ -42,9 +45,10 @@ void KinetoEventRecords::sortOnce() {
 }
 
 int64_t KinetoEventRecords::streamBefore(int64_t correlation) const {
-    auto it = std::lower_bound(m_gpuOps.begin(), m_gpuOps.end(),
-                               std::pair<int64_t, int64_t>(correlation, INT64_MIN));
-    return it == m_gpuOps.begin() ? 0 : std::prev(it)->second;
+    auto it = std::lower_bound(
+        m_gpuOps.begin(), m_gpuOps.end(), correlation,
+        [](const GpuOp& op, int64_t value) { return int64_t(op.correlation) < value; });
+    return it == m_gpuOps.begin() ? 0 : std::prev(it)->streamRow;
 }
 
 bool KinetoEventRecords::find(uint32_t thread, int64_t waitStart, int64_t knownCorrelation,

@@ -62,9 +62,16 @@ private:
     void sortOnce();
     int64_t streamBefore(int64_t correlation) const;
 
-    std::vector<std::vector<Call>> m_calls;            // per converter thread index
-    std::unordered_map<int64_t, int64_t> m_callStart;  // record correlation -> call start
-    std::vector<std::pair<int64_t, int64_t>> m_gpuOps; // (correlation, stream row)
+    std::vector<std::vector<Call>> m_calls;           // per converter thread index
+    std::unordered_map<int64_t, int64_t> m_callStart; // record correlation -> call start
+    // (correlation, stream row) of every GPU operation, 8 bytes each: CUPTI's correlation ids
+    // are 32-bit, and a trace has far fewer than 2^32 streams.
+    struct GpuOp {
+        uint32_t correlation;
+        uint32_t streamRow;
+        bool operator<(const GpuOp& other) const { return correlation < other.correlation; }
+    };
+    std::vector<GpuOp> m_gpuOps;
     std::unordered_set<std::pair<int64_t, int64_t>, PairHash> m_written;
     bool m_sorted = false;
 };

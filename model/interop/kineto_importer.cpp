@@ -301,7 +301,7 @@ KinetoImportResult KinetoImporter::convert(const std::string& tracePath,
         std::string warnings = skippedFiles;
         if (const int64_t controls = converter.stats().controlCharacters; controls > 0)
             warnings += (warnings.empty() ? "" : "; ") + std::to_string(controls) +
-                        " raw control characters inside strings read as spaces";
+                        " raw control characters (not tab or newline) read as spaces";
         if (const int64_t unpaired = converter.stats().unpairedBeginEnd; unpaired > 0)
             warnings += (warnings.empty() ? "" : "; ") + std::to_string(unpaired) +
                         " begin/end (B/E) events without their pair skipped";

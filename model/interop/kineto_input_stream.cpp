@@ -14,6 +14,7 @@
 namespace stallscope::model {
 
 namespace {
+constexpr size_t kInputChunkBytes = 1 << 20; // decompressed text read at a time
 
 // Why reading `file` failed, from zlib's error state; empty when it did not (a clean end).
 std::string readErrorText(gzFile file, const std::string& path) {
@@ -98,63 +99,38 @@ void KinetoInputStream::refill() {
 }
 
 namespace {
-// The first '"', '\\' or control character (below 0x20) in [p, end), or end. Inside strings
-// these are the only bytes that change anything; most of a trace is names and numbers, so 16
-// bytes are tested at a time where SSE2 is there (every x86-64).
-char* nextSpecialInString(char* p, char* end) {
-#if defined(__SSE2__)
-    const __m128i quote = _mm_set1_epi8('"');
-    const __m128i backslash = _mm_set1_epi8('\\');
-    const __m128i below = _mm_set1_epi8(0x1f);
-    for (; end - p >= 16; p += 16) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-        const __m128i control = _mm_cmpeq_epi8(_mm_max_epu8(v, below), below); // v <= 0x1f
-        const __m128i special = _mm_or_si128(
-            _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)), control);
-        if (const int mask = _mm_movemask_epi8(special))
-            return p + __builtin_ctz(static_cast<unsigned>(mask));
-    }
-#endif
-    for (; p != end; ++p) {
-        const auto c = static_cast<unsigned char>(*p);
-        if (c == '"' || c == '\\' || c < 0x20)
-            return p;
-    }
-    return end;
+// Whether the byte is a tab, newline or carriage return: whitespace JSON allows between values.
+bool jsonWhitespace(unsigned char c) {
+    return c == '\t' || c == '\n' || c == '\r';
 }
 } // namespace
 
+// Every control byte is read as a space, wherever it is: inside strings that is the tolerance
+// wanted, outside them a tab or newline is whitespace either way and any other control byte was
+// invalid JSON. So no string state is tracked and the pass costs a few instructions per 16 bytes
+// (SSE2, on every x86-64). NUL stays: it is the parser's end of input.
 void KinetoInputStream::blankControlCharacters(char* p, char* end) {
-    if (m_escaped && p != end) { // a backslash ended the last chunk: this byte is escaped
-        m_escaped = false;
-        ++p;
-    }
-    while (p != end) {
-        if (!m_inString) {
-            p = static_cast<char*>(std::memchr(p, '"', static_cast<size_t>(end - p)));
-            if (!p)
-                return;
-            m_inString = true;
-            ++p;
-            continue;
-        }
-        p = nextSpecialInString(p, end);
-        if (p == end)
+    auto blank = [this](char* at) {
+        const auto c = static_cast<unsigned char>(*at);
+        if (c == 0)
             return;
-        if (*p == '"') {
-            m_inString = false;
-            ++p;
-        } else if (*p == '\\') {
-            if (++p == end) {
-                m_escaped = true;
-                return;
-            }
-            ++p; // the escaped byte
-        } else {
-            *p++ = ' ';
-            ++m_controlCharacters;
-        }
+        m_controlCharacters += jsonWhitespace(c) ? 0 : 1;
+        *at = ' ';
+    };
+#if defined(__SSE2__)
+    const __m128i below = _mm_set1_epi8(0x1f);
+    for (; end - p >= 16; p += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        // v <= 0x1f, unsigned: max(v, 0x1f) == 0x1f
+        auto mask =
+            static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, below), below)));
+        for (; mask != 0; mask &= mask - 1)
+            blank(p + __builtin_ctz(mask));
     }
+#endif
+    for (; p != end; ++p)
+        if (static_cast<unsigned char>(*p) < 0x20)
+            blank(p);
 }
 
 void KinetoInputStream::endEarly(std::string why) {

@@ -2,8 +2,9 @@
 // gzread reads both), in fixed-size chunks, so a 1 GB trace is parsed in constant memory.
 // A read error (corrupt or truncated gzip) or a .gz that inflates beyond kMaxInflationRatio times
 // its size ends the input at once: the stream then reads as empty and readError() says why.
-// Raw control characters inside strings (JSON forbids them; some PyTorch versions write them in
-// names) are read as spaces and counted, so such a trace imports instead of failing.
+// Raw control characters (JSON forbids them inside strings; some PyTorch versions write them in
+// names) are read as spaces, so such a trace imports instead of failing; those other than tab,
+// newline and carriage return are counted.
 #pragma once
 
 #include <cstddef>
@@ -17,8 +18,6 @@ namespace stallscope::model {
 // files are never refused). Real torch.profiler traces inflate ~12x; gzip's limit is ~1032x.
 inline constexpr int64_t kMaxInflationRatio = 256;
 inline constexpr int64_t kInflationAllowance = 64 << 20;
-// Decompressed text read at a time; the string state of the control-character check crosses it.
-inline constexpr size_t kInputChunkBytes = 1 << 20;
 
 class KinetoInputStream {
 public:
@@ -51,7 +50,7 @@ public:
     // Why the input ended early (corrupt, truncated or inflating .gz), empty when it did not.
     const std::string& readError() const { return m_readError; }
     bool compressed() const { return m_compressed; }
-    // Raw control characters (below 0x20) found inside strings and read as spaces.
+    // Control characters read as spaces, tab, newline and carriage return not counted.
     int64_t controlCharacters() const { return m_controlCharacters; }
     // Bytes of the file read so far (compressed bytes for .gz), for progress.
     int64_t fileOffset() const;
@@ -61,8 +60,7 @@ private:
     void refill();
     // Ends the input here: the parser sees the end and readError() says `why` (if anything).
     void endEarly(std::string why);
-    // Replaces the raw control characters inside strings of [begin, end) with spaces; the
-    // string state carries over from chunk to chunk.
+    // Replaces the control characters of [begin, end) (but NUL) with spaces.
     void blankControlCharacters(char* begin, char* end);
 
     void* m_file = nullptr; // gzFile
@@ -75,8 +73,6 @@ private:
     bool m_compressed = false;
     int64_t m_fileSize = 0;
     std::string m_readError;
-    bool m_inString = false;
-    bool m_escaped = false; // a backslash in a string ended the last chunk
     int64_t m_controlCharacters = 0;
 };
 

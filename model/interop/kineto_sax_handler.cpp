@@ -30,8 +30,13 @@ std::optional<int64_t> scaledDouble(std::string_view text, double scale, double 
     return static_cast<int64_t>(std::llround(value));
 }
 
+// A plain loop: find_first_of("eE") searches the set with memchr once per character, which
+// cost the import ~4 % of its time (every timestamp and id goes through here).
 bool hasExponent(std::string_view text) {
-    return text.find_first_of("eE") != std::string_view::npos;
+    for (const char c : text)
+        if ((c | 0x20) == 'e') // 'e' or 'E'
+            return true;
+    return false;
 }
 
 // Reads the integer digits that start `text` (after an optional '-'); nullopt beyond int64.

@@ -38,9 +38,18 @@ void KinetoWindow::addGpuWork(int64_t start, int64_t end, int64_t correlation) {
 void KinetoWindow::addCudaCall(int64_t start, int64_t end, int64_t correlation) {
     widen(m_calls, start, end);
     // A launch starts before its operation: a call after the earliest GPU work seen so far
-    // cannot have launched the earliest of all.
-    if (m_gpu.empty() || start <= m_gpu.first)
-        m_callStarts.emplace_back(correlation, start);
+    // cannot have launched the earliest of all. Kineto lists GPU work after the calls, so the
+    // earliest kEarlyCalls calls by start are kept (a heap on start), not all of them: the
+    // first GPU work's launch is among the first calls of the run.
+    if (!m_gpu.empty() && start > m_gpu.first)
+        return;
+    auto laterStart = [](const auto& a, const auto& b) { return a.second < b.second; };
+    m_callStarts.emplace_back(correlation, start);
+    std::push_heap(m_callStarts.begin(), m_callStarts.end(), laterStart);
+    if (m_callStarts.size() > kEarlyCalls) {
+        std::pop_heap(m_callStarts.begin(), m_callStarts.end(), laterStart);
+        m_callStarts.pop_back();
+    }
 }
 
 void KinetoWindow::addProfilerSpan(int64_t start, int64_t end) {

@@ -7,8 +7,9 @@
 //    unclosed and end with that activity; never past the end of Kineto's own
 //    "PyTorch Profiler (N)" span when the trace has one; and never before the end of the GPU
 //    work (what the last step queued runs on after it);
-//  * else the GPU work (kernels, copies, sets) from the call that launched the first of it,
-//    to its end or, if later, the end of the last sync (the host waiting for it);
+//  * else the GPU work (kernels, copies, sets) from the call that launched the first of it (when
+//    that call is among the first 4096 CUDA calls; else from the work itself), to its end or, if
+//    later, the end of the last sync (the host waiting for it);
 //  * else none: the file is not clipped.
 #pragma once
 
@@ -61,8 +62,10 @@ private:
     Bounds m_gpu;
     Bounds m_calls;
     Bounds m_syncsAfterGpu;
-    int64_t m_firstGpuCorrelation = -1;                    // of the earliest GPU operation
-    std::vector<std::pair<int64_t, int64_t>> m_callStarts; // (correlation, start)
+    int64_t m_firstGpuCorrelation = -1; // of the earliest GPU operation
+    // The earliest calls by start, as (correlation, start): where the first GPU work's launch is.
+    static constexpr size_t kEarlyCalls = 4096;
+    std::vector<std::pair<int64_t, int64_t>> m_callStarts;
 };
 
 } // namespace stallscope::model
