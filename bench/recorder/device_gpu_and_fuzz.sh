@@ -41,7 +41,8 @@ if [ "$FUZZ_SECONDS" -gt 0 ]; then
 fi
 
 echo "== ctest label gpu: tst_recorder_gpu"
-build/test/tests/recorder/tst_recorder_gpu 2>&1 | tee $OUT/gpu-tests.log | tail -60
+# GPU_TESTS: test functions to run (Qt Test names), all when empty.
+build/test/tests/recorder/tst_recorder_gpu ${GPU_TESTS:-} 2>&1 | tee $OUT/gpu-tests.log | tail -60
 if [ -n "$TRACES" ]; then
   echo "== Kineto test traces: $TRACES"
   python3 tests/interop/data/make_traces.py /tmp/traces $TRACES > $OUT/make_traces.log 2>&1

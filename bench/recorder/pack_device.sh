@@ -1,16 +1,18 @@
 #!/bin/bash
 # Fills .devcarry/ for bench/recorder/device_gpu_and_fuzz.sh from the release build (build/test)
-# and the fuzz build (build/fuzz), without debug info (the carried tree is limited to 64 MiB).
+# and the fuzz build (build/fuzz), without debug info (the carried tree is limited to 64 MiB)
+# except in the programs whose lines the GPU suite checks.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 C=.devcarry
 mkdir -p $C/bin $C/fuzz
 for f in build/test/recorder/stallscope-record build/test/recorder/libstallscope_recorder.so \
-  build/test/tests/recorder/tst_recorder_gpu build/test/tests/recorder/sync_sites \
-  build/test/tests/recorder/crash_loop; do
+  build/test/tests/recorder/tst_recorder_gpu; do
   strip -g -o $C/bin/$(basename $f) $f
 done
-cp build/test/tests/recorder/sync_sites.syms $C/bin/
+# The GPU suite checks that syncs resolve to their source lines: these keep their debug info.
+cp build/test/tests/recorder/sync_sites build/test/tests/recorder/sync_sites.syms \
+  build/test/tests/recorder/crash_loop $C/bin/
 if [ -d build/fuzz/tests/fuzz ]; then
   for f in build/fuzz/tests/fuzz/fuzz_*; do
     [ -f "$f" ] && [ -x "$f" ] && strip -g -o $C/fuzz/$(basename $f) $f
