@@ -3,6 +3,7 @@
 // events stream by is in kineto_converter.cpp.
 #include "model/interop/kineto_converter.h"
 
+#include "format/session_enums.h"
 #include "format/session_meta.h"
 #include "format/session_writer.h"
 
@@ -96,8 +97,9 @@ void KinetoConverter::resolveThread(ThreadState& thread) {
             }
             if (!open.empty())
                 sync.stackId = internedStack;
-            else if (const int64_t chain = m_opChains.frameAt(thread.tid, t))
-                sync.stackId = internStack({chain}); // no Python stack: the op chain names it
+            else // no Python stack: the op chain (or the sync's kind) names it
+                sync.stackId = internStack(
+                    {m_opChains.frameAt(thread.tid, t, format::syncKindName(int(sync.kind)))});
             auto detail = m_syncDetails.find(sync.correlation);
             if (detail != m_syncDetails.end()) {
                 sync.streamRow = detail->second.streamRow;
@@ -120,7 +122,7 @@ void KinetoConverter::resolveThread(ThreadState& thread) {
             row.stackId = sync.stackId;
         if (!clipToWindow(row.startNs, row.endNs))
             continue;
-        if (row.eventId && (row.kind == SyncKind::Event || row.kind == SyncKind::StreamWaitEvent))
+        if (row.kind == SyncKind::Event || row.kind == SyncKind::StreamWaitEvent)
             m_eventRecords.link(m_writer, thread.index, row, recordCorrelation, recordStreamRow);
         m_writer.addSync(row);
         ++m_stats.syncs;

@@ -16,6 +16,7 @@ void KinetoEventRecords::clear() {
     m_callStart.clear();
     m_gpuOps.clear();
     m_written.clear();
+    m_syntheticIds.clear();
     m_sorted = false;
 }
 
@@ -51,6 +52,13 @@ int64_t KinetoEventRecords::streamBefore(int64_t correlation) const {
     return it == m_gpuOps.begin() ? 0 : std::prev(it)->streamRow;
 }
 
+int64_t KinetoEventRecords::streamAfter(int64_t correlation) const {
+    auto it = std::upper_bound(
+        m_gpuOps.begin(), m_gpuOps.end(), correlation,
+        [](int64_t value, const GpuOp& op) { return value < int64_t(op.correlation); });
+    return it == m_gpuOps.end() ? 0 : it->streamRow;
+}
+
 bool KinetoEventRecords::find(uint32_t thread, int64_t waitStart, int64_t knownCorrelation,
                               int64_t knownStreamRow, Record* record) {
     sortOnce();
@@ -73,12 +81,20 @@ bool KinetoEventRecords::find(uint32_t thread, int64_t waitStart, int64_t knownC
     return record->streamRow > 0;
 }
 
-void KinetoEventRecords::link(format::SessionWriter& writer, uint32_t thread,
-                              const format::SyncRow& sync, int64_t knownCorrelation,
-                              int64_t knownStreamRow) {
+void KinetoEventRecords::link(format::SessionWriter& writer, uint32_t thread, format::SyncRow& sync,
+                              int64_t knownCorrelation, int64_t knownStreamRow) {
+    sortOnce();
+    if (sync.kind == format::SyncKind::StreamWaitEvent && !sync.streamId)
+        if (const int64_t waiting = streamAfter(sync.correlationId); waiting > 0)
+            sync.streamId = waiting;
     Record record;
-    if (sync.eventId && find(thread, sync.startNs, knownCorrelation, knownStreamRow, &record) &&
-        firstUse(*sync.eventId, record.correlation))
+    if (!find(thread, sync.startNs, knownCorrelation, knownStreamRow, &record))
+        return;
+    if (!sync.eventId) {
+        const auto next = kFirstSyntheticEventId - static_cast<int64_t>(m_syntheticIds.size());
+        sync.eventId = m_syntheticIds.try_emplace(record.correlation, next).first->second;
+    }
+    if (firstUse(*sync.eventId, record.correlation))
         writer.addCudaEvent({record.streamRow, *sync.eventId, record.correlation, record.recordNs});
 }
 

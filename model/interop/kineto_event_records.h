@@ -30,15 +30,22 @@ public:
         int64_t recordNs = 0;
     };
 
+    // Event ids the importer makes up count down from the top of the 32-bit range sessions
+    // store; CUPTI's count up from 1, so the two never meet in a real trace.
+    static constexpr int64_t kFirstSyntheticEventId = 0xFFFFFFFF;
+
     static bool isRecordCall(std::string_view apiName);
 
     void clear();
     void addRecordCall(uint32_t thread, int64_t start, int64_t correlation);
     void addGpuOperation(int64_t correlation, int64_t streamRow);
 
-    // Writes the cuda_events row of the record the event sync or stream-wait-event `sync`
-    // (its event id set) on converter thread `thread` waited for, once per record.
-    void link(format::SessionWriter& writer, uint32_t thread, const format::SyncRow& sync,
+    // Writes the cuda_events row of the record the event sync or stream-wait-event `sync` on
+    // converter thread `thread` waited for, once per record. A wait Kineto gave no event id
+    // (a cudaStreamWaitEvent without cuda_sync events) gets one per record call, counting down
+    // from kFirstSyntheticEventId, and a stream wait without its stream the stream of the first GPU
+    // operation launched after it (what PyTorch's wait_event() is followed by).
+    void link(format::SessionWriter& writer, uint32_t thread, format::SyncRow& sync,
               int64_t knownCorrelation, int64_t knownStreamRow);
     // The record a wait on `thread` starting at `waitStart` waited for. `knownCorrelation` and
     // `knownStreamRow` (<= 0: unknown) are what Kineto said. False when no record is found.
@@ -61,6 +68,7 @@ private:
     };
     void sortOnce();
     int64_t streamBefore(int64_t correlation) const;
+    int64_t streamAfter(int64_t correlation) const;
 
     std::vector<std::vector<Call>> m_calls;           // per converter thread index
     std::unordered_map<int64_t, int64_t> m_callStart; // record correlation -> call start
@@ -73,6 +81,7 @@ private:
     };
     std::vector<GpuOp> m_gpuOps;
     std::unordered_set<std::pair<int64_t, int64_t>, PairHash> m_written;
+    std::unordered_map<int64_t, int64_t> m_syntheticIds; // record correlation -> made-up id
     bool m_sorted = false;
 };
 

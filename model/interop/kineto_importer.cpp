@@ -28,7 +28,9 @@ namespace fs = std::filesystem;
 namespace {
 
 // Bump when the conversion changes, so cached imports are redone.
-constexpr int kConverterVersion = 2; // 2: stackless syncs named by their op chain
+// 2: stackless syncs named by their op chain; 3: the profiler's window, event records, B/E
+// pairs, control characters, syncs outside any op named by their kind
+constexpr int kConverterVersion = 3;
 
 bool hasTraceSuffix(const std::string& name) {
     auto endsWith = [&](std::string_view suffix) {

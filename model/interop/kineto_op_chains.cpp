@@ -89,10 +89,10 @@ std::string KinetoOpChains::chainName(const std::vector<std::string_view>& ops,
     return name;
 }
 
-int64_t KinetoOpChains::frameAt(int64_t tid, int64_t time) {
+int64_t KinetoOpChains::frameAt(int64_t tid, int64_t time, std::string_view syncKind) {
     const auto index = m_threadIndex.find(tid);
     if (index == m_threadIndex.end())
-        return 0;
+        return frameNamed(outsideAnyOp(syncKind));
     Thread& thread = m_threads[index->second];
     // Open what starts by `time`, close what ended: what stays open encloses it.
     while (thread.next < thread.kept.size() && thread.kept[thread.next].start <= time) {
@@ -112,8 +112,15 @@ int64_t KinetoOpChains::frameAt(int64_t tid, int64_t time) {
             ops.push_back(m_names[interval->name]);
     }
     if (ops.empty() && annotation.empty())
-        return 0;
-    const std::string name = chainName(ops, annotation);
+        return frameNamed(outsideAnyOp(syncKind));
+    return frameNamed(chainName(ops, annotation));
+}
+
+std::string KinetoOpChains::outsideAnyOp(std::string_view syncKind) {
+    return std::string(syncKind) + " outside any op";
+}
+
+int64_t KinetoOpChains::frameNamed(const std::string& name) {
     auto [frame, added] = m_frames.try_emplace(name, 0);
     if (added) {
         format::FrameRow row;

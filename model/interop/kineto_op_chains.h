@@ -42,9 +42,12 @@ public:
     // starts (sorted). False when the spool's temporary file failed.
     bool keepEnclosing(const std::unordered_map<int64_t, std::vector<int64_t>>& syncStartsByTid);
 
-    // The frame naming what encloses `time` on thread `tid` (0: nothing does). Times must not
-    // decrease from call to call for one thread (a sweep, like the Python stacks').
-    int64_t frameAt(int64_t tid, int64_t time);
+    // The frame naming what encloses `time` on thread `tid`; where nothing does (a
+    // torch.cuda.synchronize() between ops), "<syncKind> outside any op", e.g. "device
+    // synchronize outside any op". Times must not decrease from call to call for one thread (a
+    // sweep, like the Python stacks').
+    int64_t frameAt(int64_t tid, int64_t time, std::string_view syncKind);
+    static std::string outsideAnyOp(std::string_view syncKind);
 
     // The chain's name for the enclosing names, outermost first (exposed for tests).
     static std::string chainName(const std::vector<std::string_view>& ops,
@@ -54,6 +57,8 @@ public:
     void clearFile();
 
 private:
+    int64_t frameNamed(const std::string& name); // interned once per file set
+
     struct Interval {
         int64_t start;
         int64_t end;
