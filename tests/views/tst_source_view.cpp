@@ -70,6 +70,46 @@ private slots:
         QVERIFY(!view.editor()->gutterLineRect(fixture::kTrainLine).isEmpty());
     }
 
+    // A torch.profiler trace names a function by its def line: the whole function is
+    // highlighted (def line to the last line of its body) and the header says the exact line
+    // needs a recording. The embedded train_step: def at 40, body lines 46 and 48, the next
+    // def at 58.
+    void defLineHighlightsTheWholeFunction() {
+        SourceView view;
+        view.resolver().setDatabase(m_database);
+        QVERIFY(view.showLocation(QString::fromLatin1(fixture::kTrainPath), 40, true));
+        QCOMPARE(view.editor()->selectedLine(), 40);
+        QCOMPARE(view.editor()->selectedLastLine(), fixture::kTrainLine);
+        QCOMPARE(view.editor()->extraSelections().size(), fixture::kTrainLine - 40 + 1);
+        QVERIFY2(view.headerText().contains(QStringLiteral("def line")) &&
+                     view.headerText().contains(QStringLiteral("Stallscope recording")),
+                 qPrintable(view.headerText()));
+        // An exact line stays one line, and says nothing about def lines.
+        QVERIFY(view.showLocation(QString::fromLatin1(fixture::kTrainPath), fixture::kTrainLine));
+        QCOMPARE(view.editor()->selectedLastLine(), fixture::kTrainLine);
+        QCOMPARE(view.editor()->extraSelections().size(), 1);
+        QVERIFY(!view.headerText().contains(QStringLiteral("def line")));
+    }
+
+    // The block of a def: through a decorator and a signature over two lines, blank lines and
+    // comments inside, up to the first line indented no deeper than the def; a def on the last
+    // line is its own block.
+    void pythonBlockEnds() {
+        SourceEditor editor;
+        editor.setSourceText(QStringLiteral("@decorator\n"              // 1
+                                            "def f(a,\n"                // 2
+                                            "      b):\n"               // 3
+                                            "    x = a\n"               // 4
+                                            "\n"                        // 5
+                                            "# a comment at column 0\n" // 6
+                                            "    return x\n"            // 7
+                                            "y = f(1, 2)\n"             // 8
+                                            "def g(): pass"));          // 9
+        QCOMPARE(SourceView::pythonBlockEnd(editor, 1), 7);
+        QCOMPARE(SourceView::pythonBlockEnd(editor, 2), 7);
+        QCOMPARE(SourceView::pythonBlockEnd(editor, 9), 9);
+    }
+
     void gutterMarksAndClick() {
         SourceView view;
         view.resize(800, 400);

@@ -78,10 +78,10 @@ void AnalysisPanels::createDocks() {
 void AnalysisPanels::connectPanels() {
     connect(m_cards, &InsightCardsWidget::insightActivated, this,
             [this](int, const model::Insight& insight) { onInsightActivated(insight); });
-    connect(m_cards, &InsightCardsWidget::sourceRequested, this,
-            [this](const model::SourceSite& site) {
-                openSource(QString::fromStdString(site.file), int(site.line));
-            });
+    connect(
+        m_cards, &InsightCardsWidget::sourceRequested, this, [this](const model::SourceSite& site) {
+            openSource(QString::fromStdString(site.file), int(site.line), site.lineIsDefinition);
+        });
     connect(m_stack, &StackView::sourceRequested, this, &AnalysisPanels::openSource);
     connect(m_source, &SourceView::remapRequested, this, &AnalysisPanels::showPathRemapDialog);
     connect(m_source, &SourceView::siteActivated, this, &AnalysisPanels::onSiteSelected);
@@ -237,10 +237,10 @@ void AnalysisPanels::clearHighlight() {
     m_timeline->clearHighlight();
 }
 
-bool AnalysisPanels::openSource(const QString& file, int line) {
+bool AnalysisPanels::openSource(const QString& file, int line, bool lineIsDefinition) {
     m_sourceDock->show();
     m_sourceDock->raise();
-    return m_source->showLocation(file, line);
+    return m_source->showLocation(file, line, lineIsDefinition);
 }
 
 void AnalysisPanels::showSyncStack(int lane, int index) {

@@ -76,7 +76,7 @@ public slots:
     void highlightEvents(const stallscope::model::EventSpans& events, const QString& label);
     void clearHighlight();
     // Opens the source view on a recorded path and line, raising its dock.
-    bool openSource(const QString& file, int line);
+    bool openSource(const QString& file, int line, bool lineIsDefinition = false);
     // The stack view shows the stack of host lane `lane`'s sync `index`.
     void showSyncStack(int lane, int index);
     // Highlights kernels, API calls and sync sites whose name contains text; returns the count.

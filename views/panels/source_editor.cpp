@@ -55,9 +55,10 @@ QString SourceEditor::lineText(int line) const {
     return block.isValid() ? block.text() : QString();
 }
 
-void SourceEditor::setSelectedLine(int line) {
-    const QTextBlock block = document()->findBlockByNumber(line - 1);
-    m_selectedLine = block.isValid() ? line : 0;
+void SourceEditor::setSelectedLines(int first, int last) {
+    const QTextBlock block = document()->findBlockByNumber(first - 1);
+    m_selectedLine = block.isValid() ? first : 0;
+    m_selectedLast = block.isValid() ? std::clamp(last, first, document()->blockCount()) : 0;
     updateSelections();
     if (!block.isValid())
         return;
@@ -70,13 +71,13 @@ void SourceEditor::updateSelections() {
     if (!m_gutter)
         return;
     QList<QTextEdit::ExtraSelection> selections;
-    if (m_selectedLine > 0) {
+    for (int line = m_selectedLine; line > 0 && line <= m_selectedLast; ++line) {
         QTextEdit::ExtraSelection selection;
         QColor colour = palette().color(QPalette::Highlight);
         colour.setAlpha(isDark(palette()) ? 90 : 60);
         selection.format.setBackground(colour);
         selection.format.setProperty(QTextFormat::FullWidthSelection, true);
-        selection.cursor = QTextCursor(document()->findBlockByNumber(m_selectedLine - 1));
+        selection.cursor = QTextCursor(document()->findBlockByNumber(line - 1));
         selection.cursor.clearSelection();
         selections << selection;
     }

@@ -27,8 +27,11 @@ public:
     void setLineMarks(std::map<int, SourceLineMark> marks);
     const std::map<int, SourceLineMark>& lineMarks() const { return m_marks; }
     // 1-based; 0 clears. Scrolls the line to the middle of the view.
-    void setSelectedLine(int line);
+    void setSelectedLine(int line) { setSelectedLines(line, line); }
+    // Lines first..last highlighted (a whole function), first scrolled to the middle.
+    void setSelectedLines(int first, int last);
     int selectedLine() const { return m_selectedLine; }
+    int selectedLastLine() const { return m_selectedLast; }
     QString lineText(int line) const;
 
     SourceGutter* gutter() const { return m_gutter; }
@@ -58,6 +61,7 @@ private:
     SourceGutter* m_gutter = nullptr;
     std::map<int, SourceLineMark> m_marks;
     int m_selectedLine = 0;
+    int m_selectedLast = 0;
 };
 
 } // namespace stallscope::views

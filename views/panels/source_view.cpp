@@ -76,10 +76,38 @@ void SourceView::updateMarks() {
     m_editor->setLineMarks(std::move(marks));
 }
 
-bool SourceView::showLocation(const QString& recordedPath, int line) {
+bool SourceView::showLocation(const QString& recordedPath, int line, bool lineIsDefinition) {
     m_file = recordedPath;
     m_line = line;
+    m_lineIsDefinition = lineIsDefinition && line > 0;
     return reload();
+}
+
+int SourceView::pythonBlockEnd(const SourceEditor& editor, int defLine) {
+    auto indent = [](const QString& text) {
+        int n = 0;
+        while (n < text.size() && (text[n] == QLatin1Char(' ') || text[n] == QLatin1Char('\t')))
+            ++n;
+        return n;
+    };
+    const QString def = editor.lineText(defLine);
+    const int defIndent = indent(def);
+    int last = defLine;
+    const int lines = editor.document()->blockCount();
+    // Decorators and a signature over several lines end at the first line ending with ':'.
+    int line = defLine;
+    while (line < lines && !editor.lineText(line).trimmed().endsWith(QLatin1Char(':')))
+        ++line;
+    last = line;
+    for (++line; line <= lines; ++line) {
+        const QString text = editor.lineText(line);
+        if (text.trimmed().isEmpty() || text.trimmed().startsWith(QLatin1Char('#')))
+            continue;
+        if (indent(text) <= defIndent)
+            break;
+        last = line;
+    }
+    return last;
 }
 
 bool SourceView::reload() {
@@ -117,17 +145,23 @@ bool SourceView::reload() {
         origin += tr(", truncated");
     QString header = tr("<b>%1</b> &nbsp;<span style='color:gray'>(%2)</span>")
                          .arg(QFileInfo(m_file).fileName().toHtmlEscaped(), origin);
-    if (m_line > 0)
+    if (m_line > 0 && m_lineIsDefinition)
+        header += tr(" &nbsp;line %1 is the function's def line: the trace names functions, "
+                     "not lines; a Stallscope recording has the exact line")
+                      .arg(m_line);
+    else if (m_line > 0)
         header += tr(" &nbsp;line %1").arg(m_line);
     m_header->setText(header);
     m_header->setToolTip(m_file);
-    m_editor->setSelectedLine(m_line);
+    m_editor->setSelectedLines(m_line,
+                               m_lineIsDefinition ? pythonBlockEnd(*m_editor, m_line) : m_line);
     return true;
 }
 
 void SourceView::clear() {
     m_file.clear();
     m_line = 0;
+    m_lineIsDefinition = false;
     m_sites.clear();
     m_editor->setLineMarks({});
     m_editor->setSourceText({});

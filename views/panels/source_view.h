@@ -31,7 +31,12 @@ public:
     void setSites(std::vector<model::SyncSiteStats> sites);
     // Opens `recordedPath` (as named in the session) at a 1-based line (0: top). Returns
     // whether the text was found; when not, the banner explains and offers remapping.
-    bool showLocation(const QString& recordedPath, int line);
+    // `lineIsDefinition`: the line is a function's def line (torch.profiler traces name
+    // functions, not lines): the whole function is highlighted and the header says so.
+    bool showLocation(const QString& recordedPath, int line, bool lineIsDefinition = false);
+    // The last line of the Python block that starts at `defLine` (its indented body), or
+    // `defLine` itself when the text has no body below it.
+    static int pythonBlockEnd(const SourceEditor& editor, int defLine);
     // Looks the current file up again (after the remapping rules changed).
     bool reload();
     void clear();
@@ -59,6 +64,7 @@ private:
     std::vector<model::SyncSiteStats> m_sites;
     QString m_file;
     int m_line = 0;
+    bool m_lineIsDefinition = false;
     QLabel* m_header = nullptr;
     QFrame* m_banner = nullptr;
     QLabel* m_bannerLabel = nullptr;

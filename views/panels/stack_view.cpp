@@ -3,6 +3,8 @@
 #include "views/panels/panel_widgets.h"
 #include "views/panels/stack_model.h"
 
+#include "model/session/python_frame_name.h"
+
 #include <QHeaderView>
 #include <QLabel>
 #include <QTableView>
@@ -37,7 +39,8 @@ StackView::StackView(QWidget* parent) : QWidget(parent) {
         if (!m_model->hasSource(index.row()))
             return;
         const model::FrameInfo* frame = m_model->frame(index.row());
-        emit sourceRequested(QString::fromStdString(frame->file), int(frame->line));
+        emit sourceRequested(QString::fromStdString(frame->file), int(frame->line),
+                             model::isDefLineFrame(*frame));
     });
     layout->addWidget(m_table, 1);
     clear();

@@ -30,7 +30,7 @@ public:
     QString caption() const;
 
 signals:
-    void sourceRequested(const QString& file, int line);
+    void sourceRequested(const QString& file, int line, bool lineIsDefinition);
 
 private:
     QLabel* m_caption = nullptr;
