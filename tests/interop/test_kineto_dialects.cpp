@@ -55,6 +55,14 @@ QByteArray legacyStep(const QStringList& categories) {
         .toUtf8();
 }
 
+// The value --info shows for `label` ("Imported", "GPUs"); empty when it has no such row.
+std::string summaryValue(const Session& session, const std::string& label) {
+    for (const auto& [row, value] : SessionSummary::of(session).rows)
+        if (row == label)
+            return value;
+    return {};
+}
+
 } // namespace
 
 class TestKinetoDialects : public QObject {
@@ -87,10 +95,7 @@ private slots:
         QCOMPARE(s.streamLanes.size(), size_t(1));
         QCOMPARE(s.streamLanes[0].kernels.correlationId[0], uint32_t(101));
         // --info says what was read and what was not used.
-        std::string importLine;
-        for (const auto& [label, value] : SessionSummary::of(s).rows)
-            if (label == "Imported")
-                importLine = value;
+        const std::string importLine = summaryValue(s, "Imported");
         const std::string expected =
             "8 trace events read; not used: " + categories[0].toStdString() + "=1";
         QCOMPARE(importLine, expected);
@@ -166,11 +171,7 @@ private slots:
                      std::string::npos,
                  s.warning.c_str());
         // No deviceProperties: the device is "GPU 0", not a made-up model or "sm_00".
-        std::string gpus;
-        for (const auto& [label, value] : SessionSummary::of(s).rows)
-            if (label == "GPUs")
-                gpus = value;
-        QCOMPARE(gpus, std::string("GPU 0 (model not recorded)"));
+        QCOMPARE(summaryValue(s, "GPUs"), std::string("GPU 0 (model not recorded)"));
         QVERIFY(s.devices.at(0).name.empty());
         QVERIFY2(s.metaValue("import_ignored_categories").find("kernel (ph i)=1") !=
                      std::string::npos,
