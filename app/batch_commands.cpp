@@ -7,12 +7,18 @@
 #include "model/analysis/insight_engine.h"
 #include "model/analysis/insight_json.h"
 #include "model/analysis/insight_text.h"
+#include "model/compare/ci_reports.h"
+#include "model/compare/compare_output.h"
+#include "model/compare/session_compare.h"
 #include "model/interop/chrome_trace_export.h"
 #include "model/interop/import_cache.h"
 #include "model/interop/kineto_importer.h"
 #include "model/session/session_database.h"
 #include "model/session/session_summary.h"
 #include "views/report/report_writer.h"
+
+#include <QDir>
+#include <QStringList>
 
 #include <cstdio>
 #include <string>
@@ -64,6 +70,68 @@ bool outputAllowed(const QString& output, const format::OutputPolicy& policy) {
     return problem.empty();
 }
 
+// The SARIF and JUnit files CI asked for; false (after saying why) when one cannot be written.
+bool writeCiReports(const CiOutputs& ci, const QStringList& inputs, const QByteArray& sarif,
+                    const QByteArray& junit) {
+    format::OutputPolicy policy;
+    policy.replaceExisting = ci.replace;
+    policy.replaceHint = "add --force to replace it";
+    for (const QString& input : inputs)
+        for (const std::string& file : filesReadToOpen(input))
+            policy.inputs.push_back(file);
+    for (const auto& [path, bytes] : {std::pair{ci.sarif, sarif}, std::pair{ci.junit, junit}}) {
+        if (path.isEmpty())
+            continue;
+        std::string error;
+        if (!format::writeOutputFile(path.toStdString(),
+                                     std::string_view(bytes.constData(), size_t(bytes.size())),
+                                     policy, &error)) {
+            printError(QString::fromStdString(error));
+            return false;
+        }
+        printError(QStringLiteral("wrote %1").arg(path)); // stderr: stdout may be JSON
+    }
+    return true;
+}
+
+// An input's session and its analysis, for --insights and --compare.
+struct Analyzed {
+    model::LoadResult loaded;
+    model::SessionDatabase database;
+    model::InsightReport report;
+};
+
+// Loads and analyzes `file` over the active window (or `windowSpec`); false after saying why,
+// with *exitCode 1 (bad input) or 2 (bad window).
+bool analyze(const QString& file, const std::optional<std::string>& windowSpec, Analyzed* run,
+             int* exitCode) {
+    *exitCode = 1;
+    run->loaded = loadOrReport(file);
+    if (!run->loaded.ok())
+        return false;
+    model::AnalysisOptions options;
+    if (windowSpec) {
+        std::string error;
+        options.window = model::parseWindow(*windowSpec, *run->loaded.session, &error);
+        if (!options.window) {
+            printError(QStringLiteral("--window: ") + QString::fromStdString(error));
+            *exitCode = 2;
+            return false;
+        }
+    }
+    std::string error;
+    if (!run->database.open(run->loaded.session->path, &error)) {
+        printError(QStringLiteral("%1: %2").arg(file, QString::fromStdString(error)));
+        return false;
+    }
+    run->report = model::InsightEngine::analyze(*run->loaded.session, run->database, options);
+    return true;
+}
+
+std::string currentDirectory() {
+    return QDir::currentPath().toStdString();
+}
+
 } // namespace
 
 void printError(const QString& message) {
@@ -93,32 +161,61 @@ int runInfo(const QString& file) {
     return 0;
 }
 
-int runInsights(const QString& file, bool json, const std::optional<std::string>& windowSpec) {
-    const model::LoadResult result = loadOrReport(file);
-    if (!result.ok())
-        return 1;
-    model::AnalysisOptions options;
-    if (windowSpec) {
-        std::string error;
-        options.window = model::parseWindow(*windowSpec, *result.session, &error);
-        if (!options.window) {
-            printError(QStringLiteral("--window: ") + QString::fromStdString(error));
-            return 2;
-        }
-    }
-    model::SessionDatabase database;
-    std::string error;
-    if (!database.open(result.session->path, &error)) {
-        printError(QStringLiteral("%1: %2").arg(file, QString::fromStdString(error)));
-        return 1;
-    }
-    const model::InsightReport report =
-        model::InsightEngine::analyze(*result.session, database, options);
+int runInsights(const QString& file, bool json, const std::optional<std::string>& windowSpec,
+                const CiOutputs& ci) {
+    Analyzed run;
+    int exitCode = 0;
+    if (!analyze(file, windowSpec, &run, &exitCode))
+        return exitCode;
+    const model::InsightReport& report = run.report;
     if (json) { // JSON escapes control characters itself
         const QByteArray text = model::insightReportToJson(report);
         std::fwrite(text.constData(), 1, static_cast<size_t>(text.size()), stdout);
     } else {
         printText(model::insightReportToText(report));
+    }
+    const model::Severity failAt = ci.failAt.value_or(model::Severity::High);
+    if (!writeCiReports(
+            ci, {file},
+            ci.sarif.isEmpty() ? QByteArray() : model::insightsToSarif(report, currentDirectory()),
+            ci.junit.isEmpty() ? QByteArray()
+                               : model::insightsToJUnit(report, file.toStdString(), failAt)))
+        return 1;
+    if (ci.failAt && model::insightsFail(report, *ci.failAt)) {
+        printError(QStringLiteral("%1: findings of severity %2 or above: failing (exit 3)")
+                       .arg(file, QString::fromUtf8(model::severityName(*ci.failAt).data())));
+        return 3;
+    }
+    return 0;
+}
+
+int runCompare(const QString& before, const QString& after, bool json, const CiOutputs& ci) {
+    Analyzed beforeRun, afterRun;
+    int exitCode = 0;
+    if (!analyze(before, std::nullopt, &beforeRun, &exitCode) ||
+        !analyze(after, std::nullopt, &afterRun, &exitCode))
+        return exitCode;
+    const model::SessionComparison comparison = model::compareSessions(
+        {beforeRun.loaded.session.get(), &beforeRun.database, &beforeRun.report},
+        {afterRun.loaded.session.get(), &afterRun.database, &afterRun.report});
+    if (json) {
+        const QByteArray text = model::comparisonToJson(comparison);
+        std::fwrite(text.constData(), 1, static_cast<size_t>(text.size()), stdout);
+    } else {
+        printText(model::comparisonToText(comparison));
+    }
+    const model::Severity failAt = ci.failAt.value_or(model::Severity::High);
+    if (!writeCiReports(
+            ci, {before, after},
+            ci.sarif.isEmpty() ? QByteArray()
+                               : model::comparisonToSarif(comparison, currentDirectory()),
+            ci.junit.isEmpty() ? QByteArray() : model::comparisonToJUnit(comparison, failAt)))
+        return 1;
+    if (ci.failAt && model::comparisonFails(comparison, *ci.failAt)) {
+        printError(QStringLiteral("new or worse sync sites of severity %1 or above: failing "
+                                  "(exit 3)")
+                       .arg(QString::fromUtf8(model::severityName(*ci.failAt).data())));
+        return 3;
     }
     return 0;
 }

@@ -6,6 +6,8 @@
 // file reaches the terminal through format::terminalSafe.
 #pragma once
 
+#include "model/analysis/insight.h"
+
 #include <QString>
 
 #include <optional>
@@ -15,9 +17,22 @@ namespace stallscope::app {
 
 // --info FILE: the session summary.
 int runInfo(const QString& file);
+// What --insights and --compare hand to CI (docs/compare.md): the gate (exit 3 when a finding,
+// or a new or worse site, of `failAt` or above exists) and the SARIF and JUnit XML reports.
+struct CiOutputs {
+    std::optional<model::Severity> failAt;
+    QString sarif; // empty: none
+    QString junit;
+    bool replace = false; // --force: replace existing report files
+};
+
 // --insights [--json] [--window SPEC] FILE: the insight report as text or JSON, over the window
 // SPEC (model::parseWindow; the active window without one). A bad SPEC is bad usage.
-int runInsights(const QString& file, bool json, const std::optional<std::string>& windowSpec);
+int runInsights(const QString& file, bool json, const std::optional<std::string>& windowSpec,
+                const CiOutputs& ci = {});
+// --compare BEFORE AFTER [--json]: the two runs per site, kernel and total
+// (model/compare/session_compare.h), with the gate on new and worse sites.
+int runCompare(const QString& before, const QString& after, bool json, const CiOutputs& ci = {});
 // The commands that write OUT replace an existing OUT only with `replace` (--force).
 // --convert TRACE -o OUT: a torch.profiler trace (or folder of rank traces) to a session file.
 int runConvert(const QString& input, const QString& output, bool replace);

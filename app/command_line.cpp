@@ -5,6 +5,7 @@
 #include "app/main_window.h"
 #include "format/path_remap.h"
 #include "model/analysis/analysis_window.h"
+#include "model/compare/ci_reports.h"
 #include "views/panels/analysis_panels.h"
 #include "views/panels/source_view.h"
 
@@ -32,7 +33,8 @@ struct Options {
         QStringLiteral("insights"),
         QStringLiteral("Print the insights of FILE (what to fix, where, what it costs) and exit.")};
     QCommandLineOption json{QStringLiteral("json"),
-                            QStringLiteral("With --insights: print JSON (docs/insights.md).")};
+                            QStringLiteral("With --insights or --compare: print JSON "
+                                           "(docs/insights.md, docs/compare.md).")};
     QCommandLineOption window{
         QStringLiteral("window"),
         QStringLiteral("With --insights: the stretch that shares and severity are over: %1.")
@@ -70,6 +72,30 @@ struct Options {
     QCommandLineOption colorScheme{QStringLiteral("color-scheme"),
                                    QStringLiteral("light or dark instead of the desktop's scheme."),
                                    QStringLiteral("SCHEME")};
+    QCommandLineOption compare{
+        QStringLiteral("compare"),
+        QStringLiteral("Compare two runs, BEFORE and AFTER (sessions or traces), per sync site, "
+                       "kernel and total, and exit (docs/compare.md).")};
+    QCommandLineOption failOn{
+        QStringLiteral("fail-on"),
+        QStringLiteral("With --insights: exit 3 when a finding of LEVEL (high, medium, low) or "
+                       "above exists."),
+        QStringLiteral("LEVEL")};
+    QCommandLineOption failOnNew{
+        QStringLiteral("fail-on-new"),
+        QStringLiteral("With --compare: exit 3 when a new or worse sync site of LEVEL (high, "
+                       "medium, low) or above appears."),
+        QStringLiteral("LEVEL")};
+    QCommandLineOption sarif{
+        QStringLiteral("sarif"),
+        QStringLiteral("With --insights or --compare: write the findings (the new and worse "
+                       "sites) as SARIF 2.1.0 to OUT."),
+        QStringLiteral("OUT")};
+    QCommandLineOption junit{
+        QStringLiteral("junit"),
+        QStringLiteral("With --insights or --compare: write JUnit XML to OUT, one test case per "
+                       "finding (per site); those the gate fails on fail."),
+        QStringLiteral("OUT")};
     QCommandLineOption remap{
         QStringLiteral("remap"),
         QStringLiteral("Read sources recorded under OLD from NEW (repeatable; this run only)."),
@@ -84,12 +110,13 @@ void configure(QCommandLineParser& parser, const Options& options) {
     for (const QCommandLineOption* option :
          {&options.info, &options.insights, &options.json, &options.window, &options.convert,
           &options.output, &options.exportChrome, &options.report, &options.force,
-          &options.clearCache, &options.colorScheme, &options.remap})
+          &options.clearCache, &options.compare, &options.failOn, &options.failOnNew,
+          &options.sarif, &options.junit, &options.colorScheme, &options.remap})
         parser.addOption(*option);
     parser.addPositionalArgument(
         QStringLiteral("FILE"),
         QStringLiteral("A session file (*.stallscope), or a torch.profiler trace (.json, .json.gz, "
-                       "a folder of rank traces)."),
+                       "a folder of rank traces); --compare takes two, BEFORE and AFTER."),
         QStringLiteral("[FILE]"));
 }
 
@@ -106,7 +133,7 @@ bool hasAnyFlag(int argc, char** argv, std::initializer_list<const char*> flags)
     return false;
 }
 
-// The headless modes; each wants exactly one FILE except --convert.
+// The headless modes; each wants exactly one FILE except --convert (none) and --compare (two).
 int runBatch(const QCommandLineParser& parser, const Options& options) {
     const QStringList files = parser.positionalArguments();
     if (parser.isSet(options.window) && !parser.isSet(options.insights)) {
@@ -114,10 +141,48 @@ int runBatch(const QCommandLineParser& parser, const Options& options) {
         return 2;
     }
     const bool force = parser.isSet(options.force);
+    const bool writesCiReports = parser.isSet(options.sarif) || parser.isSet(options.junit);
     if (force && !parser.isSet(options.convert) && !parser.isSet(options.exportChrome) &&
-        !parser.isSet(options.report)) {
-        printError(QStringLiteral("--force goes with --convert, --export-chrome or --report"));
+        !parser.isSet(options.report) && !writesCiReports) {
+        printError(QStringLiteral(
+            "--force goes with --convert, --export-chrome, --report, --sarif or --junit"));
         return 2;
+    }
+    const bool compare = parser.isSet(options.compare);
+    if (const QCommandLineOption* misplaced =
+            parser.isSet(options.failOn) && !parser.isSet(options.insights) ? &options.failOn
+            : parser.isSet(options.failOnNew) && !compare                   ? &options.failOnNew
+            : writesCiReports && !compare && !parser.isSet(options.insights)
+                ? (parser.isSet(options.sarif) ? &options.sarif : &options.junit)
+                : nullptr) {
+        printError(QStringLiteral("--%1 goes with %2 (see --help)")
+                       .arg(misplaced->names().front(),
+                            misplaced == &options.failOn      ? QStringLiteral("--insights")
+                            : misplaced == &options.failOnNew ? QStringLiteral("--compare")
+                                                              : QStringLiteral("--insights or "
+                                                                               "--compare")));
+        return 2;
+    }
+    CiOutputs ci;
+    ci.replace = force;
+    ci.sarif = parser.value(options.sarif);
+    ci.junit = parser.value(options.junit);
+    for (const QCommandLineOption* gate : {&options.failOn, &options.failOnNew}) {
+        if (!parser.isSet(*gate))
+            continue;
+        ci.failAt = model::parseSeverity(parser.value(*gate).toStdString());
+        if (!ci.failAt) {
+            printError(QStringLiteral("--%1 wants high, medium or low, got %2")
+                           .arg(gate->names().front(), parser.value(*gate)));
+            return 2;
+        }
+    }
+    if (compare) {
+        if (files.size() != 2) {
+            printError(QStringLiteral("--compare needs two files, BEFORE and AFTER (see --help)"));
+            return 2;
+        }
+        return runCompare(files[0], files[1], parser.isSet(options.json), ci);
     }
     if (parser.isSet(options.clearCache)) {
         if (!files.isEmpty()) {
@@ -145,7 +210,8 @@ int runBatch(const QCommandLineParser& parser, const Options& options) {
         return runInsights(files.front(), parser.isSet(options.json),
                            parser.isSet(options.window)
                                ? std::optional(parser.value(options.window).toStdString())
-                               : std::nullopt);
+                               : std::nullopt,
+                           ci);
     if (parser.isSet(options.exportChrome))
         return runExportChrome(parser.value(options.exportChrome), files.front(), force);
     if (parser.isSet(options.report))
@@ -226,8 +292,8 @@ int runCommandLine(int argc, char** argv) {
         return runBatch(parser, options);
     }
     if (hasAnyFlag(argc, argv,
-                   {"--info", "--insights", "--convert", "--export-chrome", "--clear-cache", "-v",
-                    "--version", "-h", "--help", "--help-all", "-?"})) {
+                   {"--info", "--insights", "--compare", "--convert", "--export-chrome",
+                    "--clear-cache", "-v", "--version", "-h", "--help", "--help-all", "-?"})) {
         QCoreApplication app(argc, argv);
         describe(app);
         parser.process(app); // handles --help and --version (and exits)

@@ -303,4 +303,13 @@ std::optional<AnalysisWindow> parseWindow(std::string_view spec, const Session& 
     return std::nullopt;
 }
 
+int64_t stepsInWindow(const Session& session, int64_t startNs, int64_t endNs) {
+    int64_t count = 0;
+    for (const auto& [start, end] : findSteps(session).spans) {
+        const int64_t middle = start + (end - start) / 2;
+        count += middle >= startNs && middle <= endNs ? 1 : 0;
+    }
+    return count;
+}
+
 } // namespace stallscope::model

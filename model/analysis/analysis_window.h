@@ -38,6 +38,10 @@ AnalysisWindow sessionWindow(const Session& session);
 // the session has no GPU work.
 AnalysisWindow activeWindow(const Session& session);
 
+// How many steps (as parseWindow's steps:A-B finds them) have their middle in [startNs, endNs];
+// 0 when the session has none.
+int64_t stepsInWindow(const Session& session, int64_t startNs, int64_t endNs);
+
 // The forms parseWindow reads, for usage texts.
 inline constexpr std::string_view kWindowSpecForms =
     "active (the default: first kernel to last GPU work), all (the whole session), steps:A-B "

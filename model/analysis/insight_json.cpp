@@ -18,21 +18,8 @@ QJsonValue integer(int64_t value) {
     return QJsonValue(static_cast<qint64>(value));
 }
 
-QJsonObject siteObject(const SourceSite& site) {
-    QJsonObject object{{"file", text(site.file)},
-                       {"line", integer(site.line)},
-                       {"line_is_definition", site.lineIsDefinition},
-                       {"function", text(site.function)},
-                       {"language", text(languageName(site.language))}};
-    if (!site.library.empty())
-        object.insert("library", QJsonObject{{"file", text(site.library.file)},
-                                             {"line", integer(site.library.line)},
-                                             {"function", text(site.library.function)}});
-    return object;
-}
-
 QJsonObject siteStatsObject(const SyncSiteStats& stats) {
-    return {{"site", siteObject(stats.site)},
+    return {{"site", sourceSiteToJson(stats.site)},
             {"count", integer(stats.count)},
             {"calls", integer(stats.calls)},
             {"savings_ns", integer(stats.savingsNs)},
@@ -90,7 +77,7 @@ QJsonObject insightObject(const Insight& insight) {
             {"severity", text(severityName(insight.severity))},
             {"title", text(insight.title)},
             {"evidence", text(insight.evidence)},
-            {"site", siteObject(insight.site)},
+            {"site", sourceSiteToJson(insight.site)},
             {"count", integer(insight.count)},
             {"blocked_ns", integer(insight.blockedNs)},
             {"bubble_ns", integer(insight.bubbleNs)},
@@ -107,6 +94,19 @@ QJsonObject insightObject(const Insight& insight) {
 }
 
 } // namespace
+
+QJsonObject sourceSiteToJson(const SourceSite& site) {
+    QJsonObject object{{"file", text(site.file)},
+                       {"line", integer(site.line)},
+                       {"line_is_definition", site.lineIsDefinition},
+                       {"function", text(site.function)},
+                       {"language", text(languageName(site.language))}};
+    if (!site.library.empty())
+        object.insert("library", QJsonObject{{"file", text(site.library.file)},
+                                             {"line", integer(site.library.line)},
+                                             {"function", text(site.library.function)}});
+    return object;
+}
 
 QJsonObject insightReportToJsonObject(const InsightReport& report) {
     QJsonArray insights;

@@ -10,6 +10,9 @@
 namespace stallscope::model {
 
 QJsonObject insightReportToJsonObject(const InsightReport& report);
+// {"file", "line", "line_is_definition", "function", "language"[, "library"]}: a site as every
+// JSON output of Stallscope writes it.
+QJsonObject sourceSiteToJson(const SourceSite& site);
 // UTF-8 JSON text ending in a newline; indented unless compact.
 QByteArray insightReportToJson(const InsightReport& report, bool compact = false);
 

@@ -273,6 +273,49 @@ private slots:
         QVERIFY(!result.out.contains(QStringLiteral("--screenshot")));
     }
 
+    // The CI gate: --insights --fail-on exits 3 at or below the top finding's severity (the
+    // sample's is MEDIUM) and 0 above it; --compare of a run with itself exits 0 whatever
+    // --fail-on-new says, and writes SARIF and JUnit beside; against a run with sync sites the
+    // small session does not have, they are new and it exits 3.
+    void gateExitCodes() {
+        const QString sample = sourcePath("resources/sample.stallscope");
+        Run result = run({QStringLiteral("--insights"), QStringLiteral("--fail-on"),
+                          QStringLiteral("medium"), sample});
+        QCOMPARE(result.exitCode, 3);
+        QVERIFY2(result.err.contains(QStringLiteral("findings of severity MEDIUM or above")),
+                 qPrintable(result.err));
+        result = run({QStringLiteral("--insights"), QStringLiteral("--fail-on"),
+                      QStringLiteral("high"), sample});
+        QCOMPARE(result.exitCode, 0);
+
+        const QString sarif = m_dir.filePath(QStringLiteral("same.sarif"));
+        const QString junit = m_dir.filePath(QStringLiteral("same.xml"));
+        result = run({QStringLiteral("--compare"), sample, sample, QStringLiteral("--fail-on-new"),
+                      QStringLiteral("low"), QStringLiteral("--sarif"), sarif,
+                      QStringLiteral("--junit"), junit});
+        QCOMPARE(result.exitCode, 0);
+        QVERIFY2(result.out.contains(QStringLiteral("SAME")), qPrintable(result.out));
+        QVERIFY(!result.out.contains(QStringLiteral("FIXED")));
+        QVERIFY(QFile::exists(sarif) && QFile::exists(junit));
+        // An existing report is not replaced without --force.
+        result =
+            run({QStringLiteral("--compare"), sample, sample, QStringLiteral("--sarif"), sarif});
+        QCOMPARE(result.exitCode, 1);
+        QVERIFY2(result.err.contains(QStringLiteral("--force")), qPrintable(result.err));
+
+        const QString base = m_dir.filePath(QStringLiteral("base.stallscope"));
+        stallscope::testing::writeSmallSession(base.toStdString());
+        result = run({QStringLiteral("--compare"), QStringLiteral("--json"), base, sample});
+        QCOMPARE(result.exitCode, 0);
+        const QJsonObject json = QJsonDocument::fromJson(result.out.toUtf8()).object();
+        QCOMPARE(json[QStringLiteral("format")].toString(), QStringLiteral("stallscope-compare"));
+        QVERIFY(!json[QStringLiteral("sites")].toArray().isEmpty());
+        result = run({QStringLiteral("--compare"), base, sample, QStringLiteral("--fail-on-new"),
+                      QStringLiteral("low")});
+        QCOMPARE(result.exitCode, 3);
+        QVERIFY2(result.out.contains(QStringLiteral("NEW")), qPrintable(result.out));
+    }
+
     // Bad usage exits 2 with one line saying what was wanted, before any window opens.
     void badUsage_data() {
         QTest::addColumn<QStringList>("arguments");
@@ -307,6 +350,25 @@ private slots:
                            QStringLiteral("--window"), QStringLiteral("50us:10us"), small}
             << QStringLiteral("--window: the end (10 µs) must come after the start (50 µs) in "
                               "\"50us:10us\"");
+        QTest::newRow("compare with one file")
+            << QStringList{QStringLiteral("--compare"), small}
+            << QStringLiteral("--compare needs two files, BEFORE and AFTER");
+        QTest::newRow("fail-on without insights")
+            << QStringList{QStringLiteral("--info"), QStringLiteral("--fail-on"),
+                           QStringLiteral("high"), small}
+            << QStringLiteral("--fail-on goes with --insights");
+        QTest::newRow("fail-on-new without compare")
+            << QStringList{QStringLiteral("--insights"), QStringLiteral("--fail-on-new"),
+                           QStringLiteral("high"), small}
+            << QStringLiteral("--fail-on-new goes with --compare");
+        QTest::newRow("fail-on level")
+            << QStringList{QStringLiteral("--insights"), QStringLiteral("--fail-on"),
+                           QStringLiteral("urgent"), small}
+            << QStringLiteral("--fail-on wants high, medium or low, got urgent");
+        QTest::newRow("sarif without a mode")
+            << QStringList{QStringLiteral("--info"), QStringLiteral("--sarif"),
+                           m_dir.filePath(QStringLiteral("x.sarif")), small}
+            << QStringLiteral("--sarif goes with --insights or --compare");
         QTest::newRow("window without insights")
             << QStringList{QStringLiteral("--info"), QStringLiteral("--window"),
                            QStringLiteral("all"), small}

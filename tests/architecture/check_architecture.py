@@ -28,6 +28,7 @@ LAYERS = {
     "model/session": {"format"},
     "model/whatif": {"model/session", "format"},
     "model/analysis": {"model/whatif", "model/session", "format"},
+    "model/compare": {"model/analysis", "model/whatif", "model/session", "format"},
     "model/interop": {"model/session", "format"},
     "model/testing": {"format"},
     "views/timeline": {"model/analysis", "model/whatif", "model/session", "format"},
@@ -37,13 +38,14 @@ LAYERS = {
     "views/report": {"views/panels", "views/timeline", "model/analysis", "model/whatif",
                      "model/session", "format"},
     "app": {"views/report", "views/panels", "views/timeline", "views/dialogs", "model/interop",
-            "model/jobs", "model/analysis", "model/whatif", "model/session", "format",
-            "symbolize"},
+            "model/jobs", "model/compare", "model/analysis", "model/whatif", "model/session",
+            "format", "symbolize"},
 }
 # Folders that may include any library (never included by one).
 FREE = ("tests", "bench")
 QT_FREE = ("format", "symbolize", "recorder", "model/testing", "model/whatif")
-NO_WIDGETS = ("model/jobs", "model/session", "model/whatif", "model/analysis", "model/interop")
+NO_WIDGETS = ("model/jobs", "model/session", "model/whatif", "model/analysis", "model/compare",
+              "model/interop")
 SOURCE_SUFFIXES = (".h", ".cpp", ".cu")
 INCLUDE = re.compile(r'^\s*#\s*include\s+([<"])([^>"]+)[>"]', re.M)
 

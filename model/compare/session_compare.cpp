@@ -1,0 +1,247 @@
+#include "model/compare/session_compare.h"
+
+#include "model/analysis/analysis_window.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+
+namespace stallscope::model {
+
+namespace {
+
+// The text of `line` in `path` as embedded in the session, trimmed; empty when not embedded.
+std::string lineText(const SessionDatabase* database, const std::string& path, int64_t line) {
+    if (!database || path.empty() || line <= 0)
+        return {};
+    const std::optional<SourceFile> source = database->source(path);
+    if (!source)
+        return {};
+    size_t begin = 0;
+    for (int64_t n = 1; n < line; ++n) {
+        begin = source->text.find('\n', begin);
+        if (begin == std::string::npos)
+            return {};
+        ++begin;
+    }
+    size_t end = source->text.find('\n', begin);
+    std::string text = source->text.substr(begin, end == std::string::npos ? end : end - begin);
+    const auto first = text.find_first_not_of(" \t\r");
+    const auto last = text.find_last_not_of(" \t\r");
+    return first == std::string::npos ? std::string() : text.substr(first, last - first + 1);
+}
+
+// The line by its text where the session embeds it, else by its number.
+std::string lineKey(const SessionDatabase* database, const std::string& file, int64_t line) {
+    const std::string text = lineText(database, file, line);
+    return text.empty() ? "#" + std::to_string(line) : text;
+}
+
+// Per unit of work: steps in the window when both runs have them, else seconds of GPU work.
+struct Units {
+    std::string name;
+    double before = 0, after = 0;
+};
+
+Units unitsOf(const CompareInput& before, const CompareInput& after) {
+    auto steps = [](const CompareInput& run) {
+        const SessionStatistics& s = run.report->summary;
+        return stepsInWindow(*run.session, s.windowStartNs, s.windowEndNs);
+    };
+    const int64_t stepsBefore = steps(before), stepsAfter = steps(after);
+    if (stepsBefore > 0 && stepsAfter > 0)
+        return {"step", double(stepsBefore), double(stepsAfter)};
+    auto gpuSeconds = [](const CompareInput& run) {
+        return std::max(1e-9, double(run.report->summary.gpuBusyNs) / 1e9);
+    };
+    return {"s of GPU work", gpuSeconds(before), gpuSeconds(after)};
+}
+
+RunTotals totalsOf(const CompareInput& run, double units) {
+    const SessionStatistics& s = run.report->summary;
+    RunTotals totals;
+    totals.units = units;
+    totals.windowNs = s.windowNs;
+    totals.stepNs = double(s.windowNs) / units;
+    totals.gpuBusyNs = double(s.gpuBusyNs) / units;
+    totals.hostBlockedNs = double(s.hostBlockedNs) / units;
+    totals.hostSyncs = double(s.hostSyncCount) / units;
+    totals.path = run.session->path;
+    totals.windowLabel = s.windowLabel;
+    return totals;
+}
+
+// Every site of a run by its key, with its numbers per unit.
+std::map<std::string, std::pair<SourceSite, SiteNumbers>> sitesOf(const CompareInput& run,
+                                                                  double units) {
+    std::vector<std::optional<Severity>> severityOfSite(run.report->sites.size());
+    for (const Insight& insight : run.report->insights)
+        if (insight.siteIndex >= 0 && size_t(insight.siteIndex) < severityOfSite.size())
+            severityOfSite[size_t(insight.siteIndex)] = insight.severity;
+    std::map<std::string, std::pair<SourceSite, SiteNumbers>> sites;
+    for (size_t i = 0; i < run.report->sites.size(); ++i) {
+        const SyncSiteStats& stats = run.report->sites[i];
+        auto& [site, numbers] = sites[siteKey(stats.site, run.database)];
+        site = stats.site;
+        numbers.present = true; // two sites of one key (a line twice in a file) add up
+        numbers.calls += double(stats.calls) / units;
+        numbers.blockedNs += double(stats.blockedNs) / units;
+        numbers.bubbleNs += double(stats.bubbleNs) / units;
+        if (stats.savingsNs >= 0)
+            numbers.savingsNs = std::max(0.0, numbers.savingsNs) + double(stats.savingsNs) / units;
+        if (severityOfSite[i] && (!numbers.severity || *severityOfSite[i] > *numbers.severity))
+            numbers.severity = severityOfSite[i];
+    }
+    return sites;
+}
+
+SiteStatus statusOf(const SiteNumbers& before, const SiteNumbers& after,
+                    const CompareOptions& options) {
+    const bool wasThere = before.present && before.calls > 0;
+    const bool isThere = after.present && after.calls > 0;
+    if (wasThere && !isThere)
+        return SiteStatus::Fixed;
+    if (!wasThere)
+        return SiteStatus::New;
+    const double moved = after.blockedNs - before.blockedNs;
+    const double margin = std::max(options.noiseShare * std::max(before.blockedNs, after.blockedNs),
+                                   double(options.noiseFloorNs));
+    if (std::fabs(moved) > margin)
+        return moved > 0 ? SiteStatus::Worse : SiteStatus::Better;
+    // Cheap calls made more (or less) often: a change too, whatever each call costs.
+    const double callsMoved = after.calls - before.calls;
+    if (std::fabs(callsMoved) >
+        std::max(options.noiseShare * std::max(before.calls, after.calls), options.noiseCalls))
+        return callsMoved > 0 ? SiteStatus::Worse : SiteStatus::Better;
+    return SiteStatus::Same;
+}
+
+// Kernel count and time per name inside the run's window (started in it).
+std::unordered_map<std::string, std::pair<double, double>> kernelsOf(const CompareInput& run,
+                                                                     double units) {
+    const SessionStatistics& s = run.report->summary;
+    const Session& session = *run.session;
+    std::vector<std::pair<int64_t, int64_t>> byName(session.strings.size());
+    for (const StreamLane& lane : session.streamLanes)
+        for (size_t i = 0; i < lane.kernels.size(); ++i) {
+            const uint32_t name = lane.kernels.nameId[i];
+            if (name >= byName.size() || lane.kernels.start[i] < s.windowStartNs ||
+                lane.kernels.start[i] > s.windowEndNs)
+                continue;
+            ++byName[name].first;
+            byName[name].second += lane.kernels.duration(i);
+        }
+    std::unordered_map<std::string, std::pair<double, double>> kernels;
+    for (uint32_t name = 0; name < byName.size(); ++name)
+        if (byName[name].first > 0) {
+            auto& [count, time] = kernels[session.string(name)];
+            count += double(byName[name].first) / units;
+            time += double(byName[name].second) / units;
+        }
+    return kernels;
+}
+
+} // namespace
+
+std::string_view siteStatusName(SiteStatus status) {
+    switch (status) {
+    case SiteStatus::Same:
+        return "same";
+    case SiteStatus::Better:
+        return "better";
+    case SiteStatus::Worse:
+        return "worse";
+    case SiteStatus::Fixed:
+        return "fixed";
+    case SiteStatus::New:
+        return "new";
+    }
+    return "same";
+}
+
+std::optional<Severity> SiteComparison::severity() const {
+    return status == SiteStatus::Fixed ? before.severity : after.severity;
+}
+
+std::string siteKey(const SourceSite& site, const SessionDatabase* database) {
+    std::string key = site.file + " | " + site.function + " | " +
+                      (site.hasLocation() ? lineKey(database, site.file, site.line) : "");
+    if (!site.library.empty())
+        key += " | " + site.library.file + " | " + site.library.function + " | " +
+               lineKey(database, site.library.file, site.library.line);
+    return key;
+}
+
+SessionComparison compareSessions(const CompareInput& before, const CompareInput& after,
+                                  const CompareOptions& options) {
+    const Units units = unitsOf(before, after);
+    SessionComparison result;
+    result.unit = units.name;
+    result.before = totalsOf(before, units.before);
+    result.after = totalsOf(after, units.after);
+
+    auto beforeSites = sitesOf(before, units.before);
+    auto afterSites = sitesOf(after, units.after);
+    for (auto& [key, entry] : beforeSites) {
+        SiteComparison site;
+        site.key = key;
+        site.site = entry.first;
+        site.before = entry.second;
+        if (auto found = afterSites.find(key); found != afterSites.end()) {
+            site.site = found->second.first;
+            site.after = found->second.second;
+            afterSites.erase(found);
+        }
+        result.sites.push_back(std::move(site));
+    }
+    for (auto& [key, entry] : afterSites) {
+        SiteComparison site;
+        site.key = key;
+        site.site = entry.first;
+        site.after = entry.second;
+        result.sites.push_back(std::move(site));
+    }
+    for (SiteComparison& site : result.sites) {
+        site.status = statusOf(site.before, site.after, options);
+        if (site.status == SiteStatus::Fixed && site.before.savingsNs > 0) {
+            result.predictedSavingNs += site.before.savingsNs;
+            ++result.fixedSites;
+        }
+    }
+    result.achievedSavingNs = result.before.stepNs - result.after.stepNs;
+    auto rank = [](SiteStatus status) {
+        return status == SiteStatus::Fixed || status == SiteStatus::New ? 0 : 1;
+    };
+    std::stable_sort(result.sites.begin(), result.sites.end(),
+                     [&](const SiteComparison& a, const SiteComparison& b) {
+                         if (rank(a.status) != rank(b.status))
+                             return rank(a.status) < rank(b.status);
+                         const double movedA = std::fabs(a.after.blockedNs - a.before.blockedNs);
+                         const double movedB = std::fabs(b.after.blockedNs - b.before.blockedNs);
+                         return movedA != movedB ? movedA > movedB : a.key < b.key;
+                     });
+
+    auto beforeKernels = kernelsOf(before, units.before);
+    auto afterKernels = kernelsOf(after, units.after);
+    for (const auto& [name, numbers] : beforeKernels) {
+        KernelComparison kernel{name, numbers.first, 0, numbers.second, 0};
+        if (auto found = afterKernels.find(name); found != afterKernels.end()) {
+            kernel.afterCount = found->second.first;
+            kernel.afterNs = found->second.second;
+            afterKernels.erase(found);
+        }
+        result.kernels.push_back(std::move(kernel));
+    }
+    for (const auto& [name, numbers] : afterKernels)
+        result.kernels.push_back({name, 0, numbers.first, 0, numbers.second});
+    std::sort(result.kernels.begin(), result.kernels.end(),
+              [](const KernelComparison& a, const KernelComparison& b) {
+                  const double movedA = std::fabs(a.afterNs - a.beforeNs);
+                  const double movedB = std::fabs(b.afterNs - b.beforeNs);
+                  return movedA != movedB ? movedA > movedB : a.name < b.name;
+              });
+    return result;
+}
+
+} // namespace stallscope::model

@@ -1,0 +1,321 @@
+// Two runs compared (model/compare): generated pairs with a known change get the right status
+// per site (the loop's .item() removed: fixed, its saving predicted next to the achieved one;
+// added back: new; copies more often: worse), a run compared with itself is "same" everywhere,
+// sites match by their line's text when an edit moved the line, the gate fails on new and worse
+// sites at or above its level only, SARIF validates against the SARIF 2.1.0 schema and JUnit XML
+// reads back with a failing case per gated site.
+#include "format/session_writer.h"
+#include "model/analysis/insight_engine.h"
+#include "model/compare/ci_reports.h"
+#include "model/compare/compare_output.h"
+#include "model/compare/session_compare.h"
+#include "model/session/session_loader.h"
+#include "model/testing/synthetic_session.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QXmlStreamReader>
+
+#include <rapidjson/document.h>
+#include <rapidjson/schema.h>
+
+#include <memory>
+
+using namespace stallscope;
+using model::SiteStatus;
+
+namespace {
+
+// One run, loaded and analyzed over its active window.
+struct Run {
+    std::unique_ptr<model::Session> session;
+    model::SessionDatabase database;
+    model::InsightReport report;
+    model::CompareInput input() const { return {session.get(), &database, &report}; }
+};
+
+std::unique_ptr<Run> analyze(const std::string& path) {
+    auto run = std::make_unique<Run>();
+    model::LoadResult loaded = model::SessionLoader::load(path);
+    if (!loaded.ok())
+        qFatal("%s", loaded.error.c_str());
+    run->session = std::move(loaded.session);
+    std::string error;
+    if (!run->database.open(path, &error))
+        qFatal("%s", error.c_str());
+    run->report = model::InsightEngine::analyze(*run->session, run->database);
+    return run;
+}
+
+std::string generate(const QTemporaryDir& dir, const char* name,
+                     const model::SyntheticOptions& options) {
+    const std::string path = dir.filePath(QString::fromLatin1(name)).toStdString();
+    std::string error;
+    if (!model::writeSyntheticSession(path, options, nullptr, &error))
+        qFatal("%s", error.c_str());
+    return path;
+}
+
+model::SyntheticOptions loop() {
+    model::SyntheticOptions options;
+    options.targetEvents = 60'000;
+    return options;
+}
+
+const model::SiteComparison* siteAt(const model::SessionComparison& c, const std::string& file,
+                                    int64_t line) {
+    for (const model::SiteComparison& site : c.sites)
+        if (site.site.file == file && site.site.line == line)
+            return &site;
+    return nullptr;
+}
+
+// A run of `steps` steps of train.py whose loop reads the loss with .item() on line `syncLine`
+// (when `withSync`), with train.py embedded: line `syncLine` holds `lineText`, the lines before
+// it `padding` comments, so an edit that adds lines above moves the sync without changing it.
+std::string writeLoop(const QTemporaryDir& dir, const char* name, int syncLine,
+                      const std::string& lineText) {
+    using namespace format;
+    const std::string path = dir.filePath(QString::fromLatin1(name)).toStdString();
+    std::string error;
+    auto writer = SessionWriter::create(path, &error);
+    if (!writer)
+        qFatal("%s", error.c_str());
+    constexpr int kSteps = 20;
+    constexpr int64_t kStart = 1'000'000, kStep = 1'000'000;
+    const int64_t pid =
+        writer->addProcess({1, "host", "python train.py", kStart, kStart + kSteps * kStep, 0});
+    const int64_t thread = writer->addThread({pid, 1, "python"});
+    const int64_t gpu = writer->addDevice({pid, 0, "NVIDIA H100", "GPU-1", 9, 0, 132, 80LL << 30});
+    const int64_t stream = writer->addStream({gpu, 1, 7, false, 0});
+    std::string source;
+    for (int line = 1; line <= syncLine + 5; ++line)
+        source += (line == syncLine ? lineText : "# line " + std::to_string(line)) + "\n";
+    writer->addSource({"/src/train.py", "", int64_t(source.size()), false, source});
+    FrameRow frame;
+    frame.kind = FrameKind::Python;
+    frame.file = "/src/train.py";
+    frame.line = syncLine;
+    frame.function = "train_step";
+    const int64_t frames[] = {writer->addFrame(frame)};
+    const int64_t stack = writer->addStack(1, frames);
+    const int64_t launch = writer->internString("cudaLaunchKernel");
+    const int64_t kernelName = writer->internString("gemm");
+    const int64_t stepName = writer->internString("step");
+    int64_t correlation = 0;
+    for (int step = 0; step < kSteps; ++step) {
+        const int64_t t = kStart + step * kStep;
+        writer->addRange({thread, RangeKind::NvtxPushPop, stepName, t, t + kStep - 1, 0});
+        writer->addApiCall(
+            {thread, ApiDomain::Runtime, 211, launch, t, t + 5'000, ++correlation, 0});
+        KernelRow kernel;
+        kernel.streamId = stream;
+        kernel.nameId = kernelName;
+        kernel.startNs = t + 10'000;
+        kernel.endNs = t + 600'000;
+        kernel.correlationId = correlation;
+        writer->addKernel(kernel);
+        SyncRow sync;
+        sync.threadId = thread;
+        sync.kind = SyncKind::Stream;
+        sync.startNs = t + 20'000;
+        sync.endNs = t + 600'000;
+        sync.correlationId = ++correlation;
+        sync.streamId = stream;
+        sync.stackId = stack;
+        writer->addSync(sync);
+    }
+    if (!writer->finish("complete"))
+        qFatal("%s", writer->lastError().c_str());
+    return path;
+}
+
+} // namespace
+
+class SessionCompareTest : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+    std::unique_ptr<Run> m_base;      // the synthetic loop: loss.item() every step
+    std::unique_ptr<Run> m_pipelined; // the same loop without it
+
+private slots:
+    void initTestCase() {
+        QVERIFY(m_dir.isValid());
+        m_base = analyze(generate(m_dir, "base.stallscope", loop()));
+        model::SyntheticOptions pipelined = loop();
+        pipelined.inLoopSync = false;
+        m_pipelined = analyze(generate(m_dir, "pipelined.stallscope", pipelined));
+    }
+
+    // A run against itself: every site and kernel the same, nothing saved, no gate fails.
+    void aRunComparedWithItselfIsTheSame() {
+        const auto c = model::compareSessions(m_base->input(), m_base->input());
+        QCOMPARE(c.unit, std::string("step")); // the generator writes "step N" ranges
+        QVERIFY(c.before.units > 10);
+        QVERIFY(!c.sites.empty());
+        for (const model::SiteComparison& site : c.sites)
+            QVERIFY2(site.status == SiteStatus::Same, site.key.c_str());
+        for (const model::KernelComparison& kernel : c.kernels) {
+            QCOMPARE(kernel.afterNs, kernel.beforeNs);
+            QCOMPARE(kernel.afterCount, kernel.beforeCount);
+        }
+        QCOMPARE(c.achievedSavingNs, 0.0);
+        QCOMPARE(c.fixedSites, 0);
+        QVERIFY(!model::comparisonFails(c, model::Severity::Low));
+    }
+
+    // The loop's .item() removed: its site is fixed, its predicted saving stands next to the
+    // step time the pipelined run saved, and they agree within a factor of two.
+    void removingTheInLoopSyncFixesItsSite() {
+        const auto c = model::compareSessions(m_base->input(), m_pipelined->input());
+        const auto* item = siteAt(c, "train.py", 48);
+        QVERIFY(item);
+        QCOMPARE(item->status, SiteStatus::Fixed);
+        QVERIFY(item->before.calls > 0.99 && item->before.calls < 1.01); // one per step
+        QCOMPARE(item->after.calls, 0.0);
+        QCOMPARE(c.sites.front().status, SiteStatus::Fixed); // fixed and new come first
+        QCOMPARE(c.fixedSites, 1);
+        QVERIFY(c.predictedSavingNs > 0);
+        QVERIFY(c.achievedSavingNs > 0);
+        const double ratio = c.predictedSavingNs / c.achievedSavingNs;
+        QVERIFY2(ratio > 0.5 && ratio < 2.0, qPrintable(QString::number(ratio)));
+        const std::string text = model::comparisonToText(c);
+        QVERIFY2(text.find("FIXED") != std::string::npos, text.c_str());
+        QVERIFY2(text.find("Predicted against achieved (1 fixed site)") != std::string::npos,
+                 text.c_str());
+    }
+
+    // Added back: the site is new, with the after run's severity; the gate fails at or below
+    // that severity and passes above it (both sides of the threshold).
+    void addingItBackIsNewAndGated() {
+        const auto c = model::compareSessions(m_pipelined->input(), m_base->input());
+        const auto* item = siteAt(c, "train.py", 48);
+        QVERIFY(item);
+        QCOMPARE(item->status, SiteStatus::New);
+        QVERIFY(item->severity().has_value());
+        const model::Severity severity = *item->severity();
+        QVERIFY(model::comparisonFails(c, severity));
+        if (severity < model::Severity::High)
+            QVERIFY(!model::comparisonFails(c, model::Severity(int(severity) + 1)));
+    }
+
+    // Blocking copies every 2 steps instead of every 10: the copy's site blocks longer per
+    // step (worse); the loss read is unchanged within the noise margin.
+    void moreFrequentCopiesAreWorse() {
+        model::SyntheticOptions often = loop();
+        often.pageableEvery = 2;
+        const auto frequent = analyze(generate(m_dir, "often.stallscope", often));
+        const auto c = model::compareSessions(m_base->input(), frequent->input());
+        const auto* copy = siteAt(c, "train.py", 53);
+        QVERIFY(copy);
+        QCOMPARE(copy->status, SiteStatus::Worse);
+        QVERIFY(copy->after.calls > 4 * copy->before.calls);
+        const auto* item = siteAt(c, "train.py", 48);
+        QVERIFY(item);
+        QCOMPARE(item->status, SiteStatus::Same);
+    }
+
+    // An edit that adds two lines above the sync moves it from line 30 to 32: one site, the
+    // same. An edit of the line itself is another site: the old one fixed, the new one new.
+    void sitesMatchByTheirLineTextAcrossEdits() {
+        auto before = analyze(writeLoop(m_dir, "edit0.stallscope", 30, "loss_value = loss.item()"));
+        auto moved = analyze(writeLoop(m_dir, "edit1.stallscope", 32, "loss_value = loss.item()"));
+        auto edited = analyze(writeLoop(m_dir, "edit2.stallscope", 30, "value = float(loss)"));
+        const auto same = model::compareSessions(before->input(), moved->input());
+        QCOMPARE(same.sites.size(), size_t(1));
+        QCOMPARE(same.sites[0].status, SiteStatus::Same);
+        QCOMPARE(same.sites[0].site.line, int64_t(32)); // named as the after run has it
+        QVERIFY2(same.sites[0].key.find("loss_value = loss.item()") != std::string::npos,
+                 same.sites[0].key.c_str());
+        const auto changed = model::compareSessions(before->input(), edited->input());
+        QCOMPARE(changed.sites.size(), size_t(2));
+        QCOMPARE(changed.sites[0].status == SiteStatus::Fixed ? changed.sites[1].status
+                                                              : changed.sites[0].status,
+                 SiteStatus::New);
+        // Without the embedded source the line number is the key: a moved line is another site.
+        QVERIFY(model::siteKey(same.sites[0].site, nullptr).find("#32") != std::string::npos);
+    }
+
+    // SARIF 2.1.0: the findings of a run, and the new sites of a comparison, validate against the
+    // schema; every result with a site carries its file and line.
+    void sarifValidatesAgainstItsSchema() {
+        QFile schemaFile(
+            QStringLiteral(STALLSCOPE_SOURCE_DIR "/tests/compare/data/sarif-schema-2.1.0.json"));
+        QVERIFY(schemaFile.open(QIODevice::ReadOnly));
+        rapidjson::Document schemaDocument;
+        const QByteArray schemaText = schemaFile.readAll();
+        QVERIFY(!schemaDocument.Parse(schemaText.constData(), size_t(schemaText.size()))
+                     .HasParseError());
+        const rapidjson::SchemaDocument schema(schemaDocument);
+        { // the validator does reject what the schema forbids: a level SARIF does not know
+            rapidjson::Document invalid;
+            invalid.Parse(R"({"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}},
+                "results": [{"level": "fatal", "message": {"text": "m"}}]}]})");
+            rapidjson::SchemaValidator validator(schema);
+            QVERIFY(!invalid.Accept(validator));
+        }
+        const auto comparison = model::compareSessions(m_pipelined->input(), m_base->input());
+        for (const QByteArray& sarif : {model::insightsToSarif(m_base->report, "/nowhere"),
+                                        model::comparisonToSarif(comparison, "/nowhere")}) {
+            rapidjson::Document log;
+            QVERIFY(!log.Parse(sarif.constData(), size_t(sarif.size())).HasParseError());
+            rapidjson::SchemaValidator validator(schema);
+            QVERIFY2(log.Accept(validator), sarif.constData());
+            const QJsonArray results =
+                QJsonDocument::fromJson(sarif)["runs"][0]["results"].toArray();
+            QVERIFY(!results.isEmpty());
+            for (const QJsonValue& result : results) {
+                const QJsonObject location = result["locations"][0]["physicalLocation"].toObject();
+                if (location.isEmpty())
+                    continue; // a GPU rule: no source line
+                QVERIFY(!location["artifactLocation"]["uri"].toString().isEmpty());
+                QVERIFY(location["region"]["startLine"].toInt() > 0);
+            }
+        }
+        // The comparison reports only what the gate reads: the new site, as a sync-site-new.
+        const QJsonArray results =
+            QJsonDocument::fromJson(model::comparisonToSarif(comparison, ""))["runs"][0]["results"]
+                .toArray();
+        QCOMPARE(results.size(), 1);
+        QCOMPARE(results[0]["ruleId"].toString(), QStringLiteral("sync-site-new"));
+    }
+
+    // JUnit XML reads back: one test case per site, failures exactly where the gate fails.
+    void junitHasAFailingCasePerGatedSite() {
+        const auto c = model::compareSessions(m_pipelined->input(), m_base->input());
+        QXmlStreamReader xml(model::comparisonToJUnit(c, model::Severity::Low));
+        int cases = 0, failures = 0;
+        while (!xml.atEnd()) {
+            if (xml.readNext() != QXmlStreamReader::StartElement)
+                continue;
+            cases += xml.name() == QLatin1String("testcase") ? 1 : 0;
+            failures += xml.name() == QLatin1String("failure") ? 1 : 0;
+        }
+        QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+        QCOMPARE(cases, int(c.sites.size()));
+        int gated = 0;
+        for (const model::SiteComparison& site : c.sites)
+            gated += (site.status == SiteStatus::New || site.status == SiteStatus::Worse) &&
+                             site.severity()
+                         ? 1
+                         : 0;
+        QCOMPARE(failures, gated);
+        QVERIFY(failures >= 1);
+    }
+
+    void severityNames() {
+        QCOMPARE(model::parseSeverity("high"), std::optional(model::Severity::High));
+        QCOMPARE(model::parseSeverity("medium"), std::optional(model::Severity::Medium));
+        QCOMPARE(model::parseSeverity("low"), std::optional(model::Severity::Low));
+        QVERIFY(!model::parseSeverity("HIGH").has_value());
+        QVERIFY(!model::parseSeverity("").has_value());
+    }
+};
+
+QTEST_GUILESS_MAIN(SessionCompareTest)
+#include "test_session_compare.moc"
