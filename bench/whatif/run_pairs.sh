@@ -8,6 +8,7 @@
 #   PAIRS_BIN  folder with the built cuda_stream_sync (default build/whatif; see build.sh)
 #   PAIRS      pairs to run (default all five), ROUNDS (default 5)
 #   PAIR_ARGS  extra arguments for every run, e.g. "--iters 20 --warmup 2" for a smoke test
+#   RECORD_AFTER=1  also record "after" into $OUT/<pair>.after.stallscope (for stallscope --compare)
 set -u
 OUT=${OUT:-/tmp/out}
 RECORD=${RECORD:-build/dev/recorder/stallscope-record}
@@ -47,6 +48,13 @@ for pair in $PAIRS; do
         >"$RAW/$pair.recorded.json" 2>"$RAW/$pair.recorded.stderr" || echo "   recording FAILED (rc $?)"
     tail -n 2 "$RAW/$pair.recorded.stderr"
     echo "   [$SECONDS s] $pair recorded: $(tail -n 1 "$RAW/$pair.recorded.json")"
+    if [ "${RECORD_AFTER:-0}" = 1 ]; then
+        rm -f "$OUT/$pair.after.stallscope"
+        $RECORD -o "$OUT/$pair.after.stallscope" -- $(pair_command "$pair" after) \
+            >"$RAW/$pair.after.recorded.json" 2>"$RAW/$pair.after.recorded.stderr" ||
+            echo "   recording of after FAILED (rc $?)"
+        echo "   [$SECONDS s] $pair after recorded: $(tail -n 1 "$RAW/$pair.after.recorded.json")"
+    fi
 done
 python3 bench/whatif/collect_timings.py "$RAW" "$OUT/timings.json" --rounds "$ROUNDS" $PAIRS
 echo "[$SECONDS s] done: $OUT/timings.json"
