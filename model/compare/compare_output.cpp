@@ -82,7 +82,7 @@ std::string comparisonToText(const SessionComparison& c) {
         out += padded(label, 20) + padded(isTime ? duration(before) : number(before), 12) +
                padded(isTime ? duration(after) : number(after), 12) + change(before, after) + "\n";
     };
-    row(c.unit == "step" ? "Step time" : "Wall per GPU s", c.before.stepNs, c.after.stepNs, true);
+    row(c.unit == "step" ? "Step time" : "Wall time", c.before.stepNs, c.after.stepNs, true);
     row("GPU busy", c.before.gpuBusyNs, c.after.gpuBusyNs, true);
     row("Host blocked", c.before.hostBlockedNs, c.after.hostBlockedNs, true);
     row("Host syncs", c.before.hostSyncs, c.after.hostSyncs, false);

@@ -38,13 +38,41 @@ std::string lineKey(const SessionDatabase* database, const std::string& file, in
     return text.empty() ? "#" + std::to_string(line) : text;
 }
 
-// Per unit of work: steps in the window when both runs have them, else seconds of GPU work.
+// Kernel count and time (ns) per name, of the kernels that started inside the run's window.
+using KernelTotals = std::unordered_map<std::string, std::pair<int64_t, int64_t>>;
+
+KernelTotals kernelsOf(const CompareInput& run) {
+    const SessionStatistics& s = run.report->summary;
+    const Session& session = *run.session;
+    std::vector<std::pair<int64_t, int64_t>> byName(session.strings.size());
+    for (const StreamLane& lane : session.streamLanes)
+        for (size_t i = 0; i < lane.kernels.size(); ++i) {
+            const uint32_t name = lane.kernels.nameId[i];
+            if (name >= byName.size() || lane.kernels.start[i] < s.windowStartNs ||
+                lane.kernels.start[i] > s.windowEndNs)
+                continue;
+            ++byName[name].first;
+            byName[name].second += lane.kernels.duration(i);
+        }
+    KernelTotals kernels;
+    for (uint32_t name = 0; name < byName.size(); ++name)
+        if (byName[name].first > 0) {
+            auto& [count, time] = kernels[session.string(name)];
+            count += byName[name].first;
+            time += byName[name].second;
+        }
+    return kernels;
+}
+
+// Per unit of work: steps in the window when both runs have them, else seconds of kernel time
+// (not all GPU work: a fix that pins a copy changes the copy's time, never the kernels').
 struct Units {
     std::string name;
     double before = 0, after = 0;
 };
 
-Units unitsOf(const CompareInput& before, const CompareInput& after) {
+Units unitsOf(const CompareInput& before, const CompareInput& after,
+              const KernelTotals& beforeKernels, const KernelTotals& afterKernels) {
     auto steps = [](const CompareInput& run) {
         const SessionStatistics& s = run.report->summary;
         return stepsInWindow(*run.session, s.windowStartNs, s.windowEndNs);
@@ -52,10 +80,13 @@ Units unitsOf(const CompareInput& before, const CompareInput& after) {
     const int64_t stepsBefore = steps(before), stepsAfter = steps(after);
     if (stepsBefore > 0 && stepsAfter > 0)
         return {"step", double(stepsBefore), double(stepsAfter)};
-    auto gpuSeconds = [](const CompareInput& run) {
-        return std::max(1e-9, double(run.report->summary.gpuBusyNs) / 1e9);
+    auto kernelSeconds = [](const KernelTotals& kernels) {
+        double ns = 0;
+        for (const auto& [name, totals] : kernels)
+            ns += double(totals.second);
+        return std::max(1e-9, ns / 1e9);
     };
-    return {"s of GPU work", gpuSeconds(before), gpuSeconds(after)};
+    return {"s of kernel time", kernelSeconds(beforeKernels), kernelSeconds(afterKernels)};
 }
 
 RunTotals totalsOf(const CompareInput& run, double units) {
@@ -117,31 +148,6 @@ SiteStatus statusOf(const SiteNumbers& before, const SiteNumbers& after,
     return SiteStatus::Same;
 }
 
-// Kernel count and time per name inside the run's window (started in it).
-std::unordered_map<std::string, std::pair<double, double>> kernelsOf(const CompareInput& run,
-                                                                     double units) {
-    const SessionStatistics& s = run.report->summary;
-    const Session& session = *run.session;
-    std::vector<std::pair<int64_t, int64_t>> byName(session.strings.size());
-    for (const StreamLane& lane : session.streamLanes)
-        for (size_t i = 0; i < lane.kernels.size(); ++i) {
-            const uint32_t name = lane.kernels.nameId[i];
-            if (name >= byName.size() || lane.kernels.start[i] < s.windowStartNs ||
-                lane.kernels.start[i] > s.windowEndNs)
-                continue;
-            ++byName[name].first;
-            byName[name].second += lane.kernels.duration(i);
-        }
-    std::unordered_map<std::string, std::pair<double, double>> kernels;
-    for (uint32_t name = 0; name < byName.size(); ++name)
-        if (byName[name].first > 0) {
-            auto& [count, time] = kernels[session.string(name)];
-            count += double(byName[name].first) / units;
-            time += double(byName[name].second) / units;
-        }
-    return kernels;
-}
-
 } // namespace
 
 std::string_view siteStatusName(SiteStatus status) {
@@ -175,7 +181,8 @@ std::string siteKey(const SourceSite& site, const SessionDatabase* database) {
 
 SessionComparison compareSessions(const CompareInput& before, const CompareInput& after,
                                   const CompareOptions& options) {
-    const Units units = unitsOf(before, after);
+    const KernelTotals beforeKernels = kernelsOf(before), afterKernels = kernelsOf(after);
+    const Units units = unitsOf(before, after, beforeKernels, afterKernels);
     SessionComparison result;
     result.unit = units.name;
     result.before = totalsOf(before, units.before);
@@ -222,19 +229,19 @@ SessionComparison compareSessions(const CompareInput& before, const CompareInput
                          return movedA != movedB ? movedA > movedB : a.key < b.key;
                      });
 
-    auto beforeKernels = kernelsOf(before, units.before);
-    auto afterKernels = kernelsOf(after, units.after);
-    for (const auto& [name, numbers] : beforeKernels) {
-        KernelComparison kernel{name, numbers.first, 0, numbers.second, 0};
+    for (const auto& [name, totals] : beforeKernels) {
+        KernelComparison kernel{name, double(totals.first) / units.before, 0,
+                                double(totals.second) / units.before, 0};
         if (auto found = afterKernels.find(name); found != afterKernels.end()) {
-            kernel.afterCount = found->second.first;
-            kernel.afterNs = found->second.second;
-            afterKernels.erase(found);
+            kernel.afterCount = double(found->second.first) / units.after;
+            kernel.afterNs = double(found->second.second) / units.after;
         }
         result.kernels.push_back(std::move(kernel));
     }
-    for (const auto& [name, numbers] : afterKernels)
-        result.kernels.push_back({name, 0, numbers.first, 0, numbers.second});
+    for (const auto& [name, totals] : afterKernels)
+        if (!beforeKernels.count(name))
+            result.kernels.push_back({name, 0, double(totals.first) / units.after, 0,
+                                      double(totals.second) / units.after});
     std::sort(result.kernels.begin(), result.kernels.end(),
               [](const KernelComparison& a, const KernelComparison& b) {
                   const double movedA = std::fabs(a.afterNs - a.beforeNs);

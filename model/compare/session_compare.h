@@ -1,12 +1,14 @@
 // SessionComparison: two runs of the same program — before and after a change — compared per
 // sync site, per kernel name and in total, on the same footing: every number is per step when
 // both runs have steps in their analysis windows (ProfilerStep#N, NVTX "step…"), else per second
-// of GPU work. Sites are matched by what survives an edit that moves lines: the file, the
-// function and the text of the line (read from the session's embedded source; the line number
-// only where no source is embedded), plus the library frame for syncs made inside a library.
-// Each site gets a status — fixed, new, better, worse, same — from its blocked host time per
-// unit, or where that stays within its noise margin from its calls per unit (CompareOptions). For fixed sites the before run's simulated saving
-// (the what-if engine's prediction) stands next to what the after run achieved. docs/compare.md.
+// of kernel time (the kernels a fix leaves alone; a copy made pinned changes only the copy).
+// Sites are matched by what survives an edit that moves lines: the file, the function and the
+// text of the line (read from the session's embedded source; the line number only where no
+// source is embedded), plus the library frame for syncs made inside a library. Each site gets a
+// status — fixed, new, better, worse, same — from its blocked host time per unit, or, where that
+// stays within its noise margin, from its calls per unit (CompareOptions). For fixed sites the
+// before run's simulated saving (the what-if engine's prediction) stands next to what the after
+// run achieved. docs/compare.md.
 #pragma once
 
 #include "model/analysis/insight.h"
@@ -68,7 +70,7 @@ struct KernelComparison {
 };
 
 struct RunTotals {
-    double units = 0;     // steps, or seconds of GPU work
+    double units = 0;     // steps, or seconds of kernel time
     int64_t windowNs = 0; // the analysis window
     double stepNs = 0;    // window per unit: the step time when the unit is a step
     double gpuBusyNs = 0; // per unit
@@ -79,7 +81,7 @@ struct RunTotals {
 };
 
 struct SessionComparison {
-    std::string unit; // "step" or "s of GPU work"
+    std::string unit; // "step" or "s of kernel time"
     RunTotals before, after;
     std::vector<SiteComparison> sites;     // fixed and new first, then by blocked time moved
     std::vector<KernelComparison> kernels; // largest change in time first
