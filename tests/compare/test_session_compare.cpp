@@ -74,11 +74,12 @@ const model::SiteComparison* siteAt(const model::SessionComparison& c, const std
     return nullptr;
 }
 
-// A run of `steps` steps of train.py whose loop reads the loss with .item() on line `syncLine`
-// (when `withSync`), with train.py embedded: line `syncLine` holds `lineText`, the lines before
-// it `padding` comments, so an edit that adds lines above moves the sync without changing it.
+// 20 iterations of train.py's loop (in "step" ranges unless `steps` is false), each a 590 µs kernel
+// and a stream sync on line `syncLine`, with train.py embedded: line `syncLine` holds `lineText`,
+// the lines before it `padding` comments, so an edit that adds lines above moves the sync without
+// changing it.
 std::string writeLoop(const QTemporaryDir& dir, const char* name, int syncLine,
-                      const std::string& lineText) {
+                      const std::string& lineText, bool steps = true) {
     using namespace format;
     const std::string path = dir.filePath(QString::fromLatin1(name)).toStdString();
     std::string error;
@@ -109,7 +110,8 @@ std::string writeLoop(const QTemporaryDir& dir, const char* name, int syncLine,
     int64_t correlation = 0;
     for (int step = 0; step < kSteps; ++step) {
         const int64_t t = kStart + step * kStep;
-        writer->addRange({thread, RangeKind::NvtxPushPop, stepName, t, t + kStep - 1, 0});
+        if (steps)
+            writer->addRange({thread, RangeKind::NvtxPushPop, stepName, t, t + kStep - 1, 0});
         writer->addApiCall(
             {thread, ApiDomain::Runtime, 211, launch, t, t + 5'000, ++correlation, 0});
         KernelRow kernel;
@@ -239,6 +241,16 @@ private slots:
                  SiteStatus::New);
         // Without the embedded source the line number is the key: a moved line is another site.
         QVERIFY(model::siteKey(same.sites[0].site, nullptr).find("#32") != std::string::npos);
+    }
+
+    // Without steps the unit is a second of kernel time: 20 kernels of 590 µs.
+    void withoutStepsTheUnitIsKernelTime() {
+        auto run = analyze(writeLoop(m_dir, "nosteps.stallscope", 30, "x.item()", false));
+        const auto c = model::compareSessions(run->input(), run->input());
+        QCOMPARE(c.unit, std::string("s of kernel time"));
+        QCOMPARE(c.before.units, 20 * 590e-6);
+        QCOMPARE(c.sites.size(), size_t(1));
+        QCOMPARE(c.sites[0].before.calls, 20 / (20 * 590e-6)); // calls per second of kernels
     }
 
     // SARIF 2.1.0: the findings of a run, and the new sites of a comparison, validate against the
