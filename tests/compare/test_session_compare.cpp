@@ -76,7 +76,7 @@ const model::SiteComparison* siteAt(const model::SessionComparison& c, const std
 
 // 20 iterations of train.py's loop (in "step" ranges unless `steps` is false), each a 590 µs kernel
 // and a stream sync on line `syncLine`, with train.py embedded: line `syncLine` holds `lineText`,
-// the lines before it `padding` comments, so an edit that adds lines above moves the sync without
+// the lines before it comments, so an edit that adds lines above moves the sync without
 // changing it.
 std::string writeLoop(const QTemporaryDir& dir, const char* name, int syncLine,
                       const std::string& lineText, bool steps = true) {
