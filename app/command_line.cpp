@@ -149,20 +149,21 @@ int runBatch(const QCommandLineParser& parser, const Options& options) {
         return 2;
     }
     const bool compare = parser.isSet(options.compare);
-    if (const QCommandLineOption* misplaced =
-            parser.isSet(options.failOn) && !parser.isSet(options.insights) ? &options.failOn
-            : parser.isSet(options.failOnNew) && !compare                   ? &options.failOnNew
-            : writesCiReports && !compare && !parser.isSet(options.insights)
-                ? (parser.isSet(options.sarif) ? &options.sarif : &options.junit)
-                : nullptr) {
-        printError(QStringLiteral("--%1 goes with %2 (see --help)")
-                       .arg(misplaced->names().front(),
-                            misplaced == &options.failOn      ? QStringLiteral("--insights")
-                            : misplaced == &options.failOnNew ? QStringLiteral("--compare")
-                                                              : QStringLiteral("--insights or "
-                                                                               "--compare")));
-        return 2;
-    }
+    const bool insights = parser.isSet(options.insights);
+    const struct {
+        const QCommandLineOption* option;
+        bool allowed;
+        const char* goesWith;
+    } pairings[] = {{&options.failOn, insights, "--insights"},
+                    {&options.failOnNew, compare, "--compare"},
+                    {&options.sarif, insights || compare, "--insights or --compare"},
+                    {&options.junit, insights || compare, "--insights or --compare"}};
+    for (const auto& [option, allowed, goesWith] : pairings)
+        if (parser.isSet(*option) && !allowed) {
+            printError(QStringLiteral("--%1 goes with %2 (see --help)")
+                           .arg(option->names().front(), QLatin1String(goesWith)));
+            return 2;
+        }
     CiOutputs ci;
     ci.replace = force;
     ci.sarif = parser.value(options.sarif);
