@@ -70,15 +70,31 @@ bool outputAllowed(const QString& output, const format::OutputPolicy& policy) {
     return problem.empty();
 }
 
-// The SARIF and JUnit files CI asked for; false (after saying why) when one cannot be written.
-bool writeCiReports(const CiOutputs& ci, const QStringList& inputs, const QByteArray& sarif,
-                    const QByteArray& junit) {
+// What the SARIF and JUnit files of a command reading `inputs` may replace.
+format::OutputPolicy ciPolicy(const CiOutputs& ci, const QStringList& inputs) {
     format::OutputPolicy policy;
     policy.replaceExisting = ci.replace;
     policy.replaceHint = "add --force to replace it";
     for (const QString& input : inputs)
         for (const std::string& file : filesReadToOpen(input))
             policy.inputs.push_back(file);
+    return policy;
+}
+
+// Refuses the CI report paths before any work is done (an input, an existing file without
+// --force), as every command refuses its OUT.
+bool ciOutputsAllowed(const CiOutputs& ci, const QStringList& inputs) {
+    const format::OutputPolicy policy = ciPolicy(ci, inputs);
+    for (const QString& path : {ci.sarif, ci.junit})
+        if (!path.isEmpty() && !outputAllowed(path, policy))
+            return false;
+    return true;
+}
+
+// The SARIF and JUnit files CI asked for; false (after saying why) when one cannot be written.
+bool writeCiReports(const CiOutputs& ci, const QStringList& inputs, const QByteArray& sarif,
+                    const QByteArray& junit) {
+    const format::OutputPolicy policy = ciPolicy(ci, inputs);
     for (const auto& [path, bytes] : {std::pair{ci.sarif, sarif}, std::pair{ci.junit, junit}}) {
         if (path.isEmpty())
             continue;
@@ -163,6 +179,8 @@ int runInfo(const QString& file) {
 
 int runInsights(const QString& file, bool json, const std::optional<std::string>& windowSpec,
                 const CiOutputs& ci) {
+    if (!ciOutputsAllowed(ci, {file}))
+        return 2;
     Analyzed run;
     int exitCode = 0;
     if (!analyze(file, windowSpec, &run, &exitCode))
@@ -190,6 +208,8 @@ int runInsights(const QString& file, bool json, const std::optional<std::string>
 }
 
 int runCompare(const QString& before, const QString& after, bool json, const CiOutputs& ci) {
+    if (!ciOutputsAllowed(ci, {before, after}))
+        return 2;
     Analyzed beforeRun, afterRun;
     int exitCode = 0;
     if (!analyze(before, std::nullopt, &beforeRun, &exitCode) ||

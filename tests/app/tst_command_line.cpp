@@ -297,11 +297,17 @@ private slots:
         QVERIFY2(result.out.contains(QStringLiteral("SAME")), qPrintable(result.out));
         QVERIFY(!result.out.contains(QStringLiteral("FIXED")));
         QVERIFY(QFile::exists(sarif) && QFile::exists(junit));
-        // An existing report is not replaced without --force.
+        // An existing report is not replaced without --force, and that is refused before any
+        // work (nothing on stdout); an input is never a report, --force or not.
         result =
             run({QStringLiteral("--compare"), sample, sample, QStringLiteral("--sarif"), sarif});
-        QCOMPARE(result.exitCode, 1);
+        QCOMPARE(result.exitCode, 2);
         QVERIFY2(result.err.contains(QStringLiteral("--force")), qPrintable(result.err));
+        QVERIFY(result.out.isEmpty());
+        result = run({QStringLiteral("--insights"), QStringLiteral("--force"),
+                      QStringLiteral("--junit"), sample, sample});
+        QCOMPARE(result.exitCode, 2);
+        QVERIFY(result.out.isEmpty());
 
         const QString base = m_dir.filePath(QStringLiteral("base.stallscope"));
         stallscope::testing::writeSmallSession(base.toStdString());
