@@ -35,6 +35,11 @@ void printText(const std::string& text) {
         std::fputc('\n', stdout);
 }
 
+// JSON to stdout as it is: it escapes control characters itself.
+void printJson(const QByteArray& json) {
+    std::fwrite(json.constData(), 1, static_cast<size_t>(json.size()), stdout);
+}
+
 void printWrote(const QString& output, const char* note = "") {
     printText("stallscope: wrote " + output.toStdString() + note);
 }
@@ -186,12 +191,10 @@ int runInsights(const QString& file, bool json, const std::optional<std::string>
     if (!analyze(file, windowSpec, &run, &exitCode))
         return exitCode;
     const model::InsightReport& report = run.report;
-    if (json) { // JSON escapes control characters itself
-        const QByteArray text = model::insightReportToJson(report);
-        std::fwrite(text.constData(), 1, static_cast<size_t>(text.size()), stdout);
-    } else {
+    if (json)
+        printJson(model::insightReportToJson(report));
+    else
         printText(model::insightReportToText(report));
-    }
     const model::Severity failAt = ci.failAt.value_or(model::Severity::High);
     if (!writeCiReports(
             ci, {file},
@@ -218,12 +221,10 @@ int runCompare(const QString& before, const QString& after, bool json, const CiO
     const model::SessionComparison comparison = model::compareSessions(
         {beforeRun.loaded.session.get(), &beforeRun.database, &beforeRun.report},
         {afterRun.loaded.session.get(), &afterRun.database, &afterRun.report});
-    if (json) {
-        const QByteArray text = model::comparisonToJson(comparison);
-        std::fwrite(text.constData(), 1, static_cast<size_t>(text.size()), stdout);
-    } else {
+    if (json)
+        printJson(model::comparisonToJson(comparison));
+    else
         printText(model::comparisonToText(comparison));
-    }
     const model::Severity failAt = ci.failAt.value_or(model::Severity::High);
     if (!writeCiReports(
             ci, {before, after},
