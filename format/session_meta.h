@@ -34,6 +34,8 @@ inline constexpr std::string_view kRecorderBufferBytes = "recorder_buffer_bytes"
 inline constexpr std::string_view kRecorderFlushMs = "recorder_flush_ms";
 inline constexpr std::string_view kRecorderClock = "recorder_clock";
 inline constexpr std::string_view kRecorderFlush = "recorder_flush";
+// Who zeroes CUPTI's activity buffers: "recorder" (off the program's threads) or "cupti".
+inline constexpr std::string_view kRecorderBufferZeroing = "recorder_buffer_zeroing";
 inline constexpr std::string_view kCuptiApiVersion = "cupti_api_version";
 inline constexpr std::string_view kCuptiClockVsHost = "cupti_clock_vs_host";
 inline constexpr std::string_view kClockWarning = "clock_warning";

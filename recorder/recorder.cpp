@@ -27,7 +27,6 @@ namespace stallscope::recorder {
 namespace {
 
 constexpr int64_t kJoinMaxAgeNs = 3'000'000'000; // a sync record waits this long for its stack
-constexpr size_t kMaxFreeBuffers = 8;
 
 void CUPTIAPI apiTrampoline(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                             const void* data) {
@@ -140,32 +139,13 @@ void Recorder::reportError(const std::string& what, int cuptiResult) {
 }
 
 uint8_t* Recorder::takeBuffer(size_t* size) {
-    *size = size_t(m_config.bufferBytes);
-    {
-        std::lock_guard<std::mutex> lock(m_queueMutex);
-        if (!m_freeBuffers.empty()) {
-            uint8_t* buffer = m_freeBuffers.back();
-            m_freeBuffers.pop_back();
-            return buffer;
-        }
-    }
-    void* memory = nullptr;
-    if (posix_memalign(&memory, 8, *size) != 0) {
-        *size = 0;
-        return nullptr; // CUPTI counts the records it could not store as dropped
-    }
-    return static_cast<uint8_t*>(memory);
+    uint8_t* buffer = m_buffers.take();
+    *size = buffer ? m_buffers.bufferBytes() : 0; // none: CUPTI counts the records it drops
+    return buffer;
 }
 
 void Recorder::returnBuffer(uint8_t* buffer) {
-    {
-        std::lock_guard<std::mutex> lock(m_queueMutex);
-        if (m_freeBuffers.size() < kMaxFreeBuffers) {
-            m_freeBuffers.push_back(buffer);
-            return;
-        }
-    }
-    free(buffer);
+    m_buffers.give(buffer);
 }
 
 void Recorder::pushBatch(ActivityBatch* batch) {
@@ -404,6 +384,19 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     m_writer->setMeta(format::meta::kRecorderFlush, m_cuptiFlushes ? "cupti" : "writer");
     if ((result = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM)) != CUPTI_SUCCESS)
         reportError("cuptiSetThreadIdType", result);
+    // The pool zeroes CUPTI's buffers off the program's threads (activity_buffer_pool.h);
+    // STALLSCOPE_BUFFER_ZEROING=cupti leaves it to CUPTI (overhead experiments).
+    const char* zeroing = getenv("STALLSCOPE_BUFFER_ZEROING");
+    bool poolZeroes = false;
+    if (!(zeroing && strcmp(zeroing, "cupti") == 0)) {
+        uint8_t zeroed = 1;
+        size_t attributeSize = sizeof(zeroed);
+        poolZeroes = cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER,
+                                               &attributeSize, &zeroed) == CUPTI_SUCCESS;
+    }
+    m_buffers.configure(size_t(m_config.bufferBytes), poolZeroes);
+    m_writer->setMeta(format::meta::kRecorderBufferZeroing, poolZeroes ? "recorder" : "cupti");
+    m_buffers.keepReady();
     if ((result = cuptiActivityRegisterCallbacks(bufferRequestedTrampoline,
                                                  bufferCompletedTrampoline)) != CUPTI_SUCCESS)
         reportError("cuptiActivityRegisterCallbacks", result);
@@ -488,6 +481,7 @@ void Recorder::writerLoop() {
             lastFlush = now;
         }
         drainOnce();
+        m_buffers.keepReady();
         m_sink->expirePending(now, kJoinMaxAgeNs);
         m_sink->refreshModules(now);
         if (stopping) {

@@ -6,6 +6,7 @@
 // (torch.profiler, Nsight) the process runs untraced with one clear message.
 #pragma once
 
+#include "recorder/activity_buffer_pool.h"
 #include "recorder/api_classifier.h"
 #include "recorder/callback_handler.h"
 #include "recorder/recorder_config.h"
@@ -88,6 +89,7 @@ private:
     std::atomic<bool> m_stopRequested{false};
     std::atomic<bool> m_shiftClock{false};
     bool m_cuptiFlushes = false;
+    ActivityBufferPool m_buffers;
     std::atomic<int> m_pendingSignal{0};
     std::atomic<int> m_fatalSignal{0};
     std::atomic<bool> m_crashCommitted{false};
@@ -98,7 +100,6 @@ private:
 
     std::mutex m_queueMutex; // guards the three members below; never held across CUPTI calls
     std::vector<ActivityBatch*> m_batches;
-    std::vector<uint8_t*> m_freeBuffers;
     std::vector<std::pair<int64_t, std::string>> m_diagnostics;
     std::vector<std::string> m_reported;
 };

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Gathers run_pairs.sh's raw JSON lines into one timings.json:
   collect_timings.py RAW_DIR OUTPUT --rounds N PAIR...
-RAW_DIR holds <pair>.<before|after>.<round>.json and <pair>.recorded.json (each ends with the
-program's JSON line). Per pair: the before and after loop_s lists and medians, iterations,
-syncs_per_iteration and warmup (of "before"), the SYNC-SITE's file (as the program sees it,
-relative to the repository root) and line, and the recorded run's own JSON line."""
+RAW_DIR holds, per pair, either <pair>.both.json (one process timing both variants alternately,
+one line per loop with its "round": run_pairs.sh's default) or <pair>.<before|after>.<round>.json
+(one process per loop: the earlier way), and <pair>.recorded.json (each file's JSON lines are the
+program's). Per pair: the before and after loop_s lists and medians, the per-round differences
+(before - after) and their median, iterations, syncs_per_iteration and warmup (of "before"), the
+SYNC-SITE's file (as the program sees it, relative to the repository root) and line, and the
+recorded run's own JSON line."""
 import argparse
 import json
 import os
@@ -36,12 +39,39 @@ def sync_site(pair):
     raise SystemExit("no source for pair %s in %s" % (pair, SOURCE_DIR))
 
 
+def json_lines(path):
+    """Every line of `path` that is a JSON object (none when the file is missing)."""
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.startswith("{")]
+
+
+def round_differences(runs):
+    """before - after of each round that timed both variants."""
+    by_round = {}
+    for variant in ("before", "after"):
+        for index, run in enumerate(runs[variant]):
+            if run:
+                by_round.setdefault(run.get("round", index), {})[variant] = run["loop_s"]
+    return [r["before"] - r["after"] for _, r in sorted(by_round.items()) if len(r) == 2]
+
+
 def collect_pair(raw_dir, pair, rounds):
-    runs = {variant: [last_json_line(os.path.join(raw_dir, "%s.%s.%d.json" % (pair, variant, r)))
-                      for r in range(rounds)] for variant in ("before", "after")}
+    both = json_lines(os.path.join(raw_dir, pair + ".both.json"))
+    if both:
+        runs = {variant: [run for run in both if run["variant"] == variant]
+                for variant in ("before", "after")}
+    else:
+        runs = {variant: [last_json_line(os.path.join(raw_dir, "%s.%s.%d.json" % (pair, variant, r)))
+                          for r in range(rounds)] for variant in ("before", "after")}
     loops = {variant: [run["loop_s"] for run in found if run] for variant, found in runs.items()}
+    differences = round_differences(runs)
     first_before = next((run for run in runs["before"] if run), None)
     return {
+        "in_one_process": bool(both),
+        "differences_s": differences,
+        "median_difference_s": statistics.median(differences) if differences else None,
         "before_s": loops["before"],
         "after_s": loops["after"],
         "median_before_s": statistics.median(loops["before"]) if loops["before"] else None,
@@ -68,8 +98,8 @@ def main():
         json.dump(timings, f, indent=2)
         f.write("\n")
     for pair, entry in timings["pairs"].items():
-        print("%-18s before %s  after %s  (median s)" % (pair, entry["median_before_s"],
-                                                        entry["median_after_s"]))
+        print("%-18s before %s  after %s  difference %s  (median s)" % (
+            pair, entry["median_before_s"], entry["median_after_s"], entry["median_difference_s"]))
 
 
 if __name__ == "__main__":

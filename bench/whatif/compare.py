@@ -3,7 +3,9 @@
   compare.py TIMINGS_JSON --stallscope PATH [--sessions DIR] [--markdown FILE]
 TIMINGS_JSON comes from run_pairs.sh; each pair's recorded "before" session (<pair>.stallscope,
 in DIR, default TIMINGS_JSON's folder) goes through `stallscope --insights --json`.
-  measured saving per sync  = (median before - median after) / (iterations x syncs_per_iteration)
+  measured saving per sync  = the median of the rounds' (before - after), or where the rounds ran
+                              in separate processes (median before - median after), over
+                              (iterations x syncs_per_iteration)
   predicted saving per sync = savings_ns / count of the insight at the pair's SYNC-SITE line
   (the largest savings_ns when several insights name that site), over the recorded run's timed
   loop (--window: its last loop_s seconds of GPU work)."""
@@ -63,7 +65,11 @@ def compare_pair(name, entry, insight):
     the site's insight, None when the session has none there, False when it was not analysed."""
     iterations, per_iteration = entry["iterations"], entry["syncs_per_iteration"]
     before, after = entry["median_before_s"], entry["median_after_s"]
-    measured_total = before - after
+    # The median of the per-round differences where the rounds paired the variants up (in one
+    # process: noise that lasts seconds cancels), else the difference of the medians.
+    measured_total = entry.get("median_difference_s")
+    if measured_total is None:
+        measured_total = before - after
     row = {"pair": name, "before_per_iter": before / iterations, "after_per_iter": after / iterations,
            "measured_per_sync": measured_total / (iterations * per_iteration),
            "recorded_syncs": (iterations + entry.get("warmup", 0)) * per_iteration,

@@ -2,8 +2,10 @@
 // (~200 us of GPU work on an H100), does ~50 us of deterministic host computation, and waits.
 //   before: cudaStreamSynchronize(stream) every iteration
 //   after:  one cudaStreamSynchronize after the loop
-//   cuda_stream_sync --variant before|after [--iters N] [--warmup N] [--host-work N]
+//   cuda_stream_sync --variant before|after|both [--iters N] [--warmup N] [--rounds N]
+//                    [--host-work N]
 // Prints {"pair", "variant", "loop_s", "iterations", "syncs_per_iteration", "warmup"} on stdout
+// for each timed loop (with its "round" under --variant both, as pair_harness.py does)
 // and the host computation's measured time on stderr.
 #include <cuda_runtime.h>
 
@@ -35,6 +37,8 @@ uint64_t hostWork(int iterations, uint64_t seed) {
 
 struct Options {
     bool before = true;
+    bool both = false; // --variant both: the variants alternate in one process (pair_harness.py)
+    int rounds = 7;
     int iterations = 5000;
     int warmup = 20;
     int hostWork = 40000; // ~50 us of a dependent chain at ~4 cycles per step
@@ -47,12 +51,16 @@ Options parse(int argc, char** argv) {
         std::string flag = argv[i];
         const char* value = argv[i + 1];
         if (flag == "--variant") {
-            variantGiven = !strcmp(value, "before") || !strcmp(value, "after");
+            variantGiven =
+                !strcmp(value, "before") || !strcmp(value, "after") || !strcmp(value, "both");
             options.before = !strcmp(value, "before");
+            options.both = !strcmp(value, "both");
         } else if (flag == "--iters") {
             options.iterations = atoi(value);
         } else if (flag == "--warmup") {
             options.warmup = atoi(value);
+        } else if (flag == "--rounds") {
+            options.rounds = atoi(value);
         } else if (flag == "--host-work") {
             options.hostWork = atoi(value);
         } else {
@@ -62,7 +70,8 @@ Options parse(int argc, char** argv) {
     }
     if (!variantGiven) {
         fprintf(stderr,
-                "usage: %s --variant before|after [--iters N] [--warmup N] [--host-work N]\n",
+                "usage: %s --variant before|after|both [--iters N] [--warmup N] [--rounds N] "
+                "[--host-work N]\n",
                 argv[0]);
         exit(2);
     }
@@ -76,16 +85,16 @@ struct Buffers {
 };
 
 // The loop both variants run; returns the host work's checksum so that it stays observable.
-uint64_t runLoop(const Options& options, const Buffers& buffers, int iterations) {
+uint64_t runLoop(const Options& options, bool before, const Buffers& buffers, int iterations) {
     uint64_t checksum = 0;
     for (int i = 0; i < iterations; ++i) {
         for (int k = 0; k < kKernelsPerIteration; ++k)
             axpy<<<1056, 256, 0, buffers.stream>>>(buffers.y, buffers.x, 1e-6f, kElements);
         checksum ^= hostWork(options.hostWork, i);
-        if (options.before)
+        if (before)
             cudaStreamSynchronize(buffers.stream); // SYNC-SITE
     }
-    if (!options.before)
+    if (!before)
         cudaStreamSynchronize(buffers.stream);
     return checksum;
 }
@@ -109,22 +118,39 @@ int main(int argc, char** argv) {
     uint64_t checksum = hostWork(options.hostWork, 0);
     fprintf(stderr, "cuda_stream_sync: host work %.1f us\n", seconds(hostStart) * 1e6);
 
-    checksum ^= runLoop(options, buffers, options.warmup);
-    cudaDeviceSynchronize();
-    auto start = std::chrono::steady_clock::now();
-    checksum ^= runLoop(options, buffers, options.iterations);
-    cudaDeviceSynchronize();
-    double loopSeconds = seconds(start);
+    // One timed loop of a variant and its JSON line ("round" with --variant both).
+    auto timedLoop = [&](bool before, int round) {
+        cudaDeviceSynchronize();
+        auto start = std::chrono::steady_clock::now();
+        checksum ^= runLoop(options, before, buffers, options.iterations);
+        cudaDeviceSynchronize();
+        double loopSeconds = seconds(start);
+        printf("{\"pair\": \"cuda_stream_sync\", \"variant\": \"%s\", \"loop_s\": %.6f, "
+               "\"iterations\": %d, \"syncs_per_iteration\": %d, \"warmup\": %d",
+               before ? "before" : "after", loopSeconds, options.iterations, before ? 1 : 0,
+               options.warmup);
+        if (round >= 0)
+            printf(", \"round\": %d", round);
+        printf("}\n");
+        fflush(stdout);
+    };
+    if (options.both) {
+        checksum ^= runLoop(options, true, buffers, options.warmup);
+        checksum ^= runLoop(options, false, buffers, options.warmup);
+        for (int round = 0; round < options.rounds; ++round) {
+            timedLoop(round % 2 == 0, round);
+            timedLoop(round % 2 != 0, round);
+        }
+    } else {
+        checksum ^= runLoop(options, options.before, buffers, options.warmup);
+        timedLoop(options.before, -1);
+    }
 
     cudaError_t error = cudaGetLastError();
     if (error != cudaSuccess) {
         fprintf(stderr, "cuda_stream_sync: %s\n", cudaGetErrorString(error));
         return 1;
     }
-    printf("{\"pair\": \"cuda_stream_sync\", \"variant\": \"%s\", \"loop_s\": %.6f, "
-           "\"iterations\": %d, \"syncs_per_iteration\": %d, \"warmup\": %d}\n",
-           options.before ? "before" : "after", loopSeconds, options.iterations,
-           options.before ? 1 : 0, options.warmup);
     fprintf(stderr, "cuda_stream_sync: checksum %llx\n", static_cast<unsigned long long>(checksum));
     cudaStreamDestroy(buffers.stream);
     cudaFree(buffers.x);

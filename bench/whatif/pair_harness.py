@@ -11,11 +11,15 @@ import time
 import torch
 
 VARIANTS = ("before", "after")
+# --variant both: the two variants alternate in one process, round after round (see time_pair).
+BOTH = "both"
 
 
 def parse_args(default_iters, extra=None):
     parser = argparse.ArgumentParser()
-    parser.add_argument("--variant", choices=VARIANTS, required=True)
+    parser.add_argument("--variant", choices=VARIANTS + (BOTH,), required=True)
+    parser.add_argument("--rounds", type=int, default=7,
+                        help="with --variant both: timed loops of each variant")
     parser.add_argument("--iters", type=int, default=default_iters, help="timed iterations")
     parser.add_argument("--warmup", type=int, default=20, help="untimed iterations first")
     if extra:
@@ -23,23 +27,42 @@ def parse_args(default_iters, extra=None):
     return parser.parse_args()
 
 
+def timed_loop(name, run, workload, variant, args, round_index=None):
+    """Runs the loop timed between two device syncs and prints its JSON line."""
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    run(variant, workload, args.iters)
+    torch.cuda.synchronize()
+    loop_s = time.perf_counter() - start
+    syncs = 1 if variant == "before" else 0  # every pair's "before" syncs once per iteration
+    line = {"pair": name, "variant": variant, "loop_s": round(loop_s, 6),
+            "iterations": args.iters, "syncs_per_iteration": syncs, "warmup": args.warmup}
+    if round_index is not None:
+        line["round"] = round_index
+    print(json.dumps(line), flush=True)
+
+
 def time_pair(name, build, run, default_iters, extra_args=None):
     """Builds the workload, runs the loop untimed (warm-up), then timed between two device syncs,
     and prints {"pair", "variant", "loop_s", "iterations", "syncs_per_iteration", "warmup"} on
-    stdout (a recording of the run also counts the warm-up's syncs)."""
+    stdout (a recording of the run also counts the warm-up's syncs).
+    With --variant both, one process warms both variants up and then times them alternately,
+    --rounds times each (round r: before first when r is even), one line per loop with its
+    "round": machine noise that lasts seconds (clocks, neighbours) then hits both variants of a
+    round alike, and the per-round differences cancel it."""
     args = parse_args(default_iters, extra_args)
     torch.manual_seed(0)
     workload = build(args)
-    run(args.variant, workload, args.warmup)
-    torch.cuda.synchronize()
-    start = time.perf_counter()
-    run(args.variant, workload, args.iters)
-    torch.cuda.synchronize()
-    loop_s = time.perf_counter() - start
-    syncs = 1 if args.variant == "before" else 0  # every pair's "before" syncs once per iteration
-    print(json.dumps({"pair": name, "variant": args.variant, "loop_s": round(loop_s, 6),
-                      "iterations": args.iters, "syncs_per_iteration": syncs,
-                      "warmup": args.warmup}), flush=True)
+    if args.variant != BOTH:
+        run(args.variant, workload, args.warmup)
+        timed_loop(name, run, workload, args.variant, args)
+        return
+    for variant in VARIANTS:
+        run(variant, workload, args.warmup)
+    for round_index in range(args.rounds):
+        order = VARIANTS if round_index % 2 == 0 else VARIANTS[::-1]
+        for variant in order:
+            timed_loop(name, run, workload, variant, args, round_index)
 
 
 def mlp(width, depth, out_features=None, dtype=torch.bfloat16):

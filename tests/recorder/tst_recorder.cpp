@@ -1,6 +1,7 @@
 // CI tests of the recorder (no GPU needed): decoding of synthetic CUDA 13 CUPTI records, the API
 // callback path with hand-made callback data, correlation joins, stack interning, the unwinder, the
 // module table across dlopen, crash safety of the writer, fork handling.
+#include "recorder/activity_buffer_pool.h"
 #include "recorder/activity_decoder.h"
 #include "recorder/api_classifier.h"
 #include "recorder/callback_handler.h"
@@ -22,6 +23,7 @@
 
 #include <QTemporaryDir>
 #include <QtTest>
+#include <algorithm>
 
 using namespace stallscope::recorder;
 namespace fmt = stallscope::format;
@@ -106,6 +108,49 @@ private slots:
                          ApiClass::CopySync);
         m_classifier.set(ApiClassifier::kDriverDomain, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize,
                          ApiClass::StreamSync);
+    }
+
+    // CUPTI was told the buffers it gets are zeroed: a buffer that comes back dirty must be
+    // handed out again zeroed, and ready buffers must be zeroed too. Without the zeroing the
+    // pool leaves them as they are (CUPTI zeroes them itself).
+    void bufferPoolHandsOutZeroedBuffers() {
+        constexpr size_t kBytes = 4096;
+        auto allZero = [](const uint8_t* buffer) {
+            return std::all_of(buffer, buffer + kBytes, [](uint8_t b) { return b == 0; });
+        };
+        ActivityBufferPool zeroing;
+        zeroing.configure(kBytes, true);
+        uint8_t* buffer = zeroing.take();
+        QVERIFY(buffer && allZero(buffer));
+        memset(buffer, 0xAB, kBytes);
+        zeroing.give(buffer);
+        uint8_t* again = zeroing.take();
+        QCOMPARE(again, buffer); // reused, not reallocated
+        QVERIFY(allZero(again));
+        zeroing.give(again);
+
+        ActivityBufferPool leaving;
+        leaving.configure(kBytes, false);
+        uint8_t* dirty = leaving.take();
+        QVERIFY(dirty);
+        memset(dirty, 0xAB, kBytes);
+        leaving.give(dirty);
+        uint8_t* reused = leaving.take();
+        QCOMPARE(reused, dirty);
+        QCOMPARE(reused[kBytes - 1], uint8_t(0xAB));
+        leaving.give(reused);
+
+        // The writer's top-up: ready buffers are zeroed whatever the mode.
+        ActivityBufferPool ready;
+        ready.configure(kBytes, false);
+        ready.keepReady();
+        std::vector<uint8_t*> taken;
+        for (int i = 0; i < 3; ++i) {
+            taken.push_back(ready.take());
+            QVERIFY(taken.back() && allZero(taken.back()));
+        }
+        for (uint8_t* b : taken)
+            ready.give(b);
     }
 
     void classifierNames() {
