@@ -2,6 +2,7 @@
 
 #include "model/interop/kineto_names.h"
 #include "model/interop/trace_file_writer.h"
+#include "model/session/event_names.h"
 #include "model/session/session.h"
 #include "model/session/session_database.h"
 
@@ -268,8 +269,7 @@ private:
         };
         const KernelColumns& k = lane.kernels;
         for (size_t i = 0; i < k.size(); ++i) {
-            complete("kernel", m_session.string(k.nameId[i]), pid, s.streamId, k.start[i],
-                     k.end[i]);
+            complete("kernel", kernelName(k.nameId[i]), pid, s.streamId, k.start[i], k.end[i]);
             gpuArgs(s, k.correlationId[i]);
             m_out.text() += "}";
             endEvent();
@@ -291,8 +291,18 @@ private:
         }
     }
 
+    // Kernel names as the GUI shows them and as torch.profiler writes them: demangled, once
+    // per distinct name.
+    const std::string& kernelName(uint32_t nameId) {
+        auto [found, inserted] = m_kernelNames.try_emplace(nameId);
+        if (inserted)
+            found->second = display::kernelDisplayName(m_session.string(nameId)).toStdString();
+        return found->second;
+    }
+
     const Session& m_session;
     const SessionDatabase& m_database;
+    std::unordered_map<uint32_t, std::string> m_kernelNames;
     TraceFileWriter& m_out;
     int64_t m_events = 0;
     std::unordered_set<int64_t> m_gpuFlows;

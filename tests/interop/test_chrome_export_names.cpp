@@ -33,11 +33,65 @@ const std::vector<std::string>& awkwardNames() {
     return names;
 }
 
+// The kernel names of an exported trace, in file order.
+std::vector<std::string> exportedKernelNames(const std::string& json) {
+    rapidjson::Document doc;
+    doc.Parse(json.c_str());
+    std::vector<std::string> names;
+    if (doc.HasParseError() || !doc.HasMember("traceEvents"))
+        return names;
+    for (const auto& event : doc["traceEvents"].GetArray())
+        if (event.HasMember("cat") && std::string(event["cat"].GetString()) == "kernel")
+            names.emplace_back(event["name"].GetString(), event["name"].GetStringLength());
+    return names;
+}
+
 } // namespace
 
 class TestChromeExportNames : public QObject {
     Q_OBJECT
 private slots:
+    // CUPTI records Itanium-mangled kernel names; the GUI and torch.profiler show them
+    // demangled, and so does the export (Perfetto and HTA would otherwise list "_ZN2at6…").
+    // A name that is not mangled stays as it is.
+    void kernelNamesAreDemangledOnce() {
+        QTemporaryDir dir;
+        const std::string sessionPath = dir.filePath("mangled.stallscope").toStdString();
+        std::string error;
+        auto writer = format::SessionWriter::create(sessionPath, &error);
+        QVERIFY2(writer, error.c_str());
+        const int64_t process = writer->addProcess({1, "host", "cmd", 0, 1'000'000, 0});
+        const int64_t device = writer->addDevice({process, 0, "GPU", "GPU-1", 9, 0, 1, 0});
+        const int64_t stream = writer->addStream({device, 1, 7, false, 0});
+        const int64_t mangled = writer->internString("_Z6kernelPfi");
+        const int64_t plain = writer->internString("_Znot_a_mangled_name");
+        for (int64_t i = 0; i < 3; ++i)
+            writer->addKernel({stream,
+                               i == 1 ? plain : mangled,
+                               1'000 + i * 1'000,
+                               1'500 + i * 1'000,
+                               i,
+                               {1, 1, 1},
+                               {1, 1, 1},
+                               1,
+                               0,
+                               0});
+        QVERIFY2(writer->finish("complete"), writer->lastError().c_str());
+        auto loaded = model::SessionLoader::load(sessionPath);
+        QVERIFY2(loaded.ok(), loaded.error.c_str());
+        model::SessionDatabase database;
+        QVERIFY2(database.open(sessionPath, &error), error.c_str());
+        const std::string out = dir.filePath("mangled.json").toStdString();
+        QVERIFY2(model::exportChromeTrace(*loaded.session, database, out, {}, &error),
+                 error.c_str());
+        std::ifstream file(out, std::ios::binary);
+        std::stringstream text;
+        text << file.rdbuf();
+        const std::vector<std::string> expected = {"kernel(float*, int)", "_Znot_a_mangled_name",
+                                                   "kernel(float*, int)"};
+        QCOMPARE(exportedKernelNames(text.str()), expected);
+    }
+
     void namesSurviveAStrictParser() {
         QTemporaryDir dir;
         const std::string sessionPath = dir.filePath("names.stallscope").toStdString();
