@@ -303,13 +303,25 @@ std::optional<AnalysisWindow> parseWindow(std::string_view spec, const Session& 
     return std::nullopt;
 }
 
+namespace {
+bool stepMiddleIn(const std::pair<int64_t, int64_t>& step, int64_t startNs, int64_t endNs) {
+    const int64_t middle = step.first + (step.second - step.first) / 2;
+    return middle >= startNs && middle <= endNs;
+}
+} // namespace
+
 int64_t stepsInWindow(const Session& session, int64_t startNs, int64_t endNs) {
     int64_t count = 0;
-    for (const auto& [start, end] : findSteps(session).spans) {
-        const int64_t middle = start + (end - start) / 2;
-        count += middle >= startNs && middle <= endNs ? 1 : 0;
-    }
+    for (const auto& step : findSteps(session).spans)
+        count += stepMiddleIn(step, startNs, endNs) ? 1 : 0;
     return count;
+}
+
+std::optional<int64_t> firstStepInWindow(const Session& session, int64_t startNs, int64_t endNs) {
+    for (const auto& step : findSteps(session).spans) // in start order
+        if (stepMiddleIn(step, startNs, endNs))
+            return step.first;
+    return std::nullopt;
 }
 
 } // namespace stallscope::model

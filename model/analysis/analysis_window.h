@@ -41,6 +41,9 @@ AnalysisWindow activeWindow(const Session& session);
 // How many steps (as parseWindow's steps:A-B finds them) have their middle in [startNs, endNs];
 // 0 when the session has none.
 int64_t stepsInWindow(const Session& session, int64_t startNs, int64_t endNs);
+// The start of the first of those steps; none when stepsInWindow would be 0. Two runs compared per
+// step line up on it (views/compare).
+std::optional<int64_t> firstStepInWindow(const Session& session, int64_t startNs, int64_t endNs);
 
 // The forms parseWindow reads, for usage texts.
 inline constexpr std::string_view kWindowSpecForms =

@@ -182,6 +182,14 @@ void TestAnalysisWindow::profilerStepsBeforeNvtxSteps() {
     QVERIFY(!model::parseWindow("steps:1-4", *loaded.session, &error));
     QCOMPARE(error, std::string("steps:1-4 asks for step 4, but the session has 3 steps "
                                 "(ProfilerStep#N)"));
+    // The first step of a window is the first whose middle lies in it (as stepsInWindow counts);
+    // the NVTX steps, outranked, never count.
+    QCOMPARE(model::firstStepInWindow(*loaded.session, 0, 400'000),
+             std::optional<int64_t>(100'000));
+    QCOMPARE(model::firstStepInWindow(*loaded.session, 130'000, 400'000),
+             std::optional<int64_t>(200'000));
+    QCOMPARE(model::firstStepInWindow(*loaded.session, 0, 60'000), std::nullopt);
+    QCOMPARE(model::stepsInWindow(*loaded.session, 130'000, 400'000), int64_t(2));
 }
 
 // "step_forward" inside "step" is not a step of its own; the thread with the most steps counts.
