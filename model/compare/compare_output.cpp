@@ -20,21 +20,6 @@ std::string duration(double ns) {
     return formatDuration(static_cast<int64_t>(std::llround(ns)));
 }
 
-std::string number(double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, value == std::floor(value) ? "%.0f" : "%.2f", value);
-    return text;
-}
-
-// "-3.8 %", "+12 %", "" when there is nothing to divide by.
-std::string change(double before, double after) {
-    if (before <= 0)
-        return after > 0 ? "new" : "";
-    char text[32];
-    std::snprintf(text, sizeof text, "%+.1f %%", 100.0 * (after - before) / before);
-    return text;
-}
-
 std::string padded(std::string text, size_t width) {
     if (text.size() < width)
         text.append(width - text.size(), ' ');
@@ -70,17 +55,32 @@ QJsonObject numbersObject(const SiteNumbers& numbers) {
 
 } // namespace
 
+std::string formatPerUnit(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, value == std::floor(value) ? "%.0f" : "%.2f", value);
+    return text;
+}
+
+std::string formatChange(double before, double after) {
+    if (before <= 0)
+        return after > 0 ? "new" : "";
+    char text[32];
+    std::snprintf(text, sizeof text, "%+.1f %%", 100.0 * (after - before) / before);
+    return text;
+}
+
 std::string comparisonToText(const SessionComparison& c) {
     const std::string per = "per " + c.unit;
     std::string out = "Compared " + per + ": before " + c.before.path + " (" +
-                      number(c.before.units) + " " + c.unit + (c.unit == "step" ? "s" : "") + ", " +
-                      c.before.windowLabel + "), after " + c.after.path + " (" +
-                      number(c.after.units) + " " + c.unit + (c.unit == "step" ? "s" : "") + ", " +
-                      c.after.windowLabel + ")\n\n";
+                      formatPerUnit(c.before.units) + " " + c.unit + (c.unit == "step" ? "s" : "") +
+                      ", " + c.before.windowLabel + "), after " + c.after.path + " (" +
+                      formatPerUnit(c.after.units) + " " + c.unit + (c.unit == "step" ? "s" : "") +
+                      ", " + c.after.windowLabel + ")\n\n";
     out += padded("", 20) + padded("before", 12) + padded("after", 12) + "change\n";
     auto row = [&](const char* label, double before, double after, bool isTime) {
-        out += padded(label, 20) + padded(isTime ? duration(before) : number(before), 12) +
-               padded(isTime ? duration(after) : number(after), 12) + change(before, after) + "\n";
+        out += padded(label, 20) + padded(isTime ? duration(before) : formatPerUnit(before), 12) +
+               padded(isTime ? duration(after) : formatPerUnit(after), 12) +
+               formatChange(before, after) + "\n";
     };
     row(c.unit == "step" ? "Step time" : "Wall time", c.before.stepNs, c.after.stepNs, true);
     row("GPU busy", c.before.gpuBusyNs, c.after.gpuBusyNs, true);
@@ -97,7 +97,9 @@ std::string comparisonToText(const SessionComparison& c) {
         const std::optional<Severity> severity = site.severity();
         out += "  " + padded(status, 7) + padded(duration(site.before.blockedNs), 9) + "-> " +
                padded(duration(site.after.blockedNs), 9) +
-               padded("x" + number(site.before.calls) + " -> " + number(site.after.calls), 14) +
+               padded("x" + formatPerUnit(site.before.calls) + " -> " +
+                          formatPerUnit(site.after.calls),
+                      14) +
                padded(severity ? std::string(severityName(*severity)) : "-", 6) +
                site.site.label() + "\n";
         if (site.status == SiteStatus::Fixed && site.before.savingsNs >= 0)
@@ -118,9 +120,10 @@ std::string comparisonToText(const SessionComparison& c) {
     out += "\nKernels (time " + per + " before -> after, count):\n";
     for (size_t i = 0; i < c.kernels.size() && i < kTextKernels; ++i) {
         const KernelComparison& k = c.kernels[i];
-        out += "  " + padded(duration(k.beforeNs), 9) + "-> " + padded(duration(k.afterNs), 9) +
-               padded("x" + number(k.beforeCount) + " -> " + number(k.afterCount), 16) + k.name +
-               "\n";
+        out +=
+            "  " + padded(duration(k.beforeNs), 9) + "-> " + padded(duration(k.afterNs), 9) +
+            padded("x" + formatPerUnit(k.beforeCount) + " -> " + formatPerUnit(k.afterCount), 16) +
+            k.name + "\n";
     }
     if (c.kernels.size() > kTextKernels)
         out += "  ... " + std::to_string(c.kernels.size() - kTextKernels) + " more (--json)\n";
