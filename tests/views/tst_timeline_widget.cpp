@@ -3,10 +3,12 @@
 #include "model/session/session_loader.h"
 #include "tests/views/tiny_session.h"
 #include "views/panels/session_summary_widget.h"
+#include "views/timeline/time_ruler.h"
 #include "views/timeline/timeline_palette.h"
 #include "views/timeline/timeline_widget.h"
 
 #include <QImage>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QWheelEvent>
@@ -143,6 +145,29 @@ private slots:
         QTest::mouseRelease(&widget, Qt::LeftButton, Qt::NoModifier, QPoint(600, 100));
         QVERIFY(std::abs(widget.timeForX(500) - atX) <=
                 int64_t(widget.viewport().nsPerPixel()) + 1);
+    }
+
+    // The ruler counts from the time origin (two runs compared share an axis through it); moving
+    // it keeps the view where it was.
+    void timeOriginMovesTheRulerNotTheView() {
+        TimelineWidget widget;
+        widget.resize(1000, 400);
+        widget.setSession(m_session);
+        QCOMPARE(widget.timeOrigin(), m_session->startNs);
+        widget.setVisibleRange(tiny::kSyncStart - 1'000'000, tiny::kSyncStart + 1'000'000);
+        const double syncX = widget.xForTime(tiny::kSyncStart);
+        QSignalSpy changed(&widget, &TimelineWidget::viewportChanged);
+        widget.setTimeOrigin(tiny::kSyncStart);
+        QCOMPARE(widget.timeOrigin(), tiny::kSyncStart);
+        QCOMPARE(changed.size(), 1);
+        QVERIFY(std::abs(widget.xForTime(tiny::kSyncStart) - syncX) < 0.01);
+        bool zeroAtTheSync = false;
+        for (const RulerTick& tick : TimeRuler::ticks(widget.viewport()))
+            if (tick.label.startsWith(QLatin1String("0 ")))
+                zeroAtTheSync = std::abs(tick.x - syncX + widget.canvasRect().left()) < 1.0;
+        QVERIFY(zeroAtTheSync);
+        widget.setSession(m_session); // a new session: the ruler counts from its start again
+        QCOMPARE(widget.timeOrigin(), m_session->startNs);
     }
 
     void drawListCachedAcrossPaints() {

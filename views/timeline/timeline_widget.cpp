@@ -193,6 +193,14 @@ void TimelineWidget::setVisibleRange(int64_t startNs, int64_t endNs) {
     viewportEdited();
 }
 
+void TimelineWidget::setTimeOrigin(int64_t originNs) {
+    const int64_t start = m_viewport.visibleStartNs();
+    const int64_t end = m_viewport.visibleEndNs();
+    m_viewport.setOrigin(originNs);
+    m_viewport.setVisibleRange(start, end);
+    viewportEdited();
+}
+
 void TimelineWidget::zoomAround(double widgetX, double factor) {
     m_viewport.zoomAround(widgetX - canvasRect().left(), factor);
     viewportEdited();

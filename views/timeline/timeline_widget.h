@@ -75,6 +75,11 @@ public:
     int rowOf(const model::EventRef& event) const;
 
     void setVisibleRange(int64_t startNs, int64_t endNs);
+    // The moment the ruler counts from: the session start after setSession. Two runs shown one
+    // above the other share an axis by setting it to the same moment of each (views/compare).
+    // Keeps the visible range.
+    void setTimeOrigin(int64_t originNs);
+    int64_t timeOrigin() const { return m_viewport.originNs(); }
     void zoomAround(double widgetX, double factor);
     void panByPixels(double dx);
     // The span with GPU work (TimelineActivity): what a long import/CUDA-init lead-in would
