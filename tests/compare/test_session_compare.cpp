@@ -4,13 +4,13 @@
 // sites match by their line's text when an edit moved the line, the gate fails on new and worse
 // sites at or above its level only, SARIF validates against the SARIF 2.1.0 schema and JUnit XML
 // reads back with a failing case per gated site.
-#include "format/session_writer.h"
 #include "model/analysis/insight_engine.h"
 #include "model/compare/ci_reports.h"
 #include "model/compare/compare_output.h"
 #include "model/compare/session_compare.h"
 #include "model/session/session_loader.h"
 #include "model/testing/synthetic_session.h"
+#include "tests/support/loop_session.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -74,65 +74,13 @@ const model::SiteComparison* siteAt(const model::SessionComparison& c, const std
     return nullptr;
 }
 
-// 20 iterations of train.py's loop (in "step" ranges unless `steps` is false), each a 590 µs kernel
-// and a stream sync on line `syncLine`, with train.py embedded: line `syncLine` holds `lineText`,
-// the lines before it comments, so an edit that adds lines above moves the sync without
-// changing it.
+// The loop of tests/support/loop_session.h, written to `name` in `dir`.
 std::string writeLoop(const QTemporaryDir& dir, const char* name, int syncLine,
                       const std::string& lineText, bool steps = true) {
-    using namespace format;
     const std::string path = dir.filePath(QString::fromLatin1(name)).toStdString();
-    std::string error;
-    auto writer = SessionWriter::create(path, &error);
-    if (!writer)
+    const std::string error = loop_session::write(path, {syncLine, lineText, steps});
+    if (!error.empty())
         qFatal("%s", error.c_str());
-    constexpr int kSteps = 20;
-    constexpr int64_t kStart = 1'000'000, kStep = 1'000'000;
-    const int64_t pid =
-        writer->addProcess({1, "host", "python train.py", kStart, kStart + kSteps * kStep, 0});
-    const int64_t thread = writer->addThread({pid, 1, "python"});
-    const int64_t gpu = writer->addDevice({pid, 0, "NVIDIA H100", "GPU-1", 9, 0, 132, 80LL << 30});
-    const int64_t stream = writer->addStream({gpu, 1, 7, false, 0});
-    std::string source;
-    for (int line = 1; line <= syncLine + 5; ++line)
-        source += (line == syncLine ? lineText : "# line " + std::to_string(line)) + "\n";
-    writer->addSource({"/src/train.py", "", int64_t(source.size()), false, source});
-    FrameRow frame;
-    frame.kind = FrameKind::Python;
-    frame.file = "/src/train.py";
-    frame.line = syncLine;
-    frame.function = "train_step";
-    const int64_t frames[] = {writer->addFrame(frame)};
-    const int64_t stack = writer->addStack(1, frames);
-    const int64_t launch = writer->internString("cudaLaunchKernel");
-    const int64_t kernelName = writer->internString("gemm");
-    const int64_t stepName = writer->internString("step");
-    int64_t correlation = 0;
-    for (int step = 0; step < kSteps; ++step) {
-        const int64_t t = kStart + step * kStep;
-        if (steps)
-            writer->addRange({thread, RangeKind::NvtxPushPop, stepName, t, t + kStep - 1, 0});
-        writer->addApiCall(
-            {thread, ApiDomain::Runtime, 211, launch, t, t + 5'000, ++correlation, 0});
-        KernelRow kernel;
-        kernel.streamId = stream;
-        kernel.nameId = kernelName;
-        kernel.startNs = t + 10'000;
-        kernel.endNs = t + 600'000;
-        kernel.correlationId = correlation;
-        writer->addKernel(kernel);
-        SyncRow sync;
-        sync.threadId = thread;
-        sync.kind = SyncKind::Stream;
-        sync.startNs = t + 20'000;
-        sync.endNs = t + 600'000;
-        sync.correlationId = ++correlation;
-        sync.streamId = stream;
-        sync.stackId = stack;
-        writer->addSync(sync);
-    }
-    if (!writer->finish("complete"))
-        qFatal("%s", writer->lastError().c_str());
     return path;
 }
 
