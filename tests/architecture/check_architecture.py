@@ -37,7 +37,10 @@ LAYERS = {
                      "model/session", "format"},
     "views/report": {"views/panels", "views/timeline", "model/analysis", "model/whatif",
                      "model/session", "format"},
-    "app": {"views/report", "views/panels", "views/timeline", "views/dialogs", "model/interop",
+    "views/compare": {"views/panels", "views/timeline", "model/compare", "model/analysis",
+                      "model/whatif", "model/session", "format"},
+    "app": {"views/report", "views/compare", "views/panels", "views/timeline", "views/dialogs",
+            "model/interop",
             "model/jobs", "model/compare", "model/analysis", "model/whatif", "model/session",
             "format", "symbolize"},
 }
