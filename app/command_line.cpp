@@ -2,6 +2,7 @@
 
 #include "app/batch_commands.h"
 #include "app/color_scheme.h"
+#include "app/compare_launcher.h"
 #include "app/main_window.h"
 #include "format/path_remap.h"
 #include "model/analysis/analysis_window.h"
@@ -76,6 +77,11 @@ struct Options {
         QStringLiteral("compare"),
         QStringLiteral("Compare two runs, BEFORE and AFTER (sessions or traces), per sync site, "
                        "kernel and total, and exit (docs/compare.md).")};
+    QCommandLineOption compareWith{
+        QStringLiteral("compare-with"),
+        QStringLiteral("Open FILE in the window and compare it with AFTER there, as File ▸ "
+                       "Compare With… does."),
+        QStringLiteral("AFTER")};
     QCommandLineOption failOn{
         QStringLiteral("fail-on"),
         QStringLiteral("With --insights: exit 3 when a finding of LEVEL (high, medium, low) or "
@@ -110,8 +116,8 @@ void configure(QCommandLineParser& parser, const Options& options) {
     for (const QCommandLineOption* option :
          {&options.info, &options.insights, &options.json, &options.window, &options.convert,
           &options.output, &options.exportChrome, &options.report, &options.force,
-          &options.clearCache, &options.compare, &options.failOn, &options.failOnNew,
-          &options.sarif, &options.junit, &options.colorScheme, &options.remap})
+          &options.clearCache, &options.compare, &options.compareWith, &options.failOn,
+          &options.failOnNew, &options.sarif, &options.junit, &options.colorScheme, &options.remap})
         parser.addOption(*option);
     parser.addPositionalArgument(
         QStringLiteral("FILE"),
@@ -154,7 +160,8 @@ int runBatch(const QCommandLineParser& parser, const Options& options) {
         const QCommandLineOption* option;
         bool allowed;
         const char* goesWith;
-    } pairings[] = {{&options.failOn, insights, "--insights"},
+    } pairings[] = {{&options.compareWith, false, "the window (no batch mode)"},
+                    {&options.failOn, insights, "--insights"},
                     {&options.failOnNew, compare, "--compare"},
                     {&options.sarif, insights || compare, "--insights or --compare"},
                     {&options.junit, insights || compare, "--insights or --compare"}};
@@ -249,6 +256,10 @@ int runGui(QApplication& app, const QCommandLineParser& parser, const Options& o
         printError(QStringLiteral("at most one FILE (see --help)"));
         return 2;
     }
+    if (parser.isSet(options.compareWith) && files.isEmpty()) {
+        printError(QStringLiteral("--compare-with needs the FILE to compare with AFTER"));
+        return 2;
+    }
     std::vector<format::PathRemapRule> rules;
     if (!parseRemapRules(parser.values(options.remap), &rules))
         return 2;
@@ -256,6 +267,8 @@ int runGui(QApplication& app, const QCommandLineParser& parser, const Options& o
     if (!rules.empty())
         window.panels()->sourceView()->resolver().setRules(std::move(rules));
     window.show();
+    if (parser.isSet(options.compareWith))
+        window.compareLauncher()->compareWhenLoaded(parser.value(options.compareWith));
     if (!files.isEmpty())
         window.openFile(files.front());
     return app.exec();

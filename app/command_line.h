@@ -1,6 +1,7 @@
 // The `stallscope` command line: parses the arguments, runs a batch mode or opens the main window,
 // and returns the process exit status (0 success, 1 a bad input file, 2 bad usage).
 //   stallscope [FILE]          open the main window (and FILE in it)
+//   stallscope FILE --compare-with AFTER   ... and compare FILE with AFTER (File ▸ Compare With…)
 //   stallscope --info FILE     print the session summary and exit (no GUI, no display needed)
 //   stallscope --insights [--json] [--window SPEC] FILE, --convert TRACE -o OUT, --export-chrome
 //   OUT FILE, stallscope --report OUT.pdf FILE

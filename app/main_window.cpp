@@ -1,8 +1,8 @@
 #include "app/main_window.h"
 
-#include "app/session_openers.h"
-
 #include "app/background_work.h"
+#include "app/compare_launcher.h"
+#include "app/session_openers.h"
 #include "format/output_file.h"
 #include "format/session_meta.h"
 #include "model/analysis/analysis_window.h"
@@ -146,6 +146,7 @@ void MainWindow::createMenus() {
     m_saveCopyAction =
         file->addAction(tr("Save &Symbolized Copy…"), this, &MainWindow::showSaveCopyDialog);
     m_saveCopyAction->setEnabled(false);
+    m_compare = new CompareLauncher(this, file); // File ▸ Compare With…
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     // Some platforms (offscreen, some desktops) map QKeySequence::Quit to nothing.

@@ -3,7 +3,8 @@
 // above the timeline. Lives in views/ so tests can link it; app/ only parses the command line.
 //
 // Around the timeline, AnalysisPanels adds the insight, source, stack and statistics docks and
-// runs the analysis after each load. The window remembers its dock layout and recent files
+// runs the analysis after each load; File ▸ Compare With… (CompareLauncher) opens a second run
+// beside this one. The window remembers its dock layout and recent files
 // (QSettings), offers a find box (Ctrl+F) and lists its shortcuts under Help.
 //
 // Load errors never block: they are stored (lastError()), signalled (loadFailed) and shown in a
@@ -41,6 +42,7 @@ class TimelineWidget;
 
 namespace stallscope::app {
 
+class CompareLauncher;
 using views::AnalysisPanels;
 using views::FindBox;
 using views::RecordDialog;
@@ -74,6 +76,8 @@ public:
     AnalysisPanels* panels() const { return m_panels; }
     FindBox* findBox() const { return m_findBox; }
     QMenu* recentMenu() const { return m_recentMenu; }
+    // File ▸ Compare With… and the comparison window it opens.
+    CompareLauncher* compareLauncher() const { return m_compare; }
     QStringList recentFiles() const;
     // The shortcuts dialog currently open, or null.
     ShortcutsDialog* shortcutsDialog() const;
@@ -175,6 +179,7 @@ private:
     QAction* m_saveCopyAction = nullptr;     // enabled while a symbolized copy is shown
     QAction* m_analyzeRangeAction = nullptr; // enabled while the timeline has a range selected
     QPointer<RecordDialog> m_recordDialog;
+    CompareLauncher* m_compare = nullptr;
     QSet<QString> m_symbolizeTried; // files with nothing to resolve here (once per window)
 };
 
