@@ -5,10 +5,15 @@
 //   stallscope-screenshots SCENARIO SESSION OUT.png   exit 0 once written, 1 on a load or write
 //                                                     failure, 2 on bad usage
 //   stallscope-screenshots --list                     the scenario names, one a line
+//   stallscope-screenshots compare BEFORE AFTER OUT.png
+//                        File ▸ Compare With…: the comparison window with its top site selected
+//                        (a scenario of two runs, so not a README picture and not listed)
 #include "app/batch_commands.h"
 #include "app/color_scheme.h"
+#include "app/compare_launcher.h"
 #include "app/main_window.h"
 #include "model/session/session.h"
+#include "views/compare/compare_view.h"
 #include "views/panels/after_fix_preview.h"
 #include "views/panels/analysis_panels.h"
 #include "views/timeline/timeline_widget.h"
@@ -16,6 +21,7 @@
 #include <QApplication>
 #include <QDockWidget>
 #include <QSettings>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTimer>
 
@@ -37,6 +43,27 @@ struct Scenario {
     ColorScheme scheme;
     // What the user does once the analysis has ended; false (after saying why) if it could not.
     std::function<bool(MainWindow&)> act;
+};
+
+// The comparison scenario: what the user does in the comparison window once it is ready.
+struct CompareScenario {
+    const char* name;
+    QSize size;
+    std::function<bool(stallscope::views::CompareView&)> act;
+};
+
+const CompareScenario kCompareScenarios[] = {
+    // The top site (fixed and new come first) selected: its syncs highlighted in both runs.
+    {"compare",
+     {1800, 1100},
+     [](stallscope::views::CompareView& view) {
+         if (view.table()->model()->rowCount() == 0) {
+             printError(QStringLiteral("the runs have no sync sites to compare"));
+             return false;
+         }
+         view.table()->selectRow(0);
+         return true;
+     }},
 };
 
 // Shows FROM..TO milliseconds after the session start.
@@ -115,14 +142,50 @@ const Scenario kScenarios[] = {
      [](MainWindow& window) { return selectSyncOfTopFinding(window, 100); }},
 };
 
-const Scenario* findScenario(const QString& name) {
-    for (const Scenario& scenario : kScenarios)
+// The scenario of `scenarios` called `name`, or null.
+template <typename Table> auto findIn(const Table& scenarios, const QString& name) {
+    for (const auto& scenario : scenarios)
         if (name == QLatin1String(scenario.name))
             return &scenario;
-    return nullptr;
+    return static_cast<decltype(&scenarios[0])>(nullptr);
 }
 
 constexpr int kSettleMs = 300;
+
+// Opens BEFORE in the window, compares it with AFTER, acts in the comparison window and grabs it.
+int runCompare(QApplication& app, const CompareScenario& scenario, const QString& before,
+               const QString& after, const QString& png) {
+    stallscope::app::applyColorScheme(app, ColorScheme::Light);
+    MainWindow window;
+    window.setErrorDialogsEnabled(false);
+    stallscope::app::CompareLauncher* launcher = window.compareLauncher();
+    launcher->setErrorDialogsEnabled(false);
+    const auto fail = [&app](const QString& error) {
+        printError(error);
+        app.exit(1);
+    };
+    QObject::connect(&window, &MainWindow::loadFailed, &app, fail);
+    QObject::connect(launcher, &stallscope::app::CompareLauncher::compareFailed, &app, fail);
+    QObject::connect(launcher, &stallscope::app::CompareLauncher::compared, &app,
+                     [&](stallscope::views::CompareView* view) {
+                         view->resize(scenario.size);
+                         if (!scenario.act(*view)) {
+                             app.exit(1);
+                             return;
+                         }
+                         QTimer::singleShot(kSettleMs, &app, [&app, view, png] {
+                             const bool saved = view->grab().save(png, "PNG");
+                             if (!saved)
+                                 printError(
+                                     QStringLiteral("%1: cannot write the picture").arg(png));
+                             app.exit(saved ? 0 : 1);
+                         });
+                     });
+    launcher->compareWhenLoaded(after);
+    window.show();
+    window.openFile(before);
+    return app.exec();
+}
 
 int run(QApplication& app, const Scenario& scenario, const QString& session, const QString& png) {
     stallscope::app::applyColorScheme(app, scenario.scheme);
@@ -176,10 +239,13 @@ int main(int argc, char** argv) {
     QTemporaryDir settings;
     QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settings.path());
     const QStringList args = app.arguments().mid(1);
-    const Scenario* scenario = args.size() == 3 ? findScenario(args[0]) : nullptr;
+    if (const CompareScenario* compare =
+            args.size() == 4 ? findIn(kCompareScenarios, args[0]) : nullptr)
+        return runCompare(app, *compare, args[1], args[2], args[3]);
+    const Scenario* scenario = args.size() == 3 ? findIn(kScenarios, args[0]) : nullptr;
     if (!scenario) {
         printError(QStringLiteral("usage: stallscope-screenshots SCENARIO SESSION OUT.png "
-                                  "(--list names the scenarios)"));
+                                  "(--list names the scenarios), or compare BEFORE AFTER OUT.png"));
         return 2;
     }
     return run(app, *scenario, args[1], args[2]);

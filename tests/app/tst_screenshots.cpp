@@ -96,6 +96,19 @@ private slots:
                  qPrintable(unknown.err));
     }
 
+    // The comparison window (two runs: not a README picture, not listed): the sample against
+    // itself, every site the same; without AFTER it is bad usage.
+    void compareScenarioGrabsTheComparisonWindow() {
+        const QString sample = QStringLiteral(STALLSCOPE_SOURCE_DIR "/resources/sample.stallscope");
+        const QString png = m_dir.filePath(QStringLiteral("compare.png"));
+        const Run result = run({QStringLiteral("compare"), sample, sample, png});
+        QVERIFY2(result.exitCode == 0, qPrintable(result.err));
+        const QImage made(png);
+        QCOMPARE(made.size(), QSize(1800, 1100));
+        QVERIFY(distinctColours(made) > 50);
+        QCOMPARE(run({QStringLiteral("compare"), sample, png}).exitCode, 2);
+    }
+
     void missingSessionExits1() {
         const QString png = m_dir.filePath(QStringLiteral("missing.png"));
         const Run result = run({QStringLiteral("timeline-overview"),
