@@ -379,6 +379,12 @@ private slots:
             << QStringList{QStringLiteral("--info"), QStringLiteral("--window"),
                            QStringLiteral("all"), small}
             << QStringLiteral("--window goes with --insights");
+        QTest::newRow("compare-with in a batch mode")
+            << QStringList{QStringLiteral("--info"), QStringLiteral("--compare-with"), small, small}
+            << QStringLiteral("--compare-with goes with the window (no batch mode)");
+        QTest::newRow("compare-with without FILE")
+            << QStringList{QStringLiteral("--compare-with"), small}
+            << QStringLiteral("--compare-with needs the FILE to compare with AFTER");
     }
     void badUsage() {
         QFETCH(QStringList, arguments);
