@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Recorder overhead, side by side, in one device call (run on the GPU machine):
-  ablation.py CARRY_DIR [REPS]
+  ablation.py CARRY_DIR [REPS]        (ABLATION_PARTS=cxx,launch,gemm,mlp picks parts; default all)
 Every configuration runs REPS times, all interleaved so drift hits all alike; medians printed.
 Part 1 (launch-bound C++, 2000 x [4 tiny kernels + stream sync]): which recorder component costs what.
 Part 2 (PyTorch): uninstrumented / stallscope-record (default and variants) / torch.profiler on the
@@ -15,7 +15,9 @@ import sys
 carry = sys.argv[1]
 reps = int(sys.argv[2]) if len(sys.argv) > 2 else 5
 SESSION = "/tmp/ablation.stallscope"
-record = [carry + "/stallscope-record", "-q", "-o", SESSION]
+# --no-symbolize: the symbolizer runs after the program, outside every timed loop; it only costs
+# the call time.
+record = [carry + "/stallscope-record", "-q", "--no-symbolize", "--force-overwrite", "-o", SESSION]
 cxx = [carry + "/launch_bound", "2000", "4"]
 
 CXX_CONFIGS = [  # label, env, extra stallscope-record args (None: uninstrumented)
@@ -32,6 +34,7 @@ CXX_CONFIGS = [  # label, env, extra stallscope-record args (None: uninstrumente
     ("buffer 32M", {}, ["--buffer-size", "32M"]),
     ("buffer 1M", {}, ["--buffer-size", "1M"]),
     ("kernels only", {}, ["--kinds", "kernel"]),
+    ("CUPTI zeroes its buffers", {"STALLSCOPE_BUFFER_ZEROING": "cupti"}, []),
 ]
 TORCH = ["python3", "bench/recorder/torch_bench.py"]
 TORCH_CONFIGS = [
@@ -39,6 +42,12 @@ TORCH_CONFIGS = [
     ("stallscope-record (default)", {}, [], "plain"),
     ("stallscope, clock callback", {"STALLSCOPE_CLOCK": "callback"}, [], "plain"),
     ("stallscope, Python frames off", {"STALLSCOPE_PYTHON": "0"}, [], "plain"),
+    ("stallscope, no stacks", {}, ["--no-stacks"], "plain"),
+    ("stallscope, no DRIVER API records", {}, ["--kinds", "-driver"], "plain"),
+    ("stallscope, no API records at all", {}, ["--kinds", "-runtime,-driver"], "plain"),
+    ("stallscope, no SYNCHRONIZATION records", {}, ["--kinds", "-sync"], "plain"),
+    ("stallscope, kernels only", {}, ["--kinds", "kernel"], "plain"),
+    ("stallscope, CUPTI zeroes its buffers", {"STALLSCOPE_BUFFER_ZEROING": "cupti"}, [], "plain"),
     ("torch.profiler", {}, None, "profiler"),
 ]
 MLP_CONFIGS = [c for c in TORCH_CONFIGS if c[0] in ("uninstrumented", "stallscope-record (default)", "torch.profiler")]
@@ -60,16 +69,20 @@ def meta():
         return {}
 
 
+PARTS = os.environ.get("ABLATION_PARTS", "cxx,launch,gemm,mlp").split(",")
 results, metas = {}, {}
 for rep in range(reps):
-    for label, env, args in CXX_CONFIGS:
+    for label, env, args in CXX_CONFIGS if "cxx" in PARTS else []:
         argv = cxx if args is None else record + args + ["--"] + cxx
         v = run(argv, env, r"ms=([0-9.]+)")
         if v is not None:
             results.setdefault(("cxx", label), []).append(v)
             if args is not None:
                 metas.setdefault(("cxx", label), []).append(meta())
-    for workload, configs in (("launch", TORCH_CONFIGS), ("mlp", MLP_CONFIGS)):
+    for workload, configs in (("launch", TORCH_CONFIGS), ("gemm", TORCH_CONFIGS),
+                              ("mlp", MLP_CONFIGS)):
+        if workload not in PARTS:
+            continue
         for label, env, args, mode in configs:
             base = TORCH + [workload, mode]
             argv = base if args is None else record + args + ["--"] + base
@@ -103,8 +116,14 @@ def table(workload, configs, title):
             dropped if ms else "—"))
 
 
-table("cxx", CXX_CONFIGS, "launch-bound C++ (2000 x [4 tiny kernels + stream sync])")
-table("launch", TORCH_CONFIGS, "launch-bound PyTorch (2000 x [4 tiny ops + synchronize])")
-table("mlp", MLP_CONFIGS, "GEMM-heavy PyTorch MLP training (bf16, 4 x 4096, batch 8192, 30 steps)")
+if "cxx" in PARTS:
+    table("cxx", CXX_CONFIGS, "launch-bound C++ (2000 x [4 tiny kernels + stream sync])")
+if "launch" in PARTS:
+    table("launch", TORCH_CONFIGS, "launch-bound PyTorch (2000 x [4 tiny ops + synchronize])")
+if "gemm" in PARTS:
+    table("gemm", TORCH_CONFIGS, "launch-bound PyTorch, issue 19 (1000 x [512x512 fp16 GEMM, relu, "
+          "scale + synchronize])")
+if "mlp" in PARTS:
+    table("mlp", MLP_CONFIGS, "GEMM-heavy PyTorch MLP training (bf16, 4 x 4096, batch 8192, 30 steps)")
 m = metas.get(("cxx", "default (offset clock, writer flush)"), [{}])[-1]
 print("\nCUPTI clock vs host clocks (host minus cuptiGetTimestamp, ns):", m.get("cupti_clock_vs_host"))

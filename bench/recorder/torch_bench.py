@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """PyTorch overhead workloads for the recorder benchmark.
-  torch_bench.py WORKLOAD MODE      WORKLOAD: mlp | launch     MODE: plain | profiler
+  torch_bench.py WORKLOAD MODE      WORKLOAD: mlp | launch | gemm     MODE: plain | profiler
 mlp:    GEMM-heavy bf16 MLP training (4 x Linear 4096, batch 8192), 30 timed steps, loss.item()
         every 10 steps.
 launch: launch-bound loop: 4 tiny elementwise ops then torch.cuda.synchronize(), 2000 iterations.
+gemm:   launch-bound loop of issue 19: a 512x512 fp16 GEMM, relu and a scale, then
+        torch.cuda.synchronize(), 1000 iterations.
 profiler: the timed loop runs inside torch.profiler.profile(activities=[CPU, CUDA]).
 Prints one line: 'RESULT workload mode ms'. Timing covers the loop only (after warm-up)."""
 import sys
@@ -44,9 +46,23 @@ def launch_setup():
     return step, 2000
 
 
+def gemm_setup():
+    torch.manual_seed(0)
+    a = torch.randn(512, 512, device="cuda", dtype=torch.float16)
+    b = torch.randn(512, 512, device="cuda", dtype=torch.float16) / 512 ** 0.5
+
+    def step(i):
+        torch.relu(a @ b) * 0.5
+        torch.cuda.synchronize()
+    return step, 1000
+
+
+SETUPS = {"mlp": mlp_setup, "launch": launch_setup, "gemm": gemm_setup}
+
+
 def main():
     workload, mode = sys.argv[1], sys.argv[2]
-    step, n = (mlp_setup if workload == "mlp" else launch_setup)()
+    step, n = SETUPS[workload]()
     for i in range(5 if workload == "mlp" else 100):
         step(i)
     torch.cuda.synchronize()
