@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <ctime>
 
 namespace stallscope::recorder {
@@ -34,6 +35,12 @@ struct MemcpyAsyncParams {
     void* stream;
 };
 constexpr int kCudaMemcpyDeviceToHost = 2;
+// cudaStreamSynchronize, cudaStreamWaitEvent, cuStreamSynchronize, cuStreamWaitEvent and their
+// _ptsz variants all take the stream first (generated_cuda_runtime_api_meta.h,
+// generated_cuda_meta.h, CUDA 13).
+struct StreamFirstParams {
+    CUstream stream;
+};
 constexpr int kCudaMemcpyDefault = 4;
 
 } // namespace
@@ -55,6 +62,20 @@ bool CallbackHandler::asyncCopyMayBlock(int domain, uint32_t cbid, const void* r
         return params->kind == kCudaMemcpyDeviceToHost || params->kind == kCudaMemcpyDefault;
     }
     return true;
+}
+
+void CallbackHandler::noteStream(const CUpti_CallbackData& data, HostEvent* event) {
+    // Which stream the sync waits for, as the kernel records name it (the what-if replay needs
+    // it; CUPTI's SYNCHRONIZATION records, off by default, would say it too). Taken before the
+    // API's time starts.
+    const CUstream stream = static_cast<const StreamFirstParams*>(data.functionParams)->stream;
+    const bool perThread = data.functionName && strstr(data.functionName, "_ptsz");
+    uint32_t contextId = 0, streamId = 0;
+    if (cuptiGetContextId(data.context, &contextId) == CUPTI_SUCCESS &&
+        cuptiGetStreamIdEx(data.context, stream, perThread ? 1 : 0, &streamId) == CUPTI_SUCCESS) {
+        event->contextId = contextId;
+        event->streamId = streamId;
+    }
 }
 
 void CallbackHandler::onApi(int domain, uint32_t cbid, const void* raw) {
@@ -93,6 +114,11 @@ void CallbackHandler::onApi(int domain, uint32_t cbid, const void* raw) {
         event->pythonCaptureNs = 0;
         event->pythonDepth = 0;
         event->stackHash = 0;
+        event->contextId = 0;
+        event->streamId = HostEvent::kNoStream;
+        if ((c == ApiClass::StreamSync || c == ApiClass::StreamWaitEvent) && data->context &&
+            data->functionParams)
+            noteStream(*data, event);
         if (m_stacks) {
             int64_t before = nowNs();
             event->depth = StackUnwinder::capture(event->pcs, std::min(m_depth, kMaxStackFrames));

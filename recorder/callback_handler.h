@@ -1,10 +1,15 @@
 // CallbackHandler: the CUPTI API callback, the one piece of the recorder on the target's hot path.
 // At API ENTER of a sync or a copy that may block it captures the thread's stack into a slot of the
-// thread's EventRing; at EXIT it stamps the end time and publishes the slot. Everything else
-// (launch records, kernels) comes from CUPTI activity records, which cost less than callbacks.
+// thread's EventRing (and, for stream syncs and waits, notes the stream); at EXIT it stamps the end
+// time and publishes the slot: that interval is the sync's wait (CUPTI's SYNCHRONIZATION records
+// would time it too, at ~28 points of overhead on launch-bound loops). Everything else (launch
+// records, kernels) comes from CUPTI activity records, which cost less than callbacks.
 #pragma once
 
 #include "recorder/api_classifier.h"
+#include "recorder/host_event.h"
+
+#include <cupti.h>
 
 #include <atomic>
 #include <cstdint>
@@ -33,6 +38,8 @@ public:
 private:
     // Whether an async copy may write pageable host memory (then it blocks and needs a stack).
     static bool asyncCopyMayBlock(int domain, uint32_t cbid, const void* data);
+    // Fills event->contextId and streamId from a stream sync's or stream wait's stream argument.
+    static void noteStream(const CUpti_CallbackData& data, HostEvent* event);
 
     const ApiClassifier* m_classifier;
     bool m_stacks = true;

@@ -21,6 +21,10 @@ struct HostEvent {
     uint32_t captureNs = 0;       // time the native stack capture took (0 when none)
     uint32_t pythonCaptureNs = 0; // time the Python frame capture took (0 when none)
     int32_t pythonDepth = 0;      // Python frames in `python`, innermost first
+    // The CUPTI context and stream a stream sync or stream wait names (kNoStream: none).
+    static constexpr uint32_t kNoStream = UINT32_MAX;
+    uint32_t contextId = 0;
+    uint32_t streamId = kNoStream;
     int64_t startNs = 0;
     int64_t endNs = 0;
     uint64_t stackHash = 0; // 0: no stack; covers native and Python frames

@@ -172,8 +172,10 @@ bool Recorder::enableActivities() {
         any |= enable(CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY");
     if (m_config.memset)
         any |= enable(CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET");
-    if (m_config.syncs)
-        any |= enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION");
+    // Syncs come from the API callbacks (callback_handler.h); CUPTI's records only on request.
+    any |= m_config.syncs;
+    if (m_config.wantsSyncRecords())
+        enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION");
     if (m_config.nvtx)
         enable(CUPTI_ACTIVITY_KIND_MARKER, "MARKER");
     if (m_config.cudaEvents)
@@ -314,6 +316,7 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
         return false;
     }
     m_sink = std::make_unique<SessionSink>(m_writer.get());
+    m_sink->setSyncRecords(m_config.wantsSyncRecords());
     int64_t startNs = CallbackHandler::nowNs();
     m_sink->beginProcess(m_pid, hostName(), commandLine(), startNs);
     m_writer->setMeta(format::meta::kRecorderOrigin, origin);

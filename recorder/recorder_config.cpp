@@ -51,10 +51,10 @@ uint64_t parseSize(const char* value, uint64_t fallback) {
 
 // What one word of STALLSCOPE_KINDS switches: a set of the config's kind flags.
 using KindFlag = bool RecorderConfig::*;
-constexpr KindFlag kKindFlags[] = {&RecorderConfig::kernels,    &RecorderConfig::memcpy,
-                                   &RecorderConfig::memset,     &RecorderConfig::syncs,
-                                   &RecorderConfig::runtimeApi, &RecorderConfig::driverApi,
-                                   &RecorderConfig::nvtx,       &RecorderConfig::cudaEvents};
+constexpr KindFlag kKindFlags[] = {
+    &RecorderConfig::kernels, &RecorderConfig::memcpy,     &RecorderConfig::memset,
+    &RecorderConfig::syncs,   &RecorderConfig::runtimeApi, &RecorderConfig::driverApi,
+    &RecorderConfig::nvtx,    &RecorderConfig::cudaEvents, &RecorderConfig::syncRecords};
 // Bit i stands for kKindFlags[i].
 enum KindBits : unsigned {
     kKernels = 1u << 0,
@@ -65,10 +65,11 @@ enum KindBits : unsigned {
     kDriver = 1u << 5,
     kNvtx = 1u << 6,
     kEvents = 1u << 7,
+    kSyncRecords = 1u << 8,
     kEveryKind = (1u << std::size(kKindFlags)) - 1,
 };
 constexpr format::Keyword<unsigned> kKindWords[] = {
-    {"all", kEveryKind & ~kEvents}, // CUDA_EVENT records stay opt-in
+    {"all", kEveryKind & ~kEvents & ~kSyncRecords}, // these records stay opt-in
     {"kernel", kKernels},
     {"kernels", kKernels},
     {"memcpy", kMemcpy},
@@ -80,6 +81,7 @@ constexpr format::Keyword<unsigned> kKindWords[] = {
     {"api", kRuntime | kDriver},
     {"nvtx", kNvtx},
     {"events", kEvents},
+    {"sync-records", kSyncRecords},
 };
 
 void setKinds(RecorderConfig& config, unsigned kinds, bool enable) {
@@ -193,6 +195,7 @@ std::string RecorderConfig::describeKinds() const {
     add(driverApi, "driver");
     add(nvtx, "nvtx");
     add(cudaEvents, "events");
+    add(syncRecords, "sync-records");
     return out;
 }
 

@@ -14,6 +14,11 @@ struct RecorderConfig {
     bool memcpy = true;
     bool memset = true;
     bool syncs = true;
+    // CUPTI's SYNCHRONIZATION records as well: without them a sync's wait is timed by the API
+    // callback that captures its stack; with them it carries CUPTI's event id and syncs the
+    // driver makes on its own appear. Opt-in: they cost ~28 points on a launch-bound PyTorch
+    // loop (bench/RESULTS.md, issue 19).
+    bool syncRecords = false;
     bool runtimeApi = true; // launches, copies, syncs, allocations, event records (not all APIs)
     bool driverApi = true;  // same filter, driver entry points
     bool nvtx = true;
@@ -34,6 +39,9 @@ struct RecorderConfig {
     // stallscope-record run gets ".<pid>" before the extension so children never share a file.
     std::string outputPathFor(int64_t pid) const;
     std::string describeKinds() const;
+    // Whether CUPTI's SYNCHRONIZATION records are enabled: on request, and with CUDA_EVENT
+    // records, whose links to event syncs need the records' event ids.
+    bool wantsSyncRecords() const { return syncs && (syncRecords || cudaEvents); }
 };
 
 } // namespace stallscope::recorder

@@ -195,7 +195,13 @@ void SessionSink::consumeHostEvent(const HostEvent& event) {
     m_stats.stacks += m_stackInterner.stacksWritten() - stacksBefore;
     host.seenNs = monotonicNs();
     host.correlationId = event.correlationId;
+    host.contextId = event.contextId;
+    host.streamId = event.streamId;
     auto c = ApiClass(event.apiClass);
+    if (ApiClassifier::isSync(c) && !m_syncRecords) {
+        emitSync(&host, nullptr, m_mainThreadRow);
+        return;
+    }
     if (ApiClassifier::isSync(c)) {
         auto record = m_pendingSyncRecords.find(event.correlationId);
         if (record != m_pendingSyncRecords.end()) {
@@ -252,6 +258,9 @@ void SessionSink::emitSync(const PendingHost* host, const ActivityRecord* record
     } else if (host) {
         row.startNs = host->startNs;
         row.endNs = host->endNs;
+        row.correlationId = host->correlationId;
+        if (host->streamId != HostEvent::kNoStream)
+            row.streamId = streamRow(host->contextId, host->streamId, 0, false);
     }
     if (host && host->stackId >= 0)
         row.stackId = host->stackId;
@@ -380,6 +389,8 @@ void SessionSink::consumeBatch(const ActivityBatch& batch) {
             break;
         }
         case ActivityRecord::Kind::Sync: {
+            if (!m_syncRecords)
+                break; // the callbacks' host events are the syncs (setSyncRecords)
             auto host = m_pendingHost.find(r.correlationId);
             if (host != m_pendingHost.end()) {
                 emitSync(&host->second, &r, m_mainThreadRow);

@@ -31,6 +31,10 @@ public:
 
     void beginProcess(int64_t pid, const std::string& host, const std::string& command,
                       int64_t startNs);
+    // Whether CUPTI's SYNCHRONIZATION records come (RecorderConfig::syncRecords): then a sync row
+    // joins the record (its wait, stream and event) to the callback's stack; otherwise the
+    // callback's host event alone is the sync row.
+    void setSyncRecords(bool enabled) { m_syncRecords = enabled; }
     void consumeHostEvent(const HostEvent& event);
     void consumeBatch(const ActivityBatch& batch);
     void addDropped(int64_t atNs, const char* source, int64_t count);
@@ -59,6 +63,8 @@ private:
         int64_t stackId = -1;
         int64_t seenNs = 0;
         uint32_t correlationId = 0;
+        uint32_t contextId = 0;
+        uint32_t streamId = HostEvent::kNoStream;
     };
     struct PendingCopy {
         uint8_t copyKind = 0, dstKind = 0, srcKind = 0;
@@ -79,6 +85,7 @@ private:
     int64_t m_processId = 0;
     int64_t m_pid = 0;
     int64_t m_mainThreadRow = 0;
+    bool m_syncRecords = true;
     int64_t m_lastSeenNs = 0;
     Stats m_stats;
     ModuleTable m_modules;

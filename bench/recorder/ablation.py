@@ -27,7 +27,9 @@ CXX_CONFIGS = [  # label, env, extra stallscope-record args (None: uninstrumente
     ("clock: CUPTI's, unconverted", {"STALLSCOPE_CLOCK": "cupti"}, []),
     ("flush: cuptiActivityFlushPeriod", {"STALLSCOPE_FLUSH": "cupti"}, []),
     ("no DRIVER API records", {}, ["--kinds", "-driver"]),
-    ("no SYNCHRONIZATION records", {}, ["--kinds", "-sync"]),
+    ("with SYNCHRONIZATION records (the default before 2026-11-26)", {},
+     ["--kinds", "all,sync-records"]),
+    ("no syncs at all", {}, ["--kinds", "-sync"]),
     ("no API records at all", {}, ["--kinds", "-runtime,-driver"]),
     ("no API callbacks (no stacks)", {"STALLSCOPE_CALLBACKS": "0"}, []),
     ("no stacks (callbacks kept)", {}, ["--no-stacks"]),
@@ -45,12 +47,16 @@ TORCH_CONFIGS = [
     ("stallscope, no stacks", {}, ["--no-stacks"], "plain"),
     ("stallscope, no DRIVER API records", {}, ["--kinds", "-driver"], "plain"),
     ("stallscope, no API records at all", {}, ["--kinds", "-runtime,-driver"], "plain"),
-    ("stallscope, no SYNCHRONIZATION records", {}, ["--kinds", "-sync"], "plain"),
+    ("stallscope, with SYNCHRONIZATION records (the default before 2026-11-26)", {},
+     ["--kinds", "all,sync-records"], "plain"),
+    ("stallscope, no syncs at all", {}, ["--kinds", "-sync"], "plain"),
     ("stallscope, kernels only", {}, ["--kinds", "kernel"], "plain"),
     ("stallscope, CUPTI zeroes its buffers", {"STALLSCOPE_BUFFER_ZEROING": "cupti"}, [], "plain"),
     ("torch.profiler", {}, None, "profiler"),
 ]
-MLP_CONFIGS = [c for c in TORCH_CONFIGS if c[0] in ("uninstrumented", "stallscope-record (default)", "torch.profiler")]
+MLP_CONFIGS = [c for c in TORCH_CONFIGS if c[0] in (
+    "uninstrumented", "stallscope-record (default)", "torch.profiler",
+    "stallscope, with SYNCHRONIZATION records (the default before 2026-11-26)")]
 
 
 def run(argv, env, pattern):

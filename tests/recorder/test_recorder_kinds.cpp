@@ -15,8 +15,9 @@ namespace {
 // The kind flags as a string, one letter a kind (lower case when off), to compare in one go.
 QString kinds(const RecorderConfig& c) {
     const std::pair<bool, char> flags[] = {
-        {c.kernels, 'K'},    {c.memcpy, 'C'},    {c.memset, 'S'}, {c.syncs, 'Y'},
-        {c.runtimeApi, 'R'}, {c.driverApi, 'D'}, {c.nvtx, 'N'},   {c.cudaEvents, 'E'}};
+        {c.kernels, 'K'}, {c.memcpy, 'C'},     {c.memset, 'S'},
+        {c.syncs, 'Y'},   {c.runtimeApi, 'R'}, {c.driverApi, 'D'},
+        {c.nvtx, 'N'},    {c.cudaEvents, 'E'}, {c.syncRecords, 'Z'}};
     QString text;
     for (const auto& [on, letter] : flags)
         text += on ? QChar(letter) : QChar(letter).toLower();
@@ -36,33 +37,37 @@ QString applied(const std::string& list) {
 class TestRecorderKinds : public QObject {
     Q_OBJECT
 private slots:
-    void defaultsRecordAllButCudaEvents() { QCOMPARE(kinds(RecorderConfig()), "KCSYRDNe"); }
+    void defaultsRecordAllButOptInRecords() { QCOMPARE(kinds(RecorderConfig()), "KCSYRDNez"); }
 
     void eachWordSwitchesItsKinds_data() {
         QTest::addColumn<QString>("list");
         QTest::addColumn<QString>("expected");
-        // {list, flags after it}; "all" leaves CUDA_EVENT records opt-in, "-" words keep the rest.
+        // {list, flags after it}; "all" leaves CUDA_EVENT and SYNCHRONIZATION records opt-in, "-"
+        // words keep the rest.
         const std::pair<const char*, const char*> cases[] = {
-            {"kernel", "Kcsyrdne"},
-            {"kernels", "Kcsyrdne"},
-            {"memcpy", "kCsyrdne"},
-            {"memset", "kcSyrdne"},
-            {"sync", "kcsYrdne"},
-            {"syncs", "kcsYrdne"},
-            {"runtime", "kcsyRdne"},
-            {"driver", "kcsyrDne"},
-            {"api", "kcsyRDne"},
-            {"nvtx", "kcsyrdNe"},
-            {"events", "kcsyrdnE"},
-            {"all", "KCSYRDNe"},
-            {"all,events", "KCSYRDNE"},
-            {"kernel,sync", "KcsYrdne"},
-            {",kernel,,memcpy,", "KCsyrdne"},
-            {"-nvtx", "KCSYRDne"},
-            {"-api", "KCSYrdNe"},
-            {"-all", "kcsyrdne"},
-            {"all,-memset", "KCsYRDNe"},
-            {"-nvtx,events", "KCSYRDnE"},
+            {"kernel", "Kcsyrdnez"},
+            {"kernels", "Kcsyrdnez"},
+            {"memcpy", "kCsyrdnez"},
+            {"memset", "kcSyrdnez"},
+            {"sync", "kcsYrdnez"},
+            {"syncs", "kcsYrdnez"},
+            {"runtime", "kcsyRdnez"},
+            {"driver", "kcsyrDnez"},
+            {"api", "kcsyRDnez"},
+            {"nvtx", "kcsyrdNez"},
+            {"events", "kcsyrdnEz"},
+            {"all", "KCSYRDNez"},
+            {"all,events", "KCSYRDNEz"},
+            {"kernel,sync", "KcsYrdnez"},
+            {",kernel,,memcpy,", "KCsyrdnez"},
+            {"-nvtx", "KCSYRDnez"},
+            {"-api", "KCSYrdNez"},
+            {"-all", "kcsyrdnez"},
+            {"all,-memset", "KCsYRDNez"},
+            {"-nvtx,events", "KCSYRDnEz"},
+            {"sync-records", "kcsyrdneZ"},
+            {"all,sync-records", "KCSYRDNeZ"},
+            {"-sync-records", "KCSYRDNez"},
         };
         for (const auto& [list, expected] : cases)
             QTest::newRow(list) << QString(list) << QString(expected);
@@ -73,12 +78,32 @@ private slots:
         QCOMPARE(applied(list.toStdString()), expected);
     }
 
+    // SYNCHRONIZATION records: on request, or for the event links of CUDA_EVENT records; never
+    // without syncs.
+    void syncRecordsFollowTheirUsers_data() {
+        QTest::addColumn<QString>("list");
+        QTest::addColumn<bool>("wanted");
+        QTest::newRow("default") << QString() << false;
+        QTest::newRow("sync-records") << "all,sync-records" << true;
+        QTest::newRow("events") << "all,events" << true;
+        QTest::newRow("events without syncs") << "all,events,-sync" << false;
+        QTest::newRow("sync-records without syncs") << "kernel,sync-records" << false;
+    }
+    void syncRecordsFollowTheirUsers() {
+        QFETCH(QString, list);
+        QFETCH(bool, wanted);
+        RecorderConfig config;
+        std::string warnings;
+        QVERIFY(list.isEmpty() || config.applyKinds(list.toStdString(), &warnings));
+        QCOMPARE(config.wantsSyncRecords(), wanted);
+    }
+
     void unknownWordIsReportedAndSkipped() {
         RecorderConfig config;
         std::string warnings;
         QVERIFY(!config.applyKinds("kernel,bogus,memcpy", &warnings));
         QCOMPARE(QString::fromStdString(warnings), "unknown kind 'bogus' in STALLSCOPE_KINDS; ");
-        QCOMPARE(kinds(config), "KCsyrdne");
+        QCOMPARE(kinds(config), "KCsyrdnez");
         QVERIFY(!config.applyKinds("Kernel", nullptr)); // words are case-sensitive
     }
 };

@@ -1,7 +1,6 @@
 // CI tests of the recorder (no GPU needed): decoding of synthetic CUDA 13 CUPTI records, the API
 // callback path with hand-made callback data, correlation joins, stack interning, the unwinder, the
 // module table across dlopen, crash safety of the writer, fork handling.
-#include "recorder/activity_buffer_pool.h"
 #include "recorder/activity_decoder.h"
 #include "recorder/api_classifier.h"
 #include "recorder/callback_handler.h"
@@ -108,49 +107,6 @@ private slots:
                          ApiClass::CopySync);
         m_classifier.set(ApiClassifier::kDriverDomain, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize,
                          ApiClass::StreamSync);
-    }
-
-    // CUPTI was told the buffers it gets are zeroed: a buffer that comes back dirty must be
-    // handed out again zeroed, and ready buffers must be zeroed too. Without the zeroing the
-    // pool leaves them as they are (CUPTI zeroes them itself).
-    void bufferPoolHandsOutZeroedBuffers() {
-        constexpr size_t kBytes = 4096;
-        auto allZero = [](const uint8_t* buffer) {
-            return std::all_of(buffer, buffer + kBytes, [](uint8_t b) { return b == 0; });
-        };
-        ActivityBufferPool zeroing;
-        zeroing.configure(kBytes, true);
-        uint8_t* buffer = zeroing.take();
-        QVERIFY(buffer && allZero(buffer));
-        memset(buffer, 0xAB, kBytes);
-        zeroing.give(buffer);
-        uint8_t* again = zeroing.take();
-        QCOMPARE(again, buffer); // reused, not reallocated
-        QVERIFY(allZero(again));
-        zeroing.give(again);
-
-        ActivityBufferPool leaving;
-        leaving.configure(kBytes, false);
-        uint8_t* dirty = leaving.take();
-        QVERIFY(dirty);
-        memset(dirty, 0xAB, kBytes);
-        leaving.give(dirty);
-        uint8_t* reused = leaving.take();
-        QCOMPARE(reused, dirty);
-        QCOMPARE(reused[kBytes - 1], uint8_t(0xAB));
-        leaving.give(reused);
-
-        // The writer's top-up: ready buffers are zeroed whatever the mode.
-        ActivityBufferPool ready;
-        ready.configure(kBytes, false);
-        ready.keepReady();
-        std::vector<uint8_t*> taken;
-        for (int i = 0; i < 3; ++i) {
-            taken.push_back(ready.take());
-            QVERIFY(taken.back() && allZero(taken.back()));
-        }
-        for (uint8_t* b : taken)
-            ready.give(b);
     }
 
     void classifierNames() {
@@ -364,6 +320,55 @@ private slots:
         // Frames point into modules: the test executable is among them.
         QVERIFY(queryInt(session.path, "select count(*) from frames where module_id is not null") >
                 0);
+    }
+
+    // Without CUPTI's SYNCHRONIZATION records (the default) each sync is the callback's host event:
+    // written at once with its stack, host interval, correlation id and the stream the callback
+    // noted; a device sync names no stream. A late record for it (were the records on after all)
+    // must not make a second row.
+    void sinkTakesSyncsFromCallbacks() {
+        ScratchSession session("callback-syncs.stallscope");
+        QVERIFY2(session.writer, session.error.c_str());
+        SessionSink sink(session.writer.get());
+        sink.setSyncRecords(false);
+        sink.beginProcess(getpid(), "host", "test", 1);
+        drainAll();
+        CallbackHandler handler(&m_classifier);
+        for (uint32_t correlation : {301u, 302u})
+            stallscopeTestSyncSite(&handler, correlation);
+        std::vector<HostEvent> events = drainAll();
+        QCOMPARE(events.size(), size_t(2));
+        events[0].contextId = 1;
+        events[0].streamId = 7;
+        events[0].startNs = 1'000;
+        events[0].endNs = 5'000;
+        events[1].apiClass = uint8_t(ApiClass::DeviceSync);
+        sink.consumeHostEvent(events[0]);
+        sink.consumeHostEvent(events[1]);
+        ActivityBatch late;
+        ActivityRecord sync;
+        sync.kind = ActivityRecord::Kind::Sync;
+        sync.syncType = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE;
+        sync.correlationId = 301;
+        sync.startNs = 2'000;
+        sync.endNs = 3'000;
+        late.records.push_back(sync);
+        sink.consumeBatch(late);
+        sink.expirePending(INT64_MAX, 0);
+        sink.finishProcess(10'000);
+        QVERIFY(session.writer->finish(fmt::kStatusComplete));
+        QCOMPARE(queryInt(session.path, "select count(*) from syncs"), 2);
+        QCOMPARE(queryInt(session.path, "select count(*) from syncs where stack_id is not null"),
+                 2);
+        QCOMPARE(queryInt(session.path,
+                          "select end_ns - start_ns from syncs where correlation_id = 301"),
+                 4'000);
+        QCOMPARE(queryInt(session.path, "select s.stream_id from syncs y join streams s on "
+                                        "s.id = y.stream_id where y.correlation_id = 301"),
+                 7);
+        QCOMPARE(queryInt(session.path, "select count(*) from syncs where correlation_id = 302 "
+                                        "and kind = 2 and stream_id is null"),
+                 1);
     }
 
     // Records without a valid span (zero times from a forced flush during teardown, an end before
