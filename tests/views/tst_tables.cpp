@@ -11,6 +11,7 @@
 #include "views/panels/sync_site_table_model.h"
 
 #include <QAbstractItemModelTester>
+#include <QHeaderView>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -232,6 +233,43 @@ private slots:
         // (Focusing the table may first make row 0 current: the click's row comes last.)
         QVERIFY(!sites.isEmpty());
         QCOMPARE(sites.back().at(0).value<model::SyncSiteStats>().site.line, int64_t(12));
+    }
+
+    // The first click on a count or time column sorts largest first (the cost people look for);
+    // on the name column it sorts A to Z. A real click on the header, through the proxy.
+    void firstClickSortsCostsLargestFirst() {
+        StatisticsTablesWidget widget;
+        widget.resize(900, 400);
+        widget.setSession(m_session, m_database);
+        widget.setReport(report());
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        widget.tabs()->setCurrentIndex(StatisticsTablesWidget::ApiCallsTab);
+        QTableView* table = widget.table(StatisticsTablesWidget::ApiCallsTab);
+        QSortFilterProxyModel* apis = widget.proxy(StatisticsTablesWidget::ApiCallsTab);
+        QHeaderView* header = table->horizontalHeader();
+        auto clickHeader = [&](int column) {
+            QTest::mouseClick(
+                header->viewport(), Qt::LeftButton, Qt::NoModifier,
+                QPoint(header->sectionViewportPosition(column) + 5, header->height() / 2));
+        };
+        clickHeader(ApiCallTableModel::CountColumn);
+        QCOMPARE(header->sortIndicatorSection(), int(ApiCallTableModel::CountColumn));
+        QCOMPARE(header->sortIndicatorOrder(), Qt::DescendingOrder);
+        QCOMPARE(apis->index(0, 0).data().toString(), QStringLiteral("cudaLaunchKernel"));
+        clickHeader(ApiCallTableModel::NameColumn);
+        QCOMPARE(header->sortIndicatorOrder(), Qt::AscendingOrder);
+        QCOMPARE(apis->index(0, 0).data().toString(), QStringLiteral("cudaDeviceSynchronize"));
+        // Every table of the widget follows the same rule.
+        for (auto tab : {StatisticsTablesWidget::SyncSitesTab, StatisticsTablesWidget::KernelsTab,
+                         StatisticsTablesWidget::ApiCallsTab}) {
+            QAbstractItemModel* model = widget.proxy(tab)->sourceModel();
+            QCOMPARE(model->headerData(0, Qt::Horizontal, Qt::InitialSortOrderRole),
+                     QVariant(int(Qt::AscendingOrder)));
+            for (int column = 1; column < model->columnCount(); ++column)
+                QCOMPARE(model->headerData(column, Qt::Horizontal, Qt::InitialSortOrderRole),
+                         QVariant(int(Qt::DescendingOrder)));
+        }
     }
 };
 

@@ -166,13 +166,14 @@ QVariant CompareTableModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant CompareTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (role == Qt::InitialSortOrderRole && orientation == Qt::Horizontal)
-        return int(isCostColumn(section) || section == StatusColumn ? Qt::DescendingOrder
-                                                                    : Qt::AscendingOrder);
     if (role == Qt::ToolTipRole && orientation == Qt::Horizontal && isCostColumn(section) &&
         m_comparison)
         return tr("Per %1 of each run").arg(QString::fromStdString(m_comparison->unit));
     return TitledTableModel::headerData(section, orientation, role);
+}
+
+bool CompareTableModel::sortsLargestFirst(int section) const {
+    return isCostColumn(section) || section == StatusColumn;
 }
 
 QString CompareTableModel::columnTitle(int section) const {

@@ -45,6 +45,7 @@ public:
 
 protected:
     QString columnTitle(int section) const override;
+    bool sortsLargestFirst(int section) const override;
 
 private:
     QVariant display(const model::SiteComparison& site, int column) const;

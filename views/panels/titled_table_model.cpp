@@ -10,6 +10,9 @@ int TitledTableModel::columnCount(const QModelIndex& parent) const {
 }
 
 QVariant TitledTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation == Qt::Horizontal && role == Qt::InitialSortOrderRole && section >= 0 &&
+        section < m_columnCount)
+        return int(sortsLargestFirst(section) ? Qt::DescendingOrder : Qt::AscendingOrder);
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 ||
         section >= m_columnCount)
         return QAbstractTableModel::headerData(section, orientation, role);

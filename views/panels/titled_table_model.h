@@ -17,6 +17,9 @@ protected:
     TitledTableModel(int columnCount, QObject* parent);
     // The translated title of column `section` (0 <= section < columnCount).
     virtual QString columnTitle(int section) const = 0;
+    // Whether the first click on the column's header sorts largest first (what people want for
+    // counts and times; Qt::InitialSortOrderRole): every column but the first, the name.
+    virtual bool sortsLargestFirst(int section) const { return section > 0; }
 
 private:
     int m_columnCount;
