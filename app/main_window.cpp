@@ -32,6 +32,7 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStandardPaths>
@@ -69,7 +70,7 @@ format::OutputPolicy exportPolicy(const QString& currentFile, const model::Sessi
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setAcceptDrops(true);
-    resize(1400, 900);
+    resize(screen()->availableGeometry().size() * 0.85); // the screen it opens on, not a constant
 
     m_stack = new QStackedWidget(this);
     m_placeholder = new QLabel(

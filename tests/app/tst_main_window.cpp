@@ -47,6 +47,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPointer>
+#include <QScreen>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -116,6 +117,10 @@ private slots:
         QCOMPARE(window.windowTitle(), QStringLiteral("Stallscope"));
         QVERIFY(!window.session());
         QVERIFY(window.acceptDrops());
+        // Sized to the screen it opens on (85 % of the space there, or what its docks need at
+        // least), not a fixed 1400 x 900.
+        const QSize available = window.screen()->availableGeometry().size();
+        QCOMPARE(window.size(), (available * 0.85).expandedTo(window.minimumSizeHint()));
     }
 
     void opensValidSession() {
