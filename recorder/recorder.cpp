@@ -416,7 +416,7 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     return true;
 }
 
-void Recorder::drainOnce() {
+void Recorder::drainRings() {
     struct Context {
         SessionSink* sink;
         int64_t dropped;
@@ -431,6 +431,10 @@ void Recorder::drainOnce() {
     if (context.dropped)
         m_sink->addDropped(CallbackHandler::nowNs(), format::dropped_source::kHostEventRing,
                            context.dropped);
+}
+
+void Recorder::drainOnce() {
+    drainRings();
     std::vector<ActivityBatch*> batches;
     std::vector<std::pair<int64_t, std::string>> diagnostics;
     {
@@ -441,6 +445,9 @@ void Recorder::drainOnce() {
     for (ActivityBatch* batch : batches) {
         m_sink->consumeBatch(*batch);
         delete batch;
+        // Writing a full activity buffer takes tens of milliseconds, in which a thread that
+        // syncs thousands of times a second fills its ring: empty the rings between buffers.
+        drainRings();
     }
     for (auto& [at, message] : diagnostics)
         m_writer->addDiagnostic(at, "error", message);

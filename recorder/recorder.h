@@ -68,6 +68,8 @@ private:
     Recorder() = default;
     void writerLoop();
     void drainOnce();
+    // Hands every thread's ring of host events to the sink.
+    void drainRings();
     bool enableActivities();
     void installSignalHandlers();
     // The writer's part of onFatalSignal: flush, drain, say why, commit (no indexes: the process

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Recorder overhead, side by side, in one device call (run on the GPU machine):
-  ablation.py CARRY_DIR [REPS]        (ABLATION_PARTS=cxx,launch,gemm,mlp picks parts; default all)
+  ablation.py CARRY_DIR [REPS]        (ABLATION_PARTS=cxx,launch,gemm,mlp picks parts; default all;
+                                       ABLATION_ONLY=text,text keeps the configurations whose label
+                                       contains one of them, and the uninstrumented run)
 Every configuration runs REPS times, all interleaved so drift hits all alike; medians printed.
 Part 1 (launch-bound C++, 2000 x [4 tiny kernels + stream sync]): which recorder component costs what.
 Part 2 (PyTorch): uninstrumented / stallscope-record (default and variants) / torch.profiler on the
@@ -76,6 +78,11 @@ def meta():
 
 
 PARTS = os.environ.get("ABLATION_PARTS", "cxx,launch,gemm,mlp").split(",")
+ONLY = [text for text in os.environ.get("ABLATION_ONLY", "").split(",") if text]
+if ONLY:
+    def kept(configs):
+        return [c for c in configs if c[0] == "uninstrumented" or any(t in c[0] for t in ONLY)]
+    CXX_CONFIGS, TORCH_CONFIGS, MLP_CONFIGS = kept(CXX_CONFIGS), kept(TORCH_CONFIGS), kept(MLP_CONFIGS)
 results, metas = {}, {}
 for rep in range(reps):
     for label, env, args in CXX_CONFIGS if "cxx" in PARTS else []:
