@@ -2,9 +2,9 @@
 
 #include "model/interop/kineto_names.h"
 #include "model/interop/trace_file_writer.h"
-#include "model/session/event_names.h"
 #include "model/session/session.h"
 #include "model/session/session_database.h"
+#include "model/session/session_summary.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -296,7 +296,7 @@ private:
     const std::string& kernelName(uint32_t nameId) {
         auto [found, inserted] = m_kernelNames.try_emplace(nameId);
         if (inserted)
-            found->second = display::kernelDisplayName(m_session.string(nameId)).toStdString();
+            found->second = readableKernelName(m_session.string(nameId));
         return found->second;
     }
 
