@@ -33,6 +33,25 @@ const std::vector<std::string>& awkwardNames() {
     return names;
 }
 
+// Loads the session at `sessionPath`, exports it to `out` and reads the JSON back into *text.
+bool exportedText(const std::string& sessionPath, const std::string& out, std::string* text,
+                  std::string* error) {
+    auto loaded = model::SessionLoader::load(sessionPath);
+    if (!loaded.ok()) {
+        *error = loaded.error;
+        return false;
+    }
+    model::SessionDatabase database;
+    if (!database.open(sessionPath, error) ||
+        !model::exportChromeTrace(*loaded.session, database, out, {}, error))
+        return false;
+    std::ifstream file(out, std::ios::binary);
+    std::stringstream stream;
+    stream << file.rdbuf();
+    *text = stream.str();
+    return true;
+}
+
 // The kernel names of an exported trace, in file order.
 std::vector<std::string> exportedKernelNames(const std::string& json) {
     rapidjson::Document doc;
@@ -65,31 +84,18 @@ private slots:
         const int64_t stream = writer->addStream({device, 1, 7, false, 0});
         const int64_t mangled = writer->internString("_Z6kernelPfi");
         const int64_t plain = writer->internString("_Znot_a_mangled_name");
-        for (int64_t i = 0; i < 3; ++i)
-            writer->addKernel({stream,
-                               i == 1 ? plain : mangled,
-                               1'000 + i * 1'000,
-                               1'500 + i * 1'000,
-                               i,
-                               {1, 1, 1},
-                               {1, 1, 1},
-                               1,
-                               0,
-                               0});
+        for (int64_t i = 0; i < 3; ++i) {
+            const int64_t name = i == 1 ? plain : mangled, start = 1'000 + i * 1'000;
+            writer->addKernel({stream, name, start, start + 500, i, {1, 1, 1}, {1, 1, 1}, 1, 0, 0});
+        }
         QVERIFY2(writer->finish("complete"), writer->lastError().c_str());
-        auto loaded = model::SessionLoader::load(sessionPath);
-        QVERIFY2(loaded.ok(), loaded.error.c_str());
-        model::SessionDatabase database;
-        QVERIFY2(database.open(sessionPath, &error), error.c_str());
-        const std::string out = dir.filePath("mangled.json").toStdString();
-        QVERIFY2(model::exportChromeTrace(*loaded.session, database, out, {}, &error),
-                 error.c_str());
-        std::ifstream file(out, std::ios::binary);
-        std::stringstream text;
-        text << file.rdbuf();
+        std::string text;
+        QVERIFY2(
+            exportedText(sessionPath, dir.filePath("mangled.json").toStdString(), &text, &error),
+            error.c_str());
         const std::vector<std::string> expected = {"kernel(float*, int)", "_Znot_a_mangled_name",
                                                    "kernel(float*, int)"};
-        QCOMPARE(exportedKernelNames(text.str()), expected);
+        QCOMPARE(exportedKernelNames(text), expected);
     }
 
     void namesSurviveAStrictParser() {
@@ -112,19 +118,11 @@ private slots:
         }
         QVERIFY2(writer->finish("complete"), writer->lastError().c_str());
 
-        auto loaded = model::SessionLoader::load(sessionPath);
-        QVERIFY2(loaded.ok(), loaded.error.c_str());
-        model::SessionDatabase database;
-        QVERIFY2(database.open(sessionPath, &error), error.c_str());
-        const std::string out = dir.filePath("names.json").toStdString();
-        QVERIFY2(model::exportChromeTrace(*loaded.session, database, out, {}, &error),
+        std::string text;
+        QVERIFY2(exportedText(sessionPath, dir.filePath("names.json").toStdString(), &text, &error),
                  error.c_str());
-
-        std::ifstream file(out, std::ios::binary);
-        std::stringstream text;
-        text << file.rdbuf();
         rapidjson::Document doc;
-        doc.Parse(text.str().c_str());
+        doc.Parse(text.c_str());
         QVERIFY2(!doc.HasParseError(), qPrintable(QString("parse error %1 at offset %2")
                                                       .arg(int(doc.GetParseError()))
                                                       .arg(doc.GetErrorOffset())));
@@ -143,6 +141,8 @@ private slots:
         const std::multiset<std::string> expected(awkwardNames().begin(), awkwardNames().end());
         QVERIFY(kernels == expected);
         QVERIFY(ranges == expected);
+        const auto loaded = model::SessionLoader::load(sessionPath);
+        QVERIFY2(loaded.ok(), loaded.error.c_str());
         const std::string label = loaded.session->threadLabel(loaded.session->threads.at(0));
         QVERIFY(label.find(threadName) != std::string::npos);
         QCOMPARE(exportedThread, label);
