@@ -38,6 +38,16 @@ inline int64_t residentBytes() {
 }
 
 // Peak resident set size (VmHWM), in bytes.
+// Resets the peak resident set size (VmHWM) to the current one (Linux 4.0+); false when the
+// kernel refused.
+inline bool resetPeakResident() {
+    std::FILE* f = std::fopen("/proc/self/clear_refs", "w");
+    if (!f)
+        return false;
+    const bool written = std::fputs("5", f) >= 0;
+    return std::fclose(f) == 0 && written;
+}
+
 inline int64_t peakResidentBytes() {
     int64_t kib = 0;
     if (std::FILE* f = std::fopen("/proc/self/status", "r")) {

@@ -40,6 +40,19 @@ public:
         return c;
     }
     size_t Tell() const { return m_consumed + static_cast<size_t>(m_current - m_buffer.data()); }
+    // Skips whitespace, which after blankControlCharacters is spaces only, a chunk at a time
+    // (the '\0' sentinel ends each run); RapidJSON calls it through SkipWhitespace below.
+    void skipSpaces() {
+        for (;;) {
+            while (*m_current == ' ')
+                ++m_current;
+            if (m_current != m_end || m_eof)
+                return;
+            refill();
+            if (m_current == m_end)
+                return;
+        }
+    }
     Ch* PutBegin() { return nullptr; }
     void Put(Ch) {}
     void Flush() {}
@@ -75,5 +88,11 @@ private:
     std::string m_readError;
     int64_t m_controlCharacters = 0;
 };
+
+// Found by argument-dependent lookup from RapidJSON's reader, and preferred to its byte-at-a-time
+// template: 4 % of an import's time went to skipping whitespace one Peek and Take at a time.
+inline void SkipWhitespace(KinetoInputStream& stream) {
+    stream.skipSpaces();
+}
 
 } // namespace stallscope::model
