@@ -7,6 +7,7 @@ Every configuration runs REPS times, all interleaved so drift hits all alike; me
 Part 1 (launch-bound C++, 2000 x [4 tiny kernels + stream sync]): which recorder component costs what.
 Part 2 (PyTorch): uninstrumented / stallscope-record (default and variants) / torch.profiler on the
 launch-bound loop and the GEMM-heavy MLP (bench/recorder/torch_bench.py)."""
+import glob
 import os
 import re
 import sqlite3
@@ -21,6 +22,23 @@ SESSION = "/tmp/ablation.stallscope"
 # the call time.
 record = [carry + "/stallscope-record", "-q", "--no-symbolize", "--force-overwrite", "-o", SESSION]
 cxx = [carry + "/launch_bound", "2000", "4"]
+# Nsight Systems as the GPU machines have it (it runs the target but writes no report there: the
+# target's own loop time is what counts). A configuration whose args are NSYS runs under it.
+NSYS = "nsys"
+NSYS_BINARY = next(iter(sorted(glob.glob("/opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys"))),
+                   None)
+nsys = [NSYS_BINARY or "nsys", "profile", "-t", "cuda,nvtx", "-o", "/tmp/ablation-nsys",
+        "--force-overwrite", "true"]
+
+
+def instrumented(args, target):
+    """The command line of a configuration: uninstrumented (args None), under nsys, or recorded."""
+    if args is None:
+        return target
+    if args == NSYS:
+        return nsys + target
+    return record + args + ["--"] + target
+
 
 CXX_CONFIGS = [  # label, env, extra stallscope-record args (None: uninstrumented)
     ("uninstrumented", {}, None),
@@ -39,6 +57,7 @@ CXX_CONFIGS = [  # label, env, extra stallscope-record args (None: uninstrumente
     ("buffer 1M", {}, ["--buffer-size", "1M"]),
     ("kernels only", {}, ["--kinds", "kernel"]),
     ("CUPTI zeroes its buffers", {"STALLSCOPE_BUFFER_ZEROING": "cupti"}, []),
+    ("nsys profile -t cuda,nvtx", {}, NSYS),
 ]
 TORCH = ["python3", "bench/recorder/torch_bench.py"]
 TORCH_CONFIGS = [
@@ -55,9 +74,10 @@ TORCH_CONFIGS = [
     ("stallscope, kernels only", {}, ["--kinds", "kernel"], "plain"),
     ("stallscope, CUPTI zeroes its buffers", {"STALLSCOPE_BUFFER_ZEROING": "cupti"}, [], "plain"),
     ("torch.profiler", {}, None, "profiler"),
+    ("nsys profile -t cuda,nvtx", {}, NSYS, "plain"),
 ]
 MLP_CONFIGS = [c for c in TORCH_CONFIGS if c[0] in (
-    "uninstrumented", "stallscope-record (default)", "torch.profiler",
+    "uninstrumented", "stallscope-record (default)", "torch.profiler", "nsys profile -t cuda,nvtx",
     "stallscope, with SYNCHRONIZATION records (the default before 2026-11-26)")]
 
 
@@ -86,11 +106,11 @@ if ONLY:
 results, metas = {}, {}
 for rep in range(reps):
     for label, env, args in CXX_CONFIGS if "cxx" in PARTS else []:
-        argv = cxx if args is None else record + args + ["--"] + cxx
+        argv = instrumented(args, cxx)
         v = run(argv, env, r"ms=([0-9.]+)")
         if v is not None:
             results.setdefault(("cxx", label), []).append(v)
-            if args is not None:
+            if args not in (None, NSYS):
                 metas.setdefault(("cxx", label), []).append(meta())
     for workload, configs in (("launch", TORCH_CONFIGS), ("gemm", TORCH_CONFIGS),
                               ("mlp", MLP_CONFIGS)):
@@ -98,11 +118,11 @@ for rep in range(reps):
             continue
         for label, env, args, mode in configs:
             base = TORCH + [workload, mode]
-            argv = base if args is None else record + args + ["--"] + base
+            argv = instrumented(args, base)
             v = run(argv, env, r"RESULT \S+ \S+ ([0-9.]+)")
             if v is not None:
                 results.setdefault((workload, label), []).append(v)
-                if args is not None:
+                if args not in (None, NSYS):
                     metas.setdefault((workload, label), []).append(meta())
     print("rep", rep + 1, "done", flush=True)
 
