@@ -81,8 +81,18 @@ MLP_CONFIGS = [c for c in TORCH_CONFIGS if c[0] in (
     "stallscope, with SYNCHRONIZATION records (the default before 2026-11-26)")]
 
 
+# One run may take this long (nsys on the GPU machines once ran past a 9-minute call without a
+# result: a run that hangs must not take the other configurations' results with it).
+RUN_TIMEOUT_S = float(os.environ.get("ABLATION_RUN_TIMEOUT", "90"))
+
+
 def run(argv, env, pattern):
-    p = subprocess.run(argv, capture_output=True, text=True, env=dict(os.environ, **env))
+    try:
+        p = subprocess.run(argv, capture_output=True, text=True, env=dict(os.environ, **env),
+                           timeout=RUN_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        print("TIMEOUT after %g s:" % RUN_TIMEOUT_S, argv[:4], flush=True)
+        return None
     m = re.search(pattern, p.stdout)
     if not m:
         print("FAILED", argv, p.returncode, p.stdout[-300:], p.stderr[-800:], flush=True)
@@ -108,6 +118,7 @@ for rep in range(reps):
     for label, env, args in CXX_CONFIGS if "cxx" in PARTS else []:
         argv = instrumented(args, cxx)
         v = run(argv, env, r"ms=([0-9.]+)")
+        print("RUN cxx | %s | %s" % (label, v), flush=True)
         if v is not None:
             results.setdefault(("cxx", label), []).append(v)
             if args not in (None, NSYS):
@@ -120,6 +131,7 @@ for rep in range(reps):
             base = TORCH + [workload, mode]
             argv = instrumented(args, base)
             v = run(argv, env, r"RESULT \S+ \S+ ([0-9.]+)")
+            print("RUN %s | %s | %s" % (workload, label, v), flush=True)
             if v is not None:
                 results.setdefault((workload, label), []).append(v)
                 if args not in (None, NSYS):
