@@ -13,6 +13,7 @@
 #include "views/dialogs/shortcuts_dialog.h"
 #include "views/panels/analysis_panels.h"
 #include "views/panels/find_box.h"
+#include "views/panels/panel_widgets.h"
 #include "views/panels/session_summary_widget.h"
 #include "views/report/report_writer.h"
 #include "views/timeline/timeline_widget.h"
@@ -182,11 +183,8 @@ void MainWindow::createMenus() {
         {m_panels->tablesDock(), QKeySequence(Qt::CTRL | Qt::Key_4)},
         {m_panels->detailsDock(), QKeySequence(Qt::CTRL | Qt::Key_5)},
     };
-    for (const auto& [dock, key] : docks) {
-        QAction* toggle = dock->toggleViewAction();
-        toggle->setShortcut(key);
-        view->addAction(toggle);
-    }
+    for (const auto& [dock, key] : docks) // a panel's shortcut brings it forward, never hides it
+        view->addAction(dock->windowTitle(), key, dock, [d = dock] { views::bringForward(d); });
     view->addSeparator();
     view->addAction(tr("Source &Path Remapping…"), m_panels,
                     [this] { m_panels->showPathRemapDialog(); });

@@ -474,6 +474,27 @@ private slots:
         views::PathRemapDialog::saveRules(settings, {});
     }
 
+    // Ctrl+4/5 name the Statistics and Details panels, tabs of one dock area: a press brings its
+    // panel forward, a second leaves it there (it used to hide it), a closed panel comes back.
+    void panelShortcutsBringPanelsForward() {
+        MainWindow window;
+        QVERIFY(showFullSizeAndAnalyze(window, m_insightRun));
+        QDockWidget* details = window.panels()->detailsDock();
+        QDockWidget* tables = window.panels()->tablesDock();
+        tables->raise();
+        QTRY_VERIFY(tables->widget()->isVisible());
+        for (int press = 0; press < 2; ++press) {
+            QTest::keyClick(&window, Qt::Key_5, Qt::ControlModifier);
+            QTRY_VERIFY(details->widget()->isVisible());
+        }
+        QTest::keyClick(&window, Qt::Key_4, Qt::ControlModifier);
+        QTRY_VERIFY(tables->widget()->isVisible());
+        details->close();
+        QVERIFY(details->isHidden());
+        QTest::keyClick(&window, Qt::Key_5, Qt::ControlModifier);
+        QTRY_VERIFY(details->widget()->isVisible());
+    }
+
     void tableRowHighlightsEvents() {
         MainWindow window;
         QVERIFY(showFullSizeAndAnalyze(window, m_insightRun));

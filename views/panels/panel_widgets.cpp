@@ -1,5 +1,6 @@
 #include "views/panels/panel_widgets.h"
 
+#include <QDockWidget>
 #include <QHeaderView>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -11,6 +12,13 @@ QVBoxLayout* flushColumn(QWidget* panel, int spacing) {
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(spacing);
     return layout;
+}
+
+void bringForward(QDockWidget* dock) {
+    dock->show();
+    dock->raise();
+    if (QWidget* content = dock->widget())
+        content->setFocus(Qt::ShortcutFocusReason);
 }
 
 void setUpListTable(QTableView* table) {
