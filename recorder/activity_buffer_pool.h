@@ -23,7 +23,6 @@ public:
     // Before CUPTI asks for the first buffer. `zeroed`: the pool zeroes buffers (CUPTI was told
     // it need not); otherwise CUPTI zeroes what it gets.
     void configure(size_t bufferBytes, bool zeroed);
-    bool zeroes() const { return m_zeroed; }
     size_t bufferBytes() const { return m_bufferBytes; }
 
     // A buffer for CUPTI (nullptr when memory is exhausted: CUPTI then drops records and counts

@@ -35,13 +35,14 @@ struct MemcpyAsyncParams {
     void* stream;
 };
 constexpr int kCudaMemcpyDeviceToHost = 2;
+constexpr int kCudaMemcpyDefault = 4;
+
 // cudaStreamSynchronize, cudaStreamWaitEvent, cuStreamSynchronize, cuStreamWaitEvent and their
 // _ptsz variants all take the stream first (generated_cuda_runtime_api_meta.h,
 // generated_cuda_meta.h, CUDA 13).
 struct StreamFirstParams {
     CUstream stream;
 };
-constexpr int kCudaMemcpyDefault = 4;
 
 } // namespace
 

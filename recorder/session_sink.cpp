@@ -198,11 +198,11 @@ void SessionSink::consumeHostEvent(const HostEvent& event) {
     host.contextId = event.contextId;
     host.streamId = event.streamId;
     auto c = ApiClass(event.apiClass);
-    if (ApiClassifier::isSync(c) && !m_syncRecords) {
-        emitSync(&host, nullptr, m_mainThreadRow);
-        return;
-    }
     if (ApiClassifier::isSync(c)) {
+        if (!m_syncRecords) { // the host event alone is the sync
+            emitSync(&host, nullptr, m_mainThreadRow);
+            return;
+        }
         auto record = m_pendingSyncRecords.find(event.correlationId);
         if (record != m_pendingSyncRecords.end()) {
             emitSync(&host, &record->second, m_mainThreadRow);

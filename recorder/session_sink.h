@@ -31,8 +31,8 @@ public:
 
     void beginProcess(int64_t pid, const std::string& host, const std::string& command,
                       int64_t startNs);
-    // Whether CUPTI's SYNCHRONIZATION records come (RecorderConfig::syncRecords): then a sync row
-    // joins the record (its wait, stream and event) to the callback's stack; otherwise the
+    // Whether CUPTI's SYNCHRONIZATION records come (RecorderConfig::wantsSyncRecords): then a sync
+    // row joins the record (its wait, stream and event) to the callback's stack; otherwise the
     // callback's host event alone is the sync row.
     void setSyncRecords(bool enabled) { m_syncRecords = enabled; }
     void consumeHostEvent(const HostEvent& event);
