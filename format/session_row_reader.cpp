@@ -54,6 +54,11 @@ ProcessRow readProcessRow(const RowValues& row) {
             row.optionalInteger(5), row.optionalInteger(6)};
 }
 
+ProcessRankRow readProcessRankRow(const RowValues& row) {
+    return {row.integer(1),         row.integer(2), row.optionalInteger(3),
+            row.optionalInteger(4), row.text(5),    row.integer(6)};
+}
+
 ThreadRow readThreadRow(const RowValues& row) {
     return {row.integer(1), row.integer(2), row.text(3)};
 }

@@ -61,6 +61,7 @@ private:
 };
 
 ProcessRow readProcessRow(const RowValues& row);
+ProcessRankRow readProcessRankRow(const RowValues& row);
 ThreadRow readThreadRow(const RowValues& row);
 DeviceRow readDeviceRow(const RowValues& row);
 StreamRow readStreamRow(const RowValues& row);

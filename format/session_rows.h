@@ -19,6 +19,19 @@ struct ProcessRow {
     std::optional<int64_t> exitCode;
 };
 
+// A process's place in a multi-process run (torchrun, mpirun, DeepSpeed: one process per GPU).
+// Format v2; only processes that know their rank have a row.
+struct ProcessRankRow {
+    int64_t processId = 0;
+    int64_t rank = 0;
+    std::optional<int64_t> localRank;
+    std::optional<int64_t> worldSize;
+    std::string launcher; // "torchrun", "mpirun", "deepspeed", ... or "" when not known
+    // Added to this process's recorded times when its session was merged from another host
+    // (the estimated clock skew); 0 on the host whose clock the run uses.
+    int64_t clockShiftNs = 0;
+};
+
 struct ThreadRow {
     int64_t processId = 0;
     int64_t tid = 0;

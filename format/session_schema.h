@@ -13,7 +13,8 @@
 namespace stallscope::format {
 
 // Bump on any incompatible change; readers refuse files with a newer version.
-inline constexpr int kFormatVersion = 1;
+// v2 added the process_ranks table (multi-process runs); v1 files open unchanged.
+inline constexpr int kFormatVersion = 2;
 
 // The value of meta.format_name: tells a session from any other SQLite database.
 inline constexpr std::string_view kFormatName = "stallscope-session";

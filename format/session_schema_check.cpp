@@ -181,7 +181,7 @@ std::string checkSessionSchema(const Database& db) {
                       "altered, so it is not read)";
     }
     for (const Table* table : kTables)
-        if (!findObject(objects, "table", table->name))
+        if (table->sinceVersion == 1 && !findObject(objects, "table", table->name))
             return "corrupt session: missing table '" + std::string(table->name) + "'";
     return {};
 }

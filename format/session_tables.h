@@ -22,6 +22,8 @@ struct Table {
     std::span<const Column> columns;
     std::string_view tableConstraint = {}; // e.g. a composite PRIMARY KEY
     bool withoutRowid = false;
+    // The format version that added the table: a file of an older version may lack it.
+    int sinceVersion = 1;
 
     // An "id INTEGER PRIMARY KEY" first column aliases the row id: SQLite assigns it on insert.
     constexpr bool firstColumnIsRowId() const {
@@ -46,6 +48,14 @@ inline constexpr Column kMeta[] = {{"key", "TEXT PRIMARY KEY"}, {"value", kText}
 inline constexpr Column kProcesses[] = {
     {"id", kRowId},     {"pid", kInt},          {"host", kText},          {"command", kText},
     {"start_ns", kInt}, {"end_ns", kIntOrNull}, {"exit_code", kIntOrNull}};
+inline constexpr Column kProcessRanks[] = {
+    {"id", kRowId},
+    {"process_id", "INTEGER NOT NULL UNIQUE REFERENCES processes(id)"},
+    {"rank", kInt},
+    {"local_rank", kIntOrNull},
+    {"world_size", kIntOrNull},
+    {"launcher", kTextDefaultEmpty},
+    {"clock_shift_ns", kIntDefault0}};
 inline constexpr Column kThreads[] = {{"id", kRowId},
                                       {"process_id", "INTEGER NOT NULL REFERENCES processes(id)"},
                                       {"tid", kInt},
@@ -170,16 +180,18 @@ inline constexpr Table kStackFrames{"stack_frames", columns::kStackFrames,
 inline constexpr Table kSources{"sources", columns::kSources};
 inline constexpr Table kDropped{"dropped", columns::kDropped};
 inline constexpr Table kDiagnostics{"diagnostics", columns::kDiagnostics};
+inline constexpr Table kProcessRanks{"process_ranks", columns::kProcessRanks, {}, false, 2};
 } // namespace tables
 
-// Every table of a session, in creation order; the reader checks that each exists.
-inline constexpr std::array<const Table*, 21> kTables = {
-    &tables::kMeta,        &tables::kProcesses,   &tables::kThreads,  &tables::kDevices,
-    &tables::kStreams,     &tables::kStrings,     &tables::kApiCalls, &tables::kKernels,
-    &tables::kMemcpys,     &tables::kMemsets,     &tables::kSyncs,    &tables::kCudaEvents,
-    &tables::kRanges,      &tables::kModules,     &tables::kFrames,   &tables::kFrameInlines,
-    &tables::kStacks,      &tables::kStackFrames, &tables::kSources,  &tables::kDropped,
-    &tables::kDiagnostics,
+// Every table of a session, in creation order; the reader checks that each exists (a table newer
+// than the file's version may be missing: Table::sinceVersion).
+inline constexpr std::array<const Table*, 22> kTables = {
+    &tables::kMeta,        &tables::kProcesses,    &tables::kThreads,  &tables::kDevices,
+    &tables::kStreams,     &tables::kStrings,      &tables::kApiCalls, &tables::kKernels,
+    &tables::kMemcpys,     &tables::kMemsets,      &tables::kSyncs,    &tables::kCudaEvents,
+    &tables::kRanges,      &tables::kModules,      &tables::kFrames,   &tables::kFrameInlines,
+    &tables::kStacks,      &tables::kStackFrames,  &tables::kSources,  &tables::kDropped,
+    &tables::kDiagnostics, &tables::kProcessRanks,
 };
 
 // The position of `table` in kTables (kTables.size() when absent). By name, not by address:

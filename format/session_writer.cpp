@@ -128,6 +128,11 @@ int64_t SessionWriter::addProcess(const ProcessRow& row) {
                                       row.exitCode);
 }
 
+int64_t SessionWriter::addProcessRank(const ProcessRankRow& row) {
+    return insert<tables::kProcessRanks>(row.processId, row.rank, row.localRank, row.worldSize,
+                                         row.launcher, row.clockShiftNs);
+}
+
 void SessionWriter::finishProcess(int64_t processId, int64_t endNs,
                                   std::optional<int64_t> exitCode) {
     if (!ok())

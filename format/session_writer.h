@@ -39,6 +39,7 @@ public:
 
     int64_t addProcess(const ProcessRow& row);
     void finishProcess(int64_t processId, int64_t endNs, std::optional<int64_t> exitCode);
+    int64_t addProcessRank(const ProcessRankRow& row);
     int64_t addThread(const ThreadRow& row);
     void setThreadName(int64_t threadId, std::string_view name);
     int64_t addDevice(const DeviceRow& row);

@@ -4,6 +4,7 @@
 #include "format/session_schema.h"
 
 #include <limits>
+#include <string_view>
 
 namespace stallscope::model::loading {
 
@@ -30,13 +31,48 @@ void readTable(const format::Database& db, std::string_view table, const std::st
 void readProcesses(const format::Database& db, Session& s, RowIndex& processes) {
     readTable(db, "processes", format::selectSql(format::tables::kProcesses) + " ORDER BY id",
               [&](const CheckedRow& row) {
-                  ProcessInfo p{format::readProcessRow(row.values()), row.id()};
+                  ProcessInfo p{format::readProcessRow(row.values()), row.id(), {}};
                   row.requireTypes();
                   row.time(4);
                   if (p.endNs)
                       row.time(5);
                   processes.add(p.rowId, static_cast<int32_t>(s.processes.size()));
                   s.processes.push_back(std::move(p));
+              });
+}
+
+bool hasTable(const format::Database& db, std::string_view name) {
+    format::Statement found =
+        db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
+    found.bind(1, name);
+    return found.step();
+}
+
+// process_ranks (format v2; absent from v1 files): at most one row per process.
+void readProcessRanks(const format::Database& db, Session& s, const RowIndex& processes) {
+    if (!hasTable(db, format::tables::kProcessRanks.name)) {
+        if (s.formatVersion >= format::tables::kProcessRanks.sinceVersion)
+            throw LoadFailure{"corrupt session: missing table 'process_ranks'"};
+        return;
+    }
+    constexpr int64_t kMaxRanks = int64_t(1) << 24; // far beyond any job, small enough to add
+    readTable(db, "process_ranks",
+              format::selectSql(format::tables::kProcessRanks) + " ORDER BY id",
+              [&](const CheckedRow& row) {
+                  format::ProcessRankRow rank = format::readProcessRankRow(row.values());
+                  const int32_t process = row.reference(1, processes, "process");
+                  row.inRange(2, 0, kMaxRanks - 1);
+                  if (rank.localRank)
+                      row.inRange(3, 0, kMaxRanks - 1);
+                  if (rank.worldSize && row.inRange(4, 1, kMaxRanks) <= rank.rank)
+                      row.fail("has rank " + std::to_string(rank.rank) +
+                               " outside its world size " + std::to_string(*rank.worldSize));
+                  row.inRange(6, -format::kTimeLimitNs, format::kTimeLimitNs);
+                  row.requireTypes();
+                  if (s.processes[process].rank)
+                      row.fail("gives process " + std::to_string(s.processes[process].rowId) +
+                               " a second rank");
+                  s.processes[process].rank = std::move(rank);
               });
 }
 
@@ -120,6 +156,7 @@ DescriptionIndexes readDescriptions(const format::Database& db, Session& s) {
     DescriptionIndexes indexes;
     RowIndex processes, devices;
     readProcesses(db, s, processes);
+    readProcessRanks(db, s, processes);
     readThreads(db, s, processes, indexes.threads);
     readDevices(db, s, processes, devices);
     readStreams(db, s, devices, indexes.streams);

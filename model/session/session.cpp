@@ -1,5 +1,7 @@
 #include "model/session/session.h"
 
+#include <algorithm>
+
 namespace stallscope::model {
 
 const std::string& Session::string(uint32_t id) const {
@@ -12,11 +14,27 @@ std::string Session::metaValue(std::string_view key) const {
     return found == meta.end() ? std::string() : found->second;
 }
 
+std::string Session::processLabel(int32_t processIndex) const {
+    if (processIndex < 0 || processIndex >= static_cast<int32_t>(processes.size()))
+        return {};
+    const ProcessInfo& process = processes[processIndex];
+    const bool severalHosts =
+        std::any_of(processes.begin(), processes.end(),
+                    [&](const ProcessInfo& p) { return p.host != process.host; });
+    if (!process.rank && processes.size() < 2)
+        return {};
+    std::string label = process.rank ? "rank " + std::to_string(process.rank->rank)
+                                     : "pid " + std::to_string(process.pid);
+    if (severalHosts)
+        label += " · " + process.host;
+    return label;
+}
+
 std::string Session::threadLabel(const ThreadInfo& thread) const {
     std::string label = thread.name.empty() ? "thread" : thread.name;
     label += " (" + std::to_string(thread.tid) + ")";
-    if (processes.size() > 1 && thread.processIndex >= 0)
-        label = "pid " + std::to_string(processes[thread.processIndex].pid) + " · " + label;
+    if (const std::string process = processLabel(thread.processIndex); !process.empty())
+        label = process + " · " + label;
     return label;
 }
 
@@ -24,8 +42,8 @@ std::string Session::streamLabel(const StreamInfo& stream) const {
     std::string label;
     if (stream.deviceIndex >= 0) {
         const DeviceInfo& device = devices[stream.deviceIndex];
-        if (processes.size() > 1 && device.processIndex >= 0)
-            label = "pid " + std::to_string(processes[device.processIndex].pid) + " · ";
+        if (const std::string process = processLabel(device.processIndex); !process.empty())
+            label = process + " · ";
         label += "GPU " + std::to_string(device.deviceIndex) + " · ";
     }
     label += "stream " + std::to_string(stream.streamId);

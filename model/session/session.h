@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,8 @@ namespace stallscope::model {
 // reference to a missing row, so they are -1 only in sessions built otherwise (tests).
 struct ProcessInfo : format::ProcessRow {
     int64_t rowId = 0;
+    // Its place in a multi-process run (rank, world size, launcher), when the file says.
+    std::optional<format::ProcessRankRow> rank;
     // The recorded end, never before the start (the start while the end is unknown).
     int64_t spanEndNs() const { return std::max(startNs, endNs.value_or(startNs)); }
 };
@@ -80,6 +83,9 @@ public:
     int64_t durationNs() const { return endNs - startNs; }
     const std::string& string(uint32_t id) const;
     std::string metaValue(std::string_view key) const;
+    // "rank 1", "pid 4242", with " · host" when the session spans hosts; "" for the only
+    // process of a single-process session.
+    std::string processLabel(int32_t processIndex) const;
     std::string threadLabel(const ThreadInfo& thread) const;
     std::string streamLabel(const StreamInfo& stream) const;
     // Bytes held by the event columns (for the memory benchmark).

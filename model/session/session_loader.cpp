@@ -302,13 +302,18 @@ private:
 
     // Brings an older file's content up to kFormatVersion in memory (the file is never changed):
     // step i turns version i + 1 into version i + 2, so kUpgradeSteps has kFormatVersion - 1
-    // entries. Format v1 is the first version: no steps yet.
+    // entries.
     void upgradeToCurrentVersion(int version) {
         using UpgradeStep = void (Loader::*)();
-        static constexpr std::array<UpgradeStep, format::kFormatVersion - 1> kUpgradeSteps = {};
+        static constexpr std::array<UpgradeStep, format::kFormatVersion - 1> kUpgradeSteps = {
+            &Loader::upgradeFromV1};
         for (int from = version; from < format::kFormatVersion; ++from)
             (this->*kUpgradeSteps[from - 1])();
     }
+
+    // v2 added process_ranks; a v1 file has no ranks, which is what the reader assumes when the
+    // table is absent: nothing to change.
+    void upgradeFromV1() {}
 
     void readMeta() {
         format::Statement rows = m_db.prepare("SELECT key, value FROM meta");

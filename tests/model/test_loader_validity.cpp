@@ -78,6 +78,16 @@ void TestLoaderValidity::rejected_data() {
          "kernels row 1 ends before it starts"},
         {"row id past 2^32", "UPDATE kernels SET id = 4294967296 WHERE id = 1",
          "kernels row 4294967296 has an id past 2^32 (unsupported)"},
+        {"rank equal to the world size",
+         "INSERT INTO process_ranks(process_id, rank, world_size) VALUES (1, 2, 2)",
+         "process_ranks row 1 has rank 2 outside its world size 2"},
+        {"negative rank", "INSERT INTO process_ranks(process_id, rank) VALUES (1, -1)",
+         "process_ranks row 1 has rank -1 outside"},
+        {"rank of an unknown process", "INSERT INTO process_ranks(process_id, rank) VALUES (7, 0)",
+         "process_ranks row 1 names unknown process 7"},
+        {"world size 0", "INSERT INTO process_ranks(process_id, rank, world_size) VALUES (1, 0, 0)",
+         "process_ranks row 1 has world_size 0 outside"},
+        {"v2 without process_ranks", "DROP TABLE process_ranks", "missing table 'process_ranks'"},
     };
     for (const Edit& edit : edits)
         QTest::newRow(edit.tag) << edit.sql << edit.expected;
@@ -100,6 +110,10 @@ void TestLoaderValidity::accepted_data() {
     QTest::newRow("range depth 255") << "UPDATE ranges SET depth = 255 WHERE id = 2";
     QTest::newRow("zero-length kernel") << "UPDATE kernels SET end_ns = start_ns WHERE id = 1";
     QTest::newRow("row id 2^32 - 1") << "UPDATE kernels SET id = 4294967295 WHERE id = 1";
+    QTest::newRow("last rank of its world")
+        << "INSERT INTO process_ranks(process_id, rank, world_size) VALUES (1, 1, 2)";
+    QTest::newRow("v1 file without process_ranks")
+        << "DROP TABLE process_ranks; UPDATE meta SET value = '1' WHERE key = 'format_version'";
 }
 
 void TestLoaderValidity::accepted() {
