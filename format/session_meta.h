@@ -78,6 +78,9 @@ inline constexpr std::string_view kImportWarnings = "import_warnings";
 inline constexpr std::string_view kImportWindow = "import_window";
 inline constexpr std::string_view kImportWindowClippedNs = "import_window_clipped_ns";
 inline constexpr std::string_view kImportWindowDroppedRows = "import_window_dropped_rows";
+// A run merged from several sessions (model/interop/run_merge.h) whose hosts' clocks were
+// aligned on collective kernels: each host's estimated shift and its error.
+inline constexpr std::string_view kRunClockAlignment = "run_clock_alignment";
 // "def": frames.line is the function's definition line (see python_frame_name.h).
 inline constexpr std::string_view kPythonLineKind = "python_line_kind";
 

@@ -1,5 +1,8 @@
 #include "format/sqlite_database.h"
 
+#include <cctype>
+#include <cstdio>
+
 #include <sqlite3.h>
 
 #include <utility>
@@ -147,8 +150,45 @@ Database& Database::operator=(Database&& other) noexcept {
 }
 
 bool Database::open(const std::string& path, Mode mode, std::string* error) {
+    return openWithFlags(path, mode, 0, error);
+}
+
+bool Database::openForAttach(const std::string& path, std::string* error) {
+    return openWithFlags(path, Mode::Create, SQLITE_OPEN_URI, error);
+}
+
+bool Database::attachReadOnly(const std::string& path, std::string_view name, std::string* error) {
+    // RFC 3986 escaping of everything but unreserved characters and '/', so that no '?', '#'
+    // or '%' in the path is read as part of the URI.
+    std::string uri = "file:";
+    for (const unsigned char c : path) {
+        if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
+            uri.push_back(static_cast<char>(c));
+        } else {
+            char escaped[4];
+            std::snprintf(escaped, sizeof escaped, "%%%02X", c);
+            uri += escaped;
+        }
+    }
+    uri += "?mode=ro";
+    Statement attach = prepare("ATTACH DATABASE ? AS " + std::string(name));
+    attach.bind(1, uri);
+    if (!attach.execute()) {
+        if (error)
+            *error = attach.error();
+        return false;
+    }
+    return true;
+}
+
+bool Database::detach(std::string_view name, std::string* error) {
+    return exec("DETACH DATABASE " + std::string(name), error);
+}
+
+bool Database::openWithFlags(const std::string& path, Mode mode, int extraFlags,
+                             std::string* error) {
     close();
-    int flags = SQLITE_OPEN_NOMUTEX;
+    int flags = SQLITE_OPEN_NOMUTEX | extraFlags;
     switch (mode) {
     case Mode::ReadOnly:
         flags |= SQLITE_OPEN_READONLY;

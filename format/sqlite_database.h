@@ -98,6 +98,13 @@ public:
     // TRUSTED_SCHEMA off, ENABLE_TRIGGER off, ENABLE_VIEW off). Connections are single-threaded
     // (NOMUTEX): use one per thread.
     bool open(const std::string& path, Mode mode, std::string* error);
+    // Create mode whose connection may attachReadOnly() other files (SQLITE_OPEN_URI: only for
+    // outputs the program names itself, since a path starting with "file:" reads as a URI).
+    bool openForAttach(const std::string& path, std::string* error);
+    // Attaches `path` as schema `name`, read-only (a URI with mode=ro: never written, not even a
+    // hot journal rolled back). Needs a connection made by openForAttach().
+    bool attachReadOnly(const std::string& path, std::string_view name, std::string* error);
+    bool detach(std::string_view name, std::string* error);
     bool isOpen() const { return m_db != nullptr; }
     // Closes now; false when SQLite refused (unfinalized statements). The destructor also closes.
     bool close();
@@ -115,6 +122,7 @@ public:
     std::string lastMessage() const;
 
 private:
+    bool openWithFlags(const std::string& path, Mode mode, int extraFlags, std::string* error);
     sqlite3* m_db = nullptr;
 };
 

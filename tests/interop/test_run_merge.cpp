@@ -1,0 +1,295 @@
+// A run folder (one session per rank) opened as one session (issue 16): processes in rank order
+// with every row of every file, stacks and sources still resolving to their own rank, hosts'
+// clocks aligned on the collectives within the skew the test planted, bad and duplicate files
+// skipped by name, and the inputs never written.
+#include "format/session_meta.h"
+#include "format/session_schema.h"
+#include "format/session_writer.h"
+#include "model/interop/run_merge.h"
+#include "model/session/session_database.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cstdlib>
+
+using namespace stallscope;
+
+namespace {
+
+struct RankSpec {
+    int64_t rank = 0;
+    std::string host = "node-a";
+    int64_t clockOffsetNs = 0; // this host's clock minus the true time
+    int collectives = 5;
+    int64_t firstCollectiveNs = 0; // true time of the first collective's end
+    // meta cupti_clock_vs_host: what the host's wall clock says about its monotonic clock.
+    std::string clockVsHost = "realtime=0 monotonic=0";
+    int64_t pid = 0; // 0: 4000 + rank
+};
+
+constexpr int64_t kBaseNs = 1'000'000'000'000; // an uptime of 1000 s
+constexpr int64_t kStepNs = 10'000'000;
+
+// One rank's session: a thread, a GPU stream, per step a compute kernel, an NCCL kernel ending at
+// the same true time on every rank, and a sync with a Python stack whose line is 100 + rank.
+void writeRank(const std::string& path, const RankSpec& spec) {
+    std::string error;
+    auto w = format::SessionWriter::create(path, &error);
+    QVERIFY2(w, error.c_str());
+    const int64_t t0 = kBaseNs + spec.clockOffsetNs;
+    w->setMeta(format::meta::kCommand, "python train.py --rank " + std::to_string(spec.rank));
+    w->setMeta(format::meta::kCuptiClockVsHost, spec.clockVsHost);
+    const int64_t pid = spec.pid ? spec.pid : 4000 + spec.rank;
+    const int64_t process =
+        w->addProcess({pid, spec.host, "python train.py", t0, t0 + 100 * kStepNs, 0});
+    w->addProcessRank({process, spec.rank, spec.rank, 2, "torchrun", 0});
+    const int64_t thread = w->addThread({process, pid, "python"});
+    const int64_t device = w->addDevice({process, spec.rank, "NVIDIA H200", "", 9, 0, 132, 0});
+    const int64_t stream = w->addStream({device, 1, 7, 0, 0});
+    const int64_t gemm = w->internString("gemm_kernel");
+    const int64_t allReduce = w->internString(
+        "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)");
+    const int64_t launch = w->internString("cudaLaunchKernel");
+    format::FrameRow frame;
+    frame.kind = format::FrameKind::Python;
+    frame.function = "train_step";
+    frame.file = "/work/train.py";
+    frame.line = 100 + spec.rank;
+    const int64_t frameId = w->addFrame(frame);
+    const int64_t stack =
+        w->addStack(static_cast<uint64_t>(frameId), std::vector<int64_t>{frameId});
+    w->addSource({"/work/train.py", "00", 10, false, "rank " + std::to_string(spec.rank)});
+    for (int step = 0; step < spec.collectives; ++step) {
+        const int64_t end = t0 + spec.firstCollectiveNs + step * kStepNs + kStepNs / 2;
+        const int64_t correlation = 2 * step + 1;
+        w->addApiCall({thread, format::ApiDomain::Runtime, 211, launch, end - 4'000'000,
+                       end - 3'990'000, correlation, 0});
+        w->addKernel({stream, gemm, end - 3'000'000, end - 2'000'000, correlation});
+        w->addApiCall({thread, format::ApiDomain::Runtime, 211, launch, end - 1'900'000,
+                       end - 1'890'000, correlation + 1, 0});
+        // The collective starts when this rank arrives and ends with the last rank.
+        w->addKernel(
+            {stream, allReduce, end - 1'500'000 + spec.rank * 100'000, end, correlation + 1});
+        w->addSync({thread, format::SyncKind::Stream, end - 1'800'000, end + 10'000,
+                    correlation + 100, stream, std::nullopt, stack});
+    }
+    QVERIFY2(w->finish(format::kStatusComplete), w->lastError().c_str());
+}
+
+QByteArray fileHash(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return QCryptographicHash::hash(file.readAll(), QCryptographicHash::Sha256);
+}
+
+} // namespace
+
+class TestRunMerge : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void folderOpensAsOneSessionInRankOrder();
+    void stacksAndSourcesStayWithTheirRank();
+    void hostsAreAlignedOnCollectives();
+    void withoutWallClocksTheKthCollectivesPair();
+    void wallClockHintPicksThePairing();
+    void noCollectivesNoShift();
+    void badDuplicateAndPartialFilesAreSkippedByName();
+    void inputsAreNeverWritten();
+    void brokenReferenceNamesTheInput();
+    void emptyFolderIsAnError();
+
+private:
+    QString folder(const char* name) {
+        const QString path = m_dir.filePath(name);
+        QDir().mkpath(path);
+        return path;
+    }
+    QTemporaryDir m_dir;
+};
+
+void TestRunMerge::initTestCase() {
+    QVERIFY(m_dir.isValid());
+    qputenv("STALLSCOPE_IMPORT_CACHE", m_dir.filePath("cache").toUtf8());
+}
+
+void TestRunMerge::folderOpensAsOneSessionInRankOrder() {
+    const QString run = folder("run");
+    // Name order is the reverse of rank order: ranks decide.
+    writeRank((run + "/a.stallscope").toStdString(), {.rank = 1});
+    writeRank((run + "/b.stallscope").toStdString(), {.rank = 0});
+    QVERIFY(model::RunMerger::looksLikeRun(run.toStdString()));
+
+    const model::LoadResult loaded = model::RunMerger::load({run.toStdString()});
+    QVERIFY2(loaded.ok(), loaded.error.c_str());
+    const model::Session& s = *loaded.session;
+    QCOMPARE(s.processes.size(), size_t(2));
+    QCOMPARE(s.processes[0].rank->rank, int64_t(0));
+    QCOMPARE(s.processes[1].rank->rank, int64_t(1));
+    QCOMPARE(s.processes[1].pid, int64_t(4001));
+    QCOMPARE(s.counts, (format::EventCounts{.apiCalls = 20, .syncs = 10, .kernels = 20}));
+    QCOMPARE(s.streamLabel(s.streams[1]), std::string("rank 1 · GPU 1 · stream 7"));
+    QCOMPARE(s.metaValue(format::meta::kImportFormat), std::string("stallscope run"));
+    QCOMPARE(s.metaValue(format::meta::kImportSource), run.toStdString());
+    QCOMPARE(s.metaValue(format::meta::kCommand), std::string("python train.py --rank 0"));
+    QVERIFY(s.metaValue(format::meta::kRunClockAlignment).empty());
+    // The first and last event of each lane are the files' own.
+    const model::HostLane& rank1 = s.hostLanes[1];
+    QCOMPARE(s.threads[rank1.threadIndex].processIndex, 1);
+    QCOMPARE(s.string(rank1.apiCalls.nameId[0]), std::string("cudaLaunchKernel"));
+    QCOMPARE(s.string(s.streamLanes[1].kernels.nameId.back()).substr(0, 21),
+             std::string("ncclDevKernel_AllRedu"));
+    QCOMPARE(s.streamLanes[1].kernels.start.front(), kBaseNs + kStepNs / 2 - 3'000'000);
+    QCOMPARE(s.streamLanes[1].kernels.end.back(), kBaseNs + 4 * kStepNs + kStepNs / 2);
+}
+
+void TestRunMerge::stacksAndSourcesStayWithTheirRank() {
+    const QString run = folder("stacks");
+    writeRank((run + "/r0.stallscope").toStdString(), {.rank = 0});
+    writeRank((run + "/r1.stallscope").toStdString(), {.rank = 1});
+    const model::LoadResult loaded = model::RunMerger::load({run.toStdString()});
+    QVERIFY2(loaded.ok(), loaded.error.c_str());
+    const model::Session& s = *loaded.session;
+    model::SessionDatabase db;
+    std::string error;
+    QVERIFY2(db.open(s.path, &error), error.c_str());
+    for (int rank = 0; rank < 2; ++rank) {
+        const model::HostLane& lane = s.hostLanes[rank];
+        const auto frames = db.stack(lane.syncs.stackId.back());
+        QCOMPARE(frames.size(), size_t(1));
+        QCOMPARE(frames[0].line, int64_t(100 + rank));
+    }
+    // Both ranks embedded the same file: kept once, the first rank's copy.
+    QCOMPARE(db.sourcePaths(), std::vector<std::string>{"/work/train.py"});
+    QCOMPARE(db.source("/work/train.py")->text, std::string("rank 0"));
+}
+
+void TestRunMerge::hostsAreAlignedOnCollectives() {
+    const QString run = folder("hosts");
+    // node-b's monotonic clock reads 5 s more than node-a's at the same moment; its wall clock is
+    // 1 ms off (NTP); its recording starts 3 collectives later, so the k-th collectives differ.
+    constexpr int64_t kSkewNs = 5'000'000'000;
+    writeRank((run + "/r0.stallscope").toStdString(), {.rank = 0, .collectives = 8});
+    writeRank((run + "/r1.stallscope").toStdString(),
+              {.rank = 1,
+               .host = "node-b",
+               .clockOffsetNs = kSkewNs,
+               .collectives = 5,
+               .firstCollectiveNs = 3 * kStepNs,
+               .clockVsHost = "realtime=4999000000 monotonic=0"});
+    const model::LoadResult loaded = model::RunMerger::load({run.toStdString()});
+    QVERIFY2(loaded.ok(), loaded.error.c_str());
+    const model::Session& s = *loaded.session;
+    // On one clock, each of rank 1's collectives ends with rank 0's of the same moment.
+    QCOMPARE(s.streamLanes[1].kernels.end[1], s.streamLanes[0].kernels.end[3 * 2 + 1]);
+    QCOMPARE(s.streamLanes[1].kernels.end.back(), s.streamLanes[0].kernels.end.back());
+    // Rank 0's host is the reference; node-b moved back by the planted skew.
+    QCOMPARE(s.processes[0].rank->clockShiftNs, int64_t(0));
+    QCOMPARE(s.processes[1].rank->clockShiftNs, -kSkewNs);
+    QCOMPARE(s.processes[1].startNs, kBaseNs);
+    const std::string alignment = s.metaValue(format::meta::kRunClockAlignment);
+    QVERIFY2(alignment.find("node-b: -5000.000 ms (±0.000 ms, 5 collectives)") != std::string::npos,
+             alignment.c_str());
+    QCOMPARE(s.processLabel(1), std::string("rank 1 · node-b"));
+}
+
+void TestRunMerge::withoutWallClocksTheKthCollectivesPair() {
+    const model::ClockAlignment a = model::alignOnCollectives({100, 200, 300}, {1090, 1200, 1305});
+    QCOMPARE(a.shiftNs, int64_t(-1000));
+    QCOMPARE(a.spreadNs, int64_t(5));
+    QCOMPARE(a.matched, int64_t(3));
+}
+
+void TestRunMerge::wallClockHintPicksThePairing() {
+    // The other host missed the first two collectives; its wall clock says about -1000 ns.
+    const std::vector<int64_t> reference{100, 200, 300, 400, 500};
+    const std::vector<int64_t> other{1300, 1400, 1500};
+    QCOMPARE(model::alignOnCollectives(reference, other).shiftNs, int64_t(-1200));
+    const model::ClockAlignment hinted = model::alignOnCollectives(reference, other, -990);
+    QCOMPARE(hinted.shiftNs, int64_t(-1000));
+    QCOMPARE(hinted.matched, int64_t(3));
+    QCOMPARE(model::realtimeMinusMonotonic("realtime=7 monotonic=2 monotonic_raw=1"),
+             std::optional<int64_t>(-5));
+    QCOMPARE(model::realtimeMinusMonotonic("realtime=x monotonic=2"), std::optional<int64_t>());
+}
+
+void TestRunMerge::noCollectivesNoShift() {
+    const model::ClockAlignment none = model::alignOnCollectives({}, {1, 2});
+    QCOMPARE(none.matched, int64_t(0));
+    QCOMPARE(none.shiftNs, int64_t(0));
+}
+
+void TestRunMerge::badDuplicateAndPartialFilesAreSkippedByName() {
+    const QString run = folder("messy");
+    writeRank((run + "/rank0.stallscope").toStdString(), {.rank = 0});
+    writeRank((run + "/rank1.stallscope").toStdString(), {.rank = 1});
+    writeRank((run + "/rank1-copy.stallscope").toStdString(), {.rank = 1});
+    writeRank((run + "/run.recording.77.stallscope").toStdString(), {.rank = 0});
+    // Rank 1's own CUDA subprocess inherits its rank: another process, kept.
+    writeRank((run + "/pid5001.stallscope").toStdString(), {.rank = 1, .pid = 5001});
+    QFile junk(run + "/notes.stallscope");
+    QVERIFY(junk.open(QIODevice::WriteOnly));
+    junk.write("not a session");
+    junk.close();
+    std::string error;
+    const model::RunFiles files = model::RunMerger::runFiles({run.toStdString()}, &error);
+    QCOMPARE(files.sessions.size(), size_t(3));
+    QVERIFY(files.sessions[0].ends_with("/rank0.stallscope"));
+    QVERIFY(files.sessions[1].ends_with("/pid5001.stallscope")); // rank 1, first by name
+    QVERIFY(files.sessions[2].ends_with("/rank1-copy.stallscope")); // '-' sorts before '.'
+    QCOMPARE(files.skipped.size(), size_t(3));
+    const model::LoadResult loaded = model::RunMerger::load({run.toStdString()});
+    QVERIFY2(loaded.ok(), loaded.error.c_str());
+    const std::string warning = loaded.session->warning;
+    for (const char* name : {"notes.stallscope: not a Stallscope session",
+                             "a second copy of rank 1", "run.recording.77.stallscope"})
+        QVERIFY2(warning.find(name) != std::string::npos, warning.c_str());
+}
+
+void TestRunMerge::inputsAreNeverWritten() {
+    const QString run = folder("untouched");
+    writeRank((run + "/r0.stallscope").toStdString(), {.rank = 0});
+    writeRank((run + "/r1.stallscope").toStdString(), {.rank = 1, .host = "node-b"});
+    const QByteArray before0 = fileHash(run + "/r0.stallscope");
+    const QByteArray before1 = fileHash(run + "/r1.stallscope");
+    const QStringList entries = QDir(run).entryList(QDir::Files);
+    QVERIFY(model::RunMerger::load({run.toStdString()}).ok());
+    QCOMPARE(fileHash(run + "/r0.stallscope"), before0);
+    QCOMPARE(fileHash(run + "/r1.stallscope"), before1);
+    QCOMPARE(QDir(run).entryList(QDir::Files), entries); // no journal, no output beside them
+}
+
+void TestRunMerge::brokenReferenceNamesTheInput() {
+    const QString run = folder("broken");
+    const std::string bad = (run + "/r1.stallscope").toStdString();
+    writeRank((run + "/r0.stallscope").toStdString(), {.rank = 0});
+    writeRank(bad, {.rank = 1});
+    {
+        format::Database db;
+        std::string error;
+        QVERIFY(db.open(bad, format::Database::Mode::ReadWrite, &error));
+        // Rank 0 has a thread 1 too: moved as a block, this would become rank 0's... or nobody's.
+        QVERIFY(db.exec("UPDATE syncs SET thread_id = 2 WHERE id = 1", &error));
+    }
+    const model::LoadResult loaded = model::RunMerger::load({run.toStdString()});
+    QVERIFY(!loaded.ok());
+    QVERIFY2(loaded.error.rfind(bad + ": corrupt session: syncs.thread_id", 0) == 0,
+             loaded.error.c_str());
+}
+
+void TestRunMerge::emptyFolderIsAnError() {
+    const QString run = folder("empty");
+    QVERIFY(!model::RunMerger::looksLikeRun(run.toStdString()));
+    const model::LoadResult loaded = model::RunMerger::load({run.toStdString()});
+    QVERIFY(!loaded.ok());
+    QVERIFY2(loaded.error.rfind(run.toStdString() + ": no Stallscope session", 0) == 0,
+             loaded.error.c_str());
+}
+
+QTEST_GUILESS_MAIN(TestRunMerge)
+#include "test_run_merge.moc"
