@@ -1,6 +1,7 @@
 // stallscope-record: runs a program with the recorder injected and finalizes its session.
 //   stallscope-record [options] -o run.stallscope -- CMD ARGS...
 #include "format/command_line.h"
+#include "recorder/launch_environment.h"
 #include "recorder/record_symbolize.h"
 #include "recorder/recording_output.h"
 #include "recorder/session_finalizer.h"
@@ -19,6 +20,7 @@
 #include <string>
 #include <vector>
 
+using stallscope::recorder::LaunchEnvironment;
 using stallscope::recorder::RecordingOutput;
 using stallscope::recorder::SessionFinalizer;
 using stallscope::recorder::TargetRunner;
@@ -30,11 +32,18 @@ const char* kUsage =
     "Runs PROGRAM with the Stallscope recorder injected (CUDA_INJECTION64_PATH) and writes a\n"
     "session file with every host<->GPU sync, its CPU stack, kernels and copies.\n"
     "\n"
-    "  -o, --output FILE      session file (default: PROGRAM.stallscope); child processes\n"
-    "                         that use CUDA write FILE-stem.<pid>.stallscope beside it.\n"
-    "                         Written as FILE-stem.recording.stallscope during the run and\n"
-    "                         renamed when complete; checked before PROGRAM starts\n"
-    "  --force-overwrite      replace an existing FILE (once the new recording is complete)\n"
+    "  -o, --output FILE      session file (default: PROGRAM.stallscope). When child\n"
+    "                         processes use CUDA too (torchrun, mpirun, multiprocessing),\n"
+    "                         the run is the folder FILE-stem/ with one session per CUDA\n"
+    "                         process, rank<R>.stallscope (pid<P>.stallscope without a\n"
+    "                         rank); processes that never used CUDA leave no file. Written\n"
+    "                         under FILE-stem.recording* names and renamed when complete;\n"
+    "                         checked before PROGRAM starts. In FILE: %h host name, %r the\n"
+    "                         rank this command runs as (RANK, OMPI_COMM_WORLD_RANK,\n"
+    "                         PMI_RANK, PMIX_RANK, SLURM_PROCID; its pid without one), %p\n"
+    "                         the pid of stallscope-record, %% a '%'\n"
+    "  --force-overwrite      replace an existing FILE or run folder (once the new\n"
+    "                         recording is complete)\n"
     "  --kinds LIST           what to record: "
     "kernel,memcpy,memset,sync,runtime,driver,nvtx,events,\n"
     "                         sync-records (default: all but events and sync-records;\n"
@@ -108,6 +117,31 @@ std::string shellQuote(const std::vector<std::string>& argv) {
         }
     }
     return out;
+}
+
+// "run/rank0.stallscope, run/rank1.stallscope (2 ranks, torchrun)": paths as the user would type
+// them (relative to the working folder when inside it).
+std::string describeRun(const RecordingOutput::Published& published) {
+    char cwd[PATH_MAX];
+    const std::string here = getcwd(cwd, sizeof(cwd)) ? std::string(cwd) + "/" : std::string();
+    std::string text;
+    for (const std::string& file : published.files) {
+        if (!text.empty())
+            text += ", ";
+        text += !here.empty() && file.rfind(here, 0) == 0 ? file.substr(here.size()) : file;
+    }
+    const size_t sessions = published.files.size();
+    text += " (";
+    if (published.ranks == int(sessions))
+        text += std::to_string(sessions) + (sessions == 1 ? " rank" : " ranks");
+    else
+        text += std::to_string(sessions) + " CUDA processes, " + std::to_string(published.ranks) +
+                " with a rank";
+    if (!published.launcher.empty())
+        text += ", " + published.launcher;
+    if (published.dropped)
+        text += "; " + std::to_string(published.dropped) + " without CUDA left no file";
+    return text + ")";
 }
 
 } // namespace
@@ -190,8 +224,13 @@ int main(int argc, char** argv) {
     }
     if (output.empty()) {
         std::string base = command[0].substr(command[0].rfind('/') + 1);
-        output = base + ".stallscope";
+        output = stallscope::recorder::escapeOutputPattern(base) + ".stallscope";
     }
+    // Expanded here, once: under srun or mpirun each rank's stallscope-record gets its own name
+    // (%r), and the target's recorder must not expand the name again.
+    output = stallscope::recorder::expandOutputPattern(
+        output, {int64_t(getpid()), LaunchEnvironment::current().rank,
+                 stallscope::recorder::currentHostName()});
     std::string error;
     const std::optional<RecordingOutput> target =
         RecordingOutput::plan(absolute(output), overwrite, &error);
@@ -206,7 +245,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> env = {
         "CUDA_INJECTION64_PATH=" + libraryPath,
         "NVTX_INJECTION64_PATH=" + libraryPath,
-        "STALLSCOPE_OUTPUT=" + partial,
+        "STALLSCOPE_OUTPUT=" + stallscope::recorder::escapeOutputPattern(partial),
         "STALLSCOPE_RECORD_PID=" + std::to_string(getpid()),
         std::string("STALLSCOPE_STACKS=") + (stacks ? "1" : "0"),
     };
@@ -255,10 +294,11 @@ int main(int argc, char** argv) {
         symbolizeOptions.sourceRoot = getcwd(cwd, sizeof(cwd)) ? cwd : "";
         stallscope::recorder::symbolizeSession(partial, symbolizeOptions);
         for (const std::string& child : target->partialChildren())
-            stallscope::recorder::symbolizeSession(child, symbolizeOptions);
+            if (RecordingOutput::inspect(child).usedCuda) // the others are dropped
+                stallscope::recorder::symbolizeSession(child, symbolizeOptions);
     }
-    std::vector<std::string> children;
-    if (!target->publish(&children, &error)) {
+    RecordingOutput::Published published;
+    if (!target->publish(&published, &error)) {
         fprintf(stderr, "stallscope-record: %s (%s ended with status %d)\n", error.c_str(),
                 command[0].c_str(), run.exitCode);
         return kExitSessionFailed;
@@ -269,17 +309,19 @@ int main(int argc, char** argv) {
             snprintf(ending, sizeof(ending), "killed by signal %d", run.signal);
         else
             snprintf(ending, sizeof(ending), "exit %d", run.exitCode);
-        fprintf(
-            stderr,
-            "stallscope: %s (%s): %lld kernels, %lld syncs blocking %.3f s, %lld copies, "
-            "%lld call stacks (capture median %lld ns), %lld dropped; target %s after %.2f s%s\n",
-            output.c_str(), summary.status.c_str(), (long long)summary.kernels,
-            (long long)summary.syncs, double(summary.blockedNs) / 1e9, (long long)summary.memcpys,
-            (long long)summary.stacks, (long long)summary.captureMedianNs,
-            (long long)summary.dropped, ending, double(run.endNs - run.startNs) / 1e9,
-            children.empty()
-                ? ""
-                : (" (+" + std::to_string(children.size()) + " child sessions)").c_str());
+        if (published.folder)
+            fprintf(stderr, "stallscope: %s; target %s after %.2f s\n",
+                    describeRun(published).c_str(), ending, double(run.endNs - run.startNs) / 1e9);
+        else
+            fprintf(stderr,
+                    "stallscope: %s (%s): %lld kernels, %lld syncs blocking %.3f s, %lld copies, "
+                    "%lld call stacks (capture median %lld ns), %lld dropped; target %s after "
+                    "%.2f s\n",
+                    output.c_str(), summary.status.c_str(), (long long)summary.kernels,
+                    (long long)summary.syncs, double(summary.blockedNs) / 1e9,
+                    (long long)summary.memcpys, (long long)summary.stacks,
+                    (long long)summary.captureMedianNs, (long long)summary.dropped, ending,
+                    double(run.endNs - run.startNs) / 1e9);
     }
     return run.exitCode;
 }

@@ -5,6 +5,7 @@
 #include "recorder/activity_decoder.h"
 #include "recorder/cupti_clock.h"
 #include "recorder/event_ring.h"
+#include "recorder/launch_environment.h"
 #include "recorder/python_frames.h"
 #include "recorder/session_sink.h"
 #include "recorder/signal_names.h"
@@ -305,7 +306,9 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
         return false;
     }
     m_subscriber = subscriber;
-    m_outputPath = m_config.outputPathFor(m_pid);
+    // Read once, before the output name (%r) and the process row need it.
+    const LaunchEnvironment launch = LaunchEnvironment::current();
+    m_outputPath = m_config.outputPathFor(m_pid, launch.rank);
     std::string error;
     m_writer = format::SessionWriter::create(m_outputPath, &error);
     if (!m_writer) {
@@ -319,6 +322,7 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     m_sink->setSyncRecords(m_config.wantsSyncRecords());
     int64_t startNs = CallbackHandler::nowNs();
     m_sink->beginProcess(m_pid, hostName(), commandLine(), startNs);
+    m_sink->setLaunch(launch, startNs);
     m_writer->setMeta(format::meta::kRecorderOrigin, origin);
     m_writer->setMeta(format::meta::kRecorderKinds, m_config.describeKinds());
     m_writer->setMeta(format::meta::kRecorderStacks, m_config.stacks ? "1" : "0");

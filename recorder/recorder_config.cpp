@@ -1,6 +1,7 @@
 #include "recorder/recorder_config.h"
 
 #include "format/keyword_table.h"
+#include "recorder/launch_environment.h"
 
 #include <cstdlib>
 #include <iterator>
@@ -156,21 +157,13 @@ RecorderConfig RecorderConfig::fromEnvironment(std::string* warnings) {
     return config;
 }
 
-std::string RecorderConfig::outputPathFor(int64_t pid) const {
-    std::string path;
-    std::string pidText = std::to_string(pid);
+std::string RecorderConfig::outputPathFor(int64_t pid, std::optional<int64_t> rank) const {
     bool hadPid = false;
-    for (size_t i = 0; i < outputPattern.size(); ++i) {
-        if (outputPattern[i] == '%' && i + 1 < outputPattern.size() &&
-            outputPattern[i + 1] == 'p') {
-            path += pidText;
-            hadPid = true;
-            ++i;
-        } else {
-            path += outputPattern[i];
-        }
-    }
+    const bool wantsHost = outputPattern.find("%h") != std::string::npos;
+    std::string path = expandOutputPattern(
+        outputPattern, {pid, rank, wantsHost ? currentHostName() : std::string()}, &hadPid);
     if (!hadPid && rootPid != 0 && rootPid != pid) {
+        const std::string pidText = std::to_string(pid);
         size_t slash = path.rfind('/');
         size_t dot = path.rfind('.');
         if (dot == std::string::npos || (slash != std::string::npos && dot < slash))

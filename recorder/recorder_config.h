@@ -4,12 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace stallscope::recorder {
 
 struct RecorderConfig {
-    std::string outputPattern = "stallscope-%p.stallscope"; // %p: pid
+    // %p: pid, %r: rank (the pid when none), %h: host name, %%: '%' (launch_environment.h)
+    std::string outputPattern = "stallscope-%p.stallscope";
     bool kernels = true;
     bool memcpy = true;
     bool memset = true;
@@ -35,9 +37,10 @@ struct RecorderConfig {
     static RecorderConfig fromEnvironment(std::string* warnings);
     // Applies a comma-separated kinds list ("kernel,memcpy,sync,runtime,...", "all", "-nvtx").
     bool applyKinds(const std::string& list, std::string* warnings);
-    // The output path for process `pid`: %p expanded; a process other than the root of a
-    // stallscope-record run gets ".<pid>" before the extension so children never share a file.
-    std::string outputPathFor(int64_t pid) const;
+    // The output path for process `pid` of rank `rank`: patterns expanded; a process other than
+    // the root of a stallscope-record run gets ".<pid>" before the extension (unless the pattern
+    // has %p) so children never share a file.
+    std::string outputPathFor(int64_t pid, std::optional<int64_t> rank = std::nullopt) const;
     std::string describeKinds() const;
     // Whether CUPTI's SYNCHRONIZATION records are enabled: on request, and with CUDA_EVENT
     // records, whose links to event syncs need the records' event ids.

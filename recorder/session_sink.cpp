@@ -86,6 +86,20 @@ void SessionSink::beginProcess(int64_t pid, const std::string& host, const std::
     refreshModules(startNs);
 }
 
+void SessionSink::setLaunch(const LaunchEnvironment& launch, int64_t atNs) {
+    for (const std::string& message : launch.diagnostics)
+        m_writer->addDiagnostic(atNs, "warning", "launcher environment: " + message);
+    if (!launch.rank)
+        return;
+    format::ProcessRankRow row;
+    row.processId = m_processId;
+    row.rank = *launch.rank;
+    row.localRank = launch.localRank;
+    row.worldSize = launch.worldSize;
+    row.launcher = launch.launcher;
+    m_writer->addProcessRank(row);
+}
+
 int64_t SessionSink::threadRow(int32_t tid) {
     return rowIdFor(m_threads, tid, [&] {
         format::ThreadRow row;

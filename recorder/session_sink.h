@@ -7,6 +7,7 @@
 #include "recorder/activity_record.h"
 #include "recorder/capture_stats.h"
 #include "recorder/host_event.h"
+#include "recorder/launch_environment.h"
 #include "recorder/module_table.h"
 #include "recorder/stack_interner.h"
 
@@ -31,6 +32,9 @@ public:
 
     void beginProcess(int64_t pid, const std::string& host, const std::string& command,
                       int64_t startNs);
+    // The process's rank row (when the launcher gave it a rank) and a diagnostic for each launcher
+    // variable that was set but ignored.
+    void setLaunch(const LaunchEnvironment& launch, int64_t atNs);
     // Whether CUPTI's SYNCHRONIZATION records come (RecorderConfig::wantsSyncRecords): then a sync
     // row joins the record (its wait, stream and event) to the callback's stack; otherwise the
     // callback's host event alone is the sync row.

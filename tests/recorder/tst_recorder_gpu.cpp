@@ -3,10 +3,13 @@
 // script tests/recorder/gpu/torch_syncs.py and checks with check_python_syncs.py that its .item(),
 // torch.cuda.synchronize() and .cpu() syncs carry their exact script lines; ends a CUDA loop and a
 // PyTorch loop by crashes and signals and checks what each session says and how much it lost at
-// the end (docs/recorder.md). Skips visibly without a GPU (and the PyTorch parts without PyTorch).
+// the end (docs/recorder.md); records torchrun with two ranks on one GPU and checks the run folder:
+// one session per rank, each with its rank row, none for the launcher. Skips visibly without a GPU
+// (and the PyTorch parts without PyTorch).
 #include "model/session/session.h"
 #include "model/session/session_loader.h"
 
+#include <QDir>
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -14,6 +17,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <optional>
 
 namespace {
 
@@ -172,6 +176,50 @@ private slots:
                                 session, script});
         QVERIFY(check.waitForFinished(60000));
         QCOMPARE(check.exitCode(), 0);
+    }
+
+    // torchrun --nproc-per-node 2, both ranks on one GPU: the run is the folder ddp/ with exactly
+    // rank0 and rank1 (the launcher never used CUDA: no file), each with its rank row.
+    void torchrunRanksShareOneGpu() {
+        if (!haveGpu())
+            QSKIP("SKIP: no GPU");
+        if (!haveTorch())
+            QSKIP("SKIP: no PyTorch with CUDA for python3");
+        QTemporaryDir dir;
+        const QString output = dir.filePath("ddp.stallscope");
+        QProcess record;
+        record.setProcessChannelMode(QProcess::MergedChannels);
+        // python3 -m torch.distributed.run is torchrun, wherever pip put the script.
+        record.start(STALLSCOPE_RECORD,
+                     {"--no-symbolize", "-o", output, "--", "python3", "-m",
+                      "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
+                      STALLSCOPE_SOURCE_DIR "/tests/recorder/gpu/torch_ranks.py"});
+        QVERIFY(record.waitForFinished(300000));
+        const QString printed = QString::fromLocal8Bit(record.readAll());
+        qInfo("%s", qPrintable(printed));
+        QCOMPARE(record.exitCode(), 0);
+        QCOMPARE(QDir(dir.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden),
+                 QStringList{"ddp"});
+        QCOMPARE(QDir(dir.filePath("ddp"))
+                     .entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden, QDir::Name),
+                 (QStringList{"rank0.stallscope", "rank1.stallscope"}));
+        QVERIFY2(printed.contains("rank0.stallscope, ") && printed.contains("(2 ranks, torchrun"),
+                 qPrintable(printed));
+        for (int rank : {0, 1}) {
+            const auto loaded = stallscope::model::SessionLoader::load(
+                dir.filePath(QString("ddp/rank%1.stallscope").arg(rank)).toStdString());
+            QVERIFY2(loaded.ok(), loaded.error.c_str());
+            const stallscope::model::Session& s = *loaded.session;
+            QCOMPARE(s.processes.size(), size_t(1));
+            const auto& row = s.processes[0].rank;
+            QVERIFY(row);
+            QCOMPARE(row->rank, int64_t(rank));
+            QCOMPARE(row->localRank, std::optional<int64_t>(rank));
+            QCOMPARE(row->worldSize, std::optional<int64_t>(2));
+            QCOMPARE(row->launcher, std::string("torchrun"));
+            QVERIFY2(s.counts.syncs >= 5, qPrintable(QString::number(s.counts.syncs)));
+            QVERIFY2(s.counts.kernels >= 5, qPrintable(QString::number(s.counts.kernels)));
+        }
     }
 };
 
