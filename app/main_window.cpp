@@ -3,6 +3,7 @@
 #include "app/background_work.h"
 #include "app/compare_launcher.h"
 #include "app/session_openers.h"
+#include "app/window_navigation.h"
 #include "format/output_file.h"
 #include "format/session_meta.h"
 #include "model/analysis/analysis_window.h"
@@ -199,6 +200,7 @@ void MainWindow::createMenus() {
                               "wait for the GPU.</p>")
                                .arg(QApplication::applicationVersion()));
     });
+    m_navigation = new WindowNavigation(this, m_timeline, m_panels, edit, help);
 }
 
 void MainWindow::createStatusBar() {

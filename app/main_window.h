@@ -5,7 +5,9 @@
 // Around the timeline, AnalysisPanels adds the insight, source, stack and statistics docks and
 // runs the analysis after each load; File ▸ Compare With… (CompareLauncher) opens a second run
 // beside this one. The window remembers its dock layout and recent files
-// (QSettings), offers a find box (Ctrl+F) and lists its shortcuts under Help.
+// (QSettings), offers a find box (Ctrl+F) and lists its shortcuts under Help. One selection runs
+// through every panel (AnalysisPanels' SelectionHub); Esc, the timeline's keys from any panel and
+// the first-run overlay are WindowNavigation's.
 //
 // Load errors never block: they are stored (lastError()), signalled (loadFailed) and shown in a
 // window-modal QMessageBox opened with open(), so tests can check and close it without a hang.
@@ -43,6 +45,7 @@ class TimelineWidget;
 namespace stallscope::app {
 
 class CompareLauncher;
+class WindowNavigation;
 using views::AnalysisPanels;
 using views::FindBox;
 using views::RecordDialog;
@@ -75,12 +78,16 @@ public:
     TimelineWidget* timelineWidget() const { return m_timeline; }
     AnalysisPanels* panels() const { return m_panels; }
     FindBox* findBox() const { return m_findBox; }
+    // The status bar's message (what is selected, loading, errors).
+    QLabel* statusLabel() const { return m_statusLabel; }
     QMenu* recentMenu() const { return m_recentMenu; }
     // File ▸ Compare With… and the comparison window it opens.
     CompareLauncher* compareLauncher() const { return m_compare; }
     QStringList recentFiles() const;
     // The shortcuts dialog currently open, or null.
     ShortcutsDialog* shortcutsDialog() const;
+    // Esc, the timeline keys from any panel, the first-run "getting around" overlay.
+    WindowNavigation* navigation() const { return m_navigation; }
 
     static constexpr int kMaxRecentFiles = 10;
 
@@ -180,6 +187,7 @@ private:
     QAction* m_analyzeRangeAction = nullptr; // enabled while the timeline has a range selected
     QPointer<RecordDialog> m_recordDialog;
     CompareLauncher* m_compare = nullptr;
+    WindowNavigation* m_navigation = nullptr;
     QSet<QString> m_symbolizeTried; // files with nothing to resolve here (once per window)
 };
 

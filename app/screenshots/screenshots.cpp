@@ -12,6 +12,7 @@
 #include "app/color_scheme.h"
 #include "app/compare_launcher.h"
 #include "app/main_window.h"
+#include "app/window_navigation.h"
 #include "model/session/session.h"
 #include "views/compare/compare_view.h"
 #include "views/panels/after_fix_preview.h"
@@ -36,6 +37,7 @@ namespace {
 using stallscope::app::ColorScheme;
 using stallscope::app::MainWindow;
 using stallscope::app::printError;
+using stallscope::app::WindowNavigation;
 
 struct Scenario {
     const char* name; // also the picture's name in docs/images/
@@ -238,6 +240,8 @@ int main(int argc, char** argv) {
     // A fresh install's layout, whatever the user's stallscope remembers.
     QTemporaryDir settings;
     QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settings.path());
+    // ...but past the first-run overlay, which would cover the pictures.
+    QSettings().setValue(QLatin1String(WindowNavigation::kGettingAroundShownKey), true);
     const QStringList args = app.arguments().mid(1);
     if (const CompareScenario* compare =
             args.size() == 4 ? findIn(kCompareScenarios, args[0]) : nullptr)

@@ -40,7 +40,8 @@ QDockWidget* makeDock(QMainWindow* window, const QString& title, const QString& 
 
 AnalysisPanels::AnalysisPanels(QMainWindow* window, TimelineWidget* timeline)
     : QObject(window), m_window(window), m_timeline(timeline),
-      m_analysis(new model::JobTracker(this)), m_afterFix(new AfterFixPreview(timeline, this)) {
+      m_analysis(new model::JobTracker(this)), m_afterFix(new AfterFixPreview(timeline, this)),
+      m_selection(new SelectionHub(this)) {
     createDocks();
     connectPanels();
     QSettings settings;
@@ -77,27 +78,36 @@ void AnalysisPanels::createDocks() {
 
 void AnalysisPanels::connectPanels() {
     connect(m_cards, &InsightCardsWidget::insightActivated, this,
-            [this](int, const model::Insight& insight) { onInsightActivated(insight); });
-    connect(
-        m_cards, &InsightCardsWidget::sourceRequested, this, [this](const model::SourceSite& site) {
-            openSource(QString::fromStdString(site.file), int(site.line), site.lineIsDefinition);
-        });
+            [this](int index, const model::Insight&) { selectFinding(index); });
+    connect(m_cards, &InsightCardsWidget::sourceRequested, this, &AnalysisPanels::onSourceChip);
     connect(m_stack, &StackView::sourceRequested, this, &AnalysisPanels::openSource);
     connect(m_source, &SourceView::remapRequested, this, &AnalysisPanels::showPathRemapDialog);
-    connect(m_source, &SourceView::siteActivated, this, &AnalysisPanels::onSiteSelected);
+    connect(m_source, &SourceView::siteActivated, this,
+            [this](const model::SyncSiteStats& site) { selectSite(site.site); });
     connect(m_tables, &StatisticsTablesWidget::syncSiteSelected, this,
-            &AnalysisPanels::onSiteSelected);
+            [this](const model::SyncSiteStats& site) { selectSite(site.site); });
     connect(m_tables, &StatisticsTablesWidget::eventsSelected, this,
             &AnalysisPanels::highlightEvents);
-    // The timeline's selection feeds the details panel and, for syncs, the stack view.
+    // The timeline shows its own selection in the details panel; what the user selects there
+    // becomes the selection of every panel (not what applySelection itself makes it select).
     connect(m_timeline, &TimelineWidget::eventSelected, this, [this](const model::EventRef& event) {
         m_details->showEventDetails(event);
-        if (event.kind == model::EventKind::Sync)
-            showSyncStack(event.lane, int(event.index));
+        if (!m_applying)
+            selectEvent(event);
     });
-    connect(m_timeline, &TimelineWidget::rangeSelected, m_details, &EventDetailsWidget::showRange);
-    connect(m_timeline, &TimelineWidget::selectionCleared, m_details, &EventDetailsWidget::clear);
-    connect(m_timeline, &TimelineWidget::selectionCleared, m_afterFix, &AfterFixPreview::clear);
+    connect(m_timeline, &TimelineWidget::rangeSelected, this, [this](qint64 start, qint64 end) {
+        m_details->showRange(start, end);
+        if (!m_applying)
+            selectRange(start, end);
+    });
+    connect(m_timeline, &TimelineWidget::selectionCleared, this, [this] {
+        m_details->clear();
+        m_afterFix->clear();
+        m_ghostFinding = -1;
+        if (!m_applying)
+            clearSelection();
+    });
+    connect(m_selection, &SelectionHub::changed, this, &AnalysisPanels::applySelection);
     connect(m_afterFix, &AfterFixPreview::shown, this, [this](qint64 savingNs) {
         emit statusMessage(tr("After fix (green outlines): the run ends %1 sooner")
                                .arg(QString::fromStdString(model::formatDuration(savingNs))));
@@ -106,10 +116,12 @@ void AnalysisPanels::connectPanels() {
 
 void AnalysisPanels::setSession(std::shared_ptr<const model::Session> session) {
     m_analysis->cancel(); // silent: nothing listens to cancelled(); a new start() supersedes anyway
+    clearSelection();     // refers to the previous session's events
     m_afterFix->clear();
+    m_ghostFinding = -1;
+    m_stackSync = {};
     m_session = std::move(session);
     m_report.reset();
-    m_highlighted.clear();
     m_modules.clear();
     m_database.reset();
     m_source->clear();
@@ -166,12 +178,21 @@ bool AnalysisPanels::defLineSites() const {
 }
 
 void AnalysisPanels::onReport(std::shared_ptr<const model::InsightReport> report) {
-    m_afterFix->clear(); // the ghosts of the previous report's finding
+    // A finding of the previous report is no longer on a card; its ghosts go with it.
+    if (m_selection->current().kind == Selection::Kind::Finding)
+        clearSelection();
+    m_afterFix->clear();
+    m_ghostFinding = -1;
     m_report = std::move(report);
     m_siteEvents.reset(m_session, m_database, m_report);
     m_cards->setReport(m_report, defLineSites());
     m_tables->setReport(m_report);
     m_source->setSites(m_report->sites);
+    if (!m_selection->current().isEmpty()) { // a site, an event or a range: its card, if any
+        Selection selection = m_selection->current();
+        selection.finding = findingOfSite(selection.site);
+        m_selection->select(std::move(selection));
+    }
     // Show the top finding's line right away: the guilty line is on screen before any click.
     if (m_source->currentFile().isEmpty() && !m_report->insights.empty()) {
         const model::SourceSite& top = m_report->insights.front().site;
@@ -197,44 +218,6 @@ bool AnalysisPanels::selectInsightEvent(int index, int64_t n) {
         n -= span.count;
     }
     return false;
-}
-
-void AnalysisPanels::onInsightActivated(const model::Insight& insight) {
-    if (insight.events)
-        highlightEvents(*insight.events, QString::fromStdString(insight.title));
-    showFirstSyncStack(m_highlighted);
-    m_afterFix->show(m_report, insight); // after the highlight, which clears the ghosts
-}
-
-void AnalysisPanels::onSiteSelected(const model::SyncSiteStats& site) {
-    highlightEvents(m_siteEvents.eventsFor(site.site), QString::fromStdString(site.site.label()));
-    showFirstSyncStack(m_highlighted);
-}
-
-void AnalysisPanels::showFirstSyncStack(const model::EventSpans& events) {
-    for (const model::EventSpan& span : events)
-        if (span.first.kind == model::EventKind::Sync && span.count > 0) {
-            showSyncStack(span.first.lane, int(span.first.index));
-            return;
-        }
-}
-
-void AnalysisPanels::highlightEvents(const model::EventSpans& events, const QString& label) {
-    m_afterFix->clear();
-    m_highlighted = events;
-    if (!m_session)
-        return;
-    m_timeline->highlight(events); // selects and frames them, dims the rest
-    const int64_t count = model::eventCount(events);
-    emit statusMessage(label.isEmpty()
-                           ? tr("%n event(s) highlighted", nullptr, int(count))
-                           : tr("%1: %n event(s) highlighted", nullptr, int(count)).arg(label));
-}
-
-void AnalysisPanels::clearHighlight() {
-    m_afterFix->clear();
-    m_highlighted.clear();
-    m_timeline->clearHighlight();
 }
 
 bool AnalysisPanels::openSource(const QString& file, int line, bool lineIsDefinition) {

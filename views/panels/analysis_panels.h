@@ -4,15 +4,18 @@
 // kernel details. MainWindow keeps files, menus and settings; this class keeps "what the user looks
 // at".
 //
-// Highlighting goes through highlightEvents() → TimelineWidget::highlight (select and frame the
-// events, dim the rest). The timeline's selection feeds the details panel and the stack view.
-// A selected finding with a simulated saving also gets its "after fix" ghosts (AfterFixPreview);
-// any other highlight, a new report or clearing the timeline's selection removes them.
+// One selection (SelectionHub, issue 17): a card, a gutter mark, a table row, a click or a range on
+// the timeline becomes a Selection, and applySelection (analysis_panels_selection.cpp) shows it in
+// every view that can: the card marked, the source on its line, the stack of its first sync, the
+// timeline framed and highlighted (the rest dimmed), the table row marked, the details in front,
+// the status line. Clearing it anywhere (an empty click on the timeline, Esc) clears it everywhere.
+// A selected finding with a simulated saving also gets its "after fix" ghosts (AfterFixPreview).
 #pragma once
 
 #include "model/analysis/analysis_window.h"
 #include "model/analysis/insight.h"
 #include "model/session/session_database.h"
+#include "views/panels/selection_hub.h"
 #include "views/panels/site_event_index.h"
 
 #include <QObject>
@@ -69,12 +72,23 @@ public:
     PathRemapDialog* pathRemapDialog() const;
     AfterFixPreview* afterFix() const { return m_afterFix; }
 
-    // The events last highlighted (for tests and the status bar).
-    const model::EventSpans& highlightedEvents() const { return m_highlighted; }
+    // The one selection every panel shows.
+    SelectionHub* selection() const { return m_selection; }
+    // The events highlighted on the timeline by the selection (for tests and the status bar).
+    const model::EventSpans& highlightedEvents() const { return m_selection->current().events; }
 
 public slots:
+    // Selects events by name (table rows, the find box): highlighted, framed, the first selected.
     void highlightEvents(const stallscope::model::EventSpans& events, const QString& label);
-    void clearHighlight();
+    void clearHighlight(); // clears the whole selection, as Esc does
+    void clearSelection();
+    // Selects finding `index` of the report, as clicking its card does.
+    void selectFinding(int index);
+    // Selects a sync site: its syncs highlighted, its line in the source, its row and card marked.
+    void selectSite(const stallscope::model::SourceSite& site);
+    // Selects one event (a sync also selects its site's line, row and card).
+    void selectEvent(const stallscope::model::EventRef& event);
+    void selectRange(qint64 startNs, qint64 endNs);
     // Opens the source view on a recorded path and line, raising its dock.
     bool openSource(const QString& file, int line, bool lineIsDefinition = false);
     // The stack view shows the stack of host lane `lane`'s sync `index`.
@@ -98,10 +112,15 @@ private:
     void connectPanels();
     void startAnalysis(std::optional<model::AnalysisWindow> window);
     void onReport(std::shared_ptr<const model::InsightReport> report);
-    void onInsightActivated(const model::Insight& insight);
-    void onSiteSelected(const model::SyncSiteStats& site);
-    void showFirstSyncStack(const model::EventSpans& events);
     bool defLineSites() const;
+    // analysis_panels_selection.cpp
+    void applySelection(const Selection& selection);
+    void applyToTimeline(const Selection& selection);
+    void applyToTables(const Selection& selection);
+    void applyToStack(const Selection& selection);
+    void showStatus(const Selection& selection);
+    void onSourceChip(const model::SourceSite& site);
+    int findingOfSite(const model::SourceSite& site) const;
 
     QMainWindow* m_window;
     TimelineWidget* m_timeline;
@@ -112,7 +131,10 @@ private:
     model::JobTracker* m_analysis; // a new session's analysis supersedes the previous one
     AfterFixPreview* m_afterFix;   // the selected finding's ghosts
     SiteEventIndex m_siteEvents;
-    model::EventSpans m_highlighted;
+    SelectionHub* m_selection;
+    bool m_applying = false;     // views changed by applySelection do not select again
+    int m_ghostFinding = -1;     // the finding whose after-fix ghosts show (or are replayed)
+    model::EventRef m_stackSync; // the sync the stack view shows
 
     InsightCardsWidget* m_cards = nullptr;
     SourceView* m_source = nullptr;

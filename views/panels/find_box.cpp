@@ -24,6 +24,15 @@ void FindBox::setResultCount(qint64 count) {
                                                   : QString());
 }
 
+bool FindBox::event(QEvent* event) {
+    if (event->type() == QEvent::ShortcutOverride &&
+        static_cast<QKeyEvent*>(event)->key() == Qt::Key_Escape) {
+        event->accept(); // delivered as a key press to keyPressEvent, not as the shortcut
+        return true;
+    }
+    return QLineEdit::event(event);
+}
+
 void FindBox::keyPressEvent(QKeyEvent* event) {
     if (event->key() == Qt::Key_Escape) {
         clear();

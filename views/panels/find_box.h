@@ -1,6 +1,6 @@
 // FindBox: the toolbar's search field for kernel, API and source function names. Enter runs
-// the search (findRequested), Escape clears it and the highlight; the result count shows in
-// the field's tooltip-like suffix label.
+// the search (findRequested), Escape clears it and the highlight (the field takes Escape before
+// the window's Clear Selection shortcut); the result count shows in the field's tooltip.
 #pragma once
 
 #include <QLineEdit>
@@ -19,6 +19,7 @@ signals:
     void cleared();
 
 protected:
+    bool event(QEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
 };
 

@@ -148,14 +148,20 @@ QString InsightCardsWidget::messageText() const {
     return m_message->isVisibleTo(this) ? m_message->text() : QString();
 }
 
+void InsightCardsWidget::markSelected(int index) {
+    InsightCard* target = card(index);
+    for (InsightCard* c : m_cards)
+        c->setSelected(c == target);
+    m_selected = target ? index : -1;
+    if (target)
+        ensureWidgetVisible(target);
+}
+
 void InsightCardsWidget::activate(int index) {
     InsightCard* target = card(index);
     if (!target)
         return;
-    for (InsightCard* c : m_cards)
-        c->setSelected(c == target);
-    m_selected = index;
-    ensureWidgetVisible(target);
+    markSelected(index);
     emit insightActivated(index, target->insight());
 }
 

@@ -35,6 +35,10 @@ public:
     QString messageText() const;
     int selectedIndex() const { return m_selected; }
 
+    // Marks card `index` (-1: none) as the selected one without emitting anything: the selection
+    // was made elsewhere (a sync or a source line of this finding).
+    void markSelected(int index);
+
 public slots:
     // Marks the card and emits insightActivated, as a click does.
     void activate(int index);

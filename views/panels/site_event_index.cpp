@@ -12,6 +12,15 @@ bool sameSite(const model::SourceSite& a, const model::SourceSite& b) {
            a.function == b.function;
 }
 
+bool spansContain(const model::EventSpans& spans, const model::EventRef& event) {
+    for (const model::EventSpan& span : spans)
+        if (span.first.kind == event.kind && span.first.lane == event.lane &&
+            span.first.depth == event.depth && event.index >= span.first.index &&
+            event.index - span.first.index < span.count)
+            return true;
+    return false;
+}
+
 SiteEventIndex::SiteEventIndex() = default;
 SiteEventIndex::~SiteEventIndex() = default;
 
@@ -38,6 +47,22 @@ model::EventSpans SiteEventIndex::eventsFor(const model::SourceSite& site) {
         if (sameSite(m_sites->stats()[i].site, site))
             return *m_sites->spansOf(int32_t(i));
     return {};
+}
+
+std::optional<model::SourceSite> SiteEventIndex::siteOf(const model::EventRef& sync) {
+    if (sync.kind != model::EventKind::Sync || !m_session || !sync.isIn(*m_session))
+        return std::nullopt;
+    // The report's sites first: no attribution to run for the syncs of its findings.
+    if (m_report)
+        for (const model::Insight& insight : m_report->insights)
+            if (insight.siteIndex >= 0 && insight.events && spansContain(*insight.events, sync))
+                return insight.site;
+    if (!m_sites && !buildFallback())
+        return std::nullopt;
+    const int32_t site = m_sites->siteOf(sync.lane, sync.index);
+    if (site < 0)
+        return std::nullopt;
+    return m_sites->stats()[size_t(site)].site;
 }
 
 bool SiteEventIndex::buildFallback() {

@@ -7,6 +7,7 @@
 #include "model/analysis/insight.h"
 
 #include <memory>
+#include <optional>
 
 namespace stallscope::model {
 class Session;
@@ -27,6 +28,8 @@ public:
                std::shared_ptr<const model::InsightReport> report);
     // Spans of the site's host-blocking syncs; empty when unknown.
     model::EventSpans eventsFor(const model::SourceSite& site);
+    // The site a host-blocking sync was attributed to; nullopt for other events and syncs.
+    std::optional<model::SourceSite> siteOf(const model::EventRef& sync);
     // Whether eventsFor had to run the attribution itself (tests).
     bool builtFallback() const { return m_sites != nullptr; }
 
@@ -42,5 +45,7 @@ private:
 };
 
 bool sameSite(const model::SourceSite& a, const model::SourceSite& b);
+// Whether one of the spans holds `event`.
+bool spansContain(const model::EventSpans& spans, const model::EventRef& event);
 
 } // namespace stallscope::views

@@ -3,6 +3,7 @@
 #include "views/panels/api_call_table_model.h"
 #include "views/panels/kernel_table_model.h"
 #include "views/panels/panel_widgets.h"
+#include "views/panels/site_event_index.h"
 #include "views/panels/sync_site_table_model.h"
 
 #include <QHeaderView>
@@ -75,7 +76,7 @@ void StatisticsTablesWidget::setReport(std::shared_ptr<const model::InsightRepor
 }
 
 void StatisticsTablesWidget::rowSelected(Tab tab, const QModelIndex& proxyIndex) {
-    if (!proxyIndex.isValid())
+    if (m_marking || !proxyIndex.isValid())
         return;
     const int row = m_proxies[tab]->mapToSource(proxyIndex).row();
     switch (tab) {
@@ -90,6 +91,48 @@ void StatisticsTablesWidget::rowSelected(Tab tab, const QModelIndex& proxyIndex)
         emit eventsSelected(m_apiCalls->events(row), m_apiCalls->name(row));
         break;
     }
+}
+
+bool StatisticsTablesWidget::markSite(const model::SourceSite& site) {
+    for (int row = 0; row < m_sites->rowCount(); ++row)
+        if (sameSite(m_sites->site(row)->site, site))
+            return markRow(SyncSitesTab, row);
+    clearMarks();
+    return false;
+}
+
+bool StatisticsTablesWidget::markName(Tab tab, const QString& name) {
+    const NameStatsTableModel* names = tab == KernelsTab
+                                           ? static_cast<const NameStatsTableModel*>(m_kernels)
+                                       : tab == ApiCallsTab ? m_apiCalls
+                                                            : nullptr;
+    for (int row = 0; names && row < names->rowCount(); ++row)
+        if (names->name(row) == name)
+            return markRow(tab, row);
+    clearMarks();
+    return false;
+}
+
+bool StatisticsTablesWidget::markRow(Tab tab, int sourceRow) {
+    const QModelIndex index =
+        m_proxies[tab]->mapFromSource(m_proxies[tab]->sourceModel()->index(sourceRow, 0));
+    clearMarks();
+    if (!index.isValid())
+        return false; // filtered out
+    m_marking = true;
+    m_tabs->setCurrentIndex(tab);
+    m_tables[tab]->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
+                                                                QItemSelectionModel::Rows);
+    m_tables[tab]->scrollTo(index);
+    m_marking = false;
+    return true;
+}
+
+void StatisticsTablesWidget::clearMarks() {
+    m_marking = true;
+    for (QTableView* table : m_tables)
+        table->selectionModel()->clear();
+    m_marking = false;
 }
 
 } // namespace stallscope::views

@@ -46,6 +46,14 @@ public:
     QLineEdit* filterEdit() const { return m_filter; }
     QTabWidget* tabs() const { return m_tabs; }
 
+    // The selection shown elsewhere, marked here without being reported back: the sync site's
+    // row, or the kernel or API call row of that name (its tab brought forward). False, with no
+    // row marked, when no row shows it.
+    bool markSite(const model::SourceSite& site);
+    bool markName(Tab tab, const QString& name);
+    // No row marked in any table.
+    void clearMarks();
+
 signals:
     void syncSiteSelected(const stallscope::model::SyncSiteStats& site);
     void eventsSelected(const stallscope::model::EventSpans& events, const QString& label);
@@ -53,6 +61,7 @@ signals:
 private:
     QTableView* addTable(Tab tab, QAbstractItemModel* model, const QString& title, int sortColumn);
     void rowSelected(Tab tab, const QModelIndex& proxyIndex);
+    bool markRow(Tab tab, int sourceRow);
 
     QLineEdit* m_filter = nullptr;
     QTabWidget* m_tabs = nullptr;
@@ -61,6 +70,7 @@ private:
     ApiCallTableModel* m_apiCalls = nullptr;
     QSortFilterProxyModel* m_proxies[3] = {};
     QTableView* m_tables[3] = {};
+    bool m_marking = false; // rows marked from the selection are not reported back
 };
 
 } // namespace stallscope::views

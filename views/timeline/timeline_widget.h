@@ -5,7 +5,8 @@
 // over it, so they repaint without rebuilding it.
 //
 // Mouse: wheel zooms around the cursor, Shift+wheel scrolls lanes, horizontal wheel and
-// left-drag pan; click selects (nearest event within 3 px), double-click frames an event; drag
+// left-drag pan; click selects (nearest event within 3 px; on empty space it clears the
+// selection, unless that press only gave the timeline focus), double-click frames an event; drag
 // on the ruler selects a time range; click a lane header to collapse it, drag it to reorder.
 // Keys: see navigationHelp().
 //
@@ -152,6 +153,7 @@ protected:
     void mouseDoubleClickEvent(QMouseEvent* event) override;
     void leaveEvent(QEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
+    void focusInEvent(QFocusEvent* event) override;
 
 private:
     enum class Drag { None, Pending, Pan, Range, Lane };
@@ -194,6 +196,10 @@ private:
     QPoint m_lastDragPos;
     int m_dragRow = -1;
     int m_dropRow = -1;
+    // The press that gave the timeline focus only focuses it: released on empty space, it keeps
+    // the selection (the keys work without focus; a click to "wake" the timeline must not clear).
+    bool m_focusedByPress = false;
+    bool m_pressGaveFocus = false;
 
     model::EventRef m_selection;
     model::EventRef m_hover;

@@ -5,6 +5,7 @@
 #include "model/session/session.h"
 #include "model/session/session_summary.h"
 
+#include <QFocusEvent>
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
@@ -14,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace stallscope::views {
 
@@ -39,7 +41,8 @@ QString TimelineWidget::navigationHelp() {
         "<tr><td><b>Double-click</b></td><td>frame an event</td></tr>"
         "<tr><td><b>F</b></td><td>frame the selection</td></tr>"
         "<tr><td><b>Drag on the ruler</b></td><td>select a time range (summary)</td></tr>"
-        "<tr><td><b>Esc</b></td><td>clear the selection and highlight</td></tr>"
+        "<tr><td><b>Esc</b></td><td>clear the selection and highlight (anywhere in the "
+        "window)</td></tr>"
         "<tr><td><b>Click/drag a lane header</b></td><td>collapse or expand / reorder"
         "</td></tr></table>");
 }
@@ -66,6 +69,7 @@ void TimelineWidget::mousePressEvent(QMouseEvent* event) {
     const QPoint pos = event->position().toPoint();
     m_pressPos = pos;
     m_lastDragPos = pos;
+    m_pressGaveFocus = std::exchange(m_focusedByPress, false);
     const QRect canvas = canvasRect();
     if (event->button() == Qt::MiddleButton) {
         m_drag = Drag::Pan;
@@ -140,7 +144,7 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
         const model::EventRef hit = eventAt(pos);
         if (hit.isValid())
             selectEvent(hit);
-        else
+        else if (!m_pressGaveFocus)
             clearSelection();
         break;
     }
@@ -174,6 +178,12 @@ void TimelineWidget::mouseDoubleClickEvent(QMouseEvent* event) {
         return QWidget::mouseDoubleClickEvent(event);
     selectEvent(hit, true);
     event->accept();
+}
+
+void TimelineWidget::focusInEvent(QFocusEvent* event) {
+    // Qt focuses a clicked widget before it delivers the press.
+    m_focusedByPress = event->reason() == Qt::MouseFocusReason;
+    QWidget::focusInEvent(event);
 }
 
 void TimelineWidget::leaveEvent(QEvent* event) {
