@@ -138,6 +138,7 @@ std::vector<ReportSection> findingSections(const model::InsightReport& report,
                                            const SourceResolver* resolver) {
     std::vector<ReportSection> sections;
     std::map<QString, size_t> sectionOfSite;
+    std::map<QString, size_t> sectionOfFix;
     for (const model::Insight& insight : report.insights) { // largest saving first
         const QString key = siteKey(insight);
         auto [found, isNew] = sectionOfSite.try_emplace(key, sections.size());
@@ -166,7 +167,16 @@ std::vector<ReportSection> findingSections(const model::InsightReport& report,
             addOnce(rules, QString::fromLatin1(model::ruleId(rule).data()));
         finding.rules = rules.join(QStringLiteral(", "));
         addOnce(finding.evidence, text(insight.evidence));
-        addOnce(finding.fixes, text(insight.recommendation));
+        // A fix that an earlier section gave already (the same advice for every plain sync site)
+        // is printed once; later sections point back to it.
+        const QString fix = text(insight.recommendation);
+        const auto [first, firstTime] = sectionOfFix.try_emplace(fix, found->second);
+        if (firstTime || first->second == found->second)
+            addOnce(finding.fixes, fix);
+        else
+            addOnce(finding.fixes, QStringLiteral("the same as for finding %1, \u201c%2\u201d.")
+                                       .arg(first->second + 1)
+                                       .arg(sections[first->second].title));
         if (!isNew) // a second finding on the line: its own saving, said once
             addOnce(finding.evidence,
                     text(insight.title) + QStringLiteral(": ") + savingText(insight));
@@ -258,8 +268,9 @@ ReportDocument buildReportDocument(const std::shared_ptr<const model::Session>& 
         findings.empty()
             ? QStringLiteral("No findings: no sync, copy or launch pattern worth fixing was "
                              "detected.")
-            : QStringLiteral("%1 finding sites, largest saving first; several rules on one "
-                             "line are one section.")
+            : QStringLiteral(
+                  "%1 finding sites, largest saving first; several rules on one "
+                  "line are one section, and a fix shared by several sites is written out once.")
                   .arg(findings.size())));
     doc.sections.push_back(std::move(chapter));
     for (ReportSection& section : findings)

@@ -126,8 +126,10 @@ public:
         for (const auto& [line, cost] : source.costs)
             costWidth = std::max(costWidth, metrics.horizontalAdvance(cost));
         const int numberWidth = metrics.horizontalAdvance(QStringLiteral("00000"));
+        // The path stays with its lines.
+        ensureSpace(measure(source.path, base(8), m_width - indent) + 4 +
+                    lineHeight * int(source.lines.size()) + 8);
         paragraph(source.path, base(8), kGrey, indent, 4);
-        ensureSpace(lineHeight * int(source.lines.size()) + 8);
         for (int i = 0; i < source.lines.size(); ++i) {
             const int line = source.firstLine + i;
             const bool guilty = line >= source.guiltyLine && line <= source.guiltyLast;
