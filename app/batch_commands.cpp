@@ -260,7 +260,8 @@ int runConvert(const QString& input, const QString& output, bool replace) {
     return runInfo(output);
 }
 
-int runReport(const QString& output, const QString& input, bool replace) {
+int runReport(const QString& output, const QString& input, bool replace,
+              const views::ReportOptions& options) {
     format::OutputPolicy policy = outputPolicy(input, replace);
     if (!outputAllowed(output, policy))
         return 2;
@@ -277,7 +278,7 @@ int runReport(const QString& output, const QString& input, bool replace) {
     }
     const model::InsightReport report = model::InsightEngine::analyze(*session, database);
     QString message;
-    if (!views::ReportWriter::write(session, report, output, policy, &message)) {
+    if (!views::ReportWriter::write(session, report, output, policy, &message, options)) {
         printError(message);
         return 1;
     }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "model/analysis/insight.h"
+#include "views/report/report_writer.h"
 
 #include <QString>
 
@@ -38,8 +39,10 @@ int runCompare(const QString& before, const QString& after, bool json, const CiO
 int runConvert(const QString& input, const QString& output, bool replace);
 // --export-chrome OUT FILE: a session (or trace) as Chrome/Perfetto trace JSON.
 int runExportChrome(const QString& output, const QString& input, bool replace);
-// --report OUT.pdf FILE: the PDF report (needs a QApplication; the offscreen platform will do).
-int runReport(const QString& output, const QString& input, bool replace);
+// --report OUT.pdf|OUT.html [--page-size a4|letter] FILE: the report, PDF or self-contained HTML
+// by OUT's extension (needs a QApplication; the offscreen platform will do).
+int runReport(const QString& output, const QString& input, bool replace,
+              const views::ReportOptions& options = {});
 // --clear-cache: removes the import cache's sessions (model/interop/import_cache.h).
 int runClearCache();
 

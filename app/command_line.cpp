@@ -52,9 +52,13 @@ struct Options {
                               QStringLiteral("OUT")};
     QCommandLineOption report{
         QStringLiteral("report"),
-        QStringLiteral("Write the PDF report of FILE (summary, findings, timeline, top sync sites "
-                       "and kernels) to OUT and exit."),
+        QStringLiteral("Write the report of FILE (summary, findings with their source, a stalled "
+                       "step before and after the fix, top sync sites and kernels) to OUT and "
+                       "exit: a PDF, or one self-contained HTML file when OUT ends in .html."),
         QStringLiteral("OUT")};
+    QCommandLineOption pageSize{QStringLiteral("page-size"),
+                                QStringLiteral("With --report: a4 (the default) or letter."),
+                                QStringLiteral("SIZE")};
     QCommandLineOption exportChrome{
         QStringLiteral("export-chrome"),
         QStringLiteral("Write FILE as Chrome/Perfetto trace JSON to OUT (.json or .json.gz) and "
@@ -115,9 +119,10 @@ void configure(QCommandLineParser& parser, const Options& options) {
     parser.addVersionOption();
     for (const QCommandLineOption* option :
          {&options.info, &options.insights, &options.json, &options.window, &options.convert,
-          &options.output, &options.exportChrome, &options.report, &options.force,
-          &options.clearCache, &options.compare, &options.compareWith, &options.failOn,
-          &options.failOnNew, &options.sarif, &options.junit, &options.colorScheme, &options.remap})
+          &options.output, &options.exportChrome, &options.report, &options.pageSize,
+          &options.force, &options.clearCache, &options.compare, &options.compareWith,
+          &options.failOn, &options.failOnNew, &options.sarif, &options.junit, &options.colorScheme,
+          &options.remap})
         parser.addOption(*option);
     parser.addPositionalArgument(
         QStringLiteral("FILE"),
@@ -152,6 +157,15 @@ int runBatch(const QCommandLineParser& parser, const Options& options) {
         !parser.isSet(options.report) && !writesCiReports) {
         printError(QStringLiteral(
             "--force goes with --convert, --export-chrome, --report, --sarif or --junit"));
+        return 2;
+    }
+    views::ReportOptions reportOptions;
+    if (parser.isSet(options.pageSize) &&
+        (!parser.isSet(options.report) ||
+         !views::ReportWriter::parsePageSize(parser.value(options.pageSize),
+                                             &reportOptions.pageSize))) {
+        printError(parser.isSet(options.report) ? QStringLiteral("--page-size wants a4 or letter")
+                                                : QStringLiteral("--page-size goes with --report"));
         return 2;
     }
     const bool compare = parser.isSet(options.compare);
@@ -223,7 +237,7 @@ int runBatch(const QCommandLineParser& parser, const Options& options) {
     if (parser.isSet(options.exportChrome))
         return runExportChrome(parser.value(options.exportChrome), files.front(), force);
     if (parser.isSet(options.report))
-        return runReport(parser.value(options.report), files.front(), force);
+        return runReport(parser.value(options.report), files.front(), force, reportOptions);
     return runInfo(files.front());
 }
 

@@ -325,3 +325,14 @@ std::optional<int64_t> firstStepInWindow(const Session& session, int64_t startNs
 }
 
 } // namespace stallscope::model
+
+namespace stallscope::model {
+
+std::optional<std::pair<int64_t, int64_t>> stepContaining(const Session& session, int64_t t) {
+    for (const auto& step : findSteps(session).spans)
+        if (t >= step.first && t < step.second)
+            return step;
+    return std::nullopt;
+}
+
+} // namespace stallscope::model

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace stallscope::model {
 
@@ -44,6 +45,10 @@ int64_t stepsInWindow(const Session& session, int64_t startNs, int64_t endNs);
 // The start of the first of those steps; none when stepsInWindow would be 0. Two runs compared per
 // step line up on it (views/compare).
 std::optional<int64_t> firstStepInWindow(const Session& session, int64_t startNs, int64_t endNs);
+
+// The step (as above) whose span holds t: the report's zoomed "stalled step"; none when no step
+// does or the session has none.
+std::optional<std::pair<int64_t, int64_t>> stepContaining(const Session& session, int64_t t);
 
 // The forms parseWindow reads, for usage texts.
 inline constexpr std::string_view kWindowSpecForms =

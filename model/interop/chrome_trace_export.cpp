@@ -5,6 +5,7 @@
 #include "model/session/session.h"
 #include "model/session/session_database.h"
 #include "model/session/session_summary.h"
+#include "model/session/waited_work.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -66,10 +67,10 @@ public:
         collectCorrelations();
         writeProcessSpans();
         writeMetadata();
-        for (const HostLane& lane : m_session.hostLanes)
-            writeHostLane(lane);
-        for (const StreamLane& lane : m_session.streamLanes)
-            writeStreamLane(lane);
+        for (size_t l = 0; l < m_session.hostLanes.size(); ++l)
+            writeHostLane(static_cast<int32_t>(l));
+        for (size_t l = 0; l < m_session.streamLanes.size(); ++l)
+            writeStreamLane(static_cast<int32_t>(l));
         o += "\n]}\n";
     }
     int64_t events() const { return m_events; }
@@ -150,14 +151,19 @@ private:
         appendEscaped(o, value);
         o += "}}";
     }
-    void flow(const char* ph, int64_t id, int64_t pid, int64_t tid, int64_t ts) {
+    void flow(const char* ph, int64_t id, int64_t pid, int64_t tid, int64_t ts,
+              const char* cat = "ac2g") {
         std::string& o = m_out.text();
         o += ",\n{\"ph\":\"";
         o += ph;
         o += "\",\"id\":" + std::to_string(id) + ",\"pid\":" + std::to_string(pid) +
              ",\"tid\":" + std::to_string(tid) + ",\"ts\":";
         appendMicros(o, ts);
-        o += ",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\"}";
+        o += ",\"cat\":\"";
+        o += cat;
+        o += "\",\"name\":\"";
+        o += cat;
+        o += "\",\"bp\":\"e\"}";
         ++m_events;
     }
 
@@ -170,25 +176,71 @@ private:
         }
     }
 
+    void sortIndex(const char* what, int64_t pid, int64_t tid, int64_t index) {
+        std::string& o = m_out.text();
+        o += ",\n{\"ph\":\"M\",\"name\":\"";
+        o += what;
+        o += "\",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) +
+             ",\"args\":{\"sort_index\":" + std::to_string(index) + "}}";
+        ++m_events;
+    }
+
+    // Names and sort order as the timeline lays lanes out (views/timeline/timeline_layout.h):
+    // per process, its host threads in lane order, then its GPUs (one Chrome process each) with
+    // their streams in lane order; threads and devices of no known process last.
     void writeMetadata() {
-        for (const ProcessInfo& p : m_session.processes) {
-            metadata("process_name", p.pid, 0, "name", p.command.empty() ? "process" : p.command);
-            metadata("process_labels", p.pid, 0, "labels", "CPU");
+        const auto processCount = static_cast<int32_t>(m_session.processes.size());
+        auto ownerOf = [&](int32_t processIndex) {
+            return processIndex >= 0 && processIndex < processCount ? processIndex : -1;
+        };
+        int64_t processRank = 0;
+        std::unordered_map<int64_t, int64_t> streamRank; // GPU pid -> next stream's rank
+        std::unordered_set<int32_t> namedThreads;
+        for (int32_t group = 0; group <= processCount; ++group) {
+            const int32_t process = group < processCount ? group : -1;
+            if (process >= 0) {
+                const ProcessInfo& p = m_session.processes[process];
+                metadata("process_name", p.pid, 0, "name",
+                         p.command.empty() ? "process" : p.command);
+                metadata("process_labels", p.pid, 0, "labels", "CPU");
+                sortIndex("process_sort_index", p.pid, 0, processRank++);
+            }
+            int64_t threadRank = 0;
+            for (const HostLane& lane : m_session.hostLanes) {
+                const ThreadInfo& t = m_session.threads[lane.threadIndex];
+                if (ownerOf(t.processIndex) != process ||
+                    !namedThreads.insert(lane.threadIndex).second)
+                    continue;
+                const int64_t pid = hostPid(lane.threadIndex);
+                metadata("thread_name", pid, t.tid, "name", m_session.threadLabel(t));
+                sortIndex("thread_sort_index", pid, t.tid, threadRank++);
+            }
+            for (const StreamLane& lane : m_session.streamLanes) {
+                if (ownerOf(processOfStream(lane.streamIndex)) != process)
+                    continue;
+                const StreamInfo& s = m_session.streams[lane.streamIndex];
+                const DeviceInfo& d = deviceOf(s);
+                const int64_t pid = gpuPid(lane.streamIndex);
+                auto [rank, first] = streamRank.try_emplace(pid, 0);
+                if (first) {
+                    metadata("process_name", pid, 0, "name",
+                             "GPU " + std::to_string(d.deviceIndex) + " " + d.name);
+                    metadata("process_labels", pid, 0, "labels",
+                             "GPU " + std::to_string(d.deviceIndex));
+                    sortIndex("process_sort_index", pid, 0, processRank++);
+                }
+                metadata("thread_name", pid, s.streamId, "name",
+                         "stream " + std::to_string(s.streamId) +
+                             (s.isDefault ? " (default)" : ""));
+                sortIndex("thread_sort_index", pid, s.streamId, rank->second++);
+            }
         }
-        for (const ThreadInfo& t : m_session.threads)
-            metadata("thread_name",
-                     t.processIndex >= 0 ? m_session.processes[t.processIndex].pid : 0, t.tid,
-                     "name", m_session.threadLabel(t));
-        for (const StreamLane& lane : m_session.streamLanes) {
-            const StreamInfo& s = m_session.streams[lane.streamIndex];
-            const DeviceInfo& d = deviceOf(s);
-            const int64_t pid = gpuPid(lane.streamIndex);
-            metadata("process_name", pid, 0, "name",
-                     "GPU " + std::to_string(d.deviceIndex) + " " + d.name);
-            metadata("process_labels", pid, 0, "labels", "GPU " + std::to_string(d.deviceIndex));
-            metadata("thread_name", pid, s.streamId, "name",
-                     "stream " + std::to_string(s.streamId));
-        }
+        for (size_t i = 0; i < m_session.threads.size(); ++i) // threads with no lane: named only
+            if (!namedThreads.count(static_cast<int32_t>(i))) {
+                const ThreadInfo& t = m_session.threads[i];
+                metadata("thread_name", hostPid(static_cast<int32_t>(i)), t.tid, "name",
+                         m_session.threadLabel(t));
+            }
     }
 
     const std::vector<std::string>& stackEntries(uint32_t stackId) {
@@ -201,7 +253,30 @@ private:
         return m_stackCache.emplace(stackId, std::move(entries)).first->second;
     }
 
-    void writeHostLane(const HostLane& lane) {
+    static uint64_t workKey(const EventRef& work) {
+        return (uint64_t(work.kind) << 56) | (uint64_t(uint32_t(work.lane)) << 32) | work.index;
+    }
+
+    // A "sync_wait" flow from the sync to the GPU work it waited for (model/session/waited_work.h,
+    // the timeline's "waited for" arrow): starts in the sync, ends in the work's last nanosecond.
+    void syncWaitFlow(int32_t hostLane, uint32_t sync, int64_t pid, int64_t tid) {
+        const EventRef work = waitedWork(m_session, hostLane, sync);
+        if (!work.isValid())
+            return;
+        const int64_t id = kSyncWaitFlowBase + m_syncWaits++;
+        flow("s", id, pid, tid, m_session.hostLanes[hostLane].syncs.start[sync], kSyncWaitCategory);
+        m_waitsOf[workKey(work)].push_back(id);
+    }
+    void waitedBy(const EventRef& work, int64_t pid, int64_t tid, int64_t start, int64_t end) {
+        const auto found = m_waitsOf.find(workKey(work));
+        if (found == m_waitsOf.end())
+            return;
+        for (const int64_t id : found->second)
+            flow("f", id, pid, tid, std::max(start, end - 1), kSyncWaitCategory);
+    }
+
+    void writeHostLane(int32_t hostLane) {
+        const HostLane& lane = m_session.hostLanes[hostLane];
         const int64_t pid = hostPid(lane.threadIndex);
         const int64_t tid = m_session.threads[lane.threadIndex].tid;
         const int32_t process = m_session.threads[lane.threadIndex].processIndex;
@@ -242,6 +317,7 @@ private:
             }
             o += "}";
             endEvent();
+            syncWaitFlow(hostLane, static_cast<uint32_t>(i), pid, tid);
         }
         for (const RangeColumns& ranges : lane.rangesByDepth)
             for (size_t i = 0; i < ranges.size(); ++i) {
@@ -258,7 +334,8 @@ private:
                         ",\"correlation\":" + std::to_string(correlation);
     }
 
-    void writeStreamLane(const StreamLane& lane) {
+    void writeStreamLane(int32_t streamLane) {
+        const StreamLane& lane = m_session.streamLanes[streamLane];
         const StreamInfo& s = m_session.streams[lane.streamIndex];
         const int64_t pid = gpuPid(lane.streamIndex);
         const int32_t process = processOfStream(lane.streamIndex);
@@ -269,11 +346,19 @@ private:
         };
         const KernelColumns& k = lane.kernels;
         for (size_t i = 0; i < k.size(); ++i) {
-            complete("kernel", kernelName(k.nameId[i]), pid, s.streamId, k.start[i], k.end[i]);
+            const std::string& name = kernelName(k.nameId[i]);
+            complete("kernel", name, pid, s.streamId, k.start[i], k.end[i]);
             gpuArgs(s, k.correlationId[i]);
+            const std::string& raw = m_session.string(k.nameId[i]);
+            if (raw != name) { // demangled: the symbol as recorded rides along
+                m_out.text() += ",\"mangled\":";
+                appendEscaped(m_out.text(), raw);
+            }
             m_out.text() += "}";
             endEvent();
             link(k.correlationId[i], k.start[i]);
+            waitedBy({EventKind::Kernel, streamLane, 0, static_cast<uint32_t>(i)}, pid, s.streamId,
+                     k.start[i], k.end[i]);
         }
         for (int set = 0; set < 2; ++set) {
             const TransferColumns& t = set ? lane.memsets : lane.memcpys;
@@ -287,6 +372,9 @@ private:
                 m_out.text() += ",\"bytes\":" + std::to_string(t.bytes[i]) + "}";
                 endEvent();
                 link(t.correlationId[i], t.start[i]);
+                waitedBy({set ? EventKind::Memset : EventKind::Memcpy, streamLane, 0,
+                          static_cast<uint32_t>(i)},
+                         pid, s.streamId, t.start[i], t.end[i]);
             }
         }
     }
@@ -308,6 +396,12 @@ private:
     std::unordered_set<int64_t> m_gpuFlows;
     std::unordered_set<int64_t> m_hostFlows;
     std::unordered_map<uint32_t, std::vector<std::string>> m_stackCache;
+    // Sync-wait flow ids: above every launch flow id (flowId stays below 2^52), below 2^53 so
+    // that JavaScript readers keep them exact.
+    static constexpr int64_t kSyncWaitFlowBase = int64_t{1} << 52;
+    static constexpr const char* kSyncWaitCategory = "sync_wait";
+    int64_t m_syncWaits = 0;
+    std::unordered_map<uint64_t, std::vector<int64_t>> m_waitsOf; // workKey -> flow ids
 };
 
 } // namespace

@@ -5,8 +5,15 @@
 //                    user_annotation ranges, and syncs in their own category "sync" (args: kind,
 //                    correlation, stream, event, stack = frames innermost first, see
 //                    kineto_names.h)
-//   GPU streams   -> pid = device index, tid = stream id: kernel, gpu_memcpy, gpu_memset
-//   launch links  -> ac2g flow arrows (ph s/f) from the API call to the GPU work it launched.
+//   GPU streams   -> pid = device index, tid = stream id: kernel, gpu_memcpy, gpu_memset;
+//                    kernel names demangled as the GUI shows them, the recorded (mangled)
+//                    symbol in args.mangled when it differs
+//   launch links  -> ac2g flow arrows (ph s/f) from the API call to the GPU work it launched
+//   sync waits    -> sync_wait flow arrows from each sync to the GPU work it waited for
+//                    (model/session/waited_work.h, the timeline's "waited for" arrow)
+//   metadata      -> process_name, process_labels, thread_name, and process_sort_index /
+//                    thread_sort_index in the timeline's lane order (per process: its threads,
+//                    then its GPUs and their streams).
 // Times are microseconds with three decimals: exact nanoseconds.
 #pragma once
 

@@ -12,6 +12,7 @@ KinetoCategory kinetoCategory(const std::string& cat) {
         {"cuda_driver", C::CudaDriver},
         {"cuda_sync", C::CudaSync},
         {"ac2g", C::Ac2g},
+        {"sync_wait", C::Ac2g}, // Stallscope's export: sync -> waited-for work, recomputed on load
         {"gpu_memcpy", C::GpuMemcpy},
         {"gpu_memset", C::GpuMemset},
         {"gpu_user_annotation", C::GpuUserAnnotation},

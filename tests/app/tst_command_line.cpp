@@ -253,6 +253,28 @@ private slots:
                  qPrintable(failed.err));
     }
 
+    // OUT.html: the same report as one self-contained HTML file; --page-size letter for a PDF.
+    void reportWritesHtmlAndLetter() {
+        const QString html = m_dir.filePath(QStringLiteral("report.html"));
+        const Run result =
+            run({QStringLiteral("--report"), html, sourcePath("resources/sample-cuda.stallscope")});
+        QVERIFY2(result.exitCode == 0, qPrintable(result.err));
+        QFile file(html);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray page = file.readAll();
+        QVERIFY(page.startsWith("<!DOCTYPE html>"));
+        QVERIFY(page.contains("<nav class=\"toc\">"));
+        QVERIFY(page.contains("data:image/png;base64,"));
+        const QString pdf = m_dir.filePath(QStringLiteral("letter.pdf"));
+        const Run letter =
+            run({QStringLiteral("--report"), pdf, QStringLiteral("--page-size"),
+                 QStringLiteral("letter"), sourcePath("resources/sample-cuda.stallscope")});
+        QVERIFY2(letter.exitCode == 0, qPrintable(letter.err));
+        QFile written(pdf);
+        QVERIFY(written.open(QIODevice::ReadOnly));
+        QVERIFY(written.readAll().contains("/MediaBox [0 0 612"));
+    }
+
     void version() {
         const Run result = run({QStringLiteral("--version")});
         QCOMPARE(result.exitCode, 0);
@@ -341,6 +363,14 @@ private slots:
         QTest::newRow("clear cache with a file")
             << QStringList{QStringLiteral("--clear-cache"), file}
             << QStringLiteral("--clear-cache takes no FILE");
+        QTest::newRow("page size without a report")
+            << QStringList{QStringLiteral("--page-size"), QStringLiteral("letter"),
+                           QStringLiteral("--info"), file}
+            << QStringLiteral("--page-size goes with --report");
+        QTest::newRow("bad page size")
+            << QStringList{QStringLiteral("--report"), m_dir.filePath(QStringLiteral("x.pdf")),
+                           QStringLiteral("--page-size"), QStringLiteral("a5"), file}
+            << QStringLiteral("--page-size wants a4 or letter");
         QTest::newRow("report without a file")
             << QStringList{QStringLiteral("--report"), m_dir.filePath(QStringLiteral("x.pdf"))}
             << QStringLiteral("--report needs exactly one FILE");
