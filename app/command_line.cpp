@@ -4,6 +4,8 @@
 #include "app/color_scheme.h"
 #include "app/compare_launcher.h"
 #include "app/main_window.h"
+#include "app/session_openers.h"
+#include "format/output_file.h"
 #include "format/path_remap.h"
 #include "model/analysis/analysis_window.h"
 #include "model/compare/ci_reports.h"
@@ -126,7 +128,8 @@ void configure(QCommandLineParser& parser, const Options& options) {
         parser.addOption(*option);
     parser.addPositionalArgument(
         QStringLiteral("FILE"),
-        QStringLiteral("A session file (*.stallscope), or a torch.profiler trace (.json, .json.gz, "
+        QStringLiteral("A session file (*.stallscope), a run folder (one session per rank), "
+                       "several sessions of one run, or a torch.profiler trace (.json, .json.gz, "
                        "a folder of rank traces); --compare takes two, BEFORE and AFTER."),
         QStringLiteral("[FILE]"));
 }
@@ -224,21 +227,43 @@ int runBatch(const QCommandLineParser& parser, const Options& options) {
                        : parser.isSet(options.exportChrome) ? "--export-chrome"
                        : parser.isSet(options.report)       ? "--report"
                                                             : "--info";
-    if (files.size() != 1) {
-        printError(QStringLiteral("%1 needs exactly one FILE (see --help)").arg(mode));
+    if (files.isEmpty()) {
+        printError(QStringLiteral("%1 needs a FILE (see --help)").arg(mode));
         return 2;
     }
+    // Several sessions are one run (the ranks of a job): merged, then read as one file.
+    QString file = files.front();
+    if (files.size() > 1) {
+        format::OutputPolicy policy;
+        policy.replaceExisting = force;
+        for (const QString& input : files)
+            policy.inputs.push_back(input.toStdString());
+        for (const QCommandLineOption* output : {&options.exportChrome, &options.report})
+            if (parser.isSet(*output))
+                if (const std::string problem =
+                        format::checkOutputPath(parser.value(*output).toStdString(), policy);
+                    !problem.empty()) {
+                    printError(QString::fromStdString(problem));
+                    return 1;
+                }
+        QString error;
+        file = mergedRunOf(files, &error);
+        if (file.isEmpty()) {
+            printError(error);
+            return 1;
+        }
+    }
     if (parser.isSet(options.insights))
-        return runInsights(files.front(), parser.isSet(options.json),
+        return runInsights(file, parser.isSet(options.json),
                            parser.isSet(options.window)
                                ? std::optional(parser.value(options.window).toStdString())
                                : std::nullopt,
                            ci);
     if (parser.isSet(options.exportChrome))
-        return runExportChrome(parser.value(options.exportChrome), files.front(), force);
+        return runExportChrome(parser.value(options.exportChrome), file, force);
     if (parser.isSet(options.report))
-        return runReport(parser.value(options.report), files.front(), force, reportOptions);
-    return runInfo(files.front());
+        return runReport(parser.value(options.report), file, force, reportOptions);
+    return runInfo(file);
 }
 
 // --remap rules into `rules`; false (after saying why) on one that is not OLD=NEW.
@@ -265,10 +290,19 @@ int runGui(QApplication& app, const QCommandLineParser& parser, const Options& o
                                                                ? ColorScheme::Dark
                                                                : ColorScheme::Light));
     installColorSchemeFollower(app);
-    const QStringList files = parser.positionalArguments();
+    QStringList files = parser.positionalArguments();
     if (files.size() > 1) {
-        printError(QStringLiteral("at most one FILE (see --help)"));
-        return 2;
+        if (parser.isSet(options.compareWith)) {
+            printError(QStringLiteral("--compare-with takes one FILE (see --help)"));
+            return 2;
+        }
+        QString error;
+        const QString run = mergedRunOf(files, &error);
+        if (run.isEmpty()) {
+            printError(error);
+            return 1;
+        }
+        files = {run};
     }
     if (parser.isSet(options.compareWith) && files.isEmpty()) {
         printError(QStringLiteral("--compare-with needs the FILE to compare with AFTER"));

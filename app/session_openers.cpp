@@ -22,4 +22,15 @@ std::vector<std::string> filesReadToOpen(const QString& file) {
     return files;
 }
 
+QString mergedRunOf(const QStringList& files, QString* error) {
+    std::vector<std::string> paths;
+    for (const QString& file : files)
+        paths.push_back(file.toStdString());
+    model::LoadResult failed;
+    const std::string merged = model::RunMerger::mergeIntoCache(paths, {}, &failed);
+    if (merged.empty())
+        *error = QString::fromStdString(failed.error);
+    return QString::fromStdString(merged);
+}
+
 } // namespace stallscope::app

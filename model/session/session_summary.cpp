@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <set>
 
 namespace stallscope::model {
 
@@ -110,6 +111,30 @@ SessionSummary SessionSummary::of(const Session& session) {
                     std::atoll(session.metaValue(format::meta::kImportWindowClippedNs).c_str())) +
                 " of host events outside it left out");
     add("Processes", std::to_string(session.processes.size()));
+    // A multi-process run: its ranks, launcher and hosts, and how their clocks were aligned.
+    std::set<int64_t> ranks;
+    std::set<std::string> launchers, hosts;
+    for (const ProcessInfo& process : session.processes) {
+        hosts.insert(process.host);
+        if (process.rank) {
+            ranks.insert(process.rank->rank);
+            if (!process.rank->launcher.empty())
+                launchers.insert(process.rank->launcher);
+        }
+    }
+    if (!ranks.empty()) {
+        std::string text = std::to_string(ranks.size()) + " (rank " +
+                           std::to_string(*ranks.begin()) +
+                           (ranks.size() > 1 ? " … " + std::to_string(*ranks.rbegin()) : "") + ")";
+        for (const std::string& launcher : launchers)
+            text += ", " + launcher;
+        if (hosts.size() > 1)
+            text += ", " + std::to_string(hosts.size()) + " hosts";
+        add("Ranks", text);
+    }
+    if (const std::string alignment = session.metaValue(format::meta::kRunClockAlignment);
+        !alignment.empty())
+        add("Clocks", alignment);
     add("Threads", std::to_string(session.threads.size()));
     add("Streams", std::to_string(session.streams.size()));
     const format::EventCounts& c = session.counts;

@@ -2,6 +2,7 @@
 // bad files exit non-zero with a one-line message naming the file; --version, --help; the batch
 // modes --insights [--json], --convert and --export-chrome on the real GPU recording and on real
 // torch.profiler traces.
+#include "format/sqlite_database.h"
 #include "tests/support/small_session.h"
 #include "tests/support/stallscope_process.h"
 #include "tests/support/write_file.h"
@@ -53,6 +54,49 @@ private slots:
         QVERIFY2(result.err.isEmpty(), qPrintable(result.err));
         // Option after the file works too.
         QCOMPARE(run({path, QStringLiteral("--info")}).out, result.out);
+    }
+
+    // The ranks of one job (issue 16): several files, or their folder, open as one run.
+    void severalSessionsAreOneRun() {
+        QDir().mkpath(m_dir.filePath(QStringLiteral("ddp")));
+        QStringList ranks;
+        for (int rank : {1, 0}) {
+            const QString path = m_dir.filePath(QStringLiteral("ddp/rank%1.stallscope").arg(rank));
+            QString error;
+            QVERIFY2(tiny::write(path, &error), qPrintable(error));
+            stallscope::format::Database db;
+            std::string message;
+            QVERIFY(db.open(path.toStdString(), stallscope::format::Database::Mode::ReadWrite,
+                            &message));
+            QVERIFY(db.exec("UPDATE processes SET pid = " + std::to_string(4242 + rank) +
+                                "; INSERT INTO process_ranks (process_id, rank, world_size, "
+                                "launcher) VALUES (1, " +
+                                std::to_string(rank) + ", 2, 'torchrun')",
+                            &message));
+            ranks << path;
+        }
+        const Run files = run({QStringLiteral("--info"), ranks[0], ranks[1]});
+        QVERIFY2(files.exitCode == 0, qPrintable(files.err));
+        QVERIFY2(files.out.contains(QStringLiteral("2 (rank 0 … 1), torchrun")),
+                 qPrintable(files.out));
+        QVERIFY2(files.out.contains(QRegularExpression(QStringLiteral("Processes\\W+2\\b"))),
+                 qPrintable(files.out));
+        const Run folder = run({QStringLiteral("--info"), m_dir.filePath(QStringLiteral("ddp"))});
+        QVERIFY2(folder.exitCode == 0, qPrintable(folder.err));
+        QVERIFY2(folder.out.contains(QStringLiteral("2 (rank 0 … 1), torchrun")),
+                 qPrintable(folder.out));
+        // An output that is one of the inputs is refused, and the input stays as it was.
+        const QByteArray before = [&] {
+            QFile file(ranks[1]);
+            return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+        }();
+        const Run clobber = run(
+            {QStringLiteral("--report"), ranks[1], QStringLiteral("--force"), ranks[0], ranks[1]});
+        QVERIFY(clobber.exitCode != 0);
+        QVERIFY2(clobber.err.contains(ranks[1]), qPrintable(clobber.err));
+        QFile after(ranks[1]);
+        QVERIFY(after.open(QIODevice::ReadOnly));
+        QCOMPARE(after.readAll(), before);
     }
 
     void infoWarnsAboutUnfinishedRecording() {
