@@ -1,0 +1,82 @@
+#include "app/window_layout.h"
+
+#include "views/panels/analysis_panels.h"
+
+#include <QDockWidget>
+#include <QEvent>
+#include <QMainWindow>
+#include <QPointer>
+#include <QScreen>
+#include <QSettings>
+#include <QTimer>
+
+#include <algorithm>
+#include <cmath>
+
+namespace stallscope::app {
+
+namespace {
+
+// Applies the dock sizes once, when the window is first shown (and laid out at its real size).
+class FirstShow : public QObject {
+public:
+    FirstShow(QMainWindow& window, views::AnalysisPanels& panels)
+        : QObject(&window), m_window(&window), m_panels(&panels) {
+        window.installEventFilter(this);
+    }
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (watched == m_window && event->type() == QEvent::Show) {
+            m_window->removeEventFilter(this);
+            // After the show's layout pass: the docks then have room to take their sizes.
+            QTimer::singleShot(0, this, [this] {
+                if (m_window && m_panels)
+                    applyDockSizes(*m_window, *m_panels);
+                deleteLater();
+            });
+        }
+        return false;
+    }
+
+private:
+    QPointer<QMainWindow> m_window;
+    QPointer<views::AnalysisPanels> m_panels;
+};
+
+int share(int total, double fraction) {
+    return static_cast<int>(std::lround(total * fraction));
+}
+
+} // namespace
+
+DockSizes dockSizesFor(QSize window) {
+    DockSizes sizes;
+    // A card is readable from ~300 px; more than ~440 takes from the timeline without helping.
+    sizes.insightsWidth = std::clamp(share(window.width(), 0.22), 300, 440);
+    // Source and stack: a dozen lines at least, never more than a third of the height.
+    sizes.bottomHeight = std::clamp(share(window.height(), 0.27), 200, 320);
+    const int bottomWidth = std::max(400, window.width() - sizes.insightsWidth);
+    sizes.sourceWidth = share(bottomWidth, 0.6);
+    sizes.stackWidth = bottomWidth - sizes.sourceWidth;
+    return sizes;
+}
+
+void applyDockSizes(QMainWindow& window, views::AnalysisPanels& panels) {
+    const DockSizes sizes = dockSizesFor(window.size());
+    window.resizeDocks({panels.insightsDock()}, {sizes.insightsWidth}, Qt::Horizontal);
+    window.resizeDocks({panels.sourceDock()}, {sizes.bottomHeight}, Qt::Vertical);
+    window.resizeDocks({panels.sourceDock(), panels.stackDock()},
+                       {sizes.sourceWidth, sizes.stackWidth}, Qt::Horizontal);
+}
+
+void fitWindowToScreen(QMainWindow& window, views::AnalysisPanels& panels) {
+    window.resize(window.screen()->availableGeometry().size() * 0.85); // not a constant
+    window.setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+    applyDockSizes(window, panels);
+    // The key MainWindow::restoreLayout reads: a layout the user left stays theirs.
+    if (!QSettings().contains(QStringLiteral("window/state")))
+        new FirstShow(window, panels);
+}
+
+} // namespace stallscope::app
