@@ -52,8 +52,8 @@ int share(int total, double fraction) {
 
 DockSizes dockSizesFor(QSize window) {
     DockSizes sizes;
-    // A card is readable from ~300 px; more than ~440 takes from the timeline without helping.
-    sizes.insightsWidth = std::clamp(share(window.width(), 0.22), 300, 440);
+    // A card needs ~340 px (narrower clips its chips); more than ~440 takes from the timeline.
+    sizes.insightsWidth = std::clamp(share(window.width(), 0.22), 340, 440);
     // Source and stack: a dozen lines at least, never more than a third of the height.
     sizes.bottomHeight = std::clamp(share(window.height(), 0.27), 200, 320);
     const int bottomWidth = std::max(400, window.width() - sizes.insightsWidth);

@@ -30,7 +30,7 @@ private slots:
     void sharesOfTheWindow() {
         QFETCH(QSize, size);
         const app::DockSizes sizes = app::dockSizesFor(size);
-        QVERIFY(sizes.insightsWidth >= 300 && sizes.insightsWidth <= 440);
+        QVERIFY(sizes.insightsWidth >= 340 && sizes.insightsWidth <= 440);
         QVERIFY(size.width() - sizes.insightsWidth >= size.width() * 0.7); // the timeline's
         QVERIFY(sizes.bottomHeight >= 200 && sizes.bottomHeight <= size.height() / 3);
         QCOMPARE(sizes.sourceWidth + sizes.stackWidth, size.width() - sizes.insightsWidth);

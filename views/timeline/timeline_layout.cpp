@@ -222,11 +222,11 @@ int TimelineLayout::maximumHeight(LaneKind kind) {
         return kHeaderHeight;
     case LaneKind::HostThread:
     case LaneKind::Stream:
-        return 64; // taller bars stop helping: the eye reads the time axis
+        return 96; // a few lanes fill a tall pane; taller bars stop helping
     case LaneKind::Range:
-        return 26;
+        return 32;
     case LaneKind::GpuBusy:
-        return 44;
+        return 56;
     }
     return kThreadHeight;
 }
