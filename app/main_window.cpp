@@ -34,6 +34,7 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStandardPaths>
@@ -71,6 +72,7 @@ format::OutputPolicy exportPolicy(const QString& currentFile, const model::Sessi
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setAcceptDrops(true);
+    resize(screen()->availableGeometry().size() * 0.85); // the screen it opens on, not a constant
 
     m_stack = new QStackedWidget(this);
     m_placeholder = new QLabel(
@@ -95,7 +97,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setCentralWidget(m_stack);
 
     m_panels = new AnalysisPanels(this, m_timeline);
-    fitWindowToScreen(*this, *m_panels); // app/window_layout.cpp: size, corners, dock shares
+    arrangeDocks(*this, *m_panels); // app/window_layout.cpp: corners, dock shares
     connect(m_panels, &AnalysisPanels::analysisStarted, this, &MainWindow::onAnalysisStarted);
     connect(m_panels, &AnalysisPanels::analysisFinished, this, &MainWindow::onAnalysisFinished);
     m_findBox = new FindBox(this);

@@ -6,7 +6,6 @@
 #include <QEvent>
 #include <QMainWindow>
 #include <QPointer>
-#include <QScreen>
 #include <QSettings>
 #include <QTimer>
 
@@ -44,6 +43,8 @@ private:
     QPointer<views::AnalysisPanels> m_panels;
 };
 
+constexpr int kInsightsBesideBottomFrom = 1000;
+
 int share(int total, double fraction) {
     return static_cast<int>(std::lround(total * fraction));
 }
@@ -64,15 +65,18 @@ DockSizes dockSizesFor(QSize window) {
 
 void applyDockSizes(QMainWindow& window, views::AnalysisPanels& panels) {
     const DockSizes sizes = dockSizesFor(window.size());
+    // Beside the bottom docks the insight list needs their width too: in a narrow window it stays
+    // above them, as the window's minimum width would otherwise pass the screen's.
+    window.setCorner(Qt::BottomLeftCorner, window.width() >= kInsightsBesideBottomFrom
+                                               ? Qt::LeftDockWidgetArea
+                                               : Qt::BottomDockWidgetArea);
     window.resizeDocks({panels.insightsDock()}, {sizes.insightsWidth}, Qt::Horizontal);
     window.resizeDocks({panels.sourceDock()}, {sizes.bottomHeight}, Qt::Vertical);
     window.resizeDocks({panels.sourceDock(), panels.stackDock()},
                        {sizes.sourceWidth, sizes.stackWidth}, Qt::Horizontal);
 }
 
-void fitWindowToScreen(QMainWindow& window, views::AnalysisPanels& panels) {
-    window.resize(window.screen()->availableGeometry().size() * 0.85); // not a constant
-    window.setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+void arrangeDocks(QMainWindow& window, views::AnalysisPanels& panels) {
     applyDockSizes(window, panels);
     // The key MainWindow::restoreLayout reads: a layout the user left stays theirs.
     if (!QSettings().contains(QStringLiteral("window/state")))

@@ -1,5 +1,5 @@
-// The main window's proportions: sized to the screen it opens on, the insight list the full
-// height of the left side (the bottom docks sit under the timeline only, so a long list of
+// The main window's proportions (MainWindow sizes itself to its screen first): the insight list the
+// full height of the left side (the bottom docks sit under the timeline only, so a long list of
 // findings does not scroll for want of the rows they take), and, on first show, the docks sized
 // as shares of the window — the timeline keeps most of it at 1920×1080 and at 1280×800. A layout
 // the user saved (QSettings "window/state", restored by MainWindow) is left as it is.
@@ -25,10 +25,11 @@ struct DockSizes {
 // The dock sizes for a window of this size (pure: tested at both screen sizes).
 DockSizes dockSizesFor(QSize window);
 
-// Resizes the window to the screen, makes the left dock area own the bottom-left corner and
-// sizes the docks when the window is first shown (unless a saved layout exists).
-void fitWindowToScreen(QMainWindow& window, views::AnalysisPanels& panels);
-// Sizes the docks now, for the window's current size.
+// Sizes the docks for the window now, and again when it is first shown at its real size (unless a
+// saved layout exists).
+void arrangeDocks(QMainWindow& window, views::AnalysisPanels& panels);
+// Sizes the docks now, for the window's current size; from 1000 px wide the insight list takes
+// the bottom-left corner (the whole left side).
 void applyDockSizes(QMainWindow& window, views::AnalysisPanels& panels);
 
 } // namespace stallscope::app
