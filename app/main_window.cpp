@@ -3,6 +3,7 @@
 #include "app/background_work.h"
 #include "app/compare_launcher.h"
 #include "app/session_openers.h"
+#include "app/window_layout.h"
 #include "app/window_navigation.h"
 #include "format/output_file.h"
 #include "format/session_meta.h"
@@ -34,7 +35,6 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QScreen>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStandardPaths>
@@ -72,7 +72,6 @@ format::OutputPolicy exportPolicy(const QString& currentFile, const model::Sessi
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setAcceptDrops(true);
-    resize(screen()->availableGeometry().size() * 0.85); // the screen it opens on, not a constant
 
     m_stack = new QStackedWidget(this);
     m_placeholder = new QLabel(
@@ -97,6 +96,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setCentralWidget(m_stack);
 
     m_panels = new AnalysisPanels(this, m_timeline);
+    arrangeDocks(*this, *m_panels); // app/window_layout.cpp: window size, corners, dock shares
     connect(m_panels, &AnalysisPanels::analysisStarted, this, &MainWindow::onAnalysisStarted);
     connect(m_panels, &AnalysisPanels::analysisFinished, this, &MainWindow::onAnalysisFinished);
     m_findBox = new FindBox(this);

@@ -5,6 +5,11 @@
 //   stallscope-screenshots SCENARIO SESSION OUT.png   exit 0 once written, 1 on a load or write
 //                                                     failure, 2 on bad usage
 //   stallscope-screenshots --list                     the scenario names, one a line
+//   stallscope-screenshots on-screen|on-screen-sync|shortcuts SESSION OUT.png
+//                        the window at the size of the screen it opens on (run under
+//                        xvfb-run -s "-screen 0 1280x800x24" to see a laptop's), the same with
+//                        a sync selected, and Help ▸ Keyboard Shortcuts (not README pictures,
+//                        so not listed)
 //   stallscope-screenshots compare BEFORE AFTER OUT.png
 //                        File ▸ Compare With…: the comparison window with its top site selected
 //                        (a scenario of two runs, so not a README picture and not listed)
@@ -15,12 +20,14 @@
 #include "app/window_navigation.h"
 #include "model/session/session.h"
 #include "views/compare/compare_view.h"
+#include "views/dialogs/shortcuts_dialog.h"
 #include "views/panels/after_fix_preview.h"
 #include "views/panels/analysis_panels.h"
 #include "views/timeline/timeline_widget.h"
 
 #include <QApplication>
 #include <QDockWidget>
+#include <QScreen>
 #include <QSettings>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -144,6 +151,18 @@ const Scenario kScenarios[] = {
      [](MainWindow& window) { return selectSyncOfTopFinding(window, 100); }},
 };
 
+// Sized to the screen (an invalid size): what a user of that screen sees first.
+const Scenario kUnlistedScenarios[] = {
+    {"on-screen", QSize(), ColorScheme::Light, [](MainWindow&) { return true; }},
+    {"on-screen-sync", QSize(), ColorScheme::Light,
+     [](MainWindow& window) { return selectSyncOfTopFinding(window, 100); }},
+    {"shortcuts", QSize(), ColorScheme::Light,
+     [](MainWindow& window) {
+         window.showShortcuts();
+         return window.shortcutsDialog() != nullptr;
+     }},
+};
+
 // The scenario of `scenarios` called `name`, or null.
 template <typename Table> auto findIn(const Table& scenarios, const QString& name) {
     for (const auto& scenario : scenarios)
@@ -193,7 +212,8 @@ int run(QApplication& app, const Scenario& scenario, const QString& session, con
     stallscope::app::applyColorScheme(app, scenario.scheme);
     MainWindow window;
     window.setErrorDialogsEnabled(false);
-    window.resize(scenario.size);
+    window.resize(scenario.size.isValid() ? scenario.size
+                                          : window.screen()->availableGeometry().size());
     QObject::connect(&window, &MainWindow::loadFailed, &app, [&app](const QString& error) {
         printError(error);
         app.exit(1);
@@ -207,7 +227,10 @@ int run(QApplication& app, const Scenario& scenario, const QString& session, con
         // The insight cards find their heights over several event loop passes: let them settle.
         const auto grabSettled = [&] {
             QTimer::singleShot(kSettleMs, &app, [&] {
-                const bool saved = window.grab().save(png, "PNG");
+                QWidget* shown = window.shortcutsDialog();
+                if (!shown || !shown->isVisible())
+                    shown = &window;
+                const bool saved = shown->grab().save(png, "PNG");
                 if (!saved)
                     printError(QStringLiteral("%1: cannot write the picture").arg(png));
                 app.exit(saved ? 0 : 1);
@@ -247,6 +270,8 @@ int main(int argc, char** argv) {
             args.size() == 4 ? findIn(kCompareScenarios, args[0]) : nullptr)
         return runCompare(app, *compare, args[1], args[2], args[3]);
     const Scenario* scenario = args.size() == 3 ? findIn(kScenarios, args[0]) : nullptr;
+    if (!scenario && args.size() == 3)
+        scenario = findIn(kUnlistedScenarios, args[0]);
     if (!scenario) {
         printError(QStringLiteral("usage: stallscope-screenshots SCENARIO SESSION OUT.png "
                                   "(--list names the scenarios), or compare BEFORE AFTER OUT.png"));

@@ -94,6 +94,51 @@ private slots:
         QCOMPARE(labels(layout)[1], QStringLiteral("pt_data_worker (4250)"));
     }
 
+    // Lanes grow to fill the pane, all by the same share of their headroom, up to their maximum;
+    // with less room than their minimums they keep them (and the pane scrolls).
+    void lanesGrowToFillThePane() {
+        TimelineLayout layout;
+        layout.build(*m_session);
+        const int natural = layout.contentHeight();
+        QCOMPARE(layout.naturalHeight(), natural);
+        const auto check = [&](int available) {
+            layout.setAvailableHeight(available);
+            for (size_t i = 0; i < layout.lanes().size(); ++i) {
+                const TimelineLane& lane = layout.lanes()[i];
+                QVERIFY(lane.height >= TimelineLayout::minimumHeight(lane.kind));
+                QVERIFY(lane.height <= TimelineLayout::maximumHeight(lane.kind));
+                if (i > 0) // contiguous
+                    QCOMPARE(lane.y, layout.lanes()[i - 1].y + layout.lanes()[i - 1].height);
+            }
+        };
+        // Room to spare: the pane is filled to the pixel, streams and threads taller.
+        check(natural + 120);
+        QCOMPARE(layout.contentHeight(), natural + 120);
+        const int stream = layout.find(LaneKind::Stream, 0);
+        const int thread = layout.find(LaneKind::HostThread, 0);
+        QVERIFY(layout.lanes()[stream].height > TimelineLayout::kStreamHeight);
+        QVERIFY(layout.lanes()[thread].height > TimelineLayout::kThreadHeight);
+        QCOMPARE(layout.lanes()[0].height, TimelineLayout::kHeaderHeight); // headers stay
+        // It survives collapsing: the remaining lanes take the room.
+        layout.toggleCollapsed(thread);
+        QCOMPARE(layout.contentHeight(), natural + 120);
+        layout.toggleCollapsed(layout.find(LaneKind::HostThread, 0));
+        // Far more room than lanes: each at its maximum, the rest of the pane empty.
+        check(10'000);
+        for (const TimelineLane& lane : layout.lanes())
+            QCOMPARE(lane.height, TimelineLayout::maximumHeight(lane.kind));
+        QVERIFY(layout.contentHeight() < 10'000);
+        QVERIFY(TimelineLayout::maximumHeight(LaneKind::Stream) >=
+                2 * TimelineLayout::kStreamHeight);
+        // Less room than the lanes need: minimums, content taller than the pane.
+        check(natural / 2);
+        for (const TimelineLane& lane : layout.lanes())
+            QCOMPARE(lane.height, TimelineLayout::minimumHeight(lane.kind));
+        QCOMPARE(layout.contentHeight(), natural);
+        // Tall enough for a stall's "blocked 2.000 ms" label in the small label font.
+        QVERIFY(TimelineLayout::kStreamHeight >= 26 && TimelineLayout::kThreadHeight >= 26);
+    }
+
     void gpuBusyTrackValues() {
         // 1 ms over 1000 px (1 µs per pixel): the batch copy on stream 13 covers 70..900 µs,
         // kernels on stream 7 run 120..200, 220..300, ... µs.

@@ -183,7 +183,7 @@ void CompareView::fitPanes() {
     const int table = std::clamp(rows, total / 6, total * 2 / 5);
     auto wanted = [](const TimelineWidget* timeline, const QLabel* caption) {
         return caption->sizeHint().height() + TimelineWidget::kRulerHeight +
-               std::max(timeline->layout().contentHeight(), 60);
+               std::max(timeline->layout().naturalHeight(), 60);
     };
     const double before = wanted(m_before, m_beforeCaption);
     const double after = wanted(m_after, m_afterCaption);

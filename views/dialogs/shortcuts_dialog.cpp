@@ -4,8 +4,11 @@
 #include <QDialogButtonBox>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScreen>
 #include <QTableWidget>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace stallscope::views {
 
@@ -14,8 +17,9 @@ ShortcutsDialog::ShortcutsDialog(const QList<QAction*>& actions, const QString& 
     : QDialog(parent) {
     setObjectName(QStringLiteral("shortcutsDialog"));
     setWindowTitle(tr("Keyboard Shortcuts"));
-    resize(520, 640);
     auto* layout = new QVBoxLayout(this);
+    auto* columns = new QHBoxLayout; // the menu shortcuts left, the timeline's keys right
+    layout->addLayout(columns, 1);
     m_table = new QTableWidget(0, 2, this);
     m_table->setHorizontalHeaderLabels({tr("Action"), tr("Keys")});
     m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
@@ -40,16 +44,38 @@ ShortcutsDialog::ShortcutsDialog(const QList<QAction*>& actions, const QString& 
     }
     add(tr("Find box: clear the search and the highlight"), tr("Esc"));
     m_table->sortItems(0);
-    layout->addWidget(m_table, 1);
+    m_table->resizeColumnToContents(1);
+    // Tall enough for every row (no half-cut last one), as far as the screen allows.
+    const int rows = m_table->verticalHeader()->length() +
+                     m_table->horizontalHeader()->sizeHint().height() + 2 * m_table->frameWidth();
+    const int room = (parent ? parent->screen() : screen())->availableGeometry().height() - 120;
+    m_table->setMinimumHeight(std::min(rows, std::max(200, room)));
+    m_table->setMinimumWidth(420);
+    m_table->setVerticalScrollMode(QAbstractItemView::ScrollPerItem);
+    columns->addWidget(m_table, 3);
     if (!timelineHelp.isEmpty()) {
         m_timelineHelp = new QLabel(timelineHelp, this);
         m_timelineHelp->setWordWrap(true);
         m_timelineHelp->setTextFormat(Qt::RichText);
-        layout->addWidget(m_timelineHelp);
+        m_timelineHelp->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+        m_timelineHelp->setMinimumWidth(380);
+        columns->addWidget(m_timelineHelp, 2);
     }
     auto* box = new QDialogButtonBox(QDialogButtonBox::Close, this);
     connect(box, &QDialogButtonBox::rejected, this, &QDialog::reject);
     layout->addWidget(box);
+}
+
+int ShortcutsDialog::fullyVisibleRows() const {
+    const QRect view = m_table->viewport()->rect();
+    int count = 0;
+    for (int row = 0; row < m_table->rowCount(); ++row)
+        count += view.contains(m_table->visualItemRect(m_table->item(row, 0))) ? 1 : 0;
+    return count;
+}
+
+int ShortcutsDialog::rowCount() const {
+    return m_table->rowCount();
 }
 
 QStringList ShortcutsDialog::entries() const {

@@ -1,6 +1,7 @@
 // ShortcutsDialog: Help ▸ Keyboard Shortcuts — every menu action that has a shortcut (read from
 // the actions, so the list cannot go stale) plus the timeline's own keys and gestures
-// (TimelineWidget::navigationHelp, passed in as HTML).
+// (TimelineWidget::navigationHelp, passed in as HTML) beside them. The table is as tall as its
+// rows, so none is cut off (it scrolls only on a screen too short for them).
 #pragma once
 
 #include <QDialog>
@@ -20,6 +21,9 @@ public:
     // "Action\tKeys" lines, for tests.
     QStringList entries() const;
     QString timelineHelp() const;
+    // Rows in the table, and how many of them show whole in its viewport now.
+    int rowCount() const;
+    int fullyVisibleRows() const;
 
 private:
     QTableWidget* m_table = nullptr;

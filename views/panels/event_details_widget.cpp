@@ -307,7 +307,8 @@ void EventDetailsWidget::showRange(qint64 startNs, qint64 endNs) {
     html += QStringLiteral("<table cellspacing='0' cellpadding='1'>");
     html += row(tr("From"), time(summary.startNs));
     html += row(tr("To"), time(summary.endNs));
-    html += row(tr("GPU busy"), QStringLiteral("<b>%1</b>").arg(share(summary.gpuBusyShare)));
+    html +=
+        row(tr("GPU busy (range)"), QStringLiteral("<b>%1</b>").arg(share(summary.gpuBusyShare)));
     for (const RangeSummary::Device& device : summary.devices)
         html +=
             row(QStringLiteral("  ") + device.label,

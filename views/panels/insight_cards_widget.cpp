@@ -28,7 +28,8 @@ QString summaryHtml(const model::SessionStatistics& s) {
             .arg(value, label);
     };
     html += cell(duration(s.wallNs), QObject::tr("wall time"));
-    html += cell(percent(s.gpuBusyShare), QObject::tr("GPU busy"));
+    // The session's share; the timeline's busy lanes say the visible range's, "(view)".
+    html += cell(percent(s.gpuBusyShare), QObject::tr("GPU busy (session)"));
     html += cell(percent(s.hostBlockedShare), QObject::tr("host blocked"));
     html += QStringLiteral("</tr></table>");
     // The shares are over the analysis window; start-up before it counts in none.

@@ -40,12 +40,11 @@ QString threadLabel(const model::ThreadInfo& thread) {
 } // namespace
 
 int TimelineLayout::addNode(int parentNode, LaneKind kind, int32_t source, int32_t depth,
-                            int height, QString label) {
+                            QString label) {
     Node node;
     node.lane.kind = kind;
     node.lane.source = source;
     node.lane.depth = depth;
-    node.lane.height = height;
     node.lane.label = std::move(label);
     node.lane.level = parentNode < 0 ? 0 : m_nodes[parentNode].lane.level + 1;
     const int index = static_cast<int>(m_nodes.size());
@@ -104,7 +103,7 @@ void TimelineLayout::build(const model::Session& session) {
         if (hostLanes.empty() && devices.empty() && !orphanStreams)
             continue;
 
-        const int processNode = addNode(-1, LaneKind::ProcessHeader, process, 0, kHeaderHeight,
+        const int processNode = addNode(-1, LaneKind::ProcessHeader, process, 0,
                                         process >= 0 ? processLabel(session.processes[process])
                                                      : QStringLiteral("Other"));
         for (int index : hostLanes) {
@@ -114,11 +113,9 @@ void TimelineLayout::build(const model::Session& session) {
                         host.threadIndex < static_cast<int32_t>(session.threads.size())
                     ? threadLabel(session.threads[host.threadIndex])
                     : QStringLiteral("Thread ?");
-            const int threadNode =
-                addNode(processNode, LaneKind::HostThread, index, 0, kThreadHeight, label);
+            const int threadNode = addNode(processNode, LaneKind::HostThread, index, 0, label);
             for (size_t depth = 0; depth < host.rangesByDepth.size(); ++depth)
                 addNode(threadNode, LaneKind::Range, index, static_cast<int32_t>(depth),
-                        kRangeHeight,
                         depth == 0 ? QStringLiteral("NVTX")
                                    : QStringLiteral("NVTX · depth %1").arg(depth));
         }
@@ -138,11 +135,10 @@ void TimelineLayout::build(const model::Session& session) {
                 if (device >= 0 ? owner != device : owner >= 0)
                     continue;
                 if (deviceNode < 0) {
-                    deviceNode =
-                        addNode(processNode, LaneKind::DeviceHeader, device, 0, kHeaderHeight,
-                                device >= 0 ? deviceLabel(session.devices[device])
-                                            : QStringLiteral("Unknown GPU"));
-                    addNode(deviceNode, LaneKind::GpuBusy, device, 0, kBusyHeight,
+                    deviceNode = addNode(processNode, LaneKind::DeviceHeader, device, 0,
+                                         device >= 0 ? deviceLabel(session.devices[device])
+                                                     : QStringLiteral("Unknown GPU"));
+                    addNode(deviceNode, LaneKind::GpuBusy, device, 0,
                             gpu + QStringLiteral(" · busy"));
                 }
                 QString label = gpu + QStringLiteral(" · stream ");
@@ -154,8 +150,7 @@ void TimelineLayout::build(const model::Session& session) {
                 } else {
                     label += QStringLiteral("?");
                 }
-                addNode(deviceNode, LaneKind::Stream, static_cast<int32_t>(s), 0, kStreamHeight,
-                        label);
+                addNode(deviceNode, LaneKind::Stream, static_cast<int32_t>(s), 0, label);
             }
         }
     }
@@ -184,7 +179,6 @@ std::vector<int> TimelineLayout::orderedChildren(const std::vector<int>& childre
 void TimelineLayout::layOutNode(int node, int32_t parentRow) {
     TimelineLane lane = m_nodes[node].lane;
     lane.parent = parentRow;
-    lane.y = contentHeight();
     lane.collapsed = lane.collapsible && isCollapsed(lane.key());
     const int32_t row = static_cast<int32_t>(m_lanes.size());
     m_lanes.push_back(std::move(lane));
@@ -201,6 +195,85 @@ void TimelineLayout::layOut() {
     m_rowNode.clear();
     for (int root : orderedChildren(m_roots))
         layOutNode(root, -1);
+    fitHeights();
+}
+
+int TimelineLayout::minimumHeight(LaneKind kind) {
+    switch (kind) {
+    case LaneKind::ProcessHeader:
+    case LaneKind::DeviceHeader:
+        return kHeaderHeight;
+    case LaneKind::HostThread:
+        return kThreadHeight;
+    case LaneKind::Range:
+        return kRangeHeight;
+    case LaneKind::GpuBusy:
+        return kBusyHeight;
+    case LaneKind::Stream:
+        return kStreamHeight;
+    }
+    return kThreadHeight;
+}
+
+int TimelineLayout::maximumHeight(LaneKind kind) {
+    switch (kind) {
+    case LaneKind::ProcessHeader:
+    case LaneKind::DeviceHeader:
+        return kHeaderHeight;
+    case LaneKind::HostThread:
+    case LaneKind::Stream:
+        return 96; // a few lanes fill a tall pane; taller bars stop helping
+    case LaneKind::Range:
+        return 32;
+    case LaneKind::GpuBusy:
+        return 56;
+    }
+    return kThreadHeight;
+}
+
+void TimelineLayout::setAvailableHeight(int pixels) {
+    pixels = std::max(0, pixels);
+    if (pixels == m_available)
+        return;
+    m_available = pixels;
+    fitHeights();
+}
+
+int TimelineLayout::naturalHeight() const {
+    int total = 0;
+    for (const TimelineLane& lane : m_lanes)
+        total += minimumHeight(lane.kind);
+    return total;
+}
+
+// Every growable lane takes the same share of its headroom (max - min), so threads and streams
+// grow more than NVTX rows; the pixels lost to rounding go to the first lanes that have room.
+void TimelineLayout::fitHeights() {
+    const int natural = naturalHeight();
+    int headroom = 0;
+    for (const TimelineLane& lane : m_lanes)
+        headroom += maximumHeight(lane.kind) - minimumHeight(lane.kind);
+    const int extra = std::clamp(m_available - natural, 0, headroom);
+    int given = 0;
+    for (TimelineLane& lane : m_lanes) {
+        const int room = maximumHeight(lane.kind) - minimumHeight(lane.kind);
+        const int grow = headroom > 0 ? static_cast<int>(int64_t(extra) * room / headroom) : 0;
+        lane.height = minimumHeight(lane.kind) + grow;
+        given += grow;
+    }
+    for (TimelineLane& lane : m_lanes) {
+        if (given >= extra)
+            break;
+        if (lane.height < maximumHeight(lane.kind)) {
+            ++lane.height;
+            ++given;
+        }
+    }
+    int y = 0;
+    for (TimelineLane& lane : m_lanes) {
+        lane.y = y;
+        y += lane.height;
+    }
 }
 
 void TimelineLayout::setCollapsed(const LaneKey& key, bool collapsed) {

@@ -3,6 +3,12 @@
 // GPU-busy track and one lane per stream ("GPU 0 · stream 7"). Pure data, testable without
 // painting.
 //
+// Lane heights follow the room: each kind has a minimum (the constants below) and a maximum
+// (maximumHeight). Given the pane's height (setAvailableHeight), lanes that would leave the pane
+// partly empty grow towards their maximum, all by the same share of their headroom, until they
+// fill it; with more lanes than fit they keep their minimum and the pane scrolls. Headers never
+// grow.
+//
 // The lanes form a tree (process → threads → ranges, process → device → busy + streams). Users
 // collapse nodes and reorder siblings; that state is kept by lane key across relayouts, so it
 // survives rebuilding for the same session (the widget resets it for a new one).
@@ -59,11 +65,15 @@ struct TimelineLane {
 
 class TimelineLayout {
 public:
-    static constexpr int kHeaderHeight = 20;
-    static constexpr int kThreadHeight = 24;
-    static constexpr int kRangeHeight = 16;
-    static constexpr int kBusyHeight = 18;
-    static constexpr int kStreamHeight = 22;
+    // Minimum heights: a thread or stream lane shows a stall's "blocked 2.2 ms" label inside it.
+    static constexpr int kHeaderHeight = 22;
+    static constexpr int kThreadHeight = 28;
+    static constexpr int kRangeHeight = 18;
+    static constexpr int kBusyHeight = 22;
+    static constexpr int kStreamHeight = 28;
+    static int minimumHeight(LaneKind kind);
+    // How tall a lane of this kind grows when the pane has room to spare.
+    static int maximumHeight(LaneKind kind);
 
     // Builds the lane tree for the session and lays it out with the current collapse and order
     // state (call resetState() first for a different session).
@@ -72,7 +82,12 @@ public:
     void resetState();
 
     const std::vector<TimelineLane>& lanes() const { return m_lanes; }
+    // The pane's height in pixels: lanes grow to fill it (0: every lane at its minimum).
+    void setAvailableHeight(int pixels);
+    int availableHeight() const { return m_available; }
     int contentHeight() const;
+    // The height of the visible lanes at their minimum heights, whatever the room.
+    int naturalHeight() const;
     // Index of the lane at content y, or -1.
     int laneAt(int y) const;
     // Row of the lane of the given kind and source, or -1 (e.g. the lane of host lane 0).
@@ -93,10 +108,10 @@ private:
         TimelineLane lane; // y and parent are assigned when laying out
         std::vector<int> children;
     };
-    int addNode(int parentNode, LaneKind kind, int32_t source, int32_t depth, int height,
-                QString label);
+    int addNode(int parentNode, LaneKind kind, int32_t source, int32_t depth, QString label);
     void layOut();
     void layOutNode(int node, int32_t parentRow);
+    void fitHeights(); // heights and y of m_lanes for m_available
     std::vector<int> orderedChildren(const std::vector<int>& children) const;
 
     std::vector<Node> m_nodes;
@@ -105,6 +120,7 @@ private:
     std::vector<TimelineLane> m_lanes;
     std::set<LaneKey> m_collapsed;
     std::map<LaneKey, int> m_rank; // user order among siblings; default: build order
+    int m_available = 0;
 };
 
 } // namespace stallscope::views

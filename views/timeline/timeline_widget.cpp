@@ -39,7 +39,7 @@ QSize TimelineWidget::sizeHint() const {
     return {1000, 500};
 }
 QSize TimelineWidget::minimumSizeHint() const {
-    return {kLaneHeaderWidth + 200, kRulerHeight + 80};
+    return {kMinLabelWidth + 200, kRulerHeight + 80};
 }
 
 void TimelineWidget::setSession(std::shared_ptr<const model::Session> session) {
@@ -56,6 +56,7 @@ void TimelineWidget::setSession(std::shared_ptr<const model::Session> session) {
     m_ghosts.clear();
     if (m_session) {
         m_layout.build(*m_session);
+        fitLabelColumn();
         m_viewport.setOrigin(m_session->startNs);
         m_viewport.setDataRange(m_session->startNs, m_session->endNs);
     }
@@ -120,8 +121,7 @@ QString TimelineWidget::afterFixLegend() const {
 
 QRect TimelineWidget::canvasRect() const {
     const int scrollBarWidth = m_scrollBar->isVisibleTo(this) ? m_scrollBar->sizeHint().width() : 0;
-    return QRect(kLaneHeaderWidth, kRulerHeight,
-                 std::max(1, width() - kLaneHeaderWidth - scrollBarWidth),
+    return QRect(m_labelWidth, kRulerHeight, std::max(1, width() - m_labelWidth - scrollBarWidth),
                  std::max(1, height() - kRulerHeight));
 }
 
@@ -226,6 +226,7 @@ void TimelineWidget::layoutEdited() {
 }
 
 void TimelineWidget::updateScrollBar() {
+    m_layout.setAvailableHeight(height() - kRulerHeight); // lanes grow to fill the pane
     const int overflow = m_layout.contentHeight() - (height() - kRulerHeight);
     m_scrollBar->setRange(0, std::max(0, overflow));
     m_scrollBar->setPageStep(std::max(1, height() - kRulerHeight));

@@ -7,7 +7,10 @@
 // Mouse: wheel zooms around the cursor, Shift+wheel scrolls lanes, horizontal wheel and
 // left-drag pan; click selects (nearest event within 3 px; on empty space it clears the
 // selection, unless that press only gave the timeline focus), double-click frames an event; drag
-// on the ruler selects a time range; click a lane header to collapse it, drag it to reorder.
+// on the ruler selects a time range; click a lane header to collapse it, drag it to reorder;
+// drag the label column's right edge to widen or narrow it (kept for the rest of the app's run:
+// opening another session keeps it). Lanes grow to fill the pane (TimelineLayout); labels too
+// long for the column are elided on the right and show in full as a tooltip.
 // Keys: see navigationHelp().
 //
 // A finding's fix, replayed (setAfterFix), shows as "after fix" ghosts over the stream lanes
@@ -43,7 +46,10 @@ class CorrelationIndex;
 class TimelineWidget : public QWidget {
     Q_OBJECT
 public:
-    static constexpr int kLaneHeaderWidth = 210;
+    // The label column: fitted to the lane labels (within these bounds) until the user drags it.
+    static constexpr int kMinLabelWidth = 120;
+    static constexpr int kDefaultMinLabelWidth = 210;
+    static constexpr int kDefaultMaxLabelWidth = 340;
     static constexpr int kRulerHeight = 26;
     // Below this many pixels a press-and-release is a click, not a drag.
     static constexpr int kClickSlop = 3;
@@ -60,6 +66,18 @@ public:
     const DrawList& drawList();
     // How many times the draw list was built (tests check that painting alone does not rebuild).
     int drawListBuilds() const { return m_drawListBuilds; }
+
+    // The label column's width: the canvas starts at its right edge.
+    int labelColumnWidth() const { return m_labelWidth; }
+    // Sets it as the user would (clamped to kMinLabelWidth..half the widget); no more auto-fit.
+    void setLabelColumnWidth(int width);
+    // A lane's label as painted (elided on the right to fit the column) and as its tooltip.
+    QString laneLabelShown(int row) const;
+    QString laneLabelFull(int row) const;
+    // The ruler's tick labels and the selected range's length badge, widget coordinates (the
+    // badge is empty without a range, and tick labels under it are left out).
+    std::vector<QRect> rulerLabelRects() const;
+    QRect rangeBadgeRect() const;
 
     // The area where events are drawn, in widget coordinates.
     QRect canvasRect() const;
@@ -141,6 +159,7 @@ signals:
     void eventSelected(const stallscope::model::EventRef& event);
     void rangeSelected(qint64 startNs, qint64 endNs);
     void selectionCleared();
+    void labelColumnWidthChanged(int width);
 
 protected:
     bool event(QEvent* event) override;
@@ -156,7 +175,7 @@ protected:
     void focusInEvent(QFocusEvent* event) override;
 
 private:
-    enum class Drag { None, Pending, Pan, Range, Lane };
+    enum class Drag { None, Pending, Pan, Range, Lane, LabelEdge };
     struct RangeSelection {
         bool active = false;
         int64_t startNs = 0;
@@ -166,6 +185,16 @@ private:
     void viewportEdited();
     void layoutEdited();
     void updateScrollBar();
+    void fitLabelColumn();
+    bool onLabelEdge(const QPoint& pos) const;
+    QFont laneLabelFont(const TimelineLane& lane) const;
+    QRect laneLabelRect(int row) const; // where the label text goes, widget coordinates
+    struct RulerLabel {
+        QRect rect;
+        QString text;
+    };
+    std::vector<RulerLabel> rulerLabels() const;
+    QString rangeBadgeText() const;
     void frameRange(int64_t startNs, int64_t endNs, int laneRow = -1);
     void ensureRowVisible(int row);
     void setHover(const model::EventRef& event);
@@ -190,6 +219,8 @@ private:
     std::vector<GhostBlock> m_ghosts;
     bool m_ghostsDirty = true;
     QScrollBar* m_scrollBar = nullptr;
+    int m_labelWidth = kDefaultMinLabelWidth;
+    bool m_labelWidthByUser = false;
 
     Drag m_drag = Drag::None;
     QPoint m_pressPos;

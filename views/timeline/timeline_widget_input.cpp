@@ -1,5 +1,6 @@
 // TimelineWidget's input: wheel, mouse (click to select, drag to pan, drag on the ruler for a
-// range, header click/drag to collapse/reorder), keys, tooltips.
+// range, header click/drag to collapse/reorder, the label column's edge dragged), keys, tooltips
+// (an event's; a lane label's full text).
 #include "views/timeline/timeline_widget.h"
 
 #include "model/session/session.h"
@@ -44,6 +45,8 @@ QString TimelineWidget::navigationHelp() {
         "<tr><td><b>Esc</b></td><td>clear the selection and highlight (anywhere in the "
         "window)</td></tr>"
         "<tr><td><b>Click/drag a lane header</b></td><td>collapse or expand / reorder"
+        "</td></tr>"
+        "<tr><td><b>Drag the label column's edge</b></td><td>widen or narrow the labels"
         "</td></tr></table>");
 }
 
@@ -76,12 +79,16 @@ void TimelineWidget::mousePressEvent(QMouseEvent* event) {
         setCursor(Qt::ClosedHandCursor);
     } else if (event->button() != Qt::LeftButton) {
         return QWidget::mousePressEvent(event);
+    } else if (onLabelEdge(pos)) {
+        m_drag = Drag::LabelEdge;
+        setCursor(Qt::SplitHCursor);
+        update();
     } else if (pos.y() < kRulerHeight && pos.x() >= canvas.left()) {
         m_drag = Drag::Range;
         const int64_t t = timeForX(std::clamp(pos.x(), canvas.left(), canvas.right()));
         m_range = {true, t, t};
         update();
-    } else if (pos.x() < kLaneHeaderWidth && laneAtY(pos.y()) >= 0) {
+    } else if (pos.x() < m_labelWidth && laneAtY(pos.y()) >= 0) {
         m_drag = Drag::Lane;
         m_dragRow = laneAtY(pos.y());
         m_dropRow = -1;
@@ -97,7 +104,14 @@ void TimelineWidget::mouseMoveEvent(QMouseEvent* event) {
     switch (m_drag) {
     case Drag::None:
         setHover(eventAt(pos));
+        if (onLabelEdge(pos))
+            setCursor(Qt::SplitHCursor);
+        else if (cursor().shape() == Qt::SplitHCursor)
+            unsetCursor();
         return QWidget::mouseMoveEvent(event);
+    case Drag::LabelEdge:
+        setLabelColumnWidth(pos.x());
+        break;
     case Drag::Pending:
         if (!moved)
             break;
@@ -150,6 +164,10 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
     }
     case Drag::Pan:
         break;
+    case Drag::LabelEdge:
+        setLabelColumnWidth(pos.x());
+        update();
+        break;
     case Drag::Range:
         if (std::abs(pos.x() - m_pressPos.x()) > kClickSlop) {
             selectRange(m_range.startNs, m_range.endNs);
@@ -195,8 +213,11 @@ bool TimelineWidget::event(QEvent* event) {
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
         const model::EventRef hit = eventAt(help->pos());
+        const int row = help->pos().x() < m_labelWidth ? laneAtY(help->pos().y()) : -1;
         if (hit.isValid())
             QToolTip::showText(help->globalPos(), toolTipFor(hit), this);
+        else if (row >= 0) // the whole label, however narrow the column
+            QToolTip::showText(help->globalPos(), laneLabelFull(row), this);
         else
             QToolTip::hideText();
         return true;

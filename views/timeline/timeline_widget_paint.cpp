@@ -371,39 +371,32 @@ void TimelineWidget::paintLinks(QPainter& painter, const QRect&) {
 }
 
 void TimelineWidget::paintHeaders(QPainter& painter, const QRect& canvas) {
-    const QRect column(0, canvas.top(), kLaneHeaderWidth, canvas.height());
+    const QRect column(0, canvas.top(), m_labelWidth, canvas.height());
     painter.save();
-    painter.setClipRect(column);
+    painter.setClipRect(column); // group titles too: the canvas is the events' alone
     painter.fillRect(column, palette().window());
     const auto& lanes = m_layout.lanes();
-    QFont normal = font();
-    QFont bold = font();
-    bold.setBold(true);
-    QFont small = font();
-    small.setPointSizeF(small.pointSizeF() * 0.85);
     const bool dropping = m_drag == Drag::Lane && m_layout.canMove(m_dragRow, m_dropRow);
     for (size_t i = 0; i < lanes.size(); ++i) {
         const TimelineLane& lane = lanes[i];
         const QRect rect = laneRect(static_cast<int>(i));
-        const QRect row(0, rect.top(), kLaneHeaderWidth, rect.height());
+        const QRect row(0, rect.top(), m_labelWidth, rect.height());
         if (!row.intersects(column))
             continue;
-        const int indent = 20 + 12 * lane.level;
+        const QRect text = laneLabelRect(static_cast<int>(i));
+        painter.setFont(laneLabelFont(lane));
         if (lane.isHeader()) {
             painter.fillRect(row, palette().window().color().darker(110));
-            painter.setFont(bold);
             painter.setPen(palette().color(QPalette::WindowText));
         } else if (lane.kind == LaneKind::Range || lane.kind == LaneKind::GpuBusy) {
-            painter.setFont(small);
             painter.setPen(palette().color(QPalette::PlaceholderText));
         } else {
-            painter.setFont(normal);
             painter.setPen(palette().color(QPalette::WindowText));
         }
         if (dropping && static_cast<int>(i) == m_dragRow)
             painter.fillRect(row, QColor(TimelinePalette::selection()).lighter(180));
         if (lane.collapsible) { // ▸ collapsed, ▾ expanded
-            const QPointF c(indent - 9.0, row.center().y() + 0.5);
+            const QPointF c(text.left() - 9.0, row.center().y() + 0.5);
             QPainterPath triangle;
             if (lane.collapsed) {
                 triangle.moveTo(c + QPointF(-2.5, -4.0));
@@ -417,30 +410,21 @@ void TimelineWidget::paintHeaders(QPainter& painter, const QRect& canvas) {
             triangle.closeSubpath();
             painter.fillPath(triangle, palette().color(QPalette::WindowText));
         }
-        QString label = lane.label;
-        if (lane.kind == LaneKind::GpuBusy)
-            label += QStringLiteral("  %1 %").arg(
-                QString::number(m_drawList.busyShare(i) * 100.0, 'f', 0));
-        // Group headers have no events: their titles may run on across the canvas.
-        const QRect text = lane.isHeader()
-                               ? QRect(indent, row.top(), width() - indent - 6, row.height())
-                               : row.adjusted(indent, 0, -6, 0);
-        if (lane.isHeader())
-            painter.setClipRect(QRect(0, canvas.top(), width(), canvas.height()));
         painter.drawText(text, Qt::AlignVCenter | Qt::AlignLeft,
-                         painter.fontMetrics().elidedText(label, Qt::ElideRight, text.width()));
-        painter.setClipRect(column);
+                         laneLabelShown(static_cast<int>(i)));
         painter.setPen(palette().color(QPalette::Mid));
         painter.drawLine(row.bottomLeft(), row.bottomRight());
     }
     if (dropping) { // where the dragged lane will land
         const QRect target = laneRect(m_dropRow);
         const int y = m_dropRow > m_dragRow ? target.bottom() : target.top();
-        painter.fillRect(QRect(0, y - 1, kLaneHeaderWidth, 3),
-                         QColor(TimelinePalette::selection()));
+        painter.fillRect(QRect(0, y - 1, m_labelWidth, 3), QColor(TimelinePalette::selection()));
     }
     painter.restore();
-    painter.setPen(palette().color(QPalette::Mid));
+    // The column's edge, thicker while dragged: it is a handle.
+    painter.setPen(
+        QPen(palette().color(m_drag == Drag::LabelEdge ? QPalette::Highlight : QPalette::Mid),
+             m_drag == Drag::LabelEdge ? 2 : 1));
     painter.drawLine(column.topRight(), column.bottomRight());
 }
 
@@ -449,8 +433,7 @@ void TimelineWidget::paintRuler(QPainter& painter, const QRect& canvas) {
     painter.fillRect(QRect(0, 0, width(), kRulerHeight), palette().window());
     // Corner: the visible span, so the scale is readable at a glance.
     painter.setPen(palette().color(QPalette::WindowText));
-    painter.drawText(QRect(8, 0, kLaneHeaderWidth - 16, kRulerHeight),
-                     Qt::AlignVCenter | Qt::AlignLeft,
+    painter.drawText(QRect(8, 0, m_labelWidth - 16, kRulerHeight), Qt::AlignVCenter | Qt::AlignLeft,
                      tr("View: %1")
                          .arg(QString::fromStdString(
                              model::formatDuration(std::llround(m_viewport.visibleDurationNs())))));
@@ -465,26 +448,19 @@ void TimelineWidget::paintRuler(QPainter& painter, const QRect& canvas) {
         fill.setAlpha(70);
         painter.fillRect(band, fill);
     }
+    painter.setPen(palette().color(QPalette::Dark));
     for (const RulerTick& tick : TimeRuler::ticks(m_viewport)) {
         const int x = canvas.left() + static_cast<int>(std::floor(tick.x));
-        painter.setPen(palette().color(QPalette::Dark));
         painter.drawLine(x, kRulerHeight - 8, x, kRulerHeight - 1);
-        // A label cut by the right edge reads as a different number: leave it out.
-        const int textWidth = painter.fontMetrics().horizontalAdvance(tick.label);
-        if (x + 4 + textWidth > ruler.right())
-            continue;
-        painter.setPen(palette().color(QPalette::WindowText));
-        painter.drawText(QRect(x + 4, 0, textWidth + 2, kRulerHeight - 4),
-                         Qt::AlignVCenter | Qt::AlignLeft, tick.label);
     }
-    if (m_range.active && band.width() > 40) { // the range's length, on a plate over the ticks
-        const QString text = QString::fromStdString(
-            model::formatDuration(std::abs(m_range.endNs - m_range.startNs)));
-        const int w = painter.fontMetrics().horizontalAdvance(text) + 10;
-        const QRectF plate(band.center().x() - w / 2.0, 3, w, kRulerHeight - 8);
+    painter.setPen(palette().color(QPalette::WindowText));
+    for (const RulerLabel& label : rulerLabels()) // none under the badge
+        painter.drawText(label.rect, Qt::AlignVCenter | Qt::AlignLeft, label.text);
+    const QRect plate = rangeBadgeRect(); // the range's length, over the ticks
+    if (plate.isValid()) {
         painter.fillRect(plate, QColor(TimelinePalette::selection()));
         painter.setPen(Qt::white);
-        painter.drawText(plate, Qt::AlignCenter, text);
+        painter.drawText(plate, Qt::AlignCenter, rangeBadgeText());
     }
     painter.restore();
     painter.setPen(palette().color(QPalette::Mid));

@@ -1,0 +1,71 @@
+// The main window's proportions (issue 17) at 1920×1080 and 1280×800: the timeline gets most of
+// the window, the insight list the whole height of the left side (the bottom docks sit under the
+// timeline only), the docks sized as shares of the window once it is shown.
+#include "app/main_window.h"
+#include "app/window_layout.h"
+#include "views/panels/analysis_panels.h"
+#include "views/timeline/timeline_widget.h"
+
+#include <QDockWidget>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTest>
+
+using namespace stallscope;
+
+class WindowLayoutTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings().clear(); // no saved layout: the proportions apply
+    }
+
+    void sharesOfTheWindow_data() {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("1920x1080") << QSize(1920, 1050);
+        QTest::newRow("1280x800") << QSize(1280, 770);
+    }
+
+    void sharesOfTheWindow() {
+        QFETCH(QSize, size);
+        const app::DockSizes sizes = app::dockSizesFor(size);
+        QVERIFY(sizes.insightsWidth >= 340 && sizes.insightsWidth <= 440);
+        QVERIFY(size.width() - sizes.insightsWidth >= size.width() * 0.7); // the timeline's
+        QVERIFY(sizes.bottomHeight >= 200 && sizes.bottomHeight <= size.height() / 3);
+        QCOMPARE(sizes.sourceWidth + sizes.stackWidth, size.width() - sizes.insightsWidth);
+        QVERIFY(sizes.sourceWidth > sizes.stackWidth);
+    }
+
+    void windowProportions_data() { sharesOfTheWindow_data(); }
+
+    void windowProportions() {
+        QFETCH(QSize, size);
+        app::MainWindow window;
+        window.setErrorDialogsEnabled(false);
+        window.resize(size);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const app::DockSizes sizes = app::dockSizesFor(window.size());
+        QDockWidget* insights = window.panels()->insightsDock();
+        QDockWidget* source = window.panels()->sourceDock();
+        // Applied once shown (the first show's layout pass).
+        QTRY_VERIFY2(std::abs(insights->width() - sizes.insightsWidth) <= 10,
+                     qPrintable(QString::number(insights->width())));
+        QTRY_VERIFY2(std::abs(source->height() - sizes.bottomHeight) <= 30,
+                     qPrintable(QString::number(source->height())));
+        // The insight list runs the whole height, beside the bottom docks, not above them.
+        QCOMPARE(window.corner(Qt::BottomLeftCorner), Qt::LeftDockWidgetArea);
+        QVERIFY(insights->geometry().bottom() > source->geometry().top());
+        QVERIFY(source->geometry().left() >= insights->geometry().right());
+        // The timeline keeps most of the window.
+        const QWidget* timeline = window.centralWidget(); // the timeline once a session is open
+        QVERIFY2(timeline->width() >= size.width() * 0.65,
+                 qPrintable(QString::number(timeline->width())));
+        QVERIFY2(timeline->height() >= size.height() * 0.45,
+                 qPrintable(QString::number(timeline->height())));
+    }
+};
+
+QTEST_MAIN(WindowLayoutTest)
+#include "tst_main_window_layout.moc"
