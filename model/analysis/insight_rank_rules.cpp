@@ -351,7 +351,8 @@ void straggler(const AnalysisContext& context, std::vector<Insight>& out) {
     // Were it on time, each collective it was last at would end when the next-latest rank
     // arrived (plus the transfer): the run gets that much shorter.
     insight.assumption = "if " + numbers.label + " arrived with the next-latest rank";
-    context.rateBySavings(insight, latenessNs[s]);
+    // The others' wait inside their collective kernels counts as GPU busy time: the fix removes it.
+    context.rateBySavings(insight, latenessNs[s], numbers.waitNs);
     insight.recommendation = recommendationFor(InsightRule::Straggler, context.language);
     insight.title = "Straggler: " + numbers.label + " arrived last at " +
                     formatCount(numbers.lastCollectives) + " of " +
