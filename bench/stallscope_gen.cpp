@@ -32,6 +32,15 @@ void usage(std::FILE* out) {
         "  --no-event-sync            loaders do not cudaEventSynchronize\n"
         "  --no-stream-wait-event     no cudaStreamWaitEvent dependencies\n"
         "  --no-memsets               no zero_grad memsets\n"
+        "  --ranks N                  a data-parallel job instead: N ranks (torchrun), one GPU\n"
+        "                             each, an NCCL all-reduce per step that ends together\n"
+        "  --rank-steps N             steps per rank (default: until --events)\n"
+        "  --straggler-rank R         this rank is late to every all-reduce\n"
+        "  --straggler-delay-us N     by this much host time before it launches (0)\n"
+        "  --straggler-syncs          the delay is its own .item() on extra GPU work\n"
+        "  --straggler-range NAME     range around the host work (collate; \"\" for none)\n"
+        "  --rank-jitter-us N         up to N us of host time per rank and step (0)\n"
+        "  --launcher NAME            launcher stored with the ranks (torchrun)\n"
         "  --commit-every N           events between commits (1000000)\n"
         "  --command TEXT             recorded command line\n"
         "  -q, --quiet                print nothing on success\n"
@@ -84,6 +93,8 @@ constexpr MemberOption<int> kCountOptions[] = {
     {"--kernels", &SyntheticOptions::kernelsPerStep},
     {"--device-sync-every", &SyntheticOptions::deviceSyncEvery},
     {"--pageable-every", &SyntheticOptions::pageableEvery},
+    {"--ranks", &SyntheticOptions::ranks},
+    {"--straggler-rank", &SyntheticOptions::stragglerRank},
 };
 constexpr MemberOption<bool> kOffSwitches[] = {
     {"--no-in-loop-sync", &SyntheticOptions::inLoopSync},
@@ -123,6 +134,18 @@ int main(int argc, char** argv) {
             options.targetEvents = number("--events");
         else if (arg == "--seed")
             options.seed = static_cast<uint64_t>(number("--seed"));
+        else if (arg == "--rank-steps")
+            options.rankSteps = number("--rank-steps");
+        else if (arg == "--straggler-delay-us")
+            options.stragglerDelayNs = number("--straggler-delay-us") * 1'000;
+        else if (arg == "--straggler-syncs")
+            options.stragglerSyncs = true;
+        else if (arg == "--straggler-range")
+            options.stragglerRange = arguments.value("--straggler-range");
+        else if (arg == "--rank-jitter-us")
+            options.rankJitterNs = number("--rank-jitter-us") * 1'000;
+        else if (arg == "--launcher")
+            options.launcher = arguments.value("--launcher");
         else if (arg == "--commit-every")
             options.commitEvery = number("--commit-every");
         else if (arg == "--command")

@@ -2,6 +2,7 @@
 
 #include "format/enum_names.h"
 #include "format/module_class.h"
+#include "model/session/session_summary.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -16,7 +17,7 @@ std::string_view severityName(Severity severity) {
 std::string_view ruleId(InsightRule rule) {
     static constexpr auto kIds = std::to_array<std::string_view>(
         {"sync-attribution", "in-loop-sync", "pageable-copy", "device-sync", "default-stream",
-         "gpu-bubble", "launch-bound"});
+         "gpu-bubble", "launch-bound", "straggler"});
     static_assert(kIds.size() == kInsightRuleCount);
     return format::nameOf(kIds, rule, "unknown");
 }
@@ -53,6 +54,22 @@ std::string SourceSite::label() const {
     if (file == "<unknown>")
         return "<unknown> (" + function + ")";
     return function;
+}
+
+std::string rankNumbersText(const std::vector<RankNumbers>& ranks) {
+    if (ranks.empty())
+        return {};
+    const bool sameCalls = std::all_of(ranks.begin(), ranks.end(), [&](const RankNumbers& r) {
+        return r.calls == ranks.front().calls;
+    });
+    std::string text = sameCalls ? "×" + formatCount(ranks.front().calls) + " on " : "on ";
+    for (size_t r = 0; r < ranks.size(); ++r) {
+        text += (r == 0 ? "" : ", ") + ranks[r].label + ": ";
+        if (!sameCalls)
+            text += "×" + formatCount(ranks[r].calls) + " ";
+        text += formatDuration(ranks[r].blockedNs);
+    }
+    return text;
 }
 
 format::SyncKind SyncSiteStats::dominantKind() const {

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,8 +32,9 @@ enum class InsightRule : uint8_t {
     DefaultStream,
     GpuBubble,
     LaunchBound,
+    Straggler,
 };
-inline constexpr int kInsightRuleCount = 7;
+inline constexpr int kInsightRuleCount = 8;
 std::string_view ruleId(InsightRule rule); // "sync-attribution", "in-loop-sync", ...
 
 enum class SourceLanguage : uint8_t { Unknown = 0, Python = 1, Native = 2 };
@@ -72,6 +74,39 @@ struct SourceSite {
     std::string label() const;
 };
 
+// One rank's part of a sync site or of its finding, in sessions of several ranks
+// (docs/insights.md, "Ranks"). Over a site's ranks, count, calls and blockedNs add up to its own.
+struct RankNumbers {
+    int32_t processIndex = -1; // into Session::processes
+    int64_t rank = -1;         // the process's rank, -1 when the file has none
+    std::string label;         // "rank 1", "pid 4242"
+    int64_t count = 0;         // sync records
+    int64_t calls = 0;         // user-visible calls (in the window for a site with a finding)
+    int64_t blockedNs = 0;
+};
+// "×60 on rank 0: 1.22 s, rank 1: 1 ms" (every rank made as many calls), else
+// "on rank 0: ×60 1.22 s, rank 1: ×2 1 ms"; "" when there are none.
+std::string rankNumbersText(const std::vector<RankNumbers>& ranks);
+
+// The straggler finding's numbers (InsightRule::Straggler).
+struct StragglerNumbers {
+    int32_t processIndex = -1; // the late rank
+    std::string label;
+    int64_t collectives = 0;     // matched collectives in the window
+    int64_t lastCollectives = 0; // those it arrived last at
+    int64_t meanLatenessNs = 0;  // after the second-latest rank, over those
+    int64_t periodNs = 0;        // median time between its consecutive collectives
+    int64_t waitNs = 0;          // the others' wait for it, summed over them
+    double waitShare = 0;        // waitNs over (window × other ranks)
+    std::string cause;           // what its host did instead of launching
+    struct Wait {
+        std::string label;
+        int64_t waitNs = 0;
+        double share = 0; // of the window
+    };
+    std::vector<Wait> waits; // per other rank, in rank order
+};
+
 // The events an insight covers: runs of consecutive events of one column (EventSpan).
 
 struct Insight {
@@ -102,6 +137,8 @@ struct Insight {
     int64_t medianLaunchesBetween = 0; // in-loop-sync
     int64_t kernelCount = 0;           // launch-bound
     int64_t startNs = 0, endNs = 0;    // launch-bound: longest stretch; default-stream: first..last
+    std::vector<RankNumbers> ranks;    // sync sites of multi-rank sessions: per rank
+    std::optional<StragglerNumbers> straggler; // straggler only
 
     std::shared_ptr<const EventSpans> events; // never null in a report
     int64_t eventCount = 0;                   // sum of the spans' counts
@@ -125,6 +162,7 @@ struct SyncSiteStats {
     bool noStack = false;
     bool isUserFinding() const { return !driverInternal && !noStack; }
     std::array<int64_t, format::kSyncKindMax + 1> countByKind{}; // index = format::SyncKind
+    std::vector<RankNumbers> ranks; // sessions of several ranks: per rank (session_ranks.h)
     // The most frequent kind, for titles ("cudaStreamSynchronize × 50").
     format::SyncKind dominantKind() const;
 };

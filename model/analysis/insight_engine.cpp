@@ -17,9 +17,9 @@ namespace {
 // Among equal savings, the more specific (more actionable) rule comes first.
 int rulePriority(InsightRule rule) {
     static constexpr InsightRule kMostSpecificFirst[] = {
-        InsightRule::InLoopSync, InsightRule::PageableCopy, InsightRule::SyncAttribution,
-        InsightRule::GpuBubble,  InsightRule::LaunchBound,  InsightRule::DefaultStream,
-        InsightRule::DeviceSync};
+        InsightRule::Straggler,       InsightRule::InLoopSync, InsightRule::PageableCopy,
+        InsightRule::SyncAttribution, InsightRule::GpuBubble,  InsightRule::LaunchBound,
+        InsightRule::DefaultStream,   InsightRule::DeviceSync};
     static_assert(std::size(kMostSpecificFirst) == kInsightRuleCount);
     return static_cast<int>(
         std::find(std::begin(kMostSpecificFirst), std::end(kMostSpecificFirst), rule) -
@@ -70,7 +70,7 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
     context.language = sites.dominantLanguage();
     using Rule = void (*)(const AnalysisContext&, std::vector<Insight>&);
     static constexpr Rule kRules[] = {insight_rules::syncSites, insight_rules::defaultStream,
-                                      insight_rules::launchBound};
+                                      insight_rules::launchBound, insight_rules::straggler};
     for (Rule rule : kRules) {
         rule(context, report.insights);
         if (cancelled()) {
@@ -97,11 +97,15 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
     report.runGraph = savings.sharedGraph();
     for (size_t s = 0; s < report.sites.size(); ++s) {
         report.sites[s].calls = report.sites[s].count;
+        for (RankNumbers& rank : report.sites[s].ranks)
+            rank.calls = rank.count;
         report.sites[s].savingsNs = savings.savingOf(static_cast<int32_t>(s));
     }
     for (const Insight& insight : report.insights)
         if (insight.siteIndex >= 0) {
             report.sites[insight.siteIndex].calls = insight.count;
+            if (insight.ranks.size() == report.sites[insight.siteIndex].ranks.size())
+                report.sites[insight.siteIndex].ranks = insight.ranks;
             report.sites[insight.siteIndex].savingsNs = insight.savingsNs;
         }
     report.analysisSeconds =

@@ -19,7 +19,7 @@ std::string deviceLabel(const Session& session, int32_t device) {
     if (!info.name.empty())
         label += " · " + info.name;
     if (session.processes.size() > 1 && info.processIndex >= 0)
-        label = "pid " + std::to_string(session.processes[info.processIndex].pid) + " · " + label;
+        label = session.processLabel(info.processIndex) + " · " + label; // "rank 1", "pid 4242"
     return label;
 }
 

@@ -18,7 +18,44 @@ QJsonValue integer(int64_t value) {
     return QJsonValue(static_cast<qint64>(value));
 }
 
+QJsonObject siteStatsFields(const SyncSiteStats& stats);
+
+// Per-rank numbers of a site or finding (sessions of several ranks).
+QJsonArray ranksArray(const std::vector<RankNumbers>& ranks) {
+    QJsonArray array;
+    for (const RankNumbers& rank : ranks)
+        array.append(QJsonObject{{"rank", integer(rank.rank)},
+                                 {"label", text(rank.label)},
+                                 {"count", integer(rank.count)},
+                                 {"calls", integer(rank.calls)},
+                                 {"blocked_ns", integer(rank.blockedNs)}});
+    return array;
+}
+
+QJsonObject stragglerObject(const StragglerNumbers& s) {
+    QJsonArray waits;
+    for (const StragglerNumbers::Wait& wait : s.waits)
+        waits.append(QJsonObject{
+            {"label", text(wait.label)}, {"wait_ns", integer(wait.waitNs)}, {"share", wait.share}});
+    return {{"rank", text(s.label)},
+            {"collectives", integer(s.collectives)},
+            {"last_collectives", integer(s.lastCollectives)},
+            {"mean_lateness_ns", integer(s.meanLatenessNs)},
+            {"period_ns", integer(s.periodNs)},
+            {"wait_ns", integer(s.waitNs)},
+            {"wait_share", s.waitShare},
+            {"cause", text(s.cause)},
+            {"waits", waits}};
+}
+
 QJsonObject siteStatsObject(const SyncSiteStats& stats) {
+    QJsonObject object = siteStatsFields(stats);
+    if (!stats.ranks.empty())
+        object.insert("ranks", ranksArray(stats.ranks));
+    return object;
+}
+
+QJsonObject siteStatsFields(const SyncSiteStats& stats) {
     return {{"site", sourceSiteToJson(stats.site)},
             {"count", integer(stats.count)},
             {"calls", integer(stats.calls)},
@@ -65,7 +102,18 @@ QJsonObject summaryObject(const InsightReport& report) {
             {"top_kernels", kernels}};
 }
 
+QJsonObject insightFields(const Insight& insight);
+
 QJsonObject insightObject(const Insight& insight) {
+    QJsonObject object = insightFields(insight);
+    if (!insight.ranks.empty())
+        object.insert("ranks", ranksArray(insight.ranks));
+    if (insight.straggler)
+        object.insert("straggler", stragglerObject(*insight.straggler));
+    return object;
+}
+
+QJsonObject insightFields(const Insight& insight) {
     QJsonArray rules;
     for (InsightRule rule : insight.rules)
         rules.append(text(ruleId(rule)));

@@ -113,6 +113,17 @@ std::string recommendationFor(InsightRule rule, SourceLanguage language, format:
                         "sequence into a CUDA graph (cudaStreamBeginCapture/cudaStreamEndCapture, "
                         "cudaGraphInstantiate, cudaGraphLaunch) and replay it, and fuse small "
                         "kernels.";
+    case InsightRule::Straggler:
+        return python ? "Every other rank waits inside the collective until this rank arrives. "
+                        "Take the work named above out of its step: move host work (data "
+                        "loading, collation, logging, checkpoints) into DataLoader workers or "
+                        "off the training loop, read GPU values (.item()) without blocking or "
+                        "every N steps, and give every rank the same work (balanced shards, no "
+                        "rank-specific work inside the step)."
+                      : "Every other rank waits inside the collective until this rank arrives. "
+                        "Take the work named above out of its step: move host work onto another "
+                        "thread, synchronize only where a value is needed (events, not "
+                        "cudaStreamSynchronize) and give every rank the same work.";
     }
     return {};
 }

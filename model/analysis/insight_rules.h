@@ -48,6 +48,8 @@ namespace insight_rules {
 void syncSites(const AnalysisContext& context, std::vector<Insight>& out);
 void defaultStream(const AnalysisContext& context, std::vector<Insight>& out);
 void launchBound(const AnalysisContext& context, std::vector<Insight>& out);
+// The rank that arrives last at the collectives (insight_rank_rules.cpp).
+void straggler(const AnalysisContext& context, std::vector<Insight>& out);
 
 } // namespace insight_rules
 

@@ -64,7 +64,8 @@ struct SiteEvidence {
     int64_t pageableCopies = 0, pageableBytes = 0;
     EventSpans copySpans;
     int64_t deviceSyncs = 0, narrowableDeviceSyncs = 0;
-    int32_t busyStream = -1; // the one stream device syncs waited for, -2 when it varied
+    int32_t busyStream = -1;        // the one stream device syncs waited for, -2 when it varied
+    std::vector<int64_t> rankCalls; // calls per rank (SyncSites::ranks), multi-rank sessions
 };
 
 // Calls, launches and periods between calls: one walk over each thread's syncs and API calls.
@@ -111,6 +112,11 @@ void countCalls(const AnalysisContext& context, std::vector<SiteEvidence>& evide
             if (sameCall)
                 continue;
             ++found.calls;
+            if (const int32_t slot = context.sites.rankSlotOfLane(static_cast<int32_t>(l));
+                slot >= 0) {
+                found.rankCalls.resize(context.sites.ranks().size());
+                ++found.rankCalls[slot];
+            }
             if (lastLaunches[site] >= 0) {
                 found.launchesBetween.push_back(
                     static_cast<uint32_t>(launches - lastLaunches[site]));
@@ -239,6 +245,9 @@ void syncSites(const AnalysisContext& context, std::vector<Insight>& out) {
         insight.medianLaunchesBetween = whatif::upperMedian(found.launchesBetween);
         insight.medianPeriodNs = whatif::upperMedian(found.periods);
         insight.simulated = true;
+        insight.ranks = stats.ranks;
+        for (size_t r = 0; r < insight.ranks.size(); ++r)
+            insight.ranks[r].calls = r < found.rankCalls.size() ? found.rankCalls[r] : 0;
         context.rateBySavings(insight, context.savings.savingOf(site),
                               context.savings.gpuTimeRemovedOf(site));
         const int64_t perCall = insight.savingsNs / insight.count;
@@ -289,6 +298,8 @@ void syncSites(const AnalysisContext& context, std::vector<Insight>& out) {
         std::string text = formatCount(insight.count) + (insight.count == 1 ? " call" : " calls") +
                            " blocked the host " + formatDuration(stats.blockedNs) + " (median " +
                            formatDuration(stats.medianBlockedNs) + ")";
+        if (!insight.ranks.empty())
+            text += "; " + rankNumbersText(insight.ranks);
         if (stats.bubbleNs > 0)
             text += "; the GPU then sat idle " + formatDuration(stats.bubbleNs);
         if (inLoop)

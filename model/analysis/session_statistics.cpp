@@ -50,8 +50,7 @@ SessionStatistics SessionStatisticsBuilder::compute(const Session& session, cons
         device.label = "GPU " + std::to_string(info.deviceIndex) +
                        (info.name.empty() ? std::string() : " · " + info.name);
         if (session.processes.size() > 1 && info.processIndex >= 0)
-            device.label = "pid " + std::to_string(session.processes[info.processIndex].pid) +
-                           " · " + device.label;
+            device.label = session.processLabel(info.processIndex) + " · " + device.label;
         device.busyNs = window.overlapNs(gpu.busy(static_cast<int32_t>(d)));
         device.busyShare = static_cast<double>(device.busyNs) / windowNs;
         stats.gpuBusyNs = format::addSaturated(stats.gpuBusyNs, device.busyNs);

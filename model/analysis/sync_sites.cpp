@@ -191,6 +191,15 @@ bool SyncSites::build(const Session& session, const SessionDatabase& database,
     for (const ModuleInfo& module : database.modules())
         m_modules[module.id] = {baseName(module.path), module.loadBias};
 
+    m_ranks = sessionRanks(session);
+    const std::vector<int32_t> slotOfProcess = rankSlots(session, m_ranks);
+    m_rankSlotOfLane.assign(session.hostLanes.size(), -1);
+    for (size_t l = 0; l < session.hostLanes.size(); ++l)
+        if (const int32_t thread = session.hostLanes[l].threadIndex;
+            thread >= 0 && static_cast<size_t>(thread) < session.threads.size() &&
+            session.threads[thread].processIndex >= 0)
+            m_rankSlotOfLane[l] = slotOfProcess[session.threads[thread].processIndex];
+
     // Pass 1: the site of every blocking sync, counts, blocked time and bubbles.
     m_siteOf.assign(session.hostLanes.size(), {});
     m_bubble.assign(session.hostLanes.size(), {});
@@ -227,6 +236,14 @@ bool SyncSites::build(const Session& session, const SessionDatabase& database,
                 std::min<int64_t>(bubble, std::numeric_limits<uint32_t>::max()));
             stats.bubbleNs = format::addSaturated(stats.bubbleNs, m_bubble[l][i]);
             m_totalBlockedNs = format::addSaturated(m_totalBlockedNs, blocked);
+            if (const int32_t slot = m_rankSlotOfLane[l]; slot >= 0) {
+                if (stats.ranks.empty())
+                    for (const RankInfo& rank : m_ranks)
+                        stats.ranks.push_back({rank.processIndex, rank.rank, rank.label});
+                RankNumbers& numbers = stats.ranks[slot];
+                ++numbers.count;
+                numbers.blockedNs = format::addSaturated(numbers.blockedNs, blocked);
+            }
         }
         if (cancel && cancel->load())
             return false;

@@ -16,6 +16,7 @@
 #include "model/analysis/gpu_activity.h"
 #include "model/analysis/insight.h"
 #include "model/analysis/insight_thresholds.h"
+#include "model/analysis/session_ranks.h"
 #include "model/session/session.h"
 #include "model/session/session_database.h"
 
@@ -68,6 +69,11 @@ public:
 
     static EventSpans spansFor(std::span<const EventRef> syncs);
 
+    // The session's ranks (session_ranks.h; empty for a single process) and the place in them of
+    // a host lane's process (-1: none). Each site's stats().ranks follow this order.
+    const std::vector<RankInfo>& ranks() const { return m_ranks; }
+    int32_t rankSlotOfLane(int32_t lane) const { return m_rankSlotOfLane[lane]; }
+
 private:
     int32_t siteForStack(uint32_t stackId); // stackId != 0
     // A sync without a stack, by the API call with its correlation id (0: none found).
@@ -92,6 +98,8 @@ private:
     std::vector<size_t> m_siteOffset;
     mutable std::vector<std::shared_ptr<const EventSpans>> m_spans;
     int64_t m_totalBlockedNs = 0;
+    std::vector<RankInfo> m_ranks;
+    std::vector<int32_t> m_rankSlotOfLane;
     int64_t m_stacksWithoutFrames = 0;
     bool m_stacksRecorded = false; // meta recorder_stacks = 1: every sync call has a stack
 };

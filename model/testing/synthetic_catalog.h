@@ -59,6 +59,7 @@ enum Site : int {
     kSiteGradWait,
     kSiteLoaderEvent,
     kSiteFinal,
+    kSiteMetrics, // the data-parallel job's straggler: its own sync before the all-reduce
     kSiteCount
 };
 
@@ -82,6 +83,8 @@ inline constexpr std::array<SiteSpec, kSiteCount> kSites = {{
     {"train.py", 45, "train_step", "handle.wait()", SyncKind::StreamWaitEvent},
     {"data.py", 88, "pin_memory_loop", "done_event.synchronize()", SyncKind::Event},
     {"train.py", 79, "main", "print(f'loss {total_loss.item():.4f}')", SyncKind::Stream},
+    {"train.py", 58, "train_step", "acc = (preds == labels).float().mean().item()",
+     SyncKind::Stream},
 }};
 
 struct PyFrame {
@@ -122,6 +125,9 @@ inline constexpr const char* kOptimizerKernels[] = {
     "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, "
     "at::detail::Array<char*, 1>)",
 };
+// What NCCL 2.19+ names its kernels in a CUPTI record (the data-parallel job's all-reduce).
+inline constexpr const char* kNcclAllReduceKernel =
+    "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
 inline constexpr const char* kAllReduceKernel =
     "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, "
     "unsigned long, ncclWork*)";

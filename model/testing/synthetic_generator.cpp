@@ -7,11 +7,6 @@ namespace stallscope::model::synthetic {
 
 using namespace stallscope::format;
 
-namespace {
-// The host may run this far ahead of the GPU before a launch blocks (CUDA's launch queue).
-constexpr int64_t kMaxRunAheadNs = 8'000'000;
-} // namespace
-
 int64_t SyntheticGenerator::apiName(int64_t cbid) {
     auto [it, added] = m_apiNames.try_emplace(cbid, 0);
     if (added)
@@ -209,8 +204,8 @@ void SyntheticGenerator::launch(ProcessState& process, ThreadState& thread, Stre
     const int64_t start = thread.nowNs + m_random.range(3'000, 12'000); // Python + dispatcher
     int64_t end = start + m_random.range(2'500, 6'000);
     // With the launch queue full the call blocks until the GPU has caught up.
-    if (stream.freeNs - start > kMaxRunAheadNs)
-        end = stream.freeNs - kMaxRunAheadNs + m_random.range(2'500, 6'000);
+    if (stream.freeNs - start > m_maxRunAheadNs)
+        end = stream.freeNs - m_maxRunAheadNs + m_random.range(2'500, 6'000);
     KernelRow row;
     row.correlationId = apiCall(process, thread, kCbidLaunchKernel, start, end);
     row.streamId = stream.rowId;
@@ -503,6 +498,8 @@ void SyntheticGenerator::tallySites() {
 }
 
 bool SyntheticGenerator::run() {
+    if (m_options.ranks > 0)
+        return runRanks();
     m_rangeForward = intern("forward");
     m_rangeBackward = intern("backward");
     m_rangeOptimizer = intern("optimizer");

@@ -106,6 +106,12 @@ private:
     void loadBatch(ProcessState& process, ThreadState& loader);
     void finishProcess(ProcessState& process);
 
+    // The data-parallel job (synthetic_ranks.cpp).
+    bool runRanks();
+    void setUpRank(int rank);
+    void rankCompute(ProcessState& process, int rank);
+    void rankFinishStep(ProcessState& process, int64_t stepIndex, int64_t stepStartNs);
+
     int64_t apiCall(ProcessState& process, ThreadState& thread, int64_t cbid, int64_t startNs,
                     int64_t endNs);
     void launch(ProcessState& process, ThreadState& thread, StreamState& stream,
@@ -131,6 +137,9 @@ private:
     std::vector<ProcessState> m_processes;
     std::array<SiteTally, kSiteCount> m_tallies;
     std::unordered_map<int64_t, int64_t> m_apiNames; // cbid -> string id
+    // The host may run this far ahead of the GPU before a launch blocks (CUDA's launch queue,
+    // modelled by time). The data-parallel job queues only a few kernels: no limit there.
+    int64_t m_maxRunAheadNs = 8'000'000;
     int64_t m_rangeForward = 0, m_rangeBackward = 0, m_rangeOptimizer = 0;
 };
 

@@ -81,6 +81,10 @@ bool writeSyntheticSession(const std::string& path, const SyntheticOptions& opti
         options.streamsPerDevice < 1 || options.targetEvents < 0 || options.commitEvery < 1)
         return fail(path + ": synthetic session: processes, threads, devices, streams and "
                            "commit interval must be at least 1, events at least 0");
+    if (options.ranks < 0 || options.rankSteps < 0 || options.stragglerRank >= options.ranks ||
+        options.stragglerDelayNs < 0 || options.rankJitterNs < 0 || options.collectiveNs < 1)
+        return fail(path + ": synthetic session: ranks, steps, delays and jitter must not be "
+                           "negative, the straggler must be one of the ranks");
     const auto started = std::chrono::steady_clock::now();
     std::unique_ptr<SessionWriter> writer = SessionWriter::create(path, error);
     if (!writer)

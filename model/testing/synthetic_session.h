@@ -10,6 +10,13 @@
 //   loader threads per batch: cudaEventSynchronize on the pinned buffer's previous copy, an H2D
 //                 copy on the copy stream and a cudaEventRecord the main thread waits on
 //                 (cudaStreamWaitEvent).
+// With `ranks` set the program is a data-parallel job instead (synthetic_ranks.cpp), one process
+// per rank (a process_ranks row: rank i of N, launcher "torchrun", one GPU each), per step:
+//   forward and backward kernels, then an NCCL all-reduce on its own stream whose kernel ends at
+//   the same time on every rank (when the last rank has arrived, plus the transfer), then the
+//   optimizer and `loss.item()`. The straggler rank spends `stragglerDelayNs` before launching
+//   the all-reduce: host work (inside a `stragglerRange` range) or its own `.item()` on extra GPU
+//   work (train.py:58); every rank may add up to `rankJitterNs` of host time there.
 // GPU timing is consistent: an operation starts after its API call and after the previous
 // operation of its stream ends; a blocking sync lasts until what it waits for has finished.
 #pragma once
@@ -44,6 +51,17 @@ struct SyntheticOptions {
     bool eventSyncs = true;       // loader threads: cudaEventSynchronize before reusing a buffer
     bool streamWaitEvents = true; // batch and all-reduce dependencies through events
     bool memsets = true;          // zero_grad
+
+    // The data-parallel job (see above): 0 = off, the training loop above.
+    int ranks = 0;
+    int64_t rankSteps = 0;  // steps per rank; 0 = until targetEvents
+    int stragglerRank = -1; // -1: no straggler
+    int64_t stragglerDelayNs = 0;
+    bool stragglerSyncs = false;            // the delay is a sync of its own, not host work
+    std::string stragglerRange = "collate"; // the range around the host work; "" = none
+    int64_t rankJitterNs = 0;               // per rank and step, uniform in [0, rankJitterNs]
+    int64_t collectiveNs = 300'000;         // the all-reduce's transfer once every rank arrived
+    std::string launcher = "torchrun";
 
     int64_t commitEvery = 1'000'000; // events between commits (bounds the WAL and a crash's loss)
     std::string command = "python train.py --epochs 1";
