@@ -48,7 +48,12 @@ std::unique_ptr<SessionWriter> SessionWriter::create(const std::string& path, st
     writer->m_processEnd =
         db.prepare("UPDATE processes SET end_ns = ?, exit_code = ? WHERE id = ?", true);
     writer->m_threadName = db.prepare("UPDATE threads SET name = ? WHERE id = ?", true);
-    for (const Statement* statement : {&writer->m_processEnd, &writer->m_threadName})
+    writer->m_deviceUpdate =
+        db.prepare("UPDATE devices SET name = ?, uuid = ?, compute_major = ?, compute_minor = ?, "
+                   "sm_count = ?, global_memory_bytes = ? WHERE id = ?",
+                   true);
+    for (const Statement* statement :
+         {&writer->m_processEnd, &writer->m_threadName, &writer->m_deviceUpdate})
         if (statement->failed())
             writer->fail("cannot prepare statement", statement->error());
     for (const Statement& statement : writer->m_inserts)
@@ -81,6 +86,7 @@ void SessionWriter::finalizeStatements() {
         statement = Statement();
     m_processEnd = Statement();
     m_threadName = Statement();
+    m_deviceUpdate = Statement();
 }
 
 void SessionWriter::fail(std::string_view what, std::string_view message) {
@@ -131,6 +137,14 @@ int64_t SessionWriter::addProcess(const ProcessRow& row) {
 int64_t SessionWriter::addProcessRank(const ProcessRankRow& row) {
     return insert<tables::kProcessRanks>(row.processId, row.rank, row.localRank, row.worldSize,
                                          row.launcher, row.clockShiftNs);
+}
+
+void SessionWriter::updateDevice(int64_t deviceId, const DeviceRow& row) {
+    if (!ok())
+        return;
+    m_deviceUpdate.bindAll(row.name, row.uuid, row.computeMajor, row.computeMinor, row.smCount,
+                           row.globalMemoryBytes, deviceId);
+    execute(m_deviceUpdate);
 }
 
 void SessionWriter::finishProcess(int64_t processId, int64_t endNs,

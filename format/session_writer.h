@@ -43,6 +43,8 @@ public:
     int64_t addThread(const ThreadRow& row);
     void setThreadName(int64_t threadId, std::string_view name);
     int64_t addDevice(const DeviceRow& row);
+    // Fills in a device row written before its properties were known (all but process and index).
+    void updateDevice(int64_t deviceId, const DeviceRow& row);
     int64_t addStream(const StreamRow& row);
     int64_t addModule(const ModuleRow& row);
     int64_t addFrame(const FrameRow& row);
@@ -113,6 +115,7 @@ private:
     std::array<int64_t, kTables.size()> m_rowsWritten{};
     Statement m_processEnd;
     Statement m_threadName;
+    Statement m_deviceUpdate;
 };
 
 } // namespace stallscope::format

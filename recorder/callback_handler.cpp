@@ -76,6 +76,9 @@ void CallbackHandler::noteStream(const CUpti_CallbackData& data, HostEvent* even
         cuptiGetStreamIdEx(data.context, stream, perThread ? 1 : 0, &streamId) == CUPTI_SUCCESS) {
         event->contextId = contextId;
         event->streamId = streamId;
+        uint32_t deviceId = 0;
+        if (cuptiGetDeviceId(data.context, &deviceId) == CUPTI_SUCCESS)
+            event->deviceId = deviceId;
     }
 }
 
@@ -117,6 +120,7 @@ void CallbackHandler::onApi(int domain, uint32_t cbid, const void* raw) {
         event->stackHash = 0;
         event->contextId = 0;
         event->streamId = HostEvent::kNoStream;
+        event->deviceId = HostEvent::kNoStream;
         if ((c == ApiClass::StreamSync || c == ApiClass::StreamWaitEvent) && data->context &&
             data->functionParams)
             noteStream(*data, event);

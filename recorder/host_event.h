@@ -25,6 +25,9 @@ struct HostEvent {
     static constexpr uint32_t kNoStream = UINT32_MAX;
     uint32_t contextId = 0;
     uint32_t streamId = kNoStream;
+    // The device of that context (kNoStream when unknown): the stream's row needs it before
+    // CUPTI's CONTEXT record arrives, which may be after the first syncs (NCCL's start-up).
+    uint32_t deviceId = kNoStream;
     int64_t startNs = 0;
     int64_t endNs = 0;
     uint64_t stackHash = 0; // 0: no stack; covers native and Python frames

@@ -210,6 +210,7 @@ void SessionSink::consumeHostEvent(const HostEvent& event) {
     host.seenNs = monotonicNs();
     host.correlationId = event.correlationId;
     host.contextId = event.contextId;
+    host.deviceId = event.deviceId;
     host.streamId = event.streamId;
     auto c = ApiClass(event.apiClass);
     if (ApiClassifier::isSync(c)) {
@@ -273,8 +274,11 @@ void SessionSink::emitSync(const PendingHost* host, const ActivityRecord* record
         row.startNs = host->startNs;
         row.endNs = host->endNs;
         row.correlationId = host->correlationId;
+        if (host->deviceId != HostEvent::kNoStream)
+            m_contextDevice.emplace(host->contextId, host->deviceId);
         if (host->streamId != HostEvent::kNoStream)
-            row.streamId = streamRow(host->contextId, host->streamId, 0, false);
+            row.streamId = streamRow(host->contextId, host->streamId, host->deviceId,
+                                     host->deviceId != HostEvent::kNoStream);
     }
     if (host && host->stackId >= 0)
         row.stackId = host->stackId;
@@ -429,7 +433,8 @@ void SessionSink::consumeBatch(const ActivityBatch& batch) {
             break;
         }
         case ActivityRecord::Kind::Device: {
-            if (m_devices.count(r.deviceId))
+            const auto placeholder = m_devices.find(r.deviceId);
+            if (placeholder != m_devices.end() && m_namedDevices.count(r.deviceId))
                 break;
             format::DeviceRow row;
             row.processId = m_processId;
@@ -447,7 +452,12 @@ void SessionSink::consumeBatch(const ActivityBatch& batch) {
             row.computeMinor = r.computeMinor;
             row.smCount = r.value;
             row.globalMemoryBytes = int64_t(r.bytes);
-            m_devices.emplace(r.deviceId, m_writer->addDevice(row));
+            // A stream named the device first (a sync before this record): complete its row.
+            if (placeholder != m_devices.end())
+                m_writer->updateDevice(placeholder->second, row);
+            else
+                m_devices.emplace(r.deviceId, m_writer->addDevice(row));
+            m_namedDevices.insert(r.deviceId);
             break;
         }
         case ActivityRecord::Kind::Context:

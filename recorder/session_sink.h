@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace stallscope::recorder {
@@ -69,6 +70,7 @@ private:
         uint32_t correlationId = 0;
         uint32_t contextId = 0;
         uint32_t streamId = HostEvent::kNoStream;
+        uint32_t deviceId = HostEvent::kNoStream;
     };
     struct PendingCopy {
         uint8_t copyKind = 0, dstKind = 0, srcKind = 0;
@@ -97,6 +99,7 @@ private:
     std::unordered_map<uint64_t, int64_t> m_moduleRowByStart;
     std::unordered_map<int32_t, int64_t> m_threads;
     std::unordered_map<uint32_t, int64_t> m_devices;
+    std::unordered_set<uint32_t> m_namedDevices; // devices whose DEVICE record was written
     std::unordered_map<uint32_t, uint32_t> m_contextDevice;
     std::unordered_map<uint32_t, uint32_t> m_contextNullStream;
     std::unordered_map<uint64_t, int64_t> m_streams;

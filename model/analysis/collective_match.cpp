@@ -1,13 +1,11 @@
 #include "model/analysis/collective_match.h"
 
+#include "model/session/collective_names.h"
+
 #include <algorithm>
 #include <map>
 
 namespace stallscope::model {
-
-bool isCollectiveKernelName(std::string_view name) {
-    return name.starts_with("nccl");
-}
 
 void CollectiveMatch::build(const Session& session, int64_t windowStartNs, int64_t windowEndNs) {
     m_ranks.clear();

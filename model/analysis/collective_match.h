@@ -1,6 +1,6 @@
-// CollectiveMatch: the collectives of a multi-rank session matched across ranks. A collective is a
-// kernel whose name starts with "nccl" (NCCL's device kernels: ncclDevKernel_AllReduce_…,
-// ncclKernel_…); the k-th collective of one kernel name on each rank is one collective of the run
+// CollectiveMatch: the collectives of a multi-rank session matched across ranks. A collective is
+// an NCCL kernel (model/session/collective_names.h: ncclDevKernel_AllReduce_…, ncclKernel_…,
+// mangled or not); the k-th collective of one kernel name on each rank is one collective of the run
 // (the ranks of a communicator issue the same sequence). A rank's *arrival* at a collective is
 // when its kernel could start on its GPU: the kernel's recorded start, which is after its launch
 // call, after the previous work of its stream and after any event it waits for — the moment the
@@ -16,8 +16,6 @@
 #include <vector>
 
 namespace stallscope::model {
-
-bool isCollectiveKernelName(std::string_view name); // starts with "nccl"
 
 struct CollectiveArrival {
     int32_t streamLane = -1; // Session::streamLanes index

@@ -92,13 +92,14 @@ std::string rankNumbersText(const std::vector<RankNumbers>& ranks);
 struct StragglerNumbers {
     int32_t processIndex = -1; // the late rank
     std::string label;
-    int64_t collectives = 0;     // matched collectives in the window
-    int64_t lastCollectives = 0; // those it arrived last at
-    int64_t meanLatenessNs = 0;  // after the second-latest rank, over those
-    int64_t periodNs = 0;        // median time between its consecutive collectives
-    int64_t waitNs = 0;          // the others' wait for it, summed over them
-    double waitShare = 0;        // waitNs over (window × other ranks)
-    std::string cause;           // what its host did instead of launching
+    int64_t collectives = 0;        // those the ranks reached >= contendedNs apart
+    int64_t matchedCollectives = 0; // matched collectives in the window
+    int64_t lastCollectives = 0;    // those it arrived last at
+    int64_t meanLatenessNs = 0;     // after the second-latest rank, over those
+    int64_t periodNs = 0;           // median time between its consecutive collectives
+    int64_t waitNs = 0;             // the others' wait for it, summed over them
+    double waitShare = 0;           // waitNs over (window × other ranks)
+    std::string cause;              // what its host did instead of launching
     struct Wait {
         std::string label;
         int64_t waitNs = 0;

@@ -39,6 +39,7 @@ QJsonObject stragglerObject(const StragglerNumbers& s) {
             {"label", text(wait.label)}, {"wait_ns", integer(wait.waitNs)}, {"share", wait.share}});
     return {{"rank", text(s.label)},
             {"collectives", integer(s.collectives)},
+            {"matched_collectives", integer(s.matchedCollectives)},
             {"last_collectives", integer(s.lastCollectives)},
             {"mean_lateness_ns", integer(s.meanLatenessNs)},
             {"period_ns", integer(s.periodNs)},

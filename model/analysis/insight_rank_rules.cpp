@@ -99,9 +99,11 @@ public:
             if (previous == IntervalColumns::npos || api.end[i] > previousEnd)
                 previous = i, previousEnd = api.end[i];
         }
+        // A cause explains at most the collective's lateness: one long gap (a checkpoint) must
+        // not outweigh a gap that made every step late.
         if (syncSite >= 0 && syncNs >= gapNs) {
             auto& [ns, count] = tally.syncs[syncSite];
-            ns += syncNs;
+            ns += std::min(syncNs, lateness);
             ++count;
             return;
         }
@@ -111,7 +113,7 @@ public:
             return;
         }
         GapCause& gap = tally.gaps[{api.nameId[gapBefore], api.nameId[gapAfter]}];
-        gap.ns += gapNs;
+        gap.ns += std::min(gapNs, lateness);
         ++gap.count;
         if (const int64_t range = rangeCovering(host, gapStart, gapEnd); range >= 0)
             gap.rangeNs[static_cast<uint32_t>(range)] += gapNs;
@@ -178,26 +180,42 @@ private:
         return -1;
     }
 
-    // The site (with a source line) of the thread's last sync ending by `t`, or of its first sync
-    // starting from `t` on (`after`); -1 when none.
+    // The site (with a source line) of the process's last sync starting before `t`, or of its
+    // first sync starting from `t` on (`after`); -1 when none. Any thread of the launching
+    // thread's process: DDP launches its all-reduces from the autograd thread, while the lines
+    // the user wrote sync on the Python thread. A sync counts by its start (its end may pass `t`
+    // by the few ns between the callback's clock and the API record's).
     int32_t nearestSync(int32_t lane, int64_t t, bool after) const {
-        const SyncColumns& syncs = m_session.hostLanes[lane].syncs;
         const auto& stats = m_context.sites.stats();
-        auto located = [&](size_t i) {
-            const int32_t site = m_context.sites.siteOf(lane, i);
-            return site >= 0 && stats[site].site.hasLocation() ? site : -1;
-        };
-        if (after) {
-            for (size_t i = syncs.firstStartingAtOrAfter(t); i < syncs.size(); ++i)
-                if (const int32_t site = located(i); site >= 0)
-                    return site;
-            return -1;
+        const int32_t process =
+            m_session.threads[m_session.hostLanes[lane].threadIndex].processIndex;
+        int32_t best = -1;
+        int64_t bestNs = 0;
+        for (size_t l = 0; l < m_session.hostLanes.size(); ++l) {
+            if (m_session.threads[m_session.hostLanes[l].threadIndex].processIndex != process)
+                continue;
+            const SyncColumns& syncs = m_session.hostLanes[l].syncs;
+            auto located = [&](size_t i) {
+                const int32_t site = m_context.sites.siteOf(static_cast<int32_t>(l), i);
+                return site >= 0 && stats[site].site.hasLocation() ? site : -1;
+            };
+            if (after) {
+                for (size_t i = syncs.firstStartingAtOrAfter(t); i < syncs.size(); ++i)
+                    if (const int32_t site = located(i); site >= 0) {
+                        if (best < 0 || syncs.start[i] < bestNs)
+                            best = site, bestNs = syncs.start[i];
+                        break;
+                    }
+            } else {
+                for (size_t i = syncs.firstStartingAtOrAfter(t); i-- > 0;)
+                    if (const int32_t site = located(i); site >= 0) {
+                        if (best < 0 || syncs.start[i] > bestNs)
+                            best = site, bestNs = syncs.start[i];
+                        break;
+                    }
+            }
         }
-        for (size_t i = syncs.firstStartingAtOrAfter(t); i-- > 0;)
-            if (syncs.end[i] <= t)
-                if (const int32_t site = located(i); site >= 0)
-                    return site;
-        return -1;
+        return best;
     }
 
     const AnalysisContext& m_context;
@@ -260,10 +278,14 @@ void straggler(const AnalysisContext& context, std::vector<Insight>& out) {
     if (static_cast<int64_t>(collectives.size()) < std::max<int64_t>(t.minCollectives, 1))
         return;
 
-    // Who arrived last at each collective, and how long after the second-latest rank.
+    // Who arrived last at each collective, and how long after the second-latest rank. Only
+    // collectives the ranks reached apart count: the ones queued behind a contended collective
+    // (DDP's later gradient buckets of a step) start when it ends, on every rank alike.
     std::vector<int64_t> lastCount(ranks.size()), latenessNs(ranks.size());
     std::vector<size_t> lastOf(collectives.size());
     std::vector<int64_t> lateBy(collectives.size());
+    std::vector<bool> contended(collectives.size());
+    int64_t contendedCount = 0;
     for (size_t c = 0; c < collectives.size(); ++c) {
         const auto& arrivals = collectives[c].ranks;
         size_t last = 0;
@@ -276,23 +298,40 @@ void straggler(const AnalysisContext& context, std::vector<Insight>& out) {
                 second = std::max(second, arrivals[r].arrivalNs);
         lastOf[c] = last;
         lateBy[c] = arrivals[last].arrivalNs - second;
+        contended[c] = lateBy[c] >= t.contendedNs;
+        if (!contended[c])
+            continue;
+        ++contendedCount;
         ++lastCount[last];
         latenessNs[last] += lateBy[c];
     }
+    if (contendedCount < std::max<int64_t>(t.minCollectives, 1))
+        return;
     const size_t s = static_cast<size_t>(std::max_element(lastCount.begin(), lastCount.end()) -
                                          lastCount.begin());
-    std::vector<int64_t> periods;
-    for (size_t c = 1; c < collectives.size(); ++c)
-        periods.push_back(collectives[c].ranks[s].endNs - collectives[c - 1].ranks[s].endNs);
+    // The time between its contended collectives, on average: a step when there is one a step,
+    // and a share of it when a step has several (DDP's gradient buckets) — where the median
+    // would be the short gap between two buckets.
+    size_t firstContended = collectives.size(), lastContended = 0;
+    for (size_t c = 0; c < collectives.size(); ++c)
+        if (contended[c]) {
+            firstContended = std::min(firstContended, c);
+            lastContended = c;
+        }
+    const int64_t periodNs = contendedCount < 2 ? 0
+                                                : (collectives[lastContended].ranks[s].endNs -
+                                                   collectives[firstContended].ranks[s].endNs) /
+                                                      (contendedCount - 1);
     StragglerNumbers numbers;
     numbers.processIndex = ranks[s].processIndex;
     numbers.label = ranks[s].label;
-    numbers.collectives = static_cast<int64_t>(collectives.size());
+    numbers.collectives = contendedCount;
+    numbers.matchedCollectives = static_cast<int64_t>(collectives.size());
     numbers.lastCollectives = lastCount[s];
     numbers.meanLatenessNs = latenessNs[s] / std::max<int64_t>(lastCount[s], 1);
-    numbers.periodNs = whatif::upperMedian(periods);
+    numbers.periodNs = periodNs;
     const double lastShare =
-        static_cast<double>(lastCount[s]) / static_cast<double>(collectives.size());
+        static_cast<double>(lastCount[s]) / static_cast<double>(contendedCount);
     if (lastShare < t.minLastShare || numbers.meanLatenessNs < t.minLatenessNs ||
         static_cast<double>(numbers.meanLatenessNs) <
             t.minLatenessShareOfPeriod * static_cast<double>(numbers.periodNs))
@@ -307,7 +346,7 @@ void straggler(const AnalysisContext& context, std::vector<Insight>& out) {
     std::vector<EventSpans> kernelsByRank(ranks.size());
     for (size_t c = 0; c < collectives.size(); ++c) {
         const auto& arrivals = collectives[c].ranks;
-        if (lastOf[c] == s) {
+        if (lastOf[c] == s && contended[c]) {
             for (size_t r = 0; r < ranks.size(); ++r) {
                 waits[r] += arrivals[s].arrivalNs - arrivals[r].arrivalNs;
                 const EventRef kernel{EventKind::Kernel, arrivals[r].streamLane, 0,
@@ -318,7 +357,9 @@ void straggler(const AnalysisContext& context, std::vector<Insight>& out) {
                 else
                     mine.push_back({kernel, 1});
             }
-            finder.add(arrivals[s], previousEnd, lateBy[c], tally);
+            // Not before the window: the first collective's search would otherwise reach back
+            // into start-up (seconds of imports and NCCL set-up) and name that.
+            finder.add(arrivals[s], std::max(previousEnd, context.windowStartNs), lateBy[c], tally);
         }
         previousEnd = std::max(previousEnd, arrivals[s].endNs);
         if (context.cancelled())
@@ -358,15 +399,16 @@ void straggler(const AnalysisContext& context, std::vector<Insight>& out) {
                     formatCount(numbers.lastCollectives) + " of " +
                     formatCount(numbers.collectives) + " collectives (" +
                     formatDuration(numbers.meanLatenessNs) + " late on average)";
-    std::string text = numbers.label + " arrived last at " + formatCount(numbers.lastCollectives) +
-                       " of " + formatCount(numbers.collectives) + " collectives, a mean " +
-                       formatDuration(numbers.meanLatenessNs) + " after the next-latest rank (" +
-                       formatShare(static_cast<double>(numbers.meanLatenessNs) /
-                                   static_cast<double>(std::max<int64_t>(numbers.periodNs, 1))) +
-                       " of the " + formatDuration(numbers.periodNs) +
-                       " between its collectives); the other ranks waited " +
-                       formatDuration(numbers.waitNs) + " for it inside them (" +
-                       formatShare(numbers.waitShare) + " of their window";
+    std::string text =
+        numbers.label + " arrived last at " + formatCount(numbers.lastCollectives) + " of the " +
+        formatCount(numbers.collectives) + " collectives the ranks reached apart (of " +
+        formatCount(numbers.matchedCollectives) + " matched), a mean " +
+        formatDuration(numbers.meanLatenessNs) + " after the next-latest rank (" +
+        formatShare(static_cast<double>(numbers.meanLatenessNs) /
+                    static_cast<double>(std::max<int64_t>(numbers.periodNs, 1))) +
+        " of the " + formatDuration(numbers.periodNs) +
+        " between its collectives); the other ranks waited " + formatDuration(numbers.waitNs) +
+        " for it inside them (" + formatShare(numbers.waitShare) + " of their window";
     for (size_t w = 0; w < numbers.waits.size(); ++w)
         text += (w == 0 ? ": " : ", ") + numbers.waits[w].label + " " +
                 formatDuration(numbers.waits[w].waitNs);

@@ -75,15 +75,19 @@ struct InsightThresholds {
     } launchBound;
 
     // straggler (sessions of several ranks): collectives — kernels named nccl* — are matched across
-    // ranks, the k-th of each name on each rank. A rank is the straggler when, over at least
-    // minCollectives matched collectives in the window, it arrived last at >= minLastShare of
-    // them AND its mean lateness there (after the second-latest rank) is >= minLatenessNs AND
-    // >= minLatenessShareOfPeriod of the median time between its consecutive collectives (a
+    // ranks, the k-th of each name on each rank; those whose last rank arrived less than
+    // contendedNs after the next-latest are left out (everyone arrived together: a collective
+    // queued behind another starts when that one ends, on every rank). A rank is the straggler
+    // when, over at least minCollectives such contended collectives in the window, it arrived
+    // last at >= minLastShare of them AND its mean lateness there (after the second-latest rank) is
+    // >= minLatenessNs AND
+    // >= minLatenessShareOfPeriod of the mean time between its consecutive contended collectives (a
     // step, with one collective per step). chainGapNs: GPU work on a device separated by at most
     // this much is one busy run (queued work), which the cause search walks back through to the
     // launch that started it.
     struct {
         int64_t minCollectives = 3;
+        int64_t contendedNs = 100'000;
         double minLastShare = 0.60;
         int64_t minLatenessNs = 1'000'000;
         double minLatenessShareOfPeriod = 0.05;

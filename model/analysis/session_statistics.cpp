@@ -44,6 +44,10 @@ SessionStatistics SessionStatisticsBuilder::compute(const Session& session, cons
 
     int64_t devicesWithWork = 0;
     for (size_t d = 0; d < gpu.deviceCount(); ++d) {
+        // CUPTI describes every visible GPU; one that ran nothing of this process (the other
+        // ranks' GPUs on a multi-GPU host) is no device of the run.
+        if (gpu.streamsOf(static_cast<int32_t>(d)).empty())
+            continue;
         const DeviceInfo& info = session.devices[d];
         DeviceBusy device;
         device.deviceIndex = static_cast<int32_t>(d);

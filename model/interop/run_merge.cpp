@@ -4,7 +4,7 @@
 #include "format/session_schema.h"
 #include "format/session_schema_check.h"
 #include "format/sqlite_database.h"
-#include "model/interop/import_cache.h"
+#include "model/session/collective_names.h"
 #include "model/session/session_file_check.h"
 
 #include <algorithm>
@@ -22,8 +22,6 @@ namespace stallscope::model {
 
 namespace {
 
-// Bumped when the merged file's content changes, so that cached merges are made again.
-constexpr int kMergerVersion = 1;
 constexpr std::string_view kSource = "src";
 
 // What a merged file's rows refer to: a column named like a key of this table holds another
@@ -169,11 +167,17 @@ bool readInput(Input& input, std::string* error) {
     input.rank = firstRank(db);
     input.status = oneValue(db, "SELECT value FROM meta WHERE key = 'status'");
     input.incompleteReason = oneValue(db, "SELECT value FROM meta WHERE key = 'incomplete_reason'");
-    format::Statement ends = db.prepare(
-        "SELECT k.end_ns FROM kernels k JOIN strings s ON s.id = k.name_id WHERE s.text GLOB "
-        "'nccl*' ORDER BY k.start_ns, k.id");
-    while (ends.step())
-        input.collectiveEndsNs.push_back(ends.integer(0));
+    std::string collectiveNames;
+    format::Statement names = db.prepare("SELECT id, text FROM strings");
+    while (names.step())
+        if (isCollectiveKernelName(names.text(1)))
+            collectiveNames += (collectiveNames.empty() ? "" : ", ") + names.text(0);
+    if (!collectiveNames.empty()) {
+        format::Statement ends = db.prepare("SELECT end_ns FROM kernels WHERE name_id IN (" +
+                                            collectiveNames + ") ORDER BY start_ns, id");
+        while (ends.step())
+            input.collectiveEndsNs.push_back(ends.integer(0));
+    }
     input.wallOffsetNs = realtimeMinusMonotonic(
         oneValue(db, "SELECT value FROM meta WHERE key = 'cupti_clock_vs_host'"));
     input.rows = rowCount(db);
@@ -185,6 +189,9 @@ std::string selectExpression(const format::Table& table, const format::Column& c
     const std::string name(column.name);
     if (&column == &table.columns.front() && isRowIdTable(table))
         return name + " + " + std::to_string(offsets.at(table.name));
+    // Names are one string per text across the run (see mapStrings).
+    if (column.name == "name_id")
+        return "(SELECT merged FROM temp.string_map WHERE original = name_id)";
     if (const auto target = referencedTable(table.name, column.name))
         return name + " + " + std::to_string(offsets.at(*target));
     if (isTimeColumn(column.name) && shiftNs != 0)
@@ -207,6 +214,20 @@ std::string copySql(const format::Table& table, const std::map<std::string_view,
     return std::string(sources ? "INSERT OR IGNORE" : "INSERT") + " INTO main." +
            std::string(table.name) + " (" + columns + ") SELECT " + values + " FROM " +
            std::string(kSource) + "." + std::string(table.name);
+}
+
+// One string per text in the merged file, so that the same kernel or API name has one id on
+// every rank (statistics by name, collectives matched by name): the input's new texts are added,
+// and temp.string_map maps each of its string ids to the merged one.
+bool mapStrings(format::Database& db, std::string* error) {
+    return db.exec(
+        "INSERT INTO main.strings (text) SELECT text FROM src.strings s WHERE NOT EXISTS "
+        "(SELECT 1 FROM main.strings m WHERE m.text = s.text) GROUP BY text ORDER BY "
+        "min(id);"
+        "DELETE FROM temp.string_map;"
+        "INSERT INTO temp.string_map (original, merged) SELECT s.id, m.id FROM "
+        "src.strings s JOIN main.strings m ON m.text = s.text",
+        error);
 }
 
 std::string hostShiftText(const std::string& host, const ClockAlignment& alignment) {
@@ -435,7 +456,11 @@ RunMergeResult RunMerger::merge(const std::vector<std::string>& sessions,
     // A temporary file made durable by OutputFile::commit: no journal needed while writing.
     if (!db.exec("PRAGMA page_size=16384; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF",
                  &error) ||
-        !db.exec(format::schemaSql(), &error))
+        !db.exec(format::schemaSql(), &error) ||
+        // Dropped before the end: a session holds only its own indexes.
+        !db.exec("CREATE INDEX merge_strings_by_text ON strings(text);"
+                 "CREATE TEMP TABLE string_map (original INTEGER PRIMARY KEY, merged INTEGER)",
+                 &error))
         return fail("cannot create the merged session");
 
     std::string incomplete;
@@ -478,8 +503,11 @@ RunMergeResult RunMerger::merge(const std::vector<std::string>& sessions,
                                                           std::string(table->name));
         const bool v1 = !oneInteger(db, "SELECT count(*) FROM src.sqlite_master WHERE name = "
                                         "'process_ranks'");
+        if (!mapStrings(db, &error))
+            return fail("cannot copy strings of " + input.path);
         for (const format::Table* table : format::kTables) {
-            if (table->name == format::tables::kMeta.name || (v1 && table->sinceVersion > 1))
+            if (table->name == format::tables::kMeta.name ||
+                table->name == format::tables::kStrings.name || (v1 && table->sinceVersion > 1))
                 continue;
             if (!db.exec(copySql(*table, offsets, input.shiftNs), &error))
                 return fail("cannot copy " + std::string(table->name) + " of " + input.path);
@@ -495,7 +523,7 @@ RunMergeResult RunMerger::merge(const std::vector<std::string>& sessions,
         if (options.progress && totalRows > 0)
             options.progress(static_cast<double>(copiedRows) / totalRows);
     }
-    if (!db.exec(format::kIndexSql, &error))
+    if (!db.exec("DROP INDEX merge_strings_by_text", &error) || !db.exec(format::kIndexSql, &error))
         return fail("cannot write the merged session");
     meta = format::Statement();
     if (!db.close())
@@ -505,101 +533,6 @@ RunMergeResult RunMerger::merge(const std::vector<std::string>& sessions,
     result.ok = true;
     result.processes = static_cast<int>(inputs.size());
     return result;
-}
-
-std::string RunMerger::cachePathFor(const std::vector<std::string>& sessions) {
-    std::error_code ec;
-    // Key: every input's absolute path, size and modification time, and the merger's version.
-    std::string key = "run|v" + std::to_string(kMergerVersion);
-    for (const std::string& file : sessions) {
-        key +=
-            "|" + fs::absolute(file, ec).string() + ":" + std::to_string(fs::file_size(file, ec));
-        key += ":" + std::to_string(fs::last_write_time(file, ec).time_since_epoch().count());
-    }
-    char hash[32];
-    std::snprintf(hash, sizeof hash, "%016zx", std::hash<std::string>{}(key));
-    const fs::path first = fs::path(sessions.empty() ? std::string("run") : sessions.front());
-    std::string stem = first.parent_path().filename().string();
-    if (stem.empty())
-        stem = "run";
-    return (fs::path(importCacheDir()) / (stem + "-run-" + hash + ".stallscope")).string();
-}
-
-std::string RunMerger::mergeIntoCache(const std::vector<std::string>& paths,
-                                      const LoadOptions& options, LoadResult* failed,
-                                      std::vector<std::string>* sessions) {
-    const RunFiles files = runFiles(paths, &failed->error);
-    if (files.sessions.empty())
-        return {};
-    if (sessions)
-        *sessions = files.sessions;
-    const std::string cached = cachePathFor(files.sessions);
-    std::error_code ec;
-    if (fs::exists(cached, ec))
-        return cached; // load() merges again when the cached file does not load
-    RunMergeOptions mergeOptions;
-    mergeOptions.cancel = options.cancel;
-    mergeOptions.output.replaceExisting = true; // the cache's own file
-    if (options.progress)
-        mergeOptions.progress = [&](double f) { options.progress(0.5 * f); };
-    const RunMergeResult merged = merge(files.sessions, cached, mergeOptions);
-    if (!merged.ok) {
-        failed->cancelled = merged.cancelled;
-        failed->error = merged.error;
-        return {};
-    }
-    // Where the run came from, and what was left out, go into the cached file's meta.
-    format::Database db;
-    std::string error;
-    if (db.open(cached, format::Database::Mode::ReadWrite, &error)) {
-        format::Statement meta =
-            db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)");
-        meta.execute(format::meta::kImportSource, paths.front());
-        if (!files.skipped.empty()) {
-            std::string skipped =
-                "skipped " + std::to_string(files.skipped.size()) + " file(s) of the run: ";
-            for (size_t i = 0; i < files.skipped.size(); ++i)
-                skipped += (i ? "; " : "") + files.skipped[i];
-            meta.reset();
-            meta.execute(format::meta::kImportWarnings, skipped);
-        }
-    }
-    trimImportCache(fs::path(cached).parent_path().string(), kImportCacheLimits, cached);
-    return cached;
-}
-
-LoadResult RunMerger::load(const std::vector<std::string>& paths, const LoadOptions& options) {
-    LoadResult failed;
-    std::vector<std::string> sessions;
-    std::string cached = mergeIntoCache(paths, options, &failed, &sessions);
-    if (cached.empty())
-        return failed;
-    LoadOptions loadOptions = options;
-    if (options.progress)
-        loadOptions.progress = [&](double f) { options.progress(0.5 + 0.5 * f); };
-    LoadResult loaded = SessionLoader::load(cached, loadOptions);
-    if (loaded.ok()) {
-        touchCachedSession(cached);
-        return loaded;
-    }
-    if (loaded.cancelled)
-        return loaded;
-    // A row the merged file refuses came from one input: name that input when it is refused
-    // alone too; otherwise the cached file itself was stale or damaged: merge once more.
-    for (const std::string& input : sessions)
-        if (LoadResult alone = SessionLoader::load(input, options); !alone.ok())
-            return alone;
-    std::error_code ec;
-    fs::remove(cached, ec);
-    cached = mergeIntoCache(paths, options, &failed, nullptr);
-    return cached.empty() ? std::move(failed) : SessionLoader::load(cached, loadOptions);
-}
-
-void registerRunImporter(SessionOpener& opener) {
-    opener.add(SessionImporter{"Stallscope run (a folder of sessions)", &RunMerger::looksLikeRun,
-                               [](const std::string& path, const LoadOptions& options) {
-                                   return RunMerger::load({path}, options);
-                               }});
 }
 
 } // namespace stallscope::model

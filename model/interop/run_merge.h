@@ -23,6 +23,9 @@
 
 namespace stallscope::model {
 
+// Bumped when a merged file's content changes, so that cached merges are made again.
+inline constexpr int kRunMergerVersion = 2;
+
 struct RunFiles {
     std::vector<std::string> sessions; // to merge, in rank order (then by name)
     std::vector<std::string> skipped;  // "name: why", one per file left out

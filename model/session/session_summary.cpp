@@ -1,6 +1,7 @@
 #include "model/session/session_summary.h"
 
 #include "format/session_meta.h"
+#include "model/session/collective_names.h"
 
 #include <cxxabi.h>
 
@@ -57,6 +58,8 @@ std::string formatCount(int64_t count) {
 }
 
 std::string readableKernelName(const std::string& name) {
+    if (std::string collective = collectiveLabel(name); !collective.empty())
+        return collective;
     if (name.rfind("_Z", 0) != 0)
         return name;
     int status = 0;
@@ -86,8 +89,13 @@ SessionSummary SessionSummary::of(const Session& session) {
     add("Host", host.empty() ? "(unknown)" : host);
 
     // GPUs: "2 × NVIDIA H100 80GB HBM3 (sm_90)" grouped by model.
+    // A GPU is counted once however many processes saw it (the ranks of a run on one host all
+    // see every GPU): by its UUID when recorded.
     std::map<std::string, int> models;
+    std::set<std::string> counted;
     for (const DeviceInfo& device : session.devices) {
+        if (!device.uuid.empty() && !counted.insert(device.uuid).second)
+            continue;
         if (device.name.empty() && device.computeMajor == 0) { // a trace without its properties
             models["GPU " + std::to_string(device.deviceIndex) + " (model not recorded)"]++;
             continue;

@@ -393,7 +393,9 @@ private slots:
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QString>("message");
         const QString file = sourcePath("resources/sample.stallscope");
-        QTest::newRow("two files") << QStringList{file, file} << QStringLiteral("at most one FILE");
+        QTest::newRow("compare-with and two files")
+            << QStringList{QStringLiteral("--compare-with"), file, file, file}
+            << QStringLiteral("--compare-with takes one FILE");
         QTest::newRow("color scheme")
             << QStringList{QStringLiteral("--color-scheme"), QStringLiteral("purple"), file}
             << QStringLiteral("--color-scheme wants light or dark");
@@ -417,7 +419,7 @@ private slots:
             << QStringLiteral("--page-size wants a4 or letter");
         QTest::newRow("report without a file")
             << QStringList{QStringLiteral("--report"), m_dir.filePath(QStringLiteral("x.pdf"))}
-            << QStringLiteral("--report needs exactly one FILE");
+            << QStringLiteral("--report needs a FILE");
         const QString small = m_dir.filePath(QStringLiteral("usage.stallscope"));
         stallscope::testing::writeSmallSession(small.toStdString());
         QTest::newRow("unknown range")

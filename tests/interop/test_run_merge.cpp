@@ -5,6 +5,7 @@
 #include "format/session_meta.h"
 #include "format/session_schema.h"
 #include "format/session_writer.h"
+#include "model/analysis/insight_engine.h"
 #include "model/interop/run_merge.h"
 #include "model/session/session_database.h"
 
@@ -103,6 +104,7 @@ private slots:
     void inputsAreNeverWritten();
     void brokenReferenceNamesTheInput();
     void emptyFolderIsAnError();
+    void recordedDdpRunNamesTheStraggler();
 
 private:
     QString folder(const char* name) {
@@ -146,6 +148,9 @@ void TestRunMerge::folderOpensAsOneSessionInRankOrder() {
              std::string("ncclDevKernel_AllRedu"));
     QCOMPARE(s.streamLanes[1].kernels.start.front(), kBaseNs + kStepNs / 2 - 3'000'000);
     QCOMPARE(s.streamLanes[1].kernels.end.back(), kBaseNs + 4 * kStepNs + kStepNs / 2);
+    // One string per text across the run: the same kernel has one name id on every rank.
+    QCOMPARE(s.streamLanes[1].kernels.nameId[1], s.streamLanes[0].kernels.nameId[1]);
+    QCOMPARE(s.strings.size(), size_t(3 + 1));
 }
 
 void TestRunMerge::stacksAndSourcesStayWithTheirRank() {
@@ -240,7 +245,7 @@ void TestRunMerge::badDuplicateAndPartialFilesAreSkippedByName() {
     const model::RunFiles files = model::RunMerger::runFiles({run.toStdString()}, &error);
     QCOMPARE(files.sessions.size(), size_t(3));
     QVERIFY(files.sessions[0].ends_with("/rank0.stallscope"));
-    QVERIFY(files.sessions[1].ends_with("/pid5001.stallscope")); // rank 1, first by name
+    QVERIFY(files.sessions[1].ends_with("/pid5001.stallscope"));    // rank 1, first by name
     QVERIFY(files.sessions[2].ends_with("/rank1-copy.stallscope")); // '-' sorts before '.'
     QCOMPARE(files.skipped.size(), size_t(3));
     const model::LoadResult loaded = model::RunMerger::load({run.toStdString()});
@@ -289,6 +294,35 @@ void TestRunMerge::emptyFolderIsAnError() {
     QVERIFY(!loaded.ok());
     QVERIFY2(loaded.error.rfind(run.toStdString() + ": no Stallscope session", 0) == 0,
              loaded.error.c_str());
+}
+
+// The bundled recording (resources/sample-ddp/: bench/multigpu/ddp_straggler.py, 20 steps, rank 1
+// 20 ms of host work a step, 2 × H200): two files of one host, ranks in order, GPUs by rank, the
+// straggler named with the wait it caused.
+void TestRunMerge::recordedDdpRunNamesTheStraggler() {
+    const model::LoadResult loaded =
+        model::RunMerger::load({STALLSCOPE_SOURCE_DIR "/resources/sample-ddp"});
+    QVERIFY2(loaded.ok(), loaded.error.c_str());
+    const model::Session& s = *loaded.session;
+    QCOMPARE(s.processes.size(), size_t(2));
+    QCOMPARE(s.processes[1].rank->rank, int64_t(1));
+    QCOMPARE(s.processes[1].rank->launcher, std::string("torchrun"));
+    QVERIFY(s.metaValue(format::meta::kRunClockAlignment).empty()); // one host, one clock
+    model::SessionDatabase db;
+    std::string error;
+    QVERIFY2(db.open(s.path, &error), error.c_str());
+    const model::InsightReport report = model::InsightEngine::analyze(s, db);
+    const auto straggler =
+        std::find_if(report.insights.begin(), report.insights.end(), [](const model::Insight& i) {
+            return i.rule == model::InsightRule::Straggler;
+        });
+    QVERIFY(straggler != report.insights.end());
+    QCOMPARE(straggler->straggler->label, std::string("rank 1"));
+    // 20 ms a step over the 20 steps' collectives it was late at: rank 0 waited most of that.
+    QVERIFY2(straggler->straggler->waitNs > 300'000'000,
+             std::to_string(straggler->straggler->waitNs).c_str());
+    QVERIFY2(straggler->evidence.find("ddp_straggler.py:54") != std::string::npos,
+             straggler->evidence.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestRunMerge)

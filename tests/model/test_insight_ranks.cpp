@@ -204,6 +204,7 @@ void TestInsightRanks::thresholdsOnBothSides() {
     QCOMPARE(defaults.straggler.minLatenessNs, int64_t(1'000'000));
     QCOMPARE(defaults.straggler.minLatenessShareOfPeriod, 0.05);
     QCOMPARE(defaults.straggler.chainGapNs, int64_t(20'000));
+    QCOMPARE(defaults.straggler.contendedNs, int64_t(100'000));
     auto fires = [&](auto change) {
         model::InsightThresholds t;
         change(t.straggler);
@@ -217,6 +218,10 @@ void TestInsightRanks::thresholdsOnBothSides() {
     QVERIFY(!fires([&](auto& t) { t.minLatenessShareOfPeriod = latenessShare * 1.001; }));
     QVERIFY(fires([&](auto& t) { t.minCollectives = s.collectives; }));
     QVERIFY(!fires([&](auto& t) { t.minCollectives = s.collectives + 1; }));
+    // Collectives count when the ranks reached them apart: every one here (~20 ms), none when
+    // "apart" means more than the lateness.
+    QVERIFY(fires([&](auto& t) { t.contendedNs = s.meanLatenessNs / 2; }));
+    QVERIFY(!fires([&](auto& t) { t.contendedNs = 10 * s.meanLatenessNs; }));
 
     // Even ranks: the most frequent last rank is last at fewer than all collectives and late by
     // jitter only; with every threshold at its loosest, it is reported, so the defaults decide.
@@ -225,6 +230,7 @@ void TestInsightRanks::thresholdsOnBothSides() {
         t.straggler.minLastShare = 0;
         t.straggler.minLatenessNs = 0;
         t.straggler.minLatenessShareOfPeriod = 0;
+        t.straggler.contendedNs = 0;
         change(t.straggler);
         return stragglerOf(m_even.analyze(t)) != nullptr;
     };

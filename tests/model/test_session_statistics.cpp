@@ -36,7 +36,11 @@ void TestSessionStatistics::gpuBusyOverDevices() {
     const int64_t second =
         f.writer().addDevice({f.process, 1, "NVIDIA H100", "GPU-2", 9, 0, 132, 0});
     const int64_t secondStream = f.writer().addStream({second, 2, 8, false, 0});
-    f.writer().addDevice({f.process, 2, "NVIDIA H100", "GPU-3", 9, 0, 132, 0}); // idle
+    // Idle in the window, with a stream: listed at 0. Without any stream (CUPTI describes every
+    // visible GPU; another rank's): no device of this run, left out.
+    const int64_t idle = f.writer().addDevice({f.process, 2, "NVIDIA H100", "GPU-3", 9, 0, 132, 0});
+    f.writer().addStream({idle, 3, 9, false, 0});
+    f.writer().addDevice({f.process, 3, "NVIDIA H100", "GPU-4", 9, 0, 132, 0});
     f.kernel(0, 100'000);
     f.kernel(50'000, 200'000, 0, f.addStream(9)); // overlaps: the union counts
     f.kernel(100'000, 400'000, 0, secondStream);

@@ -340,6 +340,7 @@ private slots:
         QCOMPARE(events.size(), size_t(2));
         events[0].contextId = 1;
         events[0].streamId = 7;
+        events[0].deviceId = 1; // the second GPU, named before CUPTI's DEVICE record arrives
         events[0].startNs = 1'000;
         events[0].endNs = 5'000;
         events[1].apiClass = uint8_t(ApiClass::DeviceSync);
@@ -353,6 +354,15 @@ private slots:
         sync.startNs = 2'000;
         sync.endNs = 3'000;
         late.records.push_back(sync);
+        ActivityRecord device;
+        device.kind = ActivityRecord::Kind::Device;
+        device.deviceId = 1;
+        device.nameOffset = uint32_t(late.arena.size());
+        late.arena += "NVIDIA H200";
+        device.nameLength = uint32_t(late.arena.size()) - device.nameOffset;
+        device.computeMajor = 9;
+        device.value = 132;
+        late.records.push_back(device);
         sink.consumeBatch(late);
         sink.expirePending(INT64_MAX, 0);
         sink.finishProcess(10'000);
@@ -366,6 +376,17 @@ private slots:
         QCOMPARE(queryInt(session.path, "select s.stream_id from syncs y join streams s on "
                                         "s.id = y.stream_id where y.correlation_id = 301"),
                  7);
+        // The stream is on the GPU the callback named (not GPU 0), whose row the late DEVICE
+        // record completed rather than adding a second one.
+        QCOMPARE(queryInt(session.path, "select d.device_index from syncs y join streams s on "
+                                        "s.id = y.stream_id join devices d on d.id = s.device_id "
+                                        "where y.correlation_id = 301"),
+                 1);
+        QCOMPARE(queryInt(session.path, "select count(*) from devices"), 1);
+        QCOMPARE(queryInt(session.path,
+                          "select count(*) from devices where name = 'NVIDIA H200' and "
+                          "device_index = 1 and compute_major = 9 and sm_count = 132"),
+                 1);
         QCOMPARE(queryInt(session.path, "select count(*) from syncs where correlation_id = 302 "
                                         "and kind = 2 and stream_id is null"),
                  1);

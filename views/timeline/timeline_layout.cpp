@@ -16,7 +16,10 @@ QString processLabel(const model::ProcessInfo& process) {
     QString command = qs(process.command).simplified();
     if (command.size() > 60)
         command = command.left(57) + QStringLiteral("…");
-    QString label = QStringLiteral("Process %1").arg(process.pid);
+    // A rank of a multi-GPU run is named by its rank first: that is what its logs call it.
+    QString label =
+        process.rank ? QStringLiteral("Rank %1 · pid %2").arg(process.rank->rank).arg(process.pid)
+                     : QStringLiteral("Process %1").arg(process.pid);
     if (!process.host.empty())
         label += QStringLiteral(" @ %1").arg(qs(process.host));
     if (!command.isEmpty())
