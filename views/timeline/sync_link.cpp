@@ -1,114 +1,26 @@
 #include "views/timeline/sync_link.h"
 
-#include "format/session_schema.h"
 #include "model/session/session.h"
+#include "model/session/waited_work.h"
 #include "views/timeline/correlation_index.h"
 
 namespace stallscope::views {
 
-namespace {
-
-// How many events ending after t the backward walk steps over: events of one stream do not
-// overlap, so one step is the usual case; the bound guards malformed lanes.
-constexpr size_t kMaxOverlap = 64;
-
-// Index of the last event of `columns` with end <= t, or npos.
-size_t lastEndingBy(const model::IntervalColumns& columns, int64_t t) {
-    size_t k = columns.firstStartingAtOrAfter(t); // events [0, k) start before t
-    for (size_t steps = 0; k > 0 && steps < kMaxOverlap; --k, ++steps)
-        if (columns.end[k - 1] <= t)
-            return k - 1;
-    return model::IntervalColumns::npos;
-}
-
-} // namespace
-
+// One answer for the timeline's arrow and the Chrome export's sync flows
+// (model/session/waited_work.h).
 std::vector<int32_t> SyncLink::candidateStreamLanes(const model::Session& session, int32_t hostLane,
                                                     uint32_t syncIndex) {
-    std::vector<int32_t> lanes;
-    if (hostLane < 0 || static_cast<size_t>(hostLane) >= session.hostLanes.size())
-        return lanes;
-    const model::HostLane& host = session.hostLanes[hostLane];
-    if (syncIndex >= host.syncs.size())
-        return lanes;
-    const int32_t stream = host.syncs.streamIndex[syncIndex];
-    const bool knownStream = stream >= 0 && static_cast<size_t>(stream) < session.streams.size();
-    const bool deviceWide =
-        host.syncs.kind[syncIndex] == static_cast<uint8_t>(format::SyncKind::Device);
-    auto deviceOfStream = [&](int32_t s) {
-        return s >= 0 && static_cast<size_t>(s) < session.streams.size()
-                   ? session.streams[s].deviceIndex
-                   : -1;
-    };
-    if (knownStream && !deviceWide) {
-        for (size_t l = 0; l < session.streamLanes.size(); ++l)
-            if (session.streamLanes[l].streamIndex == stream)
-                lanes.push_back(static_cast<int32_t>(l));
-        return lanes;
-    }
-    if (knownStream) { // a device sync naming a stream: every stream of that device
-        const int32_t device = deviceOfStream(stream);
-        for (size_t l = 0; l < session.streamLanes.size(); ++l)
-            if (deviceOfStream(session.streamLanes[l].streamIndex) == device)
-                lanes.push_back(static_cast<int32_t>(l));
-        return lanes;
-    }
-    // No stream: the devices of the thread's process (all streams when the process is unknown).
-    const int32_t thread = host.threadIndex;
-    const int32_t process = thread >= 0 && static_cast<size_t>(thread) < session.threads.size()
-                                ? session.threads[thread].processIndex
-                                : -1;
-    for (size_t l = 0; l < session.streamLanes.size(); ++l) {
-        const int32_t device = deviceOfStream(session.streamLanes[l].streamIndex);
-        const int32_t owner = device >= 0 && static_cast<size_t>(device) < session.devices.size()
-                                  ? session.devices[device].processIndex
-                                  : -1;
-        if (process < 0 || owner == process)
-            lanes.push_back(static_cast<int32_t>(l));
-    }
-    return lanes;
+    return model::waitCandidateStreamLanes(session, hostLane, syncIndex);
 }
 
 model::EventRef SyncLink::lastWorkEndingBy(const model::Session& session, int32_t streamLane,
                                            int64_t t) {
-    model::EventRef best;
-    if (streamLane < 0 || static_cast<size_t>(streamLane) >= session.streamLanes.size())
-        return best;
-    const model::StreamLane& stream = session.streamLanes[streamLane];
-    int64_t bestEnd = 0;
-    auto consider = [&](const model::IntervalColumns& columns, model::EventKind kind) {
-        const size_t k = lastEndingBy(columns, t);
-        if (k == model::IntervalColumns::npos)
-            return;
-        if (!best.isValid() || columns.end[k] > bestEnd) {
-            best.kind = kind;
-            best.lane = streamLane;
-            best.index = static_cast<uint32_t>(k);
-            bestEnd = columns.end[k];
-        }
-    };
-    consider(stream.kernels, model::EventKind::Kernel);
-    consider(stream.memcpys, model::EventKind::Memcpy);
-    consider(stream.memsets, model::EventKind::Memset);
-    return best;
+    return model::lastWorkEndingBy(session, streamLane, t);
 }
 
 model::EventRef SyncLink::waitedWork(const model::Session& session, int32_t hostLane,
                                      uint32_t syncIndex) {
-    model::EventRef best;
-    int64_t bestEnd = 0;
-    const std::vector<int32_t> lanes = candidateStreamLanes(session, hostLane, syncIndex);
-    if (lanes.empty())
-        return best;
-    const int64_t returned = session.hostLanes[hostLane].syncs.end[syncIndex];
-    for (int32_t lane : lanes) {
-        const model::EventRef work = lastWorkEndingBy(session, lane, returned);
-        if (work.isValid() && (!best.isValid() || work.end(session) > bestEnd)) {
-            best = work;
-            bestEnd = work.end(session);
-        }
-    }
-    return best;
+    return model::waitedWork(session, hostLane, syncIndex);
 }
 
 SyncLinkTargets SyncLink::targets(const model::Session& session, const model::EventRef& sync,
