@@ -116,6 +116,10 @@ InsightCard::InsightCard(const model::Insight& insight, bool defLineSites, QWidg
         " font-family: monospace; background: palette(alternate-base); }"
         "QToolButton:hover { border-color: palette(highlight); }"
         "QToolButton:disabled { color: palette(mid); }"));
+    // A long location ("file.cu:45 · a_long_function_name") may be cut off, never widen the card
+    // past the insight list (which would cut every line of the card instead).
+    m_chip->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+    m_chip->setMinimumWidth(m_chip->fontMetrics().horizontalAdvance(QLatin1Char('x')) * 12);
     connect(m_chip, &QToolButton::clicked, this, [this] { emit sourceRequested(m_insight.site); });
     auto* chipRow = new QHBoxLayout;
     chipRow->addWidget(m_chip);
