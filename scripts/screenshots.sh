@@ -15,9 +15,10 @@ for scenario in $("$build/app/screenshots/stallscope-screenshots" --list); do
   "$build/app/screenshots/stallscope-screenshots" "$scenario" "$session" "$images/$scenario.png"
   echo "$images/$scenario.png"
 done
-# The report's pages at 60 dpi: 496 x 702 pixels for A4.
+# The report's findings page (3) and its stalled step (4) at 60 dpi: 496 x 702 pixels for A4.
 report=$(mktemp --suffix=.pdf)
 trap 'rm -f "$report"' EXIT
 "$build/app/stallscope" --report "$report" --force "$session" # mktemp made it
-pdftoppm -png -r 60 -f 1 -l 2 "$report" "$images/report-page"
-echo "$images/report-page-1.png $images/report-page-2.png"
+pdftoppm -png -r 60 -f 3 -l 3 -singlefile "$report" "$images/report-findings"
+pdftoppm -png -r 60 -f 4 -l 4 -singlefile "$report" "$images/report-step"
+echo "$images/report-findings.png $images/report-step.png"
