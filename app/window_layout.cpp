@@ -27,7 +27,9 @@ public:
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override {
-        if (watched == m_window && event->type() == QEvent::Show) {
+        // The type first: while the window is destroyed its children's removal still reaches this
+        // filter, and comparing with m_window would cast an object that is no longer a window.
+        if (event->type() == QEvent::Show && watched == m_window) {
             m_window->removeEventFilter(this);
             // After the show's layout pass: the docks then have room to take their sizes.
             QTimer::singleShot(0, this, [this] {
