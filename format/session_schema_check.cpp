@@ -186,6 +186,12 @@ std::string checkSessionSchema(const Database& db) {
     return {};
 }
 
+bool hasTable(const Database& db, std::string_view name) {
+    Statement found = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
+    found.bind(1, name);
+    return found.step();
+}
+
 bool openSession(Database& db, const std::string& path, std::string* error) {
     if (!db.open(path, Database::Mode::ReadOnly, error))
         return false;

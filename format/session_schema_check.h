@@ -8,6 +8,7 @@
 #include "format/session_tables.h"
 
 #include <string>
+#include <string_view>
 
 namespace stallscope::format {
 
@@ -24,6 +25,10 @@ std::string checkTableSchema(const Database& db, const Table& table);
 // name: "corrupt session: missing table 'kernels'", or "foreign schema: trigger 'evil' on 'frames',
 // ...".
 std::string checkSessionSchema(const Database& db);
+
+// Whether `db` has a table of that name (a table newer than the file's format version may be
+// missing: Table::sinceVersion).
+bool hasTable(const Database& db, std::string_view name);
 
 // Database::open(path, ReadOnly) followed by checkSessionSchema(): what a reader of a session does
 // before its first query. False with *error (without the file's name) when either fails.

@@ -55,7 +55,7 @@ struct Input {
     std::string incompleteReason;
     std::vector<int64_t> collectiveEndsNs; // NCCL kernels' ends, in start order
     std::optional<int64_t> wallOffsetNs;   // CLOCK_REALTIME - CLOCK_MONOTONIC on its host
-
+    bool hasProcessRanks = false;          // a v1 file has no process_ranks table
     int64_t rows = 0;
     int64_t shiftNs = 0;
 };
@@ -71,8 +71,7 @@ int64_t oneInteger(const format::Database& db, const std::string& sql) {
 }
 
 bool hasProcessRanks(const format::Database& db) {
-    return oneInteger(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = "
-                          "'process_ranks'") > 0;
+    return format::hasTable(db, format::tables::kProcessRanks.name);
 }
 
 std::optional<int64_t> firstRank(const format::Database& db) {
@@ -88,8 +87,7 @@ std::optional<int64_t> firstRank(const format::Database& db) {
 // one block per file, so a reference outside [1, max id] could land in another file's rows.
 std::string referenceProblem(const format::Database& db) {
     for (const format::Table* table : format::kTables) {
-        if (table->sinceVersion > 1 && table->name == format::tables::kProcessRanks.name &&
-            !hasProcessRanks(db))
+        if (table->sinceVersion > 1 && !format::hasTable(db, table->name))
             continue;
         for (const format::Column& column : table->columns) {
             const auto target = referencedTable(table->name, column.name);
@@ -120,7 +118,7 @@ int64_t rowCount(const format::Database& db) {
 int64_t earliestTime(const format::Database& db) {
     std::optional<int64_t> earliest;
     for (const format::Table* table : format::kTables) {
-        if (table->sinceVersion > 1 && !hasProcessRanks(db))
+        if (table->sinceVersion > 1 && !format::hasTable(db, table->name))
             continue;
         for (const format::Column& column : table->columns) {
             if (!isTimeColumn(column.name) || column.name == "clock_shift_ns")
@@ -155,7 +153,8 @@ bool readInput(Input& input, std::string* error) {
         *error = input.path + ": format version '" + version + "' is not one this Stallscope reads";
         return false;
     }
-    if (version != "1" && !hasProcessRanks(db)) {
+    input.hasProcessRanks = hasProcessRanks(db);
+    if (version != "1" && !input.hasProcessRanks) {
         *error = input.path + ": corrupt session: missing table 'process_ranks'";
         return false;
     }
@@ -501,13 +500,13 @@ RunMergeResult RunMerger::merge(const std::vector<std::string>& sessions,
             if (isRowIdTable(*table))
                 offsets[table->name] = oneInteger(db, "SELECT coalesce(max(id), 0) FROM main." +
                                                           std::string(table->name));
-        const bool v1 = !oneInteger(db, "SELECT count(*) FROM src.sqlite_master WHERE name = "
-                                        "'process_ranks'");
+
         if (!mapStrings(db, &error))
             return fail("cannot copy strings of " + input.path);
         for (const format::Table* table : format::kTables) {
             if (table->name == format::tables::kMeta.name ||
-                table->name == format::tables::kStrings.name || (v1 && table->sinceVersion > 1))
+                table->name == format::tables::kStrings.name ||
+                (!input.hasProcessRanks && table->name == format::tables::kProcessRanks.name))
                 continue;
             if (!db.exec(copySql(*table, offsets, input.shiftNs), &error))
                 return fail("cannot copy " + std::string(table->name) + " of " + input.path);

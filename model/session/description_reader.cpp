@@ -2,9 +2,9 @@
 
 #include "format/session_row_reader.h"
 #include "format/session_schema.h"
+#include "format/session_schema_check.h"
 
 #include <limits>
-#include <string_view>
 
 namespace stallscope::model::loading {
 
@@ -41,16 +41,9 @@ void readProcesses(const format::Database& db, Session& s, RowIndex& processes) 
               });
 }
 
-bool hasTable(const format::Database& db, std::string_view name) {
-    format::Statement found =
-        db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
-    found.bind(1, name);
-    return found.step();
-}
-
 // process_ranks (format v2; absent from v1 files): at most one row per process.
 void readProcessRanks(const format::Database& db, Session& s, const RowIndex& processes) {
-    if (!hasTable(db, format::tables::kProcessRanks.name)) {
+    if (!format::hasTable(db, format::tables::kProcessRanks.name)) {
         if (s.formatVersion >= format::tables::kProcessRanks.sinceVersion)
             throw LoadFailure{"corrupt session: missing table 'process_ranks'"};
         return;

@@ -514,13 +514,21 @@ bool SyntheticGenerator::run() {
         for (ProcessState& process : m_processes)
             step(process, stepIndex);
         ++stepIndex;
-        if (m_writer.eventCount() - lastCommit >= m_options.commitEvery) {
-            m_writer.commit();
-            ++m_stats.commits;
-            lastCommit = m_writer.eventCount();
-        }
+        commitWhenDue(lastCommit);
     }
-    m_stats.stepsPerProcess = stepIndex;
+    return finishRun(stepIndex);
+}
+
+void SyntheticGenerator::commitWhenDue(int64_t& lastCommit) {
+    if (m_writer.eventCount() - lastCommit < m_options.commitEvery)
+        return;
+    m_writer.commit();
+    ++m_stats.commits;
+    lastCommit = m_writer.eventCount();
+}
+
+bool SyntheticGenerator::finishRun(int64_t steps) {
+    m_stats.stepsPerProcess = steps;
     for (ProcessState& process : m_processes)
         finishProcess(process);
     tallySites();

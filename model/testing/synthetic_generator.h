@@ -91,6 +91,10 @@ private:
     };
 
     void setUpProcess(int index);
+    // Commits when commitEvery events were written since `lastCommit` (then moved on).
+    void commitWhenDue(int64_t& lastCommit);
+    // Ends every process after `steps` steps and tallies the sites; false after a write error.
+    bool finishRun(int64_t steps);
     void setUpDevices(ProcessState& process, int index);
     void setUpModules(ProcessState& process, int64_t startNs);
     int64_t stackFor(ProcessState& process, Site site);

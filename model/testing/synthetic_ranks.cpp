@@ -198,17 +198,9 @@ bool SyntheticGenerator::runRanks() {
             rankFinishStep(process, stepIndex, stepStart[r]);
         }
         ++stepIndex;
-        if (m_writer.eventCount() - lastCommit >= m_options.commitEvery) {
-            m_writer.commit();
-            ++m_stats.commits;
-            lastCommit = m_writer.eventCount();
-        }
+        commitWhenDue(lastCommit);
     }
-    m_stats.stepsPerProcess = stepIndex;
-    for (ProcessState& process : m_processes)
-        finishProcess(process);
-    tallySites();
-    return m_writer.ok();
+    return finishRun(stepIndex);
 }
 
 } // namespace stallscope::model::synthetic
