@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -63,12 +64,21 @@ bool writeRank(const std::string& path, int rank, int ranks, int64_t events) {
     return true;
 }
 
-// One measurement in this (fresh) process: prints "seconds events".
+// CPU time this process used so far (user + system, all threads), in seconds.
+double cpuSeconds() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec +
+           (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
+// One measurement in this (fresh) process: prints "seconds cpu-seconds events".
 int measure(const std::string& variant, const std::string& dir) {
     const std::string merged = dir + ".merged.stallscope";
     if (variant == "old-cold")
         fs::remove(merged);
     const auto start = std::chrono::steady_clock::now();
+    const double cpuStart = cpuSeconds();
     const model::LoadResult result = variant == "new" ? model::RunMerger::load({dir})
                                      : variant == "old-cold"
                                          ? testing::loadThroughMergedFile({dir}, merged)
@@ -79,20 +89,21 @@ int measure(const std::string& variant, const std::string& dir) {
         std::fprintf(stderr, "%s\n", result.error.c_str());
         return 1;
     }
-    std::printf("%.4f %lld\n", seconds, static_cast<long long>(result.session->counts.total()));
+    std::printf("%.4f %.4f %lld\n", seconds, cpuSeconds() - cpuStart,
+                static_cast<long long>(result.session->counts.total()));
     return 0;
 }
 
-// Runs this program with `--measure=variant`; its seconds and events, or false.
+// Runs this program with `--measure=variant`; its wall and CPU seconds and events, or false.
 bool measureInChild(const std::string& self, const std::string& variant, const std::string& dir,
-                    double* seconds, long long* events) {
+                    double* seconds, double* cpu, long long* events) {
     const std::string out = dir + ".measure.txt";
     const std::string command =
         "'" + self + "' --measure=" + variant + " --dir='" + dir + "' > '" + out + "'";
     if (std::system(command.c_str()) != 0)
         return false;
     std::FILE* f = std::fopen(out.c_str(), "r");
-    const bool read = f && std::fscanf(f, "%lf %lld", seconds, events) == 2;
+    const bool read = f && std::fscanf(f, "%lf %lf %lld", seconds, cpu, events) == 3;
     if (f)
         std::fclose(f);
     return read;
@@ -136,7 +147,7 @@ int main(int argc, char** argv) {
         }
     }
     const std::string self = fs::read_symlink("/proc/self/exe").string();
-    std::map<std::string, std::vector<double>> seconds;
+    std::map<std::string, std::vector<double>> seconds, cpuSeconds;
     long long loadedEvents = 0;
     for (int run = 0; run < runs; ++run) {
         // old-warm needs old-cold's file: it keeps its place after old-cold.
@@ -150,13 +161,15 @@ int main(int argc, char** argv) {
         for (const std::string& variant : order) {
             if (dropCaches)
                 dropPageCache();
-            double s = 0;
-            if (!measureInChild(self, variant, dir, &s, &loadedEvents)) {
+            double s = 0, cpu = 0;
+            if (!measureInChild(self, variant, dir, &s, &cpu, &loadedEvents)) {
                 std::fprintf(stderr, "%s failed\n", variant.c_str());
                 return 1;
             }
-            std::fprintf(stderr, "run %d %-8s %.3f s\n", run + 1, variant.c_str(), s);
+            std::fprintf(stderr, "run %d %-8s %.3f s (CPU %.3f s)\n", run + 1, variant.c_str(), s,
+                         cpu);
             seconds[variant].push_back(s);
+            cpuSeconds[variant].push_back(cpu);
         }
     }
     std::printf("ranks %d, events per rank %lld, opened events %lld, page cache %s\n", ranks,
@@ -164,9 +177,9 @@ int main(int argc, char** argv) {
                 dropCaches ? "dropped before each open" : "kept");
     for (const std::string& variant : variants) {
         const std::vector<double>& v = seconds[variant];
-        std::printf("%-8s median %.3f s (min %.3f, max %.3f) of %d\n", variant.c_str(), median(v),
-                    *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end()),
-                    runs);
+        std::printf("%-8s median %.3f s (min %.3f, max %.3f) of %d; CPU median %.3f s\n",
+                    variant.c_str(), median(v), *std::min_element(v.begin(), v.end()),
+                    *std::max_element(v.begin(), v.end()), runs, median(cpuSeconds[variant]));
     }
     return 0;
 }

@@ -15,10 +15,13 @@ namespace stallscope::model {
 
 namespace {
 
-// Files loaded at once. Each load reads its two largest tables on two threads of its own, so on
-// 2 cores two loads keep both busy while one waits for the disk or merges its lanes.
+// Files loaded at once: four per core. A load reads its two largest tables on two threads, but
+// it also has single-threaded stretches (checks, descriptions, sorting its lanes) and waits for
+// the disk; on the 2-core machine 8 ranks open in 1.9 s all at once against 2.1 s two at a time
+// and 3.0 s one by one (bench/RESULTS.md, issue 16).
 size_t parallelLoads(size_t files) {
-    return std::clamp<size_t>(std::thread::hardware_concurrency(), 1, std::max<size_t>(files, 1));
+    const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    return std::clamp<size_t>(4 * cores, 1, std::max<size_t>(files, 1));
 }
 
 // Progress over all files, weighted by their size, and the stop that cancels every load when
