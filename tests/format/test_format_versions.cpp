@@ -75,7 +75,7 @@ private:
     std::string v1CopyWithVersion(const char* name, const std::string& version);
 };
 
-// v2 only added process_ranks: every v1 table and index is written as before.
+// v2 only added process_ranks, v3 host_samples: every v1 table and index is written as before.
 void TestFormatVersions::newFilesHaveTheV1SchemaAndProcessRanks() {
     const std::string file = m_dir.file("new.stallscope");
     std::string error;
@@ -89,12 +89,15 @@ void TestFormatVersions::newFilesHaveTheV1SchemaAndProcessRanks() {
     const std::string objects = "SELECT type, name, tbl_name FROM sqlite_master ORDER BY name";
     const std::vector<std::string> v1Objects = rowsOf(v1, objects);
     const std::string v1Kinds = "SELECT type, name, tbl_name FROM sqlite_master WHERE tbl_name "
-                                "<> 'process_ranks' ORDER BY name";
+                                "NOT IN ('process_ranks', 'host_samples') ORDER BY name";
     QCOMPARE(rowsOf(now, v1Kinds), v1Objects);
     QCOMPARE(rowsOf(now, "SELECT type, name FROM sqlite_master WHERE tbl_name = "
                          "'process_ranks' ORDER BY name"),
              (std::vector<std::string>{"table|process_ranks|",
                                        "index|sqlite_autoindex_process_ranks_1|"}));
+    QCOMPARE(rowsOf(now, "SELECT type, name FROM sqlite_master WHERE tbl_name = "
+                         "'host_samples' ORDER BY name"),
+             (std::vector<std::string>{"table|host_samples|"}));
     QCOMPARE(v1Objects.size(), size_t(21 + 2 + 1)); // tables, finalize indexes, sources' UNIQUE
     for (const format::Table* table : format::kTables)
         QCOMPARE(
