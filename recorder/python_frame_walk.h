@@ -21,6 +21,8 @@
 namespace stallscope::recorder::python_walk {
 
 struct DirectMemory {
+    // Its reads cost nothing: every frame's code object is read and checked again.
+    static constexpr uint32_t kTrustTicks = 0;
     class View {
     public:
         explicit View(const void* base) : m_base(static_cast<const char*>(base)) {}
@@ -36,6 +38,7 @@ struct DirectMemory {
         const char* m_base;
     };
     static View view(const void* address, int) { return View(address); }
+    static View frameView(const void* address, int) { return View(address); }
     static bool read(const void* address, void* out, size_t bytes) {
         memcpy(out, address, bytes);
         return true;
@@ -44,6 +47,11 @@ struct DirectMemory {
 
 struct CheckedMemory {
     static constexpr int kViewBytes = 256; // more than any object's part the walk reads
+    // A read costs a system call (~1-2 us): a code object checked at most this many ticks ago
+    // (half a second at 200 Hz) is taken from the cache by its address, with its line when that
+    // is cached too. A code object freed and another made at its address within that time
+    // gives a wrong name for those ticks; nothing is read through a cached entry.
+    static constexpr uint32_t kTrustTicks = 100;
 
     class View {
     public:
@@ -63,6 +71,36 @@ struct CheckedMemory {
     static View view(const void* address, int bytes) {
         View view;
         view.m_ok = address && read(address, view.m_bytes, size_t(std::min(bytes, kViewBytes)));
+        return view;
+    }
+    // A frame, through a window of the page it lies on: 3.11+ frames live one above the other on
+    // a thread's data stack, so one read of the page below a frame holds most older frames too.
+    struct FrameWindow {
+        uintptr_t start = 0, end = 0;
+        char bytes[4096 + kViewBytes];
+    };
+    static FrameWindow& window() {
+        static thread_local FrameWindow w;
+        return w;
+    }
+    // Before each thread's walk: what the window holds is another moment's.
+    static void forgetWindow() { window().start = window().end = 0; }
+    static View frameView(const void* address, int bytes) {
+        View view;
+        const auto at = reinterpret_cast<uintptr_t>(address);
+        const size_t size = size_t(std::min(bytes, kViewBytes));
+        FrameWindow& w = window();
+        if (!(at >= w.start && at + size <= w.end)) {
+            const uintptr_t end = at + size;
+            const uintptr_t start = std::max(at & ~uintptr_t(4095), end - sizeof(w.bytes));
+            w.start = w.end = 0;
+            if (!address || !read(reinterpret_cast<const void*>(start), w.bytes, end - start))
+                return view; // not ok
+            w.start = start;
+            w.end = end;
+        }
+        memcpy(view.m_bytes, w.bytes + (at - w.start), size);
+        view.m_ok = true;
         return view;
     }
     // False (nothing read) when any byte of [address, address + bytes) is not readable.
@@ -87,6 +125,7 @@ struct FrameCache {
         const void* name;
         int firstLine;
         uint32_t id;
+        uint32_t checkedTick; // the walk's tick when the code object was last read and checked
     };
     struct LineSlot {
         const void* code;
@@ -96,6 +135,22 @@ struct FrameCache {
     };
     CodeSlot codes[kCodeSlots];
     LineSlot lines[kLineSlots];
+    uint32_t tick = 0; // set by the sampler before each pass
+
+    // The slot of `code` when it was checked at most `trustTicks` ticks ago; nullptr otherwise.
+    const CodeSlot* recentlyChecked(const void* code, uint32_t trustTicks) const {
+        if (trustTicks == 0)
+            return nullptr;
+        const size_t home = mix(code);
+        for (int probe = 0; probe < kProbes; ++probe) {
+            const CodeSlot& slot = codes[(home + size_t(probe)) & (kCodeSlots - 1)];
+            if (slot.code == code)
+                return tick - slot.checkedTick <= trustTicks ? &slot : nullptr;
+            if (!slot.code)
+                return nullptr;
+        }
+        return nullptr;
+    }
 
     static size_t mix(const void* p, int extra = 0) {
         uint64_t h = uint64_t(reinterpret_cast<uintptr_t>(p)) ^ (uint64_t(uint32_t(extra)) << 40);
@@ -157,8 +212,10 @@ uint32_t codeId(FrameCache& cache, const void* code, const typename Memory::View
         FrameCache::CodeSlot& slot =
             cache.codes[(home + size_t(probe)) & (FrameCache::kCodeSlots - 1)];
         if (slot.code == code) {
-            if (slot.file == file && slot.name == name && slot.firstLine == firstLine)
+            if (slot.file == file && slot.name == name && slot.firstLine == firstLine) {
+                slot.checkedTick = cache.tick;
                 return slot.id;
+            }
             target = &slot; // same address, another code object: a new entry
             break;
         }
@@ -172,19 +229,23 @@ uint32_t codeId(FrameCache& cache, const void* code, const typename Memory::View
     char fileText[1024], nameText[256];
     const size_t fileLength = readUnicode<Memory>(file, fileText, sizeof(fileText));
     const size_t nameLength = readUnicode<Memory>(name, nameText, sizeof(nameText));
-    *target = {code, file, name, firstLine,
-               addPythonCode(fileText, fileLength, nameText, nameLength)};
+    *target = {
+        code,      file, name, firstLine, addPythonCode(fileText, fileLength, nameText, nameLength),
+        cache.tick};
     return target->id;
 }
 
 // Walks the frame chain from `frame`, innermost first, into `out` (at most maxFrames words).
-// `lineOf(frameView, frame, code, codeView, id)` gives a frame's line (< 0: unknown).
-template <typename Memory, typename LineOf>
-int walkFrames(FrameCache& cache, const void* frame, uint64_t* out, int maxFrames, LineOf lineOf) {
+// `lineOf(frameView, frame, code, codeView, id)` gives a frame's line (< 0: unknown);
+// `cachedLine(frameView, code, id)` the line without the code object, kNotCached when unknown.
+inline constexpr int kNotCached = -1000;
+template <typename Memory, typename LineOf, typename CachedLine>
+int walkFrames(FrameCache& cache, const void* frame, uint64_t* out, int maxFrames, LineOf lineOf,
+               CachedLine cachedLine) {
     const PythonRuntime& rt = pythonRuntime();
     int n = 0;
     for (int guard = 0; frame && n < maxFrames && guard < 4096; ++guard) {
-        const auto f = Memory::view(frame, rt.frameBytes);
+        const auto f = Memory::frameView(frame, rt.frameBytes);
         if (!f.ok())
             break;
         const void* previous = f.pointer(rt.frBack);
@@ -195,11 +256,19 @@ int walkFrames(FrameCache& cache, const void* frame, uint64_t* out, int maxFrame
             continue;
         }
         const void* code = f.pointer(rt.frCode);
-        const auto c = Memory::view(code, rt.codeBytes);
-        if (!c.ok() || c.pointer(PythonRuntime::kObTypeOffset) != rt.codeType)
-            break; // not a code object: stop rather than guess
-        const uint32_t id = codeId<Memory>(cache, code, c);
-        const int line = lineOf(f, frame, code, c, id);
+        uint32_t id = 0;
+        int line = kNotCached;
+        if (const FrameCache::CodeSlot* known = cache.recentlyChecked(code, Memory::kTrustTicks)) {
+            id = known->id;
+            line = cachedLine(f, code, id);
+        }
+        if (line == kNotCached) {
+            const auto c = Memory::view(code, rt.codeBytes);
+            if (!c.ok() || c.pointer(PythonRuntime::kObTypeOffset) != rt.codeType)
+                break; // not a code object: stop rather than guess
+            id = codeId<Memory>(cache, code, c);
+            line = lineOf(f, frame, code, c, id);
+        }
         const bool end = rt.layout == PythonLayout::FrameObject ||
                          (rt.frIsEntry >= 0 && f.template at<uint8_t>(rt.frIsEntry) != 0);
         out[n++] = PythonFrames::pack(id, line < 0 ? 0 : line, end);

@@ -339,7 +339,8 @@ int PythonFrames::capture(uint64_t* out, int maxFrames) {
         *cache, frame, out, maxFrames,
         [cache](const DirectMemory::View& view, const void* frameAddress, const void* code,
                 const DirectMemory::View&,
-                uint32_t id) { return directLine(*cache, view, frameAddress, code, id); });
+                uint32_t id) { return directLine(*cache, view, frameAddress, code, id); },
+        [](const DirectMemory::View&, const void*, uint32_t) { return python_walk::kNotCached; });
 }
 
 PythonFrames::CodeInfo PythonFrames::codeInfo(uint32_t codeId) {

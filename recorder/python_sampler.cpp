@@ -65,13 +65,28 @@ int scanSignedVarint(const uint8_t* table, size_t size, size_t& at) {
     return (value & 1) ? -int(value >> 1) : int(value >> 1);
 }
 
+// A frame's instruction offset in its code object, in bytes.
+int64_t lastiOf(const CheckedMemory::View& frame, const void* code) {
+    const auto* instr = static_cast<const char*>(frame.pointer(pythonRuntime().frInstr));
+    return instr - (static_cast<const char*>(code) + pythonRuntime().coCode);
+}
+
+// The cached line of a frame whose code object is known (python_walk::kNotCached: not cached).
+int cachedLine(FrameCache& cache, const CheckedMemory::View& frame, const void* code, uint32_t id) {
+    const int64_t lasti = lastiOf(frame, code);
+    if (lasti < 0 || lasti > (1 << 28))
+        return python_walk::kNotCached;
+    const FrameCache::LineSlot& slot = cache.lineSlot(code, int(lasti));
+    return slot.code == code && slot.lasti == int(lasti) && slot.id == id ? slot.line
+                                                                          : python_walk::kNotCached;
+}
+
 // Another thread's line of a frame: its instruction offset in its code object, looked up in a
 // copy of the code object's line table (cached by code and offset, like the calling thread's).
 int checkedLine(FrameCache& cache, uint8_t* buffer, const CheckedMemory::View& frame,
                 const void* code, const CheckedMemory::View& codeView, uint32_t id) {
     const PythonRuntime& rt = pythonRuntime();
-    const auto* instr = static_cast<const char*>(frame.pointer(rt.frInstr));
-    const int64_t lasti = instr - (static_cast<const char*>(code) + rt.coCode);
+    const int64_t lasti = lastiOf(frame, code);
     const int firstLine = codeView.at<int>(rt.coFirstLine);
     if (lasti < 0)
         return lasti >= -2 ? firstLine : -1; // a frame that has not run an instruction yet
@@ -196,6 +211,7 @@ int PythonSampler::sampleOnce(int64_t nowNs, uint32_t tick) {
         return 0;
     const void* interpreter = rt.interpreterHead();
     const void* tstate = interpreter ? checkedPointer(interpreter, rt.interpThreadsHead) : nullptr;
+    work->cache.tick = tick;
     int pushed = 0;
     for (int visited = 0; tstate && visited < kMaxThreads; ++visited) {
         const auto state = CheckedMemory::view(tstate, rt.threadStateBytes);
@@ -209,6 +225,7 @@ int PythonSampler::sampleOnce(int64_t nowNs, uint32_t tick) {
         tstate = next;
         if (!frame || tid == 0 || tid > 0x7fffffffu)
             continue;
+        CheckedMemory::forgetWindow();
         HostEvent* event = ring->reserve();
         if (!event) {
             m_dropped.fetch_add(1, std::memory_order_relaxed);
@@ -219,6 +236,9 @@ int PythonSampler::sampleOnce(int64_t nowNs, uint32_t tick) {
             [work](const CheckedMemory::View& view, const void*, const void* code,
                    const CheckedMemory::View& codeView, uint32_t id) {
                 return checkedLine(work->cache, work->lineTable, view, code, codeView, id);
+            },
+            [work](const CheckedMemory::View& view, const void* code, uint32_t id) {
+                return cachedLine(work->cache, view, code, id);
             });
         if (depth == 0) {
             m_failedReads.fetch_add(1, std::memory_order_relaxed);
