@@ -55,7 +55,9 @@ struct Input {
     std::string incompleteReason;
     std::vector<int64_t> collectiveEndsNs; // NCCL kernels' ends, in start order
     std::optional<int64_t> wallOffsetNs;   // CLOCK_REALTIME - CLOCK_MONOTONIC on its host
-    bool hasProcessRanks = false;          // a v1 file has no process_ranks table
+    // Tables newer than the input's format version that it lacks (a v1 file has no
+    // process_ranks, a v2 file no host_samples): nothing to copy from them.
+    std::vector<std::string_view> absentTables;
     int64_t rows = 0;
     int64_t shiftNs = 0;
 };
@@ -149,14 +151,23 @@ bool readInput(Input& input, std::string* error) {
         return false;
     }
     const std::string version = oneValue(db, "SELECT value FROM meta WHERE key = 'format_version'");
-    if (version != "1" && version != std::to_string(format::kFormatVersion)) {
+    int versionNumber = 0;
+    for (int v = 1; v <= format::kFormatVersion; ++v)
+        if (version == std::to_string(v))
+            versionNumber = v;
+    if (versionNumber == 0) {
         *error = input.path + ": format version '" + version + "' is not one this Stallscope reads";
         return false;
     }
-    input.hasProcessRanks = hasProcessRanks(db);
-    if (version != "1" && !input.hasProcessRanks) {
-        *error = input.path + ": corrupt session: missing table 'process_ranks'";
-        return false;
+    for (const format::Table* table : format::kTables) {
+        if (table->sinceVersion == 1 || format::hasTable(db, table->name))
+            continue;
+        if (versionNumber >= table->sinceVersion) {
+            *error =
+                input.path + ": corrupt session: missing table '" + std::string(table->name) + "'";
+            return false;
+        }
+        input.absentTables.push_back(table->name);
     }
     if (problem = referenceProblem(db); !problem.empty()) {
         *error = input.path + ": " + problem;
@@ -506,7 +517,8 @@ RunMergeResult RunMerger::merge(const std::vector<std::string>& sessions,
         for (const format::Table* table : format::kTables) {
             if (table->name == format::tables::kMeta.name ||
                 table->name == format::tables::kStrings.name ||
-                (!input.hasProcessRanks && table->name == format::tables::kProcessRanks.name))
+                std::find(input.absentTables.begin(), input.absentTables.end(), table->name) !=
+                    input.absentTables.end())
                 continue;
             if (!db.exec(copySql(*table, offsets, input.shiftNs), &error))
                 return fail("cannot copy " + std::string(table->name) + " of " + input.path);

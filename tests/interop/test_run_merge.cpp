@@ -64,6 +64,8 @@ void writeRank(const std::string& path, const RankSpec& spec) {
     const int64_t stack =
         w->addStack(static_cast<uint64_t>(frameId), std::vector<int64_t>{frameId});
     w->addSource({"/work/train.py", "00", 10, false, "rank " + std::to_string(spec.rank)});
+    // The sampler's run of 3 samples at the same line (format v3's host_samples).
+    w->addHostSample({thread, t0 + 1'000'000, t0 + 11'000'000, 3, stack});
     for (int step = 0; step < spec.collectives; ++step) {
         const int64_t end = t0 + spec.firstCollectiveNs + step * kStepNs + kStepNs / 2;
         const int64_t correlation = 2 * step + 1;
@@ -168,7 +170,13 @@ void TestRunMerge::stacksAndSourcesStayWithTheirRank() {
         const auto frames = db.stack(lane.syncs.stackId.back());
         QCOMPARE(frames.size(), size_t(1));
         QCOMPARE(frames[0].line, int64_t(100 + rank));
+        // host_samples comes along, its thread and stack ids moved with the rank's.
+        QCOMPARE(lane.samples.size(), size_t(1));
+        QCOMPARE(lane.samples.samples[0], uint32_t(3));
+        QCOMPARE(lane.samples.start[0], kBaseNs + 1'000'000);
+        QCOMPARE(db.stack(lane.samples.stackId[0])[0].line, int64_t(100 + rank));
     }
+    QCOMPARE(s.hostSamples, int64_t(6));
     // Both ranks embedded the same file: kept once, the first rank's copy.
     QCOMPARE(db.sourcePaths(), std::vector<std::string>{"/work/train.py"});
     QCOMPARE(db.source("/work/train.py")->text, std::string("rank 0"));
