@@ -119,7 +119,14 @@ public:
         ++gap.count;
         if (const int64_t range = rangeCovering(host, gapStart, gapEnd); range >= 0)
             gap.rangeNs[static_cast<uint32_t>(range)] += gapNs;
-        gap.samples += m_context.samples.tally(lane, gapStart, gapEnd, gap.sampledLines);
+        // Every sampled thread of the rank's process: the collective is often launched from a
+        // thread without Python (autograd's), idle in the gap while the main thread runs it.
+        const Session& session = m_context.session;
+        const int32_t process = session.threads[session.hostLanes[lane].threadIndex].processIndex;
+        for (size_t other = 0; other < session.hostLanes.size(); ++other)
+            if (session.threads[session.hostLanes[other].threadIndex].processIndex == process)
+                gap.samples += m_context.samples.tally(static_cast<int32_t>(other), gapStart,
+                                                       gapEnd, gap.sampledLines);
         if (gap.siteBefore < 0)
             gap.siteBefore = nearestSync(lane, gapStart, false);
         if (gap.siteAfter < 0)

@@ -59,8 +59,11 @@ struct SyntheticOptions {
     int64_t stragglerDelayNs = 0;
     bool stragglerSyncs = false;            // the delay is a sync of its own, not host work
     std::string stragglerRange = "collate"; // the range around the host work; "" = none
-    int64_t rankJitterNs = 0;               // per rank and step, uniform in [0, rankJitterNs]
-    int64_t collectiveNs = 300'000;         // the all-reduce's transfer once every rank arrived
+    // The all-reduce is launched from a second thread of each rank (autograd's, as in DDP), which
+    // has no Python and so no samples: the sampled line of the gap is the main thread's.
+    bool collectivesFromSecondThread = false;
+    int64_t rankJitterNs = 0;       // per rank and step, uniform in [0, rankJitterNs]
+    int64_t collectiveNs = 300'000; // the all-reduce's transfer once every rank arrived
     std::string launcher = "torchrun";
 
     // The Python sampler's samples (host_samples) of each main thread during its planted host

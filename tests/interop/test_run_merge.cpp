@@ -305,8 +305,8 @@ void TestRunMerge::emptyFolderIsAnError() {
 }
 
 // The bundled recording (resources/sample-ddp/: bench/multigpu/ddp_straggler.py, 20 steps, rank 1
-// 20 ms of host work a step, 2 × H200): two files of one host, ranks in order, GPUs by rank, the
-// straggler named with the wait it caused.
+// 20 ms of host work a step, 2 × H200, Python sampled at 200 Hz): two files of one host, ranks in
+// order, GPUs by rank, the straggler named with the wait it caused and the line its host sat at.
 void TestRunMerge::recordedDdpRunNamesTheStraggler() {
     const model::LoadResult loaded =
         model::RunMerger::load({STALLSCOPE_SOURCE_DIR "/resources/sample-ddp"});
@@ -329,8 +329,10 @@ void TestRunMerge::recordedDdpRunNamesTheStraggler() {
     // 20 ms a step over the 20 steps' collectives it was late at: rank 0 waited most of that.
     QVERIFY2(straggler->straggler->waitNs > 300'000'000,
              std::to_string(straggler->straggler->waitNs).c_str());
-    QVERIFY2(straggler->evidence.find("ddp_straggler.py:54") != std::string::npos,
+    QVERIFY2(straggler->evidence.find(
+                 "sampled, the host was at ddp_straggler.py:23 in load_batch") != std::string::npos,
              straggler->evidence.c_str());
+    QCOMPARE(straggler->site.line, int64_t(23));
 }
 
 QTEST_GUILESS_MAIN(TestRunMerge)

@@ -102,6 +102,7 @@ private slots:
     void initTestCase();
     void samplesRoundTrip();
     void stragglerCauseNamesTheSampledLine();
+    void collectiveFromAThreadWithoutPython();
     void withoutSamplesTheCauseNamesNoLine();
     void minSamplesOfTheGapsBothSides();
     void minLineShareBothSides();
@@ -146,6 +147,19 @@ void TestHostSamples::stragglerCauseNamesTheSampledLine() {
     // The finding's site is the line: the card's source chip and the gutter show it.
     QCOMPARE(insight->site.file, std::string("train.py"));
     QCOMPARE(insight->site.line, int64_t(41));
+}
+
+// DDP launches the all-reduce from autograd's thread, which runs no Python: the samples that name
+// the gap are the main thread's (seen on 2 × H200: ddp_straggler.py:23 in load_batch).
+void TestHostSamples::collectiveFromAThreadWithoutPython() {
+    model::SyntheticOptions options = straggler(200);
+    options.collectivesFromSecondThread = true;
+    const Run run = generate(m_dir, "straggler-autograd.stallscope", options);
+    QCOMPARE(run.session->threads.size(), size_t(4)); // two threads per rank
+    const QString cause = causeOf(run.analyze());
+    QVERIFY2(cause.contains("sampled, the host was at train.py:41 in train_step (100.0 % of "),
+             qPrintable(cause));
+    QVERIFY2(samplesInCause(cause) >= 100, qPrintable(cause));
 }
 
 void TestHostSamples::withoutSamplesTheCauseNamesNoLine() {
