@@ -35,6 +35,8 @@ void usage(std::FILE* out) {
         "  --ranks N                  a data-parallel job instead: N ranks (torchrun), one GPU\n"
         "                             each, an NCCL all-reduce per step that ends together\n"
         "  --rank-steps N             steps per rank (default: until --events)\n"
+        "  --run-folder               with --ranks: -o names a folder, one session per rank\n"
+        "                             (rank<r>.stallscope), as a recorded run folder\n"
         "  --straggler-rank R         this rank is late to every all-reduce\n"
         "  --straggler-delay-us N     by this much host time before it launches (0)\n"
         "  --straggler-syncs          the delay is its own .item() on extra GPU work\n"
@@ -115,6 +117,7 @@ int main(int argc, char** argv) {
     SyntheticOptions options;
     std::string output;
     bool quiet = false;
+    bool runFolder = false;
     stallscope::format::CommandLine arguments("stallscope-gen", argc, argv);
     while (arguments.next()) {
         const std::string_view arg = arguments.argument();
@@ -155,6 +158,8 @@ int main(int argc, char** argv) {
             options.commitEvery = number("--commit-every");
         else if (arg == "--command")
             options.command = arguments.value("--command");
+        else if (arg == "--run-folder")
+            runFolder = true;
         else if (arg == "-q" || arg == "--quiet")
             quiet = true;
         else if (arg == "-h" || arg == "--help") {
@@ -175,7 +180,12 @@ int main(int argc, char** argv) {
 
     stallscope::model::SyntheticStats stats;
     std::string error;
-    if (!stallscope::model::writeSyntheticSession(output, options, &stats, &error)) {
+    if (runFolder && options.ranks < 1) {
+        std::fputs("stallscope-gen: --run-folder needs --ranks\n", stderr);
+        return 2;
+    }
+    if (!(runFolder ? stallscope::model::writeSyntheticRun(output, options, &stats, &error)
+                    : stallscope::model::writeSyntheticSession(output, options, &stats, &error))) {
         std::fprintf(stderr, "stallscope-gen: %s\n", error.c_str());
         return 1;
     }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <initializer_list>
 #include <span>
 #include <string>
@@ -237,6 +238,40 @@ template <const Table& table> struct ColumnOf {
 };
 
 std::string selectColumnsSql(const Table& table, std::span<const std::string_view> names);
+
+// What moving one file's rows into another session changes (a run opened as one session,
+// model/interop/run_merge.h): the row ids that columns refer to, and times.
+//
+// The table whose row ids `column` holds, or null: a column named like a table's key (process_id,
+// thread_id, device_id, stream_id, name_id, module_id, frame_id, stack_id); streams.stream_id is
+// CUPTI's own number, not a reference.
+const Table* referencedTable(const Table& table, const Column& column);
+// A time on the host's clock (a column ending in _ns; process_ranks.clock_shift_ns, the shift
+// already applied to a process's times, moves with them).
+constexpr bool isTimeColumn(const Column& column) {
+    return column.name.size() > 3 && column.name.substr(column.name.size() - 3) == "_ns";
+}
+
+// How one file's rows are moved into a session: each table's row ids by idOffset (and every
+// reference to them; a reference past the file's own rows, lastId, reads as NULL instead of
+// landing in another file's), times by shiftNs. The default moves nothing.
+struct RowMoves {
+    std::array<int64_t, kTables.size()> idOffset{};
+    std::array<int64_t, kTables.size()> lastId = [] {
+        std::array<int64_t, kTables.size()> unbounded;
+        unbounded.fill(INT64_MAX);
+        return unbounded;
+    }();
+    int64_t shiftNs = 0;
+
+    int64_t offset(const Table& table) const { return idOffset[tableIndex(table)]; }
+    int64_t last(const Table& table) const { return lastId[tableIndex(table)]; }
+};
+
+// selectSql(table) with every value moved by `moves` (result column i is still columns[i]), the
+// columns prefixed by `alias` ("SELECT f.id + 10, ... FROM frames f"). String ids (name_id) are
+// left as they are: the reader maps them.
+std::string movedSelectSql(const Table& table, const RowMoves& moves, std::string_view alias = {});
 
 // "SELECT a, b, ... FROM name" over the named columns, in the order given: result column i is
 // names[i]. Each name is checked against the descriptor at compile time.

@@ -120,7 +120,7 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
 InsightReport InsightEngine::analyzeFile(const Session& session, const AnalysisOptions& options) {
     SessionDatabase database;
     std::string error;
-    const bool opened = database.open(session.path, &error);
+    const bool opened = database.open(session, &error);
     InsightReport report = analyze(session, database, options);
     if (!opened && report.warning.empty())
         report.warning = "call stacks unavailable (" + error + "): sync sites are unknown";

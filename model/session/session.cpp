@@ -14,6 +14,15 @@ std::string Session::metaValue(std::string_view key) const {
     return found == meta.end() ? std::string() : found->second;
 }
 
+std::vector<std::string> Session::files() const {
+    if (parts.empty())
+        return {path};
+    std::vector<std::string> paths;
+    for (const SessionPart& part : parts)
+        paths.push_back(part.path);
+    return paths;
+}
+
 std::string Session::processLabel(int32_t processIndex) const {
     if (processIndex < 0 || processIndex >= static_cast<int32_t>(processes.size()))
         return {};

@@ -358,19 +358,9 @@ private:
         upgradeToCurrentVersion(s.formatVersion);
 
         s.status = s.metaValue(format::meta::kStatus);
-        if (s.status == format::kStatusRecording)
-            s.warning = "the recording did not finish (the recorder was killed or is still "
-                        "running): events after its last commit are missing";
-        else if (s.status == format::kStatusIncomplete)
-            s.warning = "the recording is incomplete: " +
-                        (s.metaValue(format::meta::kIncompleteReason).empty()
-                             ? std::string("the target ended abnormally")
-                             : s.metaValue(format::meta::kIncompleteReason));
-        else if (s.status != format::kStatusComplete)
+        if (s.status != format::kStatusRecording && s.status != format::kStatusIncomplete &&
+            s.status != format::kStatusComplete)
             throw LoadFailure{"corrupt session: unknown status '" + s.status + "'"};
-        if (const std::string imported = s.metaValue(format::meta::kImportWarnings);
-            !imported.empty())
-            s.warning = s.warning.empty() ? imported : s.warning + "; " + imported;
     }
 
     int64_t estimatedRows() {
@@ -448,12 +438,8 @@ private:
         TimeBounds bounds;
         bounds.first = std::min(a.first, b.first);
         bounds.last = std::max(a.last, b.last);
-        if (const int64_t untimed = a.untimedRows + b.untimedRows; untimed > 0) {
-            const std::string note = std::to_string(untimed) +
-                                     " event(s) without times (cut short when the recording "
-                                     "ended) were left out";
-            s.warning = s.warning.empty() ? note : s.warning + "; " + note;
-        }
+        s.untimedEvents = a.untimedRows + b.untimedRows;
+        s.warning = loadWarning(s);
         for (const ProcessInfo& p : s.processes)
             bounds.add(p.startNs, p.spanEndNs());
         s.startNs = bounds.first == std::numeric_limits<int64_t>::max() ? 0 : bounds.first;
@@ -491,6 +477,24 @@ private:
 };
 
 } // namespace
+
+std::string loadWarning(const Session& s) {
+    std::string warning;
+    auto add = [&](const std::string& note) { warning += (warning.empty() ? "" : "; ") + note; };
+    if (s.status == format::kStatusRecording)
+        add("the recording did not finish (the recorder was killed or is still running): events "
+            "after its last commit are missing");
+    else if (s.status == format::kStatusIncomplete)
+        add("the recording is incomplete: " + (s.metaValue(format::meta::kIncompleteReason).empty()
+                                                   ? std::string("the target ended abnormally")
+                                                   : s.metaValue(format::meta::kIncompleteReason)));
+    if (const std::string imported = s.metaValue(format::meta::kImportWarnings); !imported.empty())
+        add(imported);
+    if (s.untimedEvents > 0)
+        add(std::to_string(s.untimedEvents) +
+            " event(s) without times (cut short when the recording ended) were left out");
+    return warning;
+}
 
 LoadResult SessionLoader::load(const std::string& path, const LoadOptions& options) {
     LoadResult result;

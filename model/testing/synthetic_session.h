@@ -131,4 +131,11 @@ struct SyntheticStats {
 bool writeSyntheticSession(const std::string& path, const SyntheticOptions& options,
                            SyntheticStats* stats, std::string* error);
 
+// The data-parallel job (options.ranks > 0) as a run folder, as `stallscope-record -- torchrun`
+// writes one: rank<r>.stallscope per rank in `folder` (created), each holding its process's rows
+// with the job's own row ids, and every file the job's strings, frames, stacks and meta. The same
+// job writeSyntheticSession writes as one file.
+bool writeSyntheticRun(const std::string& folder, const SyntheticOptions& options,
+                       SyntheticStats* stats, std::string* error);
+
 } // namespace stallscope::model
