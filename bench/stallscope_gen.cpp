@@ -43,6 +43,8 @@ void usage(std::FILE* out) {
         "  --straggler-range NAME     range around the host work (collate; \"\" for none)\n"
         "  --rank-jitter-us N         up to N us of host time per rank and step (0)\n"
         "  --launcher NAME            launcher stored with the ranks (torchrun)\n"
+        "  --sample-hz N              Python stack samples of the planted host work (0: none)\n"
+        "  --host-work-us N           plain Python before each step (data.py:72 collate) (0)\n"
         "  --commit-every N           events between commits (1000000)\n"
         "  --command TEXT             recorded command line\n"
         "  -q, --quiet                print nothing on success\n"
@@ -97,6 +99,7 @@ constexpr MemberOption<int> kCountOptions[] = {
     {"--pageable-every", &SyntheticOptions::pageableEvery},
     {"--ranks", &SyntheticOptions::ranks},
     {"--straggler-rank", &SyntheticOptions::stragglerRank},
+    {"--sample-hz", &SyntheticOptions::sampleHz},
 };
 constexpr MemberOption<bool> kOffSwitches[] = {
     {"--no-in-loop-sync", &SyntheticOptions::inLoopSync},
@@ -145,6 +148,8 @@ int main(int argc, char** argv) {
             options.stragglerSyncs = true;
         else if (arg == "--straggler-range")
             options.stragglerRange = arguments.value("--straggler-range");
+        else if (arg == "--host-work-us")
+            options.hostWorkNs = number("--host-work-us") * 1'000;
         else if (arg == "--rank-jitter-us")
             options.rankJitterNs = number("--rank-jitter-us") * 1'000;
         else if (arg == "--launcher")

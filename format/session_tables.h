@@ -153,6 +153,11 @@ inline constexpr Column kDropped[] = {{"id", kRowId},
                                       {"at_ns", kInt},
                                       {"source", kText},
                                       {"count", kInt}};
+// A run of the Python sampler's samples of one thread that saw the same stack at consecutive
+// ticks: `samples` samples from start_ns (the first) to end_ns (the last), equally spaced.
+inline constexpr Column kHostSamples[] = {{"id", kRowId},     {"thread_id", kInt},
+                                          {"start_ns", kInt}, {"end_ns", kInt},
+                                          {"samples", kInt},  {"stack_id", kInt}};
 inline constexpr Column kDiagnostics[] = {
     {"id", kRowId}, {"at_ns", kInt}, {"severity", kText}, {"message", kText}};
 } // namespace columns
@@ -182,17 +187,18 @@ inline constexpr Table kSources{"sources", columns::kSources};
 inline constexpr Table kDropped{"dropped", columns::kDropped};
 inline constexpr Table kDiagnostics{"diagnostics", columns::kDiagnostics};
 inline constexpr Table kProcessRanks{"process_ranks", columns::kProcessRanks, {}, false, 2};
+inline constexpr Table kHostSamples{"host_samples", columns::kHostSamples, {}, false, 3};
 } // namespace tables
 
 // Every table of a session, in creation order; the reader checks that each exists (a table newer
 // than the file's version may be missing: Table::sinceVersion).
-inline constexpr std::array<const Table*, 22> kTables = {
-    &tables::kMeta,        &tables::kProcesses,    &tables::kThreads,  &tables::kDevices,
-    &tables::kStreams,     &tables::kStrings,      &tables::kApiCalls, &tables::kKernels,
-    &tables::kMemcpys,     &tables::kMemsets,      &tables::kSyncs,    &tables::kCudaEvents,
-    &tables::kRanges,      &tables::kModules,      &tables::kFrames,   &tables::kFrameInlines,
-    &tables::kStacks,      &tables::kStackFrames,  &tables::kSources,  &tables::kDropped,
-    &tables::kDiagnostics, &tables::kProcessRanks,
+inline constexpr std::array<const Table*, 23> kTables = {
+    &tables::kMeta,        &tables::kProcesses,    &tables::kThreads,     &tables::kDevices,
+    &tables::kStreams,     &tables::kStrings,      &tables::kApiCalls,    &tables::kKernels,
+    &tables::kMemcpys,     &tables::kMemsets,      &tables::kSyncs,       &tables::kCudaEvents,
+    &tables::kRanges,      &tables::kModules,      &tables::kFrames,      &tables::kFrameInlines,
+    &tables::kStacks,      &tables::kStackFrames,  &tables::kSources,     &tables::kDropped,
+    &tables::kDiagnostics, &tables::kProcessRanks, &tables::kHostSamples,
 };
 
 // The position of `table` in kTables (kTables.size() when absent). By name, not by address:

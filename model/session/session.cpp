@@ -64,7 +64,8 @@ std::string Session::streamLabel(const StreamInfo& stream) const {
 size_t Session::eventMemoryBytes() const {
     size_t bytes = 0;
     for (const HostLane& lane : hostLanes) {
-        bytes += lane.apiCalls.memoryBytes() + lane.syncs.memoryBytes();
+        bytes +=
+            lane.apiCalls.memoryBytes() + lane.syncs.memoryBytes() + lane.samples.memoryBytes();
         for (const RangeColumns& depth : lane.rangesByDepth)
             bytes += depth.memoryBytes();
     }

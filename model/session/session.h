@@ -48,6 +48,7 @@ struct HostLane {
     ApiCallColumns apiCalls;
     SyncColumns syncs;
     std::vector<RangeColumns> rangesByDepth;
+    SampleColumns samples; // the Python sampler's runs (format v3)
 };
 
 // A GPU stream's lane.
@@ -86,8 +87,9 @@ public:
     std::vector<StreamLane> streamLanes; // ordered by device, then stream id
 
     format::EventCounts counts;
-    int64_t startNs = 0; // earliest event start (or process start)
-    int64_t endNs = 0;   // latest event end (or process end)
+    int64_t hostSamples = 0; // the Python sampler's samples over every lane (not its rows)
+    int64_t startNs = 0;     // earliest event start (or process start)
+    int64_t endNs = 0;       // latest event end (or process end)
     int64_t droppedRecords = 0;
 
     // Event rows left out because both their times are 0 (recorders before issue 14 wrote the

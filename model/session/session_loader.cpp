@@ -119,6 +119,30 @@ public:
              });
     }
 
+    // Format v3's host_samples: absent from older files, required from v3 on.
+    void readHostSamples() {
+        if (!format::hasTable(m_connection, format::tables::kHostSamples.name)) {
+            if (m_session.formatVersion >= format::tables::kHostSamples.sinceVersion)
+                throw LoadFailure{"corrupt session: missing table 'host_samples'"};
+            return;
+        }
+        scan(format::tables::kHostSamples,
+             format::selectSql<format::tables::kHostSamples>(
+                 {"id", "thread_id", "start_ns", "end_ns", "samples", "stack_id"}),
+             [this](const CheckedRow& row) {
+                 SampleColumns& samples = hostLane(row).samples;
+                 const auto count =
+                     static_cast<uint32_t>(row.inRange(4, 1, std::numeric_limits<int32_t>::max()));
+                 const uint32_t stack = stackId(row, 5);
+                 if (count == 1 && row.integer(3) != row.integer(2))
+                     row.fail("has one sample but ends after it starts");
+                 if (!pushInterval(samples, row))
+                     return;
+                 samples.samples.push_back(count);
+                 samples.stackId.push_back(stack);
+             });
+    }
+
     void readKernels() {
         scan(format::tables::kKernels,
              format::selectSql<format::tables::kKernels>(
@@ -306,7 +330,7 @@ private:
     void upgradeToCurrentVersion(int version) {
         using UpgradeStep = void (Loader::*)();
         static constexpr std::array<UpgradeStep, format::kFormatVersion - 1> kUpgradeSteps = {
-            &Loader::upgradeFromV1};
+            &Loader::upgradeFromV1, &Loader::upgradeFromV2};
         for (int from = version; from < format::kFormatVersion; ++from)
             (this->*kUpgradeSteps[from - 1])();
     }
@@ -314,6 +338,9 @@ private:
     // v2 added process_ranks; a v1 file has no ranks, which is what the reader assumes when the
     // table is absent: nothing to change.
     void upgradeFromV1() {}
+    // v3 added host_samples; a v2 file has no samples, which the reader assumes when the table
+    // is absent.
+    void upgradeFromV2() {}
 
     void readMeta() {
         format::Statement rows = m_db.prepare("SELECT key, value FROM meta");
@@ -393,6 +420,7 @@ private:
             hostReader.readApiCalls();
             hostReader.readRanges();
             hostReader.readMemsets();
+            hostReader.readHostSamples();
         });
         gpuThread.join();
         if (cancelled)
@@ -427,6 +455,9 @@ private:
             }
             s.counts.apiCalls += static_cast<int64_t>(lane.apiCalls.size());
             s.counts.syncs += static_cast<int64_t>(lane.syncs.size());
+            lane.samples.finalize();
+            for (const uint32_t count : lane.samples.samples)
+                s.hostSamples += count;
         }
         for (StreamLane& lane : s.streamLanes) {
             lane.kernels.finalize();

@@ -67,6 +67,8 @@ void writeRank(const std::string& path, const RankSpec& spec) {
         w->addStack(static_cast<uint64_t>(frameId), std::vector<int64_t>{frameId});
     w->addSource({spec.file, "00", 10, false,
                   spec.source.empty() ? "rank " + std::to_string(spec.rank) : spec.source});
+    // The sampler's run of 3 samples at the same line (format v3's host_samples).
+    w->addHostSample({thread, t0 + 1'000'000, t0 + 11'000'000, 3, stack});
     for (int step = 0; step < spec.collectives; ++step) {
         const int64_t end = t0 + spec.firstCollectiveNs + step * kStepNs + kStepNs / 2;
         const int64_t correlation = 2 * step + 1;
@@ -173,7 +175,13 @@ void TestRunMerge::stacksAndSourcesStayWithTheirRank() {
         const auto frames = db.stack(lane.syncs.stackId.back());
         QCOMPARE(frames.size(), size_t(1));
         QCOMPARE(frames[0].line, int64_t(100 + rank));
+        // host_samples comes along, its thread and stack ids moved with the rank's.
+        QCOMPARE(lane.samples.size(), size_t(1));
+        QCOMPARE(lane.samples.samples[0], uint32_t(3));
+        QCOMPARE(lane.samples.start[0], kBaseNs + 1'000'000);
+        QCOMPARE(db.stack(lane.samples.stackId[0])[0].line, int64_t(100 + rank));
     }
+    QCOMPARE(s.hostSamples, int64_t(6));
     // Both ranks embedded the same file: kept once, the first rank's copy.
     QCOMPARE(db.sourcePaths(), std::vector<std::string>{"/work/train.py"});
     QCOMPARE(db.source("/work/train.py")->text, std::string("rank 0"));
@@ -370,8 +378,8 @@ void TestRunMerge::emptyFolderIsAnError() {
 }
 
 // The bundled recording (resources/sample-ddp/: bench/multigpu/ddp_straggler.py, 20 steps, rank 1
-// 20 ms of host work a step, 2 × H200): two files of one host, ranks in order, GPUs by rank, the
-// straggler named with the wait it caused.
+// 20 ms of host work a step, 2 × H200, Python sampled at 200 Hz): two files of one host, ranks in
+// order, GPUs by rank, the straggler named with the wait it caused and the line its host sat at.
 void TestRunMerge::recordedDdpRunNamesTheStraggler() {
     const model::LoadResult loaded =
         model::RunMerger::load({STALLSCOPE_SOURCE_DIR "/resources/sample-ddp"});
@@ -394,8 +402,10 @@ void TestRunMerge::recordedDdpRunNamesTheStraggler() {
     // 20 ms a step over the 20 steps' collectives it was late at: rank 0 waited most of that.
     QVERIFY2(straggler->straggler->waitNs > 300'000'000,
              std::to_string(straggler->straggler->waitNs).c_str());
-    QVERIFY2(straggler->evidence.find("ddp_straggler.py:54") != std::string::npos,
+    QVERIFY2(straggler->evidence.find(
+                 "sampled, the host was at ddp_straggler.py:23 in load_batch") != std::string::npos,
              straggler->evidence.c_str());
+    QCOMPARE(straggler->site.line, int64_t(23));
 }
 
 QTEST_GUILESS_MAIN(TestRunMerge)
