@@ -23,7 +23,7 @@ namespace tables = format::tables;
 // earliest time is the session's startNs.
 constexpr const format::Table* kLoadedTimeTables[] = {
     &tables::kProcesses, &tables::kApiCalls, &tables::kKernels, &tables::kMemcpys,
-    &tables::kMemsets,   &tables::kSyncs,    &tables::kRanges};
+    &tables::kMemsets,   &tables::kSyncs,    &tables::kRanges,  &tables::kHostSamples};
 
 // What the run's clock alignment needs of one loaded file.
 RankClock clockOf(const Session& session) {
@@ -168,13 +168,13 @@ public:
             moveIntervals(lane.syncs, m_moves.offset(tables::kSyncs), m_moves.shiftNs);
             for (int32_t& stream : lane.syncs.streamIndex)
                 stream += stream >= 0 ? streamBase : 0;
-            if (const int64_t stacks = m_moves.offset(tables::kStacks); stacks != 0)
-                for (uint32_t& stack : lane.syncs.stackId)
-                    stack += stack != 0 ? static_cast<uint32_t>(stacks) : 0;
+            moveStacks(lane.syncs.stackId);
             for (RangeColumns& depth : lane.rangesByDepth) {
                 moveIntervals(depth, m_moves.offset(tables::kRanges), m_moves.shiftNs);
                 mapNames(depth.nameId, m_stringIds);
             }
+            moveIntervals(lane.samples, m_moves.offset(tables::kHostSamples), m_moves.shiftNs);
+            moveStacks(lane.samples.stackId);
             m_run.hostLanes.push_back(std::move(lane));
         }
         for (StreamLane& lane : rank.streamLanes) {
@@ -187,6 +187,12 @@ public:
     }
 
 private:
+    void moveStacks(std::vector<uint32_t>& stackIds) {
+        if (const int64_t stacks = m_moves.offset(tables::kStacks); stacks != 0)
+            for (uint32_t& stack : stackIds)
+                stack += stack != 0 ? static_cast<uint32_t>(stacks) : 0; // 0: no stack
+    }
+
     void moveNamed(NamedEventColumns& columns, const format::Table& table) {
         moveIntervals(columns, m_moves.offset(table), m_moves.shiftNs);
         mapNames(columns.nameId, m_stringIds);
@@ -199,8 +205,8 @@ private:
 
 // The tables whose row ids the session's columns hold in 32 bits.
 constexpr const format::Table* kUint32IdTables[] = {
-    &tables::kApiCalls, &tables::kKernels, &tables::kMemcpys, &tables::kMemsets,
-    &tables::kSyncs,    &tables::kRanges,  &tables::kStacks};
+    &tables::kApiCalls, &tables::kKernels, &tables::kMemcpys,     &tables::kMemsets,
+    &tables::kSyncs,    &tables::kRanges,  &tables::kHostSamples, &tables::kStacks};
 
 // Sets every rank's id offsets (each file's ids after the previous file's) and shift (onto the
 // first host's clock, every time kept non-negative); the alignment text, or an error.
@@ -329,6 +335,7 @@ LoadResult mergeLoadedRanks(std::vector<LoadedRank> ranks, const RunFiles& files
             run->startNs = std::min(run->startNs, s.startNs + rank.moves.shiftNs);
             run->endNs = std::max(run->endNs, s.endNs + rank.moves.shiftNs);
         }
+        run->hostSamples += s.hostSamples;
         run->droppedRecords = format::addSaturated(run->droppedRecords, s.droppedRecords);
         run->untimedEvents += s.untimedEvents;
         rank.session.reset(); // its lanes live on in the run

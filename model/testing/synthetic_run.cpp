@@ -13,14 +13,15 @@ namespace {
 namespace tables = format::tables;
 
 // The rows of `table` that belong to process `process` of the attached job `src`: its stacks
-// and their frames (those its syncs use), and otherwise by the first column that names a
-// process, thread, device or stream; "" when the table is every file's (strings, sources,
+// and their frames (those its syncs and samples use), and otherwise by the first column that names
+// a process, thread, device or stream; "" when the table is every file's (strings, sources,
 // diagnostics).
 std::string processFilter(const format::Table& table, int64_t process) {
     const std::string p = std::to_string(process);
     const std::string threads = "SELECT id FROM src.threads WHERE process_id = " + p;
     const std::string stacks =
-        "SELECT stack_id FROM src.syncs WHERE thread_id IN (" + threads + ")";
+        "SELECT stack_id FROM src.syncs WHERE thread_id IN (" + threads +
+        ") UNION SELECT stack_id FROM src.host_samples WHERE thread_id IN (" + threads + ")";
     const std::string frames =
         "SELECT frame_id FROM src.stack_frames WHERE stack_id IN (" + stacks + ")";
     if (table.name == tables::kProcesses.name)

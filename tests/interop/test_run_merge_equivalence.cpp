@@ -86,6 +86,7 @@ void expectSameModel(const model::Session& a, const model::Session& b) {
     QCOMPARE(a.counts, b.counts);
     QCOMPARE(a.droppedRecords, b.droppedRecords);
     QCOMPARE(a.untimedEvents, b.untimedEvents);
+    QCOMPARE(a.hostSamples, b.hostSamples);
     QVERIFY(a.strings == b.strings);
     QVERIFY(sameRows(a.processes, b.processes));
     QVERIFY(sameRows(a.threads, b.threads));
@@ -99,6 +100,7 @@ void expectSameModel(const model::Session& a, const model::Session& b) {
         QCOMPARE(a.threadLabel(a.threads[x.threadIndex]), b.threadLabel(b.threads[y.threadIndex]));
         QVERIFY2(sameColumns(x.apiCalls, y.apiCalls), qPrintable(QString::number(i)));
         QVERIFY2(sameColumns(x.syncs, y.syncs), qPrintable(QString::number(i)));
+        QVERIFY2(sameColumns(x.samples, y.samples), qPrintable(QString::number(i)));
         QCOMPARE(x.rangesByDepth.size(), y.rangesByDepth.size());
         for (size_t d = 0; d < x.rangesByDepth.size(); ++d)
             QVERIFY(sameColumns(x.rangesByDepth[d], y.rangesByDepth[d]));
@@ -120,8 +122,10 @@ void expectSameModel(const model::Session& a, const model::Session& b) {
 void expectSameDatabase(const model::Session& session, const model::SessionDatabase& a,
                         const model::SessionDatabase& b) {
     std::set<uint32_t> stacks;
-    for (const model::HostLane& lane : session.hostLanes)
+    for (const model::HostLane& lane : session.hostLanes) {
         stacks.insert(lane.syncs.stackId.begin(), lane.syncs.stackId.end());
+        stacks.insert(lane.samples.stackId.begin(), lane.samples.stackId.end());
+    }
     QVERIFY(stacks.size() > 1);
     for (uint32_t stack : stacks)
         QVERIFY2(sameRows(a.stack(stack), b.stack(stack)), qPrintable(QString::number(stack)));
@@ -224,6 +228,7 @@ private:
         options.stragglerRank = stragglerRank;
         options.stragglerDelayNs = stragglerRank >= 0 ? 20'000'000 : 0;
         options.rankJitterNs = 50'000;
+        options.sampleHz = 200; // the straggler's host work sampled (host_samples)
         std::string error;
         if (!model::writeSyntheticRun(folder, options, nullptr, &error))
             qFatal("%s", error.c_str());
@@ -265,6 +270,7 @@ void TestRunMergeEquivalence::oneHostRunEqualsTheMergedFile() {
     const model::Insight* late = straggler(report);
     QVERIFY(late);
     QCOMPARE(late->straggler->label, std::string("rank 2"));
+    QVERIFY2(late->evidence.find("sampled") != std::string::npos, late->evidence.c_str());
 }
 
 void TestRunMergeEquivalence::evenRunEqualsTheMergedFile() {

@@ -33,7 +33,6 @@ struct Input {
     RankClock clock;
     std::string status;
     std::string incompleteReason;
-    bool hasProcessRanks = false;
     int64_t shiftNs = 0;
 };
 
@@ -45,6 +44,14 @@ std::string oneValue(const format::Database& db, const std::string& sql) {
 int64_t oneInteger(const format::Database& db, const std::string& sql) {
     format::Statement statement = db.prepare(sql);
     return statement.step() ? statement.integer(0) : 0;
+}
+
+// Whether the attached input has `table` (a table newer than its format version may be missing).
+bool sourceHasTable(const format::Database& db, std::string_view table) {
+    format::Statement found =
+        db.prepare("SELECT 1 FROM src.sqlite_master WHERE type = 'table' AND name = ?");
+    found.bind(1, table);
+    return found.step();
 }
 
 // Empty when every reference column of `db` names a row id its table can hold.
@@ -100,10 +107,12 @@ bool readInput(Input& input, std::string* error) {
     if (oneValue(db, "SELECT value FROM meta WHERE key = 'format_name'") != format::kFormatName)
         return fail("not a Stallscope session");
     const std::string version = oneValue(db, "SELECT value FROM meta WHERE key = 'format_version'");
-    if (version != "1" && version != std::to_string(format::kFormatVersion))
+    bool known = false;
+    for (int v = 1; v <= format::kFormatVersion; ++v)
+        known = known || version == std::to_string(v);
+    if (!known)
         return fail("format version '" + version + "' is not one this Stallscope reads");
-    input.hasProcessRanks = format::hasTable(db, format::tables::kProcessRanks.name);
-    if (version != "1" && !input.hasProcessRanks)
+    if (version != "1" && !format::hasTable(db, format::tables::kProcessRanks.name))
         return fail("corrupt session: missing table 'process_ranks'");
     if (problem = referenceProblem(db); !problem.empty())
         return fail(problem);
@@ -234,7 +243,7 @@ bool merge(const model::RunFiles& files, const std::string& source, const std::s
         for (const format::Table* table : format::kTables) {
             if (table->name == format::tables::kMeta.name ||
                 table->name == format::tables::kStrings.name ||
-                (!input.hasProcessRanks && table->name == format::tables::kProcessRanks.name))
+                (table->sinceVersion > 1 && !sourceHasTable(db, table->name)))
                 continue;
             if (!db.exec(copySql(*table, offsets, input.shiftNs), error))
                 return false;
