@@ -49,6 +49,12 @@ SamplerScratch* scratch() {
     return t_scratch;
 }
 
+// A sampling thread frees its scratch when it ends (each start() makes a new thread).
+void releaseScratch() {
+    free(t_scratch);
+    t_scratch = nullptr;
+}
+
 unsigned scanVarint(const uint8_t* table, size_t size, size_t& at) {
     unsigned value = 0;
     for (unsigned shift = 0; at < size && shift < 32; shift += 6) {
@@ -311,6 +317,7 @@ void PythonSampler::run() {
         if (nextNs <= after) // behind: skip the ticks that passed rather than burst
             nextNs = after + periodNs - (after - startNs) % periodNs;
     }
+    releaseScratch();
 }
 
 void PythonSampler::stop() {

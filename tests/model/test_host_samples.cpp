@@ -81,6 +81,12 @@ const model::Insight* ruleOf(const model::InsightReport& report, InsightRule rul
             return &insight;
     return nullptr;
 }
+// The finding lives in its report: a temporary report would leave the pointer dangling.
+const model::Insight* ruleOf(const model::InsightReport&& report, InsightRule rule) = delete;
+
+bool hasRule(const model::InsightReport& report, InsightRule rule) {
+    return ruleOf(report, rule) != nullptr;
+}
 
 QString causeOf(const model::InsightReport& report) {
     const model::Insight* insight = ruleOf(report, InsightRule::Straggler);
@@ -227,16 +233,17 @@ void TestHostSamples::gpuIdleNamesTheCollateLine() {
 
 void TestHostSamples::noSamplesNoHostGap() {
     const Run run = generate(m_dir, "collate-unsampled.stallscope", collating(0));
-    QVERIFY(!ruleOf(run.analyze(), InsightRule::HostGap));
+    QVERIFY(!hasRule(run.analyze(), InsightRule::HostGap));
 }
 
 void TestHostSamples::hostGapThresholdsBothSides() {
-    const model::Insight* found = ruleOf(m_collate.analyze(), InsightRule::HostGap);
+    const model::InsightReport report = m_collate.analyze();
+    const model::Insight* found = ruleOf(report, InsightRule::HostGap);
     QVERIFY(found);
     const int64_t samples = found->count;
     const double share = found->share;
     auto fires = [&](const model::InsightThresholds& t) {
-        return ruleOf(m_collate.analyze(t), InsightRule::HostGap) != nullptr;
+        return hasRule(m_collate.analyze(t), InsightRule::HostGap);
     };
     model::InsightThresholds t;
     t.sampledLines.minSamples = samples;
