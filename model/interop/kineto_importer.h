@@ -11,6 +11,7 @@
 
 #include "format/output_file.h"
 #include "model/interop/kineto_converter.h"
+#include "model/interop/kineto_trace_reader.h"
 #include "model/session/session_loader.h"
 #include "model/session/session_opener.h"
 
@@ -27,6 +28,9 @@ struct KinetoImportOptions {
     // May the session replace an existing file, which inputs it must not be (the trace files
     // are added by convert() itself).
     format::OutputPolicy output;
+    // Read the JSON on a thread of its own while the calling thread converts (the same session
+    // either way; kineto_trace_reader.h).
+    bool pipelined = kinetoReadPipelinedByDefault();
 };
 
 struct KinetoImportResult {

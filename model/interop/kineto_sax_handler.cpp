@@ -74,7 +74,40 @@ std::string jsonValueTooLongError() {
            " MiB (the limit)";
 }
 
+// The common forms, read in one pass: [-]digits[.digits] with at most 18 integer digits (no
+// overflow possible, no exponent). Anything else takes the general path below; both agree.
+namespace {
+struct PlainNumber {
+    bool negative = false;
+    int64_t integer = 0;
+    std::string_view fraction; // the digits after the point
+};
+std::optional<PlainNumber> plainNumber(std::string_view text) {
+    const char* p = text.data();
+    const char* end = p + text.size();
+    PlainNumber number;
+    number.negative = p != end && *p == '-';
+    p += number.negative ? 1 : 0;
+    const char* digits = p;
+    for (; p != end && *p >= '0' && *p <= '9'; ++p)
+        number.integer = number.integer * 10 + (*p - '0');
+    if (p == digits || p - digits > 18)
+        return std::nullopt;
+    if (p != end && *p == '.') {
+        const char* fraction = ++p;
+        while (p != end && *p >= '0' && *p <= '9')
+            ++p;
+        number.fraction = std::string_view(fraction, static_cast<size_t>(p - fraction));
+    }
+    if (p != end)
+        return std::nullopt; // an exponent, or not a number
+    return number;
+}
+} // namespace
+
 std::optional<int64_t> KinetoSaxHandler::parseInteger(std::string_view text) {
+    if (const std::optional<PlainNumber> plain = plainNumber(text))
+        return plain->negative ? -plain->integer : plain->integer;
     if (hasExponent(text)) // rare: "1e3"
         return scaledDouble(text, 1.0, 0x1p63);
     bool negative = false;
@@ -86,24 +119,33 @@ std::optional<int64_t> KinetoSaxHandler::parseInteger(std::string_view text) {
 }
 
 std::optional<int64_t> KinetoSaxHandler::microsToNanos(std::string_view text) {
-    if (hasExponent(text))
-        return scaledDouble(text, 1000.0, static_cast<double>(kMaxTraceTimeNs));
     bool negative = false;
     std::string_view fraction;
-    const std::optional<int64_t> micros = leadingInteger(text, &negative, &fraction);
+    std::optional<int64_t> micros;
+    if (const std::optional<PlainNumber> plain = plainNumber(text)) {
+        negative = plain->negative;
+        micros = plain->integer;
+        fraction = plain->fraction;
+    } else if (hasExponent(text)) {
+        return scaledDouble(text, 1000.0, static_cast<double>(kMaxTraceTimeNs));
+    } else {
+        micros = leadingInteger(text, &negative, &fraction);
+        if (!micros || fraction.empty() || fraction[0] != '.')
+            fraction = {};
+        else
+            fraction.remove_prefix(1);
+    }
     if (!micros || *micros > kMaxTraceTimeNs / 1000)
         return std::nullopt;
     int64_t nanos = 0;
     int digits = 0;
     bool roundUp = false;
-    if (!fraction.empty() && fraction[0] == '.') {
-        for (const char c : fraction.substr(1)) {
-            if (digits < 3)
-                nanos = nanos * 10 + (c - '0');
-            else if (digits == 3)
-                roundUp = c >= '5';
-            ++digits;
-        }
+    for (const char c : fraction) {
+        if (digits < 3)
+            nanos = nanos * 10 + (c - '0');
+        else if (digits == 3)
+            roundUp = c >= '5';
+        ++digits;
     }
     for (; digits < 3; ++digits)
         nanos *= 10;
