@@ -20,9 +20,9 @@
 
 namespace stallscope::model {
 
-inline constexpr size_t kPipeBatches = 3;
-inline constexpr size_t kPipeBatchEvents = 1024;
-inline constexpr size_t kPipeBatchTextBytes = 128 << 10;
+inline constexpr size_t kPipeBatches = 8;
+inline constexpr size_t kPipeBatchEvents = 512;
+inline constexpr size_t kPipeBatchTextBytes = 64 << 10;
 
 class KinetoEventPipe final : public KinetoEventSink {
 public:

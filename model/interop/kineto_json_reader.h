@@ -43,6 +43,20 @@ enum class JsonReadStatus : uint8_t {
     TooDeep,   // nested deeper than kMaxJsonReaderDepth
 };
 
+// A number's parts as KinetoJsonReader scanned them, for a handler with a
+// Number(text, length, JsonNumber) method (called instead of RawNumber) that would otherwise read
+// the text again: KinetoSaxHandler.
+struct JsonNumber {
+    bool negative = false;
+    uint64_t integer = 0;      // the value of the integer digits, when plain()
+    size_t integerDigits = 0;  // 0 when the text is not a number
+    std::string_view fraction; // the digits after the point, if any
+    bool exponent = false;
+
+    // No exponent and at most 18 integer digits: `integer` holds their exact value.
+    bool plain() const { return !exponent && integerDigits >= 1 && integerDigits <= 18; }
+};
+
 namespace json_detail {
 
 // Whether a grammatically valid number is one RapidJSON refuses as too big for a double (an
@@ -341,34 +355,49 @@ private:
         return Status::Malformed;
     }
 
-    // Where a number's grammar, -? (0 | [1-9][0-9]*) (.[0-9]+)? ([eE][+-]?[0-9]+)?, ends.
+    // Where a number's grammar, -? (0 | [1-9][0-9]*) (.[0-9]+)? ([eE][+-]?[0-9]+)?, ends, and its
+    // parts (JsonNumber) on the way.
     struct NumberScan {
         const char* end;  // after its last character, or at the first one that breaks it
         bool valid;       // `end` is after a whole number
         bool maybeTooBig; // RapidJSON may find it too big for a double
+        JsonNumber parts;
     };
     static NumberScan scanNumber(const char* q) {
         using json_detail::isDigit;
-        if (*q == '-')
-            ++q;
+        NumberScan scan{q, false, false, {}};
+        JsonNumber& parts = scan.parts;
+        parts.negative = *q == '-';
+        q += parts.negative ? 1 : 0;
         const char* integer = q;
-        if (*q == '0')
+        if (*q == '0') {
             ++q;
-        else if (*q >= '1' && *q <= '9')
-            while (isDigit(*q))
-                ++q;
-        else
-            return {q, false, false};
-        const bool longInteger = q - integer >= 20;
-        if (*q == '.') {
-            ++q;
-            if (!isDigit(*q))
-                return {q, false, false};
-            while (isDigit(*q))
-                ++q;
+        } else if (*q >= '1' && *q <= '9') {
+            uint64_t value = 0; // wraps past 19 digits: then not used (JsonNumber::plain)
+            for (; isDigit(*q); ++q)
+                value = value * 10 + static_cast<uint64_t>(*q - '0');
+            parts.integer = value;
+        } else {
+            scan.end = q;
+            return scan;
         }
+        parts.integerDigits = static_cast<size_t>(q - integer);
+        if (*q == '.') {
+            const char* fraction = ++q;
+            while (isDigit(*q))
+                ++q;
+            parts.fraction = std::string_view(fraction, static_cast<size_t>(q - fraction));
+            if (parts.fraction.empty()) {
+                scan.end = q;
+                return scan;
+            }
+        }
+        scan.end = q;
+        scan.valid = true;
+        scan.maybeTooBig = parts.integerDigits >= 20;
         if (*q != 'e' && *q != 'E')
-            return {q, true, longInteger};
+            return scan;
+        parts.exponent = true;
         ++q;
         bool positive = true;
         if (*q == '+' || *q == '-')
@@ -376,9 +405,10 @@ private:
         const char* digits = q;
         while (isDigit(*q))
             ++q;
-        if (q == digits)
-            return {q, false, false};
-        return {q, true, longInteger || (positive && q - digits >= 3)};
+        scan.end = q;
+        scan.valid = q != digits;
+        scan.maybeTooBig = scan.maybeTooBig || (positive && q - digits >= 3);
+        return scan;
     }
 
     // A number, as RapidJSON's reader ends it: at the first character that cannot continue it
@@ -401,8 +431,13 @@ private:
         if (length > kMaxJsonTokenBytes)
             return Status::TooLong; // as RapidJSON's stack, long before its end
         m_p = const_cast<char*>(scan.end);
-        return m_handler.RawNumber(start, static_cast<unsigned>(length), false) ? Status::Complete
-                                                                                : Status::Stopped;
+        const auto n = static_cast<unsigned>(length);
+        bool go = false;
+        if constexpr (requires { m_handler.Number(start, n, scan.parts); })
+            go = m_handler.Number(start, n, scan.parts); // the parts, not to be read again
+        else
+            go = m_handler.RawNumber(start, n, false);
+        return go ? Status::Complete : Status::Stopped;
     }
 
     struct Open {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "model/interop/kineto_event.h"
+#include "model/interop/kineto_json_reader.h"
 
 #include <cstdint>
 #include <optional>
@@ -65,6 +66,8 @@ public:
     bool Uint64(uint64_t value) { return numberValue(std::to_string(value)); }
     bool Double(double value) { return numberValue(std::to_string(value)); }
     bool RawNumber(const char* text, unsigned length, bool copy);
+    // KinetoJsonReader's call instead of RawNumber: the number with its parts already scanned.
+    bool Number(const char* text, unsigned length, const JsonNumber& number);
     bool String(const char* text, unsigned length, bool copy);
     bool Key(const char* text, unsigned length, bool copy);
     bool StartObject();
@@ -139,10 +142,10 @@ private:
     bool numberValue(const std::string& text) {
         return RawNumber(text.data(), static_cast<unsigned>(text.size()), true);
     }
+    static std::optional<int64_t> microsToNanos(std::string_view text, const JsonNumber& number);
+    static std::optional<int64_t> parseInteger(std::string_view text, const JsonNumber& number);
     // Stores the number into the field the current key names, if the importer reads it.
-    bool storeNumber(std::string_view text);
-    int64_t* integerField(Ctx ctx, Field key);
-    int32_t* int32Field(Ctx ctx, Field key);
+    bool storeNumber(std::string_view text, const JsonNumber& number);
     bool open(bool isArray);
     // Stops the parse with `message` (refused()) or with "not a Kineto trace: <why>" (notKineto()).
     bool refuse(std::string message);
