@@ -64,9 +64,11 @@ bool KinetoEventPipe::handOverWhenFull() {
     if (m_filling->calls.size() < kPipeBatchEvents && m_filling->text.size() < kPipeBatchTextBytes)
         return true;
     // The full batch is kept until a free one is there: once stopped, the reading side goes on
-    // filling (and clearing) its own until it stops too.
+    // filling (and clearing) its own until it stops too. Having none, it waits until half of them
+    // are free (or the other side stopped), so the two sides do not wake each other per batch.
     std::unique_lock lock(m_mutex);
-    m_changed.wait(lock, [&] { return !m_free.empty() || m_stopped.load(); });
+    if (m_free.empty())
+        m_freed.wait(lock, [&] { return m_free.size() >= kPipeWakeBatches || m_stopped.load(); });
     if (m_stopped.load()) {
         m_filling->clear();
         return false;
@@ -74,7 +76,8 @@ bool KinetoEventPipe::handOverWhenFull() {
     m_full.push_back(m_filling);
     m_filling = m_free.back();
     m_free.pop_back();
-    m_changed.notify_all();
+    if (m_full.size() == kPipeWakeBatches)
+        m_filled.notify_one();
     return true;
 }
 
@@ -85,13 +88,14 @@ void KinetoEventPipe::close() {
         m_filling = nullptr;
     }
     m_closed = true;
-    m_changed.notify_all();
+    m_filled.notify_one();
 }
 
 void KinetoEventPipe::stop() {
     std::lock_guard lock(m_mutex);
     m_stopped = true;
-    m_changed.notify_all();
+    m_filled.notify_all();
+    m_freed.notify_all();
 }
 
 bool KinetoEventPipe::drain() {
@@ -99,7 +103,10 @@ bool KinetoEventPipe::drain() {
         Batch* batch = nullptr;
         {
             std::unique_lock lock(m_mutex);
-            m_changed.wait(lock, [&] { return !m_full.empty() || m_closed || m_stopped.load(); });
+            if (m_full.empty()) // wait until half of the batches are full, or the last one is
+                m_filled.wait(lock, [&] {
+                    return m_full.size() >= kPipeWakeBatches || m_closed || m_stopped.load();
+                });
             if (m_stopped.load())
                 return false;
             if (m_full.empty())
@@ -112,7 +119,8 @@ bool KinetoEventPipe::drain() {
         {
             std::lock_guard lock(m_mutex);
             m_free.push_back(batch);
-            m_changed.notify_all();
+            if (m_free.size() == kPipeWakeBatches)
+                m_freed.notify_one();
         }
         if (!go) {
             stop();

@@ -21,8 +21,10 @@
 namespace stallscope::model {
 
 inline constexpr size_t kPipeBatches = 8;
-inline constexpr size_t kPipeBatchEvents = 512;
-inline constexpr size_t kPipeBatchTextBytes = 64 << 10;
+inline constexpr size_t kPipeBatchEvents = 256;
+inline constexpr size_t kPipeBatchTextBytes = 32 << 10;
+// A side that ran out of batches to fill or to convert waits until this many are there.
+inline constexpr size_t kPipeWakeBatches = kPipeBatches / 2;
 
 class KinetoEventPipe final : public KinetoEventSink {
 public:
@@ -70,7 +72,8 @@ private:
     Batch* m_filling = nullptr; // the reading side's (none after close())
 
     std::mutex m_mutex;
-    std::condition_variable m_changed;
+    std::condition_variable m_filled; // the converting side waits for full batches
+    std::condition_variable m_freed;  // the reading side waits for free ones
     std::deque<Batch*> m_full;
     std::vector<Batch*> m_free;
     bool m_closed = false;
