@@ -10,6 +10,7 @@ void KinetoEventPipe::Batch::clear() {
 }
 
 KinetoEventPipe::KinetoEventPipe(KinetoEventSink& consumer) : m_consumer(consumer) {
+    m_free.reserve(kPipeBatches);
     for (size_t i = 0; i < kPipeBatches; ++i) {
         m_batches.push_back(std::make_unique<Batch>());
         m_batches.back()->calls.reserve(kPipeBatchEvents);
@@ -20,6 +21,17 @@ KinetoEventPipe::KinetoEventPipe(KinetoEventSink& consumer) : m_consumer(consume
 }
 
 KinetoEventPipe::~KinetoEventPipe() = default;
+
+void KinetoEventPipe::pushFull(Batch* batch) {
+    m_full[(m_fullFirst + m_fullCount++) % kPipeBatches] = batch;
+}
+
+KinetoEventPipe::Batch* KinetoEventPipe::popFull() {
+    Batch* batch = m_full[m_fullFirst];
+    m_fullFirst = (m_fullFirst + 1) % kPipeBatches;
+    --m_fullCount;
+    return batch;
+}
 
 void KinetoEventPipe::onDeviceProperties(const KinetoDeviceProperties& device) {
     Call& call = m_filling->calls.emplace_back();
@@ -73,10 +85,10 @@ bool KinetoEventPipe::handOverWhenFull() {
         m_filling->clear();
         return false;
     }
-    m_full.push_back(m_filling);
+    pushFull(m_filling);
     m_filling = m_free.back();
     m_free.pop_back();
-    if (m_full.size() == kPipeWakeBatches)
+    if (m_fullCount == kPipeWakeBatches)
         m_filled.notify_one();
     return true;
 }
@@ -84,7 +96,7 @@ bool KinetoEventPipe::handOverWhenFull() {
 void KinetoEventPipe::close() {
     std::lock_guard lock(m_mutex);
     if (!m_filling->calls.empty()) {
-        m_full.push_back(m_filling);
+        pushFull(m_filling);
         m_filling = nullptr;
     }
     m_closed = true;
@@ -103,16 +115,15 @@ bool KinetoEventPipe::drain() {
         Batch* batch = nullptr;
         {
             std::unique_lock lock(m_mutex);
-            if (m_full.empty()) // wait until half of the batches are full, or the last one is
+            if (m_fullCount == 0) // wait until half of the batches are full, or the last one is
                 m_filled.wait(lock, [&] {
-                    return m_full.size() >= kPipeWakeBatches || m_closed || m_stopped.load();
+                    return m_fullCount >= kPipeWakeBatches || m_closed || m_stopped.load();
                 });
             if (m_stopped.load())
                 return false;
-            if (m_full.empty())
+            if (m_fullCount == 0)
                 return true; // closed, and everything handed on
-            batch = m_full.front();
-            m_full.pop_front();
+            batch = popFull();
         }
         const bool go = replay(*batch);
         batch->clear();

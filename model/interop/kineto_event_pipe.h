@@ -9,10 +9,10 @@
 
 #include "model/interop/kineto_sax_handler.h"
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -66,6 +66,8 @@ private:
     // Hands the batch being filled over once it is full and takes a free one; false once stopped.
     bool handOverWhenFull();
     bool replay(const Batch& batch);
+    void pushFull(Batch* batch);
+    Batch* popFull();
 
     KinetoEventSink& m_consumer;
     std::vector<std::unique_ptr<Batch>> m_batches;
@@ -74,7 +76,11 @@ private:
     std::mutex m_mutex;
     std::condition_variable m_filled; // the converting side waits for full batches
     std::condition_variable m_freed;  // the reading side waits for free ones
-    std::deque<Batch*> m_full;
+    // Full batches in the order they were filled, and free ones: never more than kPipeBatches,
+    // room made in the constructor, so handing over never allocates (nor throws).
+    std::array<Batch*, kPipeBatches> m_full{};
+    size_t m_fullFirst = 0;
+    size_t m_fullCount = 0;
     std::vector<Batch*> m_free;
     bool m_closed = false;
     std::atomic<bool> m_stopped{false};

@@ -1,7 +1,8 @@
 // KinetoImporter: opens PyTorch profiler (Kineto) Chrome traces — `.json`, `.json.gz`, or a
 // folder of them (one file per rank) — by converting them into a session file with the normal
 // SessionWriter, then loading that with SessionLoader. Streaming throughout: memory follows the
-// per-thread Python call buffers, not the trace size.
+// per-thread Python call buffers, not the trace size. Each file's JSON is read on a thread of its
+// own while the calling thread converts (kineto_trace_reader.h).
 //
 // What the CLI calls:
 //   stallscope --convert trace.json.gz -o out.stallscope  ->  KinetoImporter::convert(in, out)

@@ -1,8 +1,10 @@
-// KinetoSaxHandler: a RapidJSON SAX handler that walks a Kineto (torch.profiler) Chrome trace —
-// `{"deviceProperties": [...], "traceEvents": [{...}, ...], ...}` — and hands each event to a
-// sink as it ends, so no document tree is ever built. Numbers are parsed from their text
-// (kParseNumbersAsStringsFlag): Kineto's microsecond timestamps (`4455362859560.689`) have 16
-// significant digits, more than a double holds exactly, and we want exact nanoseconds.
+// KinetoSaxHandler: a SAX handler (RapidJSON's handler concept) that walks a Kineto
+// (torch.profiler) Chrome trace — `{"deviceProperties": [...], "traceEvents": [{...}, ...], ...}`
+// — and hands each event to a sink as it ends, so no document tree is ever built. The importer's
+// own tokenizer drives it (KinetoJsonReader); RapidJSON's reader does when a malformed trace is
+// explained. Numbers are parsed from their text (never a double): Kineto's microsecond
+// timestamps (`4455362859560.689`) have 16 significant digits, more than a double holds exactly,
+// and we want exact nanoseconds.
 //
 // Hostile input is refused with one error (error()) rather than trusted: JSON nested deeper than
 // kMaxJsonDepth, a string or number longer than kMaxJsonValueBytes, a number the importer reads
