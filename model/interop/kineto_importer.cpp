@@ -219,7 +219,9 @@ KinetoImportResult KinetoImporter::convert(const std::string& tracePath,
         return result;
     const std::string partial = output.temporaryPath(); // a copy: discard() clears it
     std::string error;
-    auto writer = format::SessionWriter::create(partial, &error);
+    // `partial` becomes the session only when complete (OutputFile::commit): a scratch file.
+    auto writer =
+        format::SessionWriter::create(partial, &error, format::SessionWriter::Durability::Scratch);
     if (!writer) {
         result.error = sessionPath + ": cannot write the session: " + error;
         return result;
