@@ -169,37 +169,25 @@ private:
             // A value starts at m_p.
             switch (*m_p) {
             case '{':
-                ++m_p;
-                if (!m_handler.StartObject())
+            case '[': {
+                const bool isObject = *m_p++ == '{';
+                if (!(isObject ? m_handler.StartObject() : m_handler.StartArray()))
                     return Status::Stopped;
                 skipSpaces();
-                if (*m_p == '}') {
+                if (*m_p == (isObject ? '}' : ']')) {
                     ++m_p;
-                    if (!m_handler.EndObject(0))
+                    if (!end(isObject, 0))
                         return Status::Stopped;
                     break;
                 }
                 if (m_open.size() >= kMaxJsonReaderDepth)
                     return Status::TooDeep;
-                m_open.push_back({true, 0});
-                if (const Status status = readKey(); status != Status::Complete)
-                    return status;
+                m_open.push_back({isObject, 0});
+                if (isObject)
+                    if (const Status status = readKey(); status != Status::Complete)
+                        return status;
                 continue;
-            case '[':
-                ++m_p;
-                if (!m_handler.StartArray())
-                    return Status::Stopped;
-                skipSpaces();
-                if (*m_p == ']') {
-                    ++m_p;
-                    if (!m_handler.EndArray(0))
-                        return Status::Stopped;
-                    break;
-                }
-                if (m_open.size() >= kMaxJsonReaderDepth)
-                    return Status::TooDeep;
-                m_open.push_back({false, 0});
-                continue;
+            }
             case '"':
                 if (const Status status = readString(false); status != Status::Complete)
                     return status;
@@ -239,10 +227,15 @@ private:
                 const unsigned count = open.count;
                 const bool isObject = open.isObject;
                 m_open.pop_back();
-                if (!(isObject ? m_handler.EndObject(count) : m_handler.EndArray(count)))
+                if (!end(isObject, count))
                     return Status::Stopped;
             }
         }
+    }
+
+    // The handler's call for the end of an object or array of `count` members or elements.
+    bool end(bool isObject, unsigned count) {
+        return isObject ? m_handler.EndObject(count) : m_handler.EndArray(count);
     }
 
     // A member's name, its colon and the spaces up to its value.

@@ -5,6 +5,7 @@
 // thousands of deterministic mutations of a small trace — each read in chunks of 1, 3, 7 and 64
 // bytes as well as whole, so every token also lies across the buffer's end.
 #include "model/interop/kineto_json_reader.h"
+#include "tests/support/write_file.h"
 
 #include <rapidjson/reader.h>
 
@@ -115,10 +116,8 @@ private:
     int m_compared = 0;
 
     std::string write(const QByteArray& bytes) {
-        QFile file(m_dir.filePath(QString("input%1.json").arg(m_files++)));
-        if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size())
-            qFatal("cannot write test file");
-        return file.fileName().toStdString();
+        const QString name = QString("input%1.json").arg(m_files++);
+        return stallscope::testing::writeFile(m_dir, name, bytes).toStdString();
     }
 
     // Both readers on `path`: whole, in small chunks, and stopped by the handler half-way.

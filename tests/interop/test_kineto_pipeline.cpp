@@ -10,11 +10,11 @@
 #include "format/sqlite_database.h"
 #include "model/interop/chrome_trace_export.h"
 #include "model/interop/kineto_event_pipe.h"
+#include "tests/support/gzip.h"
+#include "tests/support/write_file.h"
 
 #include <QDir>
 #include <QFile>
-
-#include <zlib.h>
 
 #include <new>
 
@@ -94,21 +94,6 @@ KinetoImportResult convertWith(const std::string& trace, const std::string& out,
     return KinetoImporter::convert(trace, out, options);
 }
 
-QByteArray gzip(const QByteArray& text) {
-    uLongf size = compressBound(static_cast<uLong>(text.size())) + 32;
-    QByteArray out(static_cast<int>(size), '\0');
-    z_stream z{};
-    deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY); // 15 + 16: gzip wrapper
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-    z.avail_in = static_cast<uInt>(text.size());
-    z.next_out = reinterpret_cast<Bytef*>(out.data());
-    z.avail_out = static_cast<uInt>(out.size());
-    deflate(&z, Z_FINISH);
-    out.resize(static_cast<int>(z.total_out));
-    deflateEnd(&z);
-    return out;
-}
-
 // A sink that throws where the converter would run out of memory.
 class ThrowingSink final : public KinetoEventSink {
 public:
@@ -135,10 +120,7 @@ private:
     QTemporaryDir m_dir;
 
     std::string write(const QString& name, const QByteArray& bytes) {
-        QFile file(m_dir.filePath(name));
-        if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size())
-            qFatal("cannot write test file");
-        return file.fileName().toStdString();
+        return stallscope::testing::writeFile(m_dir, name, bytes).toStdString();
     }
     std::string out(const char* name) const { return m_dir.filePath(name).toStdString(); }
 
@@ -147,22 +129,7 @@ private:
         QFile file(QString::fromStdString(dataPath("item_loop.json.gz")));
         if (!file.open(QIODevice::ReadOnly))
             qFatal("cannot read item_loop.json.gz");
-        const QByteArray compressed = file.readAll();
-        QByteArray text;
-        z_stream z{};
-        inflateInit2(&z, 15 + 32);
-        z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
-        z.avail_in = static_cast<uInt>(compressed.size());
-        char chunk[65536];
-        int status = Z_OK;
-        while (status == Z_OK) {
-            z.next_out = reinterpret_cast<Bytef*>(chunk);
-            z.avail_out = sizeof chunk;
-            status = inflate(&z, Z_NO_FLUSH);
-            text.append(chunk, static_cast<int>(sizeof chunk - z.avail_out));
-        }
-        inflateEnd(&z);
-        return text;
+        return stallscope::testing::gunzip(file.readAll());
     }
 
     // Both modes fail on `trace` with the same error, which names it and says `expected`.
@@ -236,7 +203,7 @@ private slots:
         QByteArray longString = text;
         longString.insert(lastEvent, "\"x\": \"" + QByteArray(3 << 20, 'x') + "\", ");
         expectSameError(write("long.json", longString), jsonValueTooLongError());
-        const QByteArray compressed = gzip(text);
+        const QByteArray compressed = stallscope::testing::gzip(text);
         expectSameError(write("cut.json.gz", compressed.left(compressed.size() - 100)),
                         "truncated");
     }
