@@ -15,7 +15,6 @@
 namespace stallscope::model {
 
 namespace {
-
 // Why reading `file` failed, from zlib's error state; empty when it did not (a clean end).
 std::string readErrorText(gzFile file, const std::string& path) {
     int code = 0;

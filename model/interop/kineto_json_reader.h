@@ -4,13 +4,14 @@
 // kParseNumbersAsStringsFlag would, at the same byte offsets. It accepts exactly the JSON that
 // reader accepts (numbers too big for a double included: those few are checked by RapidJSON
 // itself), so a trace imports or fails as before. What it does not do is say why a text is
-// malformed: the importer asks RapidJSON for that (kineto_parse.cpp).
+// malformed: the importer asks RapidJSON for that (explainMalformedTrace, kineto_trace_reader.h).
 //
 // Why not RapidJSON itself: it copies every string and number a byte at a time into its own
-// stack before the handler sees it, and spent ~60 % of an import doing so. Here a string or
-// number is handed over where it lies in the buffer (a string with escapes is decoded into a
-// scratch buffer), string bodies are scanned 16 bytes at a time, and the buffer is refilled only
-// between tokens or, for a token that crosses its end, by moving that token to its front.
+// stack before the handler sees it: 55 % of an import's instructions, a third of its time
+// (bench/RESULTS.md). Here a string or number is handed over where it lies in the buffer (a
+// string with escapes is decoded into a scratch buffer), string bodies are scanned 16 bytes at a
+// time, and the buffer is refilled only between tokens or, for a token that crosses its end, by
+// moving that token to its front.
 #pragma once
 
 #include "model/interop/kineto_input_stream.h"
