@@ -103,7 +103,7 @@ std::string exportChromeTraceFile(const model::Session& session, const std::stri
                                   const format::OutputPolicy& policy) {
     model::SessionDatabase database; // its own connection, on the calling thread
     std::string error;
-    if (!database.open(session.path, &error) ||
+    if (!database.open(session, &error) ||
         !model::exportChromeTrace(session, database, outPath, policy, &error))
         return error.empty() ? "cannot export " + outPath : error;
     return {};

@@ -44,25 +44,26 @@ void printWrote(const QString& output, const char* note = "") {
     printText("stallscope: wrote " + output.toStdString() + note);
 }
 
-// Sessions load directly; traces are converted (and cached) first. Prints the error itself.
-model::LoadResult loadOrReport(const QString& file) {
-    model::LoadResult result = standardSessionOpener().open(file.toStdString());
+// Sessions load directly; traces are converted (and cached) first; several files are one run.
+// Prints the error itself.
+model::LoadResult loadOrReport(const QStringList& files) {
+    model::LoadResult result = openFiles(files);
     if (!result.ok()) {
         printError(QString::fromStdString(result.error)); // already starts with the path
         return result;
     }
     if (!result.session->warning.empty())
         printError(QStringLiteral("warning: %1: %2")
-                       .arg(file, QString::fromStdString(result.session->warning)));
+                       .arg(files.front(), QString::fromStdString(result.session->warning)));
     return result;
 }
 
-// What OUT of a command reading `input` may replace: never an input, an existing file only with
+// What OUT of a command reading `inputs` may replace: never an input, an existing file only with
 // --force.
-format::OutputPolicy outputPolicy(const QString& input, bool replace) {
+format::OutputPolicy outputPolicy(const QStringList& inputs, bool replace) {
     format::OutputPolicy policy;
     policy.replaceExisting = replace;
-    policy.inputs = filesReadToOpen(input);
+    policy.inputs = filesReadToOpen(inputs);
     policy.replaceHint = "add --force to replace it";
     return policy;
 }
@@ -80,9 +81,7 @@ format::OutputPolicy ciPolicy(const CiOutputs& ci, const QStringList& inputs) {
     format::OutputPolicy policy;
     policy.replaceExisting = ci.replace;
     policy.replaceHint = "add --force to replace it";
-    for (const QString& input : inputs)
-        for (const std::string& file : filesReadToOpen(input))
-            policy.inputs.push_back(file);
+    policy.inputs = filesReadToOpen(inputs);
     return policy;
 }
 
@@ -122,12 +121,12 @@ struct Analyzed {
     model::InsightReport report;
 };
 
-// Loads and analyzes `file` over the active window (or `windowSpec`); false after saying why,
+// Loads and analyzes `files` over the active window (or `windowSpec`); false after saying why,
 // with *exitCode 1 (bad input) or 2 (bad window).
-bool analyze(const QString& file, const std::optional<std::string>& windowSpec, Analyzed* run,
+bool analyze(const QStringList& files, const std::optional<std::string>& windowSpec, Analyzed* run,
              int* exitCode) {
     *exitCode = 1;
-    run->loaded = loadOrReport(file);
+    run->loaded = loadOrReport(files);
     if (!run->loaded.ok())
         return false;
     model::AnalysisOptions options;
@@ -141,8 +140,8 @@ bool analyze(const QString& file, const std::optional<std::string>& windowSpec, 
         }
     }
     std::string error;
-    if (!run->database.open(run->loaded.session->path, &error)) {
-        printError(QStringLiteral("%1: %2").arg(file, QString::fromStdString(error)));
+    if (!run->database.open(*run->loaded.session, &error)) {
+        printError(QStringLiteral("%1: %2").arg(files.front(), QString::fromStdString(error)));
         return false;
     }
     run->report = model::InsightEngine::analyze(*run->loaded.session, run->database, options);
@@ -174,21 +173,21 @@ int runClearCache() {
     return 0;
 }
 
-int runInfo(const QString& file) {
-    const model::LoadResult result = loadOrReport(file);
+int runInfo(const QStringList& files) {
+    const model::LoadResult result = loadOrReport(files);
     if (!result.ok())
         return 1;
     printText(model::SessionSummary::of(*result.session).toText());
     return 0;
 }
 
-int runInsights(const QString& file, bool json, const std::optional<std::string>& windowSpec,
+int runInsights(const QStringList& files, bool json, const std::optional<std::string>& windowSpec,
                 const CiOutputs& ci) {
-    if (!ciOutputsAllowed(ci, {file}))
+    if (!ciOutputsAllowed(ci, files))
         return 2;
     Analyzed run;
     int exitCode = 0;
-    if (!analyze(file, windowSpec, &run, &exitCode))
+    if (!analyze(files, windowSpec, &run, &exitCode))
         return exitCode;
     const model::InsightReport& report = run.report;
     if (json)
@@ -196,15 +195,17 @@ int runInsights(const QString& file, bool json, const std::optional<std::string>
     else
         printText(model::insightReportToText(report));
     const model::Severity failAt = ci.failAt.value_or(model::Severity::High);
-    if (!writeCiReports(
-            ci, {file},
-            ci.sarif.isEmpty() ? QByteArray() : model::insightsToSarif(report, currentDirectory()),
-            ci.junit.isEmpty() ? QByteArray()
-                               : model::insightsToJUnit(report, file.toStdString(), failAt)))
+    if (!writeCiReports(ci, files,
+                        ci.sarif.isEmpty() ? QByteArray()
+                                           : model::insightsToSarif(report, currentDirectory()),
+                        ci.junit.isEmpty()
+                            ? QByteArray()
+                            : model::insightsToJUnit(report, files.front().toStdString(), failAt)))
         return 1;
     if (ci.failAt && model::insightsFail(report, *ci.failAt)) {
-        printError(QStringLiteral("%1: findings of severity %2 or above: failing (exit 3)")
-                       .arg(file, QString::fromUtf8(model::severityName(*ci.failAt).data())));
+        printError(
+            QStringLiteral("%1: findings of severity %2 or above: failing (exit 3)")
+                .arg(files.front(), QString::fromUtf8(model::severityName(*ci.failAt).data())));
         return 3;
     }
     return 0;
@@ -215,8 +216,8 @@ int runCompare(const QString& before, const QString& after, bool json, const CiO
         return 2;
     Analyzed beforeRun, afterRun;
     int exitCode = 0;
-    if (!analyze(before, std::nullopt, &beforeRun, &exitCode) ||
-        !analyze(after, std::nullopt, &afterRun, &exitCode))
+    if (!analyze({before}, std::nullopt, &beforeRun, &exitCode) ||
+        !analyze({after}, std::nullopt, &afterRun, &exitCode))
         return exitCode;
     const model::SessionComparison comparison = model::compareSessions(
         {beforeRun.loaded.session.get(), &beforeRun.database, &beforeRun.report},
@@ -247,7 +248,7 @@ int runConvert(const QString& input, const QString& output, bool replace) {
         return 2;
     }
     model::KinetoImportOptions options;
-    options.output = outputPolicy(input, replace);
+    options.output = outputPolicy({input}, replace);
     if (!outputAllowed(output, options.output))
         return 2;
     const model::KinetoImportResult result =
@@ -257,23 +258,24 @@ int runConvert(const QString& input, const QString& output, bool replace) {
         return 1;
     }
     printWrote(output);
-    return runInfo(output);
+    return runInfo({output});
 }
 
-int runReport(const QString& output, const QString& input, bool replace,
+int runReport(const QString& output, const QStringList& inputs, bool replace,
               const views::ReportOptions& options) {
-    format::OutputPolicy policy = outputPolicy(input, replace);
+    format::OutputPolicy policy = outputPolicy(inputs, replace);
     if (!outputAllowed(output, policy))
         return 2;
-    model::LoadResult result = loadOrReport(input);
+    model::LoadResult result = loadOrReport(inputs);
     if (!result.ok())
         return 1;
     const std::shared_ptr<const model::Session> session = std::move(result.session);
-    policy.inputs.push_back(session->path); // a converted trace's cached session
+    for (const std::string& file : session->files()) // a converted trace's cached session
+        policy.inputs.push_back(file);
     model::SessionDatabase database;
     std::string error;
-    if (!database.open(session->path, &error)) {
-        printError(QStringLiteral("%1: %2").arg(input, QString::fromStdString(error)));
+    if (!database.open(*session, &error)) {
+        printError(QStringLiteral("%1: %2").arg(inputs.front(), QString::fromStdString(error)));
         return 1;
     }
     const model::InsightReport report = model::InsightEngine::analyze(*session, database);
@@ -286,17 +288,18 @@ int runReport(const QString& output, const QString& input, bool replace,
     return 0;
 }
 
-int runExportChrome(const QString& output, const QString& input, bool replace) {
-    format::OutputPolicy policy = outputPolicy(input, replace);
+int runExportChrome(const QString& output, const QStringList& inputs, bool replace) {
+    format::OutputPolicy policy = outputPolicy(inputs, replace);
     if (!outputAllowed(output, policy))
         return 2;
-    const model::LoadResult result = loadOrReport(input);
+    const model::LoadResult result = loadOrReport(inputs);
     if (!result.ok())
         return 1;
-    policy.inputs.push_back(result.session->path);
+    for (const std::string& file : result.session->files()) // a converted trace's cached session
+        policy.inputs.push_back(file);
     model::SessionDatabase database;
     std::string error;
-    if (!database.open(result.session->path, &error) ||
+    if (!database.open(*result.session, &error) ||
         !model::exportChromeTrace(*result.session, database, output.toStdString(), policy,
                                   &error)) {
         printError(QString::fromStdString(error));

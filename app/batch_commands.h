@@ -10,14 +10,18 @@
 #include "views/report/report_writer.h"
 
 #include <QString>
+#include <QStringList>
 
 #include <optional>
 #include <string>
 
 namespace stallscope::app {
 
+// The commands that read FILE read several as one run (the ranks of one job, see
+// app/session_openers.h: openFiles).
+//
 // --info FILE: the session summary.
-int runInfo(const QString& file);
+int runInfo(const QStringList& files);
 // What --insights and --compare hand to CI (docs/compare.md): the gate (exit 3 when a finding,
 // or a new or worse site, of `failAt` or above exists) and the SARIF and JUnit XML reports.
 struct CiOutputs {
@@ -29,7 +33,7 @@ struct CiOutputs {
 
 // --insights [--json] [--window SPEC] FILE: the insight report as text or JSON, over the window
 // SPEC (model::parseWindow; the active window without one). A bad SPEC is bad usage.
-int runInsights(const QString& file, bool json, const std::optional<std::string>& windowSpec,
+int runInsights(const QStringList& files, bool json, const std::optional<std::string>& windowSpec,
                 const CiOutputs& ci = {});
 // --compare BEFORE AFTER [--json]: the two runs per site, kernel and total
 // (model/compare/session_compare.h), with the gate on new and worse sites.
@@ -38,10 +42,10 @@ int runCompare(const QString& before, const QString& after, bool json, const CiO
 // --convert TRACE -o OUT: a torch.profiler trace (or folder of rank traces) to a session file.
 int runConvert(const QString& input, const QString& output, bool replace);
 // --export-chrome OUT FILE: a session (or trace) as Chrome/Perfetto trace JSON.
-int runExportChrome(const QString& output, const QString& input, bool replace);
+int runExportChrome(const QString& output, const QStringList& inputs, bool replace);
 // --report OUT.pdf|OUT.html [--page-size a4|letter] FILE: the report, PDF or self-contained HTML
 // by OUT's extension (needs a QApplication; the offscreen platform will do).
-int runReport(const QString& output, const QString& input, bool replace,
+int runReport(const QString& output, const QStringList& inputs, bool replace,
               const views::ReportOptions& options = {});
 // --clear-cache: removes the import cache's sessions (model/interop/import_cache.h).
 int runClearCache();

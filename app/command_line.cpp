@@ -231,39 +231,18 @@ int runBatch(const QCommandLineParser& parser, const Options& options) {
         printError(QStringLiteral("%1 needs a FILE (see --help)").arg(mode));
         return 2;
     }
-    // Several sessions are one run (the ranks of a job): merged, then read as one file.
-    QString file = files.front();
-    if (files.size() > 1) {
-        format::OutputPolicy policy;
-        policy.replaceExisting = force;
-        for (const QString& input : files)
-            policy.inputs.push_back(input.toStdString());
-        for (const QCommandLineOption* output : {&options.exportChrome, &options.report})
-            if (parser.isSet(*output))
-                if (const std::string problem =
-                        format::checkOutputPath(parser.value(*output).toStdString(), policy);
-                    !problem.empty()) {
-                    printError(QString::fromStdString(problem));
-                    return 1;
-                }
-        QString error;
-        file = mergedRunOf(files, &error);
-        if (file.isEmpty()) {
-            printError(error);
-            return 1;
-        }
-    }
+    // Several sessions are one run (the ranks of a job), read as one session.
     if (parser.isSet(options.insights))
-        return runInsights(file, parser.isSet(options.json),
+        return runInsights(files, parser.isSet(options.json),
                            parser.isSet(options.window)
                                ? std::optional(parser.value(options.window).toStdString())
                                : std::nullopt,
                            ci);
     if (parser.isSet(options.exportChrome))
-        return runExportChrome(parser.value(options.exportChrome), file, force);
+        return runExportChrome(parser.value(options.exportChrome), files, force);
     if (parser.isSet(options.report))
-        return runReport(parser.value(options.report), file, force, reportOptions);
-    return runInfo(file);
+        return runReport(parser.value(options.report), files, force, reportOptions);
+    return runInfo(files);
 }
 
 // --remap rules into `rules`; false (after saying why) on one that is not OLD=NEW.
@@ -290,19 +269,10 @@ int runGui(QApplication& app, const QCommandLineParser& parser, const Options& o
                                                                ? ColorScheme::Dark
                                                                : ColorScheme::Light));
     installColorSchemeFollower(app);
-    QStringList files = parser.positionalArguments();
-    if (files.size() > 1) {
-        if (parser.isSet(options.compareWith)) {
-            printError(QStringLiteral("--compare-with takes one FILE (see --help)"));
-            return 2;
-        }
-        QString error;
-        const QString run = mergedRunOf(files, &error);
-        if (run.isEmpty()) {
-            printError(error);
-            return 1;
-        }
-        files = {run};
+    const QStringList files = parser.positionalArguments();
+    if (files.size() > 1 && parser.isSet(options.compareWith)) {
+        printError(QStringLiteral("--compare-with takes one FILE (see --help)"));
+        return 2;
     }
     if (parser.isSet(options.compareWith) && files.isEmpty()) {
         printError(QStringLiteral("--compare-with needs the FILE to compare with AFTER"));
@@ -318,7 +288,7 @@ int runGui(QApplication& app, const QCommandLineParser& parser, const Options& o
     if (parser.isSet(options.compareWith))
         window.compareLauncher()->compareWhenLoaded(parser.value(options.compareWith));
     if (!files.isEmpty())
-        window.openFile(files.front());
+        window.openFiles(files); // several: the ranks of one run
     return app.exec();
 }
 

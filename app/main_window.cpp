@@ -60,11 +60,12 @@ QString askExportPath(QWidget* parent, const QString& session, const QString& ti
 
 // What File ▸ Export may write: an existing file too (the save dialog asked), but none of the
 // files the open session was read from.
-format::OutputPolicy exportPolicy(const QString& currentFile, const model::Session& session) {
+format::OutputPolicy exportPolicy(const QStringList& currentFiles, const model::Session& session) {
     format::OutputPolicy policy;
     policy.replaceExisting = true;
-    policy.inputs = filesReadToOpen(currentFile);
-    policy.inputs.push_back(session.path);
+    policy.inputs = filesReadToOpen(currentFiles);
+    for (const std::string& file : session.files())
+        policy.inputs.push_back(file);
     return policy;
 }
 
@@ -228,26 +229,29 @@ void MainWindow::showOpenDialog() {
 }
 
 void MainWindow::openFile(const QString& path) {
-    startLoad(path, {});
+    startLoad({path}, {});
 }
 
-// Loads `file`, or its symbolized copy in its place when one is given.
-void MainWindow::startLoad(const QString& path, const QString& symbolizedCopy) {
+void MainWindow::openFiles(const QStringList& files) {
+    startLoad(files, {});
+}
+
+// Loads `files`, or a file's symbolized copy in its place when one is given.
+void MainWindow::startLoad(const QStringList& files, const QString& symbolizedCopy) {
     cancelLoad();
-    m_loadingFile = path;
+    m_loadingFiles = files;
     m_loadingCopy = symbolizedCopy;
-    m_statusLabel->setText(tr("Loading %1…").arg(QFileInfo(path).fileName()));
+    m_statusLabel->setText(tr("Loading %1…").arg(QFileInfo(files.front()).fileName()));
     m_progress->setValue(0);
     m_progress->show();
     m_cancelButton->show();
     m_loads->start(
-        [opener = standardSessionOpener(),
-         file = (symbolizedCopy.isEmpty() ? path : symbolizedCopy).toStdString()](
+        [files = symbolizedCopy.isEmpty() ? files : QStringList{symbolizedCopy}](
             const model::JobControl& job) {
             model::LoadOptions options;
             options.cancel = job.cancelFlag();
             options.progress = [&job](double fraction) { job.reportProgress(fraction); };
-            return opener.open(file, options);
+            return app::openFiles(files, options); // session_openers.h
         },
         [this](model::LoadResult result) {
             if (result.ok())
@@ -273,13 +277,15 @@ void MainWindow::finishLoad() {
 void MainWindow::onLoaded(std::shared_ptr<const model::Session> session) {
     finishLoad();
     m_session = std::move(session);
-    m_currentFile = m_loadingFile;
+    m_currentFiles = m_loadingFiles;
+    m_currentFile = m_currentFiles.front();
     m_symbolizedCopy = m_loadingCopy;
     m_lastError.clear();
     m_summary->setSession(m_session);
     m_timeline->setSession(m_session);
     m_stack->setCurrentIndex(1);
-    addRecentFile(m_currentFile);
+    if (m_currentFiles.size() == 1) // the menu opens one file
+        addRecentFile(m_currentFile);
     m_panels->setSession(m_session);
     updateTitle();
     QString status =
@@ -345,7 +351,7 @@ bool MainWindow::exportReport(const QString& outPath) {
     QApplication::setOverrideCursor(Qt::WaitCursor);
     QString error;
     const bool written = ReportWriter::write(m_session, *m_panels->report(), outPath,
-                                             exportPolicy(m_currentFile, *m_session), &error);
+                                             exportPolicy(m_currentFiles, *m_session), &error);
     QApplication::restoreOverrideCursor();
     if (!written) {
         m_statusLabel->setText(error);
@@ -363,7 +369,8 @@ void MainWindow::exportChromeTrace(const QString& outPath) {
     m_exportAction->setEnabled(false);
     m_statusLabel->setText(tr("Exporting %1…").arg(outPath));
     auto exportFile = [session = m_session, out = outPath.toStdString(),
-                       policy = exportPolicy(m_currentFile, *m_session)](const model::JobControl&) {
+                       policy =
+                           exportPolicy(m_currentFiles, *m_session)](const model::JobControl&) {
         return exportChromeTraceFile(*session, out, policy);
     };
     m_exports->start(exportFile, [this, outPath](const std::string& error) {
@@ -408,7 +415,7 @@ void MainWindow::symbolizeIfPossible() {
             if (outcome.kind != SymbolizeOutcome::Kind::Symbolized)
                 return;
             emit symbolizedOnOpen(outcome.resolvedFrames);
-            startLoad(path, QString::fromStdString(outcome.copyPath));
+            startLoad({path}, QString::fromStdString(outcome.copyPath));
             m_statusLabel->setText(
                 tr("Resolved %n native frame(s) with this machine's binaries into a copy (%1); "
                    "the session file is unchanged. Loading the copy…",
@@ -571,25 +578,6 @@ void MainWindow::rebuildRecentMenu() {
         });
     }
     m_recentMenu->setEnabled(!files.isEmpty());
-}
-
-void MainWindow::restoreLayout() {
-    m_defaultState = saveState();
-    QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-}
-
-void MainWindow::saveLayout() {
-    QSettings settings;
-    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("window/state"), saveState());
-}
-
-void MainWindow::resetLayout() {
-    restoreState(m_defaultState);
-    for (QDockWidget* dock : findChildren<QDockWidget*>())
-        dock->show();
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

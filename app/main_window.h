@@ -61,10 +61,13 @@ public:
 
     // Starts loading path (replacing any load in progress). Results arrive as signals.
     void openFile(const QString& path);
+    // The same for several session files opened as one run (the ranks of one job).
+    void openFiles(const QStringList& files);
     void cancelLoad();
     bool isLoading() const;
 
     const std::shared_ptr<const model::Session>& session() const { return m_session; }
+    // The file (or the first of the files) shown.
     QString currentFile() const { return m_currentFile; }
     // The symbolized copy shown instead of currentFile() (see symbolizedOnOpen), else empty.
     QString symbolizedCopy() const { return m_symbolizedCopy; }
@@ -150,7 +153,7 @@ private:
     void saveLayout();
     void onAnalysisStarted();
     void onAnalysisFinished();
-    void startLoad(const QString& file, const QString& symbolizedCopy);
+    void startLoad(const QStringList& files, const QString& symbolizedCopy);
     void symbolizeIfPossible();
     void showSaveCopyDialog();
     void showExportDialog();
@@ -162,7 +165,8 @@ private:
     model::JobTracker* m_symbolizations = nullptr;
     model::JobTracker* m_exports = nullptr;
     QString m_currentFile;
-    QString m_loadingFile;
+    QStringList m_currentFiles;
+    QStringList m_loadingFiles;
     QString m_loadingCopy;
     QString m_symbolizedCopy;
     QString m_lastError;

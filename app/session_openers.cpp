@@ -22,15 +22,21 @@ std::vector<std::string> filesReadToOpen(const QString& file) {
     return files;
 }
 
-QString mergedRunOf(const QStringList& files, QString* error) {
+std::vector<std::string> filesReadToOpen(const QStringList& files) {
+    std::vector<std::string> read;
+    for (const QString& file : files)
+        for (std::string& path : filesReadToOpen(file))
+            read.push_back(std::move(path));
+    return read;
+}
+
+model::LoadResult openFiles(const QStringList& files, const model::LoadOptions& options) {
+    if (files.size() == 1)
+        return standardSessionOpener().open(files.front().toStdString(), options);
     std::vector<std::string> paths;
     for (const QString& file : files)
         paths.push_back(file.toStdString());
-    model::LoadResult failed;
-    const std::string merged = model::RunMerger::mergeIntoCache(paths, {}, &failed);
-    if (merged.empty())
-        *error = QString::fromStdString(failed.error);
-    return QString::fromStdString(merged);
+    return model::RunMerger::load(paths, options);
 }
 
 } // namespace stallscope::app

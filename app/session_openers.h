@@ -15,12 +15,14 @@ namespace stallscope::app {
 
 model::SessionOpener standardSessionOpener();
 
-// The files that opening `file` reads: the file itself, and for a folder of rank traces each
-// trace in it. An output must replace none of them (format::OutputPolicy::inputs).
+// The files that opening `file` reads: the file itself, and for a run folder or a folder of rank
+// traces each file in it. An output must replace none of them (format::OutputPolicy::inputs).
 std::vector<std::string> filesReadToOpen(const QString& file);
+// The same for several files opened as one run.
+std::vector<std::string> filesReadToOpen(const QStringList& files);
 
-// Several session files given together (the ranks of one job) merged into one session in the
-// import cache (model/interop/run_merge.h): the path to open in their place, or "" and *error.
-QString mergedRunOf(const QStringList& files, QString* error);
+// Opens `files` as one session: one file or folder through standardSessionOpener(); several
+// session files (the ranks of one job) as one run (model/interop/run_merge.h).
+model::LoadResult openFiles(const QStringList& files, const model::LoadOptions& options = {});
 
 } // namespace stallscope::app

@@ -1,5 +1,7 @@
 #include "app/window_layout.h"
 
+#include "app/main_window.h"
+
 #include "views/panels/analysis_panels.h"
 
 #include <QDockWidget>
@@ -86,6 +88,26 @@ void arrangeDocks(QMainWindow& window, views::AnalysisPanels& panels) {
     // The key MainWindow::restoreLayout reads: a layout the user left stays theirs.
     if (!QSettings().contains(QStringLiteral("window/state")))
         new FirstShow(window, panels);
+}
+
+// The layout the user left, kept across runs; the default one stays for View ▸ Reset Layout.
+void MainWindow::restoreLayout() {
+    m_defaultState = saveState();
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+}
+
+void MainWindow::saveLayout() {
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+}
+
+void MainWindow::resetLayout() {
+    restoreState(m_defaultState);
+    for (QDockWidget* dock : findChildren<QDockWidget*>())
+        dock->show();
 }
 
 } // namespace stallscope::app

@@ -2,7 +2,8 @@
 // full height of the left side (the bottom docks sit under the timeline only, so a long list of
 // findings does not scroll for want of the rows they take), and, on first show, the docks sized
 // as shares of the window — the timeline keeps most of it at 1920×1080 and at 1280×800. A layout
-// the user saved (QSettings "window/state", restored by MainWindow) is left as it is.
+// the user saved (QSettings "window/state", restored by MainWindow::restoreLayout, defined in
+// window_layout.cpp) is left as it is.
 #pragma once
 
 #include <QSize>

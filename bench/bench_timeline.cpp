@@ -2,11 +2,13 @@
 // 10-million-event session. Goals: a frame <= 16 ms at full zoom-out, at a 1 ms window and while
 // panning (every frame a new viewport: draw-list rebuild + paint); hover hit-test <= 1 ms.
 //
-//   stallscope-bench-timeline [--session=FILE] [--events=10000000] [Google Benchmark flags]
+//   stallscope-bench-timeline [--session=FILE|RUN-FOLDER] [--events=10000000]
+//                             [Google Benchmark flags]
 // The session is generated (seed 1) when FILE does not exist, and kept for the next run (the
-// same file bench_load uses).
+// same file bench_load uses); a run folder (stallscope-bench-run-open's) opens as one session.
 #include "bench/bench_session.h"
 #include "bench/bench_support.h"
+#include "model/interop/run_merge.h"
 #include "model/session/session.h"
 #include "model/session/session_loader.h"
 #include "views/timeline/timeline_widget.h"
@@ -156,7 +158,9 @@ int main(int argc, char** argv) {
         return 1;
     QApplication app(argc, argv);
     const auto loadStart = std::chrono::steady_clock::now();
-    model::LoadResult result = model::SessionLoader::load(path);
+    model::LoadResult result = model::RunMerger::looksLikeRun(path)
+                                   ? model::RunMerger::load({path})
+                                   : model::SessionLoader::load(path);
     if (!result.ok()) {
         std::fprintf(stderr, "stallscope-bench-timeline: %s\n", result.error.c_str());
         return 1;

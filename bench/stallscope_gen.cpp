@@ -35,12 +35,16 @@ void usage(std::FILE* out) {
         "  --ranks N                  a data-parallel job instead: N ranks (torchrun), one GPU\n"
         "                             each, an NCCL all-reduce per step that ends together\n"
         "  --rank-steps N             steps per rank (default: until --events)\n"
+        "  --run-folder               with --ranks: -o names a folder, one session per rank\n"
+        "                             (rank<r>.stallscope), as a recorded run folder\n"
         "  --straggler-rank R         this rank is late to every all-reduce\n"
         "  --straggler-delay-us N     by this much host time before it launches (0)\n"
         "  --straggler-syncs          the delay is its own .item() on extra GPU work\n"
         "  --straggler-range NAME     range around the host work (collate; \"\" for none)\n"
         "  --rank-jitter-us N         up to N us of host time per rank and step (0)\n"
         "  --launcher NAME            launcher stored with the ranks (torchrun)\n"
+        "  --sample-hz N              Python stack samples of the planted host work (0: none)\n"
+        "  --host-work-us N           plain Python before each step (data.py:72 collate) (0)\n"
         "  --commit-every N           events between commits (1000000)\n"
         "  --command TEXT             recorded command line\n"
         "  -q, --quiet                print nothing on success\n"
@@ -95,6 +99,7 @@ constexpr MemberOption<int> kCountOptions[] = {
     {"--pageable-every", &SyntheticOptions::pageableEvery},
     {"--ranks", &SyntheticOptions::ranks},
     {"--straggler-rank", &SyntheticOptions::stragglerRank},
+    {"--sample-hz", &SyntheticOptions::sampleHz},
 };
 constexpr MemberOption<bool> kOffSwitches[] = {
     {"--no-in-loop-sync", &SyntheticOptions::inLoopSync},
@@ -112,6 +117,7 @@ int main(int argc, char** argv) {
     SyntheticOptions options;
     std::string output;
     bool quiet = false;
+    bool runFolder = false;
     stallscope::format::CommandLine arguments("stallscope-gen", argc, argv);
     while (arguments.next()) {
         const std::string_view arg = arguments.argument();
@@ -142,6 +148,8 @@ int main(int argc, char** argv) {
             options.stragglerSyncs = true;
         else if (arg == "--straggler-range")
             options.stragglerRange = arguments.value("--straggler-range");
+        else if (arg == "--host-work-us")
+            options.hostWorkNs = number("--host-work-us") * 1'000;
         else if (arg == "--rank-jitter-us")
             options.rankJitterNs = number("--rank-jitter-us") * 1'000;
         else if (arg == "--launcher")
@@ -150,6 +158,8 @@ int main(int argc, char** argv) {
             options.commitEvery = number("--commit-every");
         else if (arg == "--command")
             options.command = arguments.value("--command");
+        else if (arg == "--run-folder")
+            runFolder = true;
         else if (arg == "-q" || arg == "--quiet")
             quiet = true;
         else if (arg == "-h" || arg == "--help") {
@@ -170,7 +180,12 @@ int main(int argc, char** argv) {
 
     stallscope::model::SyntheticStats stats;
     std::string error;
-    if (!stallscope::model::writeSyntheticSession(output, options, &stats, &error)) {
+    if (runFolder && options.ranks < 1) {
+        std::fputs("stallscope-gen: --run-folder needs --ranks\n", stderr);
+        return 2;
+    }
+    if (!(runFolder ? stallscope::model::writeSyntheticRun(output, options, &stats, &error)
+                    : stallscope::model::writeSyntheticSession(output, options, &stats, &error))) {
         std::fprintf(stderr, "stallscope-gen: %s\n", error.c_str());
         return 1;
     }

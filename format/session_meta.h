@@ -47,6 +47,14 @@ inline constexpr std::string_view kStackCaptureP90Ns = "stack_capture_p90_ns";
 inline constexpr std::string_view kPythonCaptureCount = "python_capture_count";
 inline constexpr std::string_view kPythonCaptureMedianNs = "python_capture_median_ns";
 inline constexpr std::string_view kPythonCaptureP90Ns = "python_capture_p90_ns";
+// The Python sampler (host_samples): its rate ("200"; "0" when off), "on" or why it did not run,
+// its ticks, the samples written and its own cost per tick (mean and largest, ns).
+inline constexpr std::string_view kSampleHz = "sample_hz";
+inline constexpr std::string_view kSampling = "sampling";
+inline constexpr std::string_view kSamplerTicks = "sampler_ticks";
+inline constexpr std::string_view kSamplerSamples = "sampler_samples";
+inline constexpr std::string_view kSamplerTickMeanNs = "sampler_tick_mean_ns";
+inline constexpr std::string_view kSamplerTickMaxNs = "sampler_tick_max_ns";
 inline constexpr std::string_view kDroppedRecords = "dropped_records";
 inline constexpr std::string_view kDroppedHostEvents = "dropped_host_events";
 

@@ -152,6 +152,15 @@ struct FrameRow {
     std::optional<int64_t> column;
 };
 
+// A run of equal Python stack samples of one thread (format v3; see columns::kHostSamples).
+struct HostSampleRow {
+    int64_t threadId = 0;
+    int64_t startNs = 0; // the first sample
+    int64_t endNs = 0;   // the last
+    int64_t samples = 1;
+    int64_t stackId = 0;
+};
+
 struct SourceRow {
     std::string path;
     std::string sha256;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <initializer_list>
 #include <span>
 #include <string>
@@ -152,6 +153,11 @@ inline constexpr Column kDropped[] = {{"id", kRowId},
                                       {"at_ns", kInt},
                                       {"source", kText},
                                       {"count", kInt}};
+// A run of the Python sampler's samples of one thread that saw the same stack at consecutive
+// ticks: `samples` samples from start_ns (the first) to end_ns (the last), equally spaced.
+inline constexpr Column kHostSamples[] = {{"id", kRowId},     {"thread_id", kInt},
+                                          {"start_ns", kInt}, {"end_ns", kInt},
+                                          {"samples", kInt},  {"stack_id", kInt}};
 inline constexpr Column kDiagnostics[] = {
     {"id", kRowId}, {"at_ns", kInt}, {"severity", kText}, {"message", kText}};
 } // namespace columns
@@ -181,17 +187,18 @@ inline constexpr Table kSources{"sources", columns::kSources};
 inline constexpr Table kDropped{"dropped", columns::kDropped};
 inline constexpr Table kDiagnostics{"diagnostics", columns::kDiagnostics};
 inline constexpr Table kProcessRanks{"process_ranks", columns::kProcessRanks, {}, false, 2};
+inline constexpr Table kHostSamples{"host_samples", columns::kHostSamples, {}, false, 3};
 } // namespace tables
 
 // Every table of a session, in creation order; the reader checks that each exists (a table newer
 // than the file's version may be missing: Table::sinceVersion).
-inline constexpr std::array<const Table*, 22> kTables = {
-    &tables::kMeta,        &tables::kProcesses,    &tables::kThreads,  &tables::kDevices,
-    &tables::kStreams,     &tables::kStrings,      &tables::kApiCalls, &tables::kKernels,
-    &tables::kMemcpys,     &tables::kMemsets,      &tables::kSyncs,    &tables::kCudaEvents,
-    &tables::kRanges,      &tables::kModules,      &tables::kFrames,   &tables::kFrameInlines,
-    &tables::kStacks,      &tables::kStackFrames,  &tables::kSources,  &tables::kDropped,
-    &tables::kDiagnostics, &tables::kProcessRanks,
+inline constexpr std::array<const Table*, 23> kTables = {
+    &tables::kMeta,        &tables::kProcesses,    &tables::kThreads,     &tables::kDevices,
+    &tables::kStreams,     &tables::kStrings,      &tables::kApiCalls,    &tables::kKernels,
+    &tables::kMemcpys,     &tables::kMemsets,      &tables::kSyncs,       &tables::kCudaEvents,
+    &tables::kRanges,      &tables::kModules,      &tables::kFrames,      &tables::kFrameInlines,
+    &tables::kStacks,      &tables::kStackFrames,  &tables::kSources,     &tables::kDropped,
+    &tables::kDiagnostics, &tables::kProcessRanks, &tables::kHostSamples,
 };
 
 // The position of `table` in kTables (kTables.size() when absent). By name, not by address:
@@ -231,6 +238,40 @@ template <const Table& table> struct ColumnOf {
 };
 
 std::string selectColumnsSql(const Table& table, std::span<const std::string_view> names);
+
+// What moving one file's rows into another session changes (a run opened as one session,
+// model/interop/run_merge.h): the row ids that columns refer to, and times.
+//
+// The table whose row ids `column` holds, or null: a column named like a table's key (process_id,
+// thread_id, device_id, stream_id, name_id, module_id, frame_id, stack_id); streams.stream_id is
+// CUPTI's own number, not a reference.
+const Table* referencedTable(const Table& table, const Column& column);
+// A time on the host's clock (a column ending in _ns; process_ranks.clock_shift_ns, the shift
+// already applied to a process's times, moves with them).
+constexpr bool isTimeColumn(const Column& column) {
+    return column.name.size() > 3 && column.name.substr(column.name.size() - 3) == "_ns";
+}
+
+// How one file's rows are moved into a session: each table's row ids by idOffset (and every
+// reference to them; a reference past the file's own rows, lastId, reads as NULL instead of
+// landing in another file's), times by shiftNs. The default moves nothing.
+struct RowMoves {
+    std::array<int64_t, kTables.size()> idOffset{};
+    std::array<int64_t, kTables.size()> lastId = [] {
+        std::array<int64_t, kTables.size()> unbounded;
+        unbounded.fill(INT64_MAX);
+        return unbounded;
+    }();
+    int64_t shiftNs = 0;
+
+    int64_t offset(const Table& table) const { return idOffset[tableIndex(table)]; }
+    int64_t last(const Table& table) const { return lastId[tableIndex(table)]; }
+};
+
+// selectSql(table) with every value moved by `moves` (result column i is still columns[i]), the
+// columns prefixed by `alias` ("SELECT f.id + 10, ... FROM frames f"). String ids (name_id) are
+// left as they are: the reader maps them.
+std::string movedSelectSql(const Table& table, const RowMoves& moves, std::string_view alias = {});
 
 // "SELECT a, b, ... FROM name" over the named columns, in the order given: result column i is
 // names[i]. Each name is checked against the descriptor at compile time.

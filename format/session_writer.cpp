@@ -247,6 +247,11 @@ int64_t SessionWriter::addRange(const RangeRow& row) {
                                         row.endNs, row.depth);
 }
 
+int64_t SessionWriter::addHostSample(const HostSampleRow& row) {
+    return insert<tables::kHostSamples>(row.threadId, row.startNs, row.endNs, row.samples,
+                                        row.stackId);
+}
+
 void SessionWriter::addDropped(const DroppedRow& row) {
     insert<tables::kDropped>(row.processId, row.atNs, row.source, row.count);
 }

@@ -1,4 +1,6 @@
-// HostEvent: what a target thread hands to the writer thread, through its own EventRing.
+// HostEvent: what a target thread hands to the writer thread, through its own EventRing; and what
+// the Python sampler hands it (Type::Sample: another thread's Python frames at one tick, `tid`
+// that thread, `correlationId` the tick's number, startNs = endNs its time, no native frames).
 #pragma once
 
 #include <cstdint>
@@ -9,7 +11,7 @@ inline constexpr int kMaxStackFrames = 96;
 inline constexpr int kMaxPythonFrames = 48;
 
 struct HostEvent {
-    enum class Type : uint8_t { ApiCall = 1, Scope = 2 };
+    enum class Type : uint8_t { ApiCall = 1, Scope = 2, Sample = 3 };
     Type type = Type::ApiCall;
     uint8_t domain = 0;   // CUPTI callback domain (ApiCall)
     uint8_t apiClass = 0; // ApiClass

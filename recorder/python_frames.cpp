@@ -1,8 +1,12 @@
 #include "recorder/python_frames.h"
 
+#include "recorder/python_frame_walk.h"
+#include "recorder/python_runtime.h"
+
 #include <dlfcn.h>
 #include <link.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -13,43 +17,15 @@ namespace stallscope::recorder {
 
 namespace {
 
-using PointerGetter = const void* (*)();
+using python_walk::DirectMemory;
+using python_walk::FrameCache;
+using Layout = PythonLayout;
+using PointerGetter = PythonRuntime::PointerGetter;
+using Addr2Line = PythonRuntime::Addr2Line;
+using FrameIntGetter = PythonRuntime::FrameIntGetter;
 using VersionGetter = const char* (*)();
-using Addr2Line = int (*)(const void* code, int byteOffset);
-using FrameIntGetter = int (*)(const void* frame);
 
-enum class Layout : uint8_t {
-    None,
-    FrameObject,      // 3.9, 3.10: PyFrameObject chain
-    InterpreterFrame, // 3.11+: _PyInterpreterFrame chain
-};
-
-constexpr int kOwnedByCStack = 3; // FRAME_OWNED_BY_CSTACK (3.12, 3.13)
-constexpr int kObTypeOffset = 8;  // PyObject.ob_type (default, GIL builds)
-constexpr int kUnicodeLengthOffset = 16;
-constexpr int kUnicodeStateOffset = 32;
-
-struct Runtime {
-    bool available = false;
-    char version[16] = "";
-    const char* status = "not initialized";
-    PointerGetter threadState = nullptr;
-    Addr2Line addr2line = nullptr;
-    FrameIntGetter frameLine = nullptr;  // PyUnstable_InterpreterFrame_GetLine (3.12+)
-    FrameIntGetter frameLasti = nullptr; // PyUnstable_InterpreterFrame_GetLasti (3.12+), bytes
-    const void* codeType = nullptr;
-    const void* unicodeType = nullptr;
-    Layout layout = Layout::None;
-    int tsFrame = 0; // PyThreadState: frame (3.9/3.10), cframe (3.11/3.12), current_frame (3.13)
-    int cframeCurrent =
-        -1; // _PyCFrame.current_frame (3.11: 8, 3.12: 0); -1 when tsFrame is the frame
-    int frBack = 0, frCode = 0, frInstr = -1, frOwner = -1, frIsEntry = -1, frLasti = -1;
-    bool lastiInUnits = false; // 3.10 f_lasti counts 2-byte code units
-    int coFilename = 0, coName = 0, coFirstLine = 0, coCode = 0;
-    int asciiSize = 0, compactSize = 0;
-    uintptr_t evalStart = 0, evalEnd = 0;
-};
-Runtime g_rt;
+PythonRuntime g_rt;
 std::mutex g_initMutex;
 bool g_initialized = false;
 
@@ -65,157 +41,29 @@ char* g_arena = nullptr;
 std::atomic<uint32_t> g_codeCount{1}; // id 0: unknown
 std::atomic<uint32_t> g_arenaUsed{8};
 
-// ---- per-thread caches (allocated on the thread's first capture) -------------------------------
-constexpr int kCodeSlots = 2048;
-constexpr int kLineSlots = 4096;
-constexpr int kProbes = 4;
-struct CodeSlot {
-    const void* code;
-    const void* file;
-    const void* name;
-    int firstLine;
-    uint32_t id;
-};
-struct LineSlot {
-    const void* code;
-    int32_t lasti;
-    int32_t line;
-    uint32_t id;
-};
-struct ThreadCache {
-    CodeSlot codes[kCodeSlots];
-    LineSlot lines[kLineSlots];
-};
-thread_local ThreadCache* t_cache = nullptr;
+// The calling thread's caches (allocated on its first capture).
+thread_local FrameCache* t_cache = nullptr;
 thread_local bool t_cacheFailed = false;
 
-template <typename T> T load(const void* base, int offset) {
-    T value;
-    memcpy(&value, static_cast<const char*>(base) + offset, sizeof(T));
-    return value;
-}
-const void* pointerAt(const void* base, int offset) {
-    return load<const void*>(base, offset);
-}
-
-size_t mixPointer(const void* p, int extra = 0) {
-    uint64_t h = uint64_t(reinterpret_cast<uintptr_t>(p)) ^ (uint64_t(uint32_t(extra)) << 40);
-    h *= 0x9E3779B97F4A7C15ull;
-    return size_t(h >> 40);
-}
-
-void putUtf8(uint32_t c, char* out, size_t cap, size_t* n) {
-    char buffer[4];
-    size_t k;
-    if (c < 0x80) {
-        buffer[0] = char(c);
-        k = 1;
-    } else if (c < 0x800) {
-        buffer[0] = char(0xC0 | (c >> 6));
-        buffer[1] = char(0x80 | (c & 0x3F));
-        k = 2;
-    } else if (c < 0x10000) {
-        buffer[0] = char(0xE0 | (c >> 12));
-        buffer[1] = char(0x80 | ((c >> 6) & 0x3F));
-        buffer[2] = char(0x80 | (c & 0x3F));
-        k = 3;
-    } else {
-        buffer[0] = char(0xF0 | ((c >> 18) & 0x07));
-        buffer[1] = char(0x80 | ((c >> 12) & 0x3F));
-        buffer[2] = char(0x80 | ((c >> 6) & 0x3F));
-        buffer[3] = char(0x80 | (c & 0x3F));
-        k = 4;
-    }
-    if (*n + k >= cap)
-        return;
-    memcpy(out + *n, buffer, k);
-    *n += k;
-}
-
-// UTF-8 of a str object read from its compact representation; "?" for anything else. NUL-ended.
-size_t readUnicode(const void* object, char* out, size_t cap) {
-    size_t n = 0;
-    if (object && pointerAt(object, kObTypeOffset) == g_rt.unicodeType) {
-        uint32_t state = load<uint32_t>(object, kUnicodeStateOffset);
-        unsigned kind = (state >> 2) & 7, compact = (state >> 5) & 1, ascii = (state >> 6) & 1;
-        int64_t length = load<int64_t>(object, kUnicodeLengthOffset);
-        if (compact && length >= 0) {
-            const auto* data =
-                static_cast<const uint8_t*>(object) + (ascii ? g_rt.asciiSize : g_rt.compactSize);
-            for (int64_t i = 0; i < length && n + 1 < cap; ++i) {
-                uint32_t c = kind == 1   ? data[i]
-                             : kind == 2 ? load<uint16_t>(data, int(i * 2))
-                                         : load<uint32_t>(data, int(i * 4));
-                putUtf8(c, out, cap, &n);
-            }
-        }
-    }
-    if (n == 0)
-        out[n++] = '?';
-    out[n] = '\0';
-    return n;
-}
-
-uint32_t newCodeEntry(const void* file, const void* name) {
-    char fileText[1024], nameText[256];
-    size_t fileLength = readUnicode(file, fileText, sizeof(fileText));
-    size_t nameLength = readUnicode(name, nameText, sizeof(nameText));
-    uint32_t id = g_codeCount.fetch_add(1, std::memory_order_relaxed);
-    if (id >= kMaxCodes)
-        return 0;
-    uint32_t bytes = uint32_t(fileLength + nameLength + 2);
-    uint32_t offset = g_arenaUsed.fetch_add(bytes, std::memory_order_relaxed);
-    if (offset + bytes > kArenaBytes) {
-        g_codes[id] = {0, 0};
-        return id;
-    }
-    memcpy(g_arena + offset, fileText, fileLength + 1);
-    memcpy(g_arena + offset + fileLength + 1, nameText, nameLength + 1);
-    g_codes[id] = {offset, uint32_t(offset + fileLength + 1)};
-    return id;
-}
-
-uint32_t codeId(ThreadCache& cache, const void* code) {
-    const void* file = pointerAt(code, g_rt.coFilename);
-    const void* name = pointerAt(code, g_rt.coName);
-    int firstLine = load<int>(code, g_rt.coFirstLine);
-    size_t home = mixPointer(code);
-    CodeSlot* target = nullptr;
-    for (int probe = 0; probe < kProbes; ++probe) {
-        CodeSlot& slot = cache.codes[(home + size_t(probe)) & (kCodeSlots - 1)];
-        if (slot.code == code) {
-            if (slot.file == file && slot.name == name && slot.firstLine == firstLine)
-                return slot.id;
-            target = &slot; // same address, another code object: a new entry
-            break;
-        }
-        if (!slot.code) {
-            target = &slot;
-            break;
-        }
-    }
-    if (!target)
-        target = &cache.codes[home & (kCodeSlots - 1)];
-    *target = {code, file, name, firstLine, newCodeEntry(file, name)};
-    return target->id;
-}
-
-int lastiBytes(const void* frame, const void* code) {
+// The calling thread's line of a frame: CPython's own functions, which read only the frame and
+// its code object's immutable line table; cached by (code, instruction offset).
+int directLine(FrameCache& cache, const DirectMemory::View& frame, const void* frameAddress,
+               const void* code, uint32_t id) {
+    int lasti;
     if (g_rt.layout == Layout::FrameObject) {
-        int lasti = load<int>(frame, g_rt.frLasti);
-        return g_rt.lastiInUnits && lasti > 0 ? lasti * 2 : lasti;
+        lasti = frame.at<int>(g_rt.frLasti);
+        if (g_rt.lastiInUnits && lasti > 0)
+            lasti *= 2;
+    } else if (g_rt.frameLasti) {
+        lasti = g_rt.frameLasti(frameAddress);
+    } else {
+        const char* instr = static_cast<const char*>(frame.pointer(g_rt.frInstr));
+        lasti = int(instr - (static_cast<const char*>(code) + g_rt.coCode));
     }
-    if (g_rt.frameLasti)
-        return g_rt.frameLasti(frame);
-    const char* instr = static_cast<const char*>(pointerAt(frame, g_rt.frInstr));
-    return int(instr - (static_cast<const char*>(code) + g_rt.coCode));
-}
-
-int lineAt(ThreadCache& cache, const void* frame, const void* code, uint32_t id, int lasti) {
-    LineSlot& slot = cache.lines[mixPointer(code, lasti) & (kLineSlots - 1)];
+    FrameCache::LineSlot& slot = cache.lineSlot(code, lasti);
     if (slot.code == code && slot.lasti == lasti && slot.id == id)
         return slot.line;
-    int line = g_rt.frameLine ? g_rt.frameLine(frame) : g_rt.addr2line(code, lasti);
+    const int line = g_rt.frameLine ? g_rt.frameLine(frameAddress) : g_rt.addr2line(code, lasti);
     slot = {code, lasti, line, id};
     return line;
 }
@@ -227,7 +75,9 @@ void* symbol(const char* name) {
 // 3.13+: the runtime starts with _Py_DebugOffsets (cookie "xdebugpy"). Its sections are found by
 // fields whose values never change (PyThreadState prev/next/interp = 0/8/16, frame previous/
 // executable = 8/0, co_filename/co_name/co_qualname adjacent), so the optional `size` members
-// and `free_threaded` of later patch releases do not matter.
+// and `free_threaded` of later patch releases do not matter. The sampler's interpreter offset
+// (threads_head, 11 words before thread_state.prev where the sections have `size` members) is a
+// guess that python_sampler.cpp checks against PyInterpreterState_ThreadHead before any use.
 bool readDebugOffsets() {
     const auto* runtime = static_cast<const char*>(symbol("_PyRuntime"));
     if (!runtime || memcmp(runtime, "xdebugpy", 8) != 0)
@@ -258,11 +108,20 @@ bool readDebugOffsets() {
     g_rt.coFilename = int(w[k]);
     g_rt.coName = int(w[k + 1]);
     g_rt.coFirstLine = int(w[k + 4]);
+    g_rt.coLinetable = int(w[k + 3]);
+    if (w[k + 8] > w[k + 4] && w[k + 8] < 512)
+        g_rt.coCode = int(w[k + 8]);
+    g_rt.tsNativeThreadId = w[i + 5] < 1024 ? int(w[i + 5]) : -1;
+    if (i >= 11 && w[i - 11] < 4096)
+        g_rt.interpThreadsHead = int(w[i - 11]);
     return true;
 }
 
+// Offsets per version: 3.9/3.10 and 3.11 checked against their headers, 3.12 against its
+// PyCodeObject, PyThreadState, _is and _PyInterpreterFrame definitions; tests/recorder checks the
+// public ones against this machine's Python.h (python_host.cpp).
 bool setLayout(int minor) {
-    Runtime& r = g_rt;
+    PythonRuntime& r = g_rt;
     r.asciiSize = minor >= 12 ? 40 : 48; // PyASCIIObject lost `wstr` in 3.12
     r.compactSize = minor >= 12 ? 56 : 72;
     switch (minor) {
@@ -277,6 +136,7 @@ bool setLayout(int minor) {
         r.coFilename = 104;
         r.coName = 112;
         r.coFirstLine = 40;
+        r.coLinetable = 120; // co_lnotab (3.9), co_linetable (3.10): not read by the sampler
         return r.addr2line != nullptr;
     case 11: // offsets checked against Debian's 3.11 headers (tests/recorder)
         r.layout = Layout::InterpreterFrame;
@@ -289,7 +149,10 @@ bool setLayout(int minor) {
         r.coFilename = 112;
         r.coName = 120;
         r.coFirstLine = 72;
+        r.coLinetable = 136;
         r.coCode = 184;
+        r.interpThreadsHead = 16;
+        r.tsNativeThreadId = 160;
         return r.addr2line != nullptr;
     case 12:
         r.layout = Layout::InterpreterFrame;
@@ -297,10 +160,15 @@ bool setLayout(int minor) {
         r.cframeCurrent = 0;
         r.frCode = 0;
         r.frBack = 8;
+        r.frInstr = 56; // prev_instr
         r.frOwner = 70;
         r.coFilename = 112;
         r.coName = 120;
         r.coFirstLine = 68;
+        r.coLinetable = 136;
+        r.coCode = 192;
+        r.interpThreadsHead = 72;
+        r.tsNativeThreadId = 144;
         return r.frameLine && r.frameLasti;
     case 13:
         r.layout = Layout::InterpreterFrame;
@@ -335,11 +203,26 @@ bool initializeLocked() {
         reinterpret_cast<FrameIntGetter>(symbol("PyUnstable_InterpreterFrame_GetLasti"));
     g_rt.codeType = symbol("PyCode_Type");
     g_rt.unicodeType = symbol("PyUnicode_Type");
+    g_rt.bytesType = symbol("PyBytes_Type");
+    g_rt.interpreterHead = reinterpret_cast<PointerGetter>(symbol("PyInterpreterState_Head"));
+    g_rt.threadHead =
+        reinterpret_cast<PythonRuntime::PointerOf>(symbol("PyInterpreterState_ThreadHead"));
+    g_rt.finalizing = reinterpret_cast<PythonRuntime::Finalizing>(symbol("Py_IsFinalizing"));
+    if (!g_rt.finalizing)
+        g_rt.finalizing = reinterpret_cast<PythonRuntime::Finalizing>(symbol("_Py_IsFinalizing"));
+    g_rt.minor = minor;
     if (major != 3 || !g_rt.threadState || !g_rt.codeType || !g_rt.unicodeType ||
         !setLayout(minor)) {
         g_rt.status = "unsupported CPython version or missing symbols (3.9-3.13 supported)";
         return false;
     }
+    g_rt.frameBytes = std::max({g_rt.frBack, g_rt.frCode, g_rt.frInstr, g_rt.frOwner,
+                                g_rt.frIsEntry, g_rt.frLasti}) +
+                      8;
+    g_rt.codeBytes = std::max({PythonRuntime::kObTypeOffset, g_rt.coFilename, g_rt.coName,
+                               g_rt.coFirstLine, g_rt.coLinetable}) +
+                     8;
+    g_rt.threadStateBytes = std::max({g_rt.tsFrame, g_rt.tsNativeThreadId}) + 8;
     if (void* eval = symbol("_PyEval_EvalFrameDefault")) {
         Dl_info info;
         ElfW(Sym)* sym = nullptr;
@@ -360,6 +243,61 @@ bool initializeLocked() {
 }
 
 } // namespace
+
+const PythonRuntime& pythonRuntime() {
+    return g_rt;
+}
+
+uint32_t addPythonCode(const char* file, size_t fileLength, const char* function,
+                       size_t functionLength) {
+    const uint32_t id = g_codeCount.fetch_add(1, std::memory_order_relaxed);
+    if (id >= kMaxCodes)
+        return 0;
+    const auto bytes = uint32_t(fileLength + functionLength + 2);
+    const uint32_t offset = g_arenaUsed.fetch_add(bytes, std::memory_order_relaxed);
+    if (offset + bytes > kArenaBytes) {
+        g_codes[id] = {0, 0};
+        return id;
+    }
+    memcpy(g_arena + offset, file, fileLength);
+    g_arena[offset + fileLength] = '\0';
+    memcpy(g_arena + offset + fileLength + 1, function, functionLength);
+    g_arena[offset + fileLength + 1 + functionLength] = '\0';
+    g_codes[id] = {offset, uint32_t(offset + fileLength + 1)};
+    return id;
+}
+
+namespace python_walk {
+
+void putUtf8(uint32_t c, char* out, size_t cap, size_t* n) {
+    char buffer[4];
+    size_t k;
+    if (c < 0x80) {
+        buffer[0] = char(c);
+        k = 1;
+    } else if (c < 0x800) {
+        buffer[0] = char(0xC0 | (c >> 6));
+        buffer[1] = char(0x80 | (c & 0x3F));
+        k = 2;
+    } else if (c < 0x10000) {
+        buffer[0] = char(0xE0 | (c >> 12));
+        buffer[1] = char(0x80 | ((c >> 6) & 0x3F));
+        buffer[2] = char(0x80 | (c & 0x3F));
+        k = 3;
+    } else {
+        buffer[0] = char(0xF0 | ((c >> 18) & 0x07));
+        buffer[1] = char(0x80 | ((c >> 12) & 0x3F));
+        buffer[2] = char(0x80 | ((c >> 6) & 0x3F));
+        buffer[3] = char(0x80 | (c & 0x3F));
+        k = 4;
+    }
+    if (*n + k >= cap)
+        return;
+    memcpy(out + *n, buffer, k);
+    *n += k;
+}
+
+} // namespace python_walk
 
 bool PythonFrames::initialize() {
     std::lock_guard<std::mutex> lock(g_initMutex);
@@ -383,11 +321,11 @@ const char* PythonFrames::status() {
 int PythonFrames::capture(uint64_t* out, int maxFrames) {
     if (!g_rt.available || maxFrames <= 0)
         return 0;
-    ThreadCache* cache = t_cache;
+    FrameCache* cache = t_cache;
     if (!cache) {
         if (t_cacheFailed)
             return 0;
-        cache = t_cache = static_cast<ThreadCache*>(calloc(1, sizeof(ThreadCache)));
+        cache = t_cache = static_cast<FrameCache*>(calloc(1, sizeof(FrameCache)));
         if (!cache) {
             t_cacheFailed = true;
             return 0;
@@ -396,30 +334,13 @@ int PythonFrames::capture(uint64_t* out, int maxFrames) {
     const void* tstate = g_rt.threadState();
     if (!tstate)
         return 0; // a thread that never ran Python
-    const void* frame = pointerAt(tstate, g_rt.tsFrame);
-    if (frame && g_rt.cframeCurrent >= 0)
-        frame = pointerAt(frame, g_rt.cframeCurrent);
-    int n = 0;
-    for (int guard = 0; frame && n < maxFrames && guard < 4096; ++guard) {
-        const void* previous = pointerAt(frame, g_rt.frBack);
-        if (g_rt.frOwner >= 0 && load<int8_t>(frame, g_rt.frOwner) == kOwnedByCStack) {
-            if (n > 0) // the shim of one _PyEval_EvalFrameDefault call: an activation ends here
-                out[n - 1] |= uint64_t(1) << 63;
-            frame = previous;
-            continue;
-        }
-        const void* code = pointerAt(frame, g_rt.frCode);
-        if (!code || pointerAt(code, kObTypeOffset) != g_rt.codeType)
-            break; // not a code object: stop rather than guess
-        uint32_t id = codeId(*cache, code);
-        int lasti = lastiBytes(frame, code);
-        int line = lineAt(*cache, frame, code, id, lasti);
-        bool end = g_rt.layout == Layout::FrameObject ||
-                   (g_rt.frIsEntry >= 0 && load<uint8_t>(frame, g_rt.frIsEntry) != 0);
-        out[n++] = pack(id, line < 0 ? 0 : line, end);
-        frame = previous;
-    }
-    return n;
+    const void* frame = python_walk::firstFrame<DirectMemory>(DirectMemory::view(tstate, 0));
+    return python_walk::walkFrames<DirectMemory>(
+        *cache, frame, out, maxFrames,
+        [cache](const DirectMemory::View& view, const void* frameAddress, const void* code,
+                const DirectMemory::View&,
+                uint32_t id) { return directLine(*cache, view, frameAddress, code, id); },
+        [](const DirectMemory::View&, const void*, uint32_t) { return python_walk::kNotCached; });
 }
 
 PythonFrames::CodeInfo PythonFrames::codeInfo(uint32_t codeId) {

@@ -50,6 +50,9 @@ const char* kUsage =
     "                         '-nvtx' removes one)\n"
     "  --no-stacks            do not capture CPU stacks at syncs\n"
     "  --stack-depth N        frames per stack (default 64, max 96)\n"
+    "  --sample-hz N          sample every Python thread's stack N times a second (default\n"
+    "                         200, max 10000): names the lines of host time between CUDA calls\n"
+    "  --no-sampling          no Python stack samples\n"
     "  --buffer-size SIZE     CUPTI activity buffer size, e.g. 8M (default 8M)\n"
     "  --flush-ms N           flush/commit period in ms (10..1000, default 500)\n"
     "  --library PATH         the recorder library (default: next to this program)\n"
@@ -147,7 +150,7 @@ std::string describeRun(const RecordingOutput::Published& published) {
 } // namespace
 
 int main(int argc, char** argv) {
-    std::string output, library, kinds, bufferSize, flushMs, stackDepth;
+    std::string output, library, kinds, bufferSize, flushMs, stackDepth, sampleHz;
     bool stacks = true, quiet = false, symbolize = true, overwrite = false, embedSources = false;
     std::string symbolizeOnly;
     stallscope::recorder::RecordSymbolizeOptions symbolizeOptions;
@@ -158,13 +161,11 @@ int main(int argc, char** argv) {
         const char* alias; // the short form, if any
         std::string* target;
     };
-    const TextOption textOptions[] = {{"--output", "-o", &output},
-                                      {"--library", nullptr, &library},
-                                      {"--kinds", nullptr, &kinds},
-                                      {"--buffer-size", nullptr, &bufferSize},
-                                      {"--flush-ms", nullptr, &flushMs},
-                                      {"--stack-depth", nullptr, &stackDepth},
-                                      {"--symbolize", nullptr, &symbolizeOnly}};
+    const TextOption textOptions[] = {
+        {"--output", "-o", &output},         {"--library", nullptr, &library},
+        {"--kinds", nullptr, &kinds},        {"--buffer-size", nullptr, &bufferSize},
+        {"--flush-ms", nullptr, &flushMs},   {"--stack-depth", nullptr, &stackDepth},
+        {"--sample-hz", nullptr, &sampleHz}, {"--symbolize", nullptr, &symbolizeOnly}};
     stallscope::format::CommandLine arguments("stallscope-record", argc, argv);
     while (arguments.next()) {
         const std::string a(arguments.argument());
@@ -185,6 +186,8 @@ int main(int argc, char** argv) {
             *text->target = arguments.value(text->name);
         else if (a == "--no-stacks")
             stacks = false;
+        else if (a == "--no-sampling")
+            sampleHz = "0";
         else if (a == "--no-symbolize")
             symbolize = false;
         else if (a == "--force-overwrite")
@@ -265,6 +268,8 @@ int main(int argc, char** argv) {
         env.push_back("STALLSCOPE_FLUSH_MS=" + flushMs);
     if (!stackDepth.empty())
         env.push_back("STALLSCOPE_STACK_DEPTH=" + stackDepth);
+    if (!sampleHz.empty())
+        env.push_back("STALLSCOPE_SAMPLE_HZ=" + sampleHz);
 
     TargetRunner::Result run = TargetRunner::run(command, env);
     if (!run.started) {

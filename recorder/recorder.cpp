@@ -346,6 +346,14 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
                                                    : !m_config.pythonFrames
                                                        ? "off"
                                                        : PythonFrames::status());
+    // The Python sampler has its own switch: samples name host time that no CUDA call covers.
+    const bool sampling =
+        m_config.sampleHz > 0 && m_config.pythonFrames && PythonSampler::prepare();
+    m_writer->setMeta(format::meta::kSampleHz,
+                      sampling ? std::to_string(m_config.sampleHz) : std::string("0"));
+    m_writer->setMeta(format::meta::kSampling, m_config.sampleHz <= 0   ? "off"
+                                               : !m_config.pythonFrames ? "off (no Python frames)"
+                                                                        : PythonSampler::status());
     m_handler.setEnabled(true);
     // STALLSCOPE_CALLBACKS=0: no API callbacks at all (overhead experiments only: no stacks, no
     // host intervals).
@@ -417,6 +425,8 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     m_active.store(true, std::memory_order_release);
     EventRing::setWakeup(wakeWriter);
     m_thread = std::thread([this] { writerLoop(); });
+    if (sampling)
+        m_sampler.start(m_config.sampleHz);
     return true;
 }
 
@@ -533,6 +543,7 @@ void Recorder::finishWriter(std::string_view status) {
     drainOnce();
     int64_t endNs = CallbackHandler::nowNs();
     m_sink->finishProcess(endNs);
+    m_sampler.writeStats(*m_writer, m_sink->stats().hostSamples);
     m_writer->setMeta(format::meta::kEndNs, std::to_string(endNs));
     if (!m_writer->finish(status))
         fprintf(stderr, "stallscope: writing %s failed: %s\n", m_outputPath.c_str(),
@@ -546,6 +557,7 @@ void Recorder::stop() {
         return;
     // Everything CUPTI still holds, including partially filled buffers, before the writer ends.
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    m_sampler.stop(); // its last samples are in its ring for the writer's last drain
     m_stopRequested.store(true);
     sem_post(&m_wake);
     if (m_thread.joinable())
@@ -580,6 +592,7 @@ void Recorder::onForkChild() {
     // The child shares the parent's file and SQLite connection but not its writer thread: it must
     // never write. An exec'ed child starts afresh (injection again) and writes its own session.
     m_handler.setEnabled(false);
+    m_sampler.forgetAfterFork();
     m_active.store(false);
 }
 

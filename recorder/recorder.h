@@ -9,6 +9,7 @@
 #include "recorder/activity_buffer_pool.h"
 #include "recorder/api_classifier.h"
 #include "recorder/callback_handler.h"
+#include "recorder/python_sampler.h"
 #include "recorder/recorder_config.h"
 
 #include <atomic>
@@ -82,6 +83,7 @@ private:
     RecorderConfig m_config;
     ApiClassifier m_classifier;
     CallbackHandler m_handler{&m_classifier};
+    PythonSampler m_sampler;
     void* m_subscriber = nullptr;
     std::string m_outputPath;
     std::unique_ptr<format::SessionWriter> m_writer;

@@ -2,7 +2,9 @@
 
 #include "format/keyword_table.h"
 #include "recorder/launch_environment.h"
+#include "recorder/python_sampler.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iterator>
 #include <string_view>
@@ -136,6 +138,16 @@ RecorderConfig RecorderConfig::fromEnvironment(std::string* warnings) {
         config.stacks = parseBool(v, true);
     if (const char* v = env("STALLSCOPE_PYTHON"))
         config.pythonFrames = parseBool(v, true);
+    if (const char* v = env("STALLSCOPE_SAMPLE_HZ")) {
+        char* end = nullptr;
+        const long hz = strtol(v, &end, 10);
+        if (!parseBool(v, true))
+            config.sampleHz = 0;
+        else if (end != v && *end == '\0' && hz >= 0)
+            config.sampleHz = int(std::min<long>(hz, PythonSampler::kMaxHz));
+        else if (warnings)
+            *warnings += "STALLSCOPE_SAMPLE_HZ='" + std::string(v) + "' is not a rate; ";
+    }
     if (const char* v = env("STALLSCOPE_STACK_DEPTH")) {
         int depth = atoi(v);
         config.stackDepth = depth < 1 ? 1 : depth > 96 ? 96 : depth;

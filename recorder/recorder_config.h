@@ -27,6 +27,9 @@ struct RecorderConfig {
     bool cudaEvents = false; // CUDA_EVENT records: off by default (one record per cudaEventRecord)
     bool stacks = true;
     bool pythonFrames = true; // Python frames with each stack when the process hosts CPython
+    // The Python sampler's rate (python_sampler.h), samples per second of every Python thread;
+    // 0: off. bench/RESULTS.md has its overhead.
+    int sampleHz = 200;
     int stackDepth = 64;
     uint64_t bufferBytes = 8ull << 20;
     int flushMs = 500;

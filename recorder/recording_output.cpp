@@ -1,5 +1,6 @@
 #include "recorder/recording_output.h"
 
+#include "format/run_folder.h"
 #include "format/sqlite_database.h"
 
 #include <dirent.h>
@@ -162,7 +163,7 @@ bool hasRow(const format::Database& db, const char* table) {
 std::optional<RecordingOutput> RecordingOutput::plan(const std::string& path, bool overwrite,
                                                      std::string* error) {
     const PathParts parts = split(path);
-    const std::string folder = join(parts.dir, parts.stem);
+    const std::string folder = format::runFolderOf(path);
     const std::string ext = sessionExtension(parts.ext);
     RecordingOutput output(path, join(parts.dir, parts.stem + kPartialTag + parts.ext), folder,
                            overwrite);

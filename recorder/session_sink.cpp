@@ -193,6 +193,10 @@ void SessionSink::consumeHostEvent(const HostEvent& event) {
         ++m_stats.events.ranges;
         return;
     }
+    if (event.type == HostEvent::Type::Sample) {
+        consumeSample(event);
+        return;
+    }
     if (event.captureNs) {
         ++m_stats.stackCaptures;
         m_nativeCapture.add(event.captureNs);
@@ -235,6 +239,34 @@ void SessionSink::consumeHostEvent(const HostEvent& event) {
         return;
     }
     m_pendingHost[event.correlationId] = host;
+}
+
+void SessionSink::consumeSample(const HostEvent& event) {
+    const int64_t stacksBefore = m_stackInterner.stacksWritten();
+    const int64_t stack = m_stackInterner.stackRow(event);
+    m_stats.stacks += m_stackInterner.stacksWritten() - stacksBefore;
+    if (stack < 0)
+        return;
+    ++m_stats.hostSamples;
+    auto [entry, added] = m_sampleRuns.try_emplace(event.tid);
+    SampleRun& run = entry->second;
+    // The same stack at the thread's next tick: the run goes on (a missed tick ends it).
+    if (!added && run.row.stackId == stack && event.correlationId == run.lastTick + 1 &&
+        event.startNs >= run.row.endNs) {
+        run.row.endNs = event.startNs;
+        ++run.row.samples;
+        run.lastTick = event.correlationId;
+        return;
+    }
+    if (!added)
+        writeSampleRun(run);
+    run.row = {threadRow(event.tid), event.startNs, event.startNs, 1, stack};
+    run.lastTick = event.correlationId;
+}
+
+void SessionSink::writeSampleRun(const SampleRun& run) {
+    m_writer->addHostSample(run.row);
+    ++m_stats.hostSampleRows;
 }
 
 void SessionSink::emitSync(const PendingHost* host, const ActivityRecord* record,
@@ -528,6 +560,16 @@ void SessionSink::expirePending(int64_t nowNs, int64_t maxAgeNs) {
             ++it;
         else
             it = m_pendingCopies.erase(it);
+    }
+    // A thread that keeps one stack (idle in a wait) is written a run per maxAgeNs, so that a
+    // process killed without warning loses at most that much of its samples.
+    for (auto it = m_sampleRuns.begin(); it != m_sampleRuns.end();) {
+        if (maxAgeNs && nowNs - it->second.row.startNs < maxAgeNs) {
+            ++it;
+            continue;
+        }
+        writeSampleRun(it->second);
+        it = m_sampleRuns.erase(it);
     }
 }
 

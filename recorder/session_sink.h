@@ -1,7 +1,9 @@
 // SessionSink: the writer-thread side. Turns HostEvents (from target threads) and ActivityBatches
 // (from CUPTI) into session rows: joins syncs and blocking copies to the stack captured at API
 // entry by correlation id, interns stacks by hash, maps CUPTI ids (device, context, stream, tid) to
-// rows, keeps the module table current. Single-threaded by design: only the writer thread calls it.
+// rows, keeps the module table current; joins the Python sampler's samples of a thread that saw
+// the same stack at consecutive ticks into one host_samples row. Single-threaded by design: only
+// the writer thread calls it.
 #pragma once
 
 #include "recorder/activity_record.h"
@@ -27,6 +29,7 @@ public:
         format::EventCounts events; // rows written to each timeline event table
         int64_t stacks = 0, stackCaptures = 0, droppedRecords = 0, droppedHostEvents = 0;
         int64_t unmatchedSyncRecords = 0;
+        int64_t hostSamples = 0, hostSampleRows = 0; // the sampler's samples, and their runs
     };
 
     explicit SessionSink(format::SessionWriter* writer);
@@ -43,7 +46,8 @@ public:
     void consumeHostEvent(const HostEvent& event);
     void consumeBatch(const ActivityBatch& batch);
     void addDropped(int64_t atNs, const char* source, int64_t count);
-    // Emits joins still waiting for their other half when older than maxAgeNs (all when 0).
+    // Emits joins still waiting for their other half, and sample runs begun, when older than
+    // maxAgeNs (all when 0).
     void expirePending(int64_t nowNs, int64_t maxAgeNs);
     // Picks up modules loaded since the last call (cheap when none were).
     void refreshModules(int64_t nowNs);
@@ -86,6 +90,14 @@ private:
     void emitSync(const PendingHost* host, const ActivityRecord* record, int64_t fallbackThread);
     void emitCopySync(const PendingHost& host, const PendingCopy* copy);
     void handleMarker(const ActivityRecord& record, const ActivityBatch& batch);
+    void consumeSample(const HostEvent& event);
+
+    // A run of one thread's samples being joined (host_samples row not yet written).
+    struct SampleRun {
+        format::HostSampleRow row;
+        uint32_t lastTick = 0;
+    };
+    void writeSampleRun(const SampleRun& run);
 
     format::SessionWriter* m_writer;
     int64_t m_processId = 0;
@@ -116,6 +128,7 @@ private:
     };
     std::unordered_map<uint32_t, OpenMarker> m_openMarkers;
     std::unordered_map<int32_t, int> m_markerDepth;
+    std::unordered_map<int32_t, SampleRun> m_sampleRuns; // by tid
     CaptureStats m_nativeCapture;
     CaptureStats m_pythonCapture;
 };

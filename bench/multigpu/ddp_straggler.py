@@ -45,6 +45,11 @@ def main():
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
     x = torch.randn(512, args.width, device="cuda")
 
+    # The loop's wall time on rank 0 (every rank starts it together), for holding a straggler
+    # finding's predicted saving against the measured difference (bench/multigpu/straggler_pairs.sh).
+    torch.cuda.synchronize()
+    dist.barrier()
+    loop_start = time.perf_counter()
     for step in range(args.steps):
         load_batch(rank, args, step)
         loss = model(x).square().mean()
@@ -53,8 +58,10 @@ def main():
         optimizer.zero_grad(set_to_none=True)
         value = loss.item()  # the sync: blocks until this rank's GPU (and the all-reduce) is done
     torch.cuda.synchronize()
+    loop_s = time.perf_counter() - loop_start
     if rank == 0:
-        print(f"rank {rank}: {args.steps} steps, last loss {value:.4f}", flush=True)
+        print(f"rank {rank}: {args.steps} steps, last loss {value:.4f}, loop {loop_s:.6f} s",
+              flush=True)
     dist.destroy_process_group()
 
 

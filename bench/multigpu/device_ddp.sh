@@ -25,5 +25,20 @@ for variant in straggler even; do
     torchrun --standalone --nproc-per-node 2 bench/multigpu/ddp_straggler.py --steps $STEPS \
     "${extra[@]}" 2>&1 | tail -6
 done
+# The Python sampler (issue 16, item 4): rank 1's samples of the straggler run must name the busy
+# loop of load_batch(), which `stallscope --insights ddp-straggler/` then names as the cause's line.
+python3 - $RUNS/ddp-straggler/rank1.stallscope <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+meta = dict(db.execute("select key, value from meta"))
+print("rank 1 sampling:", meta.get("sampling"), meta.get("sample_hz"), "Hz, tick mean ns",
+      meta.get("sampler_tick_mean_ns"))
+rows = db.execute(
+    "select f.function, f.line, sum(s.samples) from host_samples s join stack_frames sf on "
+    "sf.stack_id = s.stack_id and sf.position = 0 join frames f on f.id = sf.frame_id "
+    "group by f.function, f.line order by 3 desc limit 5").fetchall()
+print("rank 1 samples by innermost frame:", rows)
+print("PASS" if rows and rows[0][0] == "load_batch" else "FAIL: load_batch is not the top line")
+PY
 ls -laR $RUNS
 tar -C $RUNS -cJf $OUT/runs-$STEPS.tar.xz .

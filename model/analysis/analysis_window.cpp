@@ -14,7 +14,7 @@ namespace stallscope::model {
 
 namespace {
 
-std::string quoted(std::string_view text) {
+std::string inQuotes(std::string_view text) {
     return "\"" + std::string(text) + "\"";
 }
 
@@ -108,7 +108,7 @@ std::optional<AnalysisWindow> stepsWindow(std::string_view numbers, const Sessio
                                           std::string* error) {
     int64_t first = 0, last = 0;
     if (!parseStepNumbers(numbers, &first, &last)) {
-        *error = quoted("steps:" + std::string(numbers)) +
+        *error = inQuotes("steps:" + std::string(numbers)) +
                  " is not a step range; use steps:A-B with 1 <= A <= B (steps:10-20) or steps:A";
         return std::nullopt;
     }
@@ -164,7 +164,7 @@ std::optional<AnalysisWindow> rangeWindow(std::string_view name, const Session& 
                 }
             }
     if (window.startNs < window.endNs) {
-        window.label = "range " + quoted(name);
+        window.label = "range " + inQuotes(name);
         return window;
     }
     // Name the most frequent ranges, so that a typo is easy to see.
@@ -173,7 +173,7 @@ std::optional<AnalysisWindow> rangeWindow(std::string_view name, const Session& 
         if (countOfName[id] > 0)
             names.push_back(id);
     if (names.empty()) {
-        *error = "no range named " + quoted(name) + ": the session has no ranges";
+        *error = "no range named " + inQuotes(name) + ": the session has no ranges";
         return std::nullopt;
     }
     constexpr size_t kNamesShown = 5;
@@ -183,9 +183,9 @@ std::optional<AnalysisWindow> rangeWindow(std::string_view name, const Session& 
                           return countOfName[a] != countOfName[b] ? countOfName[a] > countOfName[b]
                                                                   : a < b;
                       });
-    *error = "no range named " + quoted(name) + "; the session's ranges include ";
+    *error = "no range named " + inQuotes(name) + "; the session's ranges include ";
     for (size_t i = 0; i < shown; ++i)
-        *error += (i > 0 ? ", " : "") + quoted(session.strings[names[i]]);
+        *error += (i > 0 ? ", " : "") + inQuotes(session.strings[names[i]]);
     if (names.size() > shown)
         *error += " and " + std::to_string(names.size() - shown) + " more";
     return std::nullopt;
@@ -218,7 +218,7 @@ std::optional<AnalysisWindow> timeWindow(std::string_view spec, size_t colon,
         endText.empty() ? std::optional(session.durationNs()) : parseDuration(endText);
     for (const auto& [text, value] : {std::pair(startText, start), std::pair(endText, end)})
         if (!value) {
-            *error = quoted(text) + " in " + quoted(spec) +
+            *error = inQuotes(text) + " in " + inQuotes(spec) +
                      " is not a time; use a number with s, ms, us or ns (seconds without a unit)";
             return std::nullopt;
         }
@@ -229,7 +229,7 @@ std::optional<AnalysisWindow> timeWindow(std::string_view spec, size_t colon,
     }
     if (*end <= *start) {
         *error = "the end (" + formatDuration(*end) + ") must come after the start (" +
-                 formatDuration(*start) + ") in " + quoted(spec);
+                 formatDuration(*start) + ") in " + inQuotes(spec);
         return std::nullopt;
     }
     AnalysisWindow window;
@@ -298,7 +298,7 @@ std::optional<AnalysisWindow> parseWindow(std::string_view spec, const Session& 
         return rangeWindow(spec.substr(6), session, error);
     if (const size_t colon = spec.find(':'); colon != std::string_view::npos)
         return timeWindow(spec, colon, session, error);
-    *error = (spec.empty() ? std::string("an empty window") : quoted(spec) + " is not a window") +
+    *error = (spec.empty() ? std::string("an empty window") : inQuotes(spec) + " is not a window") +
              "; use " + std::string(kWindowSpecForms);
     return std::nullopt;
 }

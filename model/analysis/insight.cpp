@@ -17,7 +17,7 @@ std::string_view severityName(Severity severity) {
 std::string_view ruleId(InsightRule rule) {
     static constexpr auto kIds = std::to_array<std::string_view>(
         {"sync-attribution", "in-loop-sync", "pageable-copy", "device-sync", "default-stream",
-         "gpu-bubble", "launch-bound", "straggler"});
+         "gpu-bubble", "launch-bound", "straggler", "host-gap"});
     static_assert(kIds.size() == kInsightRuleCount);
     return format::nameOf(kIds, rule, "unknown");
 }

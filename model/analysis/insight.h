@@ -33,8 +33,9 @@ enum class InsightRule : uint8_t {
     GpuBubble,
     LaunchBound,
     Straggler,
+    HostGap, // the GPU idle while the host's samples show one line (insight_host_rules.cpp)
 };
-inline constexpr int kInsightRuleCount = 8;
+inline constexpr int kInsightRuleCount = 9;
 std::string_view ruleId(InsightRule rule); // "sync-attribution", "in-loop-sync", ...
 
 enum class SourceLanguage : uint8_t { Unknown = 0, Python = 1, Native = 2 };

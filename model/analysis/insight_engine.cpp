@@ -17,9 +17,9 @@ namespace {
 // Among equal savings, the more specific (more actionable) rule comes first.
 int rulePriority(InsightRule rule) {
     static constexpr InsightRule kMostSpecificFirst[] = {
-        InsightRule::Straggler,       InsightRule::InLoopSync, InsightRule::PageableCopy,
-        InsightRule::SyncAttribution, InsightRule::GpuBubble,  InsightRule::LaunchBound,
-        InsightRule::DefaultStream,   InsightRule::DeviceSync};
+        InsightRule::Straggler,       InsightRule::InLoopSync,    InsightRule::PageableCopy,
+        InsightRule::SyncAttribution, InsightRule::HostGap,       InsightRule::GpuBubble,
+        InsightRule::LaunchBound,     InsightRule::DefaultStream, InsightRule::DeviceSync};
     static_assert(std::size(kMostSpecificFirst) == kInsightRuleCount);
     return static_cast<int>(
         std::find(std::begin(kMostSpecificFirst), std::end(kMostSpecificFirst), rule) -
@@ -47,6 +47,8 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
         return report;
     KernelLaunchIndex launches;
     launches.build(session);
+    HostSamples samples;
+    samples.build(session, database, sites.modules());
 
     const AnalysisWindow window = options.window ? *options.window : activeWindow(session);
     const int64_t windowStart = window.startNs, windowEnd = window.endNs;
@@ -55,8 +57,8 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
                        options.cancel) ||
         cancelled())
         return report;
-    AnalysisContext context{session, options.thresholds, gpu, sites, launches,
-                            savings, options.cancel};
+    AnalysisContext context{session, options.thresholds, gpu, sites, launches, savings,
+                            samples, options.cancel};
     context.windowStartNs = windowStart;
     context.windowEndNs = windowEnd;
     context.windowNs = std::max<int64_t>(windowEnd - windowStart, 1);
@@ -69,8 +71,10 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
     }
     context.language = sites.dominantLanguage();
     using Rule = void (*)(const AnalysisContext&, std::vector<Insight>&);
+    // hostGaps after syncSites: a sampled line that is a sync site is evidence of its finding.
     static constexpr Rule kRules[] = {insight_rules::syncSites, insight_rules::defaultStream,
-                                      insight_rules::launchBound, insight_rules::straggler};
+                                      insight_rules::launchBound, insight_rules::straggler,
+                                      insight_rules::hostGaps};
     for (Rule rule : kRules) {
         rule(context, report.insights);
         if (cancelled()) {
@@ -116,7 +120,7 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
 InsightReport InsightEngine::analyzeFile(const Session& session, const AnalysisOptions& options) {
     SessionDatabase database;
     std::string error;
-    const bool opened = database.open(session.path, &error);
+    const bool opened = database.open(session, &error);
     InsightReport report = analyze(session, database, options);
     if (!opened && report.warning.empty())
         report.warning = "call stacks unavailable (" + error + "): sync sites are unknown";

@@ -11,8 +11,6 @@ namespace stallscope::model {
 
 namespace insight_rules {
 
-namespace {
-
 std::string deviceLabel(const Session& session, int32_t device) {
     const DeviceInfo& info = session.devices[device];
     std::string label = "GPU " + std::to_string(info.deviceIndex);
@@ -22,6 +20,8 @@ std::string deviceLabel(const Session& session, int32_t device) {
         label = session.processLabel(info.processIndex) + " · " + label; // "rank 1", "pid 4242"
     return label;
 }
+
+namespace {
 
 // An insight about a GPU or stream rather than a source line: `label` names it in the site's place,
 // and the advice is worded for the session's language.

@@ -35,6 +35,8 @@ struct GapCause {
     int64_t ns = 0, count = 0;
     std::map<uint32_t, int64_t> rangeNs;     // range name id -> the part of ns it covered
     int32_t siteBefore = -1, siteAfter = -1; // nearest syncs with a source line
+    std::map<int32_t, int64_t> sampledLines; // HostSamples line -> samples in the gaps
+    int64_t samples = 0;                     // the launching thread's samples in the gaps
 };
 
 // What the late rank's host did before each collective it was late to.
@@ -117,6 +119,14 @@ public:
         ++gap.count;
         if (const int64_t range = rangeCovering(host, gapStart, gapEnd); range >= 0)
             gap.rangeNs[static_cast<uint32_t>(range)] += gapNs;
+        // Every sampled thread of the rank's process: the collective is often launched from a
+        // thread without Python (autograd's), idle in the gap while the main thread runs it.
+        const Session& session = m_context.session;
+        const int32_t process = session.threads[session.hostLanes[lane].threadIndex].processIndex;
+        for (size_t other = 0; other < session.hostLanes.size(); ++other)
+            if (session.threads[session.hostLanes[other].threadIndex].processIndex == process)
+                gap.samples += m_context.samples.tally(static_cast<int32_t>(other), gapStart,
+                                                       gapEnd, gap.sampledLines);
         if (gap.siteBefore < 0)
             gap.siteBefore = nearestSync(lane, gapStart, false);
         if (gap.siteAfter < 0)
@@ -263,6 +273,14 @@ std::string describeCause(const AnalysisContext& context, const CauseTally& tall
         if (gap.siteAfter >= 0)
             text += (gap.siteBefore >= 0 ? " and before the one at " : ", before the sync at ") +
                     sites[gap.siteAfter].site.label();
+        // What the host ran in those gaps, from the Python sampler: the line the finding names.
+        const auto& lines = context.thresholds.sampledLines;
+        const auto named = namedLines(gap.sampledLines, gap.samples, lines.minSamples,
+                                      lines.minLineShare, lines.maxLines);
+        if (!named.empty()) {
+            text += "; sampled, the host was at " + sampledLinesText(context, named, gap.samples);
+            site = context.samples.lines()[named.front().first];
+        }
     }
     return text;
 }

@@ -113,6 +113,13 @@ std::string recommendationFor(InsightRule rule, SourceLanguage language, format:
                         "sequence into a CUDA graph (cudaStreamBeginCapture/cudaStreamEndCapture, "
                         "cudaGraphInstantiate, cudaGraphLaunch) and replay it, and fuse small "
                         "kernels.";
+    case InsightRule::HostGap:
+        return python ? "The GPU waits while the host runs this line. Overlap it with the GPU's "
+                        "work: load and collate batches in DataLoader workers (num_workers > 0, "
+                        "pin_memory=True, prefetch), move logging and checkpoints off the step, "
+                        "or queue the next step's kernels before doing it."
+                      : "The GPU waits while the host runs this code. Overlap it with the GPU's "
+                        "work: do it on another thread, or queue the next kernels before it.";
     case InsightRule::Straggler:
         return python ? "Every other rank waits inside the collective until this rank arrives. "
                         "Take the work named above out of its step: move host work (data "

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "model/analysis/gpu_activity.h"
+#include "model/analysis/host_samples.h"
 #include "model/analysis/insight.h"
 #include "model/analysis/insight_thresholds.h"
 #include "model/analysis/kernel_launch_index.h"
@@ -23,6 +24,7 @@ struct AnalysisContext {
     const SyncSites& sites;
     const KernelLaunchIndex& launches;
     const SimulatedSavings& savings;
+    const HostSamples& samples; // the Python sampler's lines (none in sessions without samples)
     const std::atomic<bool>* cancel = nullptr;
     int64_t windowStartNs = 0, windowEndNs = 1;
     int64_t windowNs = 1;    // never 0, so shares stay finite
@@ -50,6 +52,16 @@ void defaultStream(const AnalysisContext& context, std::vector<Insight>& out);
 void launchBound(const AnalysisContext& context, std::vector<Insight>& out);
 // The rank that arrives last at the collectives (insight_rank_rules.cpp).
 void straggler(const AnalysisContext& context, std::vector<Insight>& out);
+// The GPU idle while the host runs a sampled line (insight_host_rules.cpp); evidence of the
+// line's finding when it has one (a sync site), else a finding of its own.
+void hostGaps(const AnalysisContext& context, std::vector<Insight>& out);
+
+// "GPU 0 · NVIDIA H100", "rank 1 · GPU 1 · NVIDIA H100" in sessions of several processes.
+std::string deviceLabel(const Session& session, int32_t device);
+// "data.py:88 in collate (96 % of 240 samples)", lines joined by "; ".
+std::string sampledLinesText(const AnalysisContext& context,
+                             const std::vector<std::pair<int32_t, int64_t>>& lines,
+                             int64_t totalSamples);
 
 } // namespace insight_rules
 

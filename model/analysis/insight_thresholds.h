@@ -74,6 +74,21 @@ struct InsightThresholds {
         int64_t graphGapNs = 1'000;
     } launchBound;
 
+    // Sampled lines (docs/insights.md, "Sampled lines": the Python sampler's samples): the
+    // samples of the host in a stretch name a line when the stretch holds >= minSamples samples
+    // and the line >= minLineShare of them; at most maxLines lines are named (the straggler's
+    // cause). host-gap: a GPU's idle gaps of >= minIdleNs in the window (shorter ones are launch
+    // overhead, launch-bound's) are put on the lines that the samples of the threads launching to
+    // it show, each sample carrying an equal part of its gap; a line is a finding when it holds
+    // >= minSamples samples and >= minIdleShare of the window.
+    struct {
+        int64_t minSamples = 10;
+        double minLineShare = 0.25;
+        int maxLines = 3;
+        int64_t minIdleNs = 1'000'000;
+        double minIdleShare = 0.05;
+    } sampledLines;
+
     // straggler (sessions of several ranks): collectives — kernels named nccl* — are matched across
     // ranks, the k-th of each name on each rank; those whose last rank arrived less than
     // contendedNs after the next-latest are left out (everyone arrived together: a collective

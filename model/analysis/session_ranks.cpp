@@ -34,10 +34,10 @@ std::vector<RankInfo> sessionRanks(const Session& session) {
 }
 
 std::vector<int32_t> rankSlots(const Session& session, const std::vector<RankInfo>& ranks) {
-    std::vector<int32_t> slots(session.processes.size(), -1);
+    std::vector<int32_t> slotOfProcess(session.processes.size(), -1);
     for (size_t r = 0; r < ranks.size(); ++r)
-        slots[ranks[r].processIndex] = static_cast<int32_t>(r);
-    return slots;
+        slotOfProcess[ranks[r].processIndex] = static_cast<int32_t>(r);
+    return slotOfProcess;
 }
 
 } // namespace stallscope::model

@@ -45,6 +45,8 @@ public:
     static SourceSite resolve(const std::vector<FrameInfo>& frames,
                               const std::unordered_map<int64_t, ModuleLocation>& modules);
 
+    // The session's modules by row id, as resolve() takes them.
+    const std::unordered_map<int64_t, ModuleLocation>& modules() const { return m_modules; }
     // Sites in decreasing blocked time; site indexes below refer to this order.
     const std::vector<SyncSiteStats>& stats() const { return m_stats; }
     size_t siteCount() const { return m_stats.size(); }

@@ -1,10 +1,8 @@
 #include "model/interop/run_merge.h"
 
-#include "format/session_meta.h"
 #include "format/session_schema.h"
 #include "format/session_schema_check.h"
 #include "format/sqlite_database.h"
-#include "model/session/collective_names.h"
 #include "model/session/session_file_check.h"
 
 #include <algorithm>
@@ -14,7 +12,6 @@
 #include <filesystem>
 #include <limits>
 #include <map>
-#include <optional>
 
 namespace fs = std::filesystem;
 
@@ -22,211 +19,18 @@ namespace stallscope::model {
 
 namespace {
 
-constexpr std::string_view kSource = "src";
-
-// What a merged file's rows refer to: a column named like a key of this table holds another
-// table's row id (streams.stream_id is CUPTI's own id and stays as it is).
-std::optional<std::string_view> referencedTable(std::string_view table, std::string_view column) {
-    static const std::map<std::string_view, std::string_view> kReferences = {
-        {"process_id", "processes"}, {"thread_id", "threads"}, {"device_id", "devices"},
-        {"stream_id", "streams"},    {"name_id", "strings"},   {"module_id", "modules"},
-        {"frame_id", "frames"},      {"stack_id", "stacks"}};
-    if (table == "streams" && column == "stream_id")
-        return std::nullopt;
-    const auto found = kReferences.find(column);
-    return found == kReferences.end() ? std::nullopt : std::optional(found->second);
-}
-
-bool isTimeColumn(std::string_view column) {
-    return column.size() > 3 && column.substr(column.size() - 3) == "_ns";
-}
-
-bool isRowIdTable(const format::Table& table) {
-    return !table.withoutRowid && table.firstColumnIsRowId();
-}
-
-// One input as checked before merging.
-struct Input {
-    std::string path;
-    std::string name; // file name, for messages
-    std::string host;
-    std::optional<int64_t> rank;
-    std::string status;
-    std::string incompleteReason;
-    std::vector<int64_t> collectiveEndsNs; // NCCL kernels' ends, in start order
-    std::optional<int64_t> wallOffsetNs;   // CLOCK_REALTIME - CLOCK_MONOTONIC on its host
-    bool hasProcessRanks = false;          // a v1 file has no process_ranks table
-    int64_t rows = 0;
-    int64_t shiftNs = 0;
-};
-
 std::string oneValue(const format::Database& db, const std::string& sql) {
     format::Statement statement = db.prepare(sql);
     return statement.step() ? statement.text(0) : std::string();
 }
 
-int64_t oneInteger(const format::Database& db, const std::string& sql) {
-    format::Statement statement = db.prepare(sql);
-    return statement.step() ? statement.integer(0) : 0;
-}
-
-bool hasProcessRanks(const format::Database& db) {
-    return format::hasTable(db, format::tables::kProcessRanks.name);
-}
-
 std::optional<int64_t> firstRank(const format::Database& db) {
-    if (!hasProcessRanks(db))
+    if (!format::hasTable(db, format::tables::kProcessRanks.name))
         return std::nullopt;
     format::Statement rank = db.prepare("SELECT rank FROM process_ranks ORDER BY id LIMIT 1");
     if (!rank.step())
         return std::nullopt;
     return rank.integer(0);
-}
-
-// Empty when every reference column of `db` names a row id its table can hold: ids are moved as
-// one block per file, so a reference outside [1, max id] could land in another file's rows.
-std::string referenceProblem(const format::Database& db) {
-    for (const format::Table* table : format::kTables) {
-        if (table->sinceVersion > 1 && !format::hasTable(db, table->name))
-            continue;
-        for (const format::Column& column : table->columns) {
-            const auto target = referencedTable(table->name, column.name);
-            if (!target)
-                continue;
-            const std::string sql =
-                "SELECT count(*) FROM " + std::string(table->name) + " WHERE " +
-                std::string(column.name) + " IS NOT NULL AND (" + std::string(column.name) +
-                " < 1 OR " + std::string(column.name) + " > (SELECT coalesce(max(id), 0) FROM " +
-                std::string(*target) + "))";
-            if (oneInteger(db, sql) != 0)
-                return "corrupt session: " + std::string(table->name) + "." +
-                       std::string(column.name) + " names a row that does not exist";
-        }
-    }
-    return {};
-}
-
-int64_t rowCount(const format::Database& db) {
-    int64_t rows = 0;
-    for (const format::Table* table : format::kTables)
-        if (isRowIdTable(*table) && table->name != "meta")
-            rows += oneInteger(db, "SELECT coalesce(max(id), 0) FROM " + std::string(table->name));
-    return rows;
-}
-
-// The earliest time any row of `db` holds (0 when it holds none).
-int64_t earliestTime(const format::Database& db) {
-    std::optional<int64_t> earliest;
-    for (const format::Table* table : format::kTables) {
-        if (table->sinceVersion > 1 && !format::hasTable(db, table->name))
-            continue;
-        for (const format::Column& column : table->columns) {
-            if (!isTimeColumn(column.name) || column.name == "clock_shift_ns")
-                continue;
-            format::Statement least = db.prepare("SELECT min(" + std::string(column.name) +
-                                                 ") FROM " + std::string(table->name));
-            if (least.step() && !least.isNull(0))
-                earliest = std::min(earliest.value_or(least.integer(0)), least.integer(0));
-        }
-    }
-    return earliest.value_or(0);
-}
-
-// Opens and checks one input; false with *error naming it.
-bool readInput(Input& input, std::string* error) {
-    if (std::string problem = checkSqliteFile(input.path); !problem.empty()) {
-        *error = input.path + ": " + problem;
-        return false;
-    }
-    format::Database db;
-    std::string problem;
-    if (!format::openSession(db, input.path, &problem)) {
-        *error = input.path + ": " + problem;
-        return false;
-    }
-    if (oneValue(db, "SELECT value FROM meta WHERE key = 'format_name'") != format::kFormatName) {
-        *error = input.path + ": not a Stallscope session";
-        return false;
-    }
-    const std::string version = oneValue(db, "SELECT value FROM meta WHERE key = 'format_version'");
-    if (version != "1" && version != std::to_string(format::kFormatVersion)) {
-        *error = input.path + ": format version '" + version + "' is not one this Stallscope reads";
-        return false;
-    }
-    input.hasProcessRanks = hasProcessRanks(db);
-    if (version != "1" && !input.hasProcessRanks) {
-        *error = input.path + ": corrupt session: missing table 'process_ranks'";
-        return false;
-    }
-    if (problem = referenceProblem(db); !problem.empty()) {
-        *error = input.path + ": " + problem;
-        return false;
-    }
-    input.host = oneValue(db, "SELECT host FROM processes ORDER BY id LIMIT 1");
-    input.rank = firstRank(db);
-    input.status = oneValue(db, "SELECT value FROM meta WHERE key = 'status'");
-    input.incompleteReason = oneValue(db, "SELECT value FROM meta WHERE key = 'incomplete_reason'");
-    std::string collectiveNames;
-    format::Statement names = db.prepare("SELECT id, text FROM strings");
-    while (names.step())
-        if (isCollectiveKernelName(names.text(1)))
-            collectiveNames += (collectiveNames.empty() ? "" : ", ") + names.text(0);
-    if (!collectiveNames.empty()) {
-        format::Statement ends = db.prepare("SELECT end_ns FROM kernels WHERE name_id IN (" +
-                                            collectiveNames + ") ORDER BY start_ns, id");
-        while (ends.step())
-            input.collectiveEndsNs.push_back(ends.integer(0));
-    }
-    input.wallOffsetNs = realtimeMinusMonotonic(
-        oneValue(db, "SELECT value FROM meta WHERE key = 'cupti_clock_vs_host'"));
-    input.rows = rowCount(db);
-    return true;
-}
-
-std::string selectExpression(const format::Table& table, const format::Column& column,
-                             const std::map<std::string_view, int64_t>& offsets, int64_t shiftNs) {
-    const std::string name(column.name);
-    if (&column == &table.columns.front() && isRowIdTable(table))
-        return name + " + " + std::to_string(offsets.at(table.name));
-    // Names are one string per text across the run (see mapStrings).
-    if (column.name == "name_id")
-        return "(SELECT merged FROM temp.string_map WHERE original = name_id)";
-    if (const auto target = referencedTable(table.name, column.name))
-        return name + " + " + std::to_string(offsets.at(*target));
-    if (isTimeColumn(column.name) && shiftNs != 0)
-        return name + " + " + std::to_string(shiftNs);
-    return name;
-}
-
-// "INSERT INTO main.t (columns) SELECT moved columns FROM src.t": sources are keyed by path, so
-// a file two ranks embedded is kept once (its row id is not referred to).
-std::string copySql(const format::Table& table, const std::map<std::string_view, int64_t>& offsets,
-                    int64_t shiftNs) {
-    const bool sources = table.name == format::tables::kSources.name;
-    std::string columns, values;
-    for (const format::Column& column : table.columns) {
-        if (sources && &column == &table.columns.front())
-            continue;
-        columns += (columns.empty() ? "" : ", ") + std::string(column.name);
-        values += (values.empty() ? "" : ", ") + selectExpression(table, column, offsets, shiftNs);
-    }
-    return std::string(sources ? "INSERT OR IGNORE" : "INSERT") + " INTO main." +
-           std::string(table.name) + " (" + columns + ") SELECT " + values + " FROM " +
-           std::string(kSource) + "." + std::string(table.name);
-}
-
-// One string per text in the merged file, so that the same kernel or API name has one id on
-// every rank (statistics by name, collectives matched by name): the input's new texts are added,
-// and temp.string_map maps each of its string ids to the merged one.
-bool mapStrings(format::Database& db, std::string* error) {
-    return db.exec(
-        "INSERT INTO main.strings (text) SELECT text FROM src.strings s WHERE NOT EXISTS "
-        "(SELECT 1 FROM main.strings m WHERE m.text = s.text) GROUP BY text ORDER BY "
-        "min(id);"
-        "DELETE FROM temp.string_map;"
-        "INSERT INTO temp.string_map (original, merged) SELECT s.id, m.id FROM "
-        "src.strings s JOIN main.strings m ON m.text = s.text",
-        error);
 }
 
 std::string hostShiftText(const std::string& host, const ClockAlignment& alignment) {
@@ -237,42 +41,34 @@ std::string hostShiftText(const std::string& host, const ClockAlignment& alignme
     return text;
 }
 
-// Puts every host's inputs on the first input's clock; returns the text for meta.
-std::string alignHosts(std::vector<Input>& inputs) {
-    const std::string& referenceHost = inputs.front().host;
+} // namespace
+
+HostAlignment alignHosts(const std::vector<RankClock>& files) {
+    HostAlignment result;
+    if (files.empty())
+        return result;
+    const RankClock& reference = files.front();
     std::map<std::string, ClockAlignment> byHost;
-    std::string text;
-    for (const Input& input : inputs) {
-        if (input.host == referenceHost || byHost.count(input.host))
+    for (const RankClock& file : files) {
+        if (file.host == reference.host || byHost.count(file.host))
             continue;
         std::optional<int64_t> hint;
-        if (inputs.front().wallOffsetNs && input.wallOffsetNs)
-            hint = *input.wallOffsetNs - *inputs.front().wallOffsetNs;
+        if (reference.wallOffsetNs && file.wallOffsetNs)
+            hint = *file.wallOffsetNs - *reference.wallOffsetNs;
         const ClockAlignment alignment =
-            alignOnCollectives(inputs.front().collectiveEndsNs, input.collectiveEndsNs, hint);
-        byHost[input.host] = alignment;
-        text +=
-            (text.empty() ? "" : "; ") +
-            (alignment.matched ? hostShiftText(input.host, alignment)
-                               : input.host + ": not aligned (no collective kernels in common)");
+            alignOnCollectives(reference.collectiveEndsNs, file.collectiveEndsNs, hint);
+        byHost[file.host] = alignment;
+        result.text +=
+            (result.text.empty() ? "" : "; ") +
+            (alignment.matched ? hostShiftText(file.host, alignment)
+                               : file.host + ": not aligned (no collective kernels in common)");
     }
-    int64_t lowest = 0;
-    for (Input& input : inputs) {
-        input.shiftNs = input.host == referenceHost ? 0 : byHost[input.host].shiftNs;
-        if (input.shiftNs < 0) {
-            format::Database db;
-            std::string ignored; // opened and checked before
-            if (format::openSession(db, input.path, &ignored))
-                lowest = std::min(lowest, earliestTime(db) + input.shiftNs);
-        }
-    }
-    // Times must stay non-negative: when a shift would take one below 0, move every host on.
-    for (Input& input : inputs)
-        input.shiftNs -= lowest;
-    return text.empty() ? text : "clocks aligned to " + referenceHost + " — " + text;
+    for (const RankClock& file : files)
+        result.shiftNs.push_back(file.host == reference.host ? 0 : byHost[file.host].shiftNs);
+    if (!result.text.empty())
+        result.text = "clocks aligned to " + reference.host + " — " + result.text;
+    return result;
 }
-
-} // namespace
 
 ClockAlignment alignOnCollectives(const std::vector<int64_t>& referenceEndsNs,
                                   const std::vector<int64_t>& otherEndsNs,
@@ -419,119 +215,6 @@ RunFiles RunMerger::runFiles(const std::vector<std::string>& paths, std::string*
                                         : " (skipped " + files.skipped.front() +
                                               (files.skipped.size() > 1 ? ", …" : "") + ")");
     return files;
-}
-
-RunMergeResult RunMerger::merge(const std::vector<std::string>& sessions,
-                                const std::string& outPath, const RunMergeOptions& options) {
-    RunMergeResult result;
-    if (sessions.empty()) {
-        result.error = outPath + ": no sessions to merge";
-        return result;
-    }
-    std::vector<Input> inputs(sessions.size());
-    int64_t totalRows = 0;
-    for (size_t i = 0; i < sessions.size(); ++i) {
-        inputs[i].path = sessions[i];
-        inputs[i].name = fs::path(sessions[i]).filename().string();
-        if (!readInput(inputs[i], &result.error))
-            return result;
-        totalRows += inputs[i].rows;
-    }
-    result.clockAlignment = alignHosts(inputs);
-
-    format::OutputPolicy policy = options.output;
-    policy.inputs.insert(policy.inputs.end(), sessions.begin(), sessions.end());
-    format::OutputFile output;
-    if (!output.create(outPath, policy, &result.error))
-        return result;
-    format::Database db;
-    std::string error;
-    auto fail = [&](const std::string& what) {
-        result.error = outPath + ": " + what + (error.empty() ? "" : ": " + error);
-        return result;
-    };
-    if (!db.openForAttach(output.temporaryPath(), &error))
-        return fail("cannot create the merged session");
-    // A temporary file made durable by OutputFile::commit: no journal needed while writing.
-    if (!db.exec("PRAGMA page_size=16384; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF",
-                 &error) ||
-        !db.exec(format::schemaSql(), &error) ||
-        // Dropped before the end: a session holds only its own indexes.
-        !db.exec("CREATE INDEX merge_strings_by_text ON strings(text);"
-                 "CREATE TEMP TABLE string_map (original INTEGER PRIMARY KEY, merged INTEGER)",
-                 &error))
-        return fail("cannot create the merged session");
-
-    std::string incomplete;
-    for (const Input& input : inputs)
-        if (input.status != format::kStatusComplete && incomplete.empty())
-            incomplete = input.name + ": " +
-                         (input.incompleteReason.empty() ? "the recording did not finish"
-                                                         : input.incompleteReason);
-    format::Statement meta = db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)");
-    auto setMeta = [&](std::string_view key, const std::string& value) {
-        meta.reset();
-        meta.bindAll(key, value);
-        return meta.execute();
-    };
-    setMeta(format::meta::kFormatName, std::string(format::kFormatName));
-    setMeta(format::meta::kFormatVersion, std::to_string(format::kFormatVersion));
-    setMeta(format::meta::kClock, std::string(format::kClockName));
-    setMeta(format::meta::kStatus,
-            std::string(incomplete.empty() ? format::kStatusComplete : format::kStatusIncomplete));
-    if (!incomplete.empty())
-        setMeta(format::meta::kIncompleteReason, incomplete);
-    setMeta(format::meta::kImportFormat, "stallscope run");
-    setMeta(format::meta::kImportFiles, std::to_string(inputs.size()));
-    if (!result.clockAlignment.empty())
-        setMeta(format::meta::kRunClockAlignment, result.clockAlignment);
-
-    int64_t copiedRows = 0;
-    for (const Input& input : inputs) {
-        if (options.cancel && options.cancel->load()) {
-            result.cancelled = true;
-            return fail("cancelled");
-        }
-        // One transaction per input: a database is detached only outside one.
-        if (!db.attachReadOnly(input.path, kSource, &error) || !db.exec("BEGIN", &error))
-            return fail("cannot read " + input.path);
-        std::map<std::string_view, int64_t> offsets;
-        for (const format::Table* table : format::kTables)
-            if (isRowIdTable(*table))
-                offsets[table->name] = oneInteger(db, "SELECT coalesce(max(id), 0) FROM main." +
-                                                          std::string(table->name));
-
-        if (!mapStrings(db, &error))
-            return fail("cannot copy strings of " + input.path);
-        for (const format::Table* table : format::kTables) {
-            if (table->name == format::tables::kMeta.name ||
-                table->name == format::tables::kStrings.name ||
-                (!input.hasProcessRanks && table->name == format::tables::kProcessRanks.name))
-                continue;
-            if (!db.exec(copySql(*table, offsets, input.shiftNs), &error))
-                return fail("cannot copy " + std::string(table->name) + " of " + input.path);
-        }
-        // The first input's other meta (command, recorder settings) describes the run.
-        if (&input == &inputs.front() &&
-            !db.exec("INSERT OR IGNORE INTO main.meta (key, value) SELECT key, value FROM src.meta",
-                     &error))
-            return fail("cannot copy meta of " + input.path);
-        if (!db.exec("COMMIT", &error) || !db.detach(kSource, &error))
-            return fail("cannot close " + input.path);
-        copiedRows += input.rows;
-        if (options.progress && totalRows > 0)
-            options.progress(static_cast<double>(copiedRows) / totalRows);
-    }
-    if (!db.exec("DROP INDEX merge_strings_by_text", &error) || !db.exec(format::kIndexSql, &error))
-        return fail("cannot write the merged session");
-    meta = format::Statement();
-    if (!db.close())
-        return fail("cannot close the merged session");
-    if (!output.commit(&result.error))
-        return result;
-    result.ok = true;
-    result.processes = static_cast<int>(inputs.size());
-    return result;
 }
 
 } // namespace stallscope::model

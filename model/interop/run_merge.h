@@ -1,48 +1,30 @@
 // A multi-process run as one session (issue 16): the sessions of a run folder (one per rank, as
 // `stallscope-record -- torchrun …` writes them) or several session files given together are
-// merged into one session file — processes in rank order, every row id moved past the previous
-// file's, each file's times put on one clock — and that file is loaded like any other. Processes
-// of one host share its CLOCK_MONOTONIC; a run spanning hosts is aligned on its collective (NCCL)
-// kernels, which end together on every rank, and the estimated skew is recorded
-// (process_ranks.clock_shift_ns, meta run_clock_alignment).
+// opened as one session — processes in rank order, every row id moved past the previous file's,
+// one string id per text, each file's times put on one clock. Processes of one host share its
+// CLOCK_MONOTONIC; a run spanning hosts is aligned on its collective (NCCL) kernels, which end
+// together on every rank, and the estimated skew is recorded (process_ranks.clock_shift_ns,
+// meta run_clock_alignment).
 //
-// The inputs are only read (attached read-only); the merged file lives in the import cache and is
-// reused while the inputs are unchanged.
+// Each file is loaded and checked by SessionLoader on its own thread (a few at once), and the
+// loaded sessions are merged in memory; nothing is written. The session's parts (Session::parts)
+// name the files and how their rows were moved, so that SessionDatabase reads a rank's stacks and
+// sources from that rank's own file.
 #pragma once
 
-#include "format/output_file.h"
 #include "model/session/session_loader.h"
 #include "model/session/session_opener.h"
 
-#include <atomic>
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace stallscope::model {
 
-// Bumped when a merged file's content changes, so that cached merges are made again.
-inline constexpr int kRunMergerVersion = 2;
-
 struct RunFiles {
     std::vector<std::string> sessions; // to merge, in rank order (then by name)
     std::vector<std::string> skipped;  // "name: why", one per file left out
-};
-
-struct RunMergeOptions {
-    std::function<void(double)> progress;      // fraction of the rows copied, in [0, 1]
-    const std::atomic<bool>* cancel = nullptr; // set to stop; the result is then cancelled
-    format::OutputPolicy output;               // the inputs are added by merge() itself
-};
-
-struct RunMergeResult {
-    bool ok = false;
-    bool cancelled = false;
-    std::string error; // one line naming the file and the problem
-    int processes = 0;
-    std::string clockAlignment; // "" when every process ran on one host
 };
 
 // Two hosts' clocks: the shift that puts another host's times on the reference host's clock,
@@ -63,6 +45,21 @@ ClockAlignment alignOnCollectives(const std::vector<int64_t>& referenceEndsNs,
 // ("realtime=X monotonic=Y …": CUPTI's clock minus each), when it says.
 std::optional<int64_t> realtimeMinusMonotonic(const std::string& cuptiClockVsHost);
 
+// What one file of a run says about its clock.
+struct RankClock {
+    std::string host;                      // its first process's
+    std::vector<int64_t> collectiveEndsNs; // its NCCL kernels' ends, in start order
+    std::optional<int64_t> wallOffsetNs;   // CLOCK_REALTIME - CLOCK_MONOTONIC on its host
+};
+// Every file's shift onto the first file's host's clock (0 on that host), and the text for meta
+// run_clock_alignment ("" when the run has one host). Shifts may be negative: the caller moves
+// every file on when one would take a time below 0.
+struct HostAlignment {
+    std::vector<int64_t> shiftNs;
+    std::string text;
+};
+HostAlignment alignHosts(const std::vector<RankClock>& files);
+
 class RunMerger {
 public:
     // True for a folder that holds `*.stallscope` files.
@@ -71,20 +68,10 @@ public:
     // are no session, partial recordings and a second copy of a rank are skipped and named.
     static RunFiles runFiles(const std::vector<std::string>& paths, std::string* error);
 
-    // Merges `sessions` (each checked first: schema and references) into a complete session at
-    // `outPath`, written under a temporary name and renamed when done.
-    static RunMergeResult merge(const std::vector<std::string>& sessions,
-                                const std::string& outPath, const RunMergeOptions& options = {});
-
-    // Merges into the import cache (reused while the inputs are unchanged) and loads the result;
-    // the session's meta `import_source` names the folder or the first file.
+    // Opens `paths` (a run folder, or several session files) as one session whose path and meta
+    // `import_source` are paths.front(). A file the loader refuses fails the whole run with its
+    // error (which names it); progress and cancel as SessionLoader::load.
     static LoadResult load(const std::vector<std::string>& paths, const LoadOptions& options = {});
-    // The first half of load(): the merged file's path in the cache (made when missing), or ""
-    // with *failed set. `sessions` receives the inputs it stands for.
-    static std::string mergeIntoCache(const std::vector<std::string>& paths,
-                                      const LoadOptions& options, LoadResult* failed,
-                                      std::vector<std::string>* sessions = nullptr);
-    static std::string cachePathFor(const std::vector<std::string>& sessions);
 };
 
 // Lets `opener` open run folders (folders of session files) through RunMerger::load().

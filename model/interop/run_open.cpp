@@ -1,104 +1,129 @@
-// RunMerger's way into the app: a run's merge kept in the import cache and loaded from there
-// (model/interop/run_merge.h).
-#include "format/session_meta.h"
-#include "format/sqlite_database.h"
-#include "model/interop/import_cache.h"
+// RunMerger::load: a run's files loaded by SessionLoader a few at once, then merged in memory
+// (run_session_merge.h).
 #include "model/interop/run_merge.h"
+#include "model/interop/run_session_merge.h"
 
-#include <cstdio>
+#include <algorithm>
+#include <atomic>
 #include <filesystem>
-#include <functional>
+#include <mutex>
+#include <thread>
 
 namespace fs = std::filesystem;
 
 namespace stallscope::model {
 
-std::string RunMerger::cachePathFor(const std::vector<std::string>& sessions) {
-    std::error_code ec;
-    // Key: every input's absolute path, size and modification time, and the merger's version.
-    std::string key = "run|v" + std::to_string(kRunMergerVersion);
-    for (const std::string& file : sessions) {
-        key +=
-            "|" + fs::absolute(file, ec).string() + ":" + std::to_string(fs::file_size(file, ec));
-        key += ":" + std::to_string(fs::last_write_time(file, ec).time_since_epoch().count());
-    }
-    char hash[32];
-    std::snprintf(hash, sizeof hash, "%016zx", std::hash<std::string>{}(key));
-    const fs::path first = fs::path(sessions.empty() ? std::string("run") : sessions.front());
-    std::string stem = first.parent_path().filename().string();
-    if (stem.empty())
-        stem = "run";
-    return (fs::path(importCacheDir()) / (stem + "-run-" + hash + ".stallscope")).string();
+namespace {
+
+// Files loaded at once: four per core. A load reads its two largest tables on two threads, but
+// it also has single-threaded stretches (checks, descriptions, sorting its lanes) and waits for
+// the disk; on the 2-core machine 8 ranks open in 1.9 s all at once against 2.1 s two at a time
+// and 3.0 s one by one (bench/RESULTS.md, issue 16).
+size_t parallelLoads(size_t files) {
+    const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    return std::clamp<size_t>(4 * cores, 1, std::max<size_t>(files, 1));
 }
 
-std::string RunMerger::mergeIntoCache(const std::vector<std::string>& paths,
-                                      const LoadOptions& options, LoadResult* failed,
-                                      std::vector<std::string>* sessions) {
-    const RunFiles files = runFiles(paths, &failed->error);
-    if (files.sessions.empty())
-        return {};
-    if (sessions)
-        *sessions = files.sessions;
-    const std::string cached = cachePathFor(files.sessions);
-    std::error_code ec;
-    if (fs::exists(cached, ec))
-        return cached; // load() merges again when the cached file does not load
-    RunMergeOptions mergeOptions;
-    mergeOptions.cancel = options.cancel;
-    mergeOptions.output.replaceExisting = true; // the cache's own file
-    if (options.progress)
-        mergeOptions.progress = [&](double f) { options.progress(0.5 * f); };
-    const RunMergeResult merged = merge(files.sessions, cached, mergeOptions);
-    if (!merged.ok) {
-        failed->cancelled = merged.cancelled;
-        failed->error = merged.error;
-        return {};
-    }
-    // Where the run came from, and what was left out, go into the cached file's meta.
-    format::Database db;
-    std::string error;
-    if (db.open(cached, format::Database::Mode::ReadWrite, &error)) {
-        format::Statement meta =
-            db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)");
-        meta.execute(format::meta::kImportSource, paths.front());
-        if (!files.skipped.empty()) {
-            std::string skipped =
-                "skipped " + std::to_string(files.skipped.size()) + " file(s) of the run: ";
-            for (size_t i = 0; i < files.skipped.size(); ++i)
-                skipped += (i ? "; " : "") + files.skipped[i];
-            meta.reset();
-            meta.execute(format::meta::kImportWarnings, skipped);
+// Progress over all files, weighted by their size, and the stop that cancels every load when
+// the user cancels or one file fails.
+class RunProgress {
+public:
+    RunProgress(const std::vector<std::string>& files, const LoadOptions& options)
+        : m_options(options), m_fractions(files.size(), 0.0) {
+        for (const std::string& file : files) {
+            std::error_code ec;
+            m_weights.push_back(std::max<double>(1.0, double(fs::file_size(file, ec))));
         }
+        for (double weight : m_weights)
+            m_total += weight;
     }
-    trimImportCache(fs::path(cached).parent_path().string(), kImportCacheLimits, cached);
-    return cached;
+
+    // Called by file i's loader (from its threads, one call at a time for that file).
+    void report(size_t i, double fraction) {
+        if (m_options.cancel && m_options.cancel->load())
+            m_stop = true;
+        if (!m_options.progress)
+            return;
+        std::lock_guard lock(m_mutex);
+        m_done += (fraction - m_fractions[i]) * m_weights[i];
+        m_fractions[i] = fraction;
+        m_reported = std::max(m_reported, 0.95 * m_done / m_total); // the merge is the rest
+        m_options.progress(m_reported);
+    }
+    void stop() { m_stop = true; }
+    const std::atomic<bool>* stopFlag() const { return &m_stop; }
+    bool cancelled() const { return m_options.cancel && m_options.cancel->load(); }
+
+private:
+    const LoadOptions& m_options;
+    std::vector<double> m_weights, m_fractions;
+    double m_total = 0, m_done = 0, m_reported = 0;
+    std::mutex m_mutex;
+    std::atomic<bool> m_stop{false};
+};
+
+// Loads every file (each checked by SessionLoader) and reads its last row ids; on failure the
+// first failing file's error, in run order.
+LoadResult loadRanks(const std::vector<std::string>& files, const std::string& source,
+                     const LoadOptions& options, std::vector<LoadedRank>* ranks) {
+    ranks->resize(files.size());
+    std::vector<LoadResult> results(files.size());
+    RunProgress progress(files, options);
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+        for (size_t i = next++; i < files.size(); i = next++) {
+            LoadOptions fileOptions;
+            fileOptions.cancel = progress.stopFlag();
+            fileOptions.progress = [&progress, i](double f) { progress.report(i, f); };
+            LoadResult& result = results[i];
+            result = SessionLoader::load(files[i], fileOptions);
+            LoadedRank& rank = (*ranks)[i];
+            rank.path = files[i];
+            if (result.ok() && !readLastRowIds(files[i], &rank.moves, &result.error)) {
+                result.error = files[i] + ": " + result.error;
+                result.session.reset();
+            }
+            if (!result.ok()) {
+                progress.stop();
+                continue;
+            }
+            rank.session = std::move(result.session);
+        }
+    };
+    std::vector<std::thread> workers;
+    for (size_t w = 1; w < parallelLoads(files.size()); ++w)
+        workers.emplace_back(work);
+    work();
+    for (std::thread& worker : workers)
+        worker.join();
+
+    LoadResult failed;
+    if (progress.cancelled()) {
+        failed.cancelled = true;
+        failed.error = source + ": loading cancelled";
+        return failed;
+    }
+    for (LoadResult& result : results)
+        if (!result.error.empty() && !result.cancelled)
+            return std::move(result);
+    return failed; // every file loaded (no error)
 }
+
+} // namespace
 
 LoadResult RunMerger::load(const std::vector<std::string>& paths, const LoadOptions& options) {
     LoadResult failed;
-    std::vector<std::string> sessions;
-    std::string cached = mergeIntoCache(paths, options, &failed, &sessions);
-    if (cached.empty())
+    const RunFiles files = runFiles(paths, &failed.error);
+    if (files.sessions.empty())
         return failed;
-    LoadOptions loadOptions = options;
-    if (options.progress)
-        loadOptions.progress = [&](double f) { options.progress(0.5 + 0.5 * f); };
-    LoadResult loaded = SessionLoader::load(cached, loadOptions);
-    if (loaded.ok()) {
-        touchCachedSession(cached);
-        return loaded;
-    }
-    if (loaded.cancelled)
-        return loaded;
-    // A row the merged file refuses came from one input: name that input when it is refused
-    // alone too; otherwise the cached file itself was stale or damaged: merge once more.
-    for (const std::string& input : sessions)
-        if (LoadResult alone = SessionLoader::load(input, options); !alone.ok())
-            return alone;
-    std::error_code ec;
-    fs::remove(cached, ec);
-    cached = mergeIntoCache(paths, options, &failed, nullptr);
-    return cached.empty() ? std::move(failed) : SessionLoader::load(cached, loadOptions);
+    std::vector<LoadedRank> ranks;
+    if (LoadResult problem = loadRanks(files.sessions, paths.front(), options, &ranks);
+        !problem.error.empty())
+        return problem;
+    LoadResult merged = mergeLoadedRanks(std::move(ranks), files, paths.front());
+    if (merged.ok() && options.progress)
+        options.progress(1.0);
+    return merged;
 }
 
 void registerRunImporter(SessionOpener& opener) {

@@ -144,6 +144,31 @@ struct TransferColumns : EventColumns<TransferColumns> {
     }
 };
 
+// Host thread: the Python sampler's runs (format v3, host_samples): run i holds samples[i] samples
+// of the stack stackId[i], equally spaced from start[i] (the first) to end[i] (the last).
+struct SampleColumns : EventColumns<SampleColumns> {
+    std::vector<uint32_t> stackId; // session stack id
+    std::vector<uint32_t> samples; // >= 1
+    static auto kindColumns(auto& self) { return std::tie(self.stackId, self.samples); }
+    // How many of run i's samples lie in [from, to).
+    int64_t samplesIn(size_t i, int64_t from, int64_t to) const {
+        const int64_t n = samples[i];
+        if (n <= 1)
+            return start[i] >= from && start[i] < to ? n : 0;
+        // Sample k is at start + k * span / (n - 1): count the k with from <= that < to.
+        const __int128 span = end[i] - start[i];
+        auto firstAtOrAfter = [&](int64_t t) -> int64_t {
+            if (t <= start[i])
+                return 0;
+            if (t > end[i])
+                return n;
+            const __int128 offset = t - start[i];
+            return static_cast<int64_t>((offset * (n - 1) + span - 1) / span);
+        };
+        return std::max<int64_t>(0, firstAtOrAfter(to) - firstAtOrAfter(from));
+    }
+};
+
 // One nesting depth of a thread's NVTX ranges / scopes.
 struct RangeColumns : EventColumns<RangeColumns> {
     std::vector<uint32_t> nameId;

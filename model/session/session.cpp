@@ -14,6 +14,15 @@ std::string Session::metaValue(std::string_view key) const {
     return found == meta.end() ? std::string() : found->second;
 }
 
+std::vector<std::string> Session::files() const {
+    if (parts.empty())
+        return {path};
+    std::vector<std::string> paths;
+    for (const SessionPart& part : parts)
+        paths.push_back(part.path);
+    return paths;
+}
+
 std::string Session::processLabel(int32_t processIndex) const {
     if (processIndex < 0 || processIndex >= static_cast<int32_t>(processes.size()))
         return {};
@@ -55,7 +64,8 @@ std::string Session::streamLabel(const StreamInfo& stream) const {
 size_t Session::eventMemoryBytes() const {
     size_t bytes = 0;
     for (const HostLane& lane : hostLanes) {
-        bytes += lane.apiCalls.memoryBytes() + lane.syncs.memoryBytes();
+        bytes +=
+            lane.apiCalls.memoryBytes() + lane.syncs.memoryBytes() + lane.samples.memoryBytes();
         for (const RangeColumns& depth : lane.rangesByDepth)
             bytes += depth.memoryBytes();
     }

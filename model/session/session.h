@@ -48,6 +48,7 @@ struct HostLane {
     ApiCallColumns apiCalls;
     SyncColumns syncs;
     std::vector<RangeColumns> rangesByDepth;
+    SampleColumns samples; // the Python sampler's runs (format v3)
 };
 
 // A GPU stream's lane.
@@ -58,9 +59,19 @@ struct StreamLane {
     TransferColumns memsets;
 };
 
+// One file of a run opened as one session (model/interop/run_merge.h), and how its rows were
+// moved into the session: row ids past the previous files' and times onto the run's clock
+// (`moves`), one string id per text (`stringIds`). SessionDatabase reads stacks, sources and
+// kernel details from the file through them.
+struct SessionPart {
+    std::string path;
+    format::RowMoves moves;
+    std::vector<uint32_t> stringIds; // the file's string id -> the session's
+};
+
 class Session {
 public:
-    std::string path;
+    std::string path; // the session file; a run's folder or first file (see parts)
     std::map<std::string, std::string, std::less<>> meta; // keys: format/session_meta.h
     std::string status;  // meta.status: "complete", "incomplete" or "recording"
     std::string warning; // non-empty when the session opened but is not complete
@@ -76,11 +87,20 @@ public:
     std::vector<StreamLane> streamLanes; // ordered by device, then stream id
 
     format::EventCounts counts;
-    int64_t startNs = 0; // earliest event start (or process start)
-    int64_t endNs = 0;   // latest event end (or process end)
+    int64_t hostSamples = 0; // the Python sampler's samples over every lane (not its rows)
+    int64_t startNs = 0;     // earliest event start (or process start)
+    int64_t endNs = 0;       // latest event end (or process end)
     int64_t droppedRecords = 0;
 
+    // Event rows left out because both their times are 0 (recorders before issue 14 wrote the
+    // activity records CUPTI cut short at teardown that way).
+    int64_t untimedEvents = 0;
+    // A run's files, in its order; empty when the session is the one file at `path`.
+    std::vector<SessionPart> parts;
+
     int64_t durationNs() const { return endNs - startNs; }
+    // The files the session was read from: its parts, else `path`.
+    std::vector<std::string> files() const;
     const std::string& string(uint32_t id) const;
     std::string metaValue(std::string_view key) const;
     // "rank 1", "pid 4242", with " · host" when the session spans hosts; "" for the only

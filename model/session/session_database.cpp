@@ -3,21 +3,58 @@
 #include "format/session_row_reader.h"
 #include "format/session_schema_check.h"
 #include "format/sqlite_database.h"
+#include "model/session/session.h"
+
+#include <algorithm>
+#include <set>
 
 namespace stallscope::model {
 
 bool SessionDatabase::open(const std::string& path, std::string* error) {
-    return format::openSession(m_connection, path, error);
+    m_files.clear();
+    File& file = m_files.emplace_back();
+    return format::openSession(file.connection, path, error);
+}
+
+bool SessionDatabase::open(const Session& session, std::string* error) {
+    if (session.parts.empty())
+        return open(session.path, error);
+    m_files.clear();
+    for (const SessionPart& part : session.parts) {
+        File& file = m_files.emplace_back();
+        file.moves = part.moves;
+        file.stringIds = part.stringIds;
+        if (!format::openSession(file.connection, part.path, error)) {
+            *error = part.path + ": " + *error;
+            m_files.clear();
+            return false;
+        }
+    }
+    return true;
+}
+
+const SessionDatabase::File* SessionDatabase::fileOf(const format::Table& table, int64_t id,
+                                                     int64_t* localId) const {
+    for (const File& file : m_files) {
+        const int64_t local = id - file.moves.offset(table);
+        if (local >= 1 && local <= file.moves.last(table)) {
+            *localId = local;
+            return &file;
+        }
+    }
+    return nullptr;
 }
 
 std::vector<FrameInfo> SessionDatabase::stack(int64_t stackId) const {
     std::vector<FrameInfo> frames;
-    format::Statement rows = m_connection.prepare(
-        "SELECT f.id, f.kind, f.address, f.module_id, f.function, f.file, f.line, "
-        "f.column, f.symbolized, f.is_user FROM stack_frames sf "
-        "JOIN frames f ON f.id = sf.frame_id WHERE sf.stack_id = ? "
-        "ORDER BY sf.position");
-    rows.bind(1, stackId);
+    int64_t localId = 0;
+    const File* file = fileOf(format::tables::kStacks, stackId, &localId);
+    if (!file)
+        return frames;
+    format::Statement rows = file->connection.prepare(
+        format::movedSelectSql(format::tables::kFrames, file->moves, "f") +
+        " JOIN stack_frames sf ON f.id = sf.frame_id WHERE sf.stack_id = ? ORDER BY sf.position");
+    rows.bind(1, localId);
     while (rows.step()) {
         FrameInfo frame;
         frame.id = rows.integer(0);
@@ -38,55 +75,79 @@ std::vector<FrameInfo> SessionDatabase::stack(int64_t stackId) const {
 
 std::vector<ModuleInfo> SessionDatabase::modules() const {
     std::vector<ModuleInfo> modules;
-    format::Statement rows =
-        m_connection.prepare(format::selectSql(format::tables::kModules) + " ORDER BY id");
-    while (rows.step())
-        modules.push_back({format::readModuleRow(rows), rows.integer(0)});
+    for (const File& file : m_files) {
+        format::Statement rows = file.connection.prepare(
+            format::movedSelectSql(format::tables::kModules, file.moves) + " ORDER BY id");
+        while (rows.step())
+            modules.push_back({format::readModuleRow(rows), rows.integer(0)});
+    }
     return modules;
 }
 
 std::optional<SourceFile> SessionDatabase::source(const std::string& path) const {
-    format::Statement rows =
-        m_connection.prepare(format::selectSql(format::tables::kSources) + " WHERE path = ?");
-    rows.bind(1, path);
-    if (rows.step())
-        return format::readSourceRow(rows);
+    for (const File& file : m_files) {
+        format::Statement rows = file.connection.prepare(
+            format::selectSql(format::tables::kSources) + " WHERE path = ?");
+        rows.bind(1, path);
+        if (rows.step())
+            return format::readSourceRow(rows);
+    }
     return std::nullopt;
 }
 
 std::vector<std::string> SessionDatabase::sourcePaths() const {
-    std::vector<std::string> paths;
-    format::Statement rows = m_connection.prepare("SELECT path FROM sources ORDER BY path");
-    while (rows.step())
-        paths.push_back(rows.text(0));
-    return paths;
+    std::set<std::string> paths;
+    for (const File& file : m_files) {
+        format::Statement rows = file.connection.prepare("SELECT path FROM sources");
+        while (rows.step())
+            paths.insert(rows.text(0));
+    }
+    return {paths.begin(), paths.end()};
 }
 
 std::vector<CudaEventInfo> SessionDatabase::cudaEvents() const {
     std::vector<CudaEventInfo> events;
-    format::Statement rows = m_connection.prepare(format::selectSql(format::tables::kCudaEvents) +
-                                                  " ORDER BY record_ns, id");
-    while (rows.step())
-        events.push_back({format::readCudaEventRow(rows), rows.integer(0)});
+    for (const File& file : m_files) {
+        format::Statement rows = file.connection.prepare(
+            format::movedSelectSql(format::tables::kCudaEvents, file.moves) +
+            " ORDER BY record_ns, id");
+        while (rows.step())
+            events.push_back({format::readCudaEventRow(rows), rows.integer(0)});
+    }
+    if (m_files.size() > 1) // each file's are in order; the run's, by time across its files
+        std::stable_sort(events.begin(), events.end(), [](const auto& a, const auto& b) {
+            return std::pair(a.recordNs, a.id) < std::pair(b.recordNs, b.id);
+        });
     return events;
 }
 
 std::vector<Diagnostic> SessionDatabase::diagnostics() const {
     std::vector<Diagnostic> diagnostics;
-    format::Statement rows =
-        m_connection.prepare("SELECT at_ns, severity, message FROM diagnostics ORDER BY id");
-    while (rows.step())
-        diagnostics.push_back({rows.integer(0), rows.text(1), rows.text(2)});
+    for (const File& file : m_files) {
+        format::Statement rows = file.connection.prepare(
+            format::movedSelectSql(format::tables::kDiagnostics, file.moves) + " ORDER BY id");
+        while (rows.step())
+            diagnostics.push_back({rows.integer(1), rows.text(2), rows.text(3)});
+    }
     return diagnostics;
 }
 
 std::optional<format::KernelRow> SessionDatabase::kernelDetails(int64_t kernelRowId) const {
-    format::Statement rows =
-        m_connection.prepare(format::selectSql(format::tables::kKernels) + " WHERE id = ?");
-    rows.bind(1, kernelRowId);
+    int64_t localId = 0;
+    const File* file = fileOf(format::tables::kKernels, kernelRowId, &localId);
+    if (!file)
+        return std::nullopt;
+    format::Statement rows = file->connection.prepare(
+        format::movedSelectSql(format::tables::kKernels, file->moves) + " WHERE id = ?");
+    rows.bind(1, localId);
     if (!rows.step())
         return std::nullopt;
-    return format::readKernelRow(rows);
+    format::KernelRow kernel = format::readKernelRow(rows);
+    if (!file->stringIds.empty())
+        kernel.nameId = kernel.nameId >= 0 && kernel.nameId < int64_t(file->stringIds.size())
+                            ? file->stringIds[kernel.nameId]
+                            : 0;
+    return kernel;
 }
 
 } // namespace stallscope::model

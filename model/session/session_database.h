@@ -1,7 +1,9 @@
 // SessionDatabase: on-demand reads of the parts of a session that the per-lane columns do not
 // hold — stacks and frames, modules, embedded sources, CUDA events, diagnostics, and the full
-// detail row of one event for the detail panel. Keeps its own read-only connection, opened by
-// format::openSession (defensive, schema checked); use one instance per thread.
+// detail row of one event for the detail panel. Keeps its own read-only connections, opened by
+// format::openSession (defensive, schema checked); use one instance per thread. A run opened as
+// one session (Session::parts) is read from each rank's own file, every row id, reference and
+// time moved as the session's were: a stack id of rank 1's syncs names rank 1's stack.
 #pragma once
 
 #include "format/module_class.h"
@@ -52,13 +54,19 @@ struct Diagnostic {
     std::string message;
 };
 
+class Session;
+
 class SessionDatabase {
 public:
+    // One session file.
     bool open(const std::string& path, std::string* error);
+    // The files `session` was read from (Session::files()); *error names the file that failed.
+    bool open(const Session& session, std::string* error);
 
     // Frames of a stack, innermost first; empty for stack id 0 or an unknown id.
     std::vector<FrameInfo> stack(int64_t stackId) const;
     std::vector<ModuleInfo> modules() const;
+    // A run's ranks may each embed a file: the first rank's copy.
     std::optional<SourceFile> source(const std::string& path) const;
     std::vector<std::string> sourcePaths() const;
     std::vector<CudaEventInfo> cudaEvents() const;
@@ -67,7 +75,16 @@ public:
     std::optional<format::KernelRow> kernelDetails(int64_t kernelRowId) const;
 
 private:
-    format::Database m_connection;
+    struct File {
+        format::Database connection;
+        format::RowMoves moves;
+        std::vector<uint32_t> stringIds; // empty: the session's own
+    };
+    // The file holding the session's row `id` of `table`, with *localId its id there; null when
+    // no file does.
+    const File* fileOf(const format::Table& table, int64_t id, int64_t* localId) const;
+
+    std::vector<File> m_files;
 };
 
 } // namespace stallscope::model

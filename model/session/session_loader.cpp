@@ -119,6 +119,30 @@ public:
              });
     }
 
+    // Format v3's host_samples: absent from older files, required from v3 on.
+    void readHostSamples() {
+        if (!format::hasTable(m_connection, format::tables::kHostSamples.name)) {
+            if (m_session.formatVersion >= format::tables::kHostSamples.sinceVersion)
+                throw LoadFailure{"corrupt session: missing table 'host_samples'"};
+            return;
+        }
+        scan(format::tables::kHostSamples,
+             format::selectSql<format::tables::kHostSamples>(
+                 {"id", "thread_id", "start_ns", "end_ns", "samples", "stack_id"}),
+             [this](const CheckedRow& row) {
+                 SampleColumns& samples = hostLane(row).samples;
+                 const auto count =
+                     static_cast<uint32_t>(row.inRange(4, 1, std::numeric_limits<int32_t>::max()));
+                 const uint32_t stack = stackId(row, 5);
+                 if (count == 1 && row.integer(3) != row.integer(2))
+                     row.fail("has one sample but ends after it starts");
+                 if (!pushInterval(samples, row))
+                     return;
+                 samples.samples.push_back(count);
+                 samples.stackId.push_back(stack);
+             });
+    }
+
     void readKernels() {
         scan(format::tables::kKernels,
              format::selectSql<format::tables::kKernels>(
@@ -306,7 +330,7 @@ private:
     void upgradeToCurrentVersion(int version) {
         using UpgradeStep = void (Loader::*)();
         static constexpr std::array<UpgradeStep, format::kFormatVersion - 1> kUpgradeSteps = {
-            &Loader::upgradeFromV1};
+            &Loader::upgradeFromV1, &Loader::upgradeFromV2};
         for (int from = version; from < format::kFormatVersion; ++from)
             (this->*kUpgradeSteps[from - 1])();
     }
@@ -314,6 +338,9 @@ private:
     // v2 added process_ranks; a v1 file has no ranks, which is what the reader assumes when the
     // table is absent: nothing to change.
     void upgradeFromV1() {}
+    // v3 added host_samples; a v2 file has no samples, which the reader assumes when the table
+    // is absent.
+    void upgradeFromV2() {}
 
     void readMeta() {
         format::Statement rows = m_db.prepare("SELECT key, value FROM meta");
@@ -331,19 +358,9 @@ private:
         upgradeToCurrentVersion(s.formatVersion);
 
         s.status = s.metaValue(format::meta::kStatus);
-        if (s.status == format::kStatusRecording)
-            s.warning = "the recording did not finish (the recorder was killed or is still "
-                        "running): events after its last commit are missing";
-        else if (s.status == format::kStatusIncomplete)
-            s.warning = "the recording is incomplete: " +
-                        (s.metaValue(format::meta::kIncompleteReason).empty()
-                             ? std::string("the target ended abnormally")
-                             : s.metaValue(format::meta::kIncompleteReason));
-        else if (s.status != format::kStatusComplete)
+        if (s.status != format::kStatusRecording && s.status != format::kStatusIncomplete &&
+            s.status != format::kStatusComplete)
             throw LoadFailure{"corrupt session: unknown status '" + s.status + "'"};
-        if (const std::string imported = s.metaValue(format::meta::kImportWarnings);
-            !imported.empty())
-            s.warning = s.warning.empty() ? imported : s.warning + "; " + imported;
     }
 
     int64_t estimatedRows() {
@@ -403,6 +420,7 @@ private:
             hostReader.readApiCalls();
             hostReader.readRanges();
             hostReader.readMemsets();
+            hostReader.readHostSamples();
         });
         gpuThread.join();
         if (cancelled)
@@ -420,12 +438,8 @@ private:
         TimeBounds bounds;
         bounds.first = std::min(a.first, b.first);
         bounds.last = std::max(a.last, b.last);
-        if (const int64_t untimed = a.untimedRows + b.untimedRows; untimed > 0) {
-            const std::string note = std::to_string(untimed) +
-                                     " event(s) without times (cut short when the recording "
-                                     "ended) were left out";
-            s.warning = s.warning.empty() ? note : s.warning + "; " + note;
-        }
+        s.untimedEvents = a.untimedRows + b.untimedRows;
+        s.warning = loadWarning(s);
         for (const ProcessInfo& p : s.processes)
             bounds.add(p.startNs, p.spanEndNs());
         s.startNs = bounds.first == std::numeric_limits<int64_t>::max() ? 0 : bounds.first;
@@ -441,6 +455,9 @@ private:
             }
             s.counts.apiCalls += static_cast<int64_t>(lane.apiCalls.size());
             s.counts.syncs += static_cast<int64_t>(lane.syncs.size());
+            lane.samples.finalize();
+            for (const uint32_t count : lane.samples.samples)
+                s.hostSamples += count;
         }
         for (StreamLane& lane : s.streamLanes) {
             lane.kernels.finalize();
@@ -460,6 +477,24 @@ private:
 };
 
 } // namespace
+
+std::string loadWarning(const Session& s) {
+    std::string warning;
+    auto add = [&](const std::string& note) { warning += (warning.empty() ? "" : "; ") + note; };
+    if (s.status == format::kStatusRecording)
+        add("the recording did not finish (the recorder was killed or is still running): events "
+            "after its last commit are missing");
+    else if (s.status == format::kStatusIncomplete)
+        add("the recording is incomplete: " + (s.metaValue(format::meta::kIncompleteReason).empty()
+                                                   ? std::string("the target ended abnormally")
+                                                   : s.metaValue(format::meta::kIncompleteReason)));
+    if (const std::string imported = s.metaValue(format::meta::kImportWarnings); !imported.empty())
+        add(imported);
+    if (s.untimedEvents > 0)
+        add(std::to_string(s.untimedEvents) +
+            " event(s) without times (cut short when the recording ended) were left out");
+    return warning;
+}
 
 LoadResult SessionLoader::load(const std::string& path, const LoadOptions& options) {
     LoadResult result;

@@ -31,4 +31,8 @@ public:
     static LoadResult load(const std::string& path, const LoadOptions& options = {});
 };
 
+// The warning a loaded session opens with (Session::warning), from its status, its meta
+// (incomplete_reason, import_warnings) and untimedEvents; "" when there is none.
+std::string loadWarning(const Session& session);
+
 } // namespace stallscope::model

@@ -75,9 +75,10 @@ SessionSummary SessionSummary::of(const Session& session) {
         summary.rows.emplace_back(std::move(label), std::move(value));
     };
     // An imported trace is what the user opened; the session beside it is only the import cache.
+    // A run (Session::parts) is read from its own files, with nothing cached.
     const std::string importSource = session.metaValue(format::meta::kImportSource);
     add("File", importSource.empty() ? session.path : importSource);
-    if (!importSource.empty())
+    if (!importSource.empty() && session.parts.empty())
         add("Import cache", session.path);
     std::string command = session.metaValue(format::meta::kCommand);
     if (command.empty() && !session.processes.empty())

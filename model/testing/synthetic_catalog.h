@@ -93,6 +93,34 @@ struct PyFrame {
     const char* function;
 };
 
+// The lines the planted host work's samples show (SyntheticOptions::sampleHz), innermost frame
+// first then its callers.
+enum SampleSite : int {
+    kSampleSleep,
+    kSampleCollate,
+    kSampleCollateSecond,
+    kSampleAtItem,
+    kSampleSiteCount
+};
+inline constexpr std::array<std::array<PyFrame, 4>, kSampleSiteCount> kSampleStacks = {{
+    {{{"train.py", 41, "train_step"},
+      {"train.py", 69, "train"},
+      {"train.py", 77, "main"},
+      {"train.py", 83, "<module>"}}},
+    {{{"data.py", 72, "collate"},
+      {"train.py", 64, "train"},
+      {"train.py", 77, "main"},
+      {"train.py", 83, "<module>"}}},
+    {{{"data.py", 75, "collate"},
+      {"train.py", 64, "train"},
+      {"train.py", 77, "main"},
+      {"train.py", 83, "<module>"}}},
+    {{{"train.py", 48, "train_step"},
+      {"train.py", 69, "train"},
+      {"train.py", 77, "main"},
+      {"train.py", 83, "<module>"}}},
+}};
+
 // Python callers of a site's function, innermost first.
 std::vector<PyFrame> pythonCallers(const SiteSpec& site);
 // The CUPTI name of a runtime API callback id ("cudaLaunchKernel_v7000"), "" when unknown.

@@ -400,6 +400,13 @@ void SyntheticGenerator::step(ProcessState& process, int64_t stepIndex) {
     ThreadState& main = process.threads[0];
     const int64_t stepStart = main.nowNs;
     const size_t loaders = process.threads.size() - 1;
+    if (m_options.hostWorkNs > 0) {
+        // Plain Python before the step (collating the batch): no CUDA call, the GPU idles.
+        const int64_t start = main.nowNs + m_random.range(1'000, 3'000);
+        main.nowNs = start + m_options.hostWorkNs;
+        addSamples(process, main, m_options.hostWorkAtSyncSite ? kSampleAtItem : kSampleCollate,
+                   start, main.nowNs);
+    }
 
     if (loaders > 0) {
         loadBatch(process, process.threads[1 + static_cast<size_t>(stepIndex) % loaders]);

@@ -54,6 +54,7 @@ struct ThreadState {
     int64_t rowId = 0;
     int64_t nowNs = 0;    // the thread's host clock: the end of its latest call
     int64_t launches = 0; // kernel launches so far (for the in-loop evidence)
+    int64_t samples = 0;  // sampler ticks at planted work so far (sampleSecondLineEvery)
     std::array<int64_t, kSiteCount> lastLaunchesAtSite{};
     // Loader threads: the previous copy into this thread's pinned buffer, per device.
     std::vector<int64_t> bufferEventId, bufferCopyEndNs;
@@ -68,6 +69,7 @@ struct ProcessState {
     std::vector<ThreadState> threads; // 0 trains, then loaders
     std::vector<DeviceState> devices;
     std::array<int64_t, kSiteCount> stackIds{};
+    std::array<int64_t, kSampleSiteCount> sampleStackIds{};
     std::vector<int64_t> moduleIds, moduleStarts;
     std::map<std::pair<int64_t, int64_t>, int64_t> nativeFrames; // (module, offset) -> frame
     std::map<std::tuple<std::string, int, std::string>, int64_t> pythonFrames;
@@ -132,6 +134,10 @@ private:
                  int64_t endNs, int64_t correlationId, std::optional<int64_t> streamRowId,
                  std::optional<int64_t> eventId);
     void addRange(ThreadState& thread, int64_t nameId, int64_t startNs, int64_t endNs, int depth);
+    // The sampler's samples of `thread` in [startNs, endNs) at `site` (synthetic_samples.cpp).
+    void addSamples(ProcessState& process, ThreadState& thread, SampleSite site, int64_t startNs,
+                    int64_t endNs);
+    int64_t pythonFrame(ProcessState& process, const PyFrame& frame);
     void tallySites();
 
     format::SessionWriter& m_writer;

@@ -63,6 +63,11 @@ void SyntheticGenerator::setUpRank(int rank) {
     // PyTorch computes on the legacy default stream; NCCL runs on its own high-priority stream.
     state.streams.push_back({m_writer.addStream({deviceId, rank + 1, 7, true, 0}), 0});
     state.streams.push_back({m_writer.addStream({deviceId, rank + 1, 13, false, -1}), 0});
+    if (m_options.collectivesFromSecondThread) {
+        ThreadState& autograd = process.threads.emplace_back();
+        autograd.rowId = m_writer.addThread({process.rowId, row.pid + 1, "pt_autograd_0"});
+        autograd.lastLaunchesAtSite.fill(-1);
+    }
 }
 
 // Forward and backward, then what the straggler does before it launches the all-reduce.
@@ -93,6 +98,7 @@ void SyntheticGenerator::rankCompute(ProcessState& process, int rank) {
             // Plain Python: no CUDA call for the whole delay.
             const int64_t start = main.nowNs + m_random.range(1'000, 3'000);
             main.nowNs = start + m_options.stragglerDelayNs;
+            addSamples(process, main, kSampleSleep, start, main.nowNs);
             if (!m_options.stragglerRange.empty())
                 addRange(main, intern(m_options.stragglerRange), start, main.nowNs, 1);
         }
@@ -168,16 +174,19 @@ bool SyntheticGenerator::runRanks() {
             rankCompute(process, static_cast<int>(r));
             StreamState& compute = device.streams[kComputeStream];
             StreamState& nccl = device.streams[kNcclStream];
-            const int64_t gradients = recordEvent(process, main, compute);
-            waitEvent(process, main, nccl, gradients, compute.freeNs, kSiteAllReduceWait);
-            const int64_t start = main.nowNs + m_random.range(3'000, 12'000);
+            ThreadState& launcher = process.threads.back(); // main, or the second thread
+            launcher.nowNs = std::max(launcher.nowNs, main.nowNs);
+            const int64_t gradients = recordEvent(process, launcher, compute);
+            waitEvent(process, launcher, nccl, gradients, compute.freeNs, kSiteAllReduceWait);
+            const int64_t start = launcher.nowNs + m_random.range(3'000, 12'000);
             PendingCollective& collective = pending[r];
-            collective.correlationId = apiCall(process, main, kCbidLaunchKernel, start,
+            collective.correlationId = apiCall(process, launcher, kCbidLaunchKernel, start,
                                                start + m_random.range(2'500, 6'000));
+            main.nowNs = std::max(main.nowNs, launcher.nowNs);
             collective.startNs = std::max(start + m_random.range(3'000, 8'000),
                                           nccl.freeNs + m_random.range(800, 2'500));
             lastArrival = std::max(lastArrival, collective.startNs);
-            ++main.launches;
+            ++launcher.launches;
         }
         // A collective ends when the last rank has arrived and the data has moved.
         const int64_t endNs = lastArrival + m_random.jitter(m_options.collectiveNs, 5);

@@ -93,6 +93,7 @@ bool writeSyntheticSession(const std::string& path, const SyntheticOptions& opti
     writer->setMeta(format::meta::kHost, options.host);
     writer->setMeta(format::meta::kGenerator, "stallscope synthetic session");
     writer->setMeta(format::meta::kGeneratorSeed, std::to_string(options.seed));
+    writer->setMeta(format::meta::kSampleHz, std::to_string(options.sampleHz));
 
     SyntheticStats local;
     SyntheticStats& out = stats ? *stats : local;

@@ -59,9 +59,23 @@ struct SyntheticOptions {
     int64_t stragglerDelayNs = 0;
     bool stragglerSyncs = false;            // the delay is a sync of its own, not host work
     std::string stragglerRange = "collate"; // the range around the host work; "" = none
-    int64_t rankJitterNs = 0;               // per rank and step, uniform in [0, rankJitterNs]
-    int64_t collectiveNs = 300'000;         // the all-reduce's transfer once every rank arrived
+    // The all-reduce is launched from a second thread of each rank (autograd's, as in DDP), which
+    // has no Python and so no samples: the sampled line of the gap is the main thread's.
+    bool collectivesFromSecondThread = false;
+    int64_t rankJitterNs = 0;       // per rank and step, uniform in [0, rankJitterNs]
+    int64_t collectiveNs = 300'000; // the all-reduce's transfer once every rank arrived
     std::string launcher = "torchrun";
+
+    // The Python sampler's samples (host_samples) of each main thread during its planted host
+    // work, at sampleHz (0: none): the straggler's plain-Python delay (train.py:41 in train_step,
+    // `time.sleep`) and hostWorkNs, plain Python before each step of the single-process loop
+    // (data.py:72 in collate; the GPU idles, drained by `loss.item()`). Every
+    // sampleSecondLineEvery-th sample (0: none) is at data.py:75 in collate instead;
+    // hostWorkAtSyncSite puts hostWork's samples at the `loss.item()` line (train.py:48).
+    int sampleHz = 0;
+    int64_t hostWorkNs = 0;
+    int sampleSecondLineEvery = 0;
+    bool hostWorkAtSyncSite = false;
 
     int64_t commitEvery = 1'000'000; // events between commits (bounds the WAL and a crash's loss)
     std::string command = "python train.py --epochs 1";
@@ -95,6 +109,8 @@ struct SyntheticStats {
     int64_t syncsByKind[format::kSyncKindMax + 1] = {}; // index = format::SyncKind value
 
     int64_t stepsPerProcess = 0;
+    // Samples written (host_samples rows hold runs of them), and those at the second line.
+    int64_t hostSamples = 0, secondLineSamples = 0;
     int64_t startNs = 0;
     int64_t endNs = 0;
     int64_t commits = 0;
@@ -114,5 +130,12 @@ struct SyntheticStats {
 // Returns false and sets *error (naming the file) on failure. `stats` may be null.
 bool writeSyntheticSession(const std::string& path, const SyntheticOptions& options,
                            SyntheticStats* stats, std::string* error);
+
+// The data-parallel job (options.ranks > 0) as a run folder, as `stallscope-record -- torchrun`
+// writes one: rank<r>.stallscope per rank in `folder` (created), each holding its process's rows
+// with the job's own row ids, and every file the job's strings, frames, stacks and meta. The same
+// job writeSyntheticSession writes as one file.
+bool writeSyntheticRun(const std::string& folder, const SyntheticOptions& options,
+                       SyntheticStats* stats, std::string* error);
 
 } // namespace stallscope::model

@@ -175,6 +175,59 @@ private slots:
         delete dialog;
     }
 
+    // A program whose several processes used CUDA (torchrun) leaves the run folder "run/" instead
+    // of "run.stallscope": the dialog opens that, asks before replacing it, and never proposes its
+    // name again. The folder here holds the bundled real 2-rank recording.
+    void runFolderIsWhatTheRecordingLeft() {
+        QTemporaryDir dir;
+        const QString session = dir.filePath(QStringLiteral("run.stallscope"));
+        const QString folder = dir.filePath(QStringLiteral("run"));
+        QCOMPARE(RecordDialog::recordedOutput(session), QString());
+        QVERIFY(QDir().mkpath(folder));
+        for (const char* rank : {"rank0.stallscope", "rank1.stallscope"})
+            QVERIFY(QFile::copy(QStringLiteral(STALLSCOPE_SOURCE_DIR "/resources/sample-ddp/") +
+                                    QLatin1String(rank),
+                                folder + QLatin1Char('/') + QLatin1String(rank)));
+        QCOMPARE(RecordDialog::recordedOutput(session), folder);
+        QCOMPARE(RecordDialog::freshSessionPath(dir.path()), dir.filePath("run-2.stallscope"));
+
+        RecordDialog dialog;
+        dialog.setRecorderPath(recorder().isEmpty() ? QStringLiteral("/bin/true") : recorder());
+        dialog.setOutputFile(session);
+        dialog.setProgram(QStringLiteral("/bin/true"));
+        QStringList asked;
+        dialog.setReplaceConfirmation([&](const QString& path) {
+            asked << path;
+            return false;
+        });
+        QVERIFY(!dialog.startRecording()); // declined: nothing runs, the run stays
+        QCOMPARE(asked, QStringList{folder});
+        QVERIFY(QFileInfo(folder + QStringLiteral("/rank1.stallscope")).isFile());
+
+        // One file of that name is what a single-process recording left: it wins.
+        QFile single(session);
+        QVERIFY(single.open(QIODevice::WriteOnly));
+        single.close();
+        QCOMPARE(RecordDialog::recordedOutput(session), session);
+    }
+
+    // The window opens the run folder the dialog hands it as one run of two ranks.
+    void mainWindowOpensARecordedRunFolder() {
+        QTemporaryDir cache;
+        qputenv("STALLSCOPE_IMPORT_CACHE", cache.path().toUtf8());
+        MainWindow window;
+        window.setErrorDialogsEnabled(false);
+        RecordDialog* dialog = window.showRecordDialog();
+        const QString folder = QStringLiteral(STALLSCOPE_SOURCE_DIR "/resources/sample-ddp");
+        QSignalSpy loaded(&window, &MainWindow::sessionLoaded);
+        emit dialog->sessionRecorded(folder);
+        QVERIFY(loaded.wait(60000));
+        QCOMPARE(window.currentFile(), folder);
+        QVERIFY(window.session());
+        QCOMPARE(window.session()->processes.size(), size_t(2));
+        qunsetenv("STALLSCOPE_IMPORT_CACHE");
+    }
+
     void withoutRecorderItSaysHowToBuildIt() {
         RecordDialog dialog;
         dialog.setRecorderPath(QString());

@@ -21,6 +21,7 @@ using namespace stallscope;
 namespace {
 
 const std::string kV1File = STALLSCOPE_SOURCE_DIR "/tests/format/data/format-v1.stallscope";
+const std::string kV2File = STALLSCOPE_SOURCE_DIR "/tests/format/data/format-v2.stallscope";
 
 // Every row of `sql`, its columns as text joined by '|' ("NULL" for NULL).
 std::vector<std::string> rowsOf(const format::Database& db, const std::string& sql) {
@@ -66,6 +67,7 @@ private slots:
     void newFilesHaveTheV1SchemaAndProcessRanks();
     void v1FileOpensWithItsContent();
     void v1FileDetailsReadBack();
+    void v2FileOpensWithItsRanksAndNoSamples();
     void newerVersionIsRefusedNamingTheFile();
     void olderThanV1IsCorrupt();
 
@@ -75,7 +77,7 @@ private:
     std::string v1CopyWithVersion(const char* name, const std::string& version);
 };
 
-// v2 only added process_ranks: every v1 table and index is written as before.
+// v2 only added process_ranks, v3 host_samples: every v1 table and index is written as before.
 void TestFormatVersions::newFilesHaveTheV1SchemaAndProcessRanks() {
     const std::string file = m_dir.file("new.stallscope");
     std::string error;
@@ -89,12 +91,15 @@ void TestFormatVersions::newFilesHaveTheV1SchemaAndProcessRanks() {
     const std::string objects = "SELECT type, name, tbl_name FROM sqlite_master ORDER BY name";
     const std::vector<std::string> v1Objects = rowsOf(v1, objects);
     const std::string v1Kinds = "SELECT type, name, tbl_name FROM sqlite_master WHERE tbl_name "
-                                "<> 'process_ranks' ORDER BY name";
+                                "NOT IN ('process_ranks', 'host_samples') ORDER BY name";
     QCOMPARE(rowsOf(now, v1Kinds), v1Objects);
     QCOMPARE(rowsOf(now, "SELECT type, name FROM sqlite_master WHERE tbl_name = "
                          "'process_ranks' ORDER BY name"),
              (std::vector<std::string>{"table|process_ranks|",
                                        "index|sqlite_autoindex_process_ranks_1|"}));
+    QCOMPARE(rowsOf(now, "SELECT type, name FROM sqlite_master WHERE tbl_name = "
+                         "'host_samples' ORDER BY name"),
+             (std::vector<std::string>{"table|host_samples|"}));
     QCOMPARE(v1Objects.size(), size_t(21 + 2 + 1)); // tables, finalize indexes, sources' UNIQUE
     for (const format::Table* table : format::kTables)
         QCOMPARE(
@@ -134,6 +139,32 @@ void TestFormatVersions::v1FileOpensWithItsContent() {
                                             .ranges = 48}));
     QCOMPARE(s.startNs, int64_t(1000892374487));
     QVERIFY(s.endNs > s.startNs);
+}
+
+// A real v2 file (tests/format/data/README.md): two ranks, no host_samples table.
+void TestFormatVersions::v2FileOpensWithItsRanksAndNoSamples() {
+    auto result = model::SessionLoader::load(kV2File);
+    QVERIFY2(result.ok(), result.error.c_str());
+    const model::Session& s = *result.session;
+    QCOMPARE(s.formatVersion, 2);
+    QCOMPARE(s.status, std::string(format::kStatusComplete));
+    QCOMPARE(s.processes.size(), size_t(2));
+    for (int rank : {0, 1}) {
+        QVERIFY(s.processes[rank].rank);
+        QCOMPARE(s.processes[rank].rank->rank, int64_t(rank));
+        QCOMPARE(s.processes[rank].rank->worldSize, std::optional<int64_t>(2));
+    }
+    QCOMPARE(s.counts, (format::EventCounts{.apiCalls = 112,
+                                            .syncs = 32,
+                                            .kernels = 50,
+                                            .memcpys = 10,
+                                            .memsets = 0,
+                                            .ranges = 45}));
+    QCOMPARE(s.hostSamples, int64_t(0));
+    model::SessionDatabase db;
+    std::string error;
+    QVERIFY2(db.open(kV2File, &error), error.c_str());
+    QVERIFY(!db.stack(1).empty());
 }
 
 void TestFormatVersions::v1FileDetailsReadBack() {

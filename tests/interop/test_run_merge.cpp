@@ -29,7 +29,9 @@ struct RankSpec {
     int64_t firstCollectiveNs = 0; // true time of the first collective's end
     // meta cupti_clock_vs_host: what the host's wall clock says about its monotonic clock.
     std::string clockVsHost = "realtime=0 monotonic=0";
-    int64_t pid = 0; // 0: 4000 + rank
+    int64_t pid = 0;                     // 0: 4000 + rank
+    std::string file = "/work/train.py"; // the sync's Python file, embedded
+    std::string source;                  // its text; "" for "rank N"
 };
 
 constexpr int64_t kBaseNs = 1'000'000'000'000; // an uptime of 1000 s
@@ -58,12 +60,15 @@ void writeRank(const std::string& path, const RankSpec& spec) {
     format::FrameRow frame;
     frame.kind = format::FrameKind::Python;
     frame.function = "train_step";
-    frame.file = "/work/train.py";
+    frame.file = spec.file;
     frame.line = 100 + spec.rank;
     const int64_t frameId = w->addFrame(frame);
     const int64_t stack =
         w->addStack(static_cast<uint64_t>(frameId), std::vector<int64_t>{frameId});
-    w->addSource({"/work/train.py", "00", 10, false, "rank " + std::to_string(spec.rank)});
+    w->addSource({spec.file, "00", 10, false,
+                  spec.source.empty() ? "rank " + std::to_string(spec.rank) : spec.source});
+    // The sampler's run of 3 samples at the same line (format v3's host_samples).
+    w->addHostSample({thread, t0 + 1'000'000, t0 + 11'000'000, 3, stack});
     for (int step = 0; step < spec.collectives; ++step) {
         const int64_t end = t0 + spec.firstCollectiveNs + step * kStepNs + kStepNs / 2;
         const int64_t correlation = 2 * step + 1;
@@ -96,6 +101,8 @@ private slots:
     void initTestCase();
     void folderOpensAsOneSessionInRankOrder();
     void stacksAndSourcesStayWithTheirRank();
+    void rankOneSyncShowsItsStackAndSourceLine();
+    void badFrameReferenceStaysInItsRank();
     void hostsAreAlignedOnCollectives();
     void withoutWallClocksTheKthCollectivesPair();
     void wallClockHintPicksThePairing();
@@ -162,16 +169,88 @@ void TestRunMerge::stacksAndSourcesStayWithTheirRank() {
     const model::Session& s = *loaded.session;
     model::SessionDatabase db;
     std::string error;
-    QVERIFY2(db.open(s.path, &error), error.c_str());
+    QVERIFY2(db.open(s, &error), error.c_str());
     for (int rank = 0; rank < 2; ++rank) {
         const model::HostLane& lane = s.hostLanes[rank];
         const auto frames = db.stack(lane.syncs.stackId.back());
         QCOMPARE(frames.size(), size_t(1));
         QCOMPARE(frames[0].line, int64_t(100 + rank));
+        // host_samples comes along, its thread and stack ids moved with the rank's.
+        QCOMPARE(lane.samples.size(), size_t(1));
+        QCOMPARE(lane.samples.samples[0], uint32_t(3));
+        QCOMPARE(lane.samples.start[0], kBaseNs + 1'000'000);
+        QCOMPARE(db.stack(lane.samples.stackId[0])[0].line, int64_t(100 + rank));
     }
+    QCOMPARE(s.hostSamples, int64_t(6));
     // Both ranks embedded the same file: kept once, the first rank's copy.
     QCOMPARE(db.sourcePaths(), std::vector<std::string>{"/work/train.py"});
     QCOMPARE(db.source("/work/train.py")->text, std::string("rank 0"));
+}
+
+// A rank-1 sync in a run: its stack comes from rank 1's file (line 101) and its source line from
+// the file only rank 1 embedded, through the session's SessionDatabase.
+void TestRunMerge::rankOneSyncShowsItsStackAndSourceLine() {
+    const QString run = folder("rank1-source");
+    std::string text;
+    for (int line = 1; line <= 120; ++line)
+        text += "print('line " + std::to_string(line) + "')\n";
+    writeRank((run + "/r0.stallscope").toStdString(), {.rank = 0});
+    writeRank((run + "/r1.stallscope").toStdString(),
+              {.rank = 1, .file = "/work/rank1_loader.py", .source = text});
+    const model::LoadResult loaded = model::RunMerger::load({run.toStdString()});
+    QVERIFY2(loaded.ok(), loaded.error.c_str());
+    const model::Session& s = *loaded.session;
+    QCOMPARE(s.parts.size(), size_t(2));
+    model::SessionDatabase db;
+    std::string error;
+    QVERIFY2(db.open(s, &error), error.c_str());
+    const model::HostLane& rank1 = s.hostLanes[1];
+    QCOMPARE(s.processLabel(s.threads[rank1.threadIndex].processIndex), std::string("rank 1"));
+    const auto frames = db.stack(rank1.syncs.stackId.front());
+    QCOMPARE(frames.size(), size_t(1));
+    QCOMPARE(frames[0].file, std::string("/work/rank1_loader.py"));
+    QCOMPARE(frames[0].line, int64_t(101));
+    const auto source = db.source(frames[0].file);
+    QVERIFY(source);
+    const auto lineStart = source->text.find("print('line 101')");
+    QVERIFY(lineStart != std::string::npos);
+    QCOMPARE(std::count(source->text.begin(), source->text.begin() + lineStart, '\n'), 100L);
+    // Rank 0's stack stays rank 0's (the stack ids of both files are 1).
+    QCOMPARE(db.stack(s.hostLanes[0].syncs.stackId.front())[0].file, std::string("/work/train.py"));
+    QCOMPARE(db.sourcePaths(),
+             (std::vector<std::string>{"/work/rank1_loader.py", "/work/train.py"}));
+}
+
+// A frame of rank 0 that names a module rank 0 does not have reads as no module, never as the
+// module that rank 1's file holds at that id in the run (the loader does not read frames).
+void TestRunMerge::badFrameReferenceStaysInItsRank() {
+    const QString run = folder("bad-frame");
+    const std::string rank0 = (run + "/r0.stallscope").toStdString();
+    const std::string rank1 = (run + "/r1.stallscope").toStdString();
+    writeRank(rank0, {.rank = 0});
+    writeRank(rank1, {.rank = 1});
+    {
+        format::Database db;
+        std::string error;
+        QVERIFY(db.open(rank1, format::Database::Mode::ReadWrite, &error));
+        QVERIFY(db.exec("INSERT INTO modules (process_id, path, load_bias, start_address, "
+                        "end_address, loaded_ns) VALUES (1, '/lib/rank1.so', 0, 0, 4096, 0)",
+                        &error));
+        QVERIFY(db.open(rank0, format::Database::Mode::ReadWrite, &error));
+        QVERIFY(db.exec("UPDATE frames SET module_id = 1", &error));
+    }
+    const model::LoadResult loaded = model::RunMerger::load({run.toStdString()});
+    QVERIFY2(loaded.ok(), loaded.error.c_str());
+    model::SessionDatabase db;
+    std::string error;
+    QVERIFY2(db.open(*loaded.session, &error), error.c_str());
+    const auto modules = db.modules();
+    QCOMPARE(modules.size(), size_t(1));
+    QCOMPARE(modules[0].id, int64_t(1)); // rank 1's module, first in the run
+    const auto frames = db.stack(loaded.session->hostLanes[0].syncs.stackId.front());
+    QCOMPARE(frames.size(), size_t(1));
+    QCOMPARE(frames[0].line, int64_t(100));
+    QCOMPARE(frames[0].moduleId, int64_t(0));
 }
 
 void TestRunMerge::hostsAreAlignedOnCollectives() {
@@ -283,7 +362,9 @@ void TestRunMerge::brokenReferenceNamesTheInput() {
     }
     const model::LoadResult loaded = model::RunMerger::load({run.toStdString()});
     QVERIFY(!loaded.ok());
-    QVERIFY2(loaded.error.rfind(bad + ": corrupt session: syncs.thread_id", 0) == 0,
+    // The loader's own message for that file: it checks every rank's file as it would alone.
+    QVERIFY2(loaded.error.rfind(bad + ": corrupt session: syncs row 1 names unknown thread 2", 0) ==
+                 0,
              loaded.error.c_str());
 }
 
@@ -297,8 +378,8 @@ void TestRunMerge::emptyFolderIsAnError() {
 }
 
 // The bundled recording (resources/sample-ddp/: bench/multigpu/ddp_straggler.py, 20 steps, rank 1
-// 20 ms of host work a step, 2 × H200): two files of one host, ranks in order, GPUs by rank, the
-// straggler named with the wait it caused.
+// 20 ms of host work a step, 2 × H200, Python sampled at 200 Hz): two files of one host, ranks in
+// order, GPUs by rank, the straggler named with the wait it caused and the line its host sat at.
 void TestRunMerge::recordedDdpRunNamesTheStraggler() {
     const model::LoadResult loaded =
         model::RunMerger::load({STALLSCOPE_SOURCE_DIR "/resources/sample-ddp"});
@@ -310,7 +391,7 @@ void TestRunMerge::recordedDdpRunNamesTheStraggler() {
     QVERIFY(s.metaValue(format::meta::kRunClockAlignment).empty()); // one host, one clock
     model::SessionDatabase db;
     std::string error;
-    QVERIFY2(db.open(s.path, &error), error.c_str());
+    QVERIFY2(db.open(s, &error), error.c_str());
     const model::InsightReport report = model::InsightEngine::analyze(s, db);
     const auto straggler =
         std::find_if(report.insights.begin(), report.insights.end(), [](const model::Insight& i) {
@@ -321,8 +402,10 @@ void TestRunMerge::recordedDdpRunNamesTheStraggler() {
     // 20 ms a step over the 20 steps' collectives it was late at: rank 0 waited most of that.
     QVERIFY2(straggler->straggler->waitNs > 300'000'000,
              std::to_string(straggler->straggler->waitNs).c_str());
-    QVERIFY2(straggler->evidence.find("ddp_straggler.py:54") != std::string::npos,
+    QVERIFY2(straggler->evidence.find(
+                 "sampled, the host was at ddp_straggler.py:23 in load_batch") != std::string::npos,
              straggler->evidence.c_str());
+    QCOMPARE(straggler->site.line, int64_t(23));
 }
 
 QTEST_GUILESS_MAIN(TestRunMerge)

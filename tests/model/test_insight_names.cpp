@@ -37,9 +37,10 @@ private slots:
 // Each list ends one past the last value: the fallback.
 void TestInsightNames::insightEnumNames() {
     QCOMPARE(namesOf<Severity>(model::severityName, 0, 3), (Names{"LOW", "MEDIUM", "HIGH", "LOW"}));
-    QCOMPARE(namesOf<InsightRule>(model::ruleId, 0, model::kInsightRuleCount),
-             (Names{"sync-attribution", "in-loop-sync", "pageable-copy", "device-sync",
-                    "default-stream", "gpu-bubble", "launch-bound", "straggler", "unknown"}));
+    QCOMPARE(
+        namesOf<InsightRule>(model::ruleId, 0, model::kInsightRuleCount),
+        (Names{"sync-attribution", "in-loop-sync", "pageable-copy", "device-sync", "default-stream",
+               "gpu-bubble", "launch-bound", "straggler", "host-gap", "unknown"}));
     QCOMPARE(namesOf<SourceLanguage>(model::languageName, 0, 3),
              (Names{"unknown", "python", "native", "unknown"}));
 }

@@ -88,6 +88,35 @@ void TestLoaderValidity::rejected_data() {
         {"world size 0", "INSERT INTO process_ranks(process_id, rank, world_size) VALUES (1, 0, 0)",
          "process_ranks row 1 has world_size 0 outside"},
         {"v2 without process_ranks", "DROP TABLE process_ranks", "missing table 'process_ranks'"},
+        {"sample of an unknown stack",
+         "INSERT INTO host_samples(thread_id, start_ns, end_ns, samples, stack_id) "
+         "VALUES (1, 1000, 1000, 1, 999)",
+         "host_samples row 1 names unknown stack 999"},
+        {"sample of an unknown thread",
+         "INSERT INTO host_samples(thread_id, start_ns, end_ns, samples, stack_id) "
+         "VALUES (99, 1000, 1000, 1, 1)",
+         "host_samples row 1 names unknown thread 99"},
+        {"sample before time 0",
+         "INSERT INTO host_samples(thread_id, start_ns, end_ns, samples, stack_id) "
+         "VALUES (1, -1, 1000, 2, 1)",
+         "host_samples row 1 has start_ns -1, outside the accepted times"},
+        {"no samples in a run",
+         "INSERT INTO host_samples(thread_id, start_ns, end_ns, samples, stack_id) "
+         "VALUES (1, 1000, 1000, 0, 1)",
+         "host_samples row 1 has samples 0 outside"},
+        {"one sample over a span",
+         "INSERT INTO host_samples(thread_id, start_ns, end_ns, samples, stack_id) "
+         "VALUES (1, 1000, 1001, 1, 1)",
+         "host_samples row 1 has one sample but ends after it starts"},
+        {"samples ending before they start",
+         "INSERT INTO host_samples(thread_id, start_ns, end_ns, samples, stack_id) "
+         "VALUES (1, 2000, 1999, 3, 1)",
+         "host_samples row 1 ends before it starts"},
+        {"sample without a stack",
+         "INSERT INTO host_samples(thread_id, start_ns, end_ns, samples, stack_id) "
+         "VALUES (1, 1000, 1000, 1, 'x')",
+         "host_samples row 1"},
+        {"v3 without host_samples", "DROP TABLE host_samples", "missing table 'host_samples'"},
     };
     for (const Edit& edit : edits)
         QTest::newRow(edit.tag) << edit.sql << edit.expected;
@@ -113,7 +142,16 @@ void TestLoaderValidity::accepted_data() {
     QTest::newRow("last rank of its world")
         << "INSERT INTO process_ranks(process_id, rank, world_size) VALUES (1, 1, 2)";
     QTest::newRow("v1 file without process_ranks")
-        << "DROP TABLE process_ranks; UPDATE meta SET value = '1' WHERE key = 'format_version'";
+        << "DROP TABLE process_ranks; DROP TABLE host_samples; UPDATE meta SET value = '1' WHERE "
+           "key = 'format_version'";
+    QTest::newRow("v2 file without host_samples")
+        << "DROP TABLE host_samples; UPDATE meta SET value = '2' WHERE key = 'format_version'";
+    QTest::newRow("a run of samples over a span")
+        << "INSERT INTO host_samples(thread_id, start_ns, end_ns, samples, stack_id) VALUES (1, "
+           "1000, 2000, 3, 1)";
+    QTest::newRow("samples up to 2^31 - 1")
+        << "INSERT INTO host_samples(thread_id, start_ns, end_ns, samples, stack_id) VALUES (1, "
+           "1000, 2000, 2147483647, 1)";
 }
 
 void TestLoaderValidity::accepted() {

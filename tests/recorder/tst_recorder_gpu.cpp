@@ -5,7 +5,8 @@
 // PyTorch loop by crashes and signals and checks what each session says and how much it lost at
 // the end (docs/recorder.md); records torchrun with two ranks on one GPU and checks the run folder:
 // one session per rank, each with its rank row, none for the launcher. Skips visibly without a GPU
-// (and the PyTorch parts without PyTorch).
+// (and the PyTorch parts without PyTorch). Also records tests/recorder/gpu/torch_sampling.py and
+// checks with check_sampling.py that the Python sampler named its sleeping and spinning lines.
 #include "model/session/session.h"
 #include "model/session/session_loader.h"
 
@@ -173,6 +174,29 @@ private slots:
         QProcess check;
         check.setProcessChannelMode(QProcess::ForwardedChannels);
         check.start("python3", {STALLSCOPE_SOURCE_DIR "/tests/recorder/gpu/check_python_syncs.py",
+                                session, script});
+        QVERIFY(check.waitForFinished(60000));
+        QCOMPARE(check.exitCode(), 0);
+    }
+
+    // The Python sampler: a loop whose host sleeps and spins in plain Python between steps; the
+    // session holds samples at both lines, of the main thread (check_sampling.py).
+    void sampledHostLines() {
+        if (!haveGpu())
+            QSKIP("SKIP: no GPU");
+        if (!haveTorch())
+            QSKIP("SKIP: no PyTorch with CUDA for python3");
+        QTemporaryDir dir;
+        const QString session = dir.filePath("torch_sampling.stallscope");
+        const QString script = STALLSCOPE_SOURCE_DIR "/tests/recorder/gpu/torch_sampling.py";
+        QProcess record;
+        record.setProcessChannelMode(QProcess::ForwardedChannels);
+        record.start(STALLSCOPE_RECORD, {"-o", session, "--", "python3", script});
+        QVERIFY(record.waitForFinished(300000));
+        QCOMPARE(record.exitCode(), 0);
+        QProcess check;
+        check.setProcessChannelMode(QProcess::ForwardedChannels);
+        check.start("python3", {STALLSCOPE_SOURCE_DIR "/tests/recorder/gpu/check_sampling.py",
                                 session, script});
         QVERIFY(check.waitForFinished(60000));
         QCOMPARE(check.exitCode(), 0);

@@ -127,7 +127,7 @@ private:
     // The details panel's text for the first event of a kind, with the session file at hand.
     QString detailsText(model::EventKind kind) {
         EventDetailsWidget details;
-        details.setSession(m_session, m_path);
+        details.setSession(m_session);
         details.showEventDetails(ref(kind));
         return details.text();
     }
@@ -181,7 +181,7 @@ private slots:
 
     void rangeSummary() {
         EventDetailsWidget details;
-        details.setSession(m_session, m_path);
+        details.setSession(m_session);
         details.showRange(kT0, kT0 + 500'000);
         const QString text = details.text();
         QVERIFY2(text.contains(QStringLiteral("GPU busy")), qPrintable(text));
@@ -193,9 +193,9 @@ private slots:
     }
 
     void withoutTheFile() {
-        // No path: details still show, stack and launch parameters say why they are missing.
+        // No file read: details still show, stack and launch parameters say why they are missing.
         EventDetailsWidget details;
-        details.setSession(m_session, QString());
+        details.setSession(m_session, false);
         details.showEventDetails(ref(model::EventKind::Sync));
         QVERIFY(details.text().contains(QStringLiteral("Stack unavailable")));
         details.showEventDetails(model::EventRef()); // invalid: cleared

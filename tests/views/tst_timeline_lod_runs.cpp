@@ -88,6 +88,24 @@ private slots:
     }
 
     // Block 50 holds calls 250..254: [500, 501] µs ... [508, 509] µs.
+    // The search from a guessed index finds the first start at or after t wherever the guess
+    // lies: before, at or after the answer, at either end, with equal starts around it.
+    void searchNearAGuessFindsTheBoundary() {
+        model::IntervalColumns columns;
+        for (int64_t k = 0; k < 40; ++k) {
+            const int64_t start = (k / 3) * 10; // three events per start
+            columns.pushInterval(start, start + 5, uint32_t(k));
+        }
+        for (size_t from = 0; from <= columns.size(); ++from)
+            for (int64_t t = -5; t <= 140; t += 5)
+                for (size_t guess = 0; guess <= columns.size() + 2; ++guess) {
+                    const size_t expected = static_cast<size_t>(
+                        std::lower_bound(columns.start.begin() + from, columns.start.end(), t) -
+                        columns.start.begin());
+                    QCOMPARE(detail::gallopNear(columns, from, guess, t), expected);
+                }
+    }
+
     void stallOverTheLastCallOfABlock() {
         const DrawBlock block = callBlock(250, 508'500, 508'800);
         QCOMPARE(block.count, uint32_t(5));

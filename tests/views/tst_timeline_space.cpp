@@ -2,6 +2,7 @@
 // on the right with the full text as a tooltip, a label column dragged wider by its edge, a
 // range badge that never covers a ruler label, the GPU-busy label saying what it measures.
 #include "tests/views/tst_timeline_support.h"
+#include "views/timeline/draw_list.h"
 #include "views/timeline/timeline_widget.h"
 
 #include <QApplication>
@@ -43,6 +44,38 @@ private slots:
         QCOMPARE(widget.layout().contentHeight(), natural);
         QCOMPARE(widget.laneRect(stream).height(), TimelineLayout::kStreamHeight);
         QCOMPARE(scrollBar(widget)->maximum(), natural - widget.canvasRect().height());
+    }
+
+    // Only the rows shown get blocks (a run of many ranks has more lanes than fit); scrolling to
+    // others builds them, and a GPU-busy track still sums streams scrolled out of view.
+    void lanesOutOfViewAreBuiltWhenScrolledTo() {
+        TimelineWidget widget;
+        widget.setSession(m_session);
+        const int natural = widget.layout().naturalHeight();
+        widget.resize(1000, TimelineWidget::kRulerHeight + natural / 2);
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY(scrollBar(widget)->isVisible());
+        const int thread = widget.layout().find(LaneKind::HostThread, 0);
+        const int stream = widget.layout().find(LaneKind::Stream, 0);
+        QVERIFY(!widget.laneRect(stream).intersects(widget.canvasRect()));
+        QVERIFY(!widget.drawList().laneBlocks(thread).empty());
+        QVERIFY(widget.drawList().laneBlocks(stream).empty());
+        const int builds = widget.drawListBuilds();
+        scrollBar(widget)->setValue(scrollBar(widget)->maximum());
+        QVERIFY(widget.laneRect(stream).intersects(widget.canvasRect()));
+        QVERIFY(!widget.drawList().laneBlocks(stream).empty());
+        QCOMPARE(widget.drawListBuilds(), builds + 1);
+        QVERIFY(widget.drawList().laneBlocks(thread).empty());
+
+        const int busy = widget.layout().find(LaneKind::GpuBusy, 0);
+        const TimelineLane& busyLane = widget.layout().lanes()[busy];
+        const DrawList all = DrawList::build(*m_session, widget.layout(), widget.viewport());
+        const DrawList busyOnly = DrawList::build(*m_session, widget.layout(), widget.viewport(),
+                                                  busyLane.y, busyLane.y + busyLane.height);
+        QVERIFY(busyOnly.laneBlocks(stream).empty());
+        QVERIFY(all.busyShare(busy) > 0.0);
+        QCOMPARE(busyOnly.busyShare(busy), all.busyShare(busy));
     }
 
     void longLabelsElideWithTheFullTextAsTooltip() {

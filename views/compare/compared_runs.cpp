@@ -25,7 +25,7 @@ struct Analysis {
 Analysis analyze(const model::Session& session, const std::atomic<bool>* cancel) {
     Analysis analysis;
     std::string ignored; // InsightEngine::analyzeFile's behaviour: the report says it
-    analysis.database->open(session.path, &ignored);
+    analysis.database->open(session, &ignored);
     model::AnalysisOptions options;
     options.cancel = cancel;
     analysis.report = std::make_shared<const model::InsightReport>(

@@ -1,5 +1,7 @@
 #include "views/dialogs/record_dialog.h"
 
+#include "format/run_folder.h"
+
 #include <QCheckBox>
 #include <QCoreApplication>
 #include <QDialogButtonBox>
@@ -126,11 +128,19 @@ QString RecordDialog::freshSessionPath(const QString& directory) {
     const QDir dir(directory);
     for (int n = 1;; ++n) {
         const QString stem = n == 1 ? QStringLiteral("run") : QStringLiteral("run-%1").arg(n);
-        // stallscope-record writes "<stem>.recording.stallscope" while it runs.
+        // stallscope-record writes "<stem>.recording.stallscope" while it runs, and a run of
+        // several CUDA processes ends as the folder "<stem>".
         if (!dir.exists(stem + QStringLiteral(".stallscope")) &&
-            !dir.exists(stem + QStringLiteral(".recording.stallscope")))
+            !dir.exists(stem + QStringLiteral(".recording.stallscope")) && !dir.exists(stem))
             return dir.filePath(stem + QStringLiteral(".stallscope"));
     }
+}
+
+QString RecordDialog::recordedOutput(const QString& sessionPath) {
+    if (QFileInfo(sessionPath).isFile())
+        return sessionPath;
+    const QString folder = QString::fromStdString(format::runFolderOf(sessionPath.toStdString()));
+    return QFileInfo(folder).isDir() ? folder : QString();
 }
 
 QStringList RecordDialog::recorderArguments(bool overwrite) const {
@@ -171,11 +181,12 @@ bool RecordDialog::startRecording() {
         showError(tr("%1: no such working directory").arg(directory));
         return false;
     }
-    // stallscope-record refuses an existing file unless told; the old one stays until the new
-    // recording is complete.
-    const bool overwrite = QFileInfo::exists(m_output->text());
-    if (overwrite && !m_confirmReplace(m_output->text())) {
-        showError(tr("%1 exists: choose another session file.").arg(m_output->text()));
+    // stallscope-record refuses an existing file or run folder of this name unless told; the old
+    // one stays until the new recording is complete.
+    const QString existing = recordedOutput(m_output->text());
+    const bool overwrite = !existing.isEmpty();
+    if (overwrite && !m_confirmReplace(existing)) {
+        showError(tr("%1 exists: choose another session file.").arg(existing));
         return false;
     }
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
@@ -246,11 +257,12 @@ void RecordDialog::onFinished(int exitCode, QProcess::ExitStatus status) {
     m_process = nullptr;
     updateButtons();
     const QString session = m_output->text();
+    const QString recorded = recordedOutput(session);
     // stallscope-record's own exit codes (its --help): 127 the program could not run, 2 the
     // session file cannot be written (the program was not started), 125 the session could not be
     // finished. It said why in the log.
     if (status != QProcess::NormalExit || exitCode == 127 || exitCode == 2 || exitCode == 125 ||
-        !QFileInfo::exists(session)) {
+        recorded.isEmpty()) {
         showError(status != QProcess::NormalExit
                       ? tr("stallscope-record crashed; see the output below.")
                   : exitCode == 127 ? tr("The program could not be run; see the output below.")
@@ -264,7 +276,7 @@ void RecordDialog::onFinished(int exitCode, QProcess::ExitStatus status) {
     if (exitCode != 0)
         m_log->appendPlainText(
             tr("\nThe program exited with status %1; its session is opened anyway.").arg(exitCode));
-    emit sessionRecorded(session);
+    emit sessionRecorded(recorded);
 }
 
 void RecordDialog::showError(const QString& error) {

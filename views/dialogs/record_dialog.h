@@ -33,8 +33,12 @@ public:
     // A fixed recorder instead of the lookup (tests; empty: "not built").
     void setRecorderPath(const QString& path) { m_recorderOverride = path; }
     // "run.stallscope" in `directory`, else "run-2.stallscope", ...: the first name that neither
-    // exists nor has an unfinished recording beside it.
+    // exists, nor has an unfinished recording beside it, nor a run folder of that name.
     static QString freshSessionPath(const QString& directory);
+    // What a finished recording to `sessionPath` left: the session file, else the run folder of a
+    // program whose several processes used CUDA (torchrun, mpirun, multiprocessing); empty when
+    // neither exists.
+    static QString recordedOutput(const QString& sessionPath);
     // Asked before an existing session file is replaced (default: a message box); true replaces.
     void setReplaceConfirmation(std::function<bool(const QString& path)> confirm) {
         m_confirmReplace = std::move(confirm);
@@ -54,7 +58,8 @@ public:
     QString errorText() const;
 
 signals:
-    // The recorder finished and wrote a session (also for a target that exited non-zero).
+    // The recorder finished and wrote a session or a run folder (also for a target that exited
+    // non-zero): `sessionPath` is what to open.
     void sessionRecorded(const QString& sessionPath);
     void recordingFailed(const QString& error);
 

@@ -126,12 +126,11 @@ void AnalysisPanels::setSession(std::shared_ptr<const model::Session> session) {
     m_database.reset();
     m_source->clear();
     m_stack->clear();
-    m_details->setSession(m_session,
-                          m_session ? QString::fromStdString(m_session->path) : QString());
+    m_details->setSession(m_session);
     if (m_session) {
         auto database = std::make_shared<model::SessionDatabase>();
         std::string error;
-        if (database->open(m_session->path, &error)) {
+        if (database->open(*m_session, &error)) {
             m_database = std::move(database);
             for (model::ModuleInfo& module : m_database->modules())
                 m_modules.emplace(module.id, std::move(module));

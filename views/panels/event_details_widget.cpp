@@ -63,9 +63,9 @@ EventDetailsWidget::EventDetailsWidget(QWidget* parent) : QWidget(parent) {
 
 EventDetailsWidget::~EventDetailsWidget() = default;
 
-void EventDetailsWidget::setSession(std::shared_ptr<const model::Session> session, QString path) {
+void EventDetailsWidget::setSession(std::shared_ptr<const model::Session> session, bool readFiles) {
     m_session = std::move(session);
-    m_path = std::move(path);
+    m_readFiles = readFiles;
     m_database.reset();
     m_databaseTried = false;
     m_databaseError.clear();
@@ -85,12 +85,12 @@ void EventDetailsWidget::clear() {
 const model::SessionDatabase* EventDetailsWidget::database() {
     if (!m_databaseTried) {
         m_databaseTried = true;
-        if (m_path.isEmpty()) {
+        if (!m_session || !m_readFiles) {
             m_databaseError = tr("no session file");
         } else {
             auto database = std::make_unique<model::SessionDatabase>();
             std::string error;
-            if (database->open(m_path.toStdString(), &error))
+            if (database->open(*m_session, &error))
                 m_database = std::move(database);
             else
                 m_databaseError = QString::fromStdString(error);

@@ -32,9 +32,9 @@ public:
     explicit EventDetailsWidget(QWidget* parent = nullptr);
     ~EventDetailsWidget() override;
 
-    // `path` is the session file, opened read-only on demand for stacks and kernel launch
-    // parameters (empty: those are left out).
-    void setSession(std::shared_ptr<const model::Session> session, QString path);
+    // The session's files (Session::files()) are opened read-only on demand for stacks and kernel
+    // launch parameters; without `readFiles` those are left out.
+    void setSession(std::shared_ptr<const model::Session> session, bool readFiles = true);
     // What is shown, as plain text (for tests and copying).
     QString text() const;
 
@@ -51,7 +51,7 @@ private:
     QString time(int64_t ns) const; // "+1.250 ms" since the session start
 
     std::shared_ptr<const model::Session> m_session;
-    QString m_path;
+    bool m_readFiles = false;
     std::unique_ptr<model::SessionDatabase> m_database;
     bool m_databaseTried = false;
     QString m_databaseError;

@@ -37,7 +37,7 @@ bool ReportWriter::write(const std::shared_ptr<const model::Session>& session,
     auto database = std::make_shared<model::SessionDatabase>();
     std::string ignored;
     const ReportDocument doc = buildReportDocument(
-        session, database->open(session->path, &ignored) ? database : nullptr, report);
+        session, database->open(*session, &ignored) ? database : nullptr, report);
     const QByteArray bytes =
         isHtmlPath(outPath) ? reportHtml(doc, options.pageSize) : reportPdf(doc, options.pageSize);
     if (bytes.isEmpty()) {

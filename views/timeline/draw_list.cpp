@@ -45,23 +45,31 @@ bool overlapsSync(const model::SyncColumns& syncs, int64_t startNs, int64_t endN
 } // namespace
 
 DrawList DrawList::build(const model::Session& session, const TimelineLayout& layout,
-                         const TimelineViewport& viewport) {
+                         const TimelineViewport& viewport, int rowsTop, int rowsBottom) {
     DrawList list;
     list.m_viewport = viewport;
+    list.m_rowsTop = rowsTop;
+    list.m_rowsBottom = rowsBottom;
     const auto& lanes = layout.lanes();
+    auto shown = [&](const TimelineLane& lane) {
+        return lane.y < rowsBottom && lane.y + lane.height > rowsTop;
+    };
     list.m_laneBegin.reserve(lanes.size() + 1);
     list.m_busyPixels.resize(session.devices.size() + 1);
     list.m_streamFed.assign(session.streamLanes.size(), false);
+    list.m_kernelColors.assign(session.strings.size(), 0);
     for (const TimelineLane& lane : lanes)
-        if (lane.kind == LaneKind::GpuBusy)
+        if (lane.kind == LaneKind::GpuBusy && shown(lane))
             list.m_busyPixels[list.busyKey(session, lane.source)].assign(
                 static_cast<size_t>(viewport.width()), 0.0);
     for (size_t i = 0; i < lanes.size(); ++i) {
         list.m_laneBegin.push_back(static_cast<uint32_t>(list.m_blocks.size()));
-        list.addLane(session, lanes[i], static_cast<uint32_t>(i));
+        if (shown(lanes[i]))
+            list.addLane(session, lanes[i], static_cast<uint32_t>(i));
     }
     list.m_laneBegin.push_back(static_cast<uint32_t>(list.m_blocks.size()));
     list.finishBusyTracks(session);
+    list.m_kernelColors = {};
     return list;
 }
 
@@ -168,7 +176,13 @@ void DrawList::addLane(const model::Session& session, const TimelineLane& lane,
         const auto& kernels = stream.kernels;
         addRuns(
             kernels, model::EventKind::Kernel,
-            [&](size_t i) { return TimelinePalette::kernel(session.string(kernels.nameId[i])); },
+            [&](size_t i) {
+                // One palette lookup per kernel name: it hashes the name.
+                QRgb& color = m_kernelColors[kernels.nameId[i]];
+                if (color == 0)
+                    color = TimelinePalette::kernel(session.string(kernels.nameId[i]));
+                return color;
+            },
             [&](size_t i) { return shortKernelName(session.string(kernels.nameId[i])); }, never);
         const auto& copies = stream.memcpys;
         addRuns(

@@ -11,6 +11,7 @@
 #include <QRgb>
 #include <QString>
 
+#include <climits>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -51,8 +52,14 @@ public:
     static constexpr double kMinLabelWidth = 36.0;
     static constexpr float kMinFill = 0.25f;
 
+    // Lanes outside the content rows [rowsTop, rowsBottom) (TimelineLane::y) get no blocks: a
+    // run of many ranks has more lanes than the pane shows, and each costs a pass over its
+    // columns. A GPU-busy track in the rows still sums its device's streams, shown or not.
     static DrawList build(const model::Session& session, const TimelineLayout& layout,
-                          const TimelineViewport& viewport);
+                          const TimelineViewport& viewport, int rowsTop = INT_MIN,
+                          int rowsBottom = INT_MAX);
+    // Whether the lanes of rows [top, bottom) all have their blocks.
+    bool covers(int top, int bottom) const { return top >= m_rowsTop && bottom <= m_rowsBottom; }
 
     const std::vector<DrawBlock>& blocks() const { return m_blocks; }
     std::span<const DrawBlock> laneBlocks(size_t lane) const;
@@ -70,6 +77,7 @@ private:
     void addLane(const model::Session& session, const TimelineLane& lane, uint32_t laneIndex);
 
     TimelineViewport m_viewport;
+    int m_rowsTop = INT_MIN, m_rowsBottom = INT_MAX;
     std::vector<DrawBlock> m_blocks;
     std::vector<uint32_t> m_laneBegin; // blocks of lane i: [m_laneBegin[i], m_laneBegin[i + 1])
     std::vector<DrawLabel> m_labels;
@@ -83,7 +91,8 @@ private:
     // While building: per device (index devices.size() for streams without one) the busy pixel
     // sums the stream lanes feed; empty for devices without a busy lane in the layout.
     std::vector<std::vector<double>> m_busyPixels;
-    std::vector<bool> m_streamFed; // per stream lane: its runs went into m_busyPixels
+    std::vector<bool> m_streamFed;    // per stream lane: its runs went into m_busyPixels
+    std::vector<QRgb> m_kernelColors; // while building: by name id, 0 until first used
     size_t busyKey(const model::Session& session, int32_t device) const;
     void finishBusyTracks(const model::Session& session);
 };

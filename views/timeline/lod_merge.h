@@ -58,6 +58,34 @@ template <typename StartOf> size_t gallopBy(size_t from, size_t n, int64_t t, St
 inline size_t gallopTo(const model::IntervalColumns& columns, size_t from, int64_t t) {
     return gallopBy(from, columns.size(), t, [&](size_t i) { return columns.start[i]; });
 }
+
+// gallopTo(columns, from, t), searching outward from `guess` (clamped to [from, n]) instead of
+// from `from`: at low zoom the pixel columns hold about as many events as the previous one, so
+// the boundary is a few events from from + that count.
+inline size_t gallopNear(const model::IntervalColumns& columns, size_t from, size_t guess,
+                         int64_t t) {
+    const size_t g = std::clamp(guess, from, columns.size());
+    if (g == from || columns.start[g - 1] < t)
+        return gallopTo(columns, g, t); // the answer lies in [g, n]
+    // start[g - 1] >= t: the answer lies in [from, g - 1]; gallop down to a start below t.
+    size_t high = g - 1; // start[high] >= t
+    size_t low = from;
+    for (size_t step = 1; high - from >= step; step *= 2) {
+        if (columns.start[high - step] < t) {
+            low = high - step + 1;
+            break;
+        }
+        high -= step;
+    }
+    while (low < high) {
+        const size_t middle = low + (high - low) / 2;
+        if (columns.start[middle] < t)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low;
+}
 } // namespace detail
 
 // Calls fn(const MergedRun&) for every run overlapping the viewport, in start order. The counts of
@@ -73,6 +101,7 @@ void forEachMergedRun(const model::IntervalColumns& columns, const TimelineViewp
     const int64_t origin = viewport.originNs();
     const double nsPerPixel = viewport.nsPerPixel();
     size_t i = columns.firstEndingAfter(t0);
+    size_t lastMerged = 1; // events in the previous merged run: where the next boundary may be
     while (i < n && columns.start[i] < t1) {
         MergedRun run;
         run.first = i;
@@ -88,16 +117,28 @@ void forEachMergedRun(const model::IntervalColumns& columns, const TimelineViewp
             // ceil: an event starting exactly on the boundary belongs to the next column. Always
             // > start[i], so the run holds at least event i.
             const int64_t boundary = origin + static_cast<int64_t>(std::ceil(boundaryOffset));
-            const size_t j =
-                detail::gallopTo(columns, i + 1, std::max(boundary, columns.start[i] + 1));
+            const size_t j = detail::gallopNear(columns, i + 1, i + lastMerged,
+                                                std::max(boundary, columns.start[i] + 1));
+            lastMerged = j - i;
             const size_t exactEnd = std::min(j, i + detail::kExactEndScan);
-            int64_t furthest = columns.end[i];
-            int64_t covered = columns.end[i] - columns.start[i];
-            for (size_t k = i + 1; k < exactEnd; ++k) {
-                furthest = std::max(furthest, columns.end[k]);
-                covered += columns.end[k] - columns.start[k];
+            // Two chains of maxima and sums: the scan is most of a zoomed-out lane's cost.
+            const int64_t* starts = columns.start.data();
+            const int64_t* ends = columns.end.data();
+            int64_t furthest = ends[i], furthestOdd = ends[j - 1];
+            int64_t covered = ends[i] - starts[i], coveredOdd = 0;
+            size_t k = i + 1;
+            for (; k + 1 < exactEnd; k += 2) {
+                furthest = std::max(furthest, ends[k]);
+                furthestOdd = std::max(furthestOdd, ends[k + 1]);
+                covered += ends[k] - starts[k];
+                coveredOdd += ends[k + 1] - starts[k + 1];
             }
-            furthest = std::max(furthest, columns.end[j - 1]);
+            if (k < exactEnd) {
+                furthest = std::max(furthest, ends[k]);
+                covered += ends[k] - starts[k];
+            }
+            furthest = std::max(furthest, furthestOdd);
+            covered += coveredOdd;
             run.x1 = viewport.xForTime(furthest);
             run.count = j - i;
             run.coveredPx = static_cast<double>(covered) / nsPerPixel *

@@ -67,9 +67,15 @@ void TimelineWidget::setSession(std::shared_ptr<const model::Session> session) {
 }
 
 const DrawList& TimelineWidget::drawList() {
+    // Only the rows shown: a run of many ranks has more lanes than fit, and scrolling to others
+    // costs a build of the rows then shown, as a zoom step does.
+    const int top = m_scrollBar->value();
+    const int bottom = top + canvasRect().height();
+    if (!m_drawList.covers(top, bottom))
+        m_drawListDirty = true;
     if (m_drawListDirty) {
         if (m_session)
-            m_drawList = DrawList::build(*m_session, m_layout, m_viewport);
+            m_drawList = DrawList::build(*m_session, m_layout, m_viewport, top, bottom);
         else
             m_drawList = DrawList();
         ++m_drawListBuilds;
