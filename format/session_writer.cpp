@@ -21,7 +21,8 @@ std::string_view insertVerb(const Table& table) {
 
 } // namespace
 
-std::unique_ptr<SessionWriter> SessionWriter::create(const std::string& path, std::string* error) {
+std::unique_ptr<SessionWriter> SessionWriter::create(const std::string& path, std::string* error,
+                                                     Durability durability) {
     std::unique_ptr<SessionWriter> writer(new SessionWriter());
     writer->m_path = path;
     // Replace an older file (and its WAL) rather than appending to a foreign database.
@@ -38,8 +39,10 @@ std::unique_ptr<SessionWriter> SessionWriter::create(const std::string& path, st
     // 16 KiB pages: fewer B-tree splits for the long integer-only event tables. Rows are appended
     // to the tables' ends, so a small page cache (1 MiB) suffices — it is memory in the recorded
     // process and a fixed cost of every import.
-    writer->exec("PRAGMA page_size=16384; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-                 "PRAGMA temp_store=MEMORY; PRAGMA cache_size=-1024;");
+    writer->exec(durability == Durability::Recording
+                     ? "PRAGMA page_size=16384; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+                     : "PRAGMA page_size=16384; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;");
+    writer->exec("PRAGMA temp_store=MEMORY; PRAGMA cache_size=-1024;");
     writer->exec("BEGIN");
     writer->exec(schemaSql());
     const Database& db = writer->m_db;

@@ -22,8 +22,16 @@ namespace stallscope::format {
 
 class SessionWriter {
 public:
+    // How the file is written until finish(). Recording: through a write-ahead log, so what was
+    // committed survives a killed process and a reader may open the file while it grows.
+    // Scratch: the file is a temporary one, renamed into place only when complete (an import
+    // through format::OutputFile), so nothing is journaled or synced on the way (SQLite's
+    // journal_mode OFF, synchronous OFF): each page is written once, not twice.
+    enum class Durability { Recording, Scratch };
+
     // Creates (or replaces) the file at `path`. Returns nullptr and sets *error on failure.
-    static std::unique_ptr<SessionWriter> create(const std::string& path, std::string* error);
+    static std::unique_ptr<SessionWriter> create(const std::string& path, std::string* error,
+                                                 Durability durability = Durability::Recording);
     ~SessionWriter();
     SessionWriter(const SessionWriter&) = delete;
     SessionWriter& operator=(const SessionWriter&) = delete;

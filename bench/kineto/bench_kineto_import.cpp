@@ -1,6 +1,7 @@
 // stallscope-bench-kineto: Kineto import throughput and memory.
 //   stallscope-bench-kineto TRACE.json[.gz]      imports an existing trace
 //   stallscope-bench-kineto --generate=MB [--gz]  generates a synthetic one in $TMPDIR first
+//   --sequential=1  reads the JSON on the converting thread (default: pipelined where >1 core)
 // Imports twice (cold, then warm with VmHWM reset: see main) and prints for each: JSON MB,
 // seconds, MB/s of JSON, peak RSS during the import (above the process's RSS before it), the
 // loaded model's event memory, and their ratio.
@@ -21,6 +22,7 @@ using namespace stallscope;
 int main(int argc, char** argv) {
     const std::string generate = bench::takeFlag(argc, argv, "generate", "");
     const bool gz = bench::takeFlag(argc, argv, "gz", "0") != "0";
+    const bool sequential = bench::takeFlag(argc, argv, "sequential", "0") != "0";
     const std::string tmp = std::filesystem::temp_directory_path().string();
     std::string trace = argc > 1 ? argv[1] : "";
     std::string error;
@@ -60,6 +62,7 @@ int main(int argc, char** argv) {
         const double cpuBefore = cpuSeconds();
         model::KinetoImportOptions options;
         options.output.replaceExisting = true; // the bench's own scratch file
+        options.pipelined = options.pipelined && !sequential;
         const model::KinetoImportResult result =
             model::KinetoImporter::convert(trace, session, options);
         if (!result.ok) {
@@ -69,11 +72,13 @@ int main(int argc, char** argv) {
         const int64_t importPeak = bench::peakResidentBytes();
         const double cpu = cpuSeconds() - cpuBefore; // robust to other jobs sharing the cores
         const double jsonMb = result.stats.jsonBytes / 1048576.0;
-        std::printf("%s import: %.1f MB JSON (%.1f MB on disk), %lld events -> %lld rows, %lld "
-                    "syncs, %.2f s, %.1f MB/s of JSON (%.2f s CPU: %.1f MB per CPU second)\n",
-                    run, jsonMb, result.stats.fileBytes / 1048576.0, (long long)result.stats.events,
-                    (long long)result.stats.rows, (long long)result.stats.syncs, result.seconds,
-                    jsonMb / result.seconds, cpu, jsonMb / cpu);
+        std::printf(
+            "%s import (%s): %.1f MB JSON (%.1f MB on disk), %lld events -> %lld rows, %lld "
+            "syncs, %.2f s, %.1f MB/s of JSON (%.2f s CPU: %.1f MB per CPU second)\n",
+            run, options.pipelined ? "pipelined" : "sequential", jsonMb,
+            result.stats.fileBytes / 1048576.0, (long long)result.stats.events,
+            (long long)result.stats.rows, (long long)result.stats.syncs, result.seconds,
+            jsonMb / result.seconds, cpu, jsonMb / cpu);
         const model::LoadResult loaded = model::SessionLoader::load(session);
         if (!loaded.ok()) {
             std::fprintf(stderr, "%s\n", loaded.error.c_str());

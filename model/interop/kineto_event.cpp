@@ -48,26 +48,10 @@ KinetoCategory kinetoCategory(const std::string& cat) {
 }
 
 void KinetoEvent::reset() {
-    ph = 0;
-    category = KinetoCategory::None;
+    static const KinetoEventValues kEmpty; // copied: cheaper than building one each time
+    static_cast<KinetoEventValues&>(*this) = kEmpty;
     cat.clear();
     name.clear();
-    pidIsNumber = tidIsNumber = false;
-    pid = tid = 0;
-    hasTs = false;
-    tsNs = durNs = 0;
-    correlation = 0;
-    device = -1;
-    context = 0;
-    stream = -1;
-    bytes = 0;
-    cbid = 0;
-    registersPerThread = 0;
-    sharedMemory = 0;
-    waitEventId = waitRecordCorrelation = waitStream = -1;
-    syncKind = 0;
-    grid[0] = grid[1] = grid[2] = 1;
-    block[0] = block[1] = block[2] = 1;
     argName.clear();
     argLabels.clear();
     stackSize = 0;

@@ -30,11 +30,10 @@ enum class KinetoCategory : uint8_t {
 
 KinetoCategory kinetoCategory(const std::string& cat);
 
-struct KinetoEvent {
+// The fixed-size fields of an event (KinetoEventPipe copies them whole).
+struct KinetoEventValues {
     char ph = 0;
     KinetoCategory category = KinetoCategory::None;
-    std::string cat;
-    std::string name;
     bool pidIsNumber = false;
     bool tidIsNumber = false;
     int64_t pid = 0;
@@ -59,14 +58,21 @@ struct KinetoEvent {
     int64_t waitStream = -1;
     int32_t grid[3] = {1, 1, 1};
     int32_t block[3] = {1, 1, 1};
+
+    // Where the event ends: a negative "dur" counts as none.
+    int64_t endNs() const { return durNs > 0 ? tsNs + durNs : tsNs; }
+};
+
+struct KinetoEvent : KinetoEventValues {
+    std::string cat;
+    std::string name;
     std::string argName;            // metadata events: args.name (process/thread names)
     std::string argLabels;          // metadata events: args.labels
     std::vector<std::string> stack; // Stallscope "sync" events: frames, innermost first
     size_t stackSize = 0;           // entries of `stack` in use (the vector is reused)
 
+    // Back to an empty event; the strings keep their memory.
     void reset();
-    // Where the event ends: a negative "dur" counts as none.
-    int64_t endNs() const { return durNs > 0 ? tsNs + durNs : tsNs; }
 };
 
 // What the top level of a Kineto trace says besides its events.

@@ -7,18 +7,13 @@
 #include "model/interop/import_cache.h"
 #include "model/interop/kineto_begin_end.h"
 #include "model/interop/kineto_input_stream.h"
-#include "model/interop/kineto_sax_handler.h"
+#include "model/interop/kineto_trace_reader.h"
 #include "model/interop/trace_folder.h"
-
-#include <rapidjson/error/en.h>
-#include <rapidjson/reader.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
-#include <new>
 #include <system_error>
 
 namespace stallscope::model {
@@ -46,49 +41,18 @@ void removeSessionFiles(const std::string& path) {
         fs::remove(path + suffix, ec);
 }
 
-// RapidJSON's reader collects each string and number whole in a stack from this allocator before
-// the handler sees its length: refusing to grow it past twice kMaxJsonValueBytes stops a 2 GB
-// string before it is allocated (the handler refuses anything over kMaxJsonValueBytes itself).
-class BoundedReaderAllocator {
-public:
-    static constexpr bool kNeedFree = true;
-    struct Exhausted {};
-
-    void* Malloc(size_t size) { return Realloc(nullptr, 0, size); }
-    void* Realloc(void* block, size_t, size_t newSize) {
-        if (newSize > 2 * kMaxJsonValueBytes)
-            throw Exhausted{}; // RapidJSON has no error path here; parseFile catches it
-        void* grown = std::realloc(block, newSize);
-        if (!grown && newSize > 0)
-            throw std::bad_alloc();
-        return grown;
-    }
-    static void Free(void* block) { std::free(block); }
-};
-
-using BoundedReader =
-    rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, BoundedReaderAllocator>;
-
 // Parses one trace file into the converter. Returns an empty string or the error (without the
 // file name, which the caller adds).
 std::string parseFile(const std::string& path, KinetoConverter& converter, bool* cancelled,
-                      const std::function<bool(int64_t)>& poll) {
+                      const std::function<bool(int64_t)>& poll, bool pipelined) {
     KinetoInputStream stream;
     std::string error;
     if (!stream.open(path, &error))
         return error;
+    // The converter polls on the thread it runs on; the file offset is the reading thread's.
     converter.setPoll([&] { return poll(stream.fileOffset()); });
     KinetoBeginEndPairs pairs(converter);
-    KinetoSaxHandler handler(pairs);
-    BoundedReader reader;
-    constexpr unsigned kFlags = rapidjson::kParseNumbersAsStringsFlag;
-    rapidjson::ParseResult result;
-    std::string refused;
-    try {
-        result = reader.Parse<kFlags>(stream, handler);
-    } catch (const BoundedReaderAllocator::Exhausted&) {
-        refused = jsonValueTooLongError();
-    }
+    const KinetoReadOutcome read = readKinetoEvents(stream, pairs, pipelined);
     converter.stats().jsonBytes += static_cast<int64_t>(stream.Tell());
     converter.stats().fileBytes += stream.fileSize();
     converter.stats().controlCharacters += stream.controlCharacters();
@@ -98,24 +62,32 @@ std::string parseFile(const std::string& path, KinetoConverter& converter, bool*
     const std::string atByte = " at byte " + std::to_string(stream.Tell()) + where;
     if (!stream.readError().empty())
         return stream.readError() + " (after " + std::to_string(stream.Tell()) + " bytes of JSON)";
-    if (refused.empty())
-        refused = handler.error();
-    if (!refused.empty())
-        return refused + atByte;
-    if (result.IsError() && result.Code() == rapidjson::kParseErrorTermination) {
+    switch (read.status) {
+    case JsonReadStatus::Complete:
+        break;
+    case JsonReadStatus::Stopped:
+        if (!read.refused.empty())
+            return read.refused + atByte;
         *cancelled = true;
         return "import cancelled";
+    case JsonReadStatus::TooLong:
+        return jsonValueTooLongError() + atByte;
+    case JsonReadStatus::TooDeep:
+        return "JSON nested more than " + std::to_string(kMaxJsonReaderDepth) +
+               " levels deep (the limit)" + atByte;
+    case JsonReadStatus::Malformed: {
+        const int64_t offset = stream.fileOffset();
+        const std::string why = explainMalformedTrace(path, [&] { return poll(offset); });
+        if (!why.empty())
+            return why;
+        if (!poll(offset)) {
+            *cancelled = true;
+            return "import cancelled";
+        }
+        return "malformed JSON" + atByte;
     }
-    if (result.IsError()) {
-        if (result.Code() == rapidjson::kParseErrorDocumentEmpty)
-            return stream.Tell() == 0 ? "empty file, not a trace" : "no JSON value, not a trace";
-        if (stream.atEnd() && result.Code() != rapidjson::kParseErrorDocumentRootNotSingular)
-            return "truncated: the JSON ends at byte " + std::to_string(stream.Tell()) + where +
-                   " before the trace is complete";
-        return "malformed JSON at byte " + std::to_string(result.Offset()) + where + ": " +
-               rapidjson::GetParseError_En(result.Code());
     }
-    if (!handler.sawTraceEvents())
+    if (!read.sawTraceEvents)
         return "not a PyTorch profiler (Kineto) trace: no \"traceEvents\" array";
     return {};
 }
@@ -247,7 +219,9 @@ KinetoImportResult KinetoImporter::convert(const std::string& tracePath,
         return result;
     const std::string partial = output.temporaryPath(); // a copy: discard() clears it
     std::string error;
-    auto writer = format::SessionWriter::create(partial, &error);
+    // `partial` becomes the session only when complete (OutputFile::commit): a scratch file.
+    auto writer =
+        format::SessionWriter::create(partial, &error, format::SessionWriter::Durability::Scratch);
     if (!writer) {
         result.error = sessionPath + ": cannot write the session: " + error;
         return result;
@@ -270,7 +244,7 @@ KinetoImportResult KinetoImporter::convert(const std::string& tracePath,
             return !(options.cancel && options.cancel->load());
         };
         bool cancelled = false;
-        std::string fileError = parseFile(file, converter, &cancelled, poll);
+        std::string fileError = parseFile(file, converter, &cancelled, poll, options.pipelined);
         if (fileError.empty() && !converter.finishFile(&fileError) && fileError.empty())
             fileError = "conversion failed";
         if (fileError.empty() && !writer->ok())

@@ -1,7 +1,8 @@
 // KinetoImporter: opens PyTorch profiler (Kineto) Chrome traces — `.json`, `.json.gz`, or a
 // folder of them (one file per rank) — by converting them into a session file with the normal
 // SessionWriter, then loading that with SessionLoader. Streaming throughout: memory follows the
-// per-thread Python call buffers, not the trace size.
+// per-thread Python call buffers, not the trace size. Each file's JSON is read on a thread of its
+// own while the calling thread converts (kineto_trace_reader.h).
 //
 // What the CLI calls:
 //   stallscope --convert trace.json.gz -o out.stallscope  ->  KinetoImporter::convert(in, out)
@@ -11,6 +12,7 @@
 
 #include "format/output_file.h"
 #include "model/interop/kineto_converter.h"
+#include "model/interop/kineto_trace_reader.h"
 #include "model/session/session_loader.h"
 #include "model/session/session_opener.h"
 
@@ -27,6 +29,9 @@ struct KinetoImportOptions {
     // May the session replace an existing file, which inputs it must not be (the trace files
     // are added by convert() itself).
     format::OutputPolicy output;
+    // Read the JSON on a thread of its own while the calling thread converts (the same session
+    // either way; kineto_trace_reader.h).
+    bool pipelined = kinetoReadPipelinedByDefault();
 };
 
 struct KinetoImportResult {

@@ -6,6 +6,7 @@
 #include <emmintrin.h>
 #endif
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -14,8 +15,6 @@
 namespace stallscope::model {
 
 namespace {
-constexpr size_t kInputChunkBytes = 1 << 20; // decompressed text read at a time
-
 // Why reading `file` failed, from zlib's error state; empty when it did not (a clean end).
 std::string readErrorText(gzFile file, const std::string& path) {
     int code = 0;
@@ -57,45 +56,58 @@ bool KinetoInputStream::open(const std::string& path, std::string* error) {
     gzbuffer(file, 256 * 1024);
     m_file = file;
     m_path = path;
-    m_buffer.resize(kInputChunkBytes + 1);
+    m_buffer.assign(m_chunkBytes + 1 + kInputPaddingBytes, '\0');
     m_current = m_end = m_buffer.data();
     m_consumed = 0;
     m_compressed = gzdirect(file) == 0; // zlib reads the header for this
-    refill();
+    readMore(m_end);
     return true;
 }
 
-int64_t KinetoInputStream::fileOffset() const {
-    if (!m_file)
-        return 0;
-    const z_off_t offset = gzoffset(static_cast<gzFile>(m_file));
-    return offset < 0 ? 0 : static_cast<int64_t>(offset);
-}
-
-// Called when every buffered byte is consumed: reads the next chunk (a '\0' sentinel follows it).
-void KinetoInputStream::refill() {
+bool KinetoInputStream::readMore(char* keep) {
     char* base = m_buffer.data();
-    m_consumed += static_cast<size_t>(m_end - base);
-    m_current = m_end = base;
+    const size_t kept = static_cast<size_t>(m_end - keep);
+    m_consumed += static_cast<size_t>(keep - base);
+    if (kept > 0 && keep != base)
+        std::memmove(base, keep, kept);
+    m_current = base;
+    m_end = base + kept;
     *m_end = '\0';
     if (m_eof)
-        return;
+        return false;
+    if (kept > capacity() / 2) { // a long token: room for it and a chunk after it
+        m_buffer.resize(2 * capacity() + 1 + kInputPaddingBytes);
+        base = m_current = m_buffer.data();
+        m_end = base + kept;
+    }
     gzFile file = static_cast<gzFile>(m_file);
-    const int n = gzread(file, base, static_cast<unsigned>(kInputChunkBytes));
+    const size_t room = std::min(capacity() - kept, m_chunkBytes);
+    const int n = gzread(file, m_end, static_cast<unsigned>(room));
+    const z_off_t offset = gzoffset(file);
+    m_fileOffset.store(offset < 0 ? 0 : static_cast<int64_t>(offset), std::memory_order_relaxed);
     if (n <= 0) {
         // gzread may have inflated into the buffer before it failed: restore the sentinel, or
         // the parser reads that stale byte for ever. A truncated .gz ends with 0, not -1.
-        endEarly(readErrorText(file, m_path));
-        return;
+        const std::string error = readErrorText(file, m_path);
+        if (!error.empty()) {
+            endEarly(error);
+            return false;
+        }
+        m_eof = true;
+        *m_end = '\0';
+        return false;
     }
-    m_end = base + n;
+    char* added = m_end;
+    m_end += n;
     *m_end = '\0';
-    blankControlCharacters(base, m_end);
-    if (m_compressed &&
-        m_consumed + static_cast<size_t>(n) >
-            static_cast<size_t>(kMaxInflationRatio * m_fileSize + kInflationAllowance))
+    blankControlCharacters(added, m_end);
+    m_readBytes += n;
+    if (m_compressed && m_readBytes > kMaxInflationRatio * m_fileSize + kInflationAllowance) {
         endEarly("the .gz inflates to more than " + std::to_string(kMaxInflationRatio) +
                  " times its size (a decompression bomb?)");
+        return false;
+    }
+    return true;
 }
 
 namespace {

@@ -74,7 +74,51 @@ std::string jsonValueTooLongError() {
            " MiB (the limit)";
 }
 
+namespace {
+// The parts of a number's text, for RawNumber and the static functions (KinetoJsonReader hands
+// Number them as it scanned them): what is not [-]digits[.digits][exponent] is not plain().
+JsonNumber numberParts(std::string_view text) {
+    JsonNumber number;
+    const char* p = text.data();
+    const char* end = p + text.size();
+    number.negative = p != end && *p == '-';
+    p += number.negative ? 1 : 0;
+    const char* digits = p;
+    uint64_t integer = 0; // unsigned: more than 18 digits wrap harmlessly (not plain())
+    for (; p != end && json_detail::isDigit(*p); ++p)
+        integer = integer * 10 + static_cast<uint64_t>(*p - '0');
+    number.integer = integer;
+    number.integerDigits = static_cast<size_t>(p - digits);
+    if (p != end && *p == '.') {
+        const char* fraction = ++p;
+        while (p != end && json_detail::isDigit(*p))
+            ++p;
+        number.fraction = std::string_view(fraction, static_cast<size_t>(p - fraction));
+    }
+    if (p != end && (*p == 'e' || *p == 'E'))
+        number.exponent = true;
+    else if (p != end)
+        number.integerDigits = 0; // not a number
+    return number;
+}
+} // namespace
+
 std::optional<int64_t> KinetoSaxHandler::parseInteger(std::string_view text) {
+    return parseInteger(text, numberParts(text));
+}
+
+std::optional<int64_t> KinetoSaxHandler::microsToNanos(std::string_view text) {
+    return microsToNanos(text, numberParts(text));
+}
+
+// The common forms, [-]digits[.digits] with at most 18 integer digits (plain()), from their
+// parts; the rest from the text, as before KinetoJsonReader scanned numbers. Both agree.
+std::optional<int64_t> KinetoSaxHandler::parseInteger(std::string_view text,
+                                                      const JsonNumber& number) {
+    if (number.plain()) {
+        const auto value = static_cast<int64_t>(number.integer);
+        return number.negative ? -value : value;
+    }
     if (hasExponent(text)) // rare: "1e3"
         return scaledDouble(text, 1.0, 0x1p63);
     bool negative = false;
@@ -85,25 +129,35 @@ std::optional<int64_t> KinetoSaxHandler::parseInteger(std::string_view text) {
     return negative ? -*value : *value;
 }
 
-std::optional<int64_t> KinetoSaxHandler::microsToNanos(std::string_view text) {
-    if (hasExponent(text))
-        return scaledDouble(text, 1000.0, static_cast<double>(kMaxTraceTimeNs));
+std::optional<int64_t> KinetoSaxHandler::microsToNanos(std::string_view text,
+                                                       const JsonNumber& number) {
     bool negative = false;
     std::string_view fraction;
-    const std::optional<int64_t> micros = leadingInteger(text, &negative, &fraction);
+    std::optional<int64_t> micros;
+    if (number.plain()) {
+        negative = number.negative;
+        micros = static_cast<int64_t>(number.integer);
+        fraction = number.fraction;
+    } else if (hasExponent(text)) {
+        return scaledDouble(text, 1000.0, static_cast<double>(kMaxTraceTimeNs));
+    } else {
+        micros = leadingInteger(text, &negative, &fraction);
+        if (!micros || fraction.empty() || fraction[0] != '.')
+            fraction = {};
+        else
+            fraction.remove_prefix(1);
+    }
     if (!micros || *micros > kMaxTraceTimeNs / 1000)
         return std::nullopt;
     int64_t nanos = 0;
     int digits = 0;
     bool roundUp = false;
-    if (!fraction.empty() && fraction[0] == '.') {
-        for (const char c : fraction.substr(1)) {
-            if (digits < 3)
-                nanos = nanos * 10 + (c - '0');
-            else if (digits == 3)
-                roundUp = c >= '5';
-            ++digits;
-        }
+    for (const char c : fraction) {
+        if (digits < 3)
+            nanos = nanos * 10 + (c - '0');
+        else if (digits == 3)
+            roundUp = c >= '5';
+        ++digits;
     }
     for (; digits < 3; ++digits)
         nanos *= 10;
@@ -283,108 +337,110 @@ bool KinetoSaxHandler::Key(const char* t, unsigned n, bool) {
 }
 
 bool KinetoSaxHandler::RawNumber(const char* t, unsigned n, bool) {
+    return Number(t, n, numberParts(std::string_view(t, n)));
+}
+
+bool KinetoSaxHandler::Number(const char* t, unsigned n, const JsonNumber& number) {
     if (n > kMaxJsonValueBytes)
         return refuse(jsonValueTooLongError());
-    const bool stored = storeNumber(std::string_view(t, n));
+    const bool stored = storeNumber(std::string_view(t, n), number);
     m_key = Field::Other;
     return stored;
 }
 
-// The int64 field an integer under `key` goes to in `ctx`, or null when the importer ignores it.
-int64_t* KinetoSaxHandler::integerField(Ctx ctx, Field key) {
-    if (ctx == Ctx::Event) {
-        switch (key) {
-        case Field::Pid:
-            m_event.pidIsNumber = true;
-            return &m_event.pid;
-        case Field::Tid:
-            m_event.tidIsNumber = true;
-            return &m_event.tid;
-        default:
-            return nullptr;
-        }
+// A key names its object too: event, args, device and distributedInfo keys are distinct Fields
+// (only "name" is shared, and it is a string), so the key alone says where a number goes. Inside
+// "grid" and "block" arrays there is no key: the dimensions go in order.
+bool KinetoSaxHandler::storeNumber(std::string_view text, const JsonNumber& number) {
+    int64_t* field = nullptr;
+    int32_t* narrowField = nullptr;
+    switch (m_key) {
+    case Field::Other: {
+        const Ctx ctx = top();
+        if ((ctx != Ctx::Grid && ctx != Ctx::Block) || m_arrayIndex >= 3)
+            return true; // a number the importer does not read; a fourth dimension is ignored
+        narrowField = &(ctx == Ctx::Grid ? m_event.grid : m_event.block)[m_arrayIndex++];
+        break;
     }
-    if (ctx == Ctx::Args) {
-        switch (key) {
-        case Field::Correlation:
-            return &m_event.correlation;
-        case Field::Stream:
-            return &m_event.stream;
-        case Field::Device:
-            return &m_event.device;
-        case Field::Context:
-            return &m_event.context;
-        case Field::Bytes:
-            return &m_event.bytes;
-        case Field::Cbid:
-            return &m_event.cbid;
-        case Field::WaitEvent:
-        case Field::Event:
-            return &m_event.waitEventId;
-        case Field::Kind:
-            return &m_event.syncKind;
-        case Field::WaitRecordCorrelation:
-            return &m_event.waitRecordCorrelation;
-        case Field::WaitStream:
-            return &m_event.waitStream;
-        default:
-            return nullptr;
-        }
-    }
-    if (ctx == Ctx::Device) {
-        switch (key) {
-        case Field::Id:
-            return &m_device.id;
-        case Field::TotalGlobalMem:
-            return &m_device.totalGlobalMem;
-        case Field::ComputeMajor:
-            return &m_device.computeMajor;
-        case Field::ComputeMinor:
-            return &m_device.computeMinor;
-        case Field::NumSms:
-            return &m_device.numSms;
-        default:
-            return nullptr;
-        }
-    }
-    return nullptr;
-}
-
-// The int32 field a number goes to: a grid or block dimension, registers, shared memory.
-int32_t* KinetoSaxHandler::int32Field(Ctx ctx, Field key) {
-    if (ctx == Ctx::Grid || ctx == Ctx::Block) {
-        if (m_arrayIndex >= 3)
-            return nullptr; // a fourth dimension: ignored
-        return &(ctx == Ctx::Grid ? m_event.grid : m_event.block)[m_arrayIndex++];
-    }
-    if (ctx == Ctx::Args && key == Field::Registers)
-        return &m_event.registersPerThread;
-    if (ctx == Ctx::Args && key == Field::SharedMemory)
-        return &m_event.sharedMemory;
-    return nullptr;
-}
-
-bool KinetoSaxHandler::storeNumber(std::string_view text) {
-    const Ctx ctx = top();
-    const Field key = m_key;
-    if (ctx == Ctx::Root && key == Field::TraceEvents)
+    case Field::TraceEvents:
         return notKineto(kEventsNotArray);
-    if (ctx == Ctx::Event && (key == Field::Ts || key == Field::Dur)) {
-        const std::optional<int64_t> ns = microsToNanos(text);
+    case Field::Ts:
+    case Field::Dur: {
+        const std::optional<int64_t> ns = microsToNanos(text, number);
         if (!ns)
-            return refuse("\"" + std::string(key == Field::Ts ? "ts" : "dur") + "\" " +
+            return refuse("\"" + std::string(m_key == Field::Ts ? "ts" : "dur") + "\" " +
                           shownNumber(text) + " is out of range (beyond " +
                           std::to_string(kMaxTraceTimeNs / 1000) + " µs)");
-        (key == Field::Ts ? m_event.tsNs : m_event.durNs) = *ns;
-        m_event.hasTs = m_event.hasTs || key == Field::Ts;
+        (m_key == Field::Ts ? m_event.tsNs : m_event.durNs) = *ns;
+        m_event.hasTs = m_event.hasTs || m_key == Field::Ts;
         return true;
     }
-    const bool isRank = ctx == Ctx::Distributed && key == Field::Rank;
-    int64_t* field = integerField(ctx, key);
-    int32_t* narrowField = field || isRank ? nullptr : int32Field(ctx, key);
-    if (!field && !narrowField && !isRank)
-        return true; // a number the importer does not read
-    const std::optional<int64_t> value = parseInteger(text);
+    case Field::Pid:
+        m_event.pidIsNumber = true;
+        field = &m_event.pid;
+        break;
+    case Field::Tid:
+        m_event.tidIsNumber = true;
+        field = &m_event.tid;
+        break;
+    case Field::Correlation:
+        field = &m_event.correlation;
+        break;
+    case Field::Stream:
+        field = &m_event.stream;
+        break;
+    case Field::Device:
+        field = &m_event.device;
+        break;
+    case Field::Context:
+        field = &m_event.context;
+        break;
+    case Field::Bytes:
+        field = &m_event.bytes;
+        break;
+    case Field::Cbid:
+        field = &m_event.cbid;
+        break;
+    case Field::WaitEvent:
+    case Field::Event:
+        field = &m_event.waitEventId;
+        break;
+    case Field::Kind:
+        field = &m_event.syncKind;
+        break;
+    case Field::WaitRecordCorrelation:
+        field = &m_event.waitRecordCorrelation;
+        break;
+    case Field::WaitStream:
+        field = &m_event.waitStream;
+        break;
+    case Field::Registers:
+        narrowField = &m_event.registersPerThread;
+        break;
+    case Field::SharedMemory:
+        narrowField = &m_event.sharedMemory;
+        break;
+    case Field::Id:
+        field = &m_device.id;
+        break;
+    case Field::TotalGlobalMem:
+        field = &m_device.totalGlobalMem;
+        break;
+    case Field::ComputeMajor:
+        field = &m_device.computeMajor;
+        break;
+    case Field::ComputeMinor:
+        field = &m_device.computeMinor;
+        break;
+    case Field::NumSms:
+        field = &m_device.numSms;
+        break;
+    case Field::Rank:
+        break;
+    default:
+        return true; // a number under a key whose value the importer reads as text
+    }
+    const std::optional<int64_t> value = parseInteger(text, number);
     if (!value || (narrowField && (*value < INT32_MIN || *value > INT32_MAX)))
         return refuse("number " + shownNumber(text) + " is out of range");
     if (field)

@@ -1,8 +1,10 @@
-// KinetoSaxHandler: a RapidJSON SAX handler that walks a Kineto (torch.profiler) Chrome trace —
-// `{"deviceProperties": [...], "traceEvents": [{...}, ...], ...}` — and hands each event to a
-// sink as it ends, so no document tree is ever built. Numbers are parsed from their text
-// (kParseNumbersAsStringsFlag): Kineto's microsecond timestamps (`4455362859560.689`) have 16
-// significant digits, more than a double holds exactly, and we want exact nanoseconds.
+// KinetoSaxHandler: a SAX handler (RapidJSON's handler concept) that walks a Kineto
+// (torch.profiler) Chrome trace — `{"deviceProperties": [...], "traceEvents": [{...}, ...], ...}`
+// — and hands each event to a sink as it ends, so no document tree is ever built. The importer's
+// own tokenizer drives it (KinetoJsonReader); RapidJSON's reader does when a malformed trace is
+// explained. Numbers are parsed from their text (never a double): Kineto's microsecond
+// timestamps (`4455362859560.689`) have 16 significant digits, more than a double holds exactly,
+// and we want exact nanoseconds.
 //
 // Hostile input is refused with one error (error()) rather than trusted: JSON nested deeper than
 // kMaxJsonDepth, a string or number longer than kMaxJsonValueBytes, a number the importer reads
@@ -11,6 +13,7 @@
 #pragma once
 
 #include "model/interop/kineto_event.h"
+#include "model/interop/kineto_json_reader.h"
 
 #include <cstdint>
 #include <optional>
@@ -65,6 +68,8 @@ public:
     bool Uint64(uint64_t value) { return numberValue(std::to_string(value)); }
     bool Double(double value) { return numberValue(std::to_string(value)); }
     bool RawNumber(const char* text, unsigned length, bool copy);
+    // KinetoJsonReader's call instead of RawNumber: the number with its parts already scanned.
+    bool Number(const char* text, unsigned length, const JsonNumber& number);
     bool String(const char* text, unsigned length, bool copy);
     bool Key(const char* text, unsigned length, bool copy);
     bool StartObject();
@@ -139,10 +144,10 @@ private:
     bool numberValue(const std::string& text) {
         return RawNumber(text.data(), static_cast<unsigned>(text.size()), true);
     }
+    static std::optional<int64_t> microsToNanos(std::string_view text, const JsonNumber& number);
+    static std::optional<int64_t> parseInteger(std::string_view text, const JsonNumber& number);
     // Stores the number into the field the current key names, if the importer reads it.
-    bool storeNumber(std::string_view text);
-    int64_t* integerField(Ctx ctx, Field key);
-    int32_t* int32Field(Ctx ctx, Field key);
+    bool storeNumber(std::string_view text, const JsonNumber& number);
     bool open(bool isArray);
     // Stops the parse with `message` (refused()) or with "not a Kineto trace: <why>" (notKineto()).
     bool refuse(std::string message);

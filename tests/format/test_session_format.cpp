@@ -21,6 +21,7 @@ private slots:
     void roundTripEventTables();
     void roundTripStacksModulesSources();
     void finishedSessionIsOneFile();
+    void scratchWriterKeepsNoJournal();
     void writerReportsErrorsWithPath();
     void internedStringsAreShared();
 
@@ -160,6 +161,41 @@ void TestSessionFormat::finishedSessionIsOneFile() {
     QVERIFY(QFile::exists(QString::fromStdString(file)));
     QVERIFY(!QFile::exists(QString::fromStdString(file + "-wal")));
     QVERIFY(!QFile::exists(QString::fromStdString(file + "-shm")));
+}
+
+// A recording keeps a write-ahead log while it grows; a scratch file (an import, renamed into
+// place when complete) keeps no journal at all. Both finish as one file that loads.
+void TestSessionFormat::scratchWriterKeepsNoJournal() {
+    using Durability = format::SessionWriter::Durability;
+    for (const Durability durability : {Durability::Recording, Durability::Scratch}) {
+        const bool scratch = durability == Durability::Scratch;
+        const std::string file = m_dir.file(scratch ? "scratch.stallscope" : "recorded.stallscope");
+        std::string error;
+        auto writer = format::SessionWriter::create(file, &error, durability);
+        QVERIFY2(writer, error.c_str());
+        const int64_t process = writer->addProcess({42, "host", "train", 1000});
+        const int64_t thread = writer->addThread({process, 42, "main"});
+        for (int64_t i = 0; i < 1000; ++i) {
+            format::ApiCallRow call;
+            call.threadId = thread;
+            call.nameId = writer->internString("cudaLaunchKernel");
+            call.startNs = 1000 + 10 * i;
+            call.endNs = call.startNs + 5;
+            writer->addApiCall(call);
+        }
+        QVERIFY(writer->commit());
+        auto exists = [&](const char* suffix) {
+            return QFile::exists(QString::fromStdString(file + suffix));
+        };
+        QCOMPARE(exists("-wal"), !scratch);
+        QVERIFY(!exists("-journal"));
+        QVERIFY(writer->finish("complete"));
+        writer.reset();
+        QVERIFY(!exists("-wal") && !exists("-shm") && !exists("-journal"));
+        const model::LoadResult loaded = model::SessionLoader::load(file);
+        QVERIFY2(loaded.ok(), loaded.error.c_str());
+        QCOMPARE(loaded.session->counts.apiCalls, int64_t(1000));
+    }
 }
 
 void TestSessionFormat::writerReportsErrorsWithPath() {

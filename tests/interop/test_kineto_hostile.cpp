@@ -3,6 +3,7 @@
 #include "model/interop/kineto_input_stream.h"
 #include "model/interop/kineto_sax_handler.h"
 #include "tests/interop/interop_support.h"
+#include "tests/support/gzip.h"
 #include "tests/support/write_file.h"
 
 #include <QDir>
@@ -10,9 +11,9 @@
 #include <QProcessEnvironment>
 
 #include <sys/resource.h>
-#include <zlib.h>
 
 using namespace interop;
+using stallscope::testing::gzip;
 
 namespace {
 
@@ -31,23 +32,6 @@ QByteArray trace(const QByteArray& rootMember = {}) {
 QByteArray traceWithEvent(const QByteArray& event) {
     return R"({"traceEvents": [)" + event +
            R"(, {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 7, "tid": 7, "ts": 1, "dur": 1}]})";
-}
-
-// One gzip member holding `data` (zlib, windowBits 31 = gzip wrapper).
-QByteArray gzip(const QByteArray& data) {
-    z_stream z{};
-    if (deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-        qFatal("deflateInit2");
-    QByteArray out(static_cast<int>(deflateBound(&z, data.size())), '\0');
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-    z.avail_in = static_cast<uInt>(data.size());
-    z.next_out = reinterpret_cast<Bytef*>(out.data());
-    z.avail_out = static_cast<uInt>(out.size());
-    if (deflate(&z, Z_FINISH) != Z_STREAM_END)
-        qFatal("deflate");
-    out.resize(static_cast<int>(z.total_out));
-    deflateEnd(&z);
-    return out;
 }
 
 // `prefix`, then `repeats` MiB of `fill`, then `suffix`, as concatenated gzip members (which
