@@ -18,6 +18,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <new>
 
@@ -250,6 +251,8 @@ int PythonSampler::sampleOnce(int64_t nowNs, uint32_t tick) {
             m_failedReads.fetch_add(1, std::memory_order_relaxed);
             continue; // the slot stays unpublished
         }
+        if (m_ablation == Ablation::WalkOnly)
+            continue;
         event->type = HostEvent::Type::Sample;
         event->domain = 0;
         event->apiClass = 0;
@@ -282,6 +285,11 @@ bool PythonSampler::start(int hz) {
     if (running() || hz <= 0 || !prepare())
         return false;
     m_hz = std::clamp(hz, kMinHz, kMaxHz);
+    const char* ablation = getenv("STALLSCOPE_SAMPLER");
+    m_ablation = !ablation                       ? Ablation::None
+                 : strcmp(ablation, "tick") == 0 ? Ablation::TickOnly
+                 : strcmp(ablation, "walk") == 0 ? Ablation::WalkOnly
+                                                 : Ablation::None;
     m_stop.store(false);
     m_thread = std::thread([this] { run(); });
     return true;
@@ -307,7 +315,8 @@ void PythonSampler::run() {
         const int64_t before = CallbackHandler::nowNs();
         // The tick's number counts periods since the start: a tick missed (the machine was busy)
         // leaves a gap, so that the writer does not join samples across it.
-        sampleOnce(before, uint32_t((before - startNs) / periodNs));
+        if (m_ablation != Ablation::TickOnly)
+            sampleOnce(before, uint32_t((before - startNs) / periodNs));
         const int64_t after = CallbackHandler::nowNs();
         m_ticks.fetch_add(1, std::memory_order_relaxed);
         m_tickNs.fetch_add(after - before, std::memory_order_relaxed);

@@ -78,9 +78,14 @@ public:
     static int lineFromLocationTable(const uint8_t* table, size_t size, int firstLine, int lasti);
 
 private:
+    // STALLSCOPE_SAMPLER (overhead experiments only, bench/sampling): `tick` wakes at the rate
+    // and reads nothing, `walk` reads every stack but publishes no sample.
+    enum class Ablation : uint8_t { None, TickOnly, WalkOnly };
+
     void run();
 
     std::thread m_thread;
+    Ablation m_ablation = Ablation::None;
     std::atomic<bool> m_stop{false};
     int m_hz = 0;
     std::atomic<uint64_t> m_ticks{0}, m_samples{0}, m_failedReads{0}, m_dropped{0};

@@ -5,7 +5,10 @@ Times a launch-bound and a GPU-bound PyTorch loop (bench/recorder/torch_bench.py
 under stallscope-record with sampling off, at 200 Hz and at 1000 Hz, ROUNDS (>= 7) rounds with the
 configurations interleaved so drift hits all alike; prints a markdown table of medians (the timed
 loop inside the process: start-up and CUPTI init excluded), the overhead of each rate against
-sampling off, and the sampler's own cost per tick from the session's meta."""
+sampling off, and the sampler's own cost per tick from the session's meta. ABLATIONS=1 adds the
+sampler waking at 1000 Hz without reading, and reading without publishing (STALLSCOPE_SAMPLER).
+WORKLOADS=launch limits the workloads."""
+import os
 import re
 import sqlite3
 import statistics
@@ -18,15 +21,26 @@ workloads = {
     "launch-bound PyTorch (2000 x [4 tiny ops + synchronize])": "launch",
     "GPU-bound PyTorch MLP training (bf16, 4 x 4096, batch 8192, 30 steps)": "mlp",
 }
+if os.environ.get("WORKLOADS"):
+    workloads = {k: v for k, v in workloads.items() if v in os.environ["WORKLOADS"].split(",")}
 rates = {"sampling off": ["--no-sampling"], "200 Hz": ["--sample-hz", "200"],
          "1000 Hz": ["--sample-hz", "1000"]}
+# Ablations (ABLATIONS=1): the sampler thread waking at 1000 Hz and reading nothing, or reading
+# every stack and publishing nothing (STALLSCOPE_SAMPLER, python_sampler.h).
+ablations = {"1000 Hz, wake only": "tick", "1000 Hz, read only": "walk"}
+if os.environ.get("ABLATIONS") == "1":
+    rates.update({name: ["--sample-hz", "1000"] for name in ablations})
 times, ticks = {}, {}
 for _ in range(rounds):
     for name, workload in workloads.items():
         for rate, flags in rates.items():
             argv = [record, "-q", "--no-symbolize", "--force-overwrite", "-o", session, *flags, "--",
                     "python3", "bench/recorder/torch_bench.py", workload, "plain"]
-            p = subprocess.run(argv, capture_output=True, text=True)
+            env = dict(os.environ)
+            env.pop("STALLSCOPE_SAMPLER", None)
+            if rate in ablations:
+                env["STALLSCOPE_SAMPLER"] = ablations[rate]
+            p = subprocess.run(argv, capture_output=True, text=True, env=env)
             m = re.search(r"RESULT \S+ \S+ ([0-9.]+)", p.stdout)
             if not m:
                 print("FAILED", name, rate, p.returncode, p.stdout[-400:], p.stderr[-1200:])

@@ -71,7 +71,8 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
     }
     context.language = sites.dominantLanguage();
     using Rule = void (*)(const AnalysisContext&, std::vector<Insight>&);
-    // hostGaps after syncSites: a sampled line that is a sync site is evidence of its finding.
+    // hostGaps after syncSites and straggler: a sampled line that is a sync site, or the
+    // straggler's cause, is evidence of that finding.
     static constexpr Rule kRules[] = {insight_rules::syncSites, insight_rules::defaultStream,
                                       insight_rules::launchBound, insight_rules::straggler,
                                       insight_rules::hostGaps};

@@ -1,6 +1,7 @@
 // The host-gap rule (docs/insights.md, "host-gap"): the GPU idle while the host runs a line that
 // no CUDA call covers, named by the Python sampler's samples (HostSamples). One finding per line:
-// a line that is a sync site with a finding gets this as evidence there.
+// a line that is a sync site with a finding, or the straggler's sampled cause, gets this as
+// evidence there.
 #include "model/analysis/insight_recommendations.h"
 #include "model/analysis/insight_rules.h"
 #include "model/session/session_summary.h"
@@ -132,8 +133,10 @@ void hostGaps(const AnalysisContext& context, std::vector<Insight>& out) {
             formatDuration(t.minIdleNs) + " or more) while the host was at " + site.label() + ": " +
             formatCount(b.samples) + " of the " + formatCount(b.gapSamples) +
             " samples of the launching threads in those gaps";
+        // The line's sync site, or the straggler whose cause it is, already has the finding.
         const auto existing = std::find_if(out.begin(), out.end(), [&](const Insight& insight) {
-            return insight.siteIndex >= 0 && sameSite(insight.site, site);
+            return (insight.siteIndex >= 0 || insight.rule == InsightRule::Straggler) &&
+                   sameSite(insight.site, site);
         });
         if (existing != out.end()) {
             existing->rules.push_back(InsightRule::HostGap);

@@ -12,6 +12,7 @@
 #include <QRegularExpression>
 #include <QTest>
 
+#include <algorithm>
 #include <memory>
 
 using namespace stallscope;
@@ -108,6 +109,7 @@ private slots:
     void initTestCase();
     void samplesRoundTrip();
     void stragglerCauseNamesTheSampledLine();
+    void stragglerLineIsOneFinding();
     void collectiveFromAThreadWithoutPython();
     void withoutSamplesTheCauseNamesNoLine();
     void minSamplesOfTheGapsBothSides();
@@ -153,6 +155,23 @@ void TestHostSamples::stragglerCauseNamesTheSampledLine() {
     // The finding's site is the line: the card's source chip and the gutter show it.
     QCOMPARE(insight->site.file, std::string("train.py"));
     QCOMPARE(insight->site.line, int64_t(41));
+}
+
+// The late rank's GPU idles while its host runs the straggler's line: that is evidence of the
+// straggler finding, not a host-gap finding of its own on the same line (one finding per site).
+void TestHostSamples::stragglerLineIsOneFinding() {
+    const model::InsightReport report = m_straggler.analyze();
+    int onTheLine = 0;
+    for (const model::Insight& insight : report.insights)
+        if (insight.site.file == "train.py" && insight.site.line == 41)
+            ++onTheLine;
+    QCOMPARE(onTheLine, 1);
+    const model::Insight* straggler = ruleOf(report, InsightRule::Straggler);
+    QVERIFY(straggler);
+    QVERIFY(std::count(straggler->rules.begin(), straggler->rules.end(), InsightRule::HostGap) ==
+            1);
+    QVERIFY2(QString::fromStdString(straggler->evidence).contains(". Sampled: "),
+             straggler->evidence.c_str());
 }
 
 // DDP launches the all-reduce from autograd's thread, which runs no Python: the samples that name
