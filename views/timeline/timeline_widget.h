@@ -25,6 +25,7 @@
 #include "views/timeline/timeline_layout.h"
 #include "views/timeline/timeline_viewport.h"
 
+#include <QImage>
 #include <QPoint>
 #include <QWidget>
 
@@ -200,7 +201,7 @@ private:
     void setHover(const model::EventRef& event);
     // timeline_widget_paint.cpp
     void paintLanes(QPainter& painter, const QRect& canvas);
-    void paintBusyTrack(QPainter& painter, const QRect& lane, size_t row);
+    void paintBusyTrack(QImage& image, const QRect& lane, size_t row);
     void paintHeaders(QPainter& painter, const QRect& canvas);
     void paintRuler(QPainter& painter, const QRect& canvas);
     void paintOverlay(QPainter& painter, const QRect& canvas);
@@ -213,6 +214,7 @@ private:
     TimelineLayout m_layout;
     TimelineViewport m_viewport;
     DrawList m_drawList;
+    QImage m_laneImage; // the canvas's lanes, painted anew each frame (paintLanes)
     bool m_drawListDirty = true;
     int m_drawListBuilds = 0;
     AfterFix m_afterFix;

@@ -6,6 +6,7 @@
 #include "model/session/session.h"
 #include "model/session/session_summary.h"
 #include "views/timeline/lod_merge.h"
+#include "views/timeline/opaque_fill.h"
 #include "views/timeline/time_ruler.h"
 #include "views/timeline/timeline_palette.h"
 
@@ -35,6 +36,12 @@ QMargins insetFor(model::EventKind kind) {
     }
 }
 
+// `pixel` under black of opacity alpha/255, as QPainter's source-over blends it.
+QRgb darkenedBy(QRgb pixel, int alpha) {
+    auto channel = [alpha](int c) { return (c * (255 - alpha) + 127) / 255; };
+    return qRgb(channel(qRed(pixel)), channel(qGreen(pixel)), channel(qBlue(pixel)));
+}
+
 void drawArrow(QPainter& painter, QPointF from, QPointF to, const QColor& color) {
     painter.drawLine(from, to);
     const QPointF d = to - from;
@@ -56,80 +63,78 @@ void drawArrow(QPainter& painter, QPointF from, QPointF to, const QColor& color)
 
 void TimelineWidget::paintEvent(QPaintEvent*) {
     QPainter painter(this);
-    painter.fillRect(rect(), palette().base());
     const QRect canvas = canvasRect();
     if (!m_session) {
+        painter.fillRect(rect(), palette().base());
         painter.setPen(palette().color(QPalette::PlaceholderText));
         painter.drawText(rect(), Qt::AlignCenter, tr("No session loaded"));
         return;
     }
+    // The lanes' image covers the canvas, paintHeaders the label column, paintRuler the ruler.
     paintLanes(painter, canvas);
     paintOverlay(painter, canvas);
     paintHeaders(painter, canvas);
     paintRuler(painter, canvas);
 }
 
+// Lane stripes, grid, blocks and busy tracks go into m_laneImage (opaque rectangles written
+// directly: opaque_fill.h), drawn in one blit; the labels over them with the painter.
 void TimelineWidget::paintLanes(QPainter& painter, const QRect& canvas) {
     const DrawList& list = drawList();
     const auto& lanes = m_layout.lanes();
-    painter.save();
-    painter.setClipRect(canvas);
-    // Lane backgrounds (alternating stripes; group headers shaded).
+    if (m_laneImage.size() != canvas.size())
+        m_laneImage = QImage(canvas.size(), QImage::Format_RGB32);
+    QImage& image = m_laneImage;
+    const QPoint origin = canvas.topLeft(); // image (0, 0)
+    const QRgb base = palette().base().color().rgb();
+    // Lane backgrounds (alternating stripes; group headers shaded); the canvas below the last
+    // lane in the base colour. Each pixel written once: at 1920×1080 a pass over the image is
+    // about a millisecond.
+    const QRgb header = palette().window().color().darker(104).rgb();
+    const QRgb alternate = palette().alternateBase().color().rgb();
     int stripe = 0;
+    int lanesBottom = 0;
     for (size_t i = 0; i < lanes.size(); ++i) {
-        const QRect lane = laneRect(static_cast<int>(i));
+        const QRect lane = laneRect(static_cast<int>(i)).translated(-origin);
+        lanesBottom = std::max(lanesBottom, lane.bottom() + 1);
         if (lanes[i].isHeader()) {
             stripe = 0;
-            if (lane.intersects(canvas))
-                painter.fillRect(lane, palette().window().color().darker(104));
+            fillOpaque(image, lane, header);
             continue;
         }
-        if (lane.intersects(canvas))
-            painter.fillRect(lane, (stripe % 2) ? palette().alternateBase() : palette().base());
+        fillOpaque(image, lane, (stripe % 2) ? alternate : base);
         ++stripe;
     }
-    // Ruler grid lines behind the events.
-    painter.setPen(QColor(0, 0, 0, 22));
+    fillOpaque(image, QRect(0, lanesBottom, image.width(), image.height() - lanesBottom), base);
+    // Ruler grid lines behind the events: black at 22/255 over the stripes, blended here (a
+    // QPainter on the image hands each line to its thread pool).
     for (const RulerTick& tick : TimeRuler::ticks(m_viewport)) {
-        const int x = canvas.left() + static_cast<int>(std::floor(tick.x));
-        painter.drawLine(x, canvas.top(), x, canvas.bottom());
+        const int x = static_cast<int>(std::floor(tick.x));
+        if (x < 0 || x >= image.width())
+            continue;
+        for (int y = 0; y < image.height(); ++y) {
+            QRgb& pixel = reinterpret_cast<QRgb*>(image.scanLine(y))[x];
+            pixel = darkenedBy(pixel, 22);
+        }
     }
-    // Blocks. Runs of narrow blocks of one colour are coalesced into one rectangle (at full
-    // zoom-out a lane is a few hundred rectangles, not thousands); events a few pixels wide keep
-    // a one-pixel gap at their end so back-to-back events stay distinguishable.
-    // A lane's rectangles are drawn per colour, in the order the colours first appear (API calls
-    // before the syncs over them), with one brush each: a fillRect per rectangle makes a brush
-    // per call, which cost more than the filling at full zoom-out of a run's many lanes.
+    // Blocks, in the draw list's order (a host lane's syncs after its API calls: on top). Runs of
+    // narrow blocks of one colour and height are coalesced into one rectangle; events a few
+    // pixels wide keep a one-pixel gap at their end so back-to-back events stay distinguishable.
     constexpr int kNarrow = 3;
-    std::vector<std::pair<QRgb, std::vector<QRect>>> byColor;
-    painter.setPen(Qt::NoPen);
     for (size_t i = 0; i < lanes.size(); ++i) {
-        const QRect lane = laneRect(static_cast<int>(i));
-        if (!lane.intersects(canvas))
+        const QRect lane = laneRect(static_cast<int>(i)).translated(-origin);
+        if (!lane.intersects(image.rect()))
             continue;
         if (lanes[i].kind == LaneKind::GpuBusy) {
-            paintBusyTrack(painter, lane, i);
+            paintBusyTrack(image, lane, i);
             continue;
         }
-        byColor.clear();
         QRect pending;
         QRgb pendingColor = 0;
         bool pendingNarrow = false;
-        auto flush = [&] {
-            if (!pending.isValid())
-                return;
-            auto found = std::find_if(byColor.begin(), byColor.end(), [&](const auto& entry) {
-                return entry.first == pendingColor;
-            });
-            if (found == byColor.end())
-                found = byColor.insert(byColor.end(), {pendingColor, {}});
-            found->second.push_back(pending);
-            pending = QRect();
-        };
         for (const DrawBlock& block : list.laneBlocks(i)) {
-            const int left = canvas.left() + static_cast<int>(std::floor(block.x0));
-            const int right =
-                std::max(left + 1, canvas.left() + static_cast<int>(std::lround(block.x1)));
+            const int left = static_cast<int>(std::floor(block.x0));
+            const int right = std::max(left + 1, static_cast<int>(std::lround(block.x1)));
             const bool narrow = right - left <= kNarrow;
             QRect rect = QRect(QPoint(left, lane.top()), QPoint(right - 1, lane.bottom())) -
                          insetFor(block.kind);
@@ -143,18 +148,19 @@ void TimelineWidget::paintLanes(QPainter& painter, const QRect& canvas) {
                 pending.setRight(std::max(pending.right(), rect.right()));
                 continue;
             }
-            flush();
+            if (pending.isValid())
+                fillOpaque(image, pending, pendingColor);
             pending = rect;
             pendingColor = block.color;
             pendingNarrow = narrow;
         }
-        flush();
-        for (const auto& [color, rects] : byColor) {
-            painter.setBrush(QColor(color));
-            painter.drawRects(rects.data(), static_cast<int>(rects.size()));
-        }
+        if (pending.isValid())
+            fillOpaque(image, pending, pendingColor);
     }
+    painter.drawImage(origin, image);
     // Labels inside events that are wide enough.
+    painter.save();
+    painter.setClipRect(canvas);
     QFont font = this->font();
     font.setPointSizeF(font.pointSizeF() * 0.85);
     painter.setFont(font);
@@ -178,15 +184,17 @@ void TimelineWidget::paintLanes(QPainter& painter, const QRect& canvas) {
 }
 
 // One bar per pixel column, as tall as the column is busy; equal neighbours are one rectangle.
-void TimelineWidget::paintBusyTrack(QPainter& painter, const QRect& lane, size_t row) {
+// `lane` is in the image's coordinates.
+void TimelineWidget::paintBusyTrack(QImage& image, const QRect& lane, size_t row) {
     const std::span<const float> values = m_drawList.busyValues(row);
     const int usable = lane.height() - 2;
-    const QColor color(TimelinePalette::gpuBusy());
+    const QRgb color = TimelinePalette::gpuBusy();
     int runStart = 0;
     int runHeight = -1;
     auto flush = [&](int end) {
         if (runHeight > 0)
-            painter.fillRect(
+            fillOpaque(
+                image,
                 QRect(lane.left() + runStart, lane.bottom() - runHeight, end - runStart, runHeight),
                 color);
     };
