@@ -61,9 +61,11 @@ private:
 } // namespace
 
 DrawList DrawList::build(const model::Session& session, const TimelineLayout& layout,
-                         const TimelineViewport& viewport, int rowsTop, int rowsBottom) {
+                         const TimelineViewport& viewport, int rowsTop, int rowsBottom,
+                         LodSummaries* summaries) {
     DrawList list;
     list.m_viewport = viewport;
+    list.m_summaries = summaries;
     list.m_rowsTop = rowsTop;
     list.m_rowsBottom = rowsBottom;
     const auto& lanes = layout.lanes();
@@ -90,6 +92,7 @@ DrawList DrawList::build(const model::Session& session, const TimelineLayout& la
     list.m_laneBegin.push_back(static_cast<uint32_t>(list.m_blocks.size()));
     list.finishBusyTracks(session);
     list.m_kernelColors = {};
+    list.m_summaries = nullptr;
     return list;
 }
 
@@ -101,7 +104,7 @@ void DrawList::addLane(const model::Session& session, const TimelineLane& lane,
     std::vector<double>* busy = nullptr;
     auto addRuns = [&](const model::IntervalColumns& columns, model::EventKind kind, auto&& colorOf,
                        auto&& labelOf, auto&& stallOf) {
-        forEachMergedRun(columns, m_viewport, [&](const MergedRun& run) {
+        forEachMergedRun(columns, m_viewport, m_summaries, [&](const MergedRun& run) {
             if (busy)
                 GpuBusyTrack::addRun(*busy, run);
             DrawBlock block;

@@ -25,6 +25,7 @@
 #include "views/timeline/timeline_layout.h"
 #include "views/timeline/timeline_viewport.h"
 
+#include <QFont>
 #include <QImage>
 #include <QPoint>
 #include <QWidget>
@@ -214,6 +215,14 @@ private:
     TimelineLayout m_layout;
     TimelineViewport m_viewport;
     DrawList m_drawList;
+    LodSummaries m_lodSummaries; // the session's, for every draw-list build
+    struct ShownLabel { // laneLabelShown's last elision of a row, and what it was made from
+        QString full;
+        QFont font;
+        int width = -1;
+        QString text;
+    };
+    mutable std::vector<ShownLabel> m_shownLabels;
     QImage m_laneImage; // the canvas's lanes, painted anew each frame (paintLanes)
     bool m_drawListDirty = true;
     int m_drawListBuilds = 0;
