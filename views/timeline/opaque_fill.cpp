@@ -12,6 +12,14 @@ void fillOpaque(QImage& image, const QRect& rect, QRgb color) {
     const int width = clipped.width();
     const qsizetype stride = image.bytesPerLine();
     uchar* line = image.bits() + clipped.top() * stride; // bits(), not scanLine(): one detach
+    if (width <= 4) { // most blocks at low zoom: a plain loop, not a fill call per row
+        for (int y = clipped.top(); y <= clipped.bottom(); ++y, line += stride) {
+            QRgb* row = reinterpret_cast<QRgb*>(line) + clipped.left();
+            for (int x = 0; x < width; ++x)
+                row[x] = pixel;
+        }
+        return;
+    }
     for (int y = clipped.top(); y <= clipped.bottom(); ++y, line += stride)
         std::fill_n(reinterpret_cast<QRgb*>(line) + clipped.left(), width, pixel);
 }
