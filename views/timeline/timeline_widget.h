@@ -30,6 +30,7 @@
 #include <QPoint>
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -202,7 +203,11 @@ private:
     void setHover(const model::EventRef& event);
     // timeline_widget_paint.cpp
     void paintLanes(QPainter& painter, const QRect& canvas);
-    void paintBusyTrack(QImage& image, const QRect& lane, size_t row);
+    // From this many blocks on, paintLanes writes the lanes into m_laneImage.
+    static constexpr size_t kBlocksForTheImage = 20'000;
+    void paintLaneRects(QSize size, const std::function<void(const QRect&, QRgb)>& fill);
+    void paintBusyTrack(const std::function<void(const QRect&, QRgb)>& fill, const QRect& lane,
+                        size_t row);
     void paintHeaders(QPainter& painter, const QRect& canvas);
     void paintRuler(QPainter& painter, const QRect& canvas);
     void paintOverlay(QPainter& painter, const QRect& canvas);

@@ -77,87 +77,28 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
     paintRuler(painter, canvas);
 }
 
-// Lane stripes, grid, blocks and busy tracks go into m_laneImage (opaque rectangles written
-// directly: opaque_fill.h), drawn in one blit; the labels over them with the painter.
+// Lane stripes, grid, blocks and busy tracks are opaque rectangles (paintLaneRects). Many of them
+// (a zoomed-out run: ~70 k a pixel or two wide) go into m_laneImage, written directly
+// (opaque_fill.h) and drawn in one blit; a few go to the painter, whose large fills beat a pass
+// over the image and its blit. Either way the same pixels; the labels then go over them.
 void TimelineWidget::paintLanes(QPainter& painter, const QRect& canvas) {
     const DrawList& list = drawList();
-    const auto& lanes = m_layout.lanes();
-    if (m_laneImage.size() != canvas.size())
-        m_laneImage = QImage(canvas.size(), QImage::Format_RGB32);
-    QImage& image = m_laneImage;
-    const QPoint origin = canvas.topLeft(); // image (0, 0)
-    const QRgb base = palette().base().color().rgb();
-    // Lane backgrounds (alternating stripes; group headers shaded); the canvas below the last
-    // lane in the base colour. Each pixel written once: at 1920×1080 a pass over the image is
-    // about a millisecond.
-    const QRgb header = palette().window().color().darker(104).rgb();
-    const QRgb alternate = palette().alternateBase().color().rgb();
-    int stripe = 0;
-    int lanesBottom = 0;
-    for (size_t i = 0; i < lanes.size(); ++i) {
-        const QRect lane = laneRect(static_cast<int>(i)).translated(-origin);
-        lanesBottom = std::max(lanesBottom, lane.bottom() + 1);
-        if (lanes[i].isHeader()) {
-            stripe = 0;
-            fillOpaque(image, lane, header);
-            continue;
-        }
-        fillOpaque(image, lane, (stripe % 2) ? alternate : base);
-        ++stripe;
+    const QPoint origin = canvas.topLeft();
+    if (list.blocks().size() >= kBlocksForTheImage) {
+        if (m_laneImage.size() != canvas.size())
+            m_laneImage = QImage(canvas.size(), QImage::Format_RGB32);
+        paintLaneRects(canvas.size(), [&](const QRect& rect, QRgb color) {
+            fillOpaque(m_laneImage, rect, color);
+        });
+        painter.drawImage(origin, m_laneImage);
+    } else {
+        painter.save();
+        painter.setClipRect(canvas);
+        paintLaneRects(canvas.size(), [&](const QRect& rect, QRgb color) {
+            painter.fillRect(rect.translated(origin), QColor(color));
+        });
+        painter.restore();
     }
-    fillOpaque(image, QRect(0, lanesBottom, image.width(), image.height() - lanesBottom), base);
-    // Ruler grid lines behind the events: black at 22/255 over the stripes, blended here (a
-    // QPainter on the image hands each line to its thread pool).
-    for (const RulerTick& tick : TimeRuler::ticks(m_viewport)) {
-        const int x = static_cast<int>(std::floor(tick.x));
-        if (x < 0 || x >= image.width())
-            continue;
-        for (int y = 0; y < image.height(); ++y) {
-            QRgb& pixel = reinterpret_cast<QRgb*>(image.scanLine(y))[x];
-            pixel = darkenedBy(pixel, 22);
-        }
-    }
-    // Blocks, in the draw list's order (a host lane's syncs after its API calls: on top). Runs of
-    // narrow blocks of one colour and height are coalesced into one rectangle; events a few
-    // pixels wide keep a one-pixel gap at their end so back-to-back events stay distinguishable.
-    constexpr int kNarrow = 3;
-    for (size_t i = 0; i < lanes.size(); ++i) {
-        const QRect lane = laneRect(static_cast<int>(i)).translated(-origin);
-        if (!lane.intersects(image.rect()))
-            continue;
-        if (lanes[i].kind == LaneKind::GpuBusy) {
-            paintBusyTrack(image, lane, i);
-            continue;
-        }
-        QRect pending;
-        QRgb pendingColor = 0;
-        bool pendingNarrow = false;
-        for (const DrawBlock& block : list.laneBlocks(i)) {
-            const int left = static_cast<int>(std::floor(block.x0));
-            const int right = std::max(left + 1, static_cast<int>(std::lround(block.x1)));
-            const bool narrow = right - left <= kNarrow;
-            QRect rect = QRect(QPoint(left, lane.top()), QPoint(right - 1, lane.bottom())) -
-                         insetFor(block.kind);
-            if (!narrow)
-                rect.setRight(rect.right() - 1);
-            if (block.fill < 1.0f) // density: bottom-aligned, as tall as the pixels are busy
-                rect.setTop(rect.bottom() + 1 -
-                            std::max(2, static_cast<int>(std::lround(rect.height() * block.fill))));
-            if (narrow && pendingNarrow && pending.isValid() && pendingColor == block.color &&
-                rect.top() == pending.top() && rect.left() <= pending.right() + 1) {
-                pending.setRight(std::max(pending.right(), rect.right()));
-                continue;
-            }
-            if (pending.isValid())
-                fillOpaque(image, pending, pendingColor);
-            pending = rect;
-            pendingColor = block.color;
-            pendingNarrow = narrow;
-        }
-        if (pending.isValid())
-            fillOpaque(image, pending, pendingColor);
-    }
-    painter.drawImage(origin, image);
     // Labels inside events that are wide enough.
     painter.save();
     painter.setClipRect(canvas);
@@ -183,9 +124,90 @@ void TimelineWidget::paintLanes(QPainter& painter, const QRect& canvas) {
     painter.restore();
 }
 
+// The canvas's rectangles in canvas coordinates, in painting order: lane backgrounds (alternating
+// stripes, group headers shaded) with the ruler's grid lines over them, the canvas below the last
+// lane, then each lane's blocks or busy bars.
+void TimelineWidget::paintLaneRects(QSize size,
+                                    const std::function<void(const QRect&, QRgb)>& fill) {
+    const DrawList& list = m_drawList;
+    const auto& lanes = m_layout.lanes();
+    const QPoint origin = canvasRect().topLeft();
+    const QRect area(QPoint(0, 0), size);
+    const QRgb base = palette().base().color().rgb();
+    const QRgb header = palette().window().color().darker(104).rgb();
+    const QRgb alternate = palette().alternateBase().color().rgb();
+    std::vector<int> gridX;
+    for (const RulerTick& tick : TimeRuler::ticks(m_viewport))
+        gridX.push_back(static_cast<int>(std::floor(tick.x)));
+    int stripe = 0;
+    int lanesBottom = 0;
+    for (size_t i = 0; i < lanes.size(); ++i) {
+        const QRect lane = laneRect(static_cast<int>(i)).translated(-origin);
+        lanesBottom = std::max(lanesBottom, lane.bottom() + 1);
+        QRgb color = base;
+        if (lanes[i].isHeader()) {
+            stripe = 0;
+            color = header;
+        } else {
+            color = (stripe++ % 2) ? alternate : base;
+        }
+        if (!lane.intersects(area))
+            continue;
+        fill(lane, color);
+        // Grid lines behind the events: black at 22/255 over the stripe.
+        for (int x : gridX)
+            fill(QRect(x, lane.top(), 1, lane.height()), darkenedBy(color, 22));
+    }
+    if (lanesBottom < size.height()) {
+        fill(QRect(0, lanesBottom, size.width(), size.height() - lanesBottom), base);
+        for (int x : gridX)
+            fill(QRect(x, lanesBottom, 1, size.height() - lanesBottom), darkenedBy(base, 22));
+    }
+    // Blocks, in the draw list's order (a host lane's syncs after its API calls: on top). Runs of
+    // narrow blocks of one colour and height are coalesced into one rectangle; events a few
+    // pixels wide keep a one-pixel gap at their end so back-to-back events stay distinguishable.
+    constexpr int kNarrow = 3;
+    for (size_t i = 0; i < lanes.size(); ++i) {
+        const QRect lane = laneRect(static_cast<int>(i)).translated(-origin);
+        if (!lane.intersects(area))
+            continue;
+        if (lanes[i].kind == LaneKind::GpuBusy) {
+            paintBusyTrack(fill, lane, i);
+            continue;
+        }
+        QRect pending;
+        QRgb pendingColor = 0;
+        bool pendingNarrow = false;
+        for (const DrawBlock& block : list.laneBlocks(i)) {
+            const int left = static_cast<int>(std::floor(block.x0));
+            const int right = std::max(left + 1, static_cast<int>(std::lround(block.x1)));
+            const bool narrow = right - left <= kNarrow;
+            QRect rect = QRect(QPoint(left, lane.top()), QPoint(right - 1, lane.bottom())) -
+                         insetFor(block.kind);
+            if (!narrow)
+                rect.setRight(rect.right() - 1);
+            if (block.fill < 1.0f) // density: bottom-aligned, as tall as the pixels are busy
+                rect.setTop(rect.bottom() + 1 -
+                            std::max(2, static_cast<int>(std::lround(rect.height() * block.fill))));
+            if (narrow && pendingNarrow && pending.isValid() && pendingColor == block.color &&
+                rect.top() == pending.top() && rect.left() <= pending.right() + 1) {
+                pending.setRight(std::max(pending.right(), rect.right()));
+                continue;
+            }
+            if (pending.isValid())
+                fill(pending, pendingColor);
+            pending = rect;
+            pendingColor = block.color;
+            pendingNarrow = narrow;
+        }
+        if (pending.isValid())
+            fill(pending, pendingColor);
+    }
+}
+
 // One bar per pixel column, as tall as the column is busy; equal neighbours are one rectangle.
-// `lane` is in the image's coordinates.
-void TimelineWidget::paintBusyTrack(QImage& image, const QRect& lane, size_t row) {
+void TimelineWidget::paintBusyTrack(const std::function<void(const QRect&, QRgb)>& fill,
+                                    const QRect& lane, size_t row) {
     const std::span<const float> values = m_drawList.busyValues(row);
     const int usable = lane.height() - 2;
     const QRgb color = TimelinePalette::gpuBusy();
@@ -193,8 +215,7 @@ void TimelineWidget::paintBusyTrack(QImage& image, const QRect& lane, size_t row
     int runHeight = -1;
     auto flush = [&](int end) {
         if (runHeight > 0)
-            fillOpaque(
-                image,
+            fill(
                 QRect(lane.left() + runStart, lane.bottom() - runHeight, end - runStart, runHeight),
                 color);
     };
