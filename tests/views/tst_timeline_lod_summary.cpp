@@ -1,7 +1,8 @@
 // The column summaries of a zoomed-out draw list (lod_summary.h): runs merged with them are the
 // runs merged by scanning every event (first event, count, extent), their covered time is exact,
-// a long event hidden deep inside a many-event pixel still sets its run's end, and a one-pixel
-// sync among ~100 calls a pixel is still painted in the stall colour.
+// a long event hidden deep inside a many-event pixel still sets its run's end, a one-pixel sync
+// among ~100 calls a pixel is still painted in the stall colour, and the lanes look the same
+// painted into the canvas image (many blocks) or by the painter (few).
 #include "tests/views/timeline_lod_support.h"
 #include "views/timeline/draw_list.h"
 #include "views/timeline/lod_merge.h"
@@ -47,6 +48,34 @@ int64_t summedDurations(const model::IntervalColumns& columns, size_t first, siz
     for (size_t k = first; k < first + count; ++k)
         sum += columns.duration(k);
     return sum;
+}
+
+// `threads` host threads (tids 10, 11, …): the first with hostSession's calls and sync, the others
+// with `otherCalls` calls and the same sync.
+std::shared_ptr<model::Session> threadsSession(int threads, size_t calls, size_t otherCalls,
+                                               int64_t syncStart, int64_t syncEnd) {
+    auto session = hostSession(calls, syncStart, syncEnd);
+    session->threads[0].tid = 10;
+    const model::HostLane lane = hostSession(otherCalls, syncStart, syncEnd)->hostLanes[0];
+    for (int t = 1; t < threads; ++t) {
+        model::ThreadInfo thread = session->threads[0];
+        thread.tid = 10 + t;
+        session->threads.push_back(thread);
+        session->hostLanes.push_back(lane);
+        session->hostLanes.back().threadIndex = t;
+    }
+    session->counts.apiCalls += int64_t(otherCalls) * (threads - 1);
+    session->counts.syncs *= threads;
+    return session;
+}
+
+// The pixels of `lane`'s row in the canvas.
+QImage laneImage(TimelineWidget& widget, int lane) {
+    QImage image(widget.size(), QImage::Format_RGB32);
+    widget.render(&image);
+    const QRect canvas = widget.canvasRect();
+    const QRect row = widget.laneRect(lane);
+    return image.copy(QRect(canvas.left(), row.top(), canvas.width(), row.height()));
 }
 
 } // namespace
@@ -140,6 +169,33 @@ private slots:
         QCOMPARE(image.pixel(x, bottom), TimelinePalette::stall());
         QVERIFY(image.pixel(x - 3, bottom) != TimelinePalette::stall());
         QVERIFY(image.pixel(x + 3, bottom) != TimelinePalette::stall());
+    }
+
+    // Many blocks are written into the canvas image, few go to the painter: a thread's row looks
+    // the same either way (40 threads of ~1,000 blocks each, against the same first thread beside
+    // 39 of a single call).
+    void imageAndPainterPaintTheSame() {
+        auto paintFirstThread = [](size_t otherCalls) {
+            TimelineWidget widget;
+            widget.resize(1200, 1400);
+            widget.setSession(threadsSession(40, 2'000, otherCalls, 2'000'500, 2'003'000));
+            widget.zoomToFit();
+            const size_t blocks = widget.drawList().blocks().size();
+            return std::pair(laneImage(widget, widget.layout().find(LaneKind::HostThread, 0)),
+                             blocks);
+        };
+        const auto [many, manyBlocks] = paintFirstThread(2'000);
+        const auto [one, oneBlocks] = paintFirstThread(1);
+        QVERIFY(manyBlocks >= 20'000); // TimelineWidget::kBlocksForTheImage
+        QVERIFY(oneBlocks < 2'000);
+        QVERIFY(many.height() > 10);
+        QCOMPARE(many.size(), one.size());
+        QCOMPARE(many, one);
+        // The 2.5 µs sync (0.6 px) is there, in the stall colour at the row's bottom.
+        bool stall = false;
+        for (int x = 0; x < many.width(); ++x)
+            stall = stall || many.pixel(x, many.height() - 3) == TimelinePalette::stall();
+        QVERIFY(stall);
     }
 };
 
