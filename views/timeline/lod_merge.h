@@ -90,6 +90,7 @@ inline size_t gallopNear(const model::IntervalColumns& columns, size_t from, siz
     }
     return low;
 }
+
 // The latest end and the summed durations of events [i, j) of a run at least two groups long: the
 // partial groups at both ends event by event, the whole groups between from the summary (their
 // ends for the first kExactEndScan groups; beyond them the run's end is the last event's end).
