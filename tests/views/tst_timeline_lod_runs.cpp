@@ -1,6 +1,6 @@
 // The first and the last event of each merged run: a run's extent reaches its last event's end
 // (also past the exact-scan limit), and a merged block's stall flag sees a sync over its first or
-// its last call and none just past it.
+// its last call, or one begun before it, and none just past it.
 #include "tests/views/timeline_lod_support.h"
 #include "views/timeline/draw_list.h"
 #include "views/timeline/lod_merge.h"
@@ -112,6 +112,12 @@ private slots:
         QVERIFY(block.stall);
     }
     void stallOverTheFirstCallOfABlock() { QVERIFY(callBlock(250, 500'100, 500'200).stall); }
+    void stallBegunBeforeTheBlock() {
+        // From the gap before call 250 into it: the previous block (calls 245–249, to 499 µs) is
+        // asked first, and the overlap check must not pass this sync by.
+        QVERIFY(!callBlock(245, 499'500, 500'300).stall);
+        QVERIFY(callBlock(250, 499'500, 500'300).stall);
+    }
     void syncJustAfterABlockIsNotItsStall() {
         // Starts where call 254 ends: the next block's business, not this one's.
         QVERIFY(!callBlock(250, 509'000, 509'500).stall);

@@ -36,18 +36,36 @@ QString shortKernelName(const std::string& name) {
     return base.isEmpty() ? QString::fromStdString(name) : base;
 }
 
-// True when a sync overlaps [startNs, endNs).
-bool overlapsSync(const model::SyncColumns& syncs, int64_t startNs, int64_t endNs) {
-    const size_t k = syncs.firstEndingAfter(startNs);
-    return k < syncs.size() && syncs.start[k] < endNs;
-}
+// Whether a sync overlaps [startNs, endNs), asked with ascending startNs (a lane's runs in order):
+// the first sync that may overlap only moves forward, so each question goes on from the last
+// answer instead of searching the column (SyncColumns::firstEndingAfter from scratch walks every
+// sync of the longest one's duration, per block).
+class SyncOverlap {
+public:
+    explicit SyncOverlap(const model::SyncColumns& syncs) : m_syncs(syncs) {}
+    bool operator()(int64_t startNs, int64_t endNs) {
+        const size_t n = m_syncs.size();
+        // Syncs starting before startNs - maxDuration end by startNs: none overlaps.
+        m_next = detail::gallopBy(m_next, n, startNs - m_syncs.maxDuration,
+                                  [&](size_t i) { return m_syncs.start[i]; });
+        while (m_next < n && m_syncs.end[m_next] <= startNs && m_syncs.start[m_next] < startNs)
+            ++m_next;
+        return m_next < n && m_syncs.start[m_next] < endNs;
+    }
+
+private:
+    const model::SyncColumns& m_syncs;
+    size_t m_next = 0; // SyncColumns::firstEndingAfter(the last startNs asked)
+};
 
 } // namespace
 
 DrawList DrawList::build(const model::Session& session, const TimelineLayout& layout,
-                         const TimelineViewport& viewport, int rowsTop, int rowsBottom) {
+                         const TimelineViewport& viewport, int rowsTop, int rowsBottom,
+                         LodSummaries* summaries) {
     DrawList list;
     list.m_viewport = viewport;
+    list.m_summaries = summaries;
     list.m_rowsTop = rowsTop;
     list.m_rowsBottom = rowsBottom;
     const auto& lanes = layout.lanes();
@@ -62,6 +80,10 @@ DrawList DrawList::build(const model::Session& session, const TimelineLayout& la
         if (lane.kind == LaneKind::GpuBusy && shown(lane))
             list.m_busyPixels[list.busyKey(session, lane.source)].assign(
                 static_cast<size_t>(viewport.width()), 0.0);
+    // About a block per pixel of each lane shown at low zoom: one allocation, not a dozen.
+    const auto shownLanes = std::count_if(lanes.begin(), lanes.end(), shown);
+    list.m_blocks.reserve(static_cast<size_t>(shownLanes) *
+                          static_cast<size_t>(std::max(0, viewport.width())));
     for (size_t i = 0; i < lanes.size(); ++i) {
         list.m_laneBegin.push_back(static_cast<uint32_t>(list.m_blocks.size()));
         if (shown(lanes[i]))
@@ -70,6 +92,7 @@ DrawList DrawList::build(const model::Session& session, const TimelineLayout& la
     list.m_laneBegin.push_back(static_cast<uint32_t>(list.m_blocks.size()));
     list.finishBusyTracks(session);
     list.m_kernelColors = {};
+    list.m_summaries = nullptr;
     return list;
 }
 
@@ -81,7 +104,7 @@ void DrawList::addLane(const model::Session& session, const TimelineLane& lane,
     std::vector<double>* busy = nullptr;
     auto addRuns = [&](const model::IntervalColumns& columns, model::EventKind kind, auto&& colorOf,
                        auto&& labelOf, auto&& stallOf) {
-        forEachMergedRun(columns, m_viewport, [&](const MergedRun& run) {
+        forEachMergedRun(columns, m_viewport, m_summaries, [&](const MergedRun& run) {
             if (busy)
                 GpuBusyTrack::addRun(*busy, run);
             DrawBlock block;
@@ -126,19 +149,19 @@ void DrawList::addLane(const model::Session& session, const TimelineLane& lane,
     case LaneKind::HostThread: {
         const model::HostLane& host = session.hostLanes[lane.source];
         const auto& calls = host.apiCalls;
+        SyncOverlap overlapsSync(host.syncs);
         addRuns(
             calls, model::EventKind::ApiCall, [](size_t) { return TimelinePalette::apiCall(); },
             [&](size_t i) {
                 // The sync painted over a blocking call carries the label instead.
-                return overlapsSync(host.syncs, calls.start[i], calls.end[i])
-                           ? QString()
-                           : name(calls.nameId[i]);
+                return overlapsSync(calls.start[i], calls.end[i]) ? QString()
+                                                                  : name(calls.nameId[i]);
             },
             [&](const MergedRun& run) {
                 // A merged block that hides a stall is flagged (the sync blocks painted over it
                 // carry the stall colour at any zoom level; issue 6's tooltips read the flag).
-                return run.count > 1 && overlapsSync(host.syncs, calls.start[run.first],
-                                                     calls.end[run.first + run.count - 1]);
+                return run.count > 1 &&
+                       overlapsSync(calls.start[run.first], calls.end[run.first + run.count - 1]);
             });
         const auto& syncs = host.syncs;
         addRuns(

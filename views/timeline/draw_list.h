@@ -5,6 +5,7 @@
 #pragma once
 
 #include "model/session/event_ref.h"
+#include "views/timeline/lod_summary.h"
 #include "views/timeline/timeline_layout.h"
 #include "views/timeline/timeline_viewport.h"
 
@@ -55,9 +56,11 @@ public:
     // Lanes outside the content rows [rowsTop, rowsBottom) (TimelineLane::y) get no blocks: a
     // run of many ranks has more lanes than the pane shows, and each costs a pass over its
     // columns. A GPU-busy track in the rows still sums its device's streams, shown or not.
+    // `summaries` (the session's, kept by the caller across builds) spare a zoomed-out build a
+    // pass over every event; without, long runs are scanned (lod_merge.h).
     static DrawList build(const model::Session& session, const TimelineLayout& layout,
                           const TimelineViewport& viewport, int rowsTop = INT_MIN,
-                          int rowsBottom = INT_MAX);
+                          int rowsBottom = INT_MAX, LodSummaries* summaries = nullptr);
     // Whether the lanes of rows [top, bottom) all have their blocks.
     bool covers(int top, int bottom) const { return top >= m_rowsTop && bottom <= m_rowsBottom; }
 
@@ -77,6 +80,7 @@ private:
     void addLane(const model::Session& session, const TimelineLane& lane, uint32_t laneIndex);
 
     TimelineViewport m_viewport;
+    LodSummaries* m_summaries = nullptr; // while building
     int m_rowsTop = INT_MIN, m_rowsBottom = INT_MAX;
     std::vector<DrawBlock> m_blocks;
     std::vector<uint32_t> m_laneBegin; // blocks of lane i: [m_laneBegin[i], m_laneBegin[i + 1])

@@ -8,11 +8,14 @@
 #pragma once
 
 #include "model/session/event_columns.h"
+#include "views/timeline/lod_summary.h"
 #include "views/timeline/timeline_viewport.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <tuple>
+#include <utility>
 
 namespace stallscope::views {
 
@@ -21,9 +24,10 @@ struct MergedRun {
     size_t count = 0; // events merged (1: a single event)
     double x0 = 0.0;  // canvas x of the first event's start
     double x1 = 0.0;  // canvas x of the furthest end found (may be < x0 + 1: callers widen it)
-    // Summed durations of the run's events, in pixels (a sub-pixel event: its share of a pixel).
-    // Exact for the first kExactEndScan events, extrapolated from their mean beyond: how busy
-    // (or, for syncs, how blocked) the pixel is, for density drawing at low zoom.
+    // Summed durations of the run's events, in pixels (a sub-pixel event: its share of a pixel):
+    // how busy (or, for syncs, how blocked) the pixel is, for density drawing at low zoom. Exact
+    // with a summary; without, exact for the first kExactEndScan events and extrapolated from
+    // their mean beyond.
     double coveredPx = 0.0;
 };
 
@@ -86,13 +90,65 @@ inline size_t gallopNear(const model::IntervalColumns& columns, size_t from, siz
     }
     return low;
 }
+
+// The latest end and the summed durations of events [i, j) of a run at least two groups long: the
+// partial groups at both ends event by event, the whole groups between from the summary (their
+// ends for the first kExactEndScan groups; beyond them the run's end is the last event's end).
+inline std::pair<int64_t, int64_t> summarizedRun(const model::IntervalColumns& columns,
+                                                 const ColumnSummary& summary, size_t i, size_t j) {
+    constexpr size_t kGroup = ColumnSummary::kGroup;
+    const size_t firstWhole = (i + kGroup - 1) / kGroup;
+    const size_t lastWhole = j / kGroup; // whole groups [firstWhole, lastWhole); j - i >= 2 groups
+    int64_t furthest = columns.end[j - 1];
+    int64_t covered = summary.coveredBetweenGroups(firstWhole, lastWhole);
+    auto addEvents = [&](size_t from, size_t to) {
+        for (size_t k = from; k < to; ++k) {
+            furthest = std::max(furthest, columns.end[k]);
+            covered += columns.end[k] - columns.start[k];
+        }
+    };
+    addEvents(i, firstWhole * kGroup);
+    addEvents(lastWhole * kGroup, j);
+    const size_t scanned = std::min(lastWhole, firstWhole + kExactEndScan);
+    for (size_t g = firstWhole; g < scanned; ++g)
+        furthest = std::max(furthest, summary.groupEnd[g]);
+    return {furthest, covered};
+}
+
+// The latest end and the summed durations of a run's events, the first kExactEndScan exactly
+// (the rest's durations extrapolated from their mean), in two chains of maxima and sums: the scan
+// is most of a zoomed-out lane's cost when there is no summary.
+inline std::pair<int64_t, double> scannedRun(const model::IntervalColumns& columns, size_t i,
+                                             size_t j) {
+    const size_t exactEnd = std::min(j, i + kExactEndScan);
+    const int64_t* starts = columns.start.data();
+    const int64_t* ends = columns.end.data();
+    int64_t furthest = ends[i], furthestOdd = ends[j - 1];
+    int64_t covered = ends[i] - starts[i], coveredOdd = 0;
+    size_t k = i + 1;
+    for (; k + 1 < exactEnd; k += 2) {
+        furthest = std::max(furthest, ends[k]);
+        furthestOdd = std::max(furthestOdd, ends[k + 1]);
+        covered += ends[k] - starts[k];
+        coveredOdd += ends[k + 1] - starts[k + 1];
+    }
+    if (k < exactEnd) {
+        furthest = std::max(furthest, ends[k]);
+        covered += ends[k] - starts[k];
+    }
+    return {std::max(furthest, furthestOdd), static_cast<double>(covered + coveredOdd) *
+                                                 static_cast<double>(j - i) /
+                                                 static_cast<double>(exactEnd - i)};
+}
 } // namespace detail
 
 // Calls fn(const MergedRun&) for every run overlapping the viewport, in start order. The counts of
-// the runs add up to the number of events visible in the viewport.
+// the runs add up to the number of events visible in the viewport. With `summaries`, runs of at
+// least two summary groups take their ends and durations from the column's summary (made on first
+// use): exact where the scan alone extrapolates.
 template <typename Fn>
 void forEachMergedRun(const model::IntervalColumns& columns, const TimelineViewport& viewport,
-                      Fn&& fn) {
+                      LodSummaries* summaries, Fn&& fn) {
     const size_t n = columns.size();
     if (n == 0)
         return;
@@ -100,6 +156,7 @@ void forEachMergedRun(const model::IntervalColumns& columns, const TimelineViewp
     const int64_t t1 = viewport.visibleEndNs();
     const int64_t origin = viewport.originNs();
     const double nsPerPixel = viewport.nsPerPixel();
+    const ColumnSummary* summary = nullptr;
     size_t i = columns.firstEndingAfter(t0);
     size_t lastMerged = 1; // events in the previous merged run: where the next boundary may be
     while (i < n && columns.start[i] < t1) {
@@ -120,35 +177,39 @@ void forEachMergedRun(const model::IntervalColumns& columns, const TimelineViewp
             const size_t j = detail::gallopNear(columns, i + 1, i + lastMerged,
                                                 std::max(boundary, columns.start[i] + 1));
             lastMerged = j - i;
-            const size_t exactEnd = std::min(j, i + detail::kExactEndScan);
-            // Two chains of maxima and sums: the scan is most of a zoomed-out lane's cost.
-            const int64_t* starts = columns.start.data();
-            const int64_t* ends = columns.end.data();
-            int64_t furthest = ends[i], furthestOdd = ends[j - 1];
-            int64_t covered = ends[i] - starts[i], coveredOdd = 0;
-            size_t k = i + 1;
-            for (; k + 1 < exactEnd; k += 2) {
-                furthest = std::max(furthest, ends[k]);
-                furthestOdd = std::max(furthestOdd, ends[k + 1]);
-                covered += ends[k] - starts[k];
-                coveredOdd += ends[k + 1] - starts[k + 1];
+            // The next run likely ends about as far on: ask for its starts and ends now, so their
+            // cache misses overlap this run's work (a zoomed-out build waits on memory).
+            if (j + lastMerged < n) {
+                __builtin_prefetch(columns.start.data() + j + lastMerged);
+                __builtin_prefetch(columns.end.data() + j + lastMerged);
+                __builtin_prefetch(columns.end.data() + j);
             }
-            if (k < exactEnd) {
-                furthest = std::max(furthest, ends[k]);
-                covered += ends[k] - starts[k];
+            int64_t furthest = 0;
+            double coveredNs = 0;
+            if (summaries && j - i >= 2 * ColumnSummary::kGroup) {
+                if (!summary)
+                    summary = &summaries->of(columns);
+                const auto [end, covered] = detail::summarizedRun(columns, *summary, i, j);
+                furthest = end;
+                coveredNs = static_cast<double>(covered);
+            } else {
+                std::tie(furthest, coveredNs) = detail::scannedRun(columns, i, j);
             }
-            furthest = std::max(furthest, furthestOdd);
-            covered += coveredOdd;
             run.x1 = viewport.xForTime(furthest);
             run.count = j - i;
-            run.coveredPx = static_cast<double>(covered) / nsPerPixel *
-                            (static_cast<double>(run.count) / static_cast<double>(exactEnd - i));
+            run.coveredPx = coveredNs / nsPerPixel;
             i = j;
         }
         if (run.x1 >=
             0.0) // nested lanes: firstEndingAfter may hand back calls that ended before t0
             fn(run);
     }
+}
+
+template <typename Fn>
+void forEachMergedRun(const model::IntervalColumns& columns, const TimelineViewport& viewport,
+                      Fn&& fn) {
+    forEachMergedRun(columns, viewport, nullptr, std::forward<Fn>(fn));
 }
 
 } // namespace stallscope::views

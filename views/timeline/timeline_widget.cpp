@@ -44,6 +44,7 @@ QSize TimelineWidget::minimumSizeHint() const {
 
 void TimelineWidget::setSession(std::shared_ptr<const model::Session> session) {
     m_session = std::move(session);
+    m_lodSummaries.clear();
     m_layout.clear();
     m_layout.resetState();
     m_selection = {};
@@ -75,7 +76,8 @@ const DrawList& TimelineWidget::drawList() {
         m_drawListDirty = true;
     if (m_drawListDirty) {
         if (m_session)
-            m_drawList = DrawList::build(*m_session, m_layout, m_viewport, top, bottom);
+            m_drawList =
+                DrawList::build(*m_session, m_layout, m_viewport, top, bottom, &m_lodSummaries);
         else
             m_drawList = DrawList();
         ++m_drawListBuilds;

@@ -25,9 +25,12 @@
 #include "views/timeline/timeline_layout.h"
 #include "views/timeline/timeline_viewport.h"
 
+#include <QFont>
+#include <QImage>
 #include <QPoint>
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -200,7 +203,11 @@ private:
     void setHover(const model::EventRef& event);
     // timeline_widget_paint.cpp
     void paintLanes(QPainter& painter, const QRect& canvas);
-    void paintBusyTrack(QPainter& painter, const QRect& lane, size_t row);
+    // From this many blocks on, paintLanes writes the lanes into m_laneImage.
+    static constexpr size_t kBlocksForTheImage = 20'000;
+    void paintLaneRects(QSize size, const std::function<void(const QRect&, QRgb)>& fill);
+    void paintBusyTrack(const std::function<void(const QRect&, QRgb)>& fill, const QRect& lane,
+                        size_t row);
     void paintHeaders(QPainter& painter, const QRect& canvas);
     void paintRuler(QPainter& painter, const QRect& canvas);
     void paintOverlay(QPainter& painter, const QRect& canvas);
@@ -213,6 +220,15 @@ private:
     TimelineLayout m_layout;
     TimelineViewport m_viewport;
     DrawList m_drawList;
+    LodSummaries m_lodSummaries; // the session's, for every draw-list build
+    struct ShownLabel { // laneLabelShown's last elision of a row, and what it was made from
+        QString full;
+        QFont font;
+        int width = -1;
+        QString text;
+    };
+    mutable std::vector<ShownLabel> m_shownLabels;
+    QImage m_laneImage; // the canvas's lanes, painted anew each frame (paintLanes)
     bool m_drawListDirty = true;
     int m_drawListBuilds = 0;
     AfterFix m_afterFix;

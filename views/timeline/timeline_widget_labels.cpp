@@ -55,8 +55,20 @@ QString TimelineWidget::laneLabelFull(int row) const {
 QString TimelineWidget::laneLabelShown(int row) const {
     if (row < 0 || static_cast<size_t>(row) >= m_layout.lanes().size())
         return {};
-    const QFontMetrics metrics(laneLabelFont(m_layout.lanes()[row]));
-    return metrics.elidedText(laneLabelFull(row), Qt::ElideRight, laneLabelRect(row).width());
+    // Eliding shapes the text: once per label, font and width, not on every frame.
+    QString full = laneLabelFull(row);
+    QFont font = laneLabelFont(m_layout.lanes()[row]);
+    const int width = laneLabelRect(row).width();
+    if (m_shownLabels.size() != m_layout.lanes().size())
+        m_shownLabels.assign(m_layout.lanes().size(), {});
+    ShownLabel& shown = m_shownLabels[static_cast<size_t>(row)];
+    if (shown.width != width || shown.full != full || shown.font != font) {
+        shown.text = QFontMetrics(font).elidedText(full, Qt::ElideRight, width);
+        shown.full = std::move(full);
+        shown.font = std::move(font);
+        shown.width = width;
+    }
+    return shown.text;
 }
 
 // The widest label (process headers aside: a command line may be any length) decides the

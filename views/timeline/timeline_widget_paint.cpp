@@ -6,6 +6,7 @@
 #include "model/session/session.h"
 #include "model/session/session_summary.h"
 #include "views/timeline/lod_merge.h"
+#include "views/timeline/opaque_fill.h"
 #include "views/timeline/time_ruler.h"
 #include "views/timeline/timeline_palette.h"
 
@@ -35,6 +36,12 @@ QMargins insetFor(model::EventKind kind) {
     }
 }
 
+// `pixel` under black of opacity alpha/255, as QPainter's source-over blends it.
+QRgb darkenedBy(QRgb pixel, int alpha) {
+    auto channel = [alpha](int c) { return (c * (255 - alpha) + 127) / 255; };
+    return qRgb(channel(qRed(pixel)), channel(qGreen(pixel)), channel(qBlue(pixel)));
+}
+
 void drawArrow(QPainter& painter, QPointF from, QPointF to, const QColor& color) {
     painter.drawLine(from, to);
     const QPointF d = to - from;
@@ -56,105 +63,45 @@ void drawArrow(QPainter& painter, QPointF from, QPointF to, const QColor& color)
 
 void TimelineWidget::paintEvent(QPaintEvent*) {
     QPainter painter(this);
-    painter.fillRect(rect(), palette().base());
     const QRect canvas = canvasRect();
     if (!m_session) {
+        painter.fillRect(rect(), palette().base());
         painter.setPen(palette().color(QPalette::PlaceholderText));
         painter.drawText(rect(), Qt::AlignCenter, tr("No session loaded"));
         return;
     }
+    // The lanes' image covers the canvas, paintHeaders the label column, paintRuler the ruler.
     paintLanes(painter, canvas);
     paintOverlay(painter, canvas);
     paintHeaders(painter, canvas);
     paintRuler(painter, canvas);
 }
 
+// Lane stripes, grid, blocks and busy tracks are opaque rectangles (paintLaneRects). Many of them
+// (a zoomed-out run: ~70 k a pixel or two wide) go into m_laneImage, written directly
+// (opaque_fill.h) and drawn in one blit; a few go to the painter, whose large fills beat a pass
+// over the image and its blit. Either way the same pixels; the labels then go over them.
 void TimelineWidget::paintLanes(QPainter& painter, const QRect& canvas) {
     const DrawList& list = drawList();
-    const auto& lanes = m_layout.lanes();
-    painter.save();
-    painter.setClipRect(canvas);
-    // Lane backgrounds (alternating stripes; group headers shaded).
-    int stripe = 0;
-    for (size_t i = 0; i < lanes.size(); ++i) {
-        const QRect lane = laneRect(static_cast<int>(i));
-        if (lanes[i].isHeader()) {
-            stripe = 0;
-            if (lane.intersects(canvas))
-                painter.fillRect(lane, palette().window().color().darker(104));
-            continue;
-        }
-        if (lane.intersects(canvas))
-            painter.fillRect(lane, (stripe % 2) ? palette().alternateBase() : palette().base());
-        ++stripe;
-    }
-    // Ruler grid lines behind the events.
-    painter.setPen(QColor(0, 0, 0, 22));
-    for (const RulerTick& tick : TimeRuler::ticks(m_viewport)) {
-        const int x = canvas.left() + static_cast<int>(std::floor(tick.x));
-        painter.drawLine(x, canvas.top(), x, canvas.bottom());
-    }
-    // Blocks. Runs of narrow blocks of one colour are coalesced into one rectangle (at full
-    // zoom-out a lane is a few hundred rectangles, not thousands); events a few pixels wide keep
-    // a one-pixel gap at their end so back-to-back events stay distinguishable.
-    // A lane's rectangles are drawn per colour, in the order the colours first appear (API calls
-    // before the syncs over them), with one brush each: a fillRect per rectangle makes a brush
-    // per call, which cost more than the filling at full zoom-out of a run's many lanes.
-    constexpr int kNarrow = 3;
-    std::vector<std::pair<QRgb, std::vector<QRect>>> byColor;
-    painter.setPen(Qt::NoPen);
-    for (size_t i = 0; i < lanes.size(); ++i) {
-        const QRect lane = laneRect(static_cast<int>(i));
-        if (!lane.intersects(canvas))
-            continue;
-        if (lanes[i].kind == LaneKind::GpuBusy) {
-            paintBusyTrack(painter, lane, i);
-            continue;
-        }
-        byColor.clear();
-        QRect pending;
-        QRgb pendingColor = 0;
-        bool pendingNarrow = false;
-        auto flush = [&] {
-            if (!pending.isValid())
-                return;
-            auto found = std::find_if(byColor.begin(), byColor.end(), [&](const auto& entry) {
-                return entry.first == pendingColor;
-            });
-            if (found == byColor.end())
-                found = byColor.insert(byColor.end(), {pendingColor, {}});
-            found->second.push_back(pending);
-            pending = QRect();
-        };
-        for (const DrawBlock& block : list.laneBlocks(i)) {
-            const int left = canvas.left() + static_cast<int>(std::floor(block.x0));
-            const int right =
-                std::max(left + 1, canvas.left() + static_cast<int>(std::lround(block.x1)));
-            const bool narrow = right - left <= kNarrow;
-            QRect rect = QRect(QPoint(left, lane.top()), QPoint(right - 1, lane.bottom())) -
-                         insetFor(block.kind);
-            if (!narrow)
-                rect.setRight(rect.right() - 1);
-            if (block.fill < 1.0f) // density: bottom-aligned, as tall as the pixels are busy
-                rect.setTop(rect.bottom() + 1 -
-                            std::max(2, static_cast<int>(std::lround(rect.height() * block.fill))));
-            if (narrow && pendingNarrow && pending.isValid() && pendingColor == block.color &&
-                rect.top() == pending.top() && rect.left() <= pending.right() + 1) {
-                pending.setRight(std::max(pending.right(), rect.right()));
-                continue;
-            }
-            flush();
-            pending = rect;
-            pendingColor = block.color;
-            pendingNarrow = narrow;
-        }
-        flush();
-        for (const auto& [color, rects] : byColor) {
-            painter.setBrush(QColor(color));
-            painter.drawRects(rects.data(), static_cast<int>(rects.size()));
-        }
+    const QPoint origin = canvas.topLeft();
+    if (list.blocks().size() >= kBlocksForTheImage) {
+        if (m_laneImage.size() != canvas.size())
+            m_laneImage = QImage(canvas.size(), QImage::Format_RGB32);
+        paintLaneRects(canvas.size(), [&](const QRect& rect, QRgb color) {
+            fillOpaque(m_laneImage, rect, color);
+        });
+        painter.drawImage(origin, m_laneImage);
+    } else {
+        painter.save();
+        painter.setClipRect(canvas);
+        paintLaneRects(canvas.size(), [&](const QRect& rect, QRgb color) {
+            painter.fillRect(rect.translated(origin), QColor(color));
+        });
+        painter.restore();
     }
     // Labels inside events that are wide enough.
+    painter.save();
+    painter.setClipRect(canvas);
     QFont font = this->font();
     font.setPointSizeF(font.pointSizeF() * 0.85);
     painter.setFont(font);
@@ -177,16 +124,98 @@ void TimelineWidget::paintLanes(QPainter& painter, const QRect& canvas) {
     painter.restore();
 }
 
+// The canvas's rectangles in canvas coordinates, in painting order: lane backgrounds (alternating
+// stripes, group headers shaded) with the ruler's grid lines over them, the canvas below the last
+// lane, then each lane's blocks or busy bars.
+void TimelineWidget::paintLaneRects(QSize size,
+                                    const std::function<void(const QRect&, QRgb)>& fill) {
+    const DrawList& list = m_drawList;
+    const auto& lanes = m_layout.lanes();
+    const QPoint origin = canvasRect().topLeft();
+    const QRect area(QPoint(0, 0), size);
+    const QRgb base = palette().base().color().rgb();
+    const QRgb header = palette().window().color().darker(104).rgb();
+    const QRgb alternate = palette().alternateBase().color().rgb();
+    std::vector<int> gridX;
+    for (const RulerTick& tick : TimeRuler::ticks(m_viewport))
+        gridX.push_back(static_cast<int>(std::floor(tick.x)));
+    int stripe = 0;
+    int lanesBottom = 0;
+    for (size_t i = 0; i < lanes.size(); ++i) {
+        const QRect lane = laneRect(static_cast<int>(i)).translated(-origin);
+        lanesBottom = std::max(lanesBottom, lane.bottom() + 1);
+        QRgb color = base;
+        if (lanes[i].isHeader()) {
+            stripe = 0;
+            color = header;
+        } else {
+            color = (stripe++ % 2) ? alternate : base;
+        }
+        if (!lane.intersects(area))
+            continue;
+        fill(lane, color);
+        // Grid lines behind the events: black at 22/255 over the stripe.
+        for (int x : gridX)
+            fill(QRect(x, lane.top(), 1, lane.height()), darkenedBy(color, 22));
+    }
+    if (lanesBottom < size.height()) {
+        fill(QRect(0, lanesBottom, size.width(), size.height() - lanesBottom), base);
+        for (int x : gridX)
+            fill(QRect(x, lanesBottom, 1, size.height() - lanesBottom), darkenedBy(base, 22));
+    }
+    // Blocks, in the draw list's order (a host lane's syncs after its API calls: on top). Runs of
+    // narrow blocks of one colour and height are coalesced into one rectangle; events a few
+    // pixels wide keep a one-pixel gap at their end so back-to-back events stay distinguishable.
+    constexpr int kNarrow = 3;
+    for (size_t i = 0; i < lanes.size(); ++i) {
+        const QRect lane = laneRect(static_cast<int>(i)).translated(-origin);
+        if (!lane.intersects(area))
+            continue;
+        if (lanes[i].kind == LaneKind::GpuBusy) {
+            paintBusyTrack(fill, lane, i);
+            continue;
+        }
+        QRect pending;
+        QRgb pendingColor = 0;
+        bool pendingNarrow = false;
+        for (const DrawBlock& block : list.laneBlocks(i)) {
+            const int left = static_cast<int>(std::floor(block.x0));
+            const int right = std::max(left + 1, static_cast<int>(std::lround(block.x1)));
+            const bool narrow = right - left <= kNarrow;
+            QRect rect = QRect(QPoint(left, lane.top()), QPoint(right - 1, lane.bottom())) -
+                         insetFor(block.kind);
+            if (!narrow)
+                rect.setRight(rect.right() - 1);
+            if (block.fill < 1.0f) // density: bottom-aligned, as tall as the pixels are busy
+                rect.setTop(rect.bottom() + 1 -
+                            std::max(2, static_cast<int>(std::lround(rect.height() * block.fill))));
+            if (narrow && pendingNarrow && pending.isValid() && pendingColor == block.color &&
+                rect.top() == pending.top() && rect.left() <= pending.right() + 1) {
+                pending.setRight(std::max(pending.right(), rect.right()));
+                continue;
+            }
+            if (pending.isValid())
+                fill(pending, pendingColor);
+            pending = rect;
+            pendingColor = block.color;
+            pendingNarrow = narrow;
+        }
+        if (pending.isValid())
+            fill(pending, pendingColor);
+    }
+}
+
 // One bar per pixel column, as tall as the column is busy; equal neighbours are one rectangle.
-void TimelineWidget::paintBusyTrack(QPainter& painter, const QRect& lane, size_t row) {
+void TimelineWidget::paintBusyTrack(const std::function<void(const QRect&, QRgb)>& fill,
+                                    const QRect& lane, size_t row) {
     const std::span<const float> values = m_drawList.busyValues(row);
     const int usable = lane.height() - 2;
-    const QColor color(TimelinePalette::gpuBusy());
+    const QRgb color = TimelinePalette::gpuBusy();
     int runStart = 0;
     int runHeight = -1;
     auto flush = [&](int end) {
         if (runHeight > 0)
-            painter.fillRect(
+            fill(
                 QRect(lane.left() + runStart, lane.bottom() - runHeight, end - runStart, runHeight),
                 color);
     };
