@@ -251,6 +251,11 @@ const Table* referencedTable(const Table& table, const Column& column);
 constexpr bool isTimeColumn(const Column& column) {
     return column.name.size() > 3 && column.name.substr(column.name.size() - 3) == "_ns";
 }
+// A time at which something happened (every time column but the clock shift, a duration between
+// clocks): what the earliest time of a file is taken from.
+constexpr bool isInstantColumn(const Column& column) {
+    return isTimeColumn(column) && column.name != "clock_shift_ns";
+}
 
 // How one file's rows are moved into a session: each table's row ids by idOffset (and every
 // reference to them; a reference past the file's own rows, lastId, reads as NULL instead of

@@ -3,6 +3,7 @@
 #include "model/analysis/collective_match.h"
 #include "model/analysis/insight_recommendations.h"
 #include "model/analysis/insight_rules.h"
+#include "model/analysis/interval_merge.h"
 #include "model/session/session_summary.h"
 #include "model/whatif/median_sample.h"
 
@@ -16,6 +17,19 @@ namespace stallscope::model {
 namespace insight_rules {
 
 namespace {
+
+using TimeSpans = std::vector<std::pair<int64_t, int64_t>>;
+
+// The time the spans cover together, inside [from, to). A rank waits in one collective at a time,
+// so its waits, and the run's delays, add up to at most the window — also where the matched
+// collectives overlap (ranks whose collectives do not belong together).
+int64_t coveredNs(TimeSpans spans, int64_t from, int64_t to) {
+    std::sort(spans.begin(), spans.end());
+    BusyIntervals covered;
+    for (const auto& [start, end] : spans)
+        covered.add(std::max(start, from), std::min(end, to));
+    return covered.totalNs;
+}
 
 constexpr int64_t kNoTime = std::numeric_limits<int64_t>::min();
 
@@ -356,7 +370,8 @@ void straggler(const AnalysisContext& context, std::vector<Insight>& out) {
         return;
 
     // The others' wait and the late rank's cause, over the collectives it was last at.
-    std::vector<int64_t> waits(ranks.size());
+    std::vector<TimeSpans> waitSpans(ranks.size());
+    TimeSpans lateSpans; // from the next-latest rank's arrival to the late rank's
     CauseFinder finder(context, ranks[s].processIndex);
     CauseTally tally;
     int64_t previousEnd = kNoTime;
@@ -365,8 +380,9 @@ void straggler(const AnalysisContext& context, std::vector<Insight>& out) {
     for (size_t c = 0; c < collectives.size(); ++c) {
         const auto& arrivals = collectives[c].ranks;
         if (lastOf[c] == s && contended[c]) {
+            lateSpans.emplace_back(arrivals[s].arrivalNs - lateBy[c], arrivals[s].arrivalNs);
             for (size_t r = 0; r < ranks.size(); ++r) {
-                waits[r] += arrivals[s].arrivalNs - arrivals[r].arrivalNs;
+                waitSpans[r].emplace_back(arrivals[r].arrivalNs, arrivals[s].arrivalNs);
                 const EventRef kernel{EventKind::Kernel, arrivals[r].streamLane, 0,
                                       arrivals[r].kernel};
                 EventSpans& mine = kernelsByRank[r];
@@ -387,8 +403,10 @@ void straggler(const AnalysisContext& context, std::vector<Insight>& out) {
         spans.insert(spans.end(), kernelsByRank[r].begin(), kernelsByRank[r].end());
         if (r == s)
             continue;
-        numbers.waitNs += waits[r];
-        numbers.waits.push_back({ranks[r].label, waits[r], context.shareOf(waits[r])});
+        const int64_t waitNs =
+            coveredNs(std::move(waitSpans[r]), context.windowStartNs, context.windowEndNs);
+        numbers.waitNs += waitNs;
+        numbers.waits.push_back({ranks[r].label, waitNs, context.shareOf(waitNs)});
     }
     numbers.waitShare = context.shareOf(numbers.waitNs) /
                         static_cast<double>(std::max<size_t>(ranks.size() - 1, 1));
@@ -411,7 +429,9 @@ void straggler(const AnalysisContext& context, std::vector<Insight>& out) {
     // arrived (plus the transfer): the run gets that much shorter.
     insight.assumption = "if " + numbers.label + " arrived with the next-latest rank";
     // The others' wait inside their collective kernels counts as GPU busy time: the fix removes it.
-    context.rateBySavings(insight, latenessNs[s], numbers.waitNs);
+    context.rateBySavings(
+        insight, coveredNs(std::move(lateSpans), context.windowStartNs, context.windowEndNs),
+        numbers.waitNs);
     insight.recommendation = recommendationFor(InsightRule::Straggler, context.language);
     insight.title = "Straggler: " + numbers.label + " arrived last at " +
                     formatCount(numbers.lastCollectives) + " of " +

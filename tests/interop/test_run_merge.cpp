@@ -112,6 +112,7 @@ private slots:
     void brokenReferenceNamesTheInput();
     void emptyFolderIsAnError();
     void recordedDdpRunNamesTheStraggler();
+    void unrelatedCollectivesSaveAtMostTheWindow();
 
 private:
     QString folder(const char* name) {
@@ -406,6 +407,40 @@ void TestRunMerge::recordedDdpRunNamesTheStraggler() {
                  "sampled, the host was at ddp_straggler.py:23 in load_batch") != std::string::npos,
              straggler->evidence.c_str());
     QCOMPARE(straggler->site.line, int64_t(23));
+}
+
+// Rank 1's collectives come 3 steps after rank 0's of the same index (one host, so no alignment):
+// each pairing is "late" by 30 ms, 8 × 30 ms in all, more than the run. A delay or a wait counts
+// once however many pairings cover it: the saving and each rank's wait stay within the window.
+void TestRunMerge::unrelatedCollectivesSaveAtMostTheWindow() {
+    const QString run = folder("unrelated");
+    writeRank((run + "/r0.stallscope").toStdString(), {.rank = 0, .collectives = 8});
+    writeRank((run + "/r1.stallscope").toStdString(),
+              {.rank = 1, .collectives = 8, .firstCollectiveNs = 3 * kStepNs});
+    const model::LoadResult loaded = model::RunMerger::load({run.toStdString()});
+    QVERIFY2(loaded.ok(), loaded.error.c_str());
+    model::SessionDatabase db;
+    std::string error;
+    QVERIFY2(db.open(*loaded.session, &error), error.c_str());
+    const model::InsightReport report = model::InsightEngine::analyze(*loaded.session, db);
+    const auto straggler =
+        std::find_if(report.insights.begin(), report.insights.end(), [](const model::Insight& i) {
+            return i.rule == model::InsightRule::Straggler;
+        });
+    QVERIFY(straggler != report.insights.end());
+    QCOMPARE(straggler->straggler->label, std::string("rank 1"));
+    QVERIFY2(straggler->straggler->meanLatenessNs >= 3 * kStepNs - kStepNs / 2,
+             std::to_string(straggler->straggler->meanLatenessNs).c_str());
+    // Rank 0 arrives at its first collective 3 steps before rank 1's first and waits until
+    // rank 1's last arrival: about 10 steps, covered once, not 8 × 3.
+    QVERIFY2(straggler->share <= 1.0, std::to_string(straggler->share).c_str());
+    QVERIFY2(straggler->savingsNs <= 11 * kStepNs, std::to_string(straggler->savingsNs).c_str());
+    QVERIFY2(straggler->savingsNs >= 9 * kStepNs, std::to_string(straggler->savingsNs).c_str());
+    QCOMPARE(straggler->straggler->waits.size(), size_t(1));
+    QVERIFY2(straggler->straggler->waits[0].share <= 1.0,
+             std::to_string(straggler->straggler->waits[0].share).c_str());
+    QVERIFY2(straggler->straggler->waitNs <= 11 * kStepNs,
+             std::to_string(straggler->straggler->waitNs).c_str());
 }
 
 QTEST_GUILESS_MAIN(TestRunMerge)

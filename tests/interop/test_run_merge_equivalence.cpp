@@ -176,7 +176,7 @@ void moveToHost(const std::string& file, const std::string& host, int64_t deltaN
     QVERIFY2(db.exec("UPDATE processes SET host = '" + host + "'", &error), error.c_str());
     for (const format::Table* table : format::kTables)
         for (const format::Column& column : table->columns)
-            if (format::isTimeColumn(column) && column.name != "clock_shift_ns")
+            if (format::isInstantColumn(column))
                 QVERIFY2(db.exec("UPDATE " + std::string(table->name) + " SET " +
                                      std::string(column.name) + " = " + std::string(column.name) +
                                      " + " + std::to_string(deltaNs),

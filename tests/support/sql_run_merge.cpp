@@ -82,7 +82,7 @@ int64_t earliestTime(const format::Database& db) {
         if (table->sinceVersion > 1 && !format::hasTable(db, table->name))
             continue;
         for (const format::Column& column : table->columns) {
-            if (!format::isTimeColumn(column) || column.name == "clock_shift_ns")
+            if (!format::isInstantColumn(column))
                 continue;
             format::Statement least = db.prepare("SELECT min(" + std::string(column.name) +
                                                  ") FROM " + std::string(table->name));
