@@ -5,9 +5,8 @@
 // is one; every threshold on both sides; the samples round-trip through the file.
 #include "model/analysis/insight_engine.h"
 #include "model/session/session_database.h"
-#include "model/session/session_loader.h"
 #include "model/testing/synthetic_session.h"
-#include "tests/support/scratch_dir.h"
+#include "tests/support/generated_session.h"
 
 #include <QRegularExpression>
 #include <QTest>
@@ -20,33 +19,8 @@ using model::InsightRule;
 
 namespace {
 
-struct Run {
-    std::shared_ptr<model::Session> session;
-    std::unique_ptr<model::SessionDatabase> database;
-    model::SyntheticStats stats;
-    model::InsightReport analyze(const model::InsightThresholds& thresholds = {}) const {
-        model::AnalysisOptions options;
-        options.thresholds = thresholds;
-        return model::InsightEngine::analyze(*session, *database, options);
-    }
-};
-
-Run generate(const testing::ScratchDir& dir, const char* name,
-             const model::SyntheticOptions& options) {
-    const std::string path = dir.file(name);
-    std::string error;
-    Run run;
-    if (!model::writeSyntheticSession(path, options, &run.stats, &error))
-        qFatal("%s", error.c_str());
-    auto loaded = model::SessionLoader::load(path);
-    if (!loaded.ok())
-        qFatal("%s", loaded.error.c_str());
-    run.session = std::move(loaded.session);
-    run.database = std::make_unique<model::SessionDatabase>();
-    if (!run.database->open(path, &error))
-        qFatal("%s", error.c_str());
-    return run;
-}
+using Run = testing::GeneratedSession;
+using testing::generateSession;
 
 // Rank 1 of 2 sleeps 20 ms in plain Python before each all-reduce; 200 Hz: 4 samples a step.
 model::SyntheticOptions straggler(int sampleHz, int secondLineEvery = 0) {
@@ -125,8 +99,8 @@ private:
 };
 
 void TestHostSamples::initTestCase() {
-    m_straggler = generate(m_dir, "straggler.stallscope", straggler(200));
-    m_collate = generate(m_dir, "collate.stallscope", collating(1000));
+    m_straggler = generateSession(m_dir, "straggler.stallscope", straggler(200));
+    m_collate = generateSession(m_dir, "collate.stallscope", collating(1000));
 }
 
 void TestHostSamples::samplesRoundTrip() {
@@ -179,7 +153,7 @@ void TestHostSamples::stragglerLineIsOneFinding() {
 void TestHostSamples::collectiveFromAThreadWithoutPython() {
     model::SyntheticOptions options = straggler(200);
     options.collectivesFromSecondThread = true;
-    const Run run = generate(m_dir, "straggler-autograd.stallscope", options);
+    const Run run = generateSession(m_dir, "straggler-autograd.stallscope", options);
     QCOMPARE(run.session->threads.size(), size_t(4)); // two threads per rank
     const QString cause = causeOf(run.analyze());
     QVERIFY2(cause.contains("sampled, the host was at train.py:41 in train_step (100.0 % of "),
@@ -188,7 +162,7 @@ void TestHostSamples::collectiveFromAThreadWithoutPython() {
 }
 
 void TestHostSamples::withoutSamplesTheCauseNamesNoLine() {
-    const Run run = generate(m_dir, "straggler-unsampled.stallscope", straggler(0));
+    const Run run = generateSession(m_dir, "straggler-unsampled.stallscope", straggler(0));
     QCOMPARE(run.session->hostSamples, int64_t(0));
     const QString cause = causeOf(run.analyze());
     QVERIFY2(cause.startsWith("host work between") && !cause.contains("sampled"),
@@ -209,7 +183,7 @@ void TestHostSamples::minSamplesOfTheGapsBothSides() {
 
 void TestHostSamples::minLineShareBothSides() {
     // Every 4th sample at data.py:75: the sleep line holds 75 %, the second 25 %.
-    const Run run = generate(m_dir, "straggler-two-lines.stallscope", straggler(200, 4));
+    const Run run = generateSession(m_dir, "straggler-two-lines.stallscope", straggler(200, 4));
     QVERIFY(run.stats.secondLineSamples * 4 == run.stats.hostSamples);
     model::InsightThresholds t;
     t.sampledLines.minLineShare = 0.25;
@@ -251,7 +225,7 @@ void TestHostSamples::gpuIdleNamesTheCollateLine() {
 }
 
 void TestHostSamples::noSamplesNoHostGap() {
-    const Run run = generate(m_dir, "collate-unsampled.stallscope", collating(0));
+    const Run run = generateSession(m_dir, "collate-unsampled.stallscope", collating(0));
     QVERIFY(!hasRule(run.analyze(), InsightRule::HostGap));
 }
 
@@ -283,7 +257,7 @@ void TestHostSamples::hostGapThresholdsBothSides() {
 }
 
 void TestHostSamples::sampledSyncSiteLineIsEvidenceOfItsFinding() {
-    const Run run = generate(m_dir, "collate-at-item.stallscope", collating(1000, true));
+    const Run run = generateSession(m_dir, "collate-at-item.stallscope", collating(1000, true));
     const model::InsightReport report = run.analyze();
     QVERIFY(!ruleOf(report, InsightRule::HostGap)); // no finding of its own
     const model::Insight* site = nullptr;

@@ -6,10 +6,9 @@
 #include "model/analysis/insight_json.h"
 #include "model/analysis/insight_text.h"
 #include "model/session/session_database.h"
-#include "model/session/session_loader.h"
 #include "model/session/session_summary.h"
 #include "model/testing/synthetic_session.h"
-#include "tests/support/scratch_dir.h"
+#include "tests/support/generated_session.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -22,18 +21,11 @@ using model::InsightRule;
 
 namespace {
 
+using Run = testing::GeneratedSession;
+using testing::generateSession;
+
 constexpr int64_t kSteps = 30;
 constexpr int64_t kDelayNs = 20'000'000;
-
-struct Run {
-    std::shared_ptr<model::Session> session;
-    std::unique_ptr<model::SessionDatabase> database;
-    model::InsightReport analyze(const model::InsightThresholds& thresholds = {}) const {
-        model::AnalysisOptions options;
-        options.thresholds = thresholds;
-        return model::InsightEngine::analyze(*session, *database, options);
-    }
-};
 
 model::SyntheticOptions job(int ranks, int straggler, int64_t delayNs) {
     model::SyntheticOptions options;
@@ -45,23 +37,6 @@ model::SyntheticOptions job(int ranks, int straggler, int64_t delayNs) {
     options.stragglerDelayNs = delayNs;
     options.rankJitterNs = 50'000;
     return options;
-}
-
-Run generate(const testing::ScratchDir& dir, const char* name,
-             const model::SyntheticOptions& options) {
-    const std::string path = dir.file(name);
-    std::string error;
-    if (!model::writeSyntheticSession(path, options, nullptr, &error))
-        qFatal("%s", error.c_str());
-    Run run;
-    auto loaded = model::SessionLoader::load(path);
-    if (!loaded.ok())
-        qFatal("%s", loaded.error.c_str());
-    run.session = std::move(loaded.session);
-    run.database = std::make_unique<model::SessionDatabase>();
-    if (!run.database->open(path, &error))
-        qFatal("%s", error.c_str());
-    return run;
 }
 
 const model::Insight* stragglerOf(const model::InsightReport& report) {
@@ -98,8 +73,8 @@ private:
 };
 
 void TestInsightRanks::initTestCase() {
-    m_late = generate(m_dir, "late.stallscope", job(2, 1, kDelayNs));
-    m_even = generate(m_dir, "even.stallscope", job(2, -1, 0));
+    m_late = generateSession(m_dir, "late.stallscope", job(2, 1, kDelayNs));
+    m_even = generateSession(m_dir, "even.stallscope", job(2, -1, 0));
 }
 
 // The generator: a rank row per process, one all-reduce per step and rank, ending together.
@@ -178,9 +153,9 @@ void TestInsightRanks::evenRanksHaveNoStraggler() {
 
 // 500 µs late every step: below straggler.minLatenessNs (1 ms); 5 ms: above.
 void TestInsightRanks::smallDelayIsNoStraggler() {
-    const Run small = generate(m_dir, "small.stallscope", job(2, 1, 500'000));
+    const Run small = generateSession(m_dir, "small.stallscope", job(2, 1, 500'000));
     QVERIFY(!stragglerOf(small.analyze()));
-    const Run two = generate(m_dir, "five.stallscope", job(2, 1, 5'000'000));
+    const Run two = generateSession(m_dir, "five.stallscope", job(2, 1, 5'000'000));
     const model::InsightReport report = two.analyze();
     const model::Insight* found = stragglerOf(report);
     QVERIFY(found);
@@ -243,7 +218,7 @@ void TestInsightRanks::thresholdsOnBothSides() {
 void TestInsightRanks::stragglerLateByItsOwnSync() {
     model::SyntheticOptions options = job(3, 2, kDelayNs);
     options.stragglerSyncs = true;
-    const Run run = generate(m_dir, "own_sync.stallscope", options);
+    const Run run = generateSession(m_dir, "own_sync.stallscope", options);
     const model::InsightReport report = run.analyze();
     const model::Insight* found = stragglerOf(report);
     QVERIFY(found);
@@ -307,7 +282,7 @@ void TestInsightRanks::perRankNumbersAddUp() {
     // A single process has no per-rank numbers.
     model::SyntheticOptions single;
     single.targetEvents = 5'000;
-    const Run one = generate(m_dir, "single.stallscope", single);
+    const Run one = generateSession(m_dir, "single.stallscope", single);
     for (const model::SyncSiteStats& site : one.analyze().sites)
         QVERIFY(site.ranks.empty());
 }

@@ -13,13 +13,12 @@
 #include "recorder/session_sink.h"
 #include "tests/recorder/python_host.h"
 #include "tests/recorder/scratch_session.h"
+#include "tests/support/script_markers.h"
 
 #include "format/session_writer.h"
 #include <sqlite3.h>
 
-#include <QFile>
 #include <QMap>
-#include <QRegularExpression>
 #include <QtTest>
 
 #include <unistd.h>
@@ -62,19 +61,7 @@ void sampleParked() {
 }
 
 QMap<QString, int> markers() {
-    QMap<QString, int> lines;
-    QFile file(kScript);
-    if (!file.open(QIODevice::ReadOnly))
-        return lines;
-    int number = 0;
-    QRegularExpression mark("# MARK:(\\w+)");
-    while (!file.atEnd()) {
-        ++number;
-        QRegularExpressionMatch m = mark.match(QString::fromUtf8(file.readLine()));
-        if (m.hasMatch())
-            lines[m.captured(1)] = number;
-    }
-    return lines;
+    return stallscope::testing::scriptMarkers(kScript);
 }
 
 // A sample event of `tid` at `tick` whose one Python frame is `word`.

@@ -70,6 +70,24 @@ void checkEnding(const QStringList& program, const QString& progressFile, int si
     QVERIFY2(lostMs <= boundMs, qPrintable(QString::number(lostMs)));
 }
 
+// Records python3 tests/recorder/gpu/`script` and runs `checker` (a Qt-free check beside it) on
+// the session and the script: both must exit 0.
+void recordScriptAndCheck(const char* script, const char* checker) {
+    const QString gpuTests = STALLSCOPE_SOURCE_DIR "/tests/recorder/gpu/";
+    QTemporaryDir dir;
+    const QString session = dir.filePath(QString(script).replace(".py", ".stallscope"));
+    QProcess record;
+    record.setProcessChannelMode(QProcess::ForwardedChannels);
+    record.start(STALLSCOPE_RECORD, {"-o", session, "--", "python3", gpuTests + script});
+    QVERIFY(record.waitForFinished(300000));
+    QCOMPARE(record.exitCode(), 0);
+    QProcess check;
+    check.setProcessChannelMode(QProcess::ForwardedChannels);
+    check.start("python3", {gpuTests + checker, session, gpuTests + script});
+    QVERIFY(check.waitForFinished(60000));
+    QCOMPARE(check.exitCode(), 0);
+}
+
 } // namespace
 
 class TestRecorderGpu : public QObject {
@@ -163,20 +181,7 @@ private slots:
             QSKIP("SKIP: no GPU");
         if (!haveTorch())
             QSKIP("SKIP: no PyTorch with CUDA for python3");
-        QTemporaryDir dir;
-        QString session = dir.filePath("torch_syncs.stallscope");
-        QString script = STALLSCOPE_SOURCE_DIR "/tests/recorder/gpu/torch_syncs.py";
-        QProcess record;
-        record.setProcessChannelMode(QProcess::ForwardedChannels);
-        record.start(STALLSCOPE_RECORD, {"-o", session, "--", "python3", script});
-        QVERIFY(record.waitForFinished(300000));
-        QCOMPARE(record.exitCode(), 0);
-        QProcess check;
-        check.setProcessChannelMode(QProcess::ForwardedChannels);
-        check.start("python3", {STALLSCOPE_SOURCE_DIR "/tests/recorder/gpu/check_python_syncs.py",
-                                session, script});
-        QVERIFY(check.waitForFinished(60000));
-        QCOMPARE(check.exitCode(), 0);
+        recordScriptAndCheck("torch_syncs.py", "check_python_syncs.py");
     }
 
     // The Python sampler: a loop whose host sleeps and spins in plain Python between steps; the
@@ -186,20 +191,7 @@ private slots:
             QSKIP("SKIP: no GPU");
         if (!haveTorch())
             QSKIP("SKIP: no PyTorch with CUDA for python3");
-        QTemporaryDir dir;
-        const QString session = dir.filePath("torch_sampling.stallscope");
-        const QString script = STALLSCOPE_SOURCE_DIR "/tests/recorder/gpu/torch_sampling.py";
-        QProcess record;
-        record.setProcessChannelMode(QProcess::ForwardedChannels);
-        record.start(STALLSCOPE_RECORD, {"-o", session, "--", "python3", script});
-        QVERIFY(record.waitForFinished(300000));
-        QCOMPARE(record.exitCode(), 0);
-        QProcess check;
-        check.setProcessChannelMode(QProcess::ForwardedChannels);
-        check.start("python3", {STALLSCOPE_SOURCE_DIR "/tests/recorder/gpu/check_sampling.py",
-                                session, script});
-        QVERIFY(check.waitForFinished(60000));
-        QCOMPARE(check.exitCode(), 0);
+        recordScriptAndCheck("torch_sampling.py", "check_sampling.py");
     }
 
     // torchrun --nproc-per-node 2, both ranks on one GPU: the run is the folder ddp/ with exactly

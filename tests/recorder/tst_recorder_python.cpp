@@ -11,14 +11,13 @@
 #include "recorder/stack_interner.h"
 #include "tests/recorder/python_host.h"
 #include "tests/recorder/scratch_session.h"
+#include "tests/support/script_markers.h"
 
 #include "format/session_writer.h"
 #include <cupti.h>
 #include <sqlite3.h>
 
-#include <QFile>
 #include <QMap>
-#include <QRegularExpression>
 #include <QtTest>
 
 using namespace stallscope::recorder;
@@ -43,19 +42,7 @@ void syncHook(uint32_t correlation) {
 }
 
 QMap<QString, int> markers() {
-    QMap<QString, int> lines;
-    QFile file(kScript);
-    if (!file.open(QIODevice::ReadOnly))
-        return lines;
-    int number = 0;
-    QRegularExpression mark("# MARK:(\\w+)");
-    while (!file.atEnd()) {
-        ++number;
-        QRegularExpressionMatch m = mark.match(QString::fromUtf8(file.readLine()));
-        if (m.hasMatch())
-            lines[m.captured(1)] = number;
-    }
-    return lines;
+    return stallscope::testing::scriptMarkers(kScript);
 }
 
 bool evalAlways(uintptr_t) {

@@ -4,20 +4,14 @@ torch.cuda.synchronize(), .cpu()) is the innermost script frame of at least STEP
 frames carry exact lines, and capture cost is in meta. Qt-free: runs on the GPU machine.
 Usage: check_python_syncs.py SESSION SCRIPT   (exit 0 = pass)"""
 import os
-import re
 import sys
 
-from session_check import KIND_NAMES, open_session, report
+from session_check import KIND_NAMES, open_session, report, script_marks
 
 
 def main():
     session, script = sys.argv[1], os.path.abspath(sys.argv[2])
-    marks = {}
-    for number, text in enumerate(open(script), 1):
-        m = re.search(r"# MARK:(\w+)", text)
-        if m:
-            marks[m.group(1)] = number
-    steps = int(re.search(r"^STEPS = (\d+)", open(script).read(), re.M).group(1))
+    marks, steps = script_marks(script)
     db, meta, failures = open_session(session)
     print("python:", meta.get("python_version"), meta.get("python_frames"),
           " python capture median/p90 ns:", meta.get("python_capture_median_ns"),

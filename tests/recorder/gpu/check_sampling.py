@@ -4,20 +4,14 @@ at least STEPS samples whose innermost script frame is the `sleep` MARK line (in
 some at the `spin` MARK line (in collate), all of the main thread. Qt-free: runs on the GPU machine.
 Usage: check_sampling.py SESSION SCRIPT   (exit 0 = pass)"""
 import os
-import re
 import sys
 
-from session_check import open_session, report
+from session_check import open_session, report, script_marks
 
 
 def main():
     session, script = sys.argv[1], os.path.abspath(sys.argv[2])
-    marks = {}
-    for number, text in enumerate(open(script), 1):
-        m = re.search(r"# MARK:(\w+)", text)
-        if m:
-            marks[m.group(1)] = number
-    steps = int(re.search(r"^STEPS = (\d+)", open(script).read(), re.M).group(1))
+    marks, steps = script_marks(script)
     db, meta, failures = open_session(session)
     print("sampling:", meta.get("sampling"), meta.get("sample_hz"), "Hz; ticks",
           meta.get("sampler_ticks"), "samples", meta.get("sampler_samples"), "tick mean ns",
