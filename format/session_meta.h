@@ -55,6 +55,10 @@ inline constexpr std::string_view kSamplerTicks = "sampler_ticks";
 inline constexpr std::string_view kSamplerSamples = "sampler_samples";
 inline constexpr std::string_view kSamplerTickMeanNs = "sampler_tick_mean_ns";
 inline constexpr std::string_view kSamplerTickMaxNs = "sampler_tick_max_ns";
+// NCCL's profiler plugin (collective_calls): "on", or why not ("NCCL_PROFILER_PLUGIN names
+// another plugin: …"), and the launches it described.
+inline constexpr std::string_view kNcclProfiler = "nccl_profiler";
+inline constexpr std::string_view kNcclCollectiveCalls = "nccl_collective_calls";
 inline constexpr std::string_view kDroppedRecords = "dropped_records";
 inline constexpr std::string_view kDroppedHostEvents = "dropped_host_events";
 

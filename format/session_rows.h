@@ -161,6 +161,17 @@ struct HostSampleRow {
     int64_t stackId = 0;
 };
 
+// The NCCL call(s) one kernel launch carries (format v4; see columns::kCollectiveCalls).
+struct CollectiveCallRow {
+    int64_t processId = 0;
+    int64_t correlationId = 0;
+    std::string function; // "AllReduce"; several joined by "+" when a group mixes them
+    std::string datatype; // NCCL's name, "ncclBfloat16"; "" when not known
+    int64_t count = 0;    // elements, over all the calls
+    std::optional<int64_t> bytes;
+    int64_t calls = 1;
+};
+
 struct SourceRow {
     std::string path;
     std::string sha256;

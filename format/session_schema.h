@@ -14,8 +14,8 @@ namespace stallscope::format {
 
 // Bump on any incompatible change; readers refuse files with a newer version.
 // v2 added the process_ranks table (multi-process runs), v3 the host_samples table (the Python
-// sampler); files of every older version open unchanged.
-inline constexpr int kFormatVersion = 3;
+// sampler), v4 collective_calls (NCCL's sizes); files of every older version open unchanged.
+inline constexpr int kFormatVersion = 4;
 
 // The value of meta.format_name: tells a session from any other SQLite database.
 inline constexpr std::string_view kFormatName = "stallscope-session";

@@ -158,6 +158,18 @@ inline constexpr Column kDropped[] = {{"id", kRowId},
 inline constexpr Column kHostSamples[] = {{"id", kRowId},     {"thread_id", kInt},
                                           {"start_ns", kInt}, {"end_ns", kInt},
                                           {"samples", kInt},  {"stack_id", kInt}};
+// What NCCL said about the collective(s) one kernel launch carries (its profiler plugin, format
+// v4): joined to the kernel by process and correlation id. `calls` NCCL calls (a group launches
+// several as one kernel) of `count` elements in all; bytes is NULL when the type's size is unknown.
+inline constexpr Column kCollectiveCalls[] = {
+    {"id", kRowId},
+    {"process_id", "INTEGER NOT NULL REFERENCES processes(id)"},
+    {"correlation_id", kInt},
+    {"function", kText},
+    {"datatype", kText},
+    {"count", kInt},
+    {"bytes", kIntOrNull},
+    {"calls", kInt}};
 inline constexpr Column kDiagnostics[] = {
     {"id", kRowId}, {"at_ns", kInt}, {"severity", kText}, {"message", kText}};
 } // namespace columns
@@ -188,17 +200,18 @@ inline constexpr Table kDropped{"dropped", columns::kDropped};
 inline constexpr Table kDiagnostics{"diagnostics", columns::kDiagnostics};
 inline constexpr Table kProcessRanks{"process_ranks", columns::kProcessRanks, {}, false, 2};
 inline constexpr Table kHostSamples{"host_samples", columns::kHostSamples, {}, false, 3};
+inline constexpr Table kCollectiveCalls{"collective_calls", columns::kCollectiveCalls, {}, false, 4};
 } // namespace tables
 
 // Every table of a session, in creation order; the reader checks that each exists (a table newer
 // than the file's version may be missing: Table::sinceVersion).
-inline constexpr std::array<const Table*, 23> kTables = {
+inline constexpr std::array<const Table*, 24> kTables = {
     &tables::kMeta,        &tables::kProcesses,    &tables::kThreads,     &tables::kDevices,
     &tables::kStreams,     &tables::kStrings,      &tables::kApiCalls,    &tables::kKernels,
     &tables::kMemcpys,     &tables::kMemsets,      &tables::kSyncs,       &tables::kCudaEvents,
     &tables::kRanges,      &tables::kModules,      &tables::kFrames,      &tables::kFrameInlines,
     &tables::kStacks,      &tables::kStackFrames,  &tables::kSources,     &tables::kDropped,
-    &tables::kDiagnostics, &tables::kProcessRanks, &tables::kHostSamples,
+    &tables::kDiagnostics, &tables::kProcessRanks, &tables::kHostSamples, &tables::kCollectiveCalls,
 };
 
 // The position of `table` in kTables (kTables.size() when absent). By name, not by address:

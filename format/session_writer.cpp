@@ -252,6 +252,11 @@ int64_t SessionWriter::addHostSample(const HostSampleRow& row) {
                                         row.stackId);
 }
 
+int64_t SessionWriter::addCollectiveCall(const CollectiveCallRow& row) {
+    return insert<tables::kCollectiveCalls>(row.processId, row.correlationId, row.function,
+                                            row.datatype, row.count, row.bytes, row.calls);
+}
+
 void SessionWriter::addDropped(const DroppedRow& row) {
     insert<tables::kDropped>(row.processId, row.atNs, row.source, row.count);
 }

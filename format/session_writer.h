@@ -68,6 +68,7 @@ public:
     int64_t addCudaEvent(const CudaEventRow& row);
     int64_t addRange(const RangeRow& row);
     int64_t addHostSample(const HostSampleRow& row);
+    int64_t addCollectiveCall(const CollectiveCallRow& row);
     void addDropped(const DroppedRow& row);
     void addDiagnostic(int64_t atNs, std::string_view severity, std::string_view message);
 

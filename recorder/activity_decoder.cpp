@@ -1,5 +1,7 @@
 #include "recorder/activity_decoder.h"
 
+#include "recorder/nccl_collectives.h"
+
 #include <cupti.h>
 
 #include <cstring>
@@ -141,6 +143,15 @@ bool ActivityDecoder::decodeRecord(const void* raw, ActivityBatch* batch) {
         out.eventId = e->eventId;
         out.deviceId = e->deviceId;
         out.startNs = int64_t(e->deviceTimestamp);
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
+        auto* e = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
+        if (int(e->externalKind) != NcclCollectives::correlationKind())
+            return false; // another tool's tags (Kineto pushes CUSTOM0/1 ids)
+        out.kind = ActivityRecord::Kind::ExternalCorrelation;
+        out.externalId = e->externalId;
+        out.correlationId = e->correlationId;
         break;
     }
     default:

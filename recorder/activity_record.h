@@ -19,7 +19,8 @@ struct ActivityRecord {
         Device,
         Context,
         Marker,
-        CudaEvent
+        CudaEvent,
+        ExternalCorrelation // an API call tagged by NcclCollectives (externalId)
     };
     static constexpr uint32_t kNoName = UINT32_MAX;
     static constexpr uint32_t kInvalid = UINT32_MAX;
@@ -45,6 +46,7 @@ struct ActivityRecord {
     int64_t startNs = 0; // Marker: timestamp; Device: 0
     int64_t endNs = 0;
     uint64_t bytes = 0; // Memcpy/Memset; Device: global memory
+    uint64_t externalId = 0; // ExternalCorrelation
     uint32_t value = 0; // Memset value; Device: SM count
     int32_t grid[3] = {0, 0, 0};
     int32_t block[3] = {0, 0, 0};

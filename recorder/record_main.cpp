@@ -260,6 +260,9 @@ int main(int argc, char** argv) {
         env.push_back("PYTHONPATH=" + hook +
                       (pythonPath && *pythonPath ? ":" + std::string(pythonPath) : ""));
     }
+    // NCCL's sizes (nccl_profiler_plugin.cpp), unless the user runs a profiler plugin of their own.
+    if (const char* plugin = getenv("NCCL_PROFILER_PLUGIN"); !plugin || !*plugin)
+        env.push_back("NCCL_PROFILER_PLUGIN=" + libraryPath);
     if (!kinds.empty())
         env.push_back("STALLSCOPE_KINDS=" + kinds);
     if (!bufferSize.empty())

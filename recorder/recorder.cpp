@@ -6,6 +6,7 @@
 #include "recorder/cupti_clock.h"
 #include "recorder/event_ring.h"
 #include "recorder/launch_environment.h"
+#include "recorder/nccl_collectives.h"
 #include "recorder/python_frames.h"
 #include "recorder/session_sink.h"
 #include "recorder/signal_names.h"
@@ -157,54 +158,6 @@ void Recorder::pushBatch(ActivityBatch* batch) {
     sem_post(&m_wake);
 }
 
-bool Recorder::enableActivities() {
-    auto enable = [this](CUpti_ActivityKind kind, const char* name) {
-        CUptiResult result = cuptiActivityEnable(kind);
-        if (result != CUPTI_SUCCESS)
-            reportError(std::string("cuptiActivityEnable(") + name + ")", result);
-        return result == CUPTI_SUCCESS;
-    };
-    bool any = false;
-    enable(CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE");
-    enable(CUPTI_ACTIVITY_KIND_CONTEXT, "CONTEXT");
-    if (m_config.kernels)
-        any |= enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL");
-    if (m_config.memcpy)
-        any |= enable(CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY");
-    if (m_config.memset)
-        any |= enable(CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET");
-    // Syncs come from the API callbacks (callback_handler.h); CUPTI's records only on request.
-    any |= m_config.syncs;
-    if (m_config.wantsSyncRecords())
-        enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION");
-    if (m_config.nvtx)
-        enable(CUPTI_ACTIVITY_KIND_MARKER, "MARKER");
-    if (m_config.cudaEvents)
-        enable(CUPTI_ACTIVITY_KIND_CUDA_EVENT, "CUDA_EVENT");
-    // API records only for what the analysis reads: the RUNTIME/DRIVER kinds would record every
-    // call (~1.7 us per launch measured, shared/notes/gpu-facts.md).
-    for (int domain : {ApiClassifier::kRuntimeDomain, ApiClassifier::kDriverDomain}) {
-        bool wanted =
-            domain == ApiClassifier::kRuntimeDomain ? m_config.runtimeApi : m_config.driverApi;
-        if (!wanted)
-            continue;
-        for (uint32_t cbid : m_classifier.interesting(domain)) {
-            CUptiResult result = domain == ApiClassifier::kRuntimeDomain
-                                     ? cuptiActivityEnableRuntimeApi(cbid, 1)
-                                     : cuptiActivityEnableDriverApi(cbid, 1);
-            if (result != CUPTI_SUCCESS) {
-                reportError(domain == ApiClassifier::kRuntimeDomain
-                                ? "cuptiActivityEnableRuntimeApi"
-                                : "cuptiActivityEnableDriverApi",
-                            result);
-                break;
-            }
-            any = true;
-        }
-    }
-    return any;
-}
-
 void Recorder::installSignalHandlers() {
     // Only where the program left the default action (death): then flushing first and dying with
     // the same signal afterwards changes nothing but the session being complete. Programs with
@@ -354,6 +307,8 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     m_writer->setMeta(format::meta::kSampling, m_config.sampleHz <= 0   ? "off"
                                                : !m_config.pythonFrames ? "off (no Python frames)"
                                                                         : PythonSampler::status());
+    m_writer->setMeta(format::meta::kNcclProfiler,
+                      NcclCollectives::status(m_config.kernels && m_config.driverApi));
     m_handler.setEnabled(true);
     // STALLSCOPE_CALLBACKS=0: no API callbacks at all (overhead experiments only: no stacks, no
     // host intervals).

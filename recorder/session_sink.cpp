@@ -2,6 +2,7 @@
 
 #include "format/session_meta.h"
 #include "recorder/api_classifier.h"
+#include "recorder/nccl_collectives.h"
 #include "recorder/row_id_cache.h"
 
 #include <cupti.h>
@@ -340,45 +341,6 @@ void SessionSink::emitCopySync(const PendingHost& host, const PendingCopy* copy)
     ++m_stats.events.syncs;
 }
 
-void SessionSink::handleMarker(const ActivityRecord& record, const ActivityBatch& batch) {
-    if (record.markerFlags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
-        int& depth = m_markerDepth[record.tid];
-        OpenMarker open{record.startNs,
-                        m_writer->internString(batch.text(record.nameOffset, record.nameLength)),
-                        record.tid, depth};
-        ++depth;
-        m_openMarkers[record.markerId] = open;
-    } else if (record.markerFlags & CUPTI_ACTIVITY_FLAG_MARKER_END) {
-        auto it = m_openMarkers.find(record.markerId);
-        if (it == m_openMarkers.end())
-            return;
-        const OpenMarker& open = it->second;
-        int& depth = m_markerDepth[open.tid];
-        if (depth > 0)
-            --depth;
-        format::RangeRow row;
-        row.threadId = threadRow(open.tid ? open.tid : int32_t(m_pid));
-        // Push/pop ranges end on the thread that opened them; start/end ranges may not.
-        row.kind = record.tid == open.tid ? format::RangeKind::NvtxPushPop
-                                          : format::RangeKind::NvtxStartEnd;
-        row.nameId = open.nameId;
-        row.startNs = open.startNs;
-        row.endNs = record.startNs;
-        row.depth = open.depth;
-        m_writer->addRange(row);
-        ++m_stats.events.ranges;
-        m_openMarkers.erase(it);
-    } else if (record.markerFlags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS) {
-        format::RangeRow row;
-        row.threadId = threadRow(record.tid ? record.tid : int32_t(m_pid));
-        row.kind = format::RangeKind::NvtxPushPop;
-        row.nameId = m_writer->internString(batch.text(record.nameOffset, record.nameLength));
-        row.startNs = row.endNs = record.startNs;
-        m_writer->addRange(row);
-        ++m_stats.events.ranges;
-    }
-}
-
 void SessionSink::consumeBatch(const ActivityBatch& batch) {
     int64_t incomplete = 0, endBeforeStart = 0;
     for (const ActivityRecord& r : batch.records) {
@@ -508,6 +470,14 @@ void SessionSink::consumeBatch(const ActivityBatch& batch) {
             m_writer->addCudaEvent(row);
             break;
         }
+        case ActivityRecord::Kind::ExternalCorrelation:
+            if (std::optional<format::CollectiveCallRow> call = NcclCollectives::take(r.externalId)) {
+                call->processId = m_processId;
+                call->correlationId = r.correlationId;
+                m_writer->addCollectiveCall(*call);
+                ++m_stats.collectiveCalls;
+            }
+            break;
         }
     }
     const int64_t now = monotonicNs();
@@ -587,6 +557,7 @@ void SessionSink::finishProcess(int64_t endNs) {
                           std::to_string(m_pythonCapture.percentile(0.9)));
     }
     m_writer->setMeta(format::meta::kDroppedRecords, std::to_string(m_stats.droppedRecords));
+    m_writer->setMeta(format::meta::kNcclCollectiveCalls, std::to_string(m_stats.collectiveCalls));
     m_writer->setMeta(format::meta::kDroppedHostEvents, std::to_string(m_stats.droppedHostEvents));
     m_writer->finishProcess(m_processId, endNs, std::nullopt);
 }

@@ -30,6 +30,7 @@ public:
         int64_t stacks = 0, stackCaptures = 0, droppedRecords = 0, droppedHostEvents = 0;
         int64_t unmatchedSyncRecords = 0;
         int64_t hostSamples = 0, hostSampleRows = 0; // the sampler's samples, and their runs
+        int64_t collectiveCalls = 0; // collective_calls rows: NCCL launches its plugin described
     };
 
     explicit SessionSink(format::SessionWriter* writer);

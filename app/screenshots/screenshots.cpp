@@ -18,6 +18,7 @@
 #include "app/compare_launcher.h"
 #include "app/main_window.h"
 #include "app/window_navigation.h"
+#include "model/session/collective_names.h"
 #include "model/session/session.h"
 #include "views/compare/compare_view.h"
 #include "views/dialogs/shortcuts_dialog.h"
@@ -103,6 +104,34 @@ bool selectSyncOfTopFinding(MainWindow& window, int64_t n) {
     return true;
 }
 
+// Selects the longest collective kernel (in a straggler's run, a gradient all-reduce of a rank
+// that waits for it) and frames it: the details panel shows what NCCL said about it (its size).
+bool selectLongestCollective(MainWindow& window) {
+    const auto& session = *window.session();
+    stallscope::model::EventRef best;
+    int64_t longest = -1;
+    for (size_t lane = 0; lane < session.streamLanes.size(); ++lane) {
+        const auto& kernels = session.streamLanes[lane].kernels;
+        for (size_t i = 0; i < kernels.size(); ++i)
+            if (stallscope::model::isCollectiveKernelName(session.string(kernels.nameId[i])) &&
+                kernels.duration(i) > longest) {
+                longest = kernels.duration(i);
+                best = {stallscope::model::EventKind::Kernel, int32_t(lane), 0, uint32_t(i)};
+            }
+    }
+    if (!best.isValid()) {
+        printError(QStringLiteral("the session has no collective kernel"));
+        return false;
+    }
+    stallscope::views::TimelineWidget& timeline = *window.timelineWidget();
+    timeline.selectEvent(best);
+    const int64_t start = best.start(session), end = best.end(session);
+    const int64_t margin = std::max<int64_t>((end - start) / 2, 200'000);
+    timeline.setVisibleRange(start - margin, end + margin);
+    window.panels()->detailsDock()->raise();
+    return true;
+}
+
 const Scenario kScenarios[] = {
     {"insights-overview",
      {1500, 940},
@@ -154,6 +183,8 @@ const Scenario kScenarios[] = {
 // Sized to the screen (an invalid size): what a user of that screen sees first.
 const Scenario kUnlistedScenarios[] = {
     {"on-screen", QSize(), ColorScheme::Light, [](MainWindow&) { return true; }},
+    // A run with NCCL's calls (resources/sample-ddp/): not the bundled sample of the README's.
+    {"timeline-selected-collective", {1800, 1100}, ColorScheme::Light, selectLongestCollective},
     {"on-screen-sync", QSize(), ColorScheme::Light,
      [](MainWindow& window) { return selectSyncOfTopFinding(window, 100); }},
     {"shortcuts", QSize(), ColorScheme::Light,

@@ -177,6 +177,11 @@ public:
             moveStacks(lane.samples.stackId);
             m_run.hostLanes.push_back(std::move(lane));
         }
+        for (auto& [kernel, call] : rank.collectiveCalls) {
+            call.processId += processOffset;
+            m_run.collectiveCalls.emplace(
+                kernel + static_cast<uint32_t>(m_moves.offset(tables::kKernels)), std::move(call));
+        }
         for (StreamLane& lane : rank.streamLanes) {
             lane.streamIndex += streamBase;
             moveNamed(lane.kernels, tables::kKernels);

@@ -1,5 +1,7 @@
 #include "model/session/collective_names.h"
 
+#include "model/session/session_summary.h"
+
 #include <cctype>
 
 namespace stallscope::model {
@@ -61,6 +63,32 @@ std::string collectiveLabel(std::string_view name) {
         return label;
     }
     return {};
+}
+
+std::string collectiveCallText(const format::CollectiveCallRow& call) {
+    std::string text = call.function.empty() ? std::string("NCCL call") : call.function;
+    if (call.calls > 1)
+        text += " ×" + formatCount(call.calls);
+    if (call.bytes && *call.bytes >= 0)
+        text += " · " + formatBytes(*call.bytes);
+    text += " (" + formatCount(call.count);
+    if (!call.datatype.empty())
+        text += " × " + call.datatype;
+    return text + ")";
+}
+
+std::string collectiveLabel(std::string_view name, const format::CollectiveCallRow& call) {
+    std::string label = collectiveLabel(name);
+    if (label.empty())
+        return collectiveCallText(call);
+    std::string size = call.bytes && *call.bytes >= 0 ? formatBytes(*call.bytes)
+                                                      : formatCount(call.count) + " elements";
+    if (call.calls > 1)
+        size += " in " + formatCount(call.calls) + " calls";
+    // After "NCCL <collective>", the first part of the label.
+    const size_t parts = label.find(" · ");
+    return parts == std::string::npos ? label + " · " + size
+                                      : label.insert(parts, " · " + size);
 }
 
 } // namespace stallscope::model

@@ -3,6 +3,8 @@
 // aligned on them) and how they are shown.
 #pragma once
 
+#include "format/session_rows.h"
+
 #include <string>
 #include <string_view>
 
@@ -16,5 +18,15 @@ bool isCollectiveKernelName(std::string_view name);
 // type, algorithm and protocol, as their name spells them); "" for any other kernel. The message
 // size is not in the name (CUPTI's kernel record does not carry it).
 std::string collectiveLabel(std::string_view name);
+
+// "AllReduce · 25.0 MiB (6,553,600 × ncclFloat32)", "AllReduce ×3 · …" for a group of three
+// launched as one kernel: what NCCL's profiler plugin said about a launch (the size the kernel's
+// name lacks).
+std::string collectiveCallText(const format::CollectiveCallRow& call);
+
+// The kernel's collectiveLabel with the call's size after the collective: "NCCL AllReduce ·
+// 64.0 MiB · Sum · f32 · RING_LL" ("… · 12.0 MiB in 3 calls · …" for a group); what NCCL called
+// it when the name is not one of NCCL's.
+std::string collectiveLabel(std::string_view name, const format::CollectiveCallRow& call);
 
 } // namespace stallscope::model

@@ -1,6 +1,7 @@
 #include "model/session/event_ref.h"
 
 #include "format/session_schema.h"
+#include "model/session/collective_names.h"
 #include "model/session/event_names.h"
 #include "model/session/session.h"
 #include "model/session/session_summary.h"
@@ -70,8 +71,12 @@ std::string EventRef::name(const Session& session) const {
         return syncKindName(session.hostLanes[lane].syncs.kind[index]).toStdString();
     case EventKind::Range:
         return session.string(session.hostLanes[lane].rangesByDepth[depth].nameId[index]);
-    case EventKind::Kernel:
-        return readableKernelName(session.string(session.streamLanes[lane].kernels.nameId[index]));
+    case EventKind::Kernel: {
+        const KernelColumns& kernels = session.streamLanes[lane].kernels;
+        if (const format::CollectiveCallRow* call = session.collectiveCall(kernels.rowId[index]))
+            return collectiveLabel(session.string(kernels.nameId[index]), *call);
+        return readableKernelName(session.string(kernels.nameId[index]));
+    }
     case EventKind::Memcpy: {
         const QString direction = copyKindName(session.streamLanes[lane].memcpys.copyKind[index]);
         return direction.isEmpty() ? "Memcpy" : "Memcpy " + direction.toStdString();

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace stallscope::model {
@@ -85,6 +86,14 @@ public:
 
     std::vector<HostLane> hostLanes;     // ordered by process, then tid
     std::vector<StreamLane> streamLanes; // ordered by device, then stream id
+
+    // What NCCL's profiler plugin said about the collective each NCCL kernel carries (format v4),
+    // by the kernel's row id; none for other kernels or recordings without the plugin.
+    std::unordered_map<uint32_t, format::CollectiveCallRow> collectiveCalls;
+    const format::CollectiveCallRow* collectiveCall(uint32_t kernelRowId) const {
+        const auto found = collectiveCalls.find(kernelRowId);
+        return found == collectiveCalls.end() ? nullptr : &found->second;
+    }
 
     format::EventCounts counts;
     int64_t hostSamples = 0; // the Python sampler's samples over every lane (not its rows)

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -330,7 +331,7 @@ private:
     void upgradeToCurrentVersion(int version) {
         using UpgradeStep = void (Loader::*)();
         static constexpr std::array<UpgradeStep, format::kFormatVersion - 1> kUpgradeSteps = {
-            &Loader::upgradeFromV1, &Loader::upgradeFromV2};
+            &Loader::upgradeFromV1, &Loader::upgradeFromV2, &Loader::upgradeFromV3};
         for (int from = version; from < format::kFormatVersion; ++from)
             (this->*kUpgradeSteps[from - 1])();
     }
@@ -341,6 +342,9 @@ private:
     // v3 added host_samples; a v2 file has no samples, which the reader assumes when the table
     // is absent.
     void upgradeFromV2() {}
+    // v4 added collective_calls, read on demand (SessionDatabase::collectiveCall), which finds
+    // none when the table is absent.
+    void upgradeFromV3() {}
 
     void readMeta() {
         format::Statement rows = m_db.prepare("SELECT key, value FROM meta");
@@ -429,6 +433,7 @@ private:
             throw LoadFailure{failure};
 
         finishLanes(hostReader.bounds(), gpuReader.bounds());
+        readCollectiveCalls();
         if (m_options.progress)
             m_options.progress(1.0);
     }
@@ -466,6 +471,57 @@ private:
             s.counts.kernels += static_cast<int64_t>(lane.kernels.size());
             s.counts.memcpys += static_cast<int64_t>(lane.memcpys.size());
             s.counts.memsets += static_cast<int64_t>(lane.memsets.size());
+        }
+    }
+
+    // Format v4's collective_calls (few rows: one per NCCL launch), each joined to its kernel by
+    // process and correlation id; required from v4 on.
+    void readCollectiveCalls() {
+        using format::tables::kCollectiveCalls;
+        Session& s = *m_session;
+        if (!format::hasTable(m_db, kCollectiveCalls.name)) {
+            if (s.formatVersion >= kCollectiveCalls.sinceVersion)
+                throw LoadFailure{"corrupt session: missing table 'collective_calls'"};
+            return;
+        }
+        loading::RowIndex processes;
+        for (size_t i = 0; i < s.processes.size(); ++i)
+            processes.add(s.processes[i].rowId, static_cast<int32_t>(i));
+        std::map<std::pair<int32_t, uint32_t>, format::CollectiveCallRow> byLaunch;
+        format::Statement rows = m_db.prepare(format::selectSql<kCollectiveCalls>(
+            {"id", "process_id", "correlation_id", "function", "datatype", "count", "bytes",
+             "calls"}));
+        if (!rows.prepared())
+            throw LoadFailure{"corrupt session: cannot read table 'collective_calls': " +
+                              m_db.lastMessage()};
+        while (rows.step()) {
+            const loading::CheckedRow row(rows, kCollectiveCalls.name);
+            format::CollectiveCallRow call;
+            const int32_t process = row.reference(1, processes, "process");
+            call.processId = s.processes[process].rowId;
+            call.correlationId = row.inRange(2, 0, std::numeric_limits<uint32_t>::max());
+            call.function = rows.text(3);
+            call.datatype = rows.text(4);
+            call.count = row.inRange(5, 0, std::numeric_limits<int64_t>::max());
+            if (!row.isNull(6))
+                call.bytes = row.inRange(6, 0, std::numeric_limits<int64_t>::max());
+            call.calls = row.inRange(7, 1, std::numeric_limits<int64_t>::max());
+            row.requireTypes();
+            byLaunch.emplace(std::pair(process, static_cast<uint32_t>(call.correlationId)),
+                             std::move(call));
+        }
+        if (rows.failed())
+            throw LoadFailure{"corrupt session: cannot read table 'collective_calls': " +
+                              m_db.lastMessage()};
+        if (byLaunch.empty())
+            return;
+        for (const StreamLane& lane : s.streamLanes) {
+            const int32_t process = s.devices[s.streams[lane.streamIndex].deviceIndex].processIndex;
+            for (size_t i = 0; i < lane.kernels.size(); ++i) {
+                const auto found = byLaunch.find({process, lane.kernels.correlationId[i]});
+                if (found != byLaunch.end())
+                    s.collectiveCalls.emplace(lane.kernels.rowId[i], found->second);
+            }
         }
     }
 

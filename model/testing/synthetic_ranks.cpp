@@ -203,6 +203,16 @@ bool SyntheticGenerator::runRanks() {
             row.block[0] = 512;
             row.registersPerThread = 96;
             m_writer.addKernel(row);
+            if (m_options.collectiveBytes > 0) {
+                CollectiveCallRow call;
+                call.processId = process.rowId;
+                call.correlationId = row.correlationId;
+                call.function = "AllReduce";
+                call.datatype = "ncclFloat32";
+                call.count = m_options.collectiveBytes / 4;
+                call.bytes = call.count * 4;
+                m_writer.addCollectiveCall(call);
+            }
             nccl.freeNs = endNs;
             rankFinishStep(process, stepIndex, stepStart[r]);
         }

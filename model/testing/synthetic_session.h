@@ -64,6 +64,9 @@ struct SyntheticOptions {
     bool collectivesFromSecondThread = false;
     int64_t rankJitterNs = 0;       // per rank and step, uniform in [0, rankJitterNs]
     int64_t collectiveNs = 300'000; // the all-reduce's transfer once every rank arrived
+    // The all-reduce's message (fp32 elements): its collective_calls row, as NCCL's profiler
+    // plugin describes it; 0 = no rows (a recording without the plugin).
+    int64_t collectiveBytes = 25 << 20;
     std::string launcher = "torchrun";
 
     // The Python sampler's samples (host_samples) of each main thread during its planted host

@@ -77,7 +77,8 @@ private:
     std::string v1CopyWithVersion(const char* name, const std::string& version);
 };
 
-// v2 only added process_ranks, v3 host_samples: every v1 table and index is written as before.
+// v2 only added process_ranks, v3 host_samples, v4 collective_calls: every v1 table and index is
+// written as before.
 void TestFormatVersions::newFilesHaveTheV1SchemaAndProcessRanks() {
     const std::string file = m_dir.file("new.stallscope");
     std::string error;
@@ -91,7 +92,7 @@ void TestFormatVersions::newFilesHaveTheV1SchemaAndProcessRanks() {
     const std::string objects = "SELECT type, name, tbl_name FROM sqlite_master ORDER BY name";
     const std::vector<std::string> v1Objects = rowsOf(v1, objects);
     const std::string v1Kinds = "SELECT type, name, tbl_name FROM sqlite_master WHERE tbl_name "
-                                "NOT IN ('process_ranks', 'host_samples') ORDER BY name";
+                                "NOT IN ('process_ranks', 'host_samples', 'collective_calls') ORDER BY name";
     QCOMPARE(rowsOf(now, v1Kinds), v1Objects);
     QCOMPARE(rowsOf(now, "SELECT type, name FROM sqlite_master WHERE tbl_name = "
                          "'process_ranks' ORDER BY name"),
@@ -100,6 +101,9 @@ void TestFormatVersions::newFilesHaveTheV1SchemaAndProcessRanks() {
     QCOMPARE(rowsOf(now, "SELECT type, name FROM sqlite_master WHERE tbl_name = "
                          "'host_samples' ORDER BY name"),
              (std::vector<std::string>{"table|host_samples|"}));
+    QCOMPARE(rowsOf(now, "SELECT type, name FROM sqlite_master WHERE tbl_name = "
+                         "'collective_calls' ORDER BY name"),
+             (std::vector<std::string>{"table|collective_calls|"}));
     QCOMPARE(v1Objects.size(), size_t(21 + 2 + 1)); // tables, finalize indexes, sources' UNIQUE
     for (const format::Table* table : format::kTables)
         QCOMPARE(
@@ -165,6 +169,8 @@ void TestFormatVersions::v2FileOpensWithItsRanksAndNoSamples() {
     std::string error;
     QVERIFY2(db.open(kV2File, &error), error.c_str());
     QVERIFY(!db.stack(1).empty());
+    // No collective_calls (v4) in it: no kernel has a call.
+    QVERIFY(s.collectiveCalls.empty());
 }
 
 void TestFormatVersions::v1FileDetailsReadBack() {

@@ -7,6 +7,7 @@
 #include "format/session_writer.h"
 #include "model/analysis/insight_engine.h"
 #include "model/interop/run_merge.h"
+#include "model/session/collective_names.h"
 #include "model/session/session_database.h"
 
 #include <QCryptographicHash>
@@ -407,6 +408,21 @@ void TestRunMerge::recordedDdpRunNamesTheStraggler() {
                  "sampled, the host was at ddp_straggler.py:23 in load_batch") != std::string::npos,
              straggler->evidence.c_str());
     QCOMPARE(straggler->site.line, int64_t(23));
+    // NCCL's profiler plugin gave every NCCL kernel of both ranks its call: DDP's first step
+    // reduces its 64 MiB of gradients in one bucket, the later ones in 16 + 16 + 32 MiB.
+    int64_t collectives = 0, sixteenMiB = 0;
+    for (const model::StreamLane& lane : s.streamLanes)
+        for (size_t i = 0; i < lane.kernels.size(); ++i) {
+            if (!model::isCollectiveKernelName(s.string(lane.kernels.nameId[i])))
+                continue;
+            ++collectives;
+            const format::CollectiveCallRow* call = s.collectiveCall(lane.kernels.rowId[i]);
+            QVERIFY(call);
+            sixteenMiB += call->function == "AllReduce" && call->bytes == 16785408;
+        }
+    QCOMPARE(collectives, int64_t(128));
+    QCOMPARE(s.collectiveCalls.size(), size_t(128));
+    QCOMPARE(sixteenMiB, int64_t(2 * 2 * 19));
 }
 
 // Rank 1's collectives come 3 steps after rank 0's of the same index (one host, so no alignment):

@@ -115,6 +115,16 @@ void expectSameModel(const model::Session& a, const model::Session& b) {
         QVERIFY(sameColumns(x.memcpys, y.memcpys));
         QVERIFY(sameColumns(x.memsets, y.memsets));
     }
+    // NCCL's calls (collective_calls), by kernel row id, each with its rank's moved process id.
+    QCOMPARE(a.collectiveCalls.size(), b.collectiveCalls.size());
+    QVERIFY(!a.collectiveCalls.empty());
+    for (const auto& [kernel, x] : a.collectiveCalls) {
+        const format::CollectiveCallRow* y = b.collectiveCall(kernel);
+        QVERIFY(y);
+        QCOMPARE(std::tuple(x.processId, x.correlationId, x.function, x.count, x.bytes, x.calls),
+                 std::tuple(y->processId, y->correlationId, y->function, y->count, y->bytes,
+                            y->calls));
+    }
 }
 
 // What SessionDatabase reads back: every stack the syncs name, modules, sources, CUDA events,

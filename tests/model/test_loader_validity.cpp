@@ -117,6 +117,28 @@ void TestLoaderValidity::rejected_data() {
          "VALUES (1, 1000, 1000, 1, 'x')",
          "host_samples row 1"},
         {"v3 without host_samples", "DROP TABLE host_samples", "missing table 'host_samples'"},
+        {"call of an unknown process",
+         "INSERT INTO collective_calls(process_id, correlation_id, function, datatype, count, "
+         "bytes, calls) VALUES (7, 1, 'AllReduce', 'ncclFloat32', 1, 4, 1)",
+         "collective_calls row 1 names unknown process 7"},
+        {"call with a correlation id past 32 bits",
+         "INSERT INTO collective_calls(process_id, correlation_id, function, datatype, count, "
+         "bytes, calls) VALUES (1, 4294967296, 'AllReduce', 'ncclFloat32', 1, 4, 1)",
+         "collective_calls row 1 has correlation_id 4294967296 outside"},
+        {"call of no NCCL call",
+         "INSERT INTO collective_calls(process_id, correlation_id, function, datatype, count, "
+         "bytes, calls) VALUES (1, 1, 'AllReduce', 'ncclFloat32', 1, 4, 0)",
+         "collective_calls row 1 has calls 0 outside"},
+        {"call of negative bytes",
+         "INSERT INTO collective_calls(process_id, correlation_id, function, datatype, count, "
+         "bytes, calls) VALUES (1, 1, 'AllReduce', 'ncclFloat32', 1, -4, 1)",
+         "collective_calls row 1 has bytes -4 outside"},
+        {"call whose count is text",
+         "INSERT INTO collective_calls(process_id, correlation_id, function, datatype, count, "
+         "bytes, calls) VALUES (1, 1, 'AllReduce', 'ncclFloat32', 'many', 4, 1)",
+         "collective_calls row 1"},
+        {"v4 without collective_calls", "DROP TABLE collective_calls",
+         "missing table 'collective_calls'"},
     };
     for (const Edit& edit : edits)
         QTest::newRow(edit.tag) << edit.sql << edit.expected;

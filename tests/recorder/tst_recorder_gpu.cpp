@@ -7,6 +7,9 @@
 // one session per rank, each with its rank row, none for the launcher. Skips visibly without a GPU
 // (and the PyTorch parts without PyTorch). Also records tests/recorder/gpu/torch_sampling.py and
 // checks with check_sampling.py that the Python sampler named its sleeping and spinning lines.
+// On a machine with two GPUs, records a 2-rank NCCL job and checks that NCCL's profiler plugin gave
+// every NCCL kernel its call and size.
+#include "model/session/collective_names.h"
 #include "model/session/session.h"
 #include "model/session/session_loader.h"
 
@@ -24,6 +27,13 @@ namespace {
 
 bool haveGpu() {
     return QFile::exists("/dev/nvidia0") || QFile::exists("/dev/nvidiactl");
+}
+
+int gpuCount() {
+    int count = 0;
+    while (QFile::exists(QString("/dev/nvidia%1").arg(count)))
+        ++count;
+    return count;
 }
 
 bool haveTorch() {
@@ -235,6 +245,55 @@ private slots:
             QCOMPARE(row->launcher, std::string("torchrun"));
             QVERIFY2(s.counts.syncs >= 5, qPrintable(QString::number(s.counts.syncs)));
             QVERIFY2(s.counts.kernels >= 5, qPrintable(QString::number(s.counts.kernels)));
+        }
+    }
+
+    // NCCL's profiler plugin: every NCCL kernel of a 2-GPU run carries the call that launched it,
+    // with its element count, type and bytes (tests/recorder/gpu/nccl_sizes.py).
+    void ncclKernelsCarryTheirSize() {
+        if (gpuCount() < 2)
+            QSKIP("SKIP: NCCL needs two GPUs");
+        if (!haveTorch())
+            QSKIP("SKIP: no PyTorch with CUDA for python3");
+        QTemporaryDir dir;
+        QProcess record;
+        record.setProcessChannelMode(QProcess::MergedChannels);
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove("NCCL_PROFILER_PLUGIN");
+        record.setProcessEnvironment(env);
+        record.start(STALLSCOPE_RECORD,
+                     {"--no-symbolize", "-o", dir.filePath("nccl.stallscope"), "--", "python3",
+                      "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
+                      STALLSCOPE_SOURCE_DIR "/tests/recorder/gpu/nccl_sizes.py"});
+        QVERIFY(record.waitForFinished(300000));
+        const QString printed = QString::fromLocal8Bit(record.readAll());
+        qInfo("%s", qPrintable(printed));
+        QCOMPARE(record.exitCode(), 0);
+        for (int rank : {0, 1}) {
+            const auto loaded = stallscope::model::SessionLoader::load(
+                dir.filePath(QString("nccl/rank%1.stallscope").arg(rank)).toStdString());
+            QVERIFY2(loaded.ok(), loaded.error.c_str());
+            const stallscope::model::Session& s = *loaded.session;
+            QCOMPARE(QString::fromStdString(s.metaValue("nccl_profiler")), QString("on"));
+            QStringList calls;
+            int collectiveKernels = 0;
+            for (const auto& lane : s.streamLanes)
+                for (size_t i = 0; i < lane.kernels.size(); ++i) {
+                    const bool collective = stallscope::model::isCollectiveKernelName(
+                        s.string(lane.kernels.nameId[i]));
+                    const auto* call = s.collectiveCall(lane.kernels.rowId[i]);
+                    QVERIFY(!call || collective);
+                    collectiveKernels += collective;
+                    if (call)
+                        calls << QString::fromStdString(
+                            stallscope::model::collectiveCallText(*call));
+                }
+            qInfo("rank %d: %d NCCL kernels; %s", rank, collectiveKernels,
+                  qPrintable(calls.join("; ")));
+            QCOMPARE(calls.count("AllReduce · 4.0 MiB (1,048,576 × ncclFloat32)"), 3);
+            QCOMPARE(calls.count("AllReduce · 6.0 MiB (3,145,728 × ncclBfloat16)"), 1);
+            QCOMPARE(calls.count("Broadcast · 7.8 KiB (1,000 × ncclInt64)"), 1);
+            QCOMPARE(calls.size(), collectiveKernels); // each NCCL kernel has its call
         }
     }
 };

@@ -2,6 +2,7 @@
 
 #include "format/enum_names.h"
 #include "format/module_class.h"
+#include "model/session/collective_names.h"
 #include "model/session/session.h"
 #include "model/session/session_database.h"
 #include "model/session/session_summary.h"
@@ -139,6 +140,9 @@ QString EventDetailsWidget::eventHtml(const model::EventRef& event) {
                 m_databaseError = QString::fromUtf8(error.what());
             }
         }
+        if (const format::CollectiveCallRow* collective = session.collectiveCall(rowId))
+            html += row(tr("Collective"),
+                        esc(QString::fromStdString(model::collectiveCallText(*collective))));
         if (details) {
             auto dim3 = [](const int32_t* v) {
                 return QStringLiteral("(%1, %2, %3)").arg(v[0]).arg(v[1]).arg(v[2]);

@@ -1,6 +1,7 @@
 #include "views/timeline/draw_list.h"
 
 #include "format/session_schema.h"
+#include "model/session/collective_names.h"
 #include "model/session/session.h"
 #include "model/session/session_summary.h"
 #include "views/timeline/event_style.h"
@@ -206,7 +207,14 @@ void DrawList::addLane(const model::Session& session, const TimelineLane& lane,
                     color = TimelinePalette::kernel(session.string(kernels.nameId[i]));
                 return color;
             },
-            [&](size_t i) { return shortKernelName(session.string(kernels.nameId[i])); }, never);
+            [&](size_t i) {
+                // NCCL's kernels say their size when the recording has it.
+                if (const format::CollectiveCallRow* call = session.collectiveCall(kernels.rowId[i]))
+                    return QString::fromStdString(
+                        model::collectiveLabel(session.string(kernels.nameId[i]), *call));
+                return shortKernelName(session.string(kernels.nameId[i]));
+            },
+            never);
         const auto& copies = stream.memcpys;
         addRuns(
             copies, model::EventKind::Memcpy,

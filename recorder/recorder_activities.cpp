@@ -1,0 +1,61 @@
+// Recorder::enableActivities: which CUPTI activity kinds a recording enables, from its config — the
+// kinds the analysis reads and nothing else (each kind costs the target time on the launch path).
+#include "recorder/recorder.h"
+
+#include <cupti.h>
+
+#include <string>
+
+namespace stallscope::recorder {
+
+bool Recorder::enableActivities() {
+    auto enable = [this](CUpti_ActivityKind kind, const char* name) {
+        CUptiResult result = cuptiActivityEnable(kind);
+        if (result != CUPTI_SUCCESS)
+            reportError(std::string("cuptiActivityEnable(") + name + ")", result);
+        return result == CUPTI_SUCCESS;
+    };
+    bool any = false;
+    enable(CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE");
+    enable(CUPTI_ACTIVITY_KIND_CONTEXT, "CONTEXT");
+    if (m_config.kernels)
+        any |= enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL");
+    if (m_config.memcpy)
+        any |= enable(CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY");
+    if (m_config.memset)
+        any |= enable(CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET");
+    // Syncs come from the API callbacks (callback_handler.h); CUPTI's records only on request.
+    any |= m_config.syncs;
+    if (m_config.wantsSyncRecords())
+        enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION");
+    if (m_config.nvtx)
+        enable(CUPTI_ACTIVITY_KIND_MARKER, "MARKER");
+    if (m_config.cudaEvents)
+        enable(CUPTI_ACTIVITY_KIND_CUDA_EVENT, "CUDA_EVENT");
+    if (m_config.kernels) // NCCL's launches, tagged by its profiler plugin (nccl_collectives.h)
+        enable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION");
+    // API records only for what the analysis reads: the RUNTIME/DRIVER kinds would record every
+    // call (~1.7 us per launch measured, shared/notes/gpu-facts.md).
+    for (int domain : {ApiClassifier::kRuntimeDomain, ApiClassifier::kDriverDomain}) {
+        bool wanted =
+            domain == ApiClassifier::kRuntimeDomain ? m_config.runtimeApi : m_config.driverApi;
+        if (!wanted)
+            continue;
+        for (uint32_t cbid : m_classifier.interesting(domain)) {
+            CUptiResult result = domain == ApiClassifier::kRuntimeDomain
+                                     ? cuptiActivityEnableRuntimeApi(cbid, 1)
+                                     : cuptiActivityEnableDriverApi(cbid, 1);
+            if (result != CUPTI_SUCCESS) {
+                reportError(domain == ApiClassifier::kRuntimeDomain
+                                ? "cuptiActivityEnableRuntimeApi"
+                                : "cuptiActivityEnableDriverApi",
+                            result);
+                break;
+            }
+            any = true;
+        }
+    }
+    return any;
+}
+
+} // namespace stallscope::recorder
