@@ -21,25 +21,6 @@ namespace {
 constexpr const char* kPartialTag = ".recording";
 constexpr const char* kSideFiles[] = {"-wal", "-shm", "-journal"};
 
-struct PathParts {
-    std::string dir, stem, ext; // "/a/run.stallscope" -> "/a", "run", ".stallscope"
-};
-
-PathParts split(const std::string& path) {
-    const size_t slash = path.rfind('/');
-    PathParts parts;
-    parts.dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
-    const std::string file = slash == std::string::npos ? path : path.substr(slash + 1);
-    const size_t dot = file.rfind('.');
-    parts.stem = dot == std::string::npos || dot == 0 ? file : file.substr(0, dot);
-    parts.ext = dot == std::string::npos || dot == 0 ? "" : file.substr(dot);
-    return parts;
-}
-
-std::string join(const std::string& dir, const std::string& file) {
-    return dir == "/" ? "/" + file : dir + "/" + file;
-}
-
 bool exists(const std::string& path) {
     struct stat info;
     return lstat(path.c_str(), &info) == 0;
@@ -94,7 +75,7 @@ bool isRunFolder(const std::string& path, const std::string& ext) {
         if (name == "." || name == "..")
             continue;
         struct stat info;
-        bool session = lstat(join(path, name).c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
+        bool session = lstat(format::joinPath(path, name).c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
                        endsWith(name, ext);
         for (const char* side : kSideFiles)
             session = session || (S_ISREG(info.st_mode) && endsWith(name, ext + side));
@@ -114,7 +95,7 @@ void removeRecording(const std::string& path) {
         while (const dirent* entry = readdir(dir)) {
             const std::string name = entry->d_name;
             if (name != "." && name != "..")
-                unlink(join(path, name).c_str());
+                unlink(format::joinPath(path, name).c_str());
         }
         closedir(dir);
     }
@@ -162,10 +143,10 @@ bool hasRow(const format::Database& db, const char* table) {
 
 std::optional<RecordingOutput> RecordingOutput::plan(const std::string& path, bool overwrite,
                                                      std::string* error) {
-    const PathParts parts = split(path);
+    const format::SessionPathParts parts = format::splitSessionPath(path);
     const std::string folder = format::runFolderOf(path);
     const std::string ext = sessionExtension(parts.ext);
-    RecordingOutput output(path, join(parts.dir, parts.stem + kPartialTag + parts.ext), folder,
+    RecordingOutput output(path, format::joinPath(parts.dir, parts.stem + kPartialTag + parts.ext), folder,
                            overwrite);
     struct stat info;
     if (stat(parts.dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
@@ -257,7 +238,7 @@ std::string RecordingOutput::folderName(const SessionFacts& facts, const std::st
 }
 
 std::vector<std::string> RecordingOutput::partialChildren() const {
-    const PathParts parts = split(m_partial);
+    const format::SessionPathParts parts = format::splitSessionPath(m_partial);
     const std::string prefix = parts.stem + ".";
     std::vector<std::string> children;
     if (DIR* dir = opendir(parts.dir.c_str())) {
@@ -269,7 +250,7 @@ std::vector<std::string> RecordingOutput::partialChildren() const {
             const std::string pid =
                 name.substr(prefix.size(), name.size() - prefix.size() - parts.ext.size());
             if (std::all_of(pid.begin(), pid.end(), [](char c) { return c >= '0' && c <= '9'; }))
-                children.push_back(join(parts.dir, name));
+                children.push_back(format::joinPath(parts.dir, name));
         }
         closedir(dir);
     }
@@ -296,14 +277,14 @@ bool RecordingOutput::publish(Published* published, std::string* error) const {
         *error = m_path + " appeared during the run; the recording stays at " + m_partial;
         return false;
     }
-    if (isDirectory(m_path) && !isRunFolder(m_path, sessionExtension(split(m_path).ext))) {
+    if (isDirectory(m_path) && !isRunFolder(m_path, sessionExtension(format::splitSessionPath(m_path).ext))) {
         *error = "cannot replace the folder " + m_path + ": the recording stays at " + m_partial;
         return false;
     }
     if (!replaceWith(m_partial, m_path, m_folder + ".replaced.d", error))
         return false;
     if (m_overwrite && m_folder != m_path && isDirectory(m_folder) &&
-        isRunFolder(m_folder, sessionExtension(split(m_path).ext)))
+        isRunFolder(m_folder, sessionExtension(format::splitSessionPath(m_path).ext)))
         removeRecording(m_folder); // the earlier recording of this name was a run folder
     published->files.push_back(m_path);
     const SessionFacts facts = inspect(m_path);
@@ -314,7 +295,7 @@ bool RecordingOutput::publish(Published* published, std::string* error) const {
 
 bool RecordingOutput::publishFolder(const std::vector<std::string>& sessions, Published* published,
                                     std::string* error) const {
-    const std::string ext = sessionExtension(split(m_path).ext);
+    const std::string ext = sessionExtension(format::splitSessionPath(m_path).ext);
     // Ranks named by the lowest pid that claims them: a rank's own CUDA subprocess inherits its
     // RANK and takes a pid name.
     std::map<int64_t, std::pair<std::string, SessionFacts>> kept; // by pid
@@ -341,7 +322,7 @@ bool RecordingOutput::publishFolder(const std::vector<std::string>& sessions, Pu
         if (rankFree)
             namedRanks.push_back(*facts.rank);
         const std::string name = folderName(facts, ext, rankFree);
-        if (!moveSession(session.first, join(staging, name), error))
+        if (!moveSession(session.first, format::joinPath(staging, name), error))
             return false;
         names.push_back(name);
         published->ranks += facts.rank ? 1 : 0;
@@ -361,7 +342,7 @@ bool RecordingOutput::publishFolder(const std::vector<std::string>& sessions, Pu
         removeWithSideFiles(m_path); // the earlier recording of this name was one file
     std::sort(names.begin(), names.end());
     for (const std::string& name : names)
-        published->files.push_back(join(m_folder, name));
+        published->files.push_back(format::joinPath(m_folder, name));
     published->folder = true;
     return true;
 }
