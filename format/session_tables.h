@@ -162,14 +162,10 @@ inline constexpr Column kHostSamples[] = {{"id", kRowId},     {"thread_id", kInt
 // v4): joined to the kernel by process and correlation id. `calls` NCCL calls (a group launches
 // several as one kernel) of `count` elements in all; bytes is NULL when the type's size is unknown.
 inline constexpr Column kCollectiveCalls[] = {
-    {"id", kRowId},
-    {"process_id", "INTEGER NOT NULL REFERENCES processes(id)"},
-    {"correlation_id", kInt},
-    {"function", kText},
-    {"datatype", kText},
-    {"count", kInt},
-    {"bytes", kIntOrNull},
-    {"calls", kInt}};
+    {"id", kRowId},           {"process_id", "INTEGER NOT NULL REFERENCES processes(id)"},
+    {"correlation_id", kInt}, {"function", kText},
+    {"datatype", kText},      {"count", kInt},
+    {"bytes", kIntOrNull},    {"calls", kInt}};
 inline constexpr Column kDiagnostics[] = {
     {"id", kRowId}, {"at_ns", kInt}, {"severity", kText}, {"message", kText}};
 } // namespace columns
@@ -200,7 +196,8 @@ inline constexpr Table kDropped{"dropped", columns::kDropped};
 inline constexpr Table kDiagnostics{"diagnostics", columns::kDiagnostics};
 inline constexpr Table kProcessRanks{"process_ranks", columns::kProcessRanks, {}, false, 2};
 inline constexpr Table kHostSamples{"host_samples", columns::kHostSamples, {}, false, 3};
-inline constexpr Table kCollectiveCalls{"collective_calls", columns::kCollectiveCalls, {}, false, 4};
+inline constexpr Table kCollectiveCalls{
+    "collective_calls", columns::kCollectiveCalls, {}, false, 4};
 } // namespace tables
 
 // Every table of a session, in creation order; the reader checks that each exists (a table newer

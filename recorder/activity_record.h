@@ -45,9 +45,9 @@ struct ActivityRecord {
     int32_t tid = 0;
     int64_t startNs = 0; // Marker: timestamp; Device: 0
     int64_t endNs = 0;
-    uint64_t bytes = 0; // Memcpy/Memset; Device: global memory
+    uint64_t bytes = 0;      // Memcpy/Memset; Device: global memory
     uint64_t externalId = 0; // ExternalCorrelation
-    uint32_t value = 0; // Memset value; Device: SM count
+    uint32_t value = 0;      // Memset value; Device: SM count
     int32_t grid[3] = {0, 0, 0};
     int32_t block[3] = {0, 0, 0};
     int32_t registers = 0;

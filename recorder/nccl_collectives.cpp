@@ -51,9 +51,9 @@ int NcclCollectives::elementBytes(std::string_view datatype) {
         int bytes;
     };
     static constexpr Size kSizes[] = {
-        {"ncclInt8", 1},     {"ncclUint8", 1},      {"ncclFloat8e4m3", 1}, {"ncclFloat8e5m2", 1},
-        {"ncclFloat16", 2},  {"ncclBfloat16", 2},   {"ncclInt32", 4},      {"ncclUint32", 4},
-        {"ncclFloat32", 4},  {"ncclInt64", 8},      {"ncclUint64", 8},     {"ncclFloat64", 8}};
+        {"ncclInt8", 1},    {"ncclUint8", 1},    {"ncclFloat8e4m3", 1}, {"ncclFloat8e5m2", 1},
+        {"ncclFloat16", 2}, {"ncclBfloat16", 2}, {"ncclInt32", 4},      {"ncclUint32", 4},
+        {"ncclFloat32", 4}, {"ncclInt64", 8},    {"ncclUint64", 8},     {"ncclFloat64", 8}};
     for (const Size& size : kSizes)
         if (size.name == datatype)
             return size.bytes;

@@ -75,8 +75,8 @@ bool isRunFolder(const std::string& path, const std::string& ext) {
         if (name == "." || name == "..")
             continue;
         struct stat info;
-        bool session = lstat(format::joinPath(path, name).c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
-                       endsWith(name, ext);
+        bool session = lstat(format::joinPath(path, name).c_str(), &info) == 0 &&
+                       S_ISREG(info.st_mode) && endsWith(name, ext);
         for (const char* side : kSideFiles)
             session = session || (S_ISREG(info.st_mode) && endsWith(name, ext + side));
         sessionsOnly = sessionsOnly && session;
@@ -146,8 +146,8 @@ std::optional<RecordingOutput> RecordingOutput::plan(const std::string& path, bo
     const format::SessionPathParts parts = format::splitSessionPath(path);
     const std::string folder = format::runFolderOf(path);
     const std::string ext = sessionExtension(parts.ext);
-    RecordingOutput output(path, format::joinPath(parts.dir, parts.stem + kPartialTag + parts.ext), folder,
-                           overwrite);
+    RecordingOutput output(path, format::joinPath(parts.dir, parts.stem + kPartialTag + parts.ext),
+                           folder, overwrite);
     struct stat info;
     if (stat(parts.dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
         *error = "cannot write " + path + ": the folder " + parts.dir + " does not exist";
@@ -277,7 +277,8 @@ bool RecordingOutput::publish(Published* published, std::string* error) const {
         *error = m_path + " appeared during the run; the recording stays at " + m_partial;
         return false;
     }
-    if (isDirectory(m_path) && !isRunFolder(m_path, sessionExtension(format::splitSessionPath(m_path).ext))) {
+    if (isDirectory(m_path) &&
+        !isRunFolder(m_path, sessionExtension(format::splitSessionPath(m_path).ext))) {
         *error = "cannot replace the folder " + m_path + ": the recording stays at " + m_partial;
         return false;
     }

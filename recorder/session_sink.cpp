@@ -471,7 +471,8 @@ void SessionSink::consumeBatch(const ActivityBatch& batch) {
             break;
         }
         case ActivityRecord::Kind::ExternalCorrelation:
-            if (std::optional<format::CollectiveCallRow> call = NcclCollectives::take(r.externalId)) {
+            if (std::optional<format::CollectiveCallRow> call =
+                    NcclCollectives::take(r.externalId)) {
                 call->processId = m_processId;
                 call->correlationId = r.correlationId;
                 m_writer->addCollectiveCall(*call);

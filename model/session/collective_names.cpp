@@ -87,8 +87,7 @@ std::string collectiveLabel(std::string_view name, const format::CollectiveCallR
         size += " in " + formatCount(call.calls) + " calls";
     // After "NCCL <collective>", the first part of the label.
     const size_t parts = label.find(" · ");
-    return parts == std::string::npos ? label + " · " + size
-                                      : label.insert(parts, " · " + size);
+    return parts == std::string::npos ? label + " · " + size : label.insert(parts, " · " + size);
 }
 
 } // namespace stallscope::model

@@ -488,9 +488,9 @@ private:
         for (size_t i = 0; i < s.processes.size(); ++i)
             processes.add(s.processes[i].rowId, static_cast<int32_t>(i));
         std::map<std::pair<int32_t, uint32_t>, format::CollectiveCallRow> byLaunch;
-        format::Statement rows = m_db.prepare(format::selectSql<kCollectiveCalls>(
-            {"id", "process_id", "correlation_id", "function", "datatype", "count", "bytes",
-             "calls"}));
+        format::Statement rows = m_db.prepare(
+            format::selectSql<kCollectiveCalls>({"id", "process_id", "correlation_id", "function",
+                                                 "datatype", "count", "bytes", "calls"}));
         if (!rows.prepared())
             throw LoadFailure{"corrupt session: cannot read table 'collective_calls': " +
                               m_db.lastMessage()};

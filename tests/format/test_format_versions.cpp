@@ -91,8 +91,9 @@ void TestFormatVersions::newFilesHaveTheV1SchemaAndProcessRanks() {
     QVERIFY(v1.isOpen() && now.isOpen());
     const std::string objects = "SELECT type, name, tbl_name FROM sqlite_master ORDER BY name";
     const std::vector<std::string> v1Objects = rowsOf(v1, objects);
-    const std::string v1Kinds = "SELECT type, name, tbl_name FROM sqlite_master WHERE tbl_name "
-                                "NOT IN ('process_ranks', 'host_samples', 'collective_calls') ORDER BY name";
+    const std::string v1Kinds =
+        "SELECT type, name, tbl_name FROM sqlite_master WHERE tbl_name "
+        "NOT IN ('process_ranks', 'host_samples', 'collective_calls') ORDER BY name";
     QCOMPARE(rowsOf(now, v1Kinds), v1Objects);
     QCOMPARE(rowsOf(now, "SELECT type, name FROM sqlite_master WHERE tbl_name = "
                          "'process_ranks' ORDER BY name"),

@@ -121,9 +121,9 @@ void expectSameModel(const model::Session& a, const model::Session& b) {
     for (const auto& [kernel, x] : a.collectiveCalls) {
         const format::CollectiveCallRow* y = b.collectiveCall(kernel);
         QVERIFY(y);
-        QCOMPARE(std::tuple(x.processId, x.correlationId, x.function, x.count, x.bytes, x.calls),
-                 std::tuple(y->processId, y->correlationId, y->function, y->count, y->bytes,
-                            y->calls));
+        QCOMPARE(
+            std::tuple(x.processId, x.correlationId, x.function, x.count, x.bytes, x.calls),
+            std::tuple(y->processId, y->correlationId, y->function, y->count, y->bytes, y->calls));
     }
 }
 

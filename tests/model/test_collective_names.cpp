@@ -51,18 +51,22 @@ private slots:
         QTest::addColumn<qint64>("bytes"); // -1: unknown
         QTest::addColumn<qint64>("calls");
         QTest::addColumn<QString>("text");
-        QTest::newRow("DDP bucket") << "AllReduce" << "ncclFloat32" << qint64(6553600)
-                                    << qint64(25 << 20) << qint64(1)
-                                    << "AllReduce · 25.0 MiB (6,553,600 × ncclFloat32)";
+        QTest::newRow("DDP bucket")
+            << "AllReduce"
+            << "ncclFloat32" << qint64(6553600) << qint64(25 << 20) << qint64(1)
+            << "AllReduce · 25.0 MiB (6,553,600 × ncclFloat32)";
         QTest::newRow("group of three, mixed types")
-            << "AllReduce+Broadcast" << "" << qint64(3000) << qint64(10000) << qint64(3)
+            << "AllReduce+Broadcast"
+            << "" << qint64(3000) << qint64(10000) << qint64(3)
             << "AllReduce+Broadcast ×3 · 9.8 KiB (3,000)";
         QTest::newRow("type without a size")
-            << "Send" << "Unknown" << qint64(1000) << qint64(-1) << qint64(1)
-            << "Send (1,000 × Unknown)";
-        QTest::newRow("one byte") << "Recv" << "ncclInt8" << qint64(1) << qint64(1) << qint64(1)
+            << "Send"
+            << "Unknown" << qint64(1000) << qint64(-1) << qint64(1) << "Send (1,000 × Unknown)";
+        QTest::newRow("one byte") << "Recv"
+                                  << "ncclInt8" << qint64(1) << qint64(1) << qint64(1)
                                   << "Recv · 1 B (1 × ncclInt8)";
-        QTest::newRow("no name") << "" << "ncclFloat16" << qint64(2) << qint64(4) << qint64(1)
+        QTest::newRow("no name") << ""
+                                 << "ncclFloat16" << qint64(2) << qint64(4) << qint64(1)
                                  << "NCCL call · 4 B (2 × ncclFloat16)";
     }
     void callTextSaysSizeAndType() {
@@ -121,9 +125,10 @@ private slots:
             const int32_t process =
                 session.devices[session.streams[lane.streamIndex].deviceIndex].processIndex;
             for (size_t i = 0; i < lane.kernels.size(); ++i) {
-                const bool collective = model::isCollectiveKernelName(
-                    session.string(lane.kernels.nameId[i]));
-                const format::CollectiveCallRow* call = session.collectiveCall(lane.kernels.rowId[i]);
+                const bool collective =
+                    model::isCollectiveKernelName(session.string(lane.kernels.nameId[i]));
+                const format::CollectiveCallRow* call =
+                    session.collectiveCall(lane.kernels.rowId[i]);
                 QCOMPARE(call != nullptr, collective);
                 collectives += collective;
                 if (!call)

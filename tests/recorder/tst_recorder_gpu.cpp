@@ -279,8 +279,8 @@ private slots:
             int collectiveKernels = 0;
             for (const auto& lane : s.streamLanes)
                 for (size_t i = 0; i < lane.kernels.size(); ++i) {
-                    const bool collective = stallscope::model::isCollectiveKernelName(
-                        s.string(lane.kernels.nameId[i]));
+                    const bool collective =
+                        stallscope::model::isCollectiveKernelName(s.string(lane.kernels.nameId[i]));
                     const auto* call = s.collectiveCall(lane.kernels.rowId[i]);
                     QVERIFY(!call || collective);
                     collectiveKernels += collective;

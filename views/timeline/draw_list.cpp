@@ -209,7 +209,8 @@ void DrawList::addLane(const model::Session& session, const TimelineLane& lane,
             },
             [&](size_t i) {
                 // NCCL's kernels say their size when the recording has it.
-                if (const format::CollectiveCallRow* call = session.collectiveCall(kernels.rowId[i]))
+                if (const format::CollectiveCallRow* call =
+                        session.collectiveCall(kernels.rowId[i]))
                     return QString::fromStdString(
                         model::collectiveLabel(session.string(kernels.nameId[i]), *call));
                 return shortKernelName(session.string(kernels.nameId[i]));
