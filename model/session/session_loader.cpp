@@ -12,10 +12,10 @@
 #include <algorithm>
 #include <array>
 #include <limits>
-#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
+#include <unordered_map>
 
 namespace stallscope::model {
 
@@ -342,8 +342,8 @@ private:
     // v3 added host_samples; a v2 file has no samples, which the reader assumes when the table
     // is absent.
     void upgradeFromV2() {}
-    // v4 added collective_calls, read on demand (SessionDatabase::collectiveCall), which finds
-    // none when the table is absent.
+    // v4 added collective_calls; an older file has none, which readCollectiveCalls assumes when
+    // the table is absent.
     void upgradeFromV3() {}
 
     void readMeta() {
@@ -487,7 +487,11 @@ private:
         loading::RowIndex processes;
         for (size_t i = 0; i < s.processes.size(); ++i)
             processes.add(s.processes[i].rowId, static_cast<int32_t>(i));
-        std::map<std::pair<int32_t, uint32_t>, format::CollectiveCallRow> byLaunch;
+        // By (process index, correlation id): correlation ids are per process.
+        auto launchKey = [](int32_t process, uint32_t correlation) {
+            return (uint64_t(uint32_t(process)) << 32) | correlation;
+        };
+        std::unordered_map<uint64_t, format::CollectiveCallRow> byLaunch;
         format::Statement rows = m_db.prepare(
             format::selectSql<kCollectiveCalls>({"id", "process_id", "correlation_id", "function",
                                                  "datatype", "count", "bytes", "calls"}));
@@ -507,7 +511,7 @@ private:
                 call.bytes = row.inRange(6, 0, std::numeric_limits<int64_t>::max());
             call.calls = row.inRange(7, 1, std::numeric_limits<int64_t>::max());
             row.requireTypes();
-            byLaunch.emplace(std::pair(process, static_cast<uint32_t>(call.correlationId)),
+            byLaunch.emplace(launchKey(process, static_cast<uint32_t>(call.correlationId)),
                              std::move(call));
         }
         if (rows.failed())
@@ -518,7 +522,7 @@ private:
         for (const StreamLane& lane : s.streamLanes) {
             const int32_t process = s.devices[s.streams[lane.streamIndex].deviceIndex].processIndex;
             for (size_t i = 0; i < lane.kernels.size(); ++i) {
-                const auto found = byLaunch.find({process, lane.kernels.correlationId[i]});
+                const auto found = byLaunch.find(launchKey(process, lane.kernels.correlationId[i]));
                 if (found != byLaunch.end())
                     s.collectiveCalls.emplace(lane.kernels.rowId[i], found->second);
             }
