@@ -69,8 +69,10 @@ void NcclCollectives::noteCall(const char* function, size_t count, const char* d
         row.function = name;
         row.datatype = type;
     } else {
-        // "AllReduce+Broadcast" for a group that mixes calls; each name once.
-        if (row.function != name && row.function.find(std::string(name)) == std::string::npos &&
+        // "AllReduce+Broadcast" for a group that mixes calls; each name once (a whole part:
+        // "Reduce" is not "AllReduce").
+        const std::string joined = "+" + row.function + "+";
+        if (joined.find("+" + std::string(name) + "+") == std::string::npos &&
             row.function.size() < 200)
             row.function.append("+").append(name);
         if (row.datatype != type)

@@ -110,6 +110,14 @@ private slots:
         QCOMPARE(rows(session.path, "select value from meta where key = 'nccl_collective_calls'"),
                  QStringList{"2"});
 
+        // A group of a Reduce after an AllReduce names both (a name is a whole part).
+        NcclCollectives::noteCall("AllReduce", 1, "ncclFloat32");
+        NcclCollectives::noteCall("Reduce", 1, "ncclFloat32");
+        NcclCollectives::noteCall("AllReduce", 1, "ncclFloat32");
+        const auto mixed = NcclCollectives::take(launchNotedCalls());
+        QVERIFY(mixed);
+        QCOMPARE(QString::fromStdString(mixed->function), QString("AllReduce+Reduce"));
+
         // The launches waiting for the writer are a bounded ring: a launch 16,384 launches old
         // is gone, the one after it is not.
         NcclCollectives::noteCall("AllReduce", 1, "ncclFloat32");

@@ -1,0 +1,1 @@
+INSERT INTO collective_calls(process_id, correlation_id, function, datatype, count, bytes, calls) VALUES (1, 2, 'AllReduce', 'ncclFloat32', 9223372036854775807, NULL, 2), (1, 2, '', x'00ff', 0, 0, 1);
