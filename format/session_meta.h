@@ -55,6 +55,17 @@ inline constexpr std::string_view kSamplerTicks = "sampler_ticks";
 inline constexpr std::string_view kSamplerSamples = "sampler_samples";
 inline constexpr std::string_view kSamplerTickMeanNs = "sampler_tick_mean_ns";
 inline constexpr std::string_view kSamplerTickMaxNs = "sampler_tick_max_ns";
+// The GPUs' power state while busy (recorder/gpu_power_sampler.h, NVML): "on" or why not; the
+// samples taken, those of a busy GPU (utilization >= 90 %), those of these held back by the power
+// cap; the enforced power limit (W); the busy samples' mean SM clock (MHz) and power (W). Read by
+// the what-if savings (InsightThresholds::powerCap).
+inline constexpr std::string_view kGpuPower = "gpu_power";
+inline constexpr std::string_view kGpuPowerSamples = "gpu_power_samples";
+inline constexpr std::string_view kGpuPowerBusySamples = "gpu_power_busy_samples";
+inline constexpr std::string_view kGpuPowerCappedSamples = "gpu_power_capped_samples";
+inline constexpr std::string_view kGpuPowerLimitW = "gpu_power_limit_w";
+inline constexpr std::string_view kGpuPowerBusySmClockMhz = "gpu_power_busy_sm_clock_mhz";
+inline constexpr std::string_view kGpuPowerBusyW = "gpu_power_busy_w";
 // NCCL's profiler plugin (collective_calls): "on", or why not ("NCCL_PROFILER_PLUGIN names
 // another plugin: …"), and the launches it described.
 inline constexpr std::string_view kNcclProfiler = "nccl_profiler";

@@ -382,6 +382,7 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     m_thread = std::thread([this] { writerLoop(); });
     if (sampling)
         m_sampler.start(m_config.sampleHz);
+    m_power.start(m_config.gpuPowerHz);
     return true;
 }
 
@@ -499,6 +500,8 @@ void Recorder::finishWriter(std::string_view status) {
     int64_t endNs = CallbackHandler::nowNs();
     m_sink->finishProcess(endNs);
     m_sampler.writeStats(*m_writer, m_sink->stats().hostSamples);
+    m_power.stop(); // here only: on the thread that finishes the writer (a signal: the writer's)
+    m_power.writeStats(*m_writer);
     m_writer->setMeta(format::meta::kEndNs, std::to_string(endNs));
     if (!m_writer->finish(status))
         fprintf(stderr, "stallscope: writing %s failed: %s\n", m_outputPath.c_str(),
@@ -548,6 +551,7 @@ void Recorder::onForkChild() {
     // never write. An exec'ed child starts afresh (injection again) and writes its own session.
     m_handler.setEnabled(false);
     m_sampler.forgetAfterFork();
+    m_power.forgetAfterFork();
     m_active.store(false);
 }
 

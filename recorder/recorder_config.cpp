@@ -1,6 +1,7 @@
 #include "recorder/recorder_config.h"
 
 #include "format/keyword_table.h"
+#include "recorder/gpu_power_sampler.h"
 #include "recorder/launch_environment.h"
 #include "recorder/python_sampler.h"
 
@@ -25,6 +26,22 @@ bool parseBool(const char* value, bool fallback) {
     if (v == "0" || v == "off" || v == "no" || v == "false")
         return false;
     return fallback;
+}
+
+// A sampler's rate from variable `name`: a count of samples a second up to `maxHz`, or a false
+// value ("0", "off") for none; anything else leaves *hz as it was and is reported.
+void readRate(const char* name, int maxHz, int* hz, std::string* warnings) {
+    const char* v = env(name);
+    if (!v)
+        return;
+    char* end = nullptr;
+    const long rate = strtol(v, &end, 10);
+    if (!parseBool(v, true))
+        *hz = 0;
+    else if (end != v && *end == '\0' && rate >= 0)
+        *hz = int(std::min<long>(rate, maxHz));
+    else if (warnings)
+        *warnings += std::string(name) + "='" + v + "' is not a rate; ";
 }
 
 // "8M", "512k", "1048576".
@@ -138,16 +155,8 @@ RecorderConfig RecorderConfig::fromEnvironment(std::string* warnings) {
         config.stacks = parseBool(v, true);
     if (const char* v = env("STALLSCOPE_PYTHON"))
         config.pythonFrames = parseBool(v, true);
-    if (const char* v = env("STALLSCOPE_SAMPLE_HZ")) {
-        char* end = nullptr;
-        const long hz = strtol(v, &end, 10);
-        if (!parseBool(v, true))
-            config.sampleHz = 0;
-        else if (end != v && *end == '\0' && hz >= 0)
-            config.sampleHz = int(std::min<long>(hz, PythonSampler::kMaxHz));
-        else if (warnings)
-            *warnings += "STALLSCOPE_SAMPLE_HZ='" + std::string(v) + "' is not a rate; ";
-    }
+    readRate("STALLSCOPE_SAMPLE_HZ", PythonSampler::kMaxHz, &config.sampleHz, warnings);
+    readRate("STALLSCOPE_GPU_POWER_HZ", GpuPowerSampler::kMaxHz, &config.gpuPowerHz, warnings);
     if (const char* v = env("STALLSCOPE_STACK_DEPTH")) {
         int depth = atoi(v);
         config.stackDepth = depth < 1 ? 1 : depth > 96 ? 96 : depth;

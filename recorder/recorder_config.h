@@ -30,6 +30,8 @@ struct RecorderConfig {
     // The Python sampler's rate (python_sampler.h), samples per second of every Python thread;
     // 0: off. bench/RESULTS.md has its overhead.
     int sampleHz = 200;
+    // The GPU power sampler's rate (gpu_power_sampler.h), NVML polls per second; 0: off.
+    int gpuPowerHz = 20;
     int stackDepth = 64;
     uint64_t bufferBytes = 8ull << 20;
     int flushMs = 500;

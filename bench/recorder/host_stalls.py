@@ -1,25 +1,32 @@
 #!/usr/bin/env python3
 """Kernel launches that stalled the program's thread, in recorded sessions
-(bench/recorder/buffer_zeroing_ab.sh):
+(bench/recorder/buffer_zeroing_ab.sh, bench/whatif/recorder_pauses.sh):
   host_stalls.py [--threshold-us N] SESSION...
 Per session: who zeroed CUPTI's buffers (meta recorder_buffer_zeroing) and the kernel launches
-(cudaLaunchKernel*, cuLaunchKernel*) that took longer than the threshold (default 1000 us),
-counted and summed from the first kernel on (process start-up excluded). A launch returns in
-microseconds unless the launch queue is full; on a loop that syncs every step it never is, so a
-launch of milliseconds there is the recorder (or CUPTI) holding the thread."""
+(cudaLaunchKernel*, cuLaunchKernel*) that took longer than the threshold (default 1000 us), from
+the first kernel on (process start-up excluded): counted, summed, when each began, and how many
+were the first launch of their kernel. A launch returns in microseconds unless the launch queue is
+full (never on a loop that syncs every step) or it is its kernel's first: CUDA loads a module on
+its first use (lazy loading), which takes milliseconds with or without the recorder. A long launch
+that is not a kernel's first is the recorder (or CUPTI) holding the thread."""
 import argparse
 import sqlite3
 
 
 def stalls(path, threshold_ns):
+    """(zeroing, launch count, [(duration, offset from the first kernel, is the kernel's first)])"""
     db = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
     zeroing = db.execute("select value from meta where key = 'recorder_buffer_zeroing'").fetchone()
     first_kernel = db.execute("select min(start_ns) from kernels").fetchone()[0] or 0
     launches = db.execute(
-        "select a.end_ns - a.start_ns from api_calls a join strings s on s.id = a.name_id "
+        "select a.end_ns - a.start_ns, a.start_ns - ?, k.start_ns = "
+        "  (select min(o.start_ns) from kernels o where o.name_id = k.name_id) "
+        "from api_calls a join strings s on s.id = a.name_id "
+        "left join kernels k on k.correlation_id = a.correlation_id "
         "where a.start_ns >= ? and (s.text like 'cudaLaunchKernel%' or s.text like "
-        "'cuLaunchKernel%')", (first_kernel,)).fetchall()
-    long_launches = [duration for (duration,) in launches if duration > threshold_ns]
+        "'cuLaunchKernel%')", (first_kernel, first_kernel)).fetchall()
+    long_launches = [(duration, offset, bool(first)) for (duration, offset, first) in launches
+                     if duration > threshold_ns]
     return zeroing[0] if zeroing else "cupti (not recorded)", len(launches), long_launches
 
 
@@ -29,14 +36,19 @@ def main():
     parser.add_argument("sessions", nargs="+")
     args = parser.parse_args()
     threshold_ns = int(args.threshold_us * 1000)
-    print("| session | buffers zeroed by | launches | launches > %g µs | their total ms | longest ms |"
+    print("| session | buffers zeroed by | launches | launches > %g µs | of them a kernel's first |"
+          " their total ms | longest ms | at (ms after the first kernel; * not a kernel's first) |"
           % args.threshold_us)
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     for path in args.sessions:
         zeroing, count, long_launches = stalls(path, threshold_ns)
-        print("| %s | %s | %d | %d | %.1f | %.1f |" % (
-            path, zeroing, count, len(long_launches), sum(long_launches) / 1e6,
-            max(long_launches, default=0) / 1e6))
+        durations = [duration for duration, _, _ in long_launches]
+        print("| %s | %s | %d | %d | %d | %.1f | %.1f | %s |" % (
+            path, zeroing, count, len(long_launches),
+            sum(1 for _, _, first in long_launches if first), sum(durations) / 1e6,
+            max(durations, default=0) / 1e6,
+            " ".join("%.0f%s" % (offset / 1e6, "" if first else "*")
+                     for _, offset, first in long_launches)))
 
 
 if __name__ == "__main__":

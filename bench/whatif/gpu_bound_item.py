@@ -6,7 +6,7 @@ after each read.
   after:  total += loss.detach() on the GPU, one .item() after the loop"""
 import torch
 
-from pair_harness import time_pair, train_step, training_workload
+from pair_harness import iterations, time_pair, train_step, training_workload
 
 WIDTH, DEPTH, BATCH = 4096, 3, 8192  # 4 Linear(4096, 4096): ~3.3 TFLOP per step
 
@@ -15,11 +15,11 @@ def build(args):
     return training_workload(WIDTH, DEPTH, BATCH)
 
 
-def run(variant, workload, iterations):
+def run(variant, workload, count):
     model, optimizer, inputs, targets = workload
     losses = []
     total = torch.zeros((), device="cuda")
-    for _ in range(iterations):
+    for _ in iterations(count):
         loss = train_step(model, optimizer, inputs, targets)
         if variant == "before":
             losses.append(loss.item())  # SYNC-SITE

@@ -10,7 +10,7 @@ import time
 
 import torch
 
-from pair_harness import time_pair, train_step, training_workload
+from pair_harness import iterations, time_pair, train_step, training_workload
 
 WIDTH, DEPTH, BATCH = 4096, 3, 2048  # 4 Linear(4096, 4096): ~0.8 TFLOP per step
 
@@ -36,10 +36,10 @@ def build(args):
     return (*training_workload(WIDTH, DEPTH, BATCH), args.host_work)
 
 
-def run(variant, workload, iterations):
+def run(variant, workload, count):
     model, optimizer, inputs, targets, host_iterations = workload
     losses = []
-    for _ in range(iterations):
+    for _ in iterations(count):
         loss = train_step(model, optimizer, inputs, targets)
         losses.append(loss.item() if variant == "before" else loss.detach())  # SYNC-SITE
         host_work(host_iterations)

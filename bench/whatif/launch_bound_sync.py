@@ -6,7 +6,7 @@ is the launch gap it opens: the GPU waits for the host's next launch.
   after:  no sync in the loop (the harness syncs once after it)"""
 import torch
 
-from pair_harness import time_pair
+from pair_harness import iterations, time_pair
 
 SIZE = 64
 
@@ -18,9 +18,9 @@ def build(args):
     return x, weight, bias
 
 
-def run(variant, workload, iterations):
+def run(variant, workload, count):
     x, weight, bias = workload
-    for _ in range(iterations):
+    for _ in iterations(count):
         hidden = torch.tanh(x @ weight)  # tanh keeps the values bounded over many iterations
         x = torch.tanh(hidden @ weight + bias)
         if variant == "before":

@@ -6,7 +6,7 @@ driver, that the host waits for.
   after:  preallocated pinned host buffers, buffer.copy_(pred, non_blocking=True), one sync after"""
 import torch
 
-from pair_harness import mlp, time_pair
+from pair_harness import iterations, mlp, time_pair
 
 WIDTH, DEPTH, BATCH, CLASSES = 4096, 6, 4096, 256  # ~0.8 TFLOP per forward, 4 MiB per prediction
 
@@ -24,10 +24,10 @@ def build(args):
 
 
 @torch.no_grad()
-def run(variant, workload, iterations):
+def run(variant, workload, count):
     model, inputs, pinned = workload
     predictions = []
-    for step in range(iterations):
+    for step in iterations(count):
         pred = model(inputs).float()
         if variant == "before":
             predictions.append(pred.cpu())  # SYNC-SITE

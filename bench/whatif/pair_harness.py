@@ -27,6 +27,33 @@ def parse_args(default_iters, extra=None):
     return parser.parse_args()
 
 
+# Wall-clock start of each iteration of the last loop, and its end (see iterations).
+_iteration_starts = []
+
+
+def iterations(count):
+    """range(count) for a pair's loop that notes when each iteration starts: the spread of the
+    iterations (pauses of the host, the recorder's included) goes into the JSON line."""
+    _iteration_starts.clear()
+    for index in range(count):
+        _iteration_starts.append(time.perf_counter())
+        yield index
+    _iteration_starts.append(time.perf_counter())
+
+
+def iteration_spread():
+    """Host time per iteration of the last loop, in µs: median, p90, max, and the pauses' excess
+    (the time iterations longer than twice the median took beyond the median, in ms). In a
+    "before" loop, which syncs every iteration, this is the iteration's whole time."""
+    times = sorted((b - a) * 1e6 for a, b in zip(_iteration_starts, _iteration_starts[1:]))
+    if not times:
+        return None
+    median = times[len(times) // 2]
+    excess = sum(t - median for t in times if t > 2 * median)
+    return {"median_us": round(median, 2), "p90_us": round(times[int(len(times) * 0.9)], 2),
+            "max_us": round(times[-1], 2), "pause_excess_ms": round(excess / 1e3, 3)}
+
+
 def timed_loop(name, run, workload, variant, args, round_index=None):
     """Runs the loop timed between two device syncs and prints its JSON line."""
     torch.cuda.synchronize()
@@ -36,7 +63,8 @@ def timed_loop(name, run, workload, variant, args, round_index=None):
     loop_s = time.perf_counter() - start
     syncs = 1 if variant == "before" else 0  # every pair's "before" syncs once per iteration
     line = {"pair": name, "variant": variant, "loop_s": round(loop_s, 6),
-            "iterations": args.iters, "syncs_per_iteration": syncs, "warmup": args.warmup}
+            "iterations": args.iters, "syncs_per_iteration": syncs, "warmup": args.warmup,
+            "iteration_spread": iteration_spread(), "wall_end": round(time.time(), 3)}
     if round_index is not None:
         line["round"] = round_index
     print(json.dumps(line), flush=True)

@@ -196,6 +196,9 @@ struct SessionStatistics {
     int64_t startupNs = 0;   // session start to window start (0 when the window starts there)
     int64_t gpuBusyNs = 0;   // summed over devices
     double gpuBusyShare = 0; // gpuBusyNs / (window × devices with work in it)
+    // The GPUs ran at their power limit while busy: savings discounted
+    // (InsightThresholds::powerCap)
+    bool gpuPowerCapped = false;
     std::vector<DeviceBusy> devices;
     int64_t hostSyncCount = 0;     // host-blocking syncs (all kinds but stream-wait-event) in it
     int64_t hostBlockedNs = 0;     // summed over threads

@@ -98,6 +98,7 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
             insight.events = std::make_shared<const EventSpans>();
 
     report.summary = SessionStatisticsBuilder::compute(session, gpu, sites, window);
+    report.summary.gpuPowerCapped = savings.powerCap().capped;
     report.sites = sites.stats();
     report.runGraph = savings.sharedGraph();
     for (size_t s = 0; s < report.sites.size(); ++s) {

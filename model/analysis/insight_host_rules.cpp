@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 
 namespace stallscope::model {
 
@@ -36,7 +37,31 @@ struct LineIdle {
 struct DeviceTally {
     std::map<int32_t, LineIdle> lines;
     int64_t idleNs = 0, gaps = 0, samples = 0; // gaps of >= minIdleNs, samples in them
+    int64_t moduleLoadGaps = 0;                // gaps left out: they end in a kernel's first run
 };
+
+// When each kernel of the device first ran, sorted. A gap that ends there is CUDA loading the
+// kernel's module on its first launch (lazy loading: milliseconds, once per kernel, with or
+// without a recorder), not the line's host work.
+std::vector<int64_t> firstRuns(const Session& session, int32_t device) {
+    std::unordered_map<uint32_t, int64_t> first;
+    for (const StreamLane& lane : session.streamLanes) {
+        if (lane.streamIndex < 0 || session.streams[lane.streamIndex].deviceIndex != device)
+            continue;
+        for (size_t k = 0; k < lane.kernels.size(); ++k) {
+            const auto [at, added] =
+                first.try_emplace(lane.kernels.nameId[k], lane.kernels.start[k]);
+            if (!added)
+                at->second = std::min(at->second, lane.kernels.start[k]);
+        }
+    }
+    std::vector<int64_t> starts;
+    starts.reserve(first.size());
+    for (const auto& [name, start] : first)
+        starts.push_back(start);
+    std::sort(starts.begin(), starts.end());
+    return starts;
+}
 
 // The lanes that launch work: the threads of the device's process with API calls.
 std::vector<int32_t> launchingLanes(const Session& session, int32_t device) {
@@ -83,9 +108,16 @@ DeviceTally tallyDevice(const AnalysisContext& context, int32_t device) {
             }
         }
     };
-    for (size_t i = 0; i + 1 < busy.size(); ++i)
-        if (busy.end[i] < context.windowEndNs && busy.start[i + 1] > context.windowStartNs)
-            addGap(busy.end[i], busy.start[i + 1]);
+    const std::vector<int64_t> firsts = firstRuns(context.session, device);
+    for (size_t i = 0; i + 1 < busy.size(); ++i) {
+        if (busy.end[i] >= context.windowEndNs || busy.start[i + 1] <= context.windowStartNs)
+            continue;
+        if (std::binary_search(firsts.begin(), firsts.end(), busy.start[i + 1])) {
+            tally.moduleLoadGaps += busy.start[i + 1] - busy.end[i] >= minIdle;
+            continue;
+        }
+        addGap(busy.end[i], busy.start[i + 1]);
+    }
     return tally;
 }
 
@@ -104,7 +136,7 @@ void hostGaps(const AnalysisContext& context, std::vector<Insight>& out) {
     struct Best {
         int32_t device = -1;
         double idleNs = 0;
-        int64_t samples = 0, deviceIdleNs = 0, gaps = 0, gapSamples = 0;
+        int64_t samples = 0, deviceIdleNs = 0, gaps = 0, gapSamples = 0, moduleLoadGaps = 0;
     };
     std::map<int32_t, Best> best;
     for (size_t d = 0; d < context.session.devices.size() && !context.cancelled(); ++d) {
@@ -117,7 +149,8 @@ void hostGaps(const AnalysisContext& context, std::vector<Insight>& out) {
                      idle.samples,
                      tally.idleNs,
                      tally.gaps,
-                     tally.samples};
+                     tally.samples,
+                     tally.moduleLoadGaps};
         }
     }
     for (const auto& [line, b] : best) {
@@ -132,7 +165,11 @@ void hostGaps(const AnalysisContext& context, std::vector<Insight>& out) {
             formatCount(b.gaps) + (b.gaps == 1 ? " gap" : " gaps") + " of " +
             formatDuration(t.minIdleNs) + " or more) while the host was at " + site.label() + ": " +
             formatCount(b.samples) + " of the " + formatCount(b.gapSamples) +
-            " samples of the launching threads in those gaps";
+            " samples of the launching threads in those gaps" +
+            (b.moduleLoadGaps > 0 ? " (not counted: " + formatCount(b.moduleLoadGaps) +
+                                        (b.moduleLoadGaps == 1 ? " gap" : " gaps") +
+                                        " before a kernel's first run, CUDA loading its module)"
+                                  : std::string());
         // The line's sync site, or the straggler whose cause it is, already has the finding.
         const auto existing = std::find_if(out.begin(), out.end(), [&](const Insight& insight) {
             return (insight.siteIndex >= 0 || insight.rule == InsightRule::Straggler) &&
@@ -149,10 +186,13 @@ void hostGaps(const AnalysisContext& context, std::vector<Insight>& out) {
         insight.site = site;
         insight.count = b.samples;
         insight.assumption = "if this host work overlapped the GPU's";
-        context.rateBySavings(insight, idleNs);
+        // A GPU at its power cap gives back part of the idle time it is kept busy in, as for a
+        // sync's fix (InsightThresholds::powerCap).
+        context.rateBySavings(
+            insight, savedAtPowerCap(idleNs, context.savings.powerCap(), context.thresholds));
         insight.title = "GPU idle " + formatShare(context.shareOf(idleNs)) +
                         " while the host runs " + site.label();
-        insight.evidence = evidence;
+        insight.evidence = evidence + powerCapNote(context);
         insight.recommendation = recommendationFor(InsightRule::HostGap, site.language);
         out.push_back(std::move(insight));
     }

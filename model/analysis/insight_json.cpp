@@ -95,6 +95,7 @@ QJsonObject summaryObject(const InsightReport& report) {
             {"startup_ns", integer(s.startupNs)},
             {"gpu_busy_ns", integer(s.gpuBusyNs)},
             {"gpu_busy_share", s.gpuBusyShare},
+            {"gpu_power_capped", s.gpuPowerCapped},
             {"devices", devices},
             {"host_sync_count", integer(s.hostSyncCount)},
             {"host_blocked_ns", integer(s.hostBlockedNs)},

@@ -59,6 +59,9 @@ void hostGaps(const AnalysisContext& context, std::vector<Insight>& out);
 // "GPU 0 · NVIDIA H100", "rank 1 · GPU 1 · NVIDIA H100" in sessions of several processes.
 std::string deviceLabel(const Session& session, int32_t device);
 // "data.py:88 in collate (96 % of 240 samples)", lines joined by "; ".
+// "; the GPU ran at its power limit (…), so the idle time … is counted 60.0 %: …" when the
+// savings were discounted for the power cap (InsightThresholds::powerCap), else empty.
+std::string powerCapNote(const AnalysisContext& context);
 std::string sampledLinesText(const AnalysisContext& context,
                              const std::vector<std::pair<int32_t, int64_t>>& lines,
                              int64_t totalSamples);

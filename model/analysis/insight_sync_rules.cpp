@@ -31,6 +31,17 @@ void AnalysisContext::rateBySavings(Insight& insight, int64_t savingsNs,
 
 namespace insight_rules {
 
+std::string powerCapNote(const AnalysisContext& context) {
+    const GpuPowerCap& cap = context.savings.powerCap();
+    if (!cap.capped)
+        return {};
+    return "; the GPU ran at its power limit (" + formatCount(cap.cappedSamples) + " of " +
+           formatCount(cap.busySamples) +
+           " busy samples), so the idle time the fix fills is counted " +
+           formatShare(1.0 - context.thresholds.powerCap.slowdownShare) +
+           ": a busier GPU clocks lower";
+}
+
 namespace {
 
 using format::SyncKind;
@@ -320,6 +331,7 @@ void syncSites(const AnalysisContext& context, std::vector<Insight>& out) {
         text += ". Simulated: " + formatDuration(insight.savingsNs) + " sooner (" +
                 formatShare(insight.share) + " of the window, " + formatDuration(perCall) +
                 " per call) " + insight.assumption;
+        text += powerCapNote(context);
         if (insight.share < t.gpuBound.maxSavingShare &&
             context.gpuBusyShare >= t.gpuBound.gpuBusyShare)
             text += ". GPU-bound here (busy " + formatShare(context.gpuBusyShare) +

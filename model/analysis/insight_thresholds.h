@@ -23,6 +23,19 @@ struct InsightThresholds {
         double minBlockedShare = 0.001;
     } simulation;
 
+    // A GPU at its power limit clocks lower once a fix keeps it busier: of the GPU idle time a
+    // fix fills, slowdownShare comes back as longer kernels (against plain runs: 39 % on an H100,
+    // 47-52 % and a median of 30 % on two H200s, bench/RESULTS.md "The power cap"), so a site's
+    // simulated saving beyond the GPU time its fix removes is scaled by 1 - slowdownShare. The
+    // recording says whether its GPUs ran at the cap (meta gpu_power_*, the recorder's NVML
+    // samples): at least minBusySamples samples of a busy GPU, at least minCappedShare of them held
+    // back by power.
+    struct {
+        int64_t minBusySamples = 10;
+        double minCappedShare = 0.5;
+        double slowdownShare = 0.40;
+    } powerCap;
+
     // in-loop-sync: >= minSyncs calls from one site AND a median of >= minLaunches kernel
     // launches between consecutive calls of that site on one thread AND a simulated saving per
     // call of at least minSavingShareOfPeriod of the median time between those calls (a cheap

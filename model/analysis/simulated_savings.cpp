@@ -1,11 +1,45 @@
 #include "model/analysis/simulated_savings.h"
 
+#include "format/session_meta.h"
 #include "format/session_schema.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <thread>
 
 namespace stallscope::model {
+
+namespace {
+
+// A non-negative count from meta; -1 when absent or not a count.
+int64_t metaCount(const Session& session, std::string_view key) {
+    const std::string text = session.metaValue(key);
+    int64_t value = -1;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    return error == std::errc() && end == text.data() + text.size() && value >= 0 ? value : -1;
+}
+
+} // namespace
+
+GpuPowerCap gpuPowerCap(const Session& session, const InsightThresholds& thresholds) {
+    GpuPowerCap cap;
+    cap.busySamples = metaCount(session, format::meta::kGpuPowerBusySamples);
+    cap.cappedSamples = metaCount(session, format::meta::kGpuPowerCappedSamples);
+    cap.capped = cap.busySamples >= thresholds.powerCap.minBusySamples && cap.cappedSamples >= 0 &&
+                 cap.cappedSamples <= cap.busySamples &&
+                 static_cast<double>(cap.cappedSamples) >=
+                     thresholds.powerCap.minCappedShare * static_cast<double>(cap.busySamples);
+    return cap;
+}
+
+int64_t savedAtPowerCap(int64_t filledIdleNs, const GpuPowerCap& cap,
+                        const InsightThresholds& thresholds) {
+    if (!cap.capped || filledIdleNs <= 0)
+        return filledIdleNs;
+    const double kept = 1.0 - std::clamp(thresholds.powerCap.slowdownShare, 0.0, 1.0);
+    return std::llround(kept * static_cast<double>(filledIdleNs));
+}
 
 whatif::WhatIf siteFix(const Session& session, std::span<const EventRef> syncs,
                        SourceLanguage language, int64_t windowStartNs, int64_t windowEndNs) {
@@ -96,9 +130,18 @@ bool SimulatedSavings::build(const Session& session, const SessionDatabase& data
         helper.join();
     if ((cancel && cancel->load()) || baseline.cancelled)
         return false;
-    for (size_t i = 0; i < chosen.size(); ++i)
-        if (replayed[i])
-            m_saving[chosen[i]] = std::max<int64_t>(0, baseline.windowEndNs - replayedEnd[i]);
+    m_powerCap = gpuPowerCap(session, thresholds);
+    for (size_t i = 0; i < chosen.size(); ++i) {
+        if (!replayed[i])
+            continue;
+        int64_t saving = std::max<int64_t>(0, baseline.windowEndNs - replayedEnd[i]);
+        // At the power cap, the GPU idle time the fix fills costs clock speed; GPU time the fix
+        // removes (copies made pinned) is saved whole.
+        const int64_t removed = m_gpuTimeRemoved[chosen[i]];
+        if (saving > removed)
+            saving = removed + savedAtPowerCap(saving - removed, m_powerCap, thresholds);
+        m_saving[chosen[i]] = saving;
+    }
     return true;
 }
 

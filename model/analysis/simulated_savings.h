@@ -27,6 +27,20 @@ namespace stallscope::model {
 whatif::WhatIf siteFix(const Session& session, std::span<const EventRef> syncs,
                        SourceLanguage language, int64_t windowStartNs, int64_t windowEndNs);
 
+// Whether the recording's GPUs ran at their power limit while busy (InsightThresholds::powerCap,
+// from the recorder's meta gpu_power_*): then a fix that fills GPU idle time slows the kernels.
+// Sessions without the samples (other recorders, imports, older files) are not capped.
+struct GpuPowerCap {
+    int64_t busySamples = 0;
+    int64_t cappedSamples = 0;
+    bool capped = false;
+};
+GpuPowerCap gpuPowerCap(const Session& session, const InsightThresholds& thresholds);
+// What a fix that fills `filledIdleNs` of GPU idle time saves: all of it, or at the power cap the
+// 1 - powerCap.slowdownShare of it that lower clocks leave.
+int64_t savedAtPowerCap(int64_t filledIdleNs, const GpuPowerCap& cap,
+                        const InsightThresholds& thresholds);
+
 class SimulatedSavings {
 public:
     // Returns false when cancelled.
@@ -40,8 +54,11 @@ public:
     // GPU time the site's fix takes away (pageable copies made pinned).
     int64_t gpuTimeRemovedOf(int32_t site) const { return m_gpuTimeRemoved[site]; }
     std::shared_ptr<const whatif::RunGraph> sharedGraph() const { return m_graph; }
+    // The power cap the savings were discounted for (capped false: not discounted).
+    const GpuPowerCap& powerCap() const { return m_powerCap; }
 
 private:
+    GpuPowerCap m_powerCap;
     std::shared_ptr<whatif::RunGraph> m_graph;
     std::vector<int64_t> m_saving;         // per site
     std::vector<int64_t> m_gpuTimeRemoved; // per site

@@ -182,6 +182,8 @@ void TestInsightOutput::jsonRoundTrip() {
     QCOMPARE(summary["wall_ns"].toInteger(), 1'000'000);
     QCOMPARE(summary["window"]["ns"].toInteger(), 440'000); // the first to the last kernel
     QCOMPARE(summary["gpu_busy_share"].toDouble(), 200'000.0 / 440'000.0);
+    QVERIFY(summary["gpu_power_capped"].isBool()); // no power samples: not capped
+    QCOMPARE(summary["gpu_power_capped"].toBool(), false);
     QCOMPARE(summary["host_blocked_ns"].toInteger(), 192'000); // less the 500 ns past the window
     QCOMPARE(summary["host_sync_count"].toInteger(), 5);
     QCOMPARE(summary["devices"].toArray().size(), 1);

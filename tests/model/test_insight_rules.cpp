@@ -2,6 +2,7 @@
 // when it fires, and the look-alike patterns that must keep it silent. One finding per sync site;
 // its saving is the what-if replay's (hand-computed below from the timeline), its share is over
 // the active window (first kernel to last GPU work).
+#include "format/session_meta.h"
 #include "tests/model/insight_fixture.h"
 #include "tests/support/scratch_dir.h"
 
@@ -34,6 +35,7 @@ private slots:
     void defaultStreamSerializes();
     void overlappingStreamsAreNotSerialized();
     void launchBoundStretch();
+    void hostGapLeavesOutModuleLoads();
     void launchBoundSilent();
     void savingsCappedByGpuIdleTime();
     void bubbleNeedsAnIdleGpu();
@@ -395,6 +397,66 @@ void TestInsightRules::syncOnIdleGpuHasNoBubble() {
     QCOMPARE(report.sites.at(0).bubbleNs, int64_t(0));
     QVERIFY(insightsOf(report, InsightRule::GpuBubble).empty());
     QVERIFY(insightsOf(report, InsightRule::InLoopSync).empty()); // launches were on another thread
+}
+
+// host-gap: five 2 ms gaps in which the host sat at collate (4 samples each) between 1 ms
+// kernels. When the last gap ends in a kernel's first run (another name) it is CUDA loading that
+// kernel's module, not collate: 4 gaps are counted, and the evidence says why the fifth is not.
+void TestInsightRules::hostGapLeavesOutModuleLoads() {
+    auto hostGap = [this](bool lastIsFirstRun, std::string* evidence, bool powerCapped = false) {
+        const std::string name = std::string(lastIsFirstRun ? "module-load" : "no-load") +
+                                 (powerCapped ? "-capped" : "") + ".stallscope";
+        InsightFixture f(m_dir.file(name.c_str()), 20'000'000);
+        const int64_t collate = f.pythonStack("/home/u/data.py", 72, "collate");
+        const int64_t firstRunName = f.writer().internString("first_run_kernel");
+        for (int step = 0; step < 6; ++step) {
+            const int64_t start = 1'000'000 + 3'000'000 * step;
+            const int64_t correlation =
+                step == 5 && lastIsFirstRun ? 0 : f.launch(start - 600, start, start + 1'000'000);
+            if (correlation == 0) { // the same launch, its kernel under a name of its own
+                f.writer().addApiCall({f.thread, format::ApiDomain::Runtime, 211,
+                                       f.writer().internString("cudaLaunchKernel"), start - 600,
+                                       start - 100, 999, 0});
+                f.writer().addKernel({f.stream,
+                                      firstRunName,
+                                      start,
+                                      start + 1'000'000,
+                                      999,
+                                      {1, 1, 1},
+                                      {128, 1, 1},
+                                      32,
+                                      0,
+                                      0});
+            }
+            if (step < 5)
+                f.writer().addHostSample(
+                    {f.thread, start + 1'200'000, start + 2'800'000, 4, collate});
+        }
+        if (powerCapped) {
+            f.writer().setMeta(format::meta::kGpuPowerBusySamples, "10");
+            f.writer().setMeta(format::meta::kGpuPowerCappedSamples, "10");
+        }
+        const model::InsightReport report = f.load().analyze();
+        const auto found = insightsOf(report, InsightRule::HostGap);
+        if (found.size() != 1)
+            qFatal("expected one host-gap finding");
+        *evidence = found[0]->evidence;
+        return found[0]->savingsNs;
+    };
+    std::string all, rest;
+    QCOMPARE(hostGap(false, &all), int64_t(10'000'000));
+    QVERIFY2(all.find("in 5 gaps") != std::string::npos &&
+                 all.find("first run") == std::string::npos,
+             all.c_str());
+    QCOMPARE(hostGap(true, &rest), int64_t(8'000'000));
+    QVERIFY2(rest.find("in 4 gaps") != std::string::npos, rest.c_str());
+    QVERIFY2(rest.find("not counted: 1 gap before a kernel's first run") != std::string::npos,
+             rest.c_str());
+    // At the GPU's power cap the overlapped idle time is discounted as a sync fix's is.
+    std::string capped;
+    QCOMPARE(hostGap(false, &capped, true), int64_t(6'000'000));
+    QVERIFY2(capped.find("power limit (10 of 10 busy samples)") != std::string::npos,
+             capped.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestInsightRules)

@@ -4,10 +4,12 @@
 // one of these. The
 // rules' full output is tested in test_insight_rules; here only "fires or not" and the number the
 // threshold bounds. Shares are over the active window (first kernel to last GPU work).
+#include "format/session_meta.h"
 #include "tests/model/insight_fixture.h"
 
 #include <QTemporaryDir>
 #include <QTest>
+#include <cmath>
 
 using namespace stallscope;
 using format::SyncKind;
@@ -35,11 +37,19 @@ private slots:
     void launchBoundAtShortKernel();
     void launchBoundAtMaximumGap();
     void launchBoundAtMinimumKernels();
+    void powerCapFromMinimumBusySamples();
+    void powerCapFromMinimumCappedShare();
+    void powerCapIgnoresMalformedCounts();
+    void powerCapKeepsRemovedGpuTime();
 
 private:
     std::string path(const std::string& name) { return m_dir.filePath(name.c_str()).toStdString(); }
     // The severity of a site whose simulated saving is `savingNs` of a 1 ms window.
     Severity severityOfSaving(int64_t savingNs);
+    // The saving of severityOfSaving's site (200 µs replayed) in a recording whose meta says
+    // `busy` busy GPU samples and `capped` of them at the power cap (empty: no such key).
+    int64_t savingWithPowerSamples(const std::string& busy, const std::string& capped,
+                                   bool* cappedText = nullptr);
     // The bubble of a site whose one sync returns `gapNs` before the next kernel starts, in a
     // window of `windowNs`.
     model::InsightReport bubbleAfter(int64_t gapNs, int64_t windowNs);
@@ -289,5 +299,88 @@ void TestInsightThresholds::launchBoundAtMinimumKernels() {
     QCOMPARE(stretchKernels(minimum, 2'000, 8'000), int64_t(0));
 }
 
+int64_t TestInsightThresholds::savingWithPowerSamples(const std::string& busy,
+                                                      const std::string& capped, bool* cappedText) {
+    InsightFixture f(path("power" + std::to_string(++m_files) + ".stallscope"), 2'000'000);
+    const int64_t first = 201'000, hostWork = 300'000;
+    f.launch(9'000, 10'000, 10'000 + first);
+    f.sync(SyncKind::Stream, 11'000, 10'000 + first, f.nativeStack("/t.cpp", 1, "f"), f.stream);
+    const int64_t launch = 10'000 + first + hostWork;
+    f.launch(launch, launch + 1'000, 1'000'000);
+    if (!busy.empty())
+        f.writer().setMeta(format::meta::kGpuPowerBusySamples, busy);
+    if (!capped.empty())
+        f.writer().setMeta(format::meta::kGpuPowerCappedSamples, capped);
+    const model::InsightReport report = f.load().analyze();
+    const auto found = insightsOf(report, InsightRule::SyncAttribution);
+    if (found.size() != 1)
+        qFatal("expected one finding");
+    if (cappedText)
+        *cappedText = found[0]->evidence.find("power limit") != std::string::npos;
+    if (report.summary.gpuPowerCapped != (found[0]->savingsNs != 200'000))
+        qFatal("the summary's gpuPowerCapped disagrees with the finding");
+    return found[0]->savingsNs;
+}
+
+// A GPU at its power cap keeps 60 % of the idle time a fix fills (slowdownShare 0.40), from 10
+// busy samples on (9: too few to tell).
+void TestInsightThresholds::powerCapFromMinimumBusySamples() {
+    QCOMPARE(model::InsightThresholds{}.powerCap.slowdownShare, 0.40);
+    QCOMPARE(model::InsightThresholds{}.powerCap.minBusySamples, int64_t(10));
+    bool text = true;
+    QCOMPARE(savingWithPowerSamples("", "", &text), int64_t(200'000)); // no samples: no discount
+    QVERIFY(!text);
+    QCOMPARE(savingWithPowerSamples("9", "9", &text), int64_t(200'000));
+    QVERIFY(!text);
+    QCOMPARE(savingWithPowerSamples("10", "10", &text), int64_t(120'000));
+    QVERIFY(text);
+}
+
+// ... when at least half of the busy samples were held back by power.
+void TestInsightThresholds::powerCapFromMinimumCappedShare() {
+    QCOMPARE(model::InsightThresholds{}.powerCap.minCappedShare, 0.5);
+    QCOMPARE(savingWithPowerSamples("20", "9"), int64_t(200'000));
+    QCOMPARE(savingWithPowerSamples("20", "10"), int64_t(120'000));
+}
+
+// Counts that are not counts, or more capped samples than busy ones, leave the saving alone.
+void TestInsightThresholds::powerCapIgnoresMalformedCounts() {
+    QCOMPARE(savingWithPowerSamples("20", "21"), int64_t(200'000));
+    QCOMPARE(savingWithPowerSamples("-20", "-20"), int64_t(200'000));
+    QCOMPARE(savingWithPowerSamples("20x", "20"), int64_t(200'000));
+    QCOMPARE(savingWithPowerSamples("99999999999999999999", "20"), int64_t(200'000));
+}
+
+// The GPU time a fix takes away (a 64 MiB pageable copy made pinned) is saved whole at the power
+// cap; only the rest — idle time the fix fills — is discounted.
+void TestInsightThresholds::powerCapKeepsRemovedGpuTime() {
+    auto saving = [this](bool capped) {
+        InsightFixture f(path("power-copy" + std::string(capped ? "1" : "0") + ".stallscope"),
+                         10'000'000);
+        const int64_t stack = f.pythonStack("/t.py", 5, "f");
+        f.launch(9'000, 10'000, 110'000);
+        const int64_t copy =
+            f.memcpy(110'000, 8'110'000, format::CopyKind::DtoH, format::MemoryKind::Device,
+                     format::MemoryKind::Pageable, 64 << 20, false);
+        f.sync(SyncKind::PageableCopy, 12'000, 8'112'000, stack, f.stream, {}, copy);
+        f.launch(8'412'000, 8'413'000, 9'000'000); // after 300 µs of host work
+        if (capped) {
+            f.writer().setMeta(format::meta::kGpuPowerBusySamples, "20");
+            f.writer().setMeta(format::meta::kGpuPowerCappedSamples, "20");
+        }
+        const model::InsightReport report = f.load().analyze();
+        const auto found = insightsOf(report, InsightRule::PageableCopy);
+        if (found.size() != 1)
+            qFatal("expected one pageable-copy finding");
+        return found[0]->savingsNs;
+    };
+    // 64 MiB at the default pinned rate of 48.8 GB/s, plus the recording's typical queue gap
+    // (whatif::Latencies: none here, no operation waited in a queue).
+    const int64_t pinnedNs = static_cast<int64_t>(double(64 << 20) / 48.8e9 * 1e9);
+    const int64_t removed = 8'000'000 - pinnedNs;
+    const int64_t uncapped = saving(false);
+    QVERIFY(uncapped > removed + 100'000); // the host work overlapped too
+    QCOMPARE(saving(true), removed + std::llround(0.6 * double(uncapped - removed)));
+}
 QTEST_GUILESS_MAIN(TestInsightThresholds)
 #include "test_insight_thresholds.moc"

@@ -187,6 +187,23 @@ private slots:
         QCOMPARE(RecorderConfig::fromEnvironment(nullptr).sampleHz, 200);
     }
 
+    // The GPU power sampler's rate reads the same way (recorder_config.cpp, readRate).
+    void gpuPowerRateFromEnvironment() {
+        std::string warnings;
+        setenv("STALLSCOPE_GPU_POWER_HZ", "off", 1);
+        QCOMPARE(RecorderConfig::fromEnvironment(&warnings).gpuPowerHz, 0);
+        setenv("STALLSCOPE_GPU_POWER_HZ", "50", 1);
+        QCOMPARE(RecorderConfig::fromEnvironment(&warnings).gpuPowerHz, 50);
+        setenv("STALLSCOPE_GPU_POWER_HZ", "5000", 1);
+        QCOMPARE(RecorderConfig::fromEnvironment(&warnings).gpuPowerHz, 1000);
+        QVERIFY(warnings.empty());
+        setenv("STALLSCOPE_GPU_POWER_HZ", "fast", 1);
+        QCOMPARE(RecorderConfig::fromEnvironment(&warnings).gpuPowerHz, 20);
+        QVERIFY(warnings.find("STALLSCOPE_GPU_POWER_HZ='fast' is not a rate") != std::string::npos);
+        unsetenv("STALLSCOPE_GPU_POWER_HZ");
+        QCOMPARE(RecorderConfig::fromEnvironment(nullptr).gpuPowerHz, 20);
+    }
+
     // Consecutive ticks with one stack: one row; a missed tick or another stack: a new row; the
     // run still open at the end is written by finishProcess; no samples: no rows.
     void runsOfEqualSamplesBecomeOneRow() {

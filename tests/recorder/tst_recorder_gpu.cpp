@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <csignal>
 #include <optional>
+#include <utility>
 
 namespace {
 
@@ -98,6 +99,20 @@ void recordScriptAndCheck(const char* script, const char* checker) {
     QCOMPARE(check.exitCode(), 0);
 }
 
+// Records python3 tests/recorder/gpu/`script` into `session` without symbolizing (-q): the
+// recorder's stdout and stderr together, and its exit code (-1 when it did not end in 5 minutes).
+std::pair<QString, int> recordQuickly(const char* script, const QString& session) {
+    QProcess record;
+    record.setProcessChannelMode(QProcess::MergedChannels);
+    record.start(STALLSCOPE_RECORD,
+                 {"-q", "--no-symbolize", "-o", session, "--", "python3",
+                  STALLSCOPE_SOURCE_DIR "/tests/recorder/gpu/" + QString(script)});
+    const bool finished = record.waitForFinished(300000);
+    const QString output = QString::fromLocal8Bit(record.readAll());
+    qInfo("%s", qPrintable(output));
+    return {output, finished ? record.exitCode() : -1};
+}
+
 } // namespace
 
 class TestRecorderGpu : public QObject {
@@ -151,15 +166,8 @@ private slots:
             QSKIP("SKIP: no PyTorch with CUDA for python3");
         QTemporaryDir dir;
         const QString session = dir.filePath("inside.stallscope");
-        QProcess record;
-        record.setProcessChannelMode(QProcess::MergedChannels);
-        record.start(STALLSCOPE_RECORD,
-                     {"-q", "--no-symbolize", "-o", session, "--", "python3",
-                      STALLSCOPE_SOURCE_DIR "/tests/recorder/gpu/torch_profiler_inside.py"});
-        QVERIFY(record.waitForFinished(300000));
-        const QString output = QString::fromLocal8Bit(record.readAll());
-        qInfo("%s", qPrintable(output));
-        QCOMPARE(record.exitCode(), 0);
+        const auto [output, exitCode] = recordQuickly("torch_profiler_inside.py", session);
+        QCOMPARE(exitCode, 0);
         QCOMPARE(output.count("while stallscope-record owns CUPTI"), 1);
         const auto loaded = stallscope::model::SessionLoader::load(session.toStdString());
         QVERIFY2(loaded.ok(), loaded.error.c_str());
@@ -184,6 +192,36 @@ private slots:
                                 session, STALLSCOPE_SYNC_SITES ".syms"});
         QVERIFY(check.waitForFinished(60000));
         QCOMPARE(check.exitCode(), 0);
+    }
+
+    // NVML's power samples (recorder/gpu_power_sampler.h): a GPU kept busy for 1.5 s is found
+    // busy in its 20 Hz samples, with its power limit and clock; whether it hit the cap depends
+    // on the GPU, and is only printed.
+    void powerSamplesOfABusyGpu() {
+        if (!haveGpu())
+            QSKIP("SKIP: no GPU");
+        if (!haveTorch())
+            QSKIP("SKIP: no PyTorch with CUDA for python3");
+        QTemporaryDir dir;
+        const QString session = dir.filePath("busy.stallscope");
+        QCOMPARE(recordQuickly("torch_busy.py", session).second, 0);
+        const auto loaded = stallscope::model::SessionLoader::load(session.toStdString());
+        QVERIFY2(loaded.ok(), loaded.error.c_str());
+        const auto& s = *loaded.session;
+        auto number = [&s](const char* key) {
+            return QString::fromStdString(s.metaValue(key)).toLongLong();
+        };
+        qInfo("gpu_power %s: %lld samples, %lld busy, %lld capped, limit %lld W, %lld MHz, %lld W",
+              s.metaValue("gpu_power").c_str(), number("gpu_power_samples"),
+              number("gpu_power_busy_samples"), number("gpu_power_capped_samples"),
+              number("gpu_power_limit_w"), number("gpu_power_busy_sm_clock_mhz"),
+              number("gpu_power_busy_w"));
+        QCOMPARE(QString::fromStdString(s.metaValue("gpu_power")), QString("on"));
+        QVERIFY(number("gpu_power_busy_samples") >= 10);
+        QVERIFY(number("gpu_power_samples") >= number("gpu_power_busy_samples"));
+        QVERIFY(number("gpu_power_capped_samples") <= number("gpu_power_busy_samples"));
+        QVERIFY(number("gpu_power_limit_w") > 0);
+        QVERIFY(number("gpu_power_busy_sm_clock_mhz") > 0);
     }
 
     void pythonSyncLines() {

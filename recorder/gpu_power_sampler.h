@@ -1,0 +1,69 @@
+// GpuPowerSampler: whether the process's GPUs ran at their power limit while busy — what decides
+// how much of a fix's saving a GPU-bound loop keeps. A GPU at its power cap clocks higher when a
+// loop leaves it idle between steps; once a fix fills those gaps it clocks lower, and its
+// kernels take longer (measured on an H100: 1680 → 1643 MHz at 693 W of 700 W, bench/RESULTS.md).
+// The analysis discounts such savings (InsightThresholds::powerCap).
+//
+// A thread polls NVML (libnvidia-ml, dlopen'ed: no link-time dependency; absent, it says so in
+// meta) at `hz` for the CUDA-visible devices, matched by UUID: utilization, clock-event reasons,
+// SM clock, power. Only aggregates go into the session's meta (format/session_meta.h,
+// gpu_power_*): nothing on the program's threads, no rows.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <thread>
+
+namespace stallscope::format {
+class SessionWriter;
+}
+
+namespace stallscope::recorder {
+
+class GpuPowerSampler {
+public:
+    // NVML's clock-event reasons that mean "held back by power": the software power cap and the
+    // hardware power brake.
+    static constexpr unsigned long long kPowerCapReasons = 0x4ULL | 0x80ULL;
+    // A sample counts as busy at this NVML utilization (% of its period with a kernel running).
+    static constexpr unsigned kBusyUtilizationPercent = 90;
+    static constexpr int kMaxHz = 1000;
+
+    struct Stats {
+        uint64_t samples = 0;           // device samples taken
+        uint64_t busySamples = 0;       // ... of a busy device
+        uint64_t busyPowerCapped = 0;   // ... busy and held back by power
+        uint64_t busySmClockMhzSum = 0; // over the busy samples
+        uint64_t busyPowerMilliwattSum = 0;
+        uint32_t powerLimitMilliwatt = 0; // the enforced limit (the largest of the devices)
+    };
+
+    // Counts one device sample into `stats` (the sampling thread's arithmetic, for tests).
+    static void count(Stats& stats, unsigned utilizationPercent, unsigned long long reasons,
+                      unsigned smClockMhz, unsigned powerMilliwatt, unsigned limitMilliwatt);
+
+    GpuPowerSampler() = default;
+    GpuPowerSampler(const GpuPowerSampler&) = delete;
+    GpuPowerSampler& operator=(const GpuPowerSampler&) = delete;
+    ~GpuPowerSampler() { stop(); }
+
+    // Starts the polling thread (0 Hz: off). NVML is looked for on the thread, so a missing
+    // library costs the program nothing.
+    void start(int hz);
+    void stop();
+    // After fork() in the child: the thread is the parent's.
+    void forgetAfterFork();
+    // meta gpu_power ("on", or why not) and, with samples, the aggregates. After stop().
+    void writeStats(format::SessionWriter& writer) const;
+
+private:
+    void run(int hz);
+
+    std::thread m_thread;
+    std::atomic<bool> m_stop{false};
+    Stats m_stats;                // the thread's; read after join
+    std::string m_status = "off"; // the thread's; read after join
+};
+
+} // namespace stallscope::recorder

@@ -1,0 +1,14 @@
+"""Keeps the GPU busy for ~1.5 s with back-to-back bf16 GEMMs (tst_recorder_gpu's power samples:
+NVML must find the GPU busy in at least ten 20 Hz samples)."""
+import time
+
+import torch
+
+a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+torch.cuda.synchronize()
+end = time.time() + 1.5
+while time.time() < end:
+    for _ in range(20):
+        b = a @ a
+    torch.cuda.synchronize()
+print("done", float(b[0, 0]))
