@@ -19,14 +19,19 @@ def stalls(path, threshold_ns):
     zeroing = db.execute("select value from meta where key = 'recorder_buffer_zeroing'").fetchone()
     first_kernel = db.execute("select min(start_ns) from kernels").fetchone()[0] or 0
     launches = db.execute(
-        "select a.end_ns - a.start_ns, a.start_ns - ?, k.start_ns = "
-        "  (select min(o.start_ns) from kernels o where o.name_id = k.name_id) "
+        "select a.end_ns - a.start_ns, a.start_ns - ?, a.correlation_id "
         "from api_calls a join strings s on s.id = a.name_id "
-        "left join kernels k on k.correlation_id = a.correlation_id "
         "where a.start_ns >= ? and (s.text like 'cudaLaunchKernel%' or s.text like "
         "'cuLaunchKernel%')", (first_kernel, first_kernel)).fetchall()
-    long_launches = [(duration, offset, bool(first)) for (duration, offset, first) in launches
-                     if duration > threshold_ns]
+    # Each kernel name's first run, once (a per-launch subquery is quadratic on big sessions).
+    first_runs = set(db.execute("select name_id, min(start_ns) from kernels group by name_id"))
+    long_launches = []
+    for duration, offset, correlation in launches:
+        if duration <= threshold_ns:
+            continue
+        kernel = db.execute("select name_id, start_ns from kernels where correlation_id = ?",
+                            (correlation,)).fetchone()
+        long_launches.append((duration, offset, kernel is not None and tuple(kernel) in first_runs))
     return zeroing[0] if zeroing else "cupti (not recorded)", len(launches), long_launches
 
 
