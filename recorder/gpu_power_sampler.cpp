@@ -74,9 +74,12 @@ std::string nvmlUuid(const CUuuid& uuid) {
     return text;
 }
 
-// The CUDA-visible devices' NVML handles (empty while CUDA is not initialized yet: the recorder
-// starts inside cuInit). The driver library is the one the program loaded; nothing is loaded here.
-std::vector<NvmlDevice> visibleDevices(const Nvml& nvml) {
+// The NVML handles of the devices this process works on: the CUDA-visible ones whose primary
+// context is active (PyTorch's, the runtime's), or all CUDA-visible ones while none is (a program
+// of its own contexts). Empty while CUDA is not initialized yet (the recorder starts inside
+// cuInit). Each rank of an 8-GPU job so polls its own GPU, not all eight. The driver library is
+// the one the program loaded; nothing is loaded here.
+std::vector<NvmlDevice> usedDevices(const Nvml& nvml) {
     void* cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
     if (!cuda)
         return {};
@@ -84,19 +87,26 @@ std::vector<NvmlDevice> visibleDevices(const Nvml& nvml) {
     auto get = reinterpret_cast<CUresult (*)(CUdevice*, int)>(dlsym(cuda, "cuDeviceGet"));
     auto getUuid =
         reinterpret_cast<CUresult (*)(CUuuid*, CUdevice)>(dlsym(cuda, "cuDeviceGetUuid_v2"));
-    std::vector<NvmlDevice> devices;
+    auto primaryState = reinterpret_cast<CUresult (*)(CUdevice, unsigned*, int*)>(
+        dlsym(cuda, "cuDevicePrimaryCtxGetState"));
+    std::vector<NvmlDevice> visible, active;
     int count = 0;
     if (getCount && get && getUuid && getCount(&count) == CUDA_SUCCESS)
         for (int i = 0; i < count; ++i) {
             CUdevice device = 0;
             CUuuid uuid{};
             NvmlDevice handle = nullptr;
-            if (get(&device, i) == CUDA_SUCCESS && getUuid(&uuid, device) == CUDA_SUCCESS &&
-                nvml.handleByUuid(nvmlUuid(uuid).c_str(), &handle) == kNvmlSuccess)
-                devices.push_back(handle);
+            if (get(&device, i) != CUDA_SUCCESS || getUuid(&uuid, device) != CUDA_SUCCESS ||
+                nvml.handleByUuid(nvmlUuid(uuid).c_str(), &handle) != kNvmlSuccess)
+                continue;
+            visible.push_back(handle);
+            unsigned flags = 0;
+            int isActive = 0;
+            if (primaryState && primaryState(device, &flags, &isActive) == CUDA_SUCCESS && isActive)
+                active.push_back(handle);
         }
     dlclose(cuda);
-    return devices;
+    return active.empty() ? visible : active;
 }
 
 } // namespace
@@ -146,9 +156,10 @@ void GpuPowerSampler::run(int hz) {
     const auto period = std::chrono::microseconds(1'000'000 / hz);
     std::vector<NvmlDevice> devices;
     auto next = std::chrono::steady_clock::now();
-    while (!m_stop.load(std::memory_order_relaxed)) {
-        if (devices.empty())
-            devices = visibleDevices(nvml);
+    for (int tick = 0; !m_stop.load(std::memory_order_relaxed); ++tick) {
+        // Once a second (and until there are any): a context made meanwhile changes which.
+        if (devices.empty() || tick % hz == 0)
+            devices = usedDevices(nvml);
         for (NvmlDevice device : devices) {
             NvmlUtilization utilization{};
             unsigned long long reasons = 0;

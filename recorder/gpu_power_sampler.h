@@ -5,9 +5,10 @@
 // The analysis discounts such savings (InsightThresholds::powerCap).
 //
 // A thread polls NVML (libnvidia-ml, dlopen'ed: no link-time dependency; absent, it says so in
-// meta) at `hz` for the CUDA-visible devices, matched by UUID: utilization, clock-event reasons,
-// SM clock, power. Only aggregates go into the session's meta (format/session_meta.h,
-// gpu_power_*): nothing on the program's threads, no rows.
+// meta) at `hz` for the devices the process works on (an active primary context; all CUDA-visible
+// ones while none is), matched by UUID: utilization, clock-event reasons, SM clock, power. Only
+// aggregates go into the session's meta (format/session_meta.h, gpu_power_*): nothing on the
+// program's threads, no rows.
 #pragma once
 
 #include <atomic>
