@@ -1,0 +1,1 @@
+INSERT OR REPLACE INTO meta(key, value) VALUES ('gpu_power_busy_samples', '9223372036854775807'), ('gpu_power_capped_samples', '-1e309'); UPDATE meta SET value = '24' || char(0) || '7' WHERE key = 'gpu_power_busy_samples';
