@@ -28,6 +28,8 @@ inline constexpr std::string_view kRecordEndNs = "record_end_ns";
 // The recorder's settings and measurements.
 inline constexpr std::string_view kRecorderOrigin = "recorder_origin";
 inline constexpr std::string_view kRecorderKinds = "recorder_kinds";
+// "full" or "light" (stallscope-record --mode): a light recording has no API calls.
+inline constexpr std::string_view kRecorderMode = "recorder_mode";
 inline constexpr std::string_view kRecorderStacks = "recorder_stacks";
 inline constexpr std::string_view kRecorderStackDepth = "recorder_stack_depth";
 inline constexpr std::string_view kRecorderBufferBytes = "recorder_buffer_bytes";

@@ -3,6 +3,7 @@
 #include "format/command_line.h"
 #include "recorder/launch_environment.h"
 #include "recorder/record_symbolize.h"
+#include "recorder/recorder_config.h"
 #include "recorder/recording_output.h"
 #include "recorder/session_finalizer.h"
 #include "recorder/target_runner.h"
@@ -44,6 +45,10 @@ const char* kUsage =
     "                         the pid of stallscope-record, %% a '%'\n"
     "  --force-overwrite      replace an existing FILE or run folder (once the new\n"
     "                         recording is complete)\n"
+    "  --mode full|light      light: syncs with their stacks, GPU work, NVTX ranges and GPU\n"
+    "                         power samples only; no API call records (the analysis infers\n"
+    "                         the launches), no Python samples. Cheapest on launch-bound\n"
+    "                         loops (docs/recorder.md). Default full\n"
     "  --kinds LIST           what to record: "
     "kernel,memcpy,memset,sync,runtime,driver,nvtx,events,\n"
     "                         sync-records (default: all but events and sync-records;\n"
@@ -150,7 +155,7 @@ std::string describeRun(const RecordingOutput::Published& published) {
 } // namespace
 
 int main(int argc, char** argv) {
-    std::string output, library, kinds, bufferSize, flushMs, stackDepth, sampleHz;
+    std::string output, library, mode, kinds, bufferSize, flushMs, stackDepth, sampleHz;
     bool stacks = true, quiet = false, symbolize = true, overwrite = false, embedSources = false;
     std::string symbolizeOnly;
     stallscope::recorder::RecordSymbolizeOptions symbolizeOptions;
@@ -161,11 +166,15 @@ int main(int argc, char** argv) {
         const char* alias; // the short form, if any
         std::string* target;
     };
-    const TextOption textOptions[] = {
-        {"--output", "-o", &output},         {"--library", nullptr, &library},
-        {"--kinds", nullptr, &kinds},        {"--buffer-size", nullptr, &bufferSize},
-        {"--flush-ms", nullptr, &flushMs},   {"--stack-depth", nullptr, &stackDepth},
-        {"--sample-hz", nullptr, &sampleHz}, {"--symbolize", nullptr, &symbolizeOnly}};
+    const TextOption textOptions[] = {{"--output", "-o", &output},
+                                      {"--library", nullptr, &library},
+                                      {"--mode", nullptr, &mode},
+                                      {"--kinds", nullptr, &kinds},
+                                      {"--buffer-size", nullptr, &bufferSize},
+                                      {"--flush-ms", nullptr, &flushMs},
+                                      {"--stack-depth", nullptr, &stackDepth},
+                                      {"--sample-hz", nullptr, &sampleHz},
+                                      {"--symbolize", nullptr, &symbolizeOnly}};
     stallscope::format::CommandLine arguments("stallscope-record", argc, argv);
     while (arguments.next()) {
         const std::string a(arguments.argument());
@@ -219,6 +228,10 @@ int main(int argc, char** argv) {
         fprintf(stderr, "stallscope-record: no program to run\n%s", kUsage);
         return 2;
     }
+    if (!mode.empty() && !stallscope::recorder::isRecorderMode(mode)) {
+        fprintf(stderr, "stallscope-record: --mode '%s' is neither full nor light\n", mode.c_str());
+        return 2;
+    }
     std::string libraryPath = findLibrary(library);
     if (libraryPath.empty()) {
         fprintf(stderr, "stallscope-record: recorder library not found%s%s\n",
@@ -263,6 +276,8 @@ int main(int argc, char** argv) {
     // NCCL's sizes (nccl_profiler_plugin.cpp), unless the user runs a profiler plugin of their own.
     if (const char* plugin = getenv("NCCL_PROFILER_PLUGIN"); !plugin || !*plugin)
         env.push_back("NCCL_PROFILER_PLUGIN=" + libraryPath);
+    if (!mode.empty())
+        env.push_back("STALLSCOPE_MODE=" + mode);
     if (!kinds.empty())
         env.push_back("STALLSCOPE_KINDS=" + kinds);
     if (!bufferSize.empty())

@@ -278,6 +278,7 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     m_sink->setLaunch(launch, startNs);
     m_writer->setMeta(format::meta::kRecorderOrigin, origin);
     m_writer->setMeta(format::meta::kRecorderKinds, m_config.describeKinds());
+    m_writer->setMeta(format::meta::kRecorderMode, m_config.modeName());
     m_writer->setMeta(format::meta::kRecorderStacks, m_config.stacks ? "1" : "0");
     m_writer->setMeta(format::meta::kRecorderStackDepth, std::to_string(m_config.stackDepth));
     m_writer->setMeta(format::meta::kRecorderBufferBytes, std::to_string(m_config.bufferBytes));

@@ -145,10 +145,26 @@ bool RecorderConfig::applyKinds(const std::string& list, std::string* warnings) 
     return ok;
 }
 
+bool RecorderConfig::applyMode(std::string_view mode) {
+    if (!isRecorderMode(mode))
+        return false;
+    const RecorderConfig defaults;
+    light = mode == "light";
+    // What the light mode leaves out costs the most on launch-bound loops: an API record per
+    // launch (bench/RESULTS.md, issue 19); and the Python sampler's ticks. The GPU's power samples
+    // stay: they cost nothing measurable, and the savings need them (the power cap).
+    runtimeApi = light ? false : defaults.runtimeApi;
+    driverApi = light ? false : defaults.driverApi;
+    sampleHz = light ? 0 : defaults.sampleHz;
+    return true;
+}
+
 RecorderConfig RecorderConfig::fromEnvironment(std::string* warnings) {
     RecorderConfig config;
     if (const char* v = env("STALLSCOPE_OUTPUT"))
         config.outputPattern = v;
+    if (const char* v = env("STALLSCOPE_MODE"); v && !config.applyMode(v) && warnings)
+        *warnings += std::string("STALLSCOPE_MODE='") + v + "' is neither full nor light; ";
     if (const char* v = env("STALLSCOPE_KINDS"))
         config.applyKinds(v, warnings);
     if (const char* v = env("STALLSCOPE_STACKS"))

@@ -6,8 +6,14 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace stallscope::recorder {
+
+// The recording modes (RecorderConfig::applyMode, stallscope-record --mode).
+inline bool isRecorderMode(std::string_view mode) {
+    return mode == "full" || mode == "light";
+}
 
 struct RecorderConfig {
     // %p: pid, %r: rank (the pid when none), %h: host name, %%: '%' (launch_environment.h)
@@ -37,6 +43,10 @@ struct RecorderConfig {
     int flushMs = 500;
     int64_t rootPid = 0; // set by stallscope-record: this pid writes outputPattern unchanged
     bool disabled = false;
+    // "light" (applyMode): syncs with their stacks, GPU work, NVTX and the GPU's power samples;
+    // no API records, no Python samples. The analysis infers each launch from the correlation
+    // ids' order instead.
+    bool light = false;
 
     // Reads the environment. Unknown values are reported in *warnings (never fatal).
     static RecorderConfig fromEnvironment(std::string* warnings);
@@ -47,6 +57,10 @@ struct RecorderConfig {
     // has %p) so children never share a file.
     std::string outputPathFor(int64_t pid, std::optional<int64_t> rank = std::nullopt) const;
     std::string describeKinds() const;
+    // "full" (the defaults) or "light"; false for anything else. Applied before the kinds and
+    // rates, which may then change it further.
+    bool applyMode(std::string_view mode);
+    const char* modeName() const { return light ? "light" : "full"; }
     // Whether CUPTI's SYNCHRONIZATION records are enabled: on request, and with CUDA_EVENT
     // records, whose links to event syncs need the records' event ids.
     bool wantsSyncRecords() const { return syncs && (syncRecords || cudaEvents); }

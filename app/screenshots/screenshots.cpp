@@ -5,11 +5,11 @@
 //   stallscope-screenshots SCENARIO SESSION OUT.png   exit 0 once written, 1 on a load or write
 //                                                     failure, 2 on bad usage
 //   stallscope-screenshots --list                     the scenario names, one a line
-//   stallscope-screenshots on-screen|on-screen-sync|shortcuts SESSION OUT.png
+//   stallscope-screenshots on-screen|on-screen-sync|shortcuts|record SESSION OUT.png
 //                        the window at the size of the screen it opens on (run under
 //                        xvfb-run -s "-screen 0 1280x800x24" to see a laptop's), the same with
-//                        a sync selected, and Help ▸ Keyboard Shortcuts (not README pictures,
-//                        so not listed)
+//                        a sync selected, Help ▸ Keyboard Shortcuts, and File ▸ Record with
+//                        light mode ticked (not README pictures, so not listed)
 //   stallscope-screenshots compare BEFORE AFTER OUT.png
 //                        File ▸ Compare With…: the comparison window with its top site selected
 //                        (a scenario of two runs, so not a README picture and not listed)
@@ -21,12 +21,14 @@
 #include "model/session/collective_names.h"
 #include "model/session/session.h"
 #include "views/compare/compare_view.h"
+#include "views/dialogs/record_dialog.h"
 #include "views/dialogs/shortcuts_dialog.h"
 #include "views/panels/after_fix_preview.h"
 #include "views/panels/analysis_panels.h"
 #include "views/timeline/timeline_widget.h"
 
 #include <QApplication>
+#include <QDialog>
 #include <QDockWidget>
 #include <QScreen>
 #include <QSettings>
@@ -192,6 +194,13 @@ const Scenario kUnlistedScenarios[] = {
          window.showShortcuts();
          return window.shortcutsDialog() != nullptr;
      }},
+    {"record", QSize(), ColorScheme::Light,
+     [](MainWindow& window) {
+         stallscope::views::RecordDialog* dialog = window.showRecordDialog();
+         if (dialog)
+             dialog->setLightMode(true);
+         return dialog != nullptr;
+     }},
 };
 
 // The scenario of `scenarios` called `name`, or null.
@@ -258,9 +267,11 @@ int run(QApplication& app, const Scenario& scenario, const QString& session, con
         // The insight cards find their heights over several event loop passes: let them settle.
         const auto grabSettled = [&] {
             QTimer::singleShot(kSettleMs, &app, [&] {
-                QWidget* shown = window.shortcutsDialog();
-                if (!shown || !shown->isVisible())
-                    shown = &window;
+                // A dialog the scenario opened, else the window.
+                QWidget* shown = &window;
+                for (QWidget* top : QApplication::topLevelWidgets())
+                    if (top != &window && top->isVisible() && qobject_cast<QDialog*>(top))
+                        shown = top;
                 const bool saved = shown->grab().save(png, "PNG");
                 if (!saved)
                     printError(QStringLiteral("%1: cannot write the picture").arg(png));

@@ -4,6 +4,8 @@
                                        ABLATION_ONLY=text,text keeps the configurations whose label
                                        contains one of them, and the uninstrumented run)
 Every configuration runs REPS times, all interleaved so drift hits all alike; medians printed.
+CARRY_DIR: stallscope-record, libstallscope_recorder.so, launch_bound, and libcupti_floor.so
+(cupti_floor.cpp: CUPTI alone, without Stallscope).
 Part 1 (launch-bound C++, 2000 x [4 tiny kernels + stream sync]): which recorder component costs what.
 Part 2 (PyTorch): uninstrumented / stallscope-record (default and variants) / torch.profiler on the
 launch-bound loop and the GEMM-heavy MLP (bench/recorder/torch_bench.py)."""
@@ -40,8 +42,17 @@ def instrumented(args, target):
     return record + args + ["--"] + target
 
 
+# CUPTI alone, without Stallscope (bench/recorder/cupti_floor.cpp, built into CARRY_DIR): the
+# price of its kernel tracing that no recorder built on it can take away.
+FLOOR = {"CUDA_INJECTION64_PATH": os.path.join(carry, "libcupti_floor.so")}
 CXX_CONFIGS = [  # label, env, extra stallscope-record args (None: uninstrumented)
     ("uninstrumented", {}, None),
+    ("CUPTI alone: subscribed, nothing enabled", dict(FLOOR, CUPTI_FLOOR="subscribe"), None),
+    ("CUPTI alone: kernel records", dict(FLOOR, CUPTI_FLOOR="kernel"), None),
+    ("CUPTI alone: kernel records + API records of launches and syncs",
+     dict(FLOOR, CUPTI_FLOOR="kernel+api"), None),
+    ("CUPTI alone: kernel records + callbacks timing launches and syncs",
+     dict(FLOOR, CUPTI_FLOOR="kernel+callbacks"), None),
     ("default (offset clock, writer flush)", {}, []),
     ("clock: CUPTI timestamp callback", {"STALLSCOPE_CLOCK": "callback"}, []),
     ("clock: CUPTI's, unconverted", {"STALLSCOPE_CLOCK": "cupti"}, []),
@@ -53,9 +64,13 @@ CXX_CONFIGS = [  # label, env, extra stallscope-record args (None: uninstrumente
     ("no API records at all", {}, ["--kinds", "-runtime,-driver"]),
     ("no API callbacks (no stacks)", {"STALLSCOPE_CALLBACKS": "0"}, []),
     ("no stacks (callbacks kept)", {}, ["--no-stacks"]),
+    ("no GPU power sampler", {"STALLSCOPE_GPU_POWER_HZ": "0"}, []),
+    ("kernels + syncs with stacks", {}, ["--kinds", "kernel,sync"]),
+    ("kernels, copies, syncs with stacks", {}, ["--kinds", "kernel,memcpy,memset,sync"]),
     ("buffer 32M", {}, ["--buffer-size", "32M"]),
     ("buffer 1M", {}, ["--buffer-size", "1M"]),
     ("kernels only", {}, ["--kinds", "kernel"]),
+    ("stallscope-record --mode light", {}, ["--mode", "light"]),
     ("CUPTI zeroes its buffers", {"STALLSCOPE_BUFFER_ZEROING": "cupti"}, []),
     ("nsys profile -t cuda,nvtx", {}, NSYS),
 ]
@@ -72,12 +87,14 @@ TORCH_CONFIGS = [
      ["--kinds", "all,sync-records"], "plain"),
     ("stallscope, no syncs at all", {}, ["--kinds", "-sync"], "plain"),
     ("stallscope, kernels only", {}, ["--kinds", "kernel"], "plain"),
+    ("stallscope-record --mode light", {}, ["--mode", "light"], "plain"),
     ("stallscope, CUPTI zeroes its buffers", {"STALLSCOPE_BUFFER_ZEROING": "cupti"}, [], "plain"),
     ("torch.profiler", {}, None, "profiler"),
     ("nsys profile -t cuda,nvtx", {}, NSYS, "plain"),
 ]
 MLP_CONFIGS = [c for c in TORCH_CONFIGS if c[0] in (
     "uninstrumented", "stallscope-record (default)", "torch.profiler", "nsys profile -t cuda,nvtx",
+    "stallscope-record --mode light",
     "stallscope, with SYNCHRONIZATION records (the default before 2026-11-26)")]
 
 

@@ -10,6 +10,7 @@
 #   PAIRS      pairs to run (default all five), ROUNDS (default 7), RECORDINGS (default 1)
 #   PAIR_ARGS  extra arguments for every run, e.g. "--iters 20 --warmup 2" for a smoke test
 #   RECORD_AFTER=1  also record "after" into $OUT/<pair>.after.stallscope (for stallscope --compare)
+#   RECORD_LIGHT=1  also record "before" with --mode light into $OUT/<pair>.light.stallscope
 #   RECORD_ENV  extra environment for the recordings, e.g. "STALLSCOPE_BUFFER_ZEROING=cupti"
 set -u
 OUT=${OUT:-/tmp/out}
@@ -57,6 +58,10 @@ for pair in $PAIRS; do
     for ((n = 1; n < RECORDINGS; n++)); do
         record "$pair" before "$OUT/$pair.rec$n.stallscope" "$pair.recorded.$n"
     done
+    if [ "${RECORD_LIGHT:-0}" = 1 ]; then
+        RECORD="$RECORD --mode light" record "$pair" before "$OUT/$pair.light.stallscope" \
+            "$pair.light.recorded"
+    fi
     if [ "${RECORD_AFTER:-0}" = 1 ]; then
         record "$pair" after "$OUT/$pair.after.stallscope" "$pair.after.recorded"
     fi

@@ -199,6 +199,9 @@ struct SessionStatistics {
     // The GPUs ran at their power limit while busy: savings discounted
     // (InsightThresholds::powerCap)
     bool gpuPowerCapped = false;
+    // Some process recorded no API calls (a light recording): the replay inferred its launches
+    // from the order of the correlation ids (model/whatif/inferred_launches.h).
+    bool launchesInferred = false;
     std::vector<DeviceBusy> devices;
     int64_t hostSyncCount = 0;     // host-blocking syncs (all kinds but stream-wait-event) in it
     int64_t hostBlockedNs = 0;     // summed over threads

@@ -96,6 +96,7 @@ QJsonObject summaryObject(const InsightReport& report) {
             {"gpu_busy_ns", integer(s.gpuBusyNs)},
             {"gpu_busy_share", s.gpuBusyShare},
             {"gpu_power_capped", s.gpuPowerCapped},
+            {"launches_inferred", s.launchesInferred},
             {"devices", devices},
             {"host_sync_count", integer(s.hostSyncCount)},
             {"host_blocked_ns", integer(s.hostBlockedNs)},

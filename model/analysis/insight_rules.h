@@ -62,6 +62,8 @@ std::string deviceLabel(const Session& session, int32_t device);
 // "; the GPU ran at its power limit (…), so the idle time … is counted 60.0 %: …" when the
 // savings were discounted for the power cap (InsightThresholds::powerCap), else empty.
 std::string powerCapNote(const AnalysisContext& context);
+// "; launch times inferred …" when the replay inferred them (a light recording), else empty.
+std::string inferredLaunchNote(const AnalysisContext& context);
 std::string sampledLinesText(const AnalysisContext& context,
                              const std::vector<std::pair<int32_t, int64_t>>& lines,
                              int64_t totalSamples);

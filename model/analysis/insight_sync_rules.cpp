@@ -42,6 +42,14 @@ std::string powerCapNote(const AnalysisContext& context) {
            ": a busier GPU clocks lower";
 }
 
+std::string inferredLaunchNote(const AnalysisContext& context) {
+    const auto& graph = context.savings.sharedGraph();
+    if (!graph || !graph->launchesInferred())
+        return {};
+    return "; launch times inferred from the order of the calls (a light recording has none): a "
+           "statement's own time around the sync is not counted";
+}
+
 namespace {
 
 using format::SyncKind;
@@ -98,7 +106,13 @@ void countCalls(const AnalysisContext& context, std::vector<SiteEvidence>& evide
         int64_t launches = 0;
         uint32_t lastCounted = 0;
         bool counted = false;
+        // A light recording has no launch calls: the kernels between two syncs are those whose
+        // correlation ids lie between theirs.
+        const bool byCorrelation = !context.launches.callsRecorded(process);
         for (size_t i = 0; i < syncs.size(); ++i) {
+            if (byCorrelation && i > 0)
+                launches += context.launches.kernelsBetween(process, syncs.correlationId[i - 1],
+                                                            syncs.correlationId[i]);
             for (; a < calls.size() && calls.start[a] < syncs.start[i]; ++a) {
                 const uint32_t correlation = calls.correlationId[a];
                 // A runtime launch and the driver call nested in it may share the id.
@@ -331,7 +345,7 @@ void syncSites(const AnalysisContext& context, std::vector<Insight>& out) {
         text += ". Simulated: " + formatDuration(insight.savingsNs) + " sooner (" +
                 formatShare(insight.share) + " of the window, " + formatDuration(perCall) +
                 " per call) " + insight.assumption;
-        text += powerCapNote(context);
+        text += powerCapNote(context) + inferredLaunchNote(context);
         if (insight.share < t.gpuBound.maxSavingShare &&
             context.gpuBusyShare >= t.gpuBound.gpuBusyShare)
             text += ". GPU-bound here (busy " + formatShare(context.gpuBusyShare) +

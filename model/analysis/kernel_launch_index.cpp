@@ -1,6 +1,7 @@
 #include "model/analysis/kernel_launch_index.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace stallscope::model {
 
@@ -47,6 +48,34 @@ void KernelLaunchIndex::build(const Session& session) {
     }
     for (PerProcess& index : m_processes)
         std::sort(index.sorted.begin(), index.sorted.end());
+    for (const HostLane& lane : session.hostLanes)
+        if (lane.threadIndex >= 0 && !lane.apiCalls.empty())
+            if (const int32_t p = session.threads[lane.threadIndex].processIndex; p >= 0)
+                m_processes[p].callsRecorded = true;
+}
+
+uint32_t KernelLaunchIndex::kernelsBetween(int32_t process, uint32_t afterId,
+                                           uint32_t beforeId) const {
+    if (process < 0 || static_cast<size_t>(process) >= m_processes.size() || afterId >= beforeId)
+        return 0;
+    const PerProcess& index = m_processes[process];
+    if (index.bits.empty())
+        return static_cast<uint32_t>(
+            std::lower_bound(index.sorted.begin(), index.sorted.end(), beforeId) -
+            std::upper_bound(index.sorted.begin(), index.sorted.end(), afterId));
+    // Bits afterId + 1 .. beforeId - 1, a word at a time.
+    const uint64_t first = uint64_t{afterId} + 1;
+    const uint64_t last = std::min<uint64_t>(beforeId, index.bits.size() * 64); // exclusive
+    uint32_t count = 0;
+    for (uint64_t word = first >> 6; word < index.bits.size() && word * 64 < last; ++word) {
+        uint64_t bits = index.bits[word];
+        if (word == first >> 6)
+            bits &= ~uint64_t(0) << (first & 63);
+        if (last < (word + 1) * 64)
+            bits &= (uint64_t(1) << (last & 63)) - 1;
+        count += static_cast<uint32_t>(std::popcount(bits));
+    }
+    return count;
 }
 
 size_t KernelLaunchIndex::memoryBytes() const {

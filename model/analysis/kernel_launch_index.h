@@ -19,12 +19,22 @@ public:
             return false;
         return m_processes[process].contains(correlationId);
     }
+    // Whether the process recorded API calls; a light recording (stallscope-record --mode light)
+    // has none, and its launches are known only by their correlation ids' order.
+    bool callsRecorded(int32_t process) const {
+        return process >= 0 && static_cast<size_t>(process) < m_processes.size() &&
+               m_processes[process].callsRecorded;
+    }
+    // The kernels whose correlation id lies strictly between `afterId` and `beforeId`: those
+    // launched between two calls of the process.
+    uint32_t kernelsBetween(int32_t process, uint32_t afterId, uint32_t beforeId) const;
     size_t memoryBytes() const;
 
 private:
     struct PerProcess {
         std::vector<uint64_t> bits;   // dense ids
         std::vector<uint32_t> sorted; // sparse ids
+        bool callsRecorded = false;
         bool contains(uint32_t id) const;
     };
     std::vector<PerProcess> m_processes;

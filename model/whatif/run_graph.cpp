@@ -1,6 +1,7 @@
 #include "model/whatif/run_graph.h"
 
 #include "model/session/event_ref.h"
+#include "model/whatif/inferred_launches.h"
 #include "model/whatif/median_sample.h"
 
 #include <algorithm>
@@ -70,6 +71,7 @@ struct RunGraph::Builder {
     std::vector<int32_t> streamLaneOf;  // per Session::streams entry, -1 without a lane
     std::vector<std::vector<int32_t>> lanesOfProcess; // stream lanes per process
     std::vector<LaunchMap> launches;                  // per process
+    InferredLaunches inferred; // processes without API calls (light recordings)
     std::vector<std::unordered_map<uint32_t, uint32_t>> transferByCorrelation; // per process
     std::vector<std::unordered_map<int64_t, const CudaEventInfo*>> eventById;  // per process
     std::unordered_map<int64_t, int32_t> streamLaneOfRow; // streams.id -> stream lane
@@ -172,6 +174,11 @@ struct RunGraph::Builder {
         graph.m_stepCount = nextStep;
     }
 
+    void inferLaunches() {
+        inferred.build(session, processOfLane, graph.m_threads);
+        graph.m_launchesInferred = inferred.any();
+    }
+
     void reserveLaunchMaps() {
         struct Range {
             uint32_t min = UINT32_MAX, max = 0;
@@ -214,6 +221,7 @@ struct RunGraph::Builder {
             const int32_t process = processOfStreamLane(l);
             if (process >= 0)
                 lanesOfProcess[process].push_back(static_cast<int32_t>(l));
+            stream.launchesInferred = inferred.infers(process);
             // FIFO order: the three kinds merged by start.
             const IntervalColumns* columns[] = {&lane.kernels, &lane.memcpys, &lane.memsets};
             size_t next[3] = {0, 0, 0};
@@ -246,12 +254,17 @@ struct RunGraph::Builder {
                 uint32_t step = kNone;
                 int64_t lag = 0;
                 if (process >= 0) {
+                    uint32_t launchStep = kNone;
                     if (const Launch* launch = launches[process].find(correlation)) {
+                        launchStep = launch->step;
                         lag = graph.opStart(static_cast<int32_t>(l), k) - callStart(*launch);
-                        if (lag >= std::numeric_limits<int32_t>::min() &&
-                            lag <= std::numeric_limits<int32_t>::max())
-                            step = launch->step;
+                    } else if (const auto guess = inferred.find(process, correlation)) {
+                        launchStep = guess->step;
+                        lag = graph.opStart(static_cast<int32_t>(l), k) - guess->launchNs;
                     }
+                    if (lag >= std::numeric_limits<int32_t>::min() &&
+                        lag <= std::numeric_limits<int32_t>::max())
+                        step = launchStep;
                     if (graph.opKind(static_cast<int32_t>(l), k) != OpKind::Kernel)
                         transferByCorrelation[process].emplace(correlation, nextOp + k);
                 }
@@ -485,7 +498,9 @@ struct RunGraph::Builder {
         MedianSample launch, queueGap, overhead, wake;
         for (size_t l = 0; l < graph.m_streams.size(); ++l) {
             const Stream& stream = graph.m_streams[l];
-            for (uint32_t k = 1; k < stream.ops.size(); ++k) {
+            // An inferred launch time is the earliest the launch could have been, not when it
+            // was: no measure of the launch latency.
+            for (uint32_t k = 1; k < stream.ops.size() && !stream.launchesInferred; ++k) {
                 const uint32_t op = stream.firstOp + k;
                 if (graph.m_launchStep[op] == kNone)
                     continue;
@@ -518,6 +533,10 @@ struct RunGraph::Builder {
         }
         for (size_t l = 0; l < graph.m_threads.size(); ++l) {
             HostThread& thread = graph.m_threads[l];
+            // Without its launch calls a thread's steps are its syncs alone: the time between
+            // them is whole loop iterations, not a statement's own time (0: none removed).
+            if (inferred.infers(processOfLane[l]))
+                continue;
             MedianSample gaps;
             for (uint32_t i = 1; i < thread.steps.size(); ++i)
                 gaps.add(std::max<int64_t>(0, graph.stepStart(static_cast<int32_t>(l), i) -
@@ -559,6 +578,7 @@ bool RunGraph::build(const Session& session,
     builder.buildSteps();
     if (cancelled())
         return false;
+    builder.inferLaunches();
     builder.buildStreams();
     builder.cudaEvents = loadCudaEvents();
     if (cancelled())

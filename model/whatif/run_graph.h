@@ -55,9 +55,10 @@ public:
         int64_t medianGapNs = 0; // CPU time between two consecutive steps, the median
     };
     struct Stream {
-        std::vector<uint32_t> ops; // OpKind << 30 | index into the lane's column of that kind
-        uint32_t firstOp = 0;      // global id of ops[0]
-        int32_t device = -1;       // index into Session::devices
+        std::vector<uint32_t> ops;     // OpKind << 30 | index into the lane's column of that kind
+        uint32_t firstOp = 0;          // global id of ops[0]
+        int32_t device = -1;           // index into Session::devices
+        bool launchesInferred = false; // from correlation order (InferredLaunches)
     };
     static constexpr uint32_t kSyncStep = 0x8000'0000u;
 
@@ -91,6 +92,9 @@ public:
     // The step that launched global operation `op` (kNone when unknown) and the recorded time
     // from that launch to the operation's start (launchLag: start - launch call start).
     uint32_t launchStep(uint32_t op) const { return m_launchStep[op]; }
+    // Whether some process recorded no API calls (a light recording): its launches were inferred
+    // from the order of correlation ids (inferred_launches.h).
+    bool launchesInferred() const { return m_launchesInferred; }
     int64_t launchLag(uint32_t op) const { return m_launchLag[op]; }
     // The operation that global operation `op` waits for through an event (kNone when none).
     uint32_t eventDependency(uint32_t op) const;
@@ -128,6 +132,7 @@ private:
     std::vector<HostThread> m_threads; // parallel to Session::hostLanes
     std::vector<Stream> m_streams;     // parallel to Session::streamLanes
     size_t m_stepCount = 0;
+    bool m_launchesInferred = false;
     std::vector<uint32_t> m_launchStep;                     // per global operation
     std::vector<int32_t> m_launchLag;                       // per global operation
     std::vector<std::pair<uint32_t, uint32_t>> m_eventDeps; // (op, op it waits for), by op

@@ -81,6 +81,25 @@ private slots:
         delete dialog;
     }
 
+    // The light-mode box passes --mode light, which the recorder takes (the session itself is
+    // checked on the GPU: tst_recorder_gpu::lightRecordingKeepsTheSyncLines); unticked, none.
+    void lightModeIsPassedToTheRecorder() {
+        skipWithoutRecorder();
+        for (const bool light : {true, false}) {
+            const QString session =
+                m_dir.filePath(light ? QStringLiteral("light.stallscope") : "full.stallscope");
+            RecordDialog* dialog = dialogFor(nullptr, session);
+            dialog->setProgram(QStringLiteral("/bin/true"));
+            dialog->setLightMode(light);
+            QSignalSpy recorded(dialog, &RecordDialog::sessionRecorded);
+            QVERIFY(dialog->startRecording());
+            QVERIFY2(recorded.wait(60000), qPrintable(dialog->outputText()));
+            QCOMPARE(dialog->outputText().contains(QStringLiteral(" --mode light ")), light);
+            QVERIFY(dialog->errorText().isEmpty());
+            delete dialog;
+        }
+    }
+
     // The default session file is a fresh name; an existing one is replaced only after the user
     // said yes, and then only when the new recording is complete.
     void existingSessionIsReplacedOnlyWhenConfirmed() {

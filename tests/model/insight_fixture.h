@@ -85,12 +85,16 @@ public:
         return m_writer->addStack(++m_stacks, ids);
     }
 
+    // A light recording (stallscope-record --mode light): launch() and sync() write no API call.
+    void setLightRecording(bool light) { m_light = light; }
+
     // cudaLaunchKernel [apiStart, apiStart+500] on `onThread` and its kernel [start, end].
     int64_t launch(int64_t apiStart, int64_t start, int64_t end,
                    std::optional<int64_t> onStream = {}, std::optional<int64_t> onThread = {}) {
         const int64_t correlation = ++m_correlation;
-        m_writer->addApiCall({onThread.value_or(thread), format::ApiDomain::Runtime, 211,
-                              m_launchName, apiStart, apiStart + 500, correlation, 0});
+        if (!m_light)
+            m_writer->addApiCall({onThread.value_or(thread), format::ApiDomain::Runtime, 211,
+                                  m_launchName, apiStart, apiStart + 500, correlation, 0});
         kernel(start, end, correlation, onStream);
         return correlation;
     }
@@ -117,8 +121,9 @@ public:
                  int64_t correlation = 0) {
         if (correlation == 0)
             correlation = ++m_correlation;
-        m_writer->addApiCall({onThread.value_or(thread), format::ApiDomain::Runtime, 131,
-                              m_syncName, start, end, correlation, 0});
+        if (!m_light)
+            m_writer->addApiCall({onThread.value_or(thread), format::ApiDomain::Runtime, 131,
+                                  m_syncName, start, end, correlation, 0});
         format::SyncRow row;
         row.threadId = onThread.value_or(thread);
         row.kind = kind;
@@ -186,6 +191,7 @@ private:
     std::unique_ptr<format::SessionWriter> m_writer;
     int64_t m_module = 0, m_launchName = 0, m_syncName = 0, m_kernelName = 0;
     int64_t m_correlation = 0, m_frames = 0;
+    bool m_light = false;
     uint64_t m_stacks = 0;
 };
 

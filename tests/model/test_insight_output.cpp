@@ -184,6 +184,8 @@ void TestInsightOutput::jsonRoundTrip() {
     QCOMPARE(summary["gpu_busy_share"].toDouble(), 200'000.0 / 440'000.0);
     QVERIFY(summary["gpu_power_capped"].isBool()); // no power samples: not capped
     QCOMPARE(summary["gpu_power_capped"].toBool(), false);
+    QVERIFY(summary["launches_inferred"].isBool()); // the API calls were recorded
+    QCOMPARE(summary["launches_inferred"].toBool(), false);
     QCOMPARE(summary["host_blocked_ns"].toInteger(), 192'000); // less the 500 ns past the window
     QCOMPARE(summary["host_sync_count"].toInteger(), 5);
     QCOMPARE(summary["devices"].toArray().size(), 1);

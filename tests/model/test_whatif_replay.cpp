@@ -1,6 +1,7 @@
 // The what-if replay (model/whatif): the unmodified replay reproduces every recorded and generated
 // session, and replays with removed syncs give the hand-computed answers of small timelines
-// (GPU-bound, host-bound and launch-bound loops, an event edge between streams, a device sync).
+// (GPU-bound, host-bound and launch-bound loops, an event edge between streams, a device sync),
+// also from light recordings (no API calls: the launches inferred).
 #include "model/session/session_loader.h"
 #include "model/testing/synthetic_session.h"
 #include "model/whatif/replay.h"
@@ -92,6 +93,9 @@ private slots:
     void removedSyncCallDisappears();
     void handoffMovesTheOtherThread();
     void inconsistentWaitsStillReplay();
+    void lightRecordingInfersTheLaunches_data();
+    void lightRecordingInfersTheLaunches();
+    void lightRecordingOfARealLoop();
 
 private:
     static void checkIdentity(const std::string& path);
@@ -124,7 +128,8 @@ void TestWhatIfReplay::unmodifiedReplayReproducesRecordedSessions_data() {
     QTest::addColumn<QString>("path");
     for (const char* file :
          {"resources/sample.stallscope", "resources/sample-cuda.stallscope",
-          "resources/synthetic-sample.stallscope", "tests/format/data/format-v1.stallscope"})
+          "resources/synthetic-sample.stallscope", "tests/format/data/format-v1.stallscope",
+          "tests/model/data/light-pageable-copy.stallscope"})
         QTest::newRow(file) << QStringLiteral(STALLSCOPE_SOURCE_DIR "/") + file;
 }
 
@@ -385,6 +390,94 @@ void TestWhatIfReplay::inconsistentWaitsStillReplay() {
     QVERIFY(result.forcedNodes >= 1);
     QVERIFY(std::all_of(result.opEndShift.begin(), result.opEndShift.end(),
                         [](int64_t shift) { return shift == 0; }));
+}
+
+// A light recording has no API calls: the replay infers each launch from the correlation ids
+// (the launch comes after the last sync before it, on that sync's thread) and must give the
+// savings the full recording of the same run gives. Loops of 20 steps:
+//   gpu-bound:    three 1 ms kernels queued back to back, a stream sync (GPU idle 20 µs a step);
+//   host-bound:   one 500 µs kernel, a stream sync, 1.5 ms of host work;
+//   short-kernel: three 60 µs kernels launched 2 µs apart, 50 µs of host work, a stream sync;
+//                 its return, the host's next step and the launch leave the GPU idle 17 µs.
+void TestWhatIfReplay::lightRecordingInfersTheLaunches_data() {
+    QTest::addColumn<int>("loop");
+    QTest::addColumn<qint64>("saving");
+    QTest::newRow("gpu-bound") << 0 << qint64(19 * (20'000 - 1'000));
+    QTest::newRow("host-bound") << 1 << qint64(19 * (2'010'000 - 1'501'000));
+    QTest::newRow("short-kernel") << 2 << qint64(19 * (17'000 - 1'000));
+}
+
+void TestWhatIfReplay::lightRecordingInfersTheLaunches() {
+    QFETCH(int, loop);
+    QFETCH(qint64, saving);
+    constexpr int kSteps = 20;
+    for (const bool light : {false, true}) {
+        const QString name = QStringLiteral("loop%1-%2.stallscope").arg(loop).arg(light);
+        testing::InsightFixture fixture(path(qPrintable(name)), 100'000'000);
+        fixture.setLightRecording(light);
+        const int64_t stack = fixture.pythonStack("train.py", 12, "main");
+        if (loop == 0) {
+            for (const int64_t t0 : stepStarts(kSteps, 3'022'000)) {
+                for (int k = 0; k < 3; ++k)
+                    fixture.launch(t0 + 1'000 * k, t0 + 5'000 + 1'001'000 * k,
+                                   t0 + 1'005'000 + 1'001'000 * k);
+                fixture.sync(SyncKind::Stream, t0 + 3'000, t0 + 3'012'000, stack, fixture.stream);
+            }
+        } else if (loop == 1) {
+            for (const int64_t t0 : stepStarts(kSteps, 2'010'000)) {
+                fixture.launch(t0, t0 + 5'000, t0 + 505'000);
+                fixture.sync(SyncKind::Stream, t0 + 1'000, t0 + 510'000, stack, fixture.stream);
+            }
+        } else {
+            // Launches at t0, +2, +4 µs; the GPU runs them back to back from t0 + 5 µs (1 µs
+            // apart) to t0 + 187 µs; the sync [t0 + 56 µs, t0 + 190 µs]; the next step at +199 µs.
+            for (const int64_t t0 : stepStarts(kSteps, 199'000)) {
+                for (int k = 0; k < 3; ++k)
+                    fixture.launch(t0 + 2'000 * k, t0 + 5'000 + 61'000 * k,
+                                   t0 + 65'000 + 61'000 * k);
+                fixture.sync(SyncKind::Stream, t0 + 56'000, t0 + 190'000, stack, fixture.stream);
+            }
+        }
+        fixture.load();
+        const std::unique_ptr<Built> built = buildGraph(path(qPrintable(name)));
+        QCOMPARE(built->graph.launchesInferred(), light);
+        const auto [before, after] = replayWithout(path(qPrintable(name)), stack);
+        QVERIFY2(before - after == saving, qPrintable(QStringLiteral("%1: saved %2 ns, not %3")
+                                                          .arg(light ? "light" : "full")
+                                                          .arg(before - after)
+                                                          .arg(saving)));
+        checkIdentity(path(qPrintable(name)));
+    }
+}
+
+// A real light recording (stallscope-record --mode light on an H200, bench/whatif/pageable_copy.py
+// "before": 400 + 20 warm-up steps, each a .cpu() of its prediction into pageable memory): no API
+// calls, every operation after the first sync gets an inferred launch, and the finding is the
+// full recording's — pageable-copy at pageable_copy.py:33, one call a step, a simulated saving.
+void TestWhatIfReplay::lightRecordingOfARealLoop() {
+    const std::string path =
+        STALLSCOPE_SOURCE_DIR "/tests/model/data/light-pageable-copy.stallscope";
+    const std::unique_ptr<Built> built = buildGraph(path);
+    QCOMPARE(built->session->metaValue("recorder_mode"), std::string("light"));
+    QVERIFY(built->graph.launchesInferred());
+    size_t unknown = 0;
+    for (uint32_t op = 0; op < built->graph.opCount(); ++op)
+        unknown += built->graph.launchStep(op) == model::whatif::kNone;
+    QVERIFY2(unknown < 50, qPrintable(QString::number(unknown))); // the start-up's, before a sync
+    model::SessionDatabase database;
+    std::string error;
+    QVERIFY2(database.open(path, &error), error.c_str());
+    const model::InsightReport report =
+        model::InsightEngine::analyze(*built->session, database, model::AnalysisOptions{});
+    QVERIFY(report.summary.launchesInferred);
+    QVERIFY(!report.insights.empty());
+    const model::Insight& top = report.insights.front();
+    QCOMPARE(top.rule, model::InsightRule::PageableCopy);
+    QVERIFY(top.site.file.ends_with("pageable_copy.py"));
+    QCOMPARE(top.site.line, int64_t(33));
+    QCOMPARE(top.count, int64_t(420));
+    QVERIFY(top.simulated);
+    QVERIFY(top.savingsNs > 0 && top.savingsNs < report.summary.windowNs);
 }
 
 QTEST_GUILESS_MAIN(TestWhatIfReplay)

@@ -106,6 +106,47 @@ private slots:
         QCOMPARE(kinds(config), "KCsyrdnez");
         QVERIFY(!config.applyKinds("Kernel", nullptr)); // words are case-sensitive
     }
+
+    // --mode light: syncs with stacks and GPU work, no API records, no Python samples (the power
+    // samples stay); full puts back exactly the defaults; anything else changes nothing.
+    void lightModeKeepsSyncsAndGpuWork() {
+        RecorderConfig config;
+        QVERIFY(config.applyMode("light"));
+        QCOMPARE(kinds(config), "KCSYrdNez");
+        QVERIFY(config.stacks);
+        QCOMPARE(config.sampleHz, 0);
+        QCOMPARE(config.gpuPowerHz, RecorderConfig().gpuPowerHz);
+        QCOMPARE(config.modeName(), "light");
+        QVERIFY(config.applyMode("full"));
+        const RecorderConfig defaults;
+        QCOMPARE(kinds(config), kinds(defaults));
+        QCOMPARE(config.sampleHz, defaults.sampleHz);
+        QCOMPARE(config.gpuPowerHz, defaults.gpuPowerHz);
+        QCOMPARE(config.modeName(), "full");
+        QVERIFY(!config.applyMode("Light"));
+        QVERIFY(!config.applyMode(""));
+        QCOMPARE(config.modeName(), "full");
+    }
+
+    // The mode comes before the kinds and rates: "--mode light --kinds all,-driver" records the
+    // runtime API again, and a rate given beside it counts.
+    void modeThenKindsAndRatesFromTheEnvironment() {
+        qputenv("STALLSCOPE_MODE", "light");
+        qputenv("STALLSCOPE_KINDS", "all,-driver");
+        qputenv("STALLSCOPE_SAMPLE_HZ", "50");
+        std::string warnings;
+        RecorderConfig config = RecorderConfig::fromEnvironment(&warnings);
+        QCOMPARE(kinds(config), "KCSYRdNez");
+        QCOMPARE(config.sampleHz, 50);
+        QVERIFY(config.light);
+        qputenv("STALLSCOPE_MODE", "fast");
+        qunsetenv("STALLSCOPE_KINDS");
+        qunsetenv("STALLSCOPE_SAMPLE_HZ");
+        config = RecorderConfig::fromEnvironment(&warnings);
+        QVERIFY(!config.light);
+        QVERIFY(QString::fromStdString(warnings).contains("STALLSCOPE_MODE='fast'"));
+        qunsetenv("STALLSCOPE_MODE");
+    }
 };
 
 QTEST_GUILESS_MAIN(TestRecorderKinds)

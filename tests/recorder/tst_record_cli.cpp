@@ -87,6 +87,20 @@ private slots:
         QVERIFY(!QFile::exists(marker));
     }
 
+    void unknownModeStopsBeforeTheProgram() {
+        QTemporaryDir dir;
+        const QString marker = dir.filePath(QStringLiteral("started"));
+        const Run run =
+            record({QStringLiteral("--mode"), QStringLiteral("fast"), QStringLiteral("-o"),
+                    dir.filePath(QStringLiteral("run.stallscope")), QStringLiteral("--"),
+                    QStringLiteral("/bin/sh"), QStringLiteral("-c"),
+                    QStringLiteral("touch '%1'").arg(marker)});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.output.contains(QStringLiteral("--mode 'fast' is neither full nor light")),
+                 qPrintable(run.output));
+        QVERIFY(!QFile::exists(marker));
+    }
+
     void existingRecordingSurvivesUntilANewOneIsComplete() {
         QTemporaryDir dir;
         const QString session = dir.filePath(QStringLiteral("run.stallscope"));

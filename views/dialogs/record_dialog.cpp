@@ -58,8 +58,13 @@ RecordDialog::RecordDialog(QWidget* parent) : QDialog(parent) {
     m_stacks->setChecked(true);
     m_symbolize = new QCheckBox(tr("Resolve source lines and embed sources when it ends"), this);
     m_symbolize->setChecked(true);
+    // stallscope-record --mode light (docs/recorder.md): what it leaves out, and what it costs.
+    m_light = new QCheckBox(tr("&Light mode: syncs and GPU work only, no API call records "
+                               "(lowest overhead; launch times inferred)"),
+                            this);
     form->addRow(QString(), m_stacks);
     form->addRow(QString(), m_symbolize);
+    form->addRow(QString(), m_light);
 
     m_error = new QLabel(this);
     m_error->setWordWrap(true);
@@ -124,6 +129,10 @@ void RecordDialog::setEnvironment(const QStringList& keyValues) {
     m_environment->setPlainText(keyValues.join(QLatin1Char('\n')));
 }
 
+void RecordDialog::setLightMode(bool light) {
+    m_light->setChecked(light);
+}
+
 QString RecordDialog::freshSessionPath(const QString& directory) {
     const QDir dir(directory);
     for (int n = 1;; ++n) {
@@ -149,6 +158,8 @@ QStringList RecordDialog::recorderArguments(bool overwrite) const {
         arguments << QStringLiteral("--force-overwrite");
     if (!m_stacks->isChecked())
         arguments << QStringLiteral("--no-stacks");
+    if (m_light->isChecked())
+        arguments << QStringLiteral("--mode") << QStringLiteral("light");
     if (!m_symbolize->isChecked())
         arguments << QStringLiteral("--no-symbolize");
     arguments << QStringLiteral("--") << m_program->text().trimmed()

@@ -49,6 +49,7 @@ public:
     void setWorkingDirectory(const QString& directory);
     void setOutputFile(const QString& path);
     void setEnvironment(const QStringList& keyValues);
+    void setLightMode(bool light);
 
     // Starts recording (the Record button). False, with the reason shown, when it cannot start.
     bool startRecording();
@@ -80,6 +81,7 @@ private:
     QLineEdit* m_output = nullptr;
     QCheckBox* m_stacks = nullptr;
     QCheckBox* m_symbolize = nullptr;
+    QCheckBox* m_light = nullptr;
     QPlainTextEdit* m_log = nullptr;
     QLabel* m_error = nullptr;
     QPushButton* m_record = nullptr;
