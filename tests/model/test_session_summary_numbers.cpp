@@ -44,6 +44,18 @@ private slots:
         QCOMPARE(summary.rows.back().second, std::string("complete, exit code 0"));
     }
 
+    // A light recording says why it has no API calls; the counts still add up.
+    void lightRecordingSaysWhyNoCalls() {
+        const auto loaded = model::SessionLoader::load(
+            STALLSCOPE_SOURCE_DIR "/tests/model/data/light-pageable-copy.stallscope");
+        QVERIFY2(loaded.ok(), loaded.error.c_str());
+        const auto summary = model::SessionSummary::of(*loaded.session);
+        std::map<std::string, std::string> value(summary.rows.begin(), summary.rows.end());
+        QCOMPARE(value["API calls"], std::string("0 (light recording)"));
+        QCOMPARE(value["Kernels"], std::string("5,881"));
+        QCOMPARE(value["Events"], std::string("9,691"));
+    }
+
     // Each unit from its first value to its last; never an exponent ("1e+03 µs").
     void durationUnits() {
         QCOMPARE(model::formatDuration(999), std::string("999 ns"));
