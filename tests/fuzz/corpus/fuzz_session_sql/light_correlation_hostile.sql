@@ -1,0 +1,1 @@
+DELETE FROM api_calls; UPDATE kernels SET correlation_id = (id * 7919) % 13; UPDATE syncs SET correlation_id = 4294967295 - id; UPDATE memcpys SET correlation_id = (SELECT max(correlation_id) FROM syncs);

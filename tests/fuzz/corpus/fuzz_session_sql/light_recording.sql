@@ -1,0 +1,1 @@
+DELETE FROM api_calls; INSERT OR REPLACE INTO meta(key, value) VALUES ('recorder_mode', 'light');
