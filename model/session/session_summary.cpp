@@ -151,11 +151,11 @@ SessionSummary SessionSummary::of(const Session& session) {
     add("Memcpys", formatCount(c.memcpys));
     add("Memsets", formatCount(c.memsets));
     add("Syncs", formatCount(c.syncs));
-    // A light recording (stallscope-record --mode light) leaves them out on purpose.
-    add("API calls",
-        formatCount(c.apiCalls) + (session.metaValue(format::meta::kRecorderMode) == "light"
-                                       ? " (light recording)"
-                                       : ""));
+    // A light recording (stallscope-record --mode light) leaves them out on purpose (unless its
+    // kinds put some back).
+    const bool leftOut =
+        c.apiCalls == 0 && session.metaValue(format::meta::kRecorderMode) == "light";
+    add("API calls", formatCount(c.apiCalls) + (leftOut ? " (light recording)" : ""));
     add("Ranges", formatCount(c.ranges));
     add("Events", formatCount(c.total()));
     // An imported trace: what was read, and what was left out by category (issue 15).
