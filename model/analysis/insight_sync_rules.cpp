@@ -43,8 +43,7 @@ std::string powerCapNote(const AnalysisContext& context) {
 }
 
 std::string inferredLaunchNote(const AnalysisContext& context) {
-    const auto& graph = context.savings.sharedGraph();
-    if (!graph || !graph->launchesInferred())
+    if (!context.savings.launchesInferred())
         return {};
     return "; launch times inferred from the order of the calls (a light recording has none): a "
            "statement's own time around the sync is not counted";

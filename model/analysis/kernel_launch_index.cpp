@@ -48,10 +48,9 @@ void KernelLaunchIndex::build(const Session& session) {
     }
     for (PerProcess& index : m_processes)
         std::sort(index.sorted.begin(), index.sorted.end());
-    for (const HostLane& lane : session.hostLanes)
-        if (lane.threadIndex >= 0 && !lane.apiCalls.empty())
-            if (const int32_t p = session.threads[lane.threadIndex].processIndex; p >= 0)
-                m_processes[p].callsRecorded = true;
+    const std::vector<bool> withCalls = session.processesWithApiCalls();
+    for (size_t p = 0; p < m_processes.size(); ++p)
+        m_processes[p].callsRecorded = withCalls[p];
 }
 
 uint32_t KernelLaunchIndex::kernelsBetween(int32_t process, uint32_t afterId,

@@ -56,6 +56,8 @@ public:
     std::shared_ptr<const whatif::RunGraph> sharedGraph() const { return m_graph; }
     // The power cap the savings were discounted for (capped false: not discounted).
     const GpuPowerCap& powerCap() const { return m_powerCap; }
+    // Whether the replay inferred launches (a light recording: RunGraph::launchesInferred).
+    bool launchesInferred() const { return m_graph && m_graph->launchesInferred(); }
 
 private:
     GpuPowerCap m_powerCap;

@@ -14,6 +14,16 @@ std::string Session::metaValue(std::string_view key) const {
     return found == meta.end() ? std::string() : found->second;
 }
 
+std::vector<bool> Session::processesWithApiCalls() const {
+    std::vector<bool> withCalls(processes.size(), false);
+    for (const HostLane& lane : hostLanes)
+        if (lane.threadIndex >= 0 && !lane.apiCalls.empty())
+            if (const int32_t p = threads[lane.threadIndex].processIndex;
+                p >= 0 && static_cast<size_t>(p) < withCalls.size())
+                withCalls[p] = true;
+    return withCalls;
+}
+
 std::vector<std::string> Session::files() const {
     if (parts.empty())
         return {path};

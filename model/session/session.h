@@ -112,6 +112,9 @@ public:
     std::vector<std::string> files() const;
     const std::string& string(uint32_t id) const;
     std::string metaValue(std::string_view key) const;
+    // Per process: whether any of its threads recorded an API call (a light recording,
+    // stallscope-record --mode light, has none).
+    std::vector<bool> processesWithApiCalls() const;
     // "rank 1", "pid 4242", with " · host" when the session spans hosts; "" for the only
     // process of a single-process session.
     std::string processLabel(int32_t processIndex) const;

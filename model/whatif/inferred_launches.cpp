@@ -8,11 +8,9 @@ void InferredLaunches::build(const Session& session, std::span<const int32_t> pr
                              std::span<const RunGraph::HostThread> threads) {
     m_processes.assign(session.processes.size(), PerProcess{});
     m_any = false;
-    for (PerProcess& process : m_processes)
-        process.infer = true;
-    for (size_t l = 0; l < session.hostLanes.size(); ++l)
-        if (const int32_t p = processOfLane[l]; p >= 0 && !session.hostLanes[l].apiCalls.empty())
-            m_processes[p].infer = false;
+    const std::vector<bool> withCalls = session.processesWithApiCalls();
+    for (size_t p = 0; p < m_processes.size(); ++p)
+        m_processes[p].infer = !withCalls[p];
     for (size_t l = 0; l < session.hostLanes.size(); ++l) {
         const int32_t p = processOfLane[l];
         if (p < 0 || !m_processes[p].infer)
