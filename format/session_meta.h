@@ -46,6 +46,9 @@ inline constexpr std::string_view kPythonFrames = "python_frames";
 inline constexpr std::string_view kStackCaptureCount = "stack_capture_count";
 inline constexpr std::string_view kStackCaptureMedianNs = "stack_capture_median_ns";
 inline constexpr std::string_view kStackCaptureP90Ns = "stack_capture_p90_ns";
+// The modules whose FDE tables the recorder indexed for stack captures (recorder/fde_index.h):
+// "N modules, M KiB", or "off".
+inline constexpr std::string_view kFdeIndex = "fde_index";
 inline constexpr std::string_view kPythonCaptureCount = "python_capture_count";
 inline constexpr std::string_view kPythonCaptureMedianNs = "python_capture_median_ns";
 inline constexpr std::string_view kPythonCaptureP90Ns = "python_capture_p90_ns";

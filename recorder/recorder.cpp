@@ -384,6 +384,10 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     if (sampling)
         m_sampler.start(m_config.sampleHz);
     m_power.start(m_config.gpuPowerHz);
+    // STALLSCOPE_FDE_INDEX=0 leaves FDE lookups to libgcc (overhead experiments only).
+    const char* fdeIndex = getenv("STALLSCOPE_FDE_INDEX");
+    if (m_config.stacks && !(fdeIndex && strcmp(fdeIndex, "0") == 0))
+        m_fdeIndex.start();
     return true;
 }
 
@@ -503,6 +507,8 @@ void Recorder::finishWriter(std::string_view status) {
     m_sampler.writeStats(*m_writer, m_sink->stats().hostSamples);
     m_power.stop(); // here only: on the thread that finishes the writer (a signal: the writer's)
     m_power.writeStats(*m_writer);
+    m_fdeIndex.stop();
+    m_writer->setMeta(format::meta::kFdeIndex, m_fdeIndex.describe());
     m_writer->setMeta(format::meta::kEndNs, std::to_string(endNs));
     if (!m_writer->finish(status))
         fprintf(stderr, "stallscope: writing %s failed: %s\n", m_outputPath.c_str(),
@@ -553,6 +559,7 @@ void Recorder::onForkChild() {
     m_handler.setEnabled(false);
     m_sampler.forgetAfterFork();
     m_power.forgetAfterFork();
+    m_fdeIndex.forgetAfterFork();
     m_active.store(false);
 }
 

@@ -9,6 +9,7 @@
 #include "recorder/activity_buffer_pool.h"
 #include "recorder/api_classifier.h"
 #include "recorder/callback_handler.h"
+#include "recorder/fde_index.h"
 #include "recorder/gpu_power_sampler.h"
 #include "recorder/python_sampler.h"
 #include "recorder/recorder_config.h"
@@ -86,6 +87,7 @@ private:
     CallbackHandler m_handler{&m_classifier};
     PythonSampler m_sampler;
     GpuPowerSampler m_power;
+    FdeIndex m_fdeIndex;
     void* m_subscriber = nullptr;
     std::string m_outputPath;
     std::unique_ptr<format::SessionWriter> m_writer;

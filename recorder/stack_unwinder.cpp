@@ -1,5 +1,7 @@
 #include "recorder/stack_unwinder.h"
 
+#include "recorder/fde_index.h"
+
 #include <pthread.h>
 
 #include <cstdlib>
@@ -423,9 +425,12 @@ inline size_t slotOf(uintptr_t pc) {
 StackUnwinder::Rule StackUnwinder::computeRule(uintptr_t pc, bool isReturnAddress) {
     Rule rule;
     uintptr_t lookup = isReturnAddress ? pc - 1 : pc;
+    // x86-64 FDEs use no text or data base (libgcc leaves both null there too).
     StallscopeEhBases bases{};
-    const uint8_t* fde =
-        static_cast<const uint8_t*>(_Unwind_Find_FDE(reinterpret_cast<void*>(lookup), &bases));
+    const uint8_t* fde = FdeIndex::find(lookup);
+    if (!fde)
+        fde =
+            static_cast<const uint8_t*>(_Unwind_Find_FDE(reinterpret_cast<void*>(lookup), &bases));
     if (!fde)
         return rule;
     Reader r{fde, fde + 16};
@@ -441,7 +446,11 @@ StackUnwinder::Rule StackUnwinder::computeRule(uintptr_t pc, bool isReturnAddres
     if (!parseCie(cieAddress, bases, &cie) || cie.signalFrame)
         return rule;
     uintptr_t pcBegin = r.encoded(cie.fdeEncoding, bases);
-    r.encoded(cie.fdeEncoding & 0x0f, bases); // pc range
+    uintptr_t pcRange = r.encoded(cie.fdeEncoding & 0x0f, bases);
+    // The index names the last FDE starting at or below the PC: the PC may lie past its end.
+    if (lookup < pcBegin || lookup - pcBegin >= pcRange)
+        return rule;
+    bases.func = reinterpret_cast<void*>(pcBegin);
     if (cie.hasAugmentationData) {
         uint64_t len = r.uleb();
         r.p += len;

@@ -81,6 +81,7 @@ TORCH_CONFIGS = [
     ("stallscope, clock callback", {"STALLSCOPE_CLOCK": "callback"}, [], "plain"),
     ("stallscope, Python frames off", {"STALLSCOPE_PYTHON": "0"}, [], "plain"),
     ("stallscope, no stacks", {}, ["--no-stacks"], "plain"),
+    ("stallscope, FDE index off (libgcc's lookup)", {"STALLSCOPE_FDE_INDEX": "0"}, [], "plain"),
     ("stallscope, no DRIVER API records", {}, ["--kinds", "-driver"], "plain"),
     ("stallscope, no API records at all", {}, ["--kinds", "-runtime,-driver"], "plain"),
     ("stallscope, with SYNCHRONIZATION records (the default before 2026-11-26)", {},
@@ -94,7 +95,7 @@ TORCH_CONFIGS = [
 ]
 MLP_CONFIGS = [c for c in TORCH_CONFIGS if c[0] in (
     "uninstrumented", "stallscope-record (default)", "torch.profiler", "nsys profile -t cuda,nvtx",
-    "stallscope-record --mode light",
+    "stallscope-record --mode light", "stallscope, FDE index off (libgcc's lookup)",
     "stallscope, with SYNCHRONIZATION records (the default before 2026-11-26)")]
 
 
@@ -159,23 +160,30 @@ for rep in range(reps):
 def table(workload, configs, title):
     base = statistics.median(results.get((workload, "uninstrumented"), [float("nan")]))
     print("\n### " + title)
-    print("| configuration | median ms | overhead | runs (ms) | python capture median ns | stack capture median ns | dropped |")
-    print("|---|---|---|---|---|---|---|")
+    print("| configuration | median ms | overhead | runs (ms) | python capture median ns | "
+          "stack capture median ns | stack capture p90 ns | captures | dropped |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for c in configs:
         label = c[0]
         values = results.get((workload, label), [])
         if not values:
-            print("| %s | — | — | — | | | |" % label)
+            print("| %s | — | — | — | | | | | |" % label)
             continue
         med = statistics.median(values)
         ms = metas.get((workload, label), [])
         py = [int(m.get("python_capture_median_ns", 0)) for m in ms if m.get("python_capture_median_ns")]
         st = [int(m.get("stack_capture_median_ns", 0)) for m in ms if m.get("stack_capture_median_ns")]
+        p90 = [int(m.get("stack_capture_p90_ns", 0)) for m in ms if m.get("stack_capture_p90_ns")]
+        count = [int(m.get("stack_capture_count", 0)) for m in ms if m.get("stack_capture_count")]
         dropped = max([int(m.get("dropped_records", 0)) + int(m.get("dropped_host_events", 0)) for m in ms] or [0])
-        print("| %s | %.1f | %+.1f %% | %s | %s | %s | %s |" % (
+        print("| %s | %.1f | %+.1f %% | %s | %s | %s | %s | %s | %s |" % (
             label, med, 100 * (med - base) / base, " ".join("%.1f" % v for v in values),
             statistics.median(py) if py else "—", statistics.median(st) if st else "—",
+            statistics.median(p90) if p90 else "—", statistics.median(count) if count else "—",
             dropped if ms else "—"))
+        indexed = sorted({m.get("fde_index") for m in ms if m.get("fde_index")})
+        if indexed:
+            print("|  | FDE index: %s | | | | | | | |" % "; ".join(indexed))
 
 
 if "cxx" in PARTS:
