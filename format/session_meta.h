@@ -46,6 +46,12 @@ inline constexpr std::string_view kPythonFrames = "python_frames";
 inline constexpr std::string_view kStackCaptureCount = "stack_capture_count";
 inline constexpr std::string_view kStackCaptureMedianNs = "stack_capture_median_ns";
 inline constexpr std::string_view kStackCaptureP90Ns = "stack_capture_p90_ns";
+// The same captures split by whether every PC's unwind rule was cached (warm) or some had to be
+// computed (cold: a thread's first walk through code it had not unwound before).
+inline constexpr std::string_view kStackCaptureWarmCount = "stack_capture_warm_count";
+inline constexpr std::string_view kStackCaptureWarmMedianNs = "stack_capture_warm_median_ns";
+inline constexpr std::string_view kStackCaptureColdCount = "stack_capture_cold_count";
+inline constexpr std::string_view kStackCaptureColdMedianNs = "stack_capture_cold_median_ns";
 // The modules whose FDE tables the recorder indexed for stack captures (recorder/fde_index.h):
 // "N modules, M KiB", or "off".
 inline constexpr std::string_view kFdeIndex = "fde_index";

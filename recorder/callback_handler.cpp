@@ -115,6 +115,7 @@ void CallbackHandler::onApi(int domain, uint32_t cbid, const void* raw) {
         event->tid = t.tid;
         event->depth = 0;
         event->captureNs = 0;
+        event->captureMisses = 0;
         event->pythonCaptureNs = 0;
         event->pythonDepth = 0;
         event->stackHash = 0;
@@ -125,9 +126,12 @@ void CallbackHandler::onApi(int domain, uint32_t cbid, const void* raw) {
             data->functionParams)
             noteStream(*data, event);
         if (m_stacks) {
+            const uint64_t missesBefore = StackUnwinder::cacheMisses();
             int64_t before = nowNs();
             event->depth = StackUnwinder::capture(event->pcs, std::min(m_depth, kMaxStackFrames));
             int64_t after = nowNs();
+            event->captureMisses =
+                uint8_t(std::min<uint64_t>(255, StackUnwinder::cacheMisses() - missesBefore));
             event->captureNs = uint32_t(std::max<int64_t>(1, after - before));
             uint64_t hash = StackUnwinder::hash(event->pcs, event->depth);
             if (m_python) {

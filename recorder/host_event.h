@@ -15,7 +15,8 @@ struct HostEvent {
     Type type = Type::ApiCall;
     uint8_t domain = 0;   // CUPTI callback domain (ApiCall)
     uint8_t apiClass = 0; // ApiClass
-    uint8_t reserved = 0;
+    // PCs whose unwind rule this capture had to compute (capped at 255; 0: all were cached).
+    uint8_t captureMisses = 0;
     uint32_t cbid = 0;
     uint32_t correlationId = 0;
     int32_t tid = 0;

@@ -201,6 +201,7 @@ void SessionSink::consumeHostEvent(const HostEvent& event) {
     if (event.captureNs) {
         ++m_stats.stackCaptures;
         m_nativeCapture.add(event.captureNs);
+        (event.captureMisses ? m_coldCapture : m_warmCapture).add(event.captureNs);
     }
     if (event.pythonCaptureNs)
         m_pythonCapture.add(event.pythonCaptureNs);
@@ -549,6 +550,12 @@ void SessionSink::finishProcess(int64_t endNs) {
     m_writer->setMeta(format::meta::kStackCaptureCount, std::to_string(m_stats.stackCaptures));
     m_writer->setMeta(format::meta::kStackCaptureMedianNs, std::to_string(captureMedianNs()));
     m_writer->setMeta(format::meta::kStackCaptureP90Ns, std::to_string(capturePercentileNs(0.9)));
+    m_writer->setMeta(format::meta::kStackCaptureWarmCount, std::to_string(m_warmCapture.count()));
+    m_writer->setMeta(format::meta::kStackCaptureWarmMedianNs,
+                      std::to_string(m_warmCapture.percentile(0.5)));
+    m_writer->setMeta(format::meta::kStackCaptureColdCount, std::to_string(m_coldCapture.count()));
+    m_writer->setMeta(format::meta::kStackCaptureColdMedianNs,
+                      std::to_string(m_coldCapture.percentile(0.5)));
     if (m_pythonCapture.count()) {
         m_writer->setMeta(format::meta::kPythonCaptureCount,
                           std::to_string(m_pythonCapture.count()));

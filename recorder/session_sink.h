@@ -131,6 +131,10 @@ private:
     std::unordered_map<int32_t, int> m_markerDepth;
     std::unordered_map<int32_t, SampleRun> m_sampleRuns; // by tid
     CaptureStats m_nativeCapture;
+    // The same captures split: every PC's rule cached (warm) or some computed (cold: a thread's
+    // first walk through new code).
+    CaptureStats m_warmCapture;
+    CaptureStats m_coldCapture;
     CaptureStats m_pythonCapture;
 };
 

@@ -512,6 +512,7 @@ __attribute__((noinline)) int StackUnwinder::capture(uintptr_t* out, int maxFram
         }
         Rule computed;
         if (!rule) { // probe window full: compute without caching
+            ++state.misses;
             computed = computeRule(pc, returnAddress);
             rule = &computed;
         }

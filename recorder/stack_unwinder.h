@@ -37,7 +37,8 @@ public:
     // looks the rule up at pc-1, where the call instruction is.
     static Rule computeRule(uintptr_t pc, bool isReturnAddress);
 
-    // Cache statistics of the calling thread (for tests and diagnostics).
+    // Rules the calling thread has computed so far (cache misses): a capture that computed none
+    // walked only PCs it had seen before.
     static uint64_t cacheMisses();
 
     // Stack-hash used for interning: stable for equal PC sequences.

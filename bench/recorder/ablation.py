@@ -161,13 +161,14 @@ def table(workload, configs, title):
     base = statistics.median(results.get((workload, "uninstrumented"), [float("nan")]))
     print("\n### " + title)
     print("| configuration | median ms | overhead | runs (ms) | python capture median ns | "
-          "stack capture median ns | stack capture p90 ns | captures | dropped |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "stack capture median ns | stack capture p90 ns | captures | warm: count, median ns | "
+          "cold: count, median ns | dropped |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for c in configs:
         label = c[0]
         values = results.get((workload, label), [])
         if not values:
-            print("| %s | — | — | — | | | | | |" % label)
+            print("| %s | — | — | — | | | | | | | |" % label)
             continue
         med = statistics.median(values)
         ms = metas.get((workload, label), [])
@@ -175,15 +176,23 @@ def table(workload, configs, title):
         st = [int(m.get("stack_capture_median_ns", 0)) for m in ms if m.get("stack_capture_median_ns")]
         p90 = [int(m.get("stack_capture_p90_ns", 0)) for m in ms if m.get("stack_capture_p90_ns")]
         count = [int(m.get("stack_capture_count", 0)) for m in ms if m.get("stack_capture_count")]
+
+        def split(kind):  # captures whose every unwind rule was cached (warm), or not (cold)
+            n = [int(m["stack_capture_%s_count" % kind]) for m in ms
+                 if m.get("stack_capture_%s_count" % kind)]
+            ns = [int(m["stack_capture_%s_median_ns" % kind]) for m in ms
+                  if int(m.get("stack_capture_%s_count" % kind, 0) or 0) > 0]
+            return "%s, %s" % (statistics.median(n) if n else "—",
+                               statistics.median(ns) if ns else "—")
         dropped = max([int(m.get("dropped_records", 0)) + int(m.get("dropped_host_events", 0)) for m in ms] or [0])
-        print("| %s | %.1f | %+.1f %% | %s | %s | %s | %s | %s | %s |" % (
+        print("| %s | %.1f | %+.1f %% | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             label, med, 100 * (med - base) / base, " ".join("%.1f" % v for v in values),
             statistics.median(py) if py else "—", statistics.median(st) if st else "—",
             statistics.median(p90) if p90 else "—", statistics.median(count) if count else "—",
-            dropped if ms else "—"))
+            split("warm"), split("cold"), dropped if ms else "—"))
         indexed = sorted({m.get("fde_index") for m in ms if m.get("fde_index")})
         if indexed:
-            print("|  | FDE index: %s | | | | | | | |" % "; ".join(indexed))
+            print("|  | FDE index: %s | | | | | | | | | |" % "; ".join(indexed))
 
 
 if "cxx" in PARTS:

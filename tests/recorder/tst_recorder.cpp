@@ -334,10 +334,18 @@ private slots:
         sink.beginProcess(getpid(), "host", "test", 1);
         drainAll();
         CallbackHandler handler(&m_classifier);
-        for (uint32_t correlation : {301u, 302u})
-            stallscopeTestSyncSite(&handler, correlation);
+        // One call site (a volatile count: no unrolled copies), so both stacks are the same.
+        volatile uint32_t calls = 2;
+        for (uint32_t i = 0; i < calls; ++i)
+            stallscopeTestSyncSite(&handler, 301 + i);
         std::vector<HostEvent> events = drainAll();
         QCOMPARE(events.size(), size_t(2));
+        // The first walk from this loop meets new PCs; the second, the same stack, only cached
+        // ones.
+        QVERIFY(events[0].captureMisses > 0);
+        QCOMPARE(int(events[1].captureMisses), 0);
+        events[0].captureNs = 9'000;
+        events[1].captureNs = 400;
         events[0].contextId = 1;
         events[0].streamId = 7;
         events[0].deviceId = 1; // the second GPU, named before CUPTI's DEVICE record arrives
@@ -390,6 +398,18 @@ private slots:
         QCOMPARE(queryInt(session.path, "select count(*) from syncs where correlation_id = 302 "
                                         "and kind = 2 and stream_id is null"),
                  1);
+        // Capture times, all and split by warm (every rule cached) and cold.
+        auto meta = [&](const char* key) {
+            return queryInt(session.path,
+                            qPrintable(QString("select cast(value as integer) from meta where "
+                                               "key = '%1'")
+                                           .arg(key)));
+        };
+        QCOMPARE(meta("stack_capture_count"), 2);
+        QCOMPARE(meta("stack_capture_warm_count"), 1);
+        QCOMPARE(meta("stack_capture_warm_median_ns"), 400);
+        QCOMPARE(meta("stack_capture_cold_count"), 1);
+        QCOMPARE(meta("stack_capture_cold_median_ns"), 9'000);
     }
 
     // Records without a valid span (zero times from a forced flush during teardown, an end before
