@@ -10,6 +10,7 @@
 #include "recorder/python_frames.h"
 #include "recorder/session_sink.h"
 #include "recorder/signal_names.h"
+#include "recorder/stack_unwinder.h"
 
 #include "format/session_writer.h"
 #include <cupti.h>
@@ -291,6 +292,9 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     if (!m_classifier.build())
         reportError("cuptiGetCallbackName returned no API names", 0);
     m_handler.setStacks(m_config.stacks, m_config.stackDepth);
+    // CUDA starts the recorder on the thread that initializes it, usually the one that syncs.
+    if (m_config.stacks)
+        StackUnwinder::prepareThread();
     // Python frames at every stack capture when this process hosts CPython (python_frames.h).
     bool python = m_config.stacks && m_config.pythonFrames && PythonFrames::initialize();
     m_handler.setPython(python);

@@ -4,7 +4,10 @@
 // us per stack in PyTorch, see shared/notes/gpu-facts.md). Frame pointers are no alternative: most
 // libraries omit them. So this walks .eh_frame once per distinct PC, reduces the CFI row at that PC
 // to three numbers (CFA = rsp|rbp + offset, where rbp and the return address are saved) and caches
-// them in a per-thread table; later walks are a hash probe and two loads per frame.
+// them in a per-thread table; later walks are a hash probe and two loads per frame. A walk first
+// looks each PC up among the previous walk's frames, kept in order: a loop's captures repeat the
+// same stacks, and reading those rules in sequence costs a few cache lines where the probes into
+// the table, once the loop's work has swept the caches, miss one by one.
 //
 // Hot path rules: no allocation (the per-thread cache is allocated on a thread's first capture), no
 // locks (libgcc's _Unwind_Find_FDE is only called on a cache miss), and every stack read is checked
@@ -36,6 +39,13 @@ public:
     // Computes the rule at `pc` from .eh_frame (slow path; exposed for tests). `isReturnAddress`
     // looks the rule up at pc-1, where the call instruction is.
     static Rule computeRule(uintptr_t pc, bool isReturnAddress);
+
+    // Sets up the calling thread's cache and stack bounds now, so that its first capture does not
+    // pay for them (the main thread's bounds come from /proc/self/maps: ~0.1–1 ms).
+    static void prepareThread();
+
+    // Frames whose rule the calling thread's captures took from its previous walk (diagnostics).
+    static uint64_t previousWalkHits();
 
     // Rules the calling thread has computed so far (cache misses): a capture that computed none
     // walked only PCs it had seen before.
