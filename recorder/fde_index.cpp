@@ -5,7 +5,6 @@
 #include <pthread.h>
 
 #include <chrono>
-#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -143,28 +142,11 @@ bool indexModule(const FdeIndex::Table& table) {
 #endif
 }
 
-struct Scan {
-    int indexed = 0;
-};
-
-int indexEach(dl_phdr_info* module, size_t, void* data) {
+int indexEach(dl_phdr_info* module, size_t, void* indexed) {
     FdeIndex::Table table = FdeIndex::tableOf(*module);
     if (table.count > 0 && indexModule(table))
-        ++static_cast<Scan*>(data)->indexed;
+        ++*static_cast<int*>(indexed);
     return 0;
-}
-
-struct Counters {
-    unsigned long long adds = 0;
-    unsigned long long subs = 0;
-};
-
-int readCounters(dl_phdr_info* module, size_t size, void* data) {
-    if (size >= offsetof(dl_phdr_info, dlpi_subs) + sizeof(module->dlpi_subs)) {
-        static_cast<Counters*>(data)->adds = module->dlpi_adds;
-        static_cast<Counters*>(data)->subs = module->dlpi_subs;
-    }
-    return 1; // the counters are the same in every entry
 }
 
 } // namespace
@@ -255,15 +237,13 @@ const uint8_t* FdeIndex::find(uintptr_t pc) {
 
 int FdeIndex::indexNewModules() {
     resolveFindObject();
-    Counters counters;
-    dl_iterate_phdr(readCounters, &counters);
-    if (counters.adds == m_adds && counters.subs == m_subs)
+    const ModuleTable::LoadCounters counters = ModuleTable::loadCounters();
+    if (counters == m_counters)
         return 0;
-    m_adds = counters.adds;
-    m_subs = counters.subs;
-    Scan scan;
-    dl_iterate_phdr(indexEach, &scan);
-    return scan.indexed;
+    m_counters = counters;
+    int indexed = 0;
+    dl_iterate_phdr(indexEach, &indexed);
+    return indexed;
 }
 
 uint64_t FdeIndex::indexedModules() {

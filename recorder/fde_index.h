@@ -14,6 +14,8 @@
 // into an insert-only table and never freed, so a reader never sees one disappear.
 #pragma once
 
+#include "recorder/module_table.h"
+
 #include <atomic>
 #include <cstdint>
 #include <string>
@@ -43,7 +45,7 @@ public:
 
     // Indexes modules loaded since the last call (the first call: all). Returns how many.
     int indexNewModules();
-    // How many entries find() resolves through an index vs falls back (diagnostics, tests).
+    // Modules indexed in this process so far, and the indexes' memory (diagnostics, tests).
     static uint64_t indexedModules();
     static uint64_t indexBytes();
 
@@ -57,8 +59,7 @@ public:
 private:
     void run();
 
-    unsigned long long m_adds = ~0ull;
-    unsigned long long m_subs = ~0ull;
+    ModuleTable::LoadCounters m_counters; // at the last pass (all ones: none yet)
     std::atomic<bool> m_started{false};
     std::atomic<bool> m_stop{false};
     std::thread m_thread;

@@ -12,13 +12,8 @@ namespace stallscope::recorder {
 
 namespace {
 
-struct Counters {
-    unsigned long long adds = 0;
-    unsigned long long subs = 0;
-};
-
 int readCounters(dl_phdr_info* info, size_t size, void* data) {
-    auto* counters = static_cast<Counters*>(data);
+    auto* counters = static_cast<ModuleTable::LoadCounters*>(data);
     if (size >= offsetof(dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
         counters->adds = info->dlpi_adds;
         counters->subs = info->dlpi_subs;
@@ -93,19 +88,21 @@ int collect(dl_phdr_info* info, size_t, void* data) {
 
 } // namespace
 
-bool ModuleTable::changed() const {
-    Counters counters;
+ModuleTable::LoadCounters ModuleTable::loadCounters() {
+    LoadCounters counters{0, 0};
     dl_iterate_phdr(readCounters, &counters);
-    return counters.adds != m_adds || counters.subs != m_subs;
+    return counters;
+}
+
+bool ModuleTable::changed() const {
+    return !(loadCounters() == m_counters);
 }
 
 std::vector<ModuleTable::Module> ModuleTable::refresh() {
-    Counters counters;
-    dl_iterate_phdr(readCounters, &counters);
-    if (counters.adds == m_adds && counters.subs == m_subs)
+    const LoadCounters counters = loadCounters();
+    if (counters == m_counters)
         return {};
-    m_adds = counters.adds;
-    m_subs = counters.subs;
+    m_counters = counters;
     std::vector<Module> scanned;
     dl_iterate_phdr(collect, &scanned);
     std::vector<Module> added;

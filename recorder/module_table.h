@@ -13,6 +13,15 @@ namespace stallscope::recorder {
 
 class ModuleTable {
 public:
+    // glibc's counts of dlopen'ed and dlclose'd modules (dl_phdr_info's dlpi_adds, dlpi_subs):
+    // when both are unchanged, so is the module list.
+    struct LoadCounters {
+        unsigned long long adds = ~0ull;
+        unsigned long long subs = ~0ull;
+        bool operator==(const LoadCounters&) const = default;
+    };
+    static LoadCounters loadCounters();
+
     struct Module {
         std::string path;
         uintptr_t loadBias = 0;
@@ -33,8 +42,7 @@ public:
 
 private:
     std::vector<Module> m_modules; // sorted by start
-    unsigned long long m_adds = ~0ull;
-    unsigned long long m_subs = ~0ull;
+    LoadCounters m_counters;       // at the last refresh (all ones: none yet)
 };
 
 } // namespace stallscope::recorder

@@ -83,6 +83,27 @@ inline size_t slotOf(uintptr_t pc) {
     return size_t((pc * 0x9E3779B97F4A7C15ull) >> 51) & (kCacheSize - 1);
 }
 
+// The rule of `pc` from the thread's rule table, computed and cached on a miss; when its probe
+// window is full, computed into `uncached` instead.
+const StackUnwinder::Rule* tableRule(ThreadState& state, uintptr_t pc, bool returnAddress,
+                                     StackUnwinder::Rule* uncached) {
+    const size_t slot = slotOf(pc);
+    for (int probe = 0; probe < kProbeLimit; ++probe) {
+        CacheEntry& entry = state.cache[(slot + probe) & (kCacheSize - 1)];
+        if (entry.pc == pc)
+            return &entry.rule;
+        if (entry.pc == 0) {
+            ++state.misses;
+            entry.rule = StackUnwinder::computeRule(pc, returnAddress);
+            entry.pc = pc;
+            return &entry.rule;
+        }
+    }
+    ++state.misses;
+    *uncached = StackUnwinder::computeRule(pc, returnAddress);
+    return uncached;
+}
+
 } // namespace
 
 __attribute__((noinline)) int StackUnwinder::capture(uintptr_t* out, int maxFrames) {
@@ -106,27 +127,9 @@ __attribute__((noinline)) int StackUnwinder::capture(uintptr_t* out, int maxFram
     while (count < maxFrames) {
         const Rule* rule = fromPreviousWalk(memo, pc, &memoAt);
         state.previousWalkHits += rule != nullptr;
-        size_t slot = slotOf(pc);
-        for (int probe = 0; probe < kProbeLimit && !rule; ++probe) {
-            CacheEntry& entry = state.cache[(slot + probe) & (kCacheSize - 1)];
-            if (entry.pc == pc) {
-                rule = &entry.rule;
-                break;
-            }
-            if (entry.pc == 0) {
-                ++state.misses;
-                entry.rule = computeRule(pc, returnAddress);
-                entry.pc = pc;
-                rule = &entry.rule;
-                break;
-            }
-        }
         Rule computed;
-        if (!rule) { // probe window full: compute without caching
-            ++state.misses;
-            computed = computeRule(pc, returnAddress);
-            rule = &computed;
-        }
+        if (!rule)
+            rule = tableRule(state, pc, returnAddress, &computed);
         if (walked < kMemoFrames) {
             memo.pcs[current][walked] = pc;
             memo.rules[current][walked] = *rule;

@@ -58,9 +58,9 @@ int main(int argc, char** argv) {
         return 2;
     }
     const char* path = argc > 2 ? argv[2] : "libLLVM-14.so.1";
-    Sample s{argc > 2 ? strrchr(path, '/') ? strrchr(path, '/') + 1 : path : "libLLVM",
-             argc > 3 ? size_t(atol(argv[3])) : 2000,
-             {}};
+    // The module to sample, by the file name dl_iterate_phdr reports it under.
+    const char* slash = strrchr(path, '/');
+    Sample s{slash ? slash + 1 : path, argc > 3 ? size_t(atol(argv[3])) : 2000, {}};
     if (!dlopen(path, RTLD_NOW | RTLD_LOCAL)) {
         fprintf(stderr, "%s\n", dlerror());
         return 1;
