@@ -2,6 +2,7 @@
 // reader. docs/session-format.md says what each value holds.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 
 namespace stallscope::format::meta {
@@ -30,6 +31,14 @@ inline constexpr std::string_view kRecorderOrigin = "recorder_origin";
 inline constexpr std::string_view kRecorderKinds = "recorder_kinds";
 // "full" or "light" (stallscope-record --mode): a light recording has no API calls.
 inline constexpr std::string_view kRecorderMode = "recorder_mode";
+// What the recorder costs on the recording machine (recorder/recorder_calibration.h, measured by
+// stallscope-calibrate): ns it adds to a restart of an idle stream after a sync (sync return to
+// the next kernel's start) and to a launch call's host time. Absent when not measured. The
+// what-if replay takes them out (model/whatif/replay.h, WhatIf::withoutRecorderOverhead).
+inline constexpr std::string_view kRecorderRestartOverheadNs = "recorder_restart_overhead_ns";
+inline constexpr std::string_view kRecorderLaunchOverheadNs = "recorder_launch_overhead_ns";
+// The most either cost may be: a larger measurement was disturbed, not the recorder's.
+inline constexpr int64_t kMaxRecorderOverheadNs = 100'000;
 inline constexpr std::string_view kRecorderStacks = "recorder_stacks";
 inline constexpr std::string_view kRecorderStackDepth = "recorder_stack_depth";
 inline constexpr std::string_view kRecorderBufferBytes = "recorder_buffer_bytes";

@@ -3,6 +3,7 @@
 #include "format/command_line.h"
 #include "recorder/launch_environment.h"
 #include "recorder/record_symbolize.h"
+#include "recorder/recorder_calibration.h"
 #include "recorder/recorder_config.h"
 #include "recorder/recording_output.h"
 #include "recorder/session_finalizer.h"
@@ -22,6 +23,7 @@
 #include <vector>
 
 using stallscope::recorder::LaunchEnvironment;
+using stallscope::recorder::RecorderCalibration;
 using stallscope::recorder::RecordingOutput;
 using stallscope::recorder::SessionFinalizer;
 using stallscope::recorder::TargetRunner;
@@ -61,6 +63,10 @@ const char* kUsage =
     "  --buffer-size SIZE     CUPTI activity buffer size, e.g. 8M (default 8M)\n"
     "  --flush-ms N           flush/commit period in ms (10..1000, default 500)\n"
     "  --library PATH         the recorder library (default: next to this program)\n"
+    "  --no-calibration       do not measure the recorder's own cost on this machine (by\n"
+    "                         default stallscope-calibrate, beside this program, measures it\n"
+    "                         once per boot and settings, ~1 s, so that simulated savings\n"
+    "                         leave it out: docs/insights.md)\n"
     "  --no-symbolize         leave native frames unresolved (default: resolve them with\n"
     "                         LLVM, mark user frames and embed their sources after the run)\n"
     "  --debug-dir DIR        also look for separate debug files under DIR\n"
@@ -107,6 +113,35 @@ std::string findLibrary(const std::string& explicitPath) {
             return path;
     }
     return {};
+}
+
+std::string ownDirectory() {
+    char self[PATH_MAX];
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0)
+        return {};
+    self[n] = '\0';
+    return directoryOf(self);
+}
+
+// Measures (or finds in the cache) what the recorder costs with the target's settings and passes
+// it to the target's recorder (RecorderCalibration). A user's own STALLSCOPE_CALIBRATION wins.
+void calibrateRecorder(std::vector<std::string>* env, bool quiet) {
+    if (const char* given = getenv("STALLSCOPE_CALIBRATION"); given && *given)
+        return;
+    std::vector<std::string> settings;
+    for (const std::string& entry : *env)
+        if (entry.rfind("STALLSCOPE_", 0) == 0 && entry.rfind("STALLSCOPE_OUTPUT=", 0) != 0 &&
+            entry.rfind("STALLSCOPE_RECORD_PID=", 0) != 0)
+            settings.push_back(entry);
+    std::string why;
+    const std::optional<RecorderCalibration> calibration =
+        RecorderCalibration::obtain(ownDirectory() + "/stallscope-calibrate", settings, &why);
+    if (calibration)
+        env->push_back("STALLSCOPE_CALIBRATION=" + calibration->environmentValue());
+    else if (!quiet)
+        fprintf(stderr, "stallscope-record: the recorder's own cost is not measured (%s)\n",
+                why.c_str());
 }
 
 std::string shellQuote(const std::vector<std::string>& argv) {
@@ -157,6 +192,7 @@ std::string describeRun(const RecordingOutput::Published& published) {
 int main(int argc, char** argv) {
     std::string output, library, mode, kinds, bufferSize, flushMs, stackDepth, sampleHz;
     bool stacks = true, quiet = false, symbolize = true, overwrite = false, embedSources = false;
+    bool calibrate = true;
     std::string symbolizeOnly;
     stallscope::recorder::RecordSymbolizeOptions symbolizeOptions;
     std::vector<std::string> command;
@@ -199,6 +235,8 @@ int main(int argc, char** argv) {
             sampleHz = "0";
         else if (a == "--no-symbolize")
             symbolize = false;
+        else if (a == "--no-calibration")
+            calibrate = false;
         else if (a == "--force-overwrite")
             overwrite = true;
         else if (a == "--embed-sources")
@@ -288,6 +326,9 @@ int main(int argc, char** argv) {
         env.push_back("STALLSCOPE_STACK_DEPTH=" + stackDepth);
     if (!sampleHz.empty())
         env.push_back("STALLSCOPE_SAMPLE_HZ=" + sampleHz);
+
+    if (calibrate)
+        calibrateRecorder(&env, quiet);
 
     TargetRunner::Result run = TargetRunner::run(command, env);
     if (!run.started) {

@@ -4,6 +4,7 @@
 #include "recorder/gpu_power_sampler.h"
 #include "recorder/launch_environment.h"
 #include "recorder/python_sampler.h"
+#include "recorder/recorder_calibration.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -189,6 +190,14 @@ RecorderConfig RecorderConfig::fromEnvironment(std::string* warnings) {
     }
     if (const char* v = env("STALLSCOPE_ROOT_PID"))
         config.rootPid = atoll(v);
+    if (const char* v = env("STALLSCOPE_CALIBRATION")) {
+        if (const auto overheads = RecorderCalibration::parseEnvironmentValue(v)) {
+            config.restartOverheadNs = overheads->restartNs;
+            config.launchOverheadNs = overheads->launchNs;
+        } else if (warnings) {
+            *warnings += std::string("STALLSCOPE_CALIBRATION='") + v + "' is not two costs; ";
+        }
+    }
     if (const char* v = env("STALLSCOPE_DISABLE"))
         config.disabled = parseBool(v, false);
     return config;

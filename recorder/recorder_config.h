@@ -47,6 +47,10 @@ struct RecorderConfig {
     // no API records, no Python samples. The analysis infers each launch from the correlation
     // ids' order instead.
     bool light = false;
+    // What this recorder costs on this machine (STALLSCOPE_CALIBRATION, from stallscope-record's
+    // stallscope-calibrate run: recorder_calibration.h), written into the meta; -1: not measured.
+    int64_t restartOverheadNs = -1;
+    int64_t launchOverheadNs = -1;
 
     // Reads the environment. Unknown values are reported in *warnings (never fatal).
     static RecorderConfig fromEnvironment(std::string* warnings);

@@ -14,7 +14,8 @@ TRACES=${TRACES:-}
 # The GPU suite has its build-tree paths compiled in (/work/main/build/test/...).
 mkdir -p /work && ln -sfn "$PWD" /work/main
 mkdir -p build/test/recorder/python build/test/tests/recorder
-cp $C/bin/stallscope-record $C/bin/libstallscope_recorder.so build/test/recorder/
+cp $C/bin/stallscope-record $C/bin/libstallscope_recorder.so $C/bin/stallscope-calibrate \
+  build/test/recorder/
 cp recorder/python/sitecustomize.py build/test/recorder/python/
 cp $C/bin/tst_recorder_gpu $C/bin/sync_sites $C/bin/sync_sites.syms $C/bin/crash_loop \
   build/test/tests/recorder/

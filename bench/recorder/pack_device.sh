@@ -7,7 +7,7 @@ cd "$(dirname "$0")/../.."
 C=.devcarry
 mkdir -p $C/bin $C/fuzz
 for f in build/test/recorder/stallscope-record build/test/recorder/libstallscope_recorder.so \
-  build/test/tests/recorder/tst_recorder_gpu; do
+  build/test/recorder/stallscope-calibrate build/test/tests/recorder/tst_recorder_gpu; do
   strip -g -o $C/bin/$(basename $f) $f
 done
 # The GPU suite checks that syncs resolve to their source lines: these keep their debug info.

@@ -202,6 +202,10 @@ struct SessionStatistics {
     // Some process recorded no API calls (a light recording): the replay inferred its launches
     // from the order of the correlation ids (model/whatif/inferred_launches.h).
     bool launchesInferred = false;
+    // The recorder's own cost the savings leave out (SimulatedSavings::recorderRestartNs; 0 when
+    // the session did not measure it).
+    int64_t recorderRestartOverheadNs = 0;
+    int64_t recorderLaunchOverheadNs = 0;
     std::vector<DeviceBusy> devices;
     int64_t hostSyncCount = 0;     // host-blocking syncs (all kinds but stream-wait-event) in it
     int64_t hostBlockedNs = 0;     // summed over threads

@@ -100,6 +100,8 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
     report.summary = SessionStatisticsBuilder::compute(session, gpu, sites, window);
     report.summary.gpuPowerCapped = savings.powerCap().capped;
     report.summary.launchesInferred = savings.launchesInferred();
+    report.summary.recorderRestartOverheadNs = savings.recorderRestartNs();
+    report.summary.recorderLaunchOverheadNs = savings.recorderLaunchNs();
     report.sites = sites.stats();
     report.runGraph = savings.sharedGraph();
     for (size_t s = 0; s < report.sites.size(); ++s) {

@@ -97,6 +97,8 @@ QJsonObject summaryObject(const InsightReport& report) {
             {"gpu_busy_share", s.gpuBusyShare},
             {"gpu_power_capped", s.gpuPowerCapped},
             {"launches_inferred", s.launchesInferred},
+            {"recorder_overhead", QJsonObject{{"restart_ns", integer(s.recorderRestartOverheadNs)},
+                                              {"launch_ns", integer(s.recorderLaunchOverheadNs)}}},
             {"devices", devices},
             {"host_sync_count", integer(s.hostSyncCount)},
             {"host_blocked_ns", integer(s.hostBlockedNs)},

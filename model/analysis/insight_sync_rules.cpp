@@ -49,6 +49,16 @@ std::string inferredLaunchNote(const AnalysisContext& context) {
            "statement's own time around the sync is not counted";
 }
 
+std::string recorderOverheadNote(const AnalysisContext& context) {
+    const SimulatedSavings& savings = context.savings;
+    if (savings.recorderRestartNs() == 0 && savings.recorderLaunchNs() == 0)
+        return {};
+    return "; the recorder's own cost left out (" + formatDuration(savings.recorderRestartNs()) +
+           " a restart of the idle GPU after a sync, " +
+           formatDuration(savings.recorderLaunchNs()) +
+           " a launch call, measured on the recording machine)";
+}
+
 namespace {
 
 using format::SyncKind;
@@ -344,7 +354,7 @@ void syncSites(const AnalysisContext& context, std::vector<Insight>& out) {
         text += ". Simulated: " + formatDuration(insight.savingsNs) + " sooner (" +
                 formatShare(insight.share) + " of the window, " + formatDuration(perCall) +
                 " per call) " + insight.assumption;
-        text += powerCapNote(context) + inferredLaunchNote(context);
+        text += powerCapNote(context) + inferredLaunchNote(context) + recorderOverheadNote(context);
         if (insight.share < t.gpuBound.maxSavingShare &&
             context.gpuBusyShare >= t.gpuBound.gpuBusyShare)
             text += ". GPU-bound here (busy " + formatShare(context.gpuBusyShare) +

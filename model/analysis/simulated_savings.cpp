@@ -97,6 +97,9 @@ bool SimulatedSavings::build(const Session& session, const SessionDatabase& data
         chosen.push_back(static_cast<int32_t>(s));
     }
     // The unmodified replay is one more job for the two workers: the savings compare against it.
+    // Both sides leave out the recorder's own cost where the session measured it.
+    whatif::WhatIf withoutRecorder;
+    withoutRecorder.withoutRecorderOverhead = true;
     whatif::ReplayResult baseline;
     std::vector<int64_t> replayedEnd(chosen.size(), 0);
     std::vector<char> replayed(chosen.size(), 0); // per chosen site, written by one worker
@@ -104,12 +107,13 @@ bool SimulatedSavings::build(const Session& session, const SessionDatabase& data
     auto work = [&] {
         for (size_t i = next++; i <= chosen.size(); i = next++) {
             if (i == chosen.size()) {
-                baseline = replayer.replay({}, options);
+                baseline = replayer.replay(withoutRecorder, options);
                 continue;
             }
-            const whatif::WhatIf changes =
+            whatif::WhatIf changes =
                 siteFix(session, sites.syncsOf(chosen[i]), sites.stats()[chosen[i]].site.language,
                         windowStartNs, windowEndNs);
+            changes.withoutRecorderOverhead = true;
             if (changes.removedSyncs.empty()) {
                 m_saving[chosen[i]] = 0;
                 continue;

@@ -58,6 +58,12 @@ public:
     const GpuPowerCap& powerCap() const { return m_powerCap; }
     // Whether the replay inferred launches (a light recording: RunGraph::launchesInferred).
     bool launchesInferred() const { return m_graph && m_graph->launchesInferred(); }
+    // The recorder's own cost the replays left out (whatif::Latencies::recorder*; 0 when the
+    // session did not measure it).
+    int64_t recorderRestartNs() const {
+        return m_graph ? m_graph->latencies().recorderRestartNs : 0;
+    }
+    int64_t recorderLaunchNs() const { return m_graph ? m_graph->latencies().recorderLaunchNs : 0; }
 
 private:
     GpuPowerCap m_powerCap;

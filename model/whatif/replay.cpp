@@ -250,7 +250,11 @@ private:
                 h.recordedCursor = std::max(h.recordedCursor, syncEnd);
             }
             const int64_t recordedEnd = m_graph.stepEnd(lane, h.step);
-            int64_t end = plus(h.cursor, std::max<int64_t>(0, recordedEnd - h.recordedCursor));
+            int64_t rest = std::max<int64_t>(0, recordedEnd - h.recordedCursor);
+            if (m_changes.withoutRecorderOverhead &&
+                m_graph.launchesWork(thread.firstStep + h.step))
+                rest -= std::min(rest, m_latencies.recorderLaunchNs);
+            int64_t end = plus(h.cursor, rest);
             if (h.collapse)
                 end = plus(m_graph.stepStart(lane, h.step), m_stepShift[thread.firstStep + h.step]);
             noteEnd(recordedEnd, end);
@@ -315,8 +319,13 @@ private:
                 const std::optional<int64_t> shift = resolved(m_stepShift[step], force);
                 if (!shift)
                     return progressed;
-                const int64_t launched = start - m_graph.launchLag(op);
-                begin.add(launched, plus(launched, *shift), m_latencies.launchNs);
+                const int64_t lag = m_graph.launchLag(op);
+                const int64_t launched = start - lag;
+                const int64_t sooner =
+                    m_changes.withoutRecorderOverhead
+                        ? std::min(m_latencies.recorderRestartNs, std::max<int64_t>(0, lag / 2))
+                        : 0;
+                begin.add(launched, plus(launched, *shift) - sooner, m_latencies.launchNs);
             }
             if (const uint32_t marker =
                     nextPair(m_graph.eventDependencies(), st.dependencyCursor, op);

@@ -32,6 +32,12 @@ struct WhatIf {
     // median time between two calls (Python's wrapper around `torch.cuda.synchronize()`). For
     // Python sites; a C++ program's time before a call is its own work.
     bool removeStatementTime = false;
+    // The run without the recorder's own cost (Latencies::recorder*, from the recording
+    // machine's calibration): each call that launched GPU work takes its launch cost less host
+    // time, and each operation whose launch bound its start starts its restart cost sooner (at
+    // most half its recorded launch-to-start time). The savings compare two such replays; with
+    // no calibration in the session nothing changes.
+    bool withoutRecorderOverhead = false;
 };
 
 struct ReplayOptions {

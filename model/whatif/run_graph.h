@@ -38,6 +38,11 @@ struct Latencies {
     // Measured on an H100 (PCIe 5): 48.8 GB/s for 4 MiB copies (bench/RESULTS.md); the session's
     // own pinned device-to-host copies of at least 1 MiB replace it when it has any.
     double pinnedBytesPerSecond = 48.8e9;
+    // What the recorder itself added to the recorded run (meta recorder_restart_overhead_ns and
+    // recorder_launch_overhead_ns, measured by stallscope-calibrate on the recording machine; 0
+    // when not measured). Replays with WhatIf::withoutRecorderOverhead take them out.
+    int64_t recorderRestartNs = 0; // to a restart of an idle stream: sync return -> kernel start
+    int64_t recorderLaunchNs = 0;  // to the host time of a call that launches GPU work
 };
 
 class RunGraph {
@@ -92,6 +97,11 @@ public:
     // The step that launched global operation `op` (kNone when unknown) and the recorded time
     // from that launch to the operation's start (launchLag: start - launch call start).
     uint32_t launchStep(uint32_t op) const { return m_launchStep[op]; }
+    // Whether global step `step` launched GPU work; known only when the recorder's launch cost
+    // is (Latencies::recorderLaunchNs > 0), false otherwise.
+    bool launchesWork(uint32_t step) const {
+        return step < m_launchesWork.size() && m_launchesWork[step] != 0;
+    }
     // Whether some process recorded no API calls (a light recording): its launches were inferred
     // from the order of correlation ids (inferred_launches.h).
     bool launchesInferred() const { return m_launchesInferred; }
@@ -127,6 +137,8 @@ public:
 
 private:
     struct Builder;
+    // Latencies::recorder* from the session's meta, and m_launchesWork (run_graph_access.cpp).
+    void readRecorderOverhead();
 
     const Session* m_session = nullptr;
     std::vector<HostThread> m_threads; // parallel to Session::hostLanes
@@ -139,6 +151,7 @@ private:
     std::vector<std::pair<uint32_t, uint32_t>> m_handoffs;  // (step, step it waited for), by step
     std::vector<uint32_t> m_handoffTargets;
     std::vector<uint32_t> m_awaited;
+    std::vector<uint8_t> m_launchesWork; // per global step, with the recorder's launch cost only
     Latencies m_latencies;
 };
 

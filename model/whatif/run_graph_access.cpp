@@ -1,7 +1,11 @@
-// RunGraph's accessors: the recorded times of steps and operations, and id lookups.
+// RunGraph's accessors: the recorded times of steps and operations, id lookups, and the
+// recorder's own cost read off the meta.
 #include "model/whatif/run_graph.h"
 
+#include "format/session_meta.h"
+
 #include <algorithm>
+#include <charconv>
 
 namespace stallscope::model::whatif {
 
@@ -85,10 +89,37 @@ std::pair<int32_t, uint32_t> RunGraph::locateOp(uint32_t op) const {
     return {lane, op - m_streams[lane].firstOp};
 }
 
+void RunGraph::readRecorderOverhead() {
+    // A meta value is the recorder's own measurement; a file from elsewhere may say anything, so
+    // only a cost a recorder could have measured (format::meta::kMaxRecorderOverheadNs) counts.
+    auto read = [this](std::string_view key) -> int64_t {
+        const std::string text = m_session->metaValue(key);
+        int64_t value = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        return error == std::errc() && end == text.data() + text.size() && value > 0 &&
+                       value <= format::meta::kMaxRecorderOverheadNs
+                   ? value
+                   : 0;
+    };
+    m_latencies.recorderRestartNs = read(format::meta::kRecorderRestartOverheadNs);
+    m_latencies.recorderLaunchNs = read(format::meta::kRecorderLaunchOverheadNs);
+    m_launchesWork.clear();
+    if (m_latencies.recorderLaunchNs == 0)
+        return;
+    // Inferred launches (light recordings) hang off syncs, whose recorded time has no launch call.
+    m_launchesWork.assign(m_stepCount, 0);
+    for (const Stream& stream : m_streams)
+        for (uint32_t op = stream.firstOp;
+             !stream.launchesInferred && op < stream.firstOp + stream.ops.size(); ++op)
+            if (const uint32_t step = m_launchStep[op]; step != kNone && step < m_stepCount)
+                m_launchesWork[step] = 1;
+}
+
 size_t RunGraph::memoryBytes() const {
-    size_t bytes = m_launchStep.capacity() * 4 + m_launchLag.capacity() * 4 +
-                   m_eventDeps.capacity() * 8 + m_handoffs.capacity() * 8 +
-                   m_handoffTargets.capacity() * 4 + m_awaited.capacity() * 4;
+    size_t bytes = m_launchesWork.capacity() + m_launchStep.capacity() * 4 +
+                   m_launchLag.capacity() * 4 + m_eventDeps.capacity() * 8 +
+                   m_handoffs.capacity() * 8 + m_handoffTargets.capacity() * 4 +
+                   m_awaited.capacity() * 4;
     for (const HostThread& thread : m_threads)
         bytes += (thread.steps.capacity() + thread.stepOfSync.capacity() +
                   thread.awaitedBegin.capacity()) *

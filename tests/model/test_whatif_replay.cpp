@@ -1,12 +1,14 @@
 // The what-if replay (model/whatif): the unmodified replay reproduces every recorded and generated
 // session, and replays with removed syncs give the hand-computed answers of small timelines
 // (GPU-bound, host-bound and launch-bound loops, an event edge between streams, a device sync),
-// also from light recordings (no API calls: the launches inferred).
+// also from light recordings (no API calls: the launches inferred). The recorder's own cost:
+// test_whatif_recorder_cost.cpp.
 #include "model/session/session_loader.h"
 #include "model/testing/synthetic_session.h"
 #include "model/whatif/replay.h"
 #include "model/whatif/run_graph.h"
 #include "tests/model/insight_fixture.h"
+#include "tests/model/whatif_fixture.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -18,64 +20,11 @@ using format::SyncKind;
 using model::whatif::Replayer;
 using model::whatif::RunGraph;
 using model::whatif::WhatIf;
-
-namespace {
-
-struct Built {
-    std::shared_ptr<model::Session> session;
-    std::vector<model::CudaEventInfo> events;
-    RunGraph graph;
-};
-
-std::unique_ptr<Built> buildGraph(const std::string& path) {
-    auto built = std::make_unique<Built>();
-    auto result = model::SessionLoader::load(path);
-    if (!result.ok())
-        qFatal("cannot load %s: %s", path.c_str(), result.error.c_str());
-    built->session = std::move(result.session);
-    model::SessionDatabase database;
-    std::string error;
-    if (database.open(path, &error))
-        built->events = database.cudaEvents();
-    if (!built->graph.build(*built->session, built->events, nullptr))
-        qFatal("graph build cancelled");
-    return built;
-}
-
-// Every sync of `lane` whose stack is `stack`.
-std::vector<model::EventRef> syncsOfStack(const model::Session& session, int64_t stack) {
-    std::vector<model::EventRef> refs;
-    for (size_t l = 0; l < session.hostLanes.size(); ++l) {
-        const model::SyncColumns& syncs = session.hostLanes[l].syncs;
-        for (size_t i = 0; i < syncs.size(); ++i)
-            if (syncs.stackId[i] == stack)
-                refs.push_back(
-                    model::EventRef::sync(static_cast<int32_t>(l), static_cast<uint32_t>(i)));
-    }
-    return refs;
-}
-
-// The start times of `steps` loop steps `period` apart from 1 ms on.
-std::vector<int64_t> stepStarts(int steps, int64_t period) {
-    std::vector<int64_t> starts;
-    for (int i = 0; i < steps; ++i)
-        starts.push_back(1'000'000 + period * i);
-    return starts;
-}
-
-int64_t lastGpuEnd(const model::Session& session) {
-    int64_t end = 0;
-    for (const model::StreamLane& lane : session.streamLanes)
-        for (const model::IntervalColumns* columns :
-             {static_cast<const model::IntervalColumns*>(&lane.kernels),
-              static_cast<const model::IntervalColumns*>(&lane.memcpys),
-              static_cast<const model::IntervalColumns*>(&lane.memsets)})
-            if (!columns->empty())
-                end = std::max(end, *std::max_element(columns->end.begin(), columns->end.end()));
-    return end;
-}
-
-} // namespace
+using testing::buildGraph;
+using testing::Built;
+using testing::lastGpuEnd;
+using testing::stepStarts;
+using testing::syncsOfStack;
 
 class TestWhatIfReplay : public QObject {
     Q_OBJECT
@@ -107,21 +56,7 @@ private:
 };
 
 void TestWhatIfReplay::checkIdentity(const std::string& path) {
-    const std::unique_ptr<Built> built = buildGraph(path);
-    model::whatif::ReplayOptions options;
-    options.keepShifts = true;
-    const model::whatif::ReplayResult result = Replayer(built->graph).replay(WhatIf{}, options);
-    QVERIFY(!result.cancelled);
-    QCOMPARE(result.forcedNodes, int64_t(0));
-    QCOMPARE(result.stepShift.size(), built->graph.stepCount());
-    QCOMPARE(result.opEndShift.size(), built->graph.opCount());
-    const auto moved = [](const std::vector<int64_t>& shifts) {
-        return std::count_if(shifts.begin(), shifts.end(), [](int64_t s) { return s != 0; });
-    };
-    QCOMPARE(moved(result.stepShift), 0);
-    QCOMPARE(moved(result.opEndShift), 0);
-    if (built->graph.opCount() > 0)
-        QCOMPARE(result.windowEndNs, std::max(lastGpuEnd(*built->session), result.windowEndNs));
+    testing::checkReplayIdentity(path);
 }
 
 void TestWhatIfReplay::unmodifiedReplayReproducesRecordedSessions_data() {

@@ -200,6 +200,57 @@ private slots:
         QCOMPARE(check.exitCode(), 0);
     }
 
+    // stallscope-calibrate (recorder/recorder_calibration.h): the first recording measures what
+    // the recorder costs here and writes it into the meta; a second one with the same settings
+    // takes it from the cache; other settings measure again; --no-calibration leaves it out.
+    void recorderCostIsMeasured() {
+        if (!haveGpu())
+            QSKIP("SKIP: no GPU");
+        if (QString(STALLSCOPE_SYNC_SITES).isEmpty())
+            QSKIP("SKIP: sync_sites not built (no nvcc)");
+        QTemporaryDir dir;
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert("XDG_CACHE_HOME", dir.filePath("cache"));
+        environment.remove("STALLSCOPE_CALIBRATION");
+        const QString cache = dir.filePath("cache/stallscope/calibration");
+        auto recordWith = [&](const QString& name, const QStringList& options) {
+            const QString session = dir.filePath(name);
+            QProcess record;
+            record.setProcessEnvironment(environment);
+            record.setProcessChannelMode(QProcess::ForwardedChannels);
+            record.start(STALLSCOPE_RECORD,
+                         options + QStringList{"-q", "--no-symbolize", "-o", session, "--",
+                                               STALLSCOPE_SYNC_SITES});
+            if (!record.waitForFinished(120000) || record.exitCode() != 0)
+                qFatal("stallscope-record failed on %s", qPrintable(name));
+            const auto loaded = stallscope::model::SessionLoader::load(session.toStdString());
+            if (!loaded.ok())
+                qFatal("%s", loaded.error.c_str());
+            return std::make_pair(
+                QString::fromStdString(loaded.session->metaValue("recorder_restart_overhead_ns")),
+                QString::fromStdString(loaded.session->metaValue("recorder_launch_overhead_ns")));
+        };
+        auto cacheLines = [&cache] {
+            QFile file(cache);
+            return file.open(QIODevice::ReadOnly) ? file.readAll().count('\n') : -1;
+        };
+        const auto [restart, launch] = recordWith("first.stallscope", {});
+        qInfo("the recorder's cost here: %s ns a restart, %s ns a launch", qPrintable(restart),
+              qPrintable(launch));
+        QVERIFY(restart.toLongLong() > 0 && restart.toLongLong() <= 100'000);
+        QVERIFY(launch.toLongLong() > 0 && launch.toLongLong() <= 100'000);
+        QCOMPARE(cacheLines(), 1);
+        QCOMPARE(recordWith("again.stallscope", {}), std::make_pair(restart, launch));
+        QCOMPARE(cacheLines(), 1);
+        const auto light = recordWith("light.stallscope", {"--mode", "light"});
+        qInfo("light mode: %s ns a restart, %s ns a launch", qPrintable(light.first),
+              qPrintable(light.second));
+        QVERIFY(!light.first.isEmpty());
+        QCOMPARE(cacheLines(), 2);
+        QCOMPARE(recordWith("none.stallscope", {"--no-calibration"}),
+                 std::make_pair(QString(), QString()));
+    }
+
     // NVML's power samples (recorder/gpu_power_sampler.h): a GPU kept busy for 1.5 s is found
     // busy in its 20 Hz samples, with its power limit and clock; whether it hit the cap depends
     // on the GPU, and is only printed.

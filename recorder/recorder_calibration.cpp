@@ -1,0 +1,260 @@
+#include "recorder/recorder_calibration.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+
+namespace stallscope::recorder {
+
+namespace {
+
+// The probe runs for about a second; a GPU that hangs it must not hang stallscope-record.
+constexpr int kProbeTimeoutSeconds = 60;
+// Cache lines kept (one per boot, probe and settings seen).
+constexpr size_t kMaxCacheLines = 32;
+
+bool parseCount(std::string_view text, int64_t* value) {
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *value);
+    return error == std::errc() && end == text.data() + text.size() && *value >= 0;
+}
+
+// recorded - plain; 0 when the recorder made it no slower, or when the difference is more than a
+// recorder could cost (the measurement was disturbed).
+int64_t overhead(int64_t plain, int64_t recorded) {
+    const int64_t added = recorded - plain;
+    return added > 0 && added <= RecorderCalibration::kMaxOverheadNs ? added : 0;
+}
+
+std::string readFile(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// What makes a measurement valid: this boot, this probe and library, these settings.
+std::string cacheKey(const std::string& probe, const std::vector<std::string>& env) {
+    std::string key = readFile("/proc/sys/kernel/random/boot_id");
+    key.erase(std::remove(key.begin(), key.end(), '\n'), key.end());
+    struct stat info {};
+    if (stat(probe.c_str(), &info) == 0)
+        key += "|" + probe + ":" + std::to_string(info.st_size) + ":" +
+               std::to_string(info.st_mtim.tv_sec) + "." + std::to_string(info.st_mtim.tv_nsec);
+    std::vector<std::string> settings(env.begin(), env.end());
+    std::sort(settings.begin(), settings.end());
+    for (const std::string& entry : settings)
+        key += "|" + entry;
+    std::replace(key.begin(), key.end(), '\t', ' ');
+    std::replace(key.begin(), key.end(), '\n', ' ');
+    return key;
+}
+
+std::string cachePath() {
+    if (const char* xdg = getenv("XDG_CACHE_HOME"); xdg && *xdg == '/')
+        return std::string(xdg) + "/stallscope/calibration";
+    if (const char* home = getenv("HOME"); home && *home == '/')
+        return std::string(home) + "/.cache/stallscope/calibration";
+    return {};
+}
+
+std::optional<RecorderCalibration> fromCache(const std::string& path, const std::string& key) {
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+        const size_t tab = line.find('\t');
+        if (tab != std::string::npos && line.compare(0, tab, key) == 0 && tab == key.size())
+            return RecorderCalibration::parse(std::string_view(line).substr(tab + 1));
+    }
+    return std::nullopt;
+}
+
+void mkdirs(const std::string& directory) {
+    for (size_t slash = directory.find('/', 1); slash != std::string::npos;
+         slash = directory.find('/', slash + 1))
+        mkdir(directory.substr(0, slash).c_str(), 0700);
+    mkdir(directory.c_str(), 0700);
+}
+
+// The entry for `key` first, then up to kMaxCacheLines - 1 others; written under a temporary name.
+void toCache(const std::string& path, const std::string& key, const RecorderCalibration& value) {
+    mkdirs(path.substr(0, path.rfind('/')));
+    std::vector<std::string> lines = {key + "\t" + value.format()};
+    std::ifstream in(path);
+    for (std::string line; std::getline(in, line) && lines.size() < kMaxCacheLines;)
+        if (line.compare(0, key.size() + 1, key + "\t") != 0)
+            lines.push_back(line);
+    const std::string temporary = path + "." + std::to_string(getpid()) + ".tmp";
+    {
+        std::ofstream out(temporary, std::ios::trunc);
+        for (const std::string& line : lines)
+            out << line << '\n';
+        if (!out.flush()) {
+            unlink(temporary.c_str());
+            return;
+        }
+    }
+    if (rename(temporary.c_str(), path.c_str()) != 0)
+        unlink(temporary.c_str());
+}
+
+void removeTree(const std::string& directory) {
+    if (DIR* dir = opendir(directory.c_str())) {
+        while (dirent* entry = readdir(dir))
+            if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0)
+                unlink((directory + "/" + entry->d_name).c_str());
+        closedir(dir);
+    }
+    rmdir(directory.c_str());
+}
+
+// Runs the probe with `env` added, its output into `directory`; false with *why on failure.
+bool runProbe(const std::string& probe, const std::vector<std::string>& env,
+              const std::string& directory, std::string* why) {
+    const std::string output = directory + "/result";
+    const std::string session = directory + "/probe.stallscope";
+    const pid_t child = fork();
+    if (child < 0) {
+        *why = std::string("fork: ") + strerror(errno);
+        return false;
+    }
+    if (child == 0) {
+        // The probe's own messages (CUDA's, its recorder's) would read as the target's.
+        const int null = open("/dev/null", O_WRONLY);
+        if (null >= 0) {
+            dup2(null, STDOUT_FILENO);
+            dup2(null, STDERR_FILENO);
+        }
+        for (const std::string& entry : env)
+            putenv(const_cast<char*>(entry.c_str()));
+        unsetenv("CUDA_INJECTION64_PATH");
+        unsetenv("NVTX_INJECTION64_PATH");
+        execl(probe.c_str(), probe.c_str(), "--output", output.c_str(), "--session",
+              session.c_str(), static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    int status = 0;
+    const time_t deadline = time(nullptr) + kProbeTimeoutSeconds;
+    for (;;) {
+        const pid_t done = waitpid(child, &status, WNOHANG);
+        if (done == child)
+            break;
+        if (done < 0 && errno != EINTR) {
+            *why = std::string("waitpid: ") + strerror(errno);
+            return false;
+        }
+        if (time(nullptr) > deadline) {
+            kill(child, SIGKILL);
+            waitpid(child, &status, 0);
+            *why = "it did not finish in " + std::to_string(kProbeTimeoutSeconds) + " s";
+            return false;
+        }
+        usleep(20'000);
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        *why = WIFEXITED(status) ? "it exited with status " + std::to_string(WEXITSTATUS(status)) +
+                                       " (no GPU, or CUDA did not start)"
+                                 : "it died of signal " + std::to_string(WTERMSIG(status));
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+int64_t RecorderCalibration::restartOverheadNs() const {
+    return overhead(restartPlainNs, restartRecordedNs);
+}
+
+int64_t RecorderCalibration::launchOverheadNs() const {
+    return overhead(launchPlainNs, launchRecordedNs);
+}
+
+std::optional<RecorderCalibration> RecorderCalibration::parse(std::string_view line) {
+    while (!line.empty() && (line.back() == '\n' || line.back() == ' '))
+        line.remove_suffix(1);
+    RecorderCalibration c;
+    const std::pair<std::string_view, int64_t*> fields[] = {
+        {"restart_plain_ns", &c.restartPlainNs},
+        {"restart_recorded_ns", &c.restartRecordedNs},
+        {"launch_plain_ns", &c.launchPlainNs},
+        {"launch_recorded_ns", &c.launchRecordedNs}};
+    size_t seen = 0;
+    for (const auto& [name, value] : fields) {
+        const size_t space = line.find(' ');
+        const std::string_view field = line.substr(0, space);
+        const size_t equals = field.find('=');
+        if (equals == std::string_view::npos || field.substr(0, equals) != name ||
+            !parseCount(field.substr(equals + 1), value) || *value > 1'000'000'000)
+            return std::nullopt;
+        ++seen;
+        line = space == std::string_view::npos ? std::string_view() : line.substr(space + 1);
+    }
+    if (seen != std::size(fields) || !line.empty())
+        return std::nullopt;
+    return c;
+}
+
+std::string RecorderCalibration::format() const {
+    return "restart_plain_ns=" + std::to_string(restartPlainNs) +
+           " restart_recorded_ns=" + std::to_string(restartRecordedNs) +
+           " launch_plain_ns=" + std::to_string(launchPlainNs) +
+           " launch_recorded_ns=" + std::to_string(launchRecordedNs);
+}
+
+std::string RecorderCalibration::environmentValue() const {
+    return std::to_string(restartOverheadNs()) + "," + std::to_string(launchOverheadNs());
+}
+
+std::optional<RecorderCalibration::Overheads>
+RecorderCalibration::parseEnvironmentValue(std::string_view value) {
+    const size_t comma = value.find(',');
+    Overheads o;
+    if (comma == std::string_view::npos || !parseCount(value.substr(0, comma), &o.restartNs) ||
+        !parseCount(value.substr(comma + 1), &o.launchNs) || o.restartNs > kMaxOverheadNs ||
+        o.launchNs > kMaxOverheadNs)
+        return std::nullopt;
+    return o;
+}
+
+std::optional<RecorderCalibration> RecorderCalibration::obtain(const std::string& probe,
+                                                               const std::vector<std::string>& env,
+                                                               std::string* why) {
+    if (access(probe.c_str(), X_OK) != 0) {
+        *why = probe + " not found";
+        return std::nullopt;
+    }
+    const std::string key = cacheKey(probe, env);
+    const std::string cache = cachePath();
+    if (!cache.empty())
+        if (std::optional<RecorderCalibration> cached = fromCache(cache, key))
+            return cached;
+    char directory[] = "/tmp/stallscope-calibrate.XXXXXX";
+    if (!mkdtemp(directory)) {
+        *why = std::string("mkdtemp: ") + strerror(errno);
+        return std::nullopt;
+    }
+    std::optional<RecorderCalibration> measured;
+    if (runProbe(probe, env, directory, why)) {
+        measured = parse(readFile(std::string(directory) + "/result"));
+        if (!measured)
+            *why = "its output was not understood";
+    }
+    removeTree(directory);
+    if (measured && !cache.empty())
+        toCache(cache, key, *measured);
+    return measured;
+}
+
+} // namespace stallscope::recorder

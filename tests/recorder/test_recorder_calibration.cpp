@@ -1,0 +1,177 @@
+// RecorderCalibration (recorder/recorder_calibration.h): the probe's line read and written, the
+// value handed to the target's recorder, and obtain() with stand-in probes (shell scripts that
+// write what stallscope-calibrate writes): it runs the probe without the injection variables and
+// with the recorder's settings, keeps a measurement per settings in the cache, and says why when
+// the probe is missing, fails or writes something else. The real probe runs in tst_recorder_gpu.
+#include "recorder/recorder_calibration.h"
+#include "recorder/recorder_config.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <sys/stat.h>
+
+using stallscope::recorder::RecorderCalibration;
+using stallscope::recorder::RecorderConfig;
+
+namespace {
+
+constexpr const char* kLine = "restart_plain_ns=21000 restart_recorded_ns=24500 "
+                              "launch_plain_ns=2100 launch_recorded_ns=3300";
+
+} // namespace
+
+class TestRecorderCalibration : public QObject {
+    Q_OBJECT
+
+private slots:
+    void readsTheProbesLine() {
+        const auto c = RecorderCalibration::parse(std::string(kLine) + "\n");
+        QVERIFY(c);
+        QCOMPARE(c->restartOverheadNs(), int64_t(3'500));
+        QCOMPARE(c->launchOverheadNs(), int64_t(1'200));
+        QCOMPARE(QString::fromStdString(c->format()), QString(kLine));
+        QCOMPARE(QString::fromStdString(c->environmentValue()), QString("3500,1200"));
+    }
+
+    void overheadsStayInRange_data() {
+        QTest::addColumn<qint64>("plain");
+        QTest::addColumn<qint64>("recorded");
+        QTest::addColumn<qint64>("overhead");
+        QTest::newRow("faster recorded") << qint64(5'000) << qint64(4'000) << qint64(0);
+        QTest::newRow("equal") << qint64(5'000) << qint64(5'000) << qint64(0);
+        QTest::newRow("one ns") << qint64(5'000) << qint64(5'001) << qint64(1);
+        QTest::newRow("largest") << qint64(5'000) << qint64(105'000) << qint64(100'000);
+        QTest::newRow("disturbed") << qint64(5'000) << qint64(105'001) << qint64(0);
+    }
+    void overheadsStayInRange() {
+        QFETCH(qint64, plain);
+        QFETCH(qint64, recorded);
+        QFETCH(qint64, overhead);
+        RecorderCalibration c;
+        c.restartPlainNs = c.launchPlainNs = plain;
+        c.restartRecordedNs = c.launchRecordedNs = recorded;
+        QCOMPARE(c.restartOverheadNs(), overhead);
+        QCOMPARE(c.launchOverheadNs(), overhead);
+    }
+
+    void rejectsOtherLines_data() {
+        QTest::addColumn<QString>("line");
+        QTest::newRow("empty") << "";
+        QTest::newRow("a field missing")
+            << "restart_plain_ns=1 restart_recorded_ns=2 launch_plain_ns=3";
+        QTest::newRow("a field more") << QString(kLine) + " extra=1";
+        QTest::newRow("order") << "restart_recorded_ns=2 restart_plain_ns=1 launch_plain_ns=3 "
+                                  "launch_recorded_ns=4";
+        QTest::newRow("negative") << "restart_plain_ns=-1 restart_recorded_ns=2 "
+                                     "launch_plain_ns=3 launch_recorded_ns=4";
+        QTest::newRow("not a number") << "restart_plain_ns=1us restart_recorded_ns=2 "
+                                         "launch_plain_ns=3 launch_recorded_ns=4";
+        QTest::newRow("past a second") << "restart_plain_ns=1000000001 restart_recorded_ns=2 "
+                                          "launch_plain_ns=3 launch_recorded_ns=4";
+    }
+    void rejectsOtherLines() {
+        QFETCH(QString, line);
+        QVERIFY(!RecorderCalibration::parse(line.toStdString()));
+    }
+
+    void environmentValue_data() {
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<bool>("accepted");
+        QTest::newRow("two costs") << "3500,1200" << true;
+        QTest::newRow("largest") << "100000,100000" << true;
+        QTest::newRow("past the largest") << "100001,0" << false;
+        QTest::newRow("one") << "3500" << false;
+        QTest::newRow("negative") << "-1,2" << false;
+        QTest::newRow("text") << "a,b" << false;
+        QTest::newRow("three") << "1,2,3" << false;
+    }
+    void environmentValue() {
+        QFETCH(QString, value);
+        QFETCH(bool, accepted);
+        const auto read = RecorderCalibration::parseEnvironmentValue(value.toStdString());
+        QCOMPARE(bool(read), accepted);
+        qputenv("STALLSCOPE_CALIBRATION", value.toUtf8());
+        std::string warnings;
+        const RecorderConfig config = RecorderConfig::fromEnvironment(&warnings);
+        qunsetenv("STALLSCOPE_CALIBRATION");
+        QCOMPARE(config.restartOverheadNs, accepted ? read->restartNs : int64_t(-1));
+        QCOMPARE(config.launchOverheadNs, accepted ? read->launchNs : int64_t(-1));
+        QCOMPARE(warnings.find("STALLSCOPE_CALIBRATION") != std::string::npos, !accepted);
+    }
+
+    void obtainRunsTheProbeOncePerSettings() {
+        QTemporaryDir dir;
+        qputenv("XDG_CACHE_HOME", dir.filePath("cache").toUtf8());
+        qputenv("CUDA_INJECTION64_PATH", "/nonexistent/libstallscope_recorder.so");
+        const std::string runs = dir.filePath("runs").toStdString();
+        // Appends what it saw (the injection variable, the mode) to `runs`, then writes the line
+        // to the --output file.
+        const std::string probe = script(dir, "probe",
+                                         "echo \"${CUDA_INJECTION64_PATH:-none} "
+                                         "${STALLSCOPE_MODE:-}\" >> " +
+                                             runs + "\necho '" + kLine + "' > \"$2\"\n");
+        std::string why;
+        const auto first = RecorderCalibration::obtain(probe, {"STALLSCOPE_MODE=full"}, &why);
+        QVERIFY2(first, why.c_str());
+        QCOMPARE(first->restartOverheadNs(), int64_t(3'500));
+        const auto again = RecorderCalibration::obtain(probe, {"STALLSCOPE_MODE=full"}, &why);
+        QVERIFY(again);
+        QCOMPARE(QString::fromStdString(again->format()), QString(kLine));
+        QVERIFY(RecorderCalibration::obtain(probe, {"STALLSCOPE_MODE=light"}, &why));
+        QVERIFY(RecorderCalibration::obtain(probe, {"STALLSCOPE_MODE=full"}, &why));
+        QCOMPARE(readAll(QString::fromStdString(runs)), QString("none full\nnone light\n"));
+        QCOMPARE(readAll(dir.filePath("cache/stallscope/calibration")).count('\n'), 2);
+        // Nothing of the probe's is left behind.
+        QCOMPARE(QDir("/tmp").entryList({"stallscope-calibrate.*"}, QDir::Dirs).size(), 0);
+        qunsetenv("CUDA_INJECTION64_PATH");
+        qunsetenv("XDG_CACHE_HOME");
+    }
+
+    void obtainSaysWhyNot_data() {
+        QTest::addColumn<QString>("body"); // empty: no probe at all
+        QTest::addColumn<QString>("why");
+        QTest::newRow("missing") << ""
+                                 << "not found";
+        QTest::newRow("fails") << "exit 1\n"
+                               << "exited with status 1";
+        QTest::newRow("killed") << "kill -9 $$\n"
+                                << "died of signal 9";
+        QTest::newRow("other output") << "echo 'restart_plain_ns=1' > \"$2\"\n"
+                                      << "not understood";
+    }
+    void obtainSaysWhyNot() {
+        QFETCH(QString, body);
+        QFETCH(QString, why);
+        QTemporaryDir dir;
+        qputenv("XDG_CACHE_HOME", dir.filePath("cache").toUtf8());
+        const std::string probe = body.isEmpty() ? dir.filePath("absent").toStdString()
+                                                 : script(dir, "probe", body.toStdString());
+        std::string reason;
+        QVERIFY(!RecorderCalibration::obtain(probe, {}, &reason));
+        QVERIFY2(reason.find(why.toStdString()) != std::string::npos, reason.c_str());
+        QVERIFY(!QFile::exists(dir.filePath("cache/stallscope/calibration"))); // nothing cached
+        qunsetenv("XDG_CACHE_HOME");
+    }
+
+private:
+    static std::string script(const QTemporaryDir& dir, const char* name, const std::string& body) {
+        const QString path = dir.filePath(name);
+        QFile file(path);
+        if (!file.open(QIODevice::WriteOnly))
+            qFatal("cannot write %s", qPrintable(path));
+        file.write(("#!/bin/sh\n" + body).c_str());
+        file.close();
+        chmod(path.toUtf8().constData(), 0755);
+        return path.toStdString();
+    }
+    static QString readAll(const QString& path) {
+        QFile file(path);
+        return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRecorderCalibration)
+#include "test_recorder_calibration.moc"
