@@ -57,24 +57,31 @@ private slots:
         QCOMPARE(c.launchOverheadNs(), overhead);
     }
 
+    // Every defect is rejected; the largest accepted value ("a second") is the bound's other side.
     void rejectsOtherLines_data() {
         QTest::addColumn<QString>("line");
         QTest::newRow("empty") << "";
         QTest::newRow("a field missing")
             << "restart_plain_ns=1 restart_recorded_ns=2 launch_plain_ns=3";
         QTest::newRow("a field more") << QString(kLine) + " extra=1";
-        QTest::newRow("order") << "restart_recorded_ns=2 restart_plain_ns=1 launch_plain_ns=3 "
-                                  "launch_recorded_ns=4";
-        QTest::newRow("negative") << "restart_plain_ns=-1 restart_recorded_ns=2 "
-                                     "launch_plain_ns=3 launch_recorded_ns=4";
-        QTest::newRow("not a number") << "restart_plain_ns=1us restart_recorded_ns=2 "
-                                         "launch_plain_ns=3 launch_recorded_ns=4";
-        QTest::newRow("past a second") << "restart_plain_ns=1000000001 restart_recorded_ns=2 "
-                                          "launch_plain_ns=3 launch_recorded_ns=4";
+        // kLine with one defect each: anything else is read wrongly, not rejected.
+        const QString line(kLine);
+        QTest::newRow("order") << QString(line).replace(
+            "restart_plain_ns=21000 restart_recorded_ns=24500",
+            "restart_recorded_ns=24500 restart_plain_ns=21000");
+        QTest::newRow("negative") << QString(line).replace("restart_plain_ns=21000",
+                                                           "restart_plain_ns=-1");
+        QTest::newRow("not a number")
+            << QString(line).replace("launch_recorded_ns=3300", "launch_recorded_ns=3300us");
+        QTest::newRow("past a second")
+            << QString(line).replace("launch_plain_ns=2100", "launch_plain_ns=1000000001");
+        QTest::newRow("a second") << QString(line).replace("launch_plain_ns=2100",
+                                                           "launch_plain_ns=1000000000");
     }
     void rejectsOtherLines() {
         QFETCH(QString, line);
-        QVERIFY(!RecorderCalibration::parse(line.toStdString()));
+        const bool accepted = QString(QTest::currentDataTag()) == "a second";
+        QCOMPARE(bool(RecorderCalibration::parse(line.toStdString())), accepted);
     }
 
     void environmentValue_data() {
@@ -82,6 +89,7 @@ private slots:
         QTest::addColumn<bool>("accepted");
         QTest::newRow("two costs") << "3500,1200" << true;
         QTest::newRow("largest") << "100000,100000" << true;
+        QTest::newRow("an empty one") << "3500," << false;
         QTest::newRow("past the largest") << "100001,0" << false;
         QTest::newRow("one") << "3500" << false;
         QTest::newRow("negative") << "-1,2" << false;
@@ -93,6 +101,8 @@ private slots:
         QFETCH(bool, accepted);
         const auto read = RecorderCalibration::parseEnvironmentValue(value.toStdString());
         QCOMPARE(bool(read), accepted);
+        if (read) // the numbers themselves, in their order
+            QCOMPARE(QString("%1,%2").arg(read->restartNs).arg(read->launchNs), value);
         qputenv("STALLSCOPE_CALIBRATION", value.toUtf8());
         std::string warnings;
         const RecorderConfig config = RecorderConfig::fromEnvironment(&warnings);
