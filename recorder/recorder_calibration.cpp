@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,6 +25,36 @@ namespace {
 constexpr int kProbeTimeoutSeconds = 60;
 // Cache lines kept (one per boot, probe and settings seen).
 constexpr size_t kMaxCacheLines = 32;
+
+// A stop (Ctrl-C, the record dialog's Stop) while the probe runs: the probe is killed, its folder
+// removed, and then the signal takes its default course, as it would have without the probe.
+volatile sig_atomic_t g_stopSignal = 0;
+
+class StopSignals {
+public:
+    StopSignals() {
+        struct sigaction action {};
+        action.sa_handler = [](int signal) { g_stopSignal = signal; };
+        sigemptyset(&action.sa_mask);
+        g_stopSignal = 0;
+        for (int i = 0; i < kCount; ++i)
+            sigaction(kSignals[i], &action, &m_previous[i]);
+    }
+    ~StopSignals() {
+        for (int i = 0; i < kCount; ++i)
+            sigaction(kSignals[i], &m_previous[i], nullptr);
+    }
+    // After the handlers are restored: the stop's own effect.
+    static void raiseStop() {
+        if (g_stopSignal != 0)
+            raise(g_stopSignal);
+    }
+
+private:
+    static constexpr int kCount = 3;
+    static constexpr int kSignals[kCount] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction m_previous[kCount] {};
+};
 
 bool parseCount(std::string_view text, int64_t* value) {
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *value);
@@ -124,12 +155,18 @@ bool runProbe(const std::string& probe, const std::vector<std::string>& env,
               const std::string& directory, std::string* why) {
     const std::string output = directory + "/result";
     const std::string session = directory + "/probe.stallscope";
+    const pid_t parent = getpid();
     const pid_t child = fork();
     if (child < 0) {
         *why = std::string("fork: ") + strerror(errno);
         return false;
     }
     if (child == 0) {
+        // Never outlives stallscope-record (the getppid() check closes the race of a parent that
+        // died before prctl).
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(127);
         // The probe's own messages (CUDA's, its recorder's) would read as the target's.
         const int null = open("/dev/null", O_WRONLY);
         if (null >= 0) {
@@ -154,10 +191,12 @@ bool runProbe(const std::string& probe, const std::vector<std::string>& env,
             *why = std::string("waitpid: ") + strerror(errno);
             return false;
         }
-        if (time(nullptr) > deadline) {
+        if (time(nullptr) > deadline || g_stopSignal != 0) {
             kill(child, SIGKILL);
             waitpid(child, &status, 0);
-            *why = "it did not finish in " + std::to_string(kProbeTimeoutSeconds) + " s";
+            *why = g_stopSignal != 0
+                       ? "stopped by signal " + std::to_string(g_stopSignal)
+                       : "it did not finish in " + std::to_string(kProbeTimeoutSeconds) + " s";
             return false;
         }
         usleep(20'000);
@@ -240,18 +279,24 @@ std::optional<RecorderCalibration> RecorderCalibration::obtain(const std::string
     if (!cache.empty())
         if (std::optional<RecorderCalibration> cached = fromCache(cache, key))
             return cached;
-    char directory[] = "/tmp/stallscope-calibrate.XXXXXX";
-    if (!mkdtemp(directory)) {
+    const char* temporary = getenv("TMPDIR");
+    std::string directory = std::string(temporary && *temporary == '/' ? temporary : "/tmp") +
+                            "/stallscope-calibrate.XXXXXX";
+    if (!mkdtemp(directory.data())) {
         *why = std::string("mkdtemp: ") + strerror(errno);
         return std::nullopt;
     }
     std::optional<RecorderCalibration> measured;
-    if (runProbe(probe, env, directory, why)) {
-        measured = parse(readFile(std::string(directory) + "/result"));
-        if (!measured)
-            *why = "its output was not understood";
+    {
+        const StopSignals stops;
+        if (runProbe(probe, env, directory, why)) {
+            measured = parse(readFile(std::string(directory) + "/result"));
+            if (!measured)
+                *why = "its output was not understood";
+        }
+        removeTree(directory);
     }
-    removeTree(directory);
+    StopSignals::raiseStop();
     if (measured && !cache.empty())
         toCache(cache, key, *measured);
     return measured;

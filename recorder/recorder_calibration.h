@@ -6,7 +6,8 @@
 //
 // A measurement is kept per machine boot, probe and recorder settings in
 // $XDG_CACHE_HOME/stallscope/calibration (~/.cache without it): the probe runs once, not before
-// every recording.
+// every recording. The probe writes into a folder of its own under $TMPDIR (/tmp without it),
+// removed when it ends.
 #pragma once
 
 #include "format/session_meta.h"
@@ -47,7 +48,8 @@ struct RecorderCalibration {
 
     // The calibration for these recorder settings (`env`: the STALLSCOPE_* entries the target
     // gets): from the cache, else by running `probe` (cached when it succeeds). nullopt with the
-    // reason in *why when the probe is missing or failed (no GPU, no CUDA).
+    // reason in *why when the probe is missing or failed (no GPU, no CUDA). SIGINT, SIGTERM or
+    // SIGHUP while the probe runs kill it, remove its files and then take their default course.
     static std::optional<RecorderCalibration>
     obtain(const std::string& probe, const std::vector<std::string>& env, std::string* why);
 };

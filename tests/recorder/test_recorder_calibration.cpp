@@ -2,7 +2,8 @@
 // value handed to the target's recorder, and obtain() with stand-in probes (shell scripts that
 // write what stallscope-calibrate writes): it runs the probe without the injection variables and
 // with the recorder's settings, keeps a measurement per settings in the cache, and says why when
-// the probe is missing, fails or writes something else. The real probe runs in tst_recorder_gpu.
+// the probe is missing, fails or writes something else, and a stop while it runs leaves nothing
+// behind. The real probe runs in tst_recorder_gpu.
 #include "recorder/recorder_calibration.h"
 #include "recorder/recorder_config.h"
 
@@ -11,7 +12,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using stallscope::recorder::RecorderCalibration;
 using stallscope::recorder::RecorderConfig;
@@ -115,6 +119,7 @@ private slots:
     void obtainRunsTheProbeOncePerSettings() {
         QTemporaryDir dir;
         qputenv("XDG_CACHE_HOME", dir.filePath("cache").toUtf8());
+        qputenv("TMPDIR", dir.path().toUtf8());
         qputenv("CUDA_INJECTION64_PATH", "/nonexistent/libstallscope_recorder.so");
         const std::string runs = dir.filePath("runs").toStdString();
         // Appends what it saw (the injection variable, the mode) to `runs`, then writes the line
@@ -135,8 +140,9 @@ private slots:
         QCOMPARE(readAll(QString::fromStdString(runs)), QString("none full\nnone light\n"));
         QCOMPARE(readAll(dir.filePath("cache/stallscope/calibration")).count('\n'), 2);
         // Nothing of the probe's is left behind.
-        QCOMPARE(QDir("/tmp").entryList({"stallscope-calibrate.*"}, QDir::Dirs).size(), 0);
+        QCOMPARE(probeFolders(dir), 0);
         qunsetenv("CUDA_INJECTION64_PATH");
+        qunsetenv("TMPDIR");
         qunsetenv("XDG_CACHE_HOME");
     }
 
@@ -166,7 +172,40 @@ private slots:
         qunsetenv("XDG_CACHE_HOME");
     }
 
+    // A stop while the probe runs (the record dialog's Stop, Ctrl-C): the probe is killed, its
+    // folder removed, and the signal then ends stallscope-record as it would have without the
+    // probe. Here a forked child of the test stands in for stallscope-record.
+    void stopWhileTheProbeRuns() {
+        QTemporaryDir dir;
+        const QString pidFile = dir.filePath("probe.pid");
+        const std::string probe =
+            script(dir, "probe", "echo $$ > " + pidFile.toStdString() + "\nexec sleep 30\n");
+        const pid_t recorder = fork();
+        QVERIFY(recorder >= 0);
+        if (recorder == 0) {
+            signal(SIGTERM, SIG_DFL); // as in stallscope-record (not Qt Test's crash handler)
+            setenv("TMPDIR", dir.path().toUtf8().constData(), 1);
+            std::string why;
+            RecorderCalibration::obtain(probe, {}, &why);
+            _exit(0); // not reached: the stop ends this process
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(pidFile) && !readAll(pidFile).isEmpty(), 10000);
+        const pid_t probePid = readAll(pidFile).trimmed().toInt();
+        QVERIFY(probePid > 0);
+        kill(recorder, SIGTERM);
+        int status = 0;
+        QCOMPARE(waitpid(recorder, &status, 0), recorder);
+        QVERIFY(WIFSIGNALED(status));
+        QCOMPARE(WTERMSIG(status), SIGTERM);
+        QCOMPARE(kill(probePid, 0), -1); // killed and reaped, not left running
+        QCOMPARE(probeFolders(dir), 0);
+    }
+
 private:
+    // The probe's folders under `dir`, the TMPDIR of the test's obtain() calls.
+    static int probeFolders(const QTemporaryDir& dir) {
+        return QDir(dir.path()).entryList({"stallscope-calibrate.*"}, QDir::Dirs).size();
+    }
     static std::string script(const QTemporaryDir& dir, const char* name, const std::string& body) {
         const QString path = dir.filePath(name);
         QFile file(path);
