@@ -97,24 +97,7 @@ std::string absolute(const std::string& path) {
     return std::string(cwd) + "/" + path;
 }
 
-std::string findLibrary(const std::string& explicitPath) {
-    if (!explicitPath.empty())
-        return access(explicitPath.c_str(), R_OK) == 0 ? absolute(explicitPath) : std::string();
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    if (n <= 0)
-        return {};
-    self[n] = '\0';
-    std::string dir = directoryOf(self);
-    for (const char* candidate : {"/libstallscope_recorder.so", "/../lib/libstallscope_recorder.so",
-                                  "/../recorder/libstallscope_recorder.so"}) {
-        std::string path = dir + candidate;
-        if (access(path.c_str(), R_OK) == 0)
-            return path;
-    }
-    return {};
-}
-
+// The folder of this program (stallscope-record), "" when unknown.
 std::string ownDirectory() {
     char self[PATH_MAX];
     const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -122,6 +105,21 @@ std::string ownDirectory() {
         return {};
     self[n] = '\0';
     return directoryOf(self);
+}
+
+std::string findLibrary(const std::string& explicitPath) {
+    if (!explicitPath.empty())
+        return access(explicitPath.c_str(), R_OK) == 0 ? absolute(explicitPath) : std::string();
+    const std::string dir = ownDirectory();
+    if (dir.empty())
+        return {};
+    for (const char* candidate : {"/libstallscope_recorder.so", "/../lib/libstallscope_recorder.so",
+                                  "/../recorder/libstallscope_recorder.so"}) {
+        std::string path = dir + candidate;
+        if (access(path.c_str(), R_OK) == 0)
+            return path;
+    }
+    return {};
 }
 
 // Measures (or finds in the cache) what the recorder costs with the target's settings and passes

@@ -1,6 +1,7 @@
 #include "recorder/recorder_calibration.h"
 
-#include <dirent.h>
+#include "format/output_file.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -14,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -100,54 +102,39 @@ std::string cachePath() {
     return {};
 }
 
+// A cache line is "<key>\t<the probe's line>": the probe's line when `line` is `key`'s.
+std::optional<std::string_view> entryOf(std::string_view line, const std::string& key) {
+    if (line.size() <= key.size() || line.compare(0, key.size(), key) != 0 ||
+        line[key.size()] != '\t')
+        return std::nullopt;
+    return line.substr(key.size() + 1);
+}
+
 std::optional<RecorderCalibration> fromCache(const std::string& path, const std::string& key) {
     std::ifstream in(path);
-    std::string line;
-    while (std::getline(in, line)) {
-        const size_t tab = line.find('\t');
-        if (tab != std::string::npos && line.compare(0, tab, key) == 0 && tab == key.size())
-            return RecorderCalibration::parse(std::string_view(line).substr(tab + 1));
-    }
+    for (std::string line; std::getline(in, line);)
+        if (const std::optional<std::string_view> entry = entryOf(line, key))
+            return RecorderCalibration::parse(*entry);
     return std::nullopt;
 }
 
-void mkdirs(const std::string& directory) {
-    for (size_t slash = directory.find('/', 1); slash != std::string::npos;
-         slash = directory.find('/', slash + 1))
-        mkdir(directory.substr(0, slash).c_str(), 0700);
-    mkdir(directory.c_str(), 0700);
-}
-
-// The entry for `key` first, then up to kMaxCacheLines - 1 others; written under a temporary name.
+// The entry for `key` first, then up to kMaxCacheLines - 1 others (a cache that cannot be written
+// only costs the next recording a probe run).
 void toCache(const std::string& path, const std::string& key, const RecorderCalibration& value) {
-    mkdirs(path.substr(0, path.rfind('/')));
-    std::vector<std::string> lines = {key + "\t" + value.format()};
+    std::error_code ignored;
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ignored);
+    std::string content = key + "\t" + value.format() + "\n";
+    size_t lines = 1;
     std::ifstream in(path);
-    for (std::string line; std::getline(in, line) && lines.size() < kMaxCacheLines;)
-        if (line.compare(0, key.size() + 1, key + "\t") != 0)
-            lines.push_back(line);
-    const std::string temporary = path + "." + std::to_string(getpid()) + ".tmp";
-    {
-        std::ofstream out(temporary, std::ios::trunc);
-        for (const std::string& line : lines)
-            out << line << '\n';
-        if (!out.flush()) {
-            unlink(temporary.c_str());
-            return;
+    for (std::string line; std::getline(in, line) && lines < kMaxCacheLines;)
+        if (!entryOf(line, key)) {
+            content += line + "\n";
+            ++lines;
         }
-    }
-    if (rename(temporary.c_str(), path.c_str()) != 0)
-        unlink(temporary.c_str());
-}
-
-void removeTree(const std::string& directory) {
-    if (DIR* dir = opendir(directory.c_str())) {
-        while (dirent* entry = readdir(dir))
-            if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0)
-                unlink((directory + "/" + entry->d_name).c_str());
-        closedir(dir);
-    }
-    rmdir(directory.c_str());
+    std::string error;
+    format::OutputPolicy policy;
+    policy.replaceExisting = true;
+    format::writeOutputFile(path, content, policy, &error);
 }
 
 // Runs the probe with `env` added, its output into `directory`; false with *why on failure.
@@ -229,7 +216,6 @@ std::optional<RecorderCalibration> RecorderCalibration::parse(std::string_view l
         {"restart_recorded_ns", &c.restartRecordedNs},
         {"launch_plain_ns", &c.launchPlainNs},
         {"launch_recorded_ns", &c.launchRecordedNs}};
-    size_t seen = 0;
     for (const auto& [name, value] : fields) {
         const size_t space = line.find(' ');
         const std::string_view field = line.substr(0, space);
@@ -237,10 +223,9 @@ std::optional<RecorderCalibration> RecorderCalibration::parse(std::string_view l
         if (equals == std::string_view::npos || field.substr(0, equals) != name ||
             !parseCount(field.substr(equals + 1), value) || *value > 1'000'000'000)
             return std::nullopt;
-        ++seen;
         line = space == std::string_view::npos ? std::string_view() : line.substr(space + 1);
     }
-    if (seen != std::size(fields) || !line.empty())
+    if (!line.empty())
         return std::nullopt;
     return c;
 }
@@ -294,7 +279,8 @@ std::optional<RecorderCalibration> RecorderCalibration::obtain(const std::string
             if (!measured)
                 *why = "its output was not understood";
         }
-        removeTree(directory);
+        std::error_code ignored;
+        std::filesystem::remove_all(directory, ignored);
     }
     StopSignals::raiseStop();
     if (measured && !cache.empty())

@@ -4,28 +4,15 @@
 #include "format/session_schema.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <thread>
 
 namespace stallscope::model {
 
-namespace {
-
-// A non-negative count from meta; -1 when absent or not a count.
-int64_t metaCount(const Session& session, std::string_view key) {
-    const std::string text = session.metaValue(key);
-    int64_t value = -1;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    return error == std::errc() && end == text.data() + text.size() && value >= 0 ? value : -1;
-}
-
-} // namespace
-
 GpuPowerCap gpuPowerCap(const Session& session, const InsightThresholds& thresholds) {
     GpuPowerCap cap;
-    cap.busySamples = metaCount(session, format::meta::kGpuPowerBusySamples);
-    cap.cappedSamples = metaCount(session, format::meta::kGpuPowerCappedSamples);
+    cap.busySamples = session.metaCount(format::meta::kGpuPowerBusySamples).value_or(-1);
+    cap.cappedSamples = session.metaCount(format::meta::kGpuPowerCappedSamples).value_or(-1);
     cap.capped = cap.busySamples >= thresholds.powerCap.minBusySamples && cap.cappedSamples >= 0 &&
                  cap.cappedSamples <= cap.busySamples &&
                  static_cast<double>(cap.cappedSamples) >=

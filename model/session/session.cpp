@@ -1,6 +1,7 @@
 #include "model/session/session.h"
 
 #include <algorithm>
+#include <charconv>
 
 namespace stallscope::model {
 
@@ -12,6 +13,18 @@ const std::string& Session::string(uint32_t id) const {
 std::string Session::metaValue(std::string_view key) const {
     const auto found = meta.find(key);
     return found == meta.end() ? std::string() : found->second;
+}
+
+std::optional<int64_t> Session::metaCount(std::string_view key) const {
+    const auto found = meta.find(key);
+    if (found == meta.end())
+        return std::nullopt;
+    const std::string& text = found->second;
+    int64_t value = -1;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end != text.data() + text.size() || value < 0)
+        return std::nullopt;
+    return value;
 }
 
 std::vector<bool> Session::processesWithApiCalls() const {

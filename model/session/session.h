@@ -112,6 +112,8 @@ public:
     std::vector<std::string> files() const;
     const std::string& string(uint32_t id) const;
     std::string metaValue(std::string_view key) const;
+    // A meta value that is a non-negative decimal count; nullopt when absent or anything else.
+    std::optional<int64_t> metaCount(std::string_view key) const;
     // Per process: whether any of its threads recorded an API call (a light recording,
     // stallscope-record --mode light, has none).
     std::vector<bool> processesWithApiCalls() const;

@@ -5,7 +5,6 @@
 #include "format/session_meta.h"
 
 #include <algorithm>
-#include <charconv>
 
 namespace stallscope::model::whatif {
 
@@ -92,14 +91,9 @@ std::pair<int32_t, uint32_t> RunGraph::locateOp(uint32_t op) const {
 void RunGraph::readRecorderOverhead() {
     // A meta value is the recorder's own measurement; a file from elsewhere may say anything, so
     // only a cost a recorder could have measured (format::meta::kMaxRecorderOverheadNs) counts.
-    auto read = [this](std::string_view key) -> int64_t {
-        const std::string text = m_session->metaValue(key);
-        int64_t value = 0;
-        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-        return error == std::errc() && end == text.data() + text.size() && value > 0 &&
-                       value <= format::meta::kMaxRecorderOverheadNs
-                   ? value
-                   : 0;
+    auto read = [this](std::string_view key) {
+        const int64_t value = m_session->metaCount(key).value_or(0);
+        return value <= format::meta::kMaxRecorderOverheadNs ? value : 0;
     };
     m_latencies.recorderRestartNs = read(format::meta::kRecorderRestartOverheadNs);
     m_latencies.recorderLaunchNs = read(format::meta::kRecorderLaunchOverheadNs);
@@ -108,11 +102,13 @@ void RunGraph::readRecorderOverhead() {
         return;
     // Inferred launches (light recordings) hang off syncs, whose recorded time has no launch call.
     m_launchesWork.assign(m_stepCount, 0);
-    for (const Stream& stream : m_streams)
-        for (uint32_t op = stream.firstOp;
-             !stream.launchesInferred && op < stream.firstOp + stream.ops.size(); ++op)
+    for (const Stream& stream : m_streams) {
+        if (stream.launchesInferred)
+            continue;
+        for (uint32_t op = stream.firstOp; op < stream.firstOp + stream.ops.size(); ++op)
             if (const uint32_t step = m_launchStep[op]; step != kNone && step < m_stepCount)
                 m_launchesWork[step] = 1;
+    }
 }
 
 size_t RunGraph::memoryBytes() const {

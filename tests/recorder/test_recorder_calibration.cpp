@@ -32,7 +32,9 @@ class TestRecorderCalibration : public QObject {
 
 private slots:
     void readsTheProbesLine() {
-        const auto c = RecorderCalibration::parse(std::string(kLine) + "\n");
+        std::string line = kLine;
+        line += '\n'; // as the probe writes it
+        const auto c = RecorderCalibration::parse(line);
         QVERIFY(c);
         QCOMPARE(c->restartOverheadNs(), int64_t(3'500));
         QCOMPARE(c->launchOverheadNs(), int64_t(1'200));
