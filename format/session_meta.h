@@ -39,6 +39,14 @@ inline constexpr std::string_view kRecorderRestartOverheadNs = "recorder_restart
 inline constexpr std::string_view kRecorderLaunchOverheadNs = "recorder_launch_overhead_ns";
 // The most either cost may be: a larger measurement was disturbed, not the recorder's.
 inline constexpr int64_t kMaxRecorderOverheadNs = 100'000;
+// A property of the recording machine's GPU measured by the same probe, plain: ns later a kernel
+// that streams memory starts after its predecessor on its stream when at least kDeepQueueLaunches
+// launches are queued there (launched, not started, the kernel included) than when fewer are (7
+// or fewer and 8 or more measured on an H200: bench/RESULTS.md). Bounded by kMaxRecorderOverheadNs;
+// absent when not measured. The what-if replay adds it where a change deepens a queue, takes it off
+// where one empties it.
+inline constexpr std::string_view kGpuDeepQueueDelayNs = "gpu_deep_queue_delay_ns";
+inline constexpr int kDeepQueueLaunches = 8;
 inline constexpr std::string_view kRecorderStacks = "recorder_stacks";
 inline constexpr std::string_view kRecorderStackDepth = "recorder_stack_depth";
 inline constexpr std::string_view kRecorderBufferBytes = "recorder_buffer_bytes";

@@ -10,12 +10,20 @@
 //     cudaStreamSynchronize. The kernel is the same both ways; what the recorder adds lies between
 //     a sync's return and the next kernel's start (its callbacks, CUPTI's kernel tracing).
 //   * a launch: the host time of one cudaLaunchKernel of an empty kernel while the GPU keeps up.
+// Plain only, it also times a property of the GPU that no recording of a synced loop shows: how
+// much later a kernel that streams memory starts after its predecessor when many launches are
+// queued behind it on its stream (format::meta::kDeepQueueLaunches or more) than when few are
+// (0.5-1.0 us on an H200 with kernels over two 64 MiB arrays; none with kernels that write
+// nothing or whose data stays in L2: bench/RESULTS.md). A fix that removes a sync deepens the
+// queue (docs/insights.md, "The GPU's deep-queue delay").
 //
 //   stallscope-calibrate --output FILE --session FILE [--blocks N]
-// writes "restart_plain_ns=N restart_recorded_ns=N launch_plain_ns=N launch_recorded_ns=N" to
-// --output (the medians); --session is where the recorded phase's session goes (the caller
-// deletes it); --blocks sets the spinning kernel's grid (default 1; 1 to 1,056 blocks measured
-// the same on an H200: bench/RESULTS.md). Exit 0 on success; 1 with the reason on stderr.
+// writes "restart_plain_ns=N restart_recorded_ns=N launch_plain_ns=N launch_recorded_ns=N
+// queue_shallow_gap_ns=N queue_deep_gap_ns=N" to --output (the medians); --session is where the
+// recorded phase's session goes (the caller deletes it); --blocks sets the spinning kernel's grid
+// (default 1; 1 to 1,056 blocks measured the same on an H200: bench/RESULTS.md). Exit 0 on success;
+// 1 with the reason on stderr.
+#include "format/session_meta.h"
 #include "stallscope/recorder.h"
 
 #include <cuda_runtime.h>
@@ -50,6 +58,28 @@ __global__ void spin(long long ns) {
 }
 
 __global__ void empty() {}
+
+// The GPU's clock (ns).
+__device__ unsigned long long globalTimer() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+// Scales `data` in place, noting its first block's start and its last block's end in `slot`, and
+// telling the host (mapped memory) that it started.
+__global__ void scaleTimed(float* data, int n, unsigned long long* starts, unsigned long long* ends,
+                           int slot, volatile int* started) {
+    if (threadIdx.x == 0)
+        atomicMin(&starts[slot], globalTimer());
+    if (threadIdx.x == 0 && blockIdx.x == 0)
+        *started = slot;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        data[i] = data[i] * 0.999f + 1e-6f;
+    __syncthreads();
+    if (threadIdx.x == 0)
+        atomicMax(&ends[slot], globalTimer());
+}
 
 int64_t nowNs() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -105,6 +135,87 @@ bool measure(cudaStream_t stream, int blocks, Medians* out) {
     return check(cudaGetLastError(), "a kernel launch");
 }
 
+// The queue measurement's kernels per depth, and their data: 128 MiB, more than any GPU's L2
+// holds (~55 us a kernel on an H200). The delay is a DRAM-streaming kernel's: kernels whose data
+// stayed in L2 (16 MiB) or that wrote nothing showed none (bench/RESULTS.md).
+constexpr int kQueuedKernels = 400;
+constexpr int kQueueElements = 32 << 20;
+constexpr int kShallowDepth = 2;
+constexpr int kDeepDepth = 32;
+static_assert(kShallowDepth < stallscope::format::meta::kDeepQueueLaunches &&
+              kDeepDepth > 2 * stallscope::format::meta::kDeepQueueLaunches);
+
+struct QueueGaps {
+    int64_t shallowNs = 0;
+    int64_t deepNs = 0;
+};
+
+// The median gap (a kernel's start - its predecessor's end, on the GPU's clock) while the host
+// keeps `depth` kernels queued: kernel i is launched once kernel i - depth has started.
+bool queueGap(cudaStream_t stream, int depth, float* data, unsigned long long* starts,
+              unsigned long long* ends, volatile int* startedHost, int* startedDevice,
+              int64_t* gapNs) {
+    if (!check(cudaMemset(starts, 0xff, kQueuedKernels * sizeof(*starts)), "cudaMemset") ||
+        !check(cudaMemset(ends, 0, kQueuedKernels * sizeof(*ends)), "cudaMemset") ||
+        !check(cudaDeviceSynchronize(), "cudaDeviceSynchronize"))
+        return false;
+    *startedHost = -1;
+    const int64_t deadline = nowNs() + 10'000'000'000;
+    for (int slot = 0; slot < kQueuedKernels; ++slot) {
+        while (*startedHost < slot - depth)
+            if (nowNs() > deadline) {
+                fprintf(stderr, "stallscope-calibrate: the queued kernels did not start\n");
+                return false;
+            }
+        scaleTimed<<<1056, 256, 0, stream>>>(data, kQueueElements, starts, ends, slot,
+                                             startedDevice);
+    }
+    std::vector<unsigned long long> s(kQueuedKernels), e(kQueuedKernels);
+    if (!check(cudaStreamSynchronize(stream), "cudaStreamSynchronize") ||
+        !check(cudaMemcpy(s.data(), starts, s.size() * sizeof(s[0]), cudaMemcpyDeviceToHost),
+               "cudaMemcpy") ||
+        !check(cudaMemcpy(e.data(), ends, e.size() * sizeof(e[0]), cudaMemcpyDeviceToHost),
+               "cudaMemcpy"))
+        return false;
+    std::vector<int64_t> gaps;
+    // The first kernels of each run queue up behind an idle GPU: they are left out.
+    for (int i = kDeepDepth; i < kQueuedKernels; ++i)
+        gaps.push_back(static_cast<int64_t>(s[i]) - static_cast<int64_t>(e[i - 1]));
+    *gapNs = median(std::move(gaps));
+    return true;
+}
+
+bool measureQueueGaps(cudaStream_t stream, QueueGaps* out) {
+    float* data = nullptr;
+    unsigned long long *starts = nullptr, *ends = nullptr;
+    int* startedHost = nullptr;
+    int* startedDevice = nullptr;
+    bool ok =
+        check(cudaMalloc(&data, kQueueElements * sizeof(float)), "cudaMalloc") &&
+        check(cudaMemset(data, 0, kQueueElements * sizeof(float)), "cudaMemset") &&
+        check(cudaMalloc(&starts, kQueuedKernels * sizeof(*starts)), "cudaMalloc") &&
+        check(cudaMalloc(&ends, kQueuedKernels * sizeof(*ends)), "cudaMalloc") &&
+        check(cudaHostAlloc(&startedHost, sizeof(int), cudaHostAllocMapped), "cudaHostAlloc") &&
+        check(cudaHostGetDevicePointer(&startedDevice, startedHost, 0), "cudaHostGetDevicePointer");
+    // Alternating depths, so that a drift of the machine's speed touches both alike.
+    std::vector<int64_t> shallow, deep;
+    for (int round = 0; ok && round < 3; ++round) {
+        int64_t gap = 0;
+        ok = queueGap(stream, kShallowDepth, data, starts, ends, startedHost, startedDevice, &gap);
+        shallow.push_back(gap);
+        ok = ok &&
+             queueGap(stream, kDeepDepth, data, starts, ends, startedHost, startedDevice, &gap);
+        deep.push_back(gap);
+    }
+    out->shallowNs = median(std::move(shallow));
+    out->deepNs = median(std::move(deep));
+    cudaFree(data);
+    cudaFree(starts);
+    cudaFree(ends);
+    cudaFreeHost(startedHost);
+    return ok;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -127,7 +238,8 @@ int main(int argc, char** argv) {
         !check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate"))
         return 1;
     Medians plain, recorded;
-    if (!measure(stream, blocks, &plain))
+    QueueGaps queue;
+    if (!measure(stream, blocks, &plain) || !measureQueueGaps(stream, &queue))
         return 1;
     stallscope::Options options;
     options.outputPath = session.c_str();
@@ -152,8 +264,9 @@ int main(int argc, char** argv) {
     }
     fprintf(file,
             "restart_plain_ns=%lld restart_recorded_ns=%lld launch_plain_ns=%lld "
-            "launch_recorded_ns=%lld\n",
+            "launch_recorded_ns=%lld queue_shallow_gap_ns=%lld queue_deep_gap_ns=%lld\n",
             static_cast<long long>(plain.restartNs), static_cast<long long>(recorded.restartNs),
-            static_cast<long long>(plain.launchNs), static_cast<long long>(recorded.launchNs));
+            static_cast<long long>(plain.launchNs), static_cast<long long>(recorded.launchNs),
+            static_cast<long long>(queue.shallowNs), static_cast<long long>(queue.deepNs));
     return fclose(file) == 0 ? 0 : 1;
 }

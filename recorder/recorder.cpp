@@ -285,11 +285,14 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     m_writer->setMeta(format::meta::kRecorderBufferBytes, std::to_string(m_config.bufferBytes));
     m_writer->setMeta(format::meta::kRecorderFlushMs, std::to_string(m_config.flushMs));
     m_writer->setMeta(format::meta::kStartNs, std::to_string(startNs));
-    if (m_config.restartOverheadNs >= 0 && m_config.launchOverheadNs >= 0) {
+    if (m_config.restartOverheadNs >= 0 && m_config.launchOverheadNs >= 0 &&
+        m_config.deepQueueDelayNs >= 0) {
         m_writer->setMeta(format::meta::kRecorderRestartOverheadNs,
                           std::to_string(m_config.restartOverheadNs));
         m_writer->setMeta(format::meta::kRecorderLaunchOverheadNs,
                           std::to_string(m_config.launchOverheadNs));
+        m_writer->setMeta(format::meta::kGpuDeepQueueDelayNs,
+                          std::to_string(m_config.deepQueueDelayNs));
     }
     uint32_t cuptiVersion = 0;
     if (cuptiGetVersion(&cuptiVersion) == CUPTI_SUCCESS)

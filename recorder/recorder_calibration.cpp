@@ -207,6 +207,10 @@ int64_t RecorderCalibration::launchOverheadNs() const {
     return overhead(launchPlainNs, launchRecordedNs);
 }
 
+int64_t RecorderCalibration::deepQueueDelayNs() const {
+    return overhead(queueShallowGapNs, queueDeepGapNs);
+}
+
 std::optional<RecorderCalibration> RecorderCalibration::parse(std::string_view line) {
     while (!line.empty() && (line.back() == '\n' || line.back() == ' '))
         line.remove_suffix(1);
@@ -215,7 +219,9 @@ std::optional<RecorderCalibration> RecorderCalibration::parse(std::string_view l
         {"restart_plain_ns", &c.restartPlainNs},
         {"restart_recorded_ns", &c.restartRecordedNs},
         {"launch_plain_ns", &c.launchPlainNs},
-        {"launch_recorded_ns", &c.launchRecordedNs}};
+        {"launch_recorded_ns", &c.launchRecordedNs},
+        {"queue_shallow_gap_ns", &c.queueShallowGapNs},
+        {"queue_deep_gap_ns", &c.queueDeepGapNs}};
     for (const auto& [name, value] : fields) {
         const size_t space = line.find(' ');
         const std::string_view field = line.substr(0, space);
@@ -234,21 +240,26 @@ std::string RecorderCalibration::format() const {
     return "restart_plain_ns=" + std::to_string(restartPlainNs) +
            " restart_recorded_ns=" + std::to_string(restartRecordedNs) +
            " launch_plain_ns=" + std::to_string(launchPlainNs) +
-           " launch_recorded_ns=" + std::to_string(launchRecordedNs);
+           " launch_recorded_ns=" + std::to_string(launchRecordedNs) +
+           " queue_shallow_gap_ns=" + std::to_string(queueShallowGapNs) +
+           " queue_deep_gap_ns=" + std::to_string(queueDeepGapNs);
 }
 
 std::string RecorderCalibration::environmentValue() const {
-    return std::to_string(restartOverheadNs()) + "," + std::to_string(launchOverheadNs());
+    return std::to_string(restartOverheadNs()) + "," + std::to_string(launchOverheadNs()) + "," +
+           std::to_string(deepQueueDelayNs());
 }
 
 std::optional<RecorderCalibration::Overheads>
 RecorderCalibration::parseEnvironmentValue(std::string_view value) {
-    const size_t comma = value.find(',');
     Overheads o;
-    if (comma == std::string_view::npos || !parseCount(value.substr(0, comma), &o.restartNs) ||
-        !parseCount(value.substr(comma + 1), &o.launchNs) || o.restartNs > kMaxOverheadNs ||
-        o.launchNs > kMaxOverheadNs)
-        return std::nullopt;
+    for (int64_t* field : {&o.restartNs, &o.launchNs, &o.deepQueueDelayNs}) {
+        const size_t comma = field == &o.deepQueueDelayNs ? value.size() : value.find(',');
+        if (comma == std::string_view::npos || !parseCount(value.substr(0, comma), field) ||
+            *field > kMaxOverheadNs)
+            return std::nullopt;
+        value = value.substr(std::min(value.size(), comma + 1));
+    }
     return o;
 }
 

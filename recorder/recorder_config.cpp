@@ -194,8 +194,9 @@ RecorderConfig RecorderConfig::fromEnvironment(std::string* warnings) {
         if (const auto overheads = RecorderCalibration::parseEnvironmentValue(v)) {
             config.restartOverheadNs = overheads->restartNs;
             config.launchOverheadNs = overheads->launchNs;
+            config.deepQueueDelayNs = overheads->deepQueueDelayNs;
         } else if (warnings) {
-            *warnings += std::string("STALLSCOPE_CALIBRATION='") + v + "' is not two costs; ";
+            *warnings += std::string("STALLSCOPE_CALIBRATION='") + v + "' is not three costs; ";
         }
     }
     if (const char* v = env("STALLSCOPE_DISABLE"))

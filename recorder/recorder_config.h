@@ -51,6 +51,7 @@ struct RecorderConfig {
     // stallscope-calibrate run: recorder_calibration.h), written into the meta; -1: not measured.
     int64_t restartOverheadNs = -1;
     int64_t launchOverheadNs = -1;
+    int64_t deepQueueDelayNs = -1; // the GPU's, from the same probe (gpu_deep_queue_delay_ns)
 
     // Reads the environment. Unknown values are reported in *warnings (never fatal).
     static RecorderConfig fromEnvironment(std::string* warnings);

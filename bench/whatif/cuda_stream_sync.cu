@@ -7,6 +7,8 @@
 // Prints {"pair", "variant", "loop_s", "iterations", "syncs_per_iteration", "warmup"} on stdout
 // for each timed loop (with its "round" under --variant both, as pair_harness.py does)
 // and the host computation's measured time on stderr.
+#include "host_work.h"
+
 #include <cuda_runtime.h>
 
 #include <chrono>
@@ -24,15 +26,6 @@ constexpr int kKernelsPerIteration = 3;
 __global__ void axpy(float* y, const float* x, float a, int n) {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
         y[i] = a * x[i] + y[i];
-}
-
-// Deterministic host work: a dependent multiply-add chain, seeded per loop iteration so that the
-// compiler can neither fold it nor hoist it out of the loop.
-uint64_t hostWork(int iterations, uint64_t seed) {
-    uint64_t state = 88172645463325252ull ^ seed;
-    for (int i = 0; i < iterations; ++i)
-        state = state * 6364136223846793005ull + 1442695040888963407ull + (state >> 29);
-    return state;
 }
 
 struct Options {

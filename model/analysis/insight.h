@@ -206,6 +206,8 @@ struct SessionStatistics {
     // the session did not measure it).
     int64_t recorderRestartOverheadNs = 0;
     int64_t recorderLaunchOverheadNs = 0;
+    // The GPU's deep-queue delay the savings use (SimulatedSavings::deepQueueDelayNs).
+    int64_t gpuDeepQueueDelayNs = 0;
     std::vector<DeviceBusy> devices;
     int64_t hostSyncCount = 0;     // host-blocking syncs (all kinds but stream-wait-event) in it
     int64_t hostBlockedNs = 0;     // summed over threads

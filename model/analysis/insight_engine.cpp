@@ -102,6 +102,7 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
     report.summary.launchesInferred = savings.launchesInferred();
     report.summary.recorderRestartOverheadNs = savings.recorderRestartNs();
     report.summary.recorderLaunchOverheadNs = savings.recorderLaunchNs();
+    report.summary.gpuDeepQueueDelayNs = savings.deepQueueDelayNs();
     report.sites = sites.stats();
     report.runGraph = savings.sharedGraph();
     for (size_t s = 0; s < report.sites.size(); ++s) {

@@ -99,6 +99,7 @@ QJsonObject summaryObject(const InsightReport& report) {
             {"launches_inferred", s.launchesInferred},
             {"recorder_overhead", QJsonObject{{"restart_ns", integer(s.recorderRestartOverheadNs)},
                                               {"launch_ns", integer(s.recorderLaunchOverheadNs)}}},
+            {"gpu_deep_queue_delay_ns", integer(s.gpuDeepQueueDelayNs)},
             {"devices", devices},
             {"host_sync_count", integer(s.hostSyncCount)},
             {"host_blocked_ns", integer(s.hostBlockedNs)},

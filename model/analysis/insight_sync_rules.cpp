@@ -1,6 +1,7 @@
 // One finding per sync site. The evidence rules (docs/insights.md) — in-loop pattern, pageable
 // copy, device-wide sync where one stream would do, GPU bubble — attach to the site's finding;
 // its one number is the simulated saving (SimulatedSavings), its one fix the main rule's.
+#include "format/session_meta.h"
 #include "format/session_schema.h"
 #include "model/analysis/insight_recommendations.h"
 #include "model/analysis/insight_rules.h"
@@ -51,12 +52,19 @@ std::string inferredLaunchNote(const AnalysisContext& context) {
 
 std::string recorderOverheadNote(const AnalysisContext& context) {
     const SimulatedSavings& savings = context.savings;
-    if (savings.recorderRestartNs() == 0 && savings.recorderLaunchNs() == 0)
-        return {};
-    return "; the recorder's own cost left out (" + formatDuration(savings.recorderRestartNs()) +
-           " a restart of the idle GPU after a sync, " +
-           formatDuration(savings.recorderLaunchNs()) +
-           " a launch call, measured on the recording machine)";
+    std::string note;
+    if (savings.recorderRestartNs() != 0 || savings.recorderLaunchNs() != 0)
+        note = "; the recorder's own cost left out (" +
+               formatDuration(savings.recorderRestartNs()) +
+               " a restart of the idle GPU after a sync, " +
+               formatDuration(savings.recorderLaunchNs()) +
+               " a launch call, measured on the recording machine)";
+    if (savings.deepQueueDelayNs() != 0)
+        note += "; behind " + std::to_string(format::meta::kDeepQueueLaunches) +
+                " or more queued launches a kernel starts " +
+                formatDuration(savings.deepQueueDelayNs()) +
+                " later after its predecessor (measured on the recording machine)";
+    return note;
 }
 
 namespace {

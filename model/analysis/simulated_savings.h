@@ -64,6 +64,8 @@ public:
         return m_graph ? m_graph->latencies().recorderRestartNs : 0;
     }
     int64_t recorderLaunchNs() const { return m_graph ? m_graph->latencies().recorderLaunchNs : 0; }
+    // The GPU's deep-queue delay the replays used (whatif::Latencies::deepQueueDelayNs).
+    int64_t deepQueueDelayNs() const { return m_graph ? m_graph->latencies().deepQueueDelayNs : 0; }
 
 private:
     GpuPowerCap m_powerCap;

@@ -1,5 +1,6 @@
 #include "model/whatif/replay.h"
 
+#include "format/session_meta.h"
 #include "format/session_schema.h"
 
 #include <algorithm>
@@ -338,7 +339,8 @@ private:
                 begin.add(markerEnd, plus(markerEnd, *shift), m_latencies.queueGapNs);
             }
             if (k > 0)
-                begin.add(st.previousEnd, st.previousReplayedEnd, m_latencies.queueGapNs);
+                begin.add(st.previousEnd, plus(st.previousReplayedEnd, deepQueueDelay(lane, k)),
+                          m_latencies.queueGapNs);
             force = false;
             const int64_t replayedStart = begin.empty() ? start : begin.replayed();
             int64_t duration = end - start;
@@ -357,6 +359,28 @@ private:
             progressed = true;
         }
         return progressed;
+    }
+
+    // The GPU starts a kernel later behind a deep queue (Latencies::deepQueueDelayNs): the delay
+    // when kernel k of stream `lane` (after a kernel) has kDeepQueueLaunches launches queued at its
+    // predecessor's end in this replay but not in the recording, minus it the other way round. A
+    // launch not replayed yet keeps its recorded place (the host is further behind, or waiting).
+    int64_t deepQueueDelay(int32_t lane, uint32_t k) const {
+        constexpr uint32_t kBehind = format::meta::kDeepQueueLaunches - 1;
+        const RunGraph::Stream& stream = m_graph.streams()[lane];
+        if (m_latencies.deepQueueDelayNs == 0 || k + kBehind >= stream.ops.size() ||
+            m_graph.opKind(lane, k) != RunGraph::OpKind::Kernel ||
+            m_graph.opKind(lane, k - 1) != RunGraph::OpKind::Kernel)
+            return 0;
+        const uint32_t last = stream.firstOp + k + kBehind;
+        const uint32_t step = m_graph.launchStep(last);
+        if (step == kNone || m_stepShift[step] == kUnset)
+            return 0;
+        const int64_t launched = m_graph.opStart(lane, k + kBehind) - m_graph.launchLag(last);
+        const bool wasDeep = launched <= m_streams[lane].previousEnd;
+        const bool isDeep =
+            plus(launched, m_stepShift[step]) <= m_streams[lane].previousReplayedEnd;
+        return (isDeep - wasDeep) * m_latencies.deepQueueDelayNs;
     }
 
     int64_t pinnedCopyNs(uint64_t bytes) const {

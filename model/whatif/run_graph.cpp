@@ -589,7 +589,7 @@ bool RunGraph::build(const Session& session,
     if (cancelled())
         return false;
     builder.calibrate();
-    readRecorderOverhead();
+    readCalibration();
     return !cancelled();
 }
 

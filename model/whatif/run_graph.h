@@ -43,6 +43,11 @@ struct Latencies {
     // when not measured). Replays with WhatIf::withoutRecorderOverhead take them out.
     int64_t recorderRestartNs = 0; // to a restart of an idle stream: sync return -> kernel start
     int64_t recorderLaunchNs = 0;  // to the host time of a call that launches GPU work
+    // How much later a kernel starts after its predecessor kernel when format::meta::
+    // kDeepQueueLaunches or more launches are queued on its stream than when fewer are (meta
+    // gpu_deep_queue_delay_ns, from the same probe; 0 when not measured). Changed replays add it
+    // where a change deepens the queue and take it off where one empties it.
+    int64_t deepQueueDelayNs = 0;
 };
 
 class RunGraph {
@@ -137,8 +142,9 @@ public:
 
 private:
     struct Builder;
-    // Latencies::recorder* from the session's meta, and m_launchesWork (run_graph_access.cpp).
-    void readRecorderOverhead();
+    // Latencies::recorder* and deepQueueDelayNs from the session's meta, and m_launchesWork
+    // (run_graph_access.cpp).
+    void readCalibration();
 
     const Session* m_session = nullptr;
     std::vector<HostThread> m_threads; // parallel to Session::hostLanes

@@ -88,7 +88,7 @@ std::pair<int32_t, uint32_t> RunGraph::locateOp(uint32_t op) const {
     return {lane, op - m_streams[lane].firstOp};
 }
 
-void RunGraph::readRecorderOverhead() {
+void RunGraph::readCalibration() {
     // A meta value is the recorder's own measurement; a file from elsewhere may say anything, so
     // only a cost a recorder could have measured (format::meta::kMaxRecorderOverheadNs) counts.
     auto read = [this](std::string_view key) {
@@ -97,6 +97,7 @@ void RunGraph::readRecorderOverhead() {
     };
     m_latencies.recorderRestartNs = read(format::meta::kRecorderRestartOverheadNs);
     m_latencies.recorderLaunchNs = read(format::meta::kRecorderLaunchOverheadNs);
+    m_latencies.deepQueueDelayNs = read(format::meta::kGpuDeepQueueDelayNs);
     m_launchesWork.clear();
     if (m_latencies.recorderLaunchNs == 0)
         return;

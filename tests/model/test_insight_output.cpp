@@ -1,5 +1,6 @@
 // Site resolution, the JSON and text forms of a report, the background job, cancellation, and the
 // engine against the synthetic generator's ground truth.
+#include "format/session_meta.h"
 #include "model/analysis/insight_engine.h"
 #include "model/analysis/insight_json.h"
 #include "model/analysis/insight_text.h"
@@ -35,6 +36,7 @@ private slots:
     void siteResolutionOrder();
     void userFrameWinsEndToEnd();
     void jsonRoundTrip();
+    void measuredCostsInEvidenceAndJson();
     void textNamesTheLine();
     void trackerAnalyzesInBackground();
     void cancelledAnalysis();
@@ -186,6 +188,9 @@ void TestInsightOutput::jsonRoundTrip() {
     QCOMPARE(summary["gpu_power_capped"].toBool(), false);
     QVERIFY(summary["launches_inferred"].isBool()); // the API calls were recorded
     QCOMPARE(summary["launches_inferred"].toBool(), false);
+    QCOMPARE(summary["recorder_overhead"]["restart_ns"].toInteger(), 0); // not measured
+    QCOMPARE(summary["recorder_overhead"]["launch_ns"].toInteger(), 0);
+    QCOMPARE(summary["gpu_deep_queue_delay_ns"].toInteger(), 0);
     QCOMPARE(summary["host_blocked_ns"].toInteger(), 192'000); // less the 500 ns past the window
     QCOMPARE(summary["host_sync_count"].toInteger(), 5);
     QCOMPARE(summary["devices"].toArray().size(), 1);
@@ -224,6 +229,34 @@ void TestInsightOutput::jsonRoundTrip() {
     QCOMPARE(root["sites"][0]["savings_ns"].toInteger(), 156'000);
     QCOMPARE(root["sites"].toArray().size(), 1);
     QVERIFY(!root.contains("warning"));
+}
+
+// The costs the recorder measured on the recording machine: named in the finding's evidence and
+// carried in the JSON summary, as the savings used them.
+void TestInsightOutput::measuredCostsInEvidenceAndJson() {
+    InsightFixture f(m_dir.filePath("measured.stallscope").toStdString());
+    writeLoop(f, f.pythonStack("/home/u/train.py", 90, "train_step"));
+    f.writer().setMeta(format::meta::kRecorderRestartOverheadNs, "1500");
+    f.writer().setMeta(format::meta::kRecorderLaunchOverheadNs, "300");
+    f.writer().setMeta(format::meta::kGpuDeepQueueDelayNs, "700");
+    const model::InsightReport report = f.load().analyze();
+    const QJsonObject root = QJsonDocument::fromJson(model::insightReportToJson(report)).object();
+    const QJsonObject summary = root["summary"].toObject();
+    QCOMPARE(summary["recorder_overhead"]["restart_ns"].toInteger(), 1'500);
+    QCOMPARE(summary["recorder_overhead"]["launch_ns"].toInteger(), 300);
+    QCOMPARE(summary["gpu_deep_queue_delay_ns"].toInteger(), 700);
+    const QString evidence = root["insights"][0]["evidence"].toString();
+    QVERIFY2(evidence.contains("the recorder's own cost left out (1.5 µs a restart of the idle "
+                               "GPU after a sync, 300 ns a launch call"),
+             qPrintable(evidence));
+    QVERIFY2(evidence.contains("behind 8 or more queued launches a kernel starts 700 ns later"),
+             qPrintable(evidence));
+    // Without them, neither note.
+    const QString plain = QJsonDocument::fromJson(model::insightReportToJson(m_loaded.analyze()))
+                              .object()["insights"][0]["evidence"]
+                              .toString();
+    QVERIFY(!plain.contains("own cost"));
+    QVERIFY(!plain.contains("queued launches"));
 }
 
 void TestInsightOutput::textNamesTheLine() {

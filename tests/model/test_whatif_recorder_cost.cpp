@@ -1,6 +1,7 @@
 // The what-if replay without the recorder's own cost (WhatIf::withoutRecorderOverhead, the costs
-// from the session's meta recorder_*_overhead_ns): hand-computed answers on small timelines, both
-// sides of each bound, and meta values a recorder could not have written.
+// from the session's meta recorder_*_overhead_ns) and with the GPU's deep-queue delay (meta
+// gpu_deep_queue_delay_ns): hand-computed answers on small timelines, both sides of each bound,
+// and meta values a recorder could not have written.
 #include "format/session_meta.h"
 #include "model/whatif/replay.h"
 #include "model/whatif/run_graph.h"
@@ -8,8 +9,10 @@
 #include "tests/model/whatif_fixture.h"
 
 #include <QFile>
+
 #include <QTemporaryDir>
 #include <QTest>
+#include <functional>
 
 using namespace stallscope;
 using format::SyncKind;
@@ -30,17 +33,60 @@ void setRecorderCost(testing::InsightFixture& fixture, const char* restartNs,
 }
 
 // Ten launch calls 10 µs apart, each 500 ns long, their 2 µs kernels starting 3 µs after the call,
-// written to `file` with the recorder's costs (none when `restartNs` is empty) and loaded.
+// written to `file` with the recorder's costs (none when `restartNs` is empty) and the GPU's
+// deep-queue delay (none when `delayNs` is empty), and loaded.
 std::unique_ptr<Built> launchLoop(const std::string& file, const QString& restartNs,
-                                  const QString& launchNs) {
+                                  const QString& launchNs, const QString& delayNs = {}) {
     QFile::remove(QString::fromStdString(file));
     testing::InsightFixture fixture(file, 10'000'000);
     for (const int64_t t : stepStarts(10, 10'000))
         fixture.launch(t, t + 3'000, t + 5'000);
     if (!restartNs.isEmpty())
         setRecorderCost(fixture, restartNs.toUtf8().constData(), launchNs.toUtf8().constData());
+    if (!delayNs.isEmpty())
+        fixture.writer().setMeta(format::meta::kGpuDeepQueueDelayNs, delayNs.toUtf8().constData());
     fixture.load();
     return buildGraph(file);
+}
+
+// A C++ loop of `steps` iterations: four launch calls 1 µs apart, their 50 µs kernels one after
+// the other (the first 8 µs after its call, each next one 1 µs after its predecessor), then a
+// cudaStreamSynchronize that returns 3 µs after the last kernel; the next iteration 1 µs later.
+// Only the iterations for which `synced` is true sync; the others go straight on. The GPU's
+// deep-queue delay in the meta is `delayNs` (none when empty).
+std::unique_ptr<Built> queueLoop(const std::string& file, int steps,
+                                 const std::function<bool(int)>& synced, const QString& delayNs,
+                                 int64_t* stack) {
+    QFile::remove(QString::fromStdString(file));
+    testing::InsightFixture fixture(file, 100'000'000);
+    *stack = fixture.nativeStack("loop.cu", 90, "runLoop");
+    int64_t t = 1'000'000, gpuFree = 0;
+    for (int i = 0; i < steps; ++i) {
+        for (int k = 0; k < 4; ++k) {
+            const int64_t start = std::max(t + 8'000, gpuFree + 1'000);
+            fixture.launch(t, start, start + 50'000);
+            gpuFree = start + 50'000;
+            t += 1'000;
+        }
+        if (synced(i)) {
+            fixture.sync(SyncKind::Stream, t, gpuFree + 3'000, *stack, fixture.stream);
+            t = gpuFree + 4'000;
+        } else {
+            t += 1'000;
+        }
+    }
+    setRecorderCost(fixture, "0", "0");
+    if (!delayNs.isEmpty())
+        fixture.writer().setMeta(format::meta::kGpuDeepQueueDelayNs, delayNs.toUtf8().constData());
+    fixture.load();
+    return buildGraph(file);
+}
+
+// Replayed - recorded start of each kernel of the session's first stream.
+std::vector<int64_t> kernelStartShifts(const Built& built, const WhatIf& changes) {
+    model::whatif::ReplayOptions options;
+    options.keepShifts = true;
+    return Replayer(built.graph).replay(changes, options).opStartShift;
 }
 
 WhatIf withoutRecorder(WhatIf changes = {}) {
@@ -59,6 +105,8 @@ private slots:
     void recorderCostShortensLaunchCalls();
     void recorderCostFromHostileMeta_data();
     void recorderCostFromHostileMeta();
+    void deepQueueDelaysKernelsWithEightQueued();
+    void deepQueueDelayComesOffAnEmptiedQueue();
 
 private:
     std::string path(const char* name) const { return m_dir.filePath(name).toStdString(); }
@@ -132,7 +180,7 @@ void TestWhatIfRecorderCost::recorderCostShortensLaunchCalls() {
     QCOMPARE(options.windowEndNs - replayer.replay(withoutRecorder(), options).windowEndNs, sooner);
 }
 
-// The costs come from a file: only counts a recorder could have measured are taken out.
+// The costs and the delay come from a file: only counts a recorder could have measured are used.
 void TestWhatIfRecorderCost::recorderCostFromHostileMeta_data() {
     QTest::addColumn<QString>("value");
     QTest::addColumn<qint64>("read");
@@ -146,10 +194,89 @@ void TestWhatIfRecorderCost::recorderCostFromHostileMeta_data() {
 void TestWhatIfRecorderCost::recorderCostFromHostileMeta() {
     QFETCH(QString, value);
     QFETCH(qint64, read);
-    const std::unique_ptr<Built> built = launchLoop(path("hostile_cost.stallscope"), value, value);
+    const std::unique_ptr<Built> built =
+        launchLoop(path("hostile_cost.stallscope"), value, value, value);
     QCOMPARE(built->graph.latencies().recorderRestartNs, read);
     QCOMPARE(built->graph.latencies().recorderLaunchNs, read);
+    QCOMPARE(built->graph.latencies().deepQueueDelayNs, read);
     QCOMPARE(built->graph.launchesWork(built->graph.threads()[0].firstStep), read > 0);
+}
+
+// The loop (queueLoop) with two of every three syncs removed: twelve kernels are launched within
+// 18 µs while the first of them runs. Kernels 1 to 4 of each twelve have eight or more launches
+// queued behind their predecessor's end (kernel 4: itself and kernels 5 to 11), kernel 5 only
+// seven (5 to 11; kernel 12 waits for the kept sync), kernel 0 none. In the recording, a sync
+// after every four kept every queue shallow. So the fix's replay starts kernels 1 to 4 of each
+// twelve 700 ns later each than it would without the delay, and no other kernel; the unmodified
+// replay is the recording.
+void TestWhatIfRecorderCost::deepQueueDelaysKernelsWithEightQueued() {
+    constexpr int kSteps = 9;
+    int64_t stack = 0;
+    const auto everyStep = [](int) { return true; };
+    const std::unique_ptr<Built> delayed =
+        queueLoop(path("deep_queue.stallscope"), kSteps, everyStep, "700", &stack);
+    QCOMPARE(delayed->graph.latencies().deepQueueDelayNs, int64_t(700));
+    testing::checkReplayIdentity(path("deep_queue.stallscope"));
+    const std::unique_ptr<Built> undelayed =
+        queueLoop(path("no_delay.stallscope"), kSteps, everyStep, "", &stack);
+    QCOMPARE(undelayed->graph.latencies().deepQueueDelayNs, int64_t(0));
+
+    // The syncs of every iteration but each third one.
+    const auto fixOf = [stack](const Built& built) {
+        WhatIf fix;
+        for (const model::EventRef& sync : syncsOfStack(*built.session, stack))
+            if (sync.index % 3 != 2)
+                fix.removedSyncs.push_back(sync);
+        return fix;
+    };
+    const std::vector<int64_t> withDelay = kernelStartShifts(*delayed, fixOf(*delayed));
+    const std::vector<int64_t> withoutDelay = kernelStartShifts(*undelayed, fixOf(*undelayed));
+    QCOMPARE(withDelay.size(), size_t(4 * kSteps));
+    QCOMPARE(withoutDelay.size(), withDelay.size());
+    QVERIFY(withoutDelay.back() < -60'000); // 6 restarts of 12 µs became 1 µs queued gaps
+    for (size_t k = 1; k < withDelay.size(); ++k) {
+        const int64_t added =
+            (withDelay[k] - withoutDelay[k]) - (withDelay[k - 1] - withoutDelay[k - 1]);
+        const size_t position = k % 12;
+        QCOMPARE(added, position >= 1 && position <= 4 ? int64_t(700) : int64_t(0));
+    }
+    // Without a change the delay adds nothing, also where the recording's queue was deep.
+    const auto groupsOfTwelve = [](int i) { return i % 3 == 2; };
+    const std::unique_ptr<Built> deepRecorded =
+        queueLoop(path("deep_recorded.stallscope"), kSteps, groupsOfTwelve, "700", &stack);
+    testing::checkReplayIdentity(path("deep_recorded.stallscope"));
+    const std::vector<int64_t> unchanged = kernelStartShifts(*deepRecorded, {});
+    QCOMPARE(std::count(unchanged.begin(), unchanged.end(), 0), qsizetype(unchanged.size()));
+}
+
+// The other way: a kernel whose predecessor ended just as the eighth launch behind it was made (a
+// deep queue in the recording) has a shallow one once the recorder's restart cost is out of the
+// predecessor's start. It starts the delay sooner on top of that cost.
+void TestWhatIfRecorderCost::deepQueueDelayComesOffAnEmptiedQueue() {
+    std::vector<int64_t> shifts;
+    for (const char* delay : {"500", "0"}) {
+        const std::string file = path("emptied_queue.stallscope");
+        QFile::remove(QString::fromStdString(file));
+        testing::InsightFixture fixture(file, 100'000'000);
+        // Kernel 0: launched at 1 ms, runs 1.010-1.060 ms (launch-bound, 10 µs after its call);
+        // kernels 1 to 7 launched 1 µs apart from 1.001 ms; kernel 8 launched at 1.060 ms, as
+        // kernel 0 ends. Each kernel starts 1 µs after its predecessor.
+        fixture.launch(1'000'000, 1'010'000, 1'060'000);
+        int64_t gpuFree = 1'060'000;
+        for (int k = 1; k <= 8; ++k) {
+            fixture.launch(k < 8 ? 1'000'000 + k * 1'000 : 1'060'000, gpuFree + 1'000,
+                           gpuFree + 51'000);
+            gpuFree += 51'000;
+        }
+        setRecorderCost(fixture, "2000", "0");
+        fixture.writer().setMeta(format::meta::kGpuDeepQueueDelayNs, delay);
+        fixture.load();
+        testing::checkReplayIdentity(file);
+        const std::unique_ptr<Built> built = buildGraph(file);
+        shifts.push_back(kernelStartShifts(*built, withoutRecorder())[1]);
+    }
+    QCOMPARE(shifts[1], int64_t(-2'000)); // kernel 0 started 2 µs sooner
+    QCOMPARE(shifts[0], int64_t(-2'500));
 }
 
 QTEST_GUILESS_MAIN(TestWhatIfRecorderCost)

@@ -23,7 +23,8 @@ using stallscope::recorder::RecorderConfig;
 namespace {
 
 constexpr const char* kLine = "restart_plain_ns=21000 restart_recorded_ns=24500 "
-                              "launch_plain_ns=2100 launch_recorded_ns=3300";
+                              "launch_plain_ns=2100 launch_recorded_ns=3300 "
+                              "queue_shallow_gap_ns=2100 queue_deep_gap_ns=2800";
 
 } // namespace
 
@@ -38,8 +39,9 @@ private slots:
         QVERIFY(c);
         QCOMPARE(c->restartOverheadNs(), int64_t(3'500));
         QCOMPARE(c->launchOverheadNs(), int64_t(1'200));
+        QCOMPARE(c->deepQueueDelayNs(), int64_t(700));
         QCOMPARE(QString::fromStdString(c->format()), QString(kLine));
-        QCOMPARE(QString::fromStdString(c->environmentValue()), QString("3500,1200"));
+        QCOMPARE(QString::fromStdString(c->environmentValue()), QString("3500,1200,700"));
     }
 
     void overheadsStayInRange_data() {
@@ -57,10 +59,11 @@ private slots:
         QFETCH(qint64, recorded);
         QFETCH(qint64, overhead);
         RecorderCalibration c;
-        c.restartPlainNs = c.launchPlainNs = plain;
-        c.restartRecordedNs = c.launchRecordedNs = recorded;
+        c.restartPlainNs = c.launchPlainNs = c.queueShallowGapNs = plain;
+        c.restartRecordedNs = c.launchRecordedNs = c.queueDeepGapNs = recorded;
         QCOMPARE(c.restartOverheadNs(), overhead);
         QCOMPARE(c.launchOverheadNs(), overhead);
+        QCOMPARE(c.deepQueueDelayNs(), overhead);
     }
 
     // Every defect is rejected; the largest accepted value ("a second") is the bound's other side.
@@ -69,6 +72,9 @@ private slots:
         QTest::newRow("empty") << "";
         QTest::newRow("a field missing")
             << "restart_plain_ns=1 restart_recorded_ns=2 launch_plain_ns=3";
+        QTest::newRow("the line before the queue gaps")
+            << "restart_plain_ns=21000 restart_recorded_ns=24500 launch_plain_ns=2100 "
+               "launch_recorded_ns=3300";
         QTest::newRow("a field more") << QString(kLine) + " extra=1";
         // kLine with one defect each: anything else is read wrongly, not rejected.
         const QString line(kLine);
@@ -81,6 +87,8 @@ private slots:
             << QString(line).replace("launch_recorded_ns=3300", "launch_recorded_ns=3300us");
         QTest::newRow("past a second")
             << QString(line).replace("launch_plain_ns=2100", "launch_plain_ns=1000000001");
+        QTest::newRow("deep gap not a number")
+            << QString(line).replace("queue_deep_gap_ns=2800", "queue_deep_gap_ns=x");
         QTest::newRow("a second") << QString(line).replace("launch_plain_ns=2100",
                                                            "launch_plain_ns=1000000000");
     }
@@ -93,14 +101,17 @@ private slots:
     void environmentValue_data() {
         QTest::addColumn<QString>("value");
         QTest::addColumn<bool>("accepted");
-        QTest::newRow("two costs") << "3500,1200" << true;
-        QTest::newRow("largest") << "100000,100000" << true;
-        QTest::newRow("an empty one") << "3500," << false;
-        QTest::newRow("past the largest") << "100001,0" << false;
+        QTest::newRow("three costs") << "3500,1200,700" << true;
+        QTest::newRow("largest") << "100000,100000,100000" << true;
+        QTest::newRow("an empty one") << "3500,1200," << false;
+        QTest::newRow("restart past the largest") << "100001,0,0" << false;
+        QTest::newRow("launch past the largest") << "0,100001,0" << false;
+        QTest::newRow("delay past the largest") << "0,0,100001" << false;
         QTest::newRow("one") << "3500" << false;
-        QTest::newRow("negative") << "-1,2" << false;
-        QTest::newRow("text") << "a,b" << false;
-        QTest::newRow("three") << "1,2,3" << false;
+        QTest::newRow("two") << "3500,1200" << false;
+        QTest::newRow("negative") << "1,-1,2" << false;
+        QTest::newRow("text") << "a,b,c" << false;
+        QTest::newRow("four") << "1,2,3,4" << false;
     }
     void environmentValue() {
         QFETCH(QString, value);
@@ -108,13 +119,18 @@ private slots:
         const auto read = RecorderCalibration::parseEnvironmentValue(value.toStdString());
         QCOMPARE(bool(read), accepted);
         if (read) // the numbers themselves, in their order
-            QCOMPARE(QString("%1,%2").arg(read->restartNs).arg(read->launchNs), value);
+            QCOMPARE(QString("%1,%2,%3")
+                         .arg(read->restartNs)
+                         .arg(read->launchNs)
+                         .arg(read->deepQueueDelayNs),
+                     value);
         qputenv("STALLSCOPE_CALIBRATION", value.toUtf8());
         std::string warnings;
         const RecorderConfig config = RecorderConfig::fromEnvironment(&warnings);
         qunsetenv("STALLSCOPE_CALIBRATION");
         QCOMPARE(config.restartOverheadNs, accepted ? read->restartNs : int64_t(-1));
         QCOMPARE(config.launchOverheadNs, accepted ? read->launchNs : int64_t(-1));
+        QCOMPARE(config.deepQueueDelayNs, accepted ? read->deepQueueDelayNs : int64_t(-1));
         QCOMPARE(warnings.find("STALLSCOPE_CALIBRATION") != std::string::npos, !accepted);
     }
 

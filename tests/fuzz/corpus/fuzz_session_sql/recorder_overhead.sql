@@ -1,1 +1,1 @@
-INSERT OR REPLACE INTO meta(key, value) VALUES ('recorder_restart_overhead_ns', '4000'), ('recorder_launch_overhead_ns', '1500');
+INSERT OR REPLACE INTO meta(key, value) VALUES ('recorder_restart_overhead_ns', '4000'), ('recorder_launch_overhead_ns', '1500'), ('gpu_deep_queue_delay_ns', '700');

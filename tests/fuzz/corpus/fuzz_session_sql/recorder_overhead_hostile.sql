@@ -1,1 +1,1 @@
-INSERT OR REPLACE INTO meta(key, value) VALUES ('recorder_restart_overhead_ns', '100000'), ('recorder_launch_overhead_ns', '9223372036854775807'); UPDATE meta SET value = '50' || char(0) || '0' WHERE key = 'recorder_restart_overhead_ns';
+INSERT OR REPLACE INTO meta(key, value) VALUES ('recorder_restart_overhead_ns', '100000'), ('recorder_launch_overhead_ns', '9223372036854775807'), ('gpu_deep_queue_delay_ns', '-700'); UPDATE meta SET value = '50' || char(0) || '0' WHERE key = 'recorder_restart_overhead_ns';
