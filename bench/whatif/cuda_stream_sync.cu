@@ -7,7 +7,7 @@
 // Prints {"pair", "variant", "loop_s", "iterations", "syncs_per_iteration", "warmup"} on stdout
 // for each timed loop (with its "round" under --variant both, as pair_harness.py does)
 // and the host computation's measured time on stderr.
-#include "host_work.h"
+#include "bench/whatif/host_work.h"
 
 #include <cuda_runtime.h>
 

@@ -6,7 +6,7 @@
 // own slot. For each scenario it prints, per range of kernel indexes, the median gap (start -
 // previous end), the median kernel duration, and the share of launch calls that blocked the host
 // (> 20 us: the launch queue was full).
-#include "host_work.h"
+#include "bench/whatif/host_work.h"
 
 #include <cuda_runtime.h>
 
