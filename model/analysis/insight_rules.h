@@ -64,9 +64,9 @@ std::string deviceLabel(const Session& session, int32_t device);
 std::string powerCapNote(const AnalysisContext& context);
 // "; launch times inferred …" when the replay inferred them (a light recording), else empty.
 std::string inferredLaunchNote(const AnalysisContext& context);
-// "; the recorder's own cost left out (… a restart, … a launch …)" and "; kernels behind a deep
-// queue start … later" when the session measured them (SimulatedSavings::recorderRestartNs,
-// deepQueueDelayNs), else empty.
+// "; the recorder's own cost left out (… a restart, … a launch …)" and "; behind 8 or more queued
+// launches a kernel starts … later …" when the session measured them
+// (SimulatedSavings::recorderRestartNs, deepQueueDelayNs), else empty.
 std::string recorderOverheadNote(const AnalysisContext& context);
 std::string sampledLinesText(const AnalysisContext& context,
                              const std::vector<std::pair<int32_t, int64_t>>& lines,
