@@ -137,6 +137,13 @@ def main():
         loop_s = (entry.get("recorded") or {}).get("loop_s")
         found = insights(args.stallscope, os.path.join(sessions, entry["session"]), loop_s)
         insight = False if found is None else site_insight(found, entry["sync_site"])
+        if insight is None and found:
+            # A binary built from an older source names another line than the SYNC-SITE now has.
+            sites = ["%s:%s" % (os.path.basename(str(i.get("site", {}).get("file", "?"))),
+                                i.get("site", {}).get("line", "?")) for i in found[:3]]
+            print("%s: no finding at %s:%d; the largest are at %s" % (
+                name, os.path.basename(entry["sync_site"]["file"]), entry["sync_site"]["line"],
+                ", ".join(sites)), file=sys.stderr)
         rows.append(compare_pair(name, entry, insight))
     table = markdown(rows)
     print(table, end="")
