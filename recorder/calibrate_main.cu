@@ -49,22 +49,20 @@ constexpr int kCyclesPerRound = 300;
 // Fewer than the launch queue holds, so a launch never waits for queue space.
 constexpr int kLaunchesPerRound = 500;
 
-__global__ void spin(long long ns) {
-    unsigned long long start, now;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    do {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    } while (static_cast<long long>(now - start) < ns);
-}
-
-__global__ void empty() {}
-
 // The GPU's clock (ns).
 __device__ unsigned long long globalTimer() {
     unsigned long long t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     return t;
 }
+
+__global__ void spin(long long ns) {
+    const unsigned long long start = globalTimer();
+    while (static_cast<long long>(globalTimer() - start) < ns) {
+    }
+}
+
+__global__ void empty() {}
 
 // Scales `data` in place, noting its first block's start and its last block's end in `slot`, and
 // telling the host (mapped memory) that it started.

@@ -143,18 +143,35 @@ struct Run {
         cudaStreamSynchronize(stream);
     }
 
-    // Median gap of the kernels at `position` of each run of `perIteration` launches.
-    void reportPositions(const char* name, int kernels, int perIteration) {
+    // The kernels' first-block starts and last-block ends, in us on the GPU's clock.
+    struct Times {
+        std::vector<double> start, end;
+        double gap(int i) const { return start[i] - end[i - 1]; } // to the previous kernel
+        double duration(int i) const { return end[i] - start[i]; }
+    };
+    Times times(int kernels) const {
         std::vector<unsigned long long> s(kernels), e(kernels);
         cudaMemcpy(s.data(), starts, kernels * sizeof(unsigned long long), cudaMemcpyDeviceToHost);
         cudaMemcpy(e.data(), ends, kernels * sizeof(unsigned long long), cudaMemcpyDeviceToHost);
+        // Relative to the first start, in integers: the clock counts ns since 1970, and a double
+        // of that has a 256 ns step.
+        Times t;
+        for (int i = 0; i < kernels; ++i) {
+            t.start.push_back(static_cast<double>(static_cast<int64_t>(s[i] - s[0])) / 1e3);
+            t.end.push_back(static_cast<double>(static_cast<int64_t>(e[i] - s[0])) / 1e3);
+        }
+        return t;
+    }
+
+    // Median gap of the kernels at `position` of each run of `perIteration` launches.
+    void reportPositions(const char* name, int kernels, int perIteration) {
+        const Times t = times(kernels);
         printf("%-28s gap median by position:", name);
         for (int position = 0; position < perIteration; ++position) {
             std::vector<double> gaps;
             for (int i = std::max(position, 1); i < kernels; i += perIteration)
                 if (i % perIteration == position)
-                    gaps.push_back((static_cast<double>(s[i]) - static_cast<double>(e[i - 1])) /
-                                   1e3);
+                    gaps.push_back(t.gap(i));
             printf(" %6.3f", median(gaps));
         }
         printf(" us\n");
@@ -162,14 +179,11 @@ struct Run {
 
     // Median gap over the kernels whose gap was under 10 us (queued, not starved).
     void reportQueued(const char* name, int kernels) {
-        std::vector<unsigned long long> s(kernels), e(kernels);
-        cudaMemcpy(s.data(), starts, kernels * sizeof(unsigned long long), cudaMemcpyDeviceToHost);
-        cudaMemcpy(e.data(), ends, kernels * sizeof(unsigned long long), cudaMemcpyDeviceToHost);
+        const Times t = times(kernels);
         std::vector<double> gaps;
         for (int i = 1; i < kernels; ++i) {
-            const double gap = (static_cast<double>(s[i]) - static_cast<double>(e[i - 1])) / 1e3;
-            if (gap < 10.0)
-                gaps.push_back(gap);
+            if (t.gap(i) < 10.0)
+                gaps.push_back(t.gap(i));
         }
         printf("%-28s queued gap median %6.3f us over %zu of %d kernels\n", name, median(gaps),
                gaps.size(), kernels);
@@ -185,22 +199,19 @@ struct Run {
     // Median gap and duration over kernels [first, last) (gap: to the previous kernel), with
     // `skipEvery`: leave out the kernels whose index % skipEvery == 0 (restarts after a sync).
     void report(const char* name, int kernels, int first, int last, int skipEvery) {
-        std::vector<unsigned long long> s(kernels), e(kernels);
-        cudaMemcpy(s.data(), starts, kernels * sizeof(unsigned long long), cudaMemcpyDeviceToHost);
-        cudaMemcpy(e.data(), ends, kernels * sizeof(unsigned long long), cudaMemcpyDeviceToHost);
-        std::vector<double> gaps, durations, launches;
+        const Times t = times(kernels);
+        std::vector<double> gaps, durations;
         int blocked = 0;
         for (int i = std::max(first, 1); i < last && i < kernels; ++i) {
             if (skipEvery > 0 && i % skipEvery == 0)
                 continue;
-            gaps.push_back((static_cast<double>(s[i]) - static_cast<double>(e[i - 1])) / 1e3);
-            durations.push_back((static_cast<double>(e[i]) - static_cast<double>(s[i])) / 1e3);
+            gaps.push_back(t.gap(i));
+            durations.push_back(t.duration(i));
         }
         for (int i = first; i < last && i < kernels; ++i)
             blocked += launchUs[i] > 20.0;
-        const double wall =
-            (static_cast<double>(e[std::min(last, kernels) - 1]) - static_cast<double>(s[first])) /
-            1e3 / (std::min(last, kernels) - first);
+        const double wall = (t.end[std::min(last, kernels) - 1] - t.start[first]) /
+                            (std::min(last, kernels) - first);
         printf("[%s] %-28s kernels [%5d,%5d): gap median %6.3f us, duration %7.3f us, "
                "per kernel %7.3f us, launches blocked %5.1f %%\n",
                clockTime().c_str(), name, first, last, median(gaps), median(durations), wall,

@@ -67,7 +67,7 @@ std::string inferredLaunchNote(const AnalysisContext& context);
 // "; the recorder's own cost left out (… a restart, … a launch …)" and "; behind 8 or more queued
 // launches a kernel starts … later …" when the session measured them
 // (SimulatedSavings::recorderRestartNs, deepQueueDelayNs), else empty.
-std::string recorderOverheadNote(const AnalysisContext& context);
+std::string calibrationNote(const AnalysisContext& context);
 std::string sampledLinesText(const AnalysisContext& context,
                              const std::vector<std::pair<int32_t, int64_t>>& lines,
                              int64_t totalSamples);

@@ -50,7 +50,7 @@ std::string inferredLaunchNote(const AnalysisContext& context) {
            "statement's own time around the sync is not counted";
 }
 
-std::string recorderOverheadNote(const AnalysisContext& context) {
+std::string calibrationNote(const AnalysisContext& context) {
     const SimulatedSavings& savings = context.savings;
     std::string note;
     if (savings.recorderRestartNs() != 0 || savings.recorderLaunchNs() != 0)
@@ -362,7 +362,7 @@ void syncSites(const AnalysisContext& context, std::vector<Insight>& out) {
         text += ". Simulated: " + formatDuration(insight.savingsNs) + " sooner (" +
                 formatShare(insight.share) + " of the window, " + formatDuration(perCall) +
                 " per call) " + insight.assumption;
-        text += powerCapNote(context) + inferredLaunchNote(context) + recorderOverheadNote(context);
+        text += powerCapNote(context) + inferredLaunchNote(context) + calibrationNote(context);
         if (insight.share < t.gpuBound.maxSavingShare &&
             context.gpuBusyShare >= t.gpuBound.gpuBusyShare)
             text += ". GPU-bound here (busy " + formatShare(context.gpuBusyShare) +
