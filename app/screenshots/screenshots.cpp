@@ -37,10 +37,10 @@
 #include <QTimer>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <vector>
 
 namespace {
 
@@ -77,13 +77,6 @@ const CompareScenario kCompareScenarios[] = {
          return true;
      }},
 };
-
-// Shows FROM..TO milliseconds after the session start.
-void showMilliseconds(MainWindow& window, double from, double to) {
-    const int64_t start = window.session()->startNs;
-    window.timelineWidget()->setVisibleRange(start + std::llround(from * 1e6),
-                                             start + std::llround(to * 1e6));
-}
 
 // Selects the n-th sync of the top finding and frames it with the work it waited for and that
 // work's launch call, with its details in front.
@@ -169,11 +162,26 @@ const Scenario kScenarios[] = {
      }},
     {"timeline-overview", {1800, 1100}, ColorScheme::Light, [](MainWindow&) { return true; }},
     // One training step of the sample and the in-loop sync that ends it.
+    // One step of the loop: from the top finding's 111th sync's end to its 112th's (in the
+    // sample, a step without the evaluation that runs every 50).
     {"timeline-in-loop-syncs",
      {1800, 1100},
      ColorScheme::Light,
      [](MainWindow& window) {
-         showMilliseconds(window, 4201.65, 4202.45);
+         const auto& session = *window.session();
+         std::vector<int64_t> syncEnds;
+         for (const auto& span : *window.panels()->report()->insights.front().events)
+             if (span.first.kind == stallscope::model::EventKind::Sync)
+                 for (uint32_t i = 0; i < span.count; ++i)
+                     syncEnds.push_back(span.at(i).end(session));
+         std::sort(syncEnds.begin(), syncEnds.end());
+         if (syncEnds.size() < 112) {
+             printError(QStringLiteral("the top finding has fewer than 112 syncs"));
+             return false;
+         }
+         const int64_t from = syncEnds[110], to = syncEnds[111];
+         const int64_t margin = (to - from) / 20;
+         window.timelineWidget()->setVisibleRange(from - margin, to + margin);
          return true;
      }},
     {"timeline-selected-sync",

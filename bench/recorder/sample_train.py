@@ -2,7 +2,13 @@
 """The README's sample: a PyTorch training loop whose per-step .item() (the classic stall) keeps
 the host's batch preparation (~1 ms of Python per step) from overlapping the GPU's step, NVTX
 ranges per step, and a .cpu() evaluation every 50 steps. Recorded with
-  stallscope-record -o resources/sample.stallscope -- python3 bench/recorder/sample_train.py"""
+  stallscope-record -o resources/sample.stallscope -- python3 bench/recorder/sample_train.py
+--fixed runs the fix the sample's finding recommends: the losses stay on the GPU and are read once
+every 50 steps, with the evaluation. Both print the training loop's time (between two device
+syncs), so the finding's saving can be held against the fix's (bench/recorder/sample_fix.sh)."""
+import sys
+import time
+
 import torch
 
 
@@ -14,7 +20,7 @@ def prepare_batch(step, work=12000):
     return acc
 
 
-def main(steps=300):
+def main(fixed, steps=300):
     torch.manual_seed(0)
     model = torch.nn.Sequential(
         torch.nn.Linear(1024, 4096), torch.nn.ReLU(),
@@ -24,21 +30,25 @@ def main(steps=300):
     data = torch.randn(steps, 1024, 1024, device="cuda")
     labels = torch.randint(0, 10, (steps, 1024), device="cuda")
     losses = []
+    torch.cuda.synchronize()
+    start = time.perf_counter()
     for step in range(steps):
         torch.cuda.nvtx.range_push("step")
         opt.zero_grad(set_to_none=True)
         loss = torch.nn.functional.cross_entropy(model(data[step]), labels[step])
         loss.backward()
         opt.step()
-        losses.append(loss.item())  # host waits for the GPU every step
+        losses.append(loss.detach() if fixed else loss.item())  # .item(): host waits every step
         prepare_batch(step)  # could overlap the GPU's step, but runs after the wait
         if step % 50 == 49:
             with torch.no_grad():
                 probs = model(data[0]).softmax(-1).cpu()  # device -> pageable copy
-            print("step %d loss %.4f p0 %.3f" % (step + 1, sum(losses[-50:]) / 50, probs[0, 0]))
+            recent = torch.stack(losses[-50:]).mean().item() if fixed else sum(losses[-50:]) / 50
+            print("step %d loss %.4f p0 %.3f" % (step + 1, recent, probs[0, 0]))
         torch.cuda.nvtx.range_pop()
     torch.cuda.synchronize()
+    print("%d steps in %.3f s%s" % (steps, time.perf_counter() - start, " (fixed)" if fixed else ""))
 
 
 if __name__ == "__main__":
-    main()
+    main(fixed="--fixed" in sys.argv[1:])

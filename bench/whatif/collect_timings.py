@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """Gathers run_pairs.sh's raw JSON lines into one timings.json:
   collect_timings.py RAW_DIR OUTPUT --rounds N PAIR...
-RAW_DIR holds, per pair, either <pair>.both.json (one process timing both variants alternately,
-one line per loop with its "round": run_pairs.sh's default) or <pair>.<before|after>.<round>.json
-(one process per loop: the earlier way), and <pair>.recorded.json (each file's JSON lines are the
-program's). Per pair: the before and after loop_s lists and medians, the per-round differences
-(before - after) and their median, iterations, syncs_per_iteration and warmup (of "before"), the
-SYNC-SITE's file (as the program sees it, relative to the repository root) and line, and the
-recorded run's own JSON line."""
+RAW_DIR holds, per pair, either <pair>.both.json, <pair>.both.1.json, ... (processes timing both
+variants alternately, one line per loop with its "round": run_pairs.sh's default) or
+<pair>.<before|after>.<round>.json (one process per loop: the earlier way), and
+<pair>.recorded.json, <pair>.recorded.1.json, ... (one per recording of "before"; each file's JSON
+lines are the program's). Per pair: the before and after loop_s lists and medians, the per-round
+differences (before - after) and their median, iterations, syncs_per_iteration and warmup (of
+"before"), the SYNC-SITE's file (as the program sees it, relative to the repository root) and
+line, and the recorded runs' own JSON lines with their session files ("recordings"; "recorded"
+and "session" are the first's)."""
 import argparse
+import itertools
 import json
 import os
 import statistics
@@ -47,18 +50,43 @@ def json_lines(path):
         return [json.loads(line) for line in f if line.startswith("{")]
 
 
+def both_processes(raw_dir, pair):
+    """The lines of every "both" process (<pair>.both.json, <pair>.both.1.json, ...: run_pairs.sh
+    runs one before each recording), each tagged with its process's index."""
+    lines = []
+    for index in itertools.count():
+        suffix = ".%d" % index if index else ""
+        found = json_lines(os.path.join(raw_dir, "%s.both%s.json" % (pair, suffix)))
+        if not found:
+            return lines
+        lines += [dict(line, process=index) for line in found]
+
+
 def round_differences(runs):
-    """before - after of each round that timed both variants."""
+    """before - after of each round (of each process) that timed both variants."""
     by_round = {}
     for variant in ("before", "after"):
         for index, run in enumerate(runs[variant]):
             if run:
-                by_round.setdefault(run.get("round", index), {})[variant] = run["loop_s"]
+                key = (run.get("process", 0), run.get("round", index))
+                by_round.setdefault(key, {})[variant] = run["loop_s"]
     return [r["before"] - r["after"] for _, r in sorted(by_round.items()) if len(r) == 2]
 
 
+def recordings(raw_dir, pair):
+    """Each recording's JSON line and session file, in run_pairs.sh's names, until one is missing."""
+    found = []
+    while True:
+        suffix = ".%d" % len(found) if found else ""
+        line = last_json_line(os.path.join(raw_dir, "%s.recorded%s.json" % (pair, suffix)))
+        if line is None:
+            return found
+        session = "%s%s.stallscope" % (pair, ".rec%d" % len(found) if found else "")
+        found.append({"session": session, "recorded": line})
+
+
 def collect_pair(raw_dir, pair, rounds):
-    both = json_lines(os.path.join(raw_dir, pair + ".both.json"))
+    both = both_processes(raw_dir, pair)
     if both:
         runs = {variant: [run for run in both if run["variant"] == variant]
                 for variant in ("before", "after")}
@@ -82,6 +110,7 @@ def collect_pair(raw_dir, pair, rounds):
         "sync_site": sync_site(pair),
         "recorded": last_json_line(os.path.join(raw_dir, pair + ".recorded.json")),
         "session": pair + ".stallscope",
+        "recordings": recordings(raw_dir, pair),
     }
 
 

@@ -8,10 +8,13 @@ in DIR, default TIMINGS_JSON's folder) goes through `stallscope --insights --jso
                               (iterations x syncs_per_iteration)
   predicted saving per sync = savings_ns / count of the insight at the pair's SYNC-SITE line
   (the largest savings_ns when several insights name that site), over the recorded run's timed
-  loop (--window: its last loop_s seconds of GPU work)."""
+  loop (--window: its last loop_s seconds of GPU work)
+one row per recording, then per pair the number of recordings within +-25 % and the median
+recording's prediction against the measured saving."""
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 
@@ -60,9 +63,9 @@ def site_insight(all_insights, sync_site):
     return max(matches, key=lambda insight: insight.get("savings_ns", 0), default=None)
 
 
-def compare_pair(name, entry, insight):
-    """The numbers of one pair's table rows (times in seconds; None where unknown). `insight` is
-    the site's insight, None when the session has none there, False when it was not analysed."""
+def compare_pair(name, entry, insight, recording):
+    """The numbers of one recording's table rows (times in seconds; None where unknown). `insight`
+    is the site's insight, None when the session has none there, False when it was not analysed."""
     iterations, per_iteration = entry["iterations"], entry["syncs_per_iteration"]
     before, after = entry["median_before_s"], entry["median_after_s"]
     # The median of the per-round differences where the rounds paired the variants up (in one
@@ -70,7 +73,12 @@ def compare_pair(name, entry, insight):
     measured_total = entry.get("median_difference_s")
     if measured_total is None:
         measured_total = before - after
-    row = {"pair": name, "before_per_iter": before / iterations, "after_per_iter": after / iterations,
+    recorded = recording.get("recorded") or {}
+    recorded_per_iter = (recorded["loop_s"] / recorded["iterations"]
+                         if recorded.get("loop_s") and recorded.get("iterations") else None)
+    row = {"pair": name, "session": recording["session"],
+           "before_per_iter": before / iterations, "after_per_iter": after / iterations,
+           "recorded_per_iter": recorded_per_iter,
            "measured_per_sync": measured_total / (iterations * per_iteration),
            "recorded_syncs": (iterations + entry.get("warmup", 0)) * per_iteration,
            "predicted_per_sync": None, "predicted_total": None, "count": None, "rule": None,
@@ -81,11 +89,33 @@ def compare_pair(name, entry, insight):
                    rule=insight.get("rule"))
     # What the timed loop's saving would be over the recorded run's syncs (it also ran the warm-up).
     row["measured_total_recorded"] = row["measured_per_sync"] * row["recorded_syncs"]
-    if row["predicted_per_sync"] is not None and row["measured_per_sync"] > 0:
-        row["ratio"] = row["predicted_per_sync"] / row["measured_per_sync"]
-    else:
-        row["ratio"] = None
+    row["ratio"] = ratio(row["predicted_per_sync"], row["measured_per_sync"])
     return row
+
+
+def ratio(predicted, measured):
+    return predicted / measured if predicted is not None and measured > 0 else None
+
+
+def within(value):
+    return "n/a" if value is None else ("yes" if abs(value - 1) <= TOLERANCE else "no")
+
+
+def pair_summary(rows):
+    """Per pair: how many recordings predicted within the tolerance, and the median recording's
+    prediction against the measured saving (the median of several recordings, like the measured
+    median of several rounds, is not one stretch of a machine that runs at two speeds)."""
+    summary = []
+    for name in dict.fromkeys(r["pair"] for r in rows):
+        mine = [r for r in rows if r["pair"] == name]
+        predicted = [r["predicted_per_sync"] for r in mine if r["predicted_per_sync"] is not None]
+        measured = mine[0]["measured_per_sync"]
+        median = statistics.median(predicted) if predicted else None
+        summary.append({"pair": name, "recordings": len(mine), "measured_per_sync": measured,
+                        "within": sum(1 for r in mine if within(r["ratio"]) == "yes"),
+                        "median_predicted": median, "ratio": ratio(median, measured),
+                        "ratios": [r["ratio"] for r in mine]})
+    return summary
 
 
 def fmt_ms(seconds):
@@ -96,26 +126,39 @@ def fmt_us(seconds):
     return "n/a" if seconds is None else "%.1f µs" % (seconds * 1e6)
 
 
+def fmt_ratio(value):
+    return "n/a" if value is None else "%.3g" % value
+
+
 def markdown(rows):
-    lines = ["| pair | loop before (ms/iter) | after | measured saving per sync | predicted per sync"
-             " | predicted/measured | within ±25 %? |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| pair | recording | loop before (ms/iter) | after | recorded | measured saving per sync"
+             " | predicted per sync | predicted/measured | within ±25 %? |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        ratio = "n/a" if r["ratio"] is None else "%.3g" % r["ratio"]
-        within = "n/a" if r["ratio"] is None else ("yes" if abs(r["ratio"] - 1) <= TOLERANCE else "no")
         predicted = (fmt_us(r["predicted_per_sync"]) if r["count"]
                      else "no finding" if r["analysed"] else "stallscope failed")
-        lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
-            r["pair"], fmt_ms(r["before_per_iter"]), fmt_ms(r["after_per_iter"]),
-            fmt_us(r["measured_per_sync"]), predicted, ratio, within))
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["pair"], r["session"], fmt_ms(r["before_per_iter"]), fmt_ms(r["after_per_iter"]),
+            fmt_ms(r["recorded_per_iter"]), fmt_us(r["measured_per_sync"]), predicted,
+            fmt_ratio(r["ratio"]), within(r["ratio"])))
+    lines += ["", "Per pair (the median recording's prediction):", "",
+              "| pair | recordings within ±25 % | measured per sync | median predicted per sync"
+              " | predicted/measured | within ±25 %? | every recording's ratio |",
+              "|---|---|---|---|---|---|---|"]
+    for s in pair_summary(rows):
+        lines.append("| %s | %d of %d | %s | %s | %s | %s | %s |" % (
+            s["pair"], s["within"], s["recordings"], fmt_us(s["measured_per_sync"]),
+            fmt_us(s["median_predicted"]), fmt_ratio(s["ratio"]), within(s["ratio"]),
+            ", ".join(fmt_ratio(value) for value in s["ratios"])))
     lines += ["", "Totals over the recorded run (the tool's count may differ from the program's):", "",
-              "| pair | rule | syncs counted by the tool | syncs in the recorded run | predicted total"
-              " | measured total (per sync × recorded syncs) |",
-              "|---|---|---|---|---|---|"]
+              "| pair | recording | rule | syncs counted by the tool | syncs in the recorded run"
+              " | predicted total | measured total (per sync × recorded syncs) |",
+              "|---|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append("| %s | %s | %s | %d | %s | %s |" % (
-            r["pair"], r["rule"] or "n/a", r["count"] if r["count"] is not None else "n/a",
-            r["recorded_syncs"], fmt_ms(r["predicted_total"]), fmt_ms(r["measured_total_recorded"])))
+        lines.append("| %s | %s | %s | %s | %d | %s | %s |" % (
+            r["pair"], r["session"], r["rule"] or "n/a",
+            r["count"] if r["count"] is not None else "n/a", r["recorded_syncs"],
+            fmt_ms(r["predicted_total"]), fmt_ms(r["measured_total_recorded"])))
     return "\n".join(lines) + "\n"
 
 
@@ -134,17 +177,25 @@ def main():
         if entry["median_before_s"] is None or entry["median_after_s"] is None:
             print("%s: no timings, skipped" % name, file=sys.stderr)
             continue
-        loop_s = (entry.get("recorded") or {}).get("loop_s")
-        found = insights(args.stallscope, os.path.join(sessions, entry["session"]), loop_s)
-        insight = False if found is None else site_insight(found, entry["sync_site"])
-        if insight is None and found:
-            # A binary built from an older source names another line than the SYNC-SITE now has.
-            sites = ["%s:%s" % (os.path.basename(str(i.get("site", {}).get("file", "?"))),
-                                i.get("site", {}).get("line", "?")) for i in found[:3]]
-            print("%s: no finding at %s:%d; the largest are at %s" % (
-                name, os.path.basename(entry["sync_site"]["file"]), entry["sync_site"]["line"],
-                ", ".join(sites)), file=sys.stderr)
-        rows.append(compare_pair(name, entry, insight))
+        # Timings from before 2026-11-27 name only their first recording.
+        recordings = entry.get("recordings") or [
+            {"session": entry["session"], "recorded": entry.get("recorded")}]
+        for recording in recordings:
+            path = os.path.join(sessions, recording["session"])
+            if not os.path.exists(path):
+                print("%s: missing, skipped" % path, file=sys.stderr)
+                continue
+            loop_s = (recording.get("recorded") or {}).get("loop_s")
+            found = insights(args.stallscope, path, loop_s)
+            insight = False if found is None else site_insight(found, entry["sync_site"])
+            if insight is None and found:
+                # A binary built from an older source names another line than the SYNC-SITE now has.
+                sites = ["%s:%s" % (os.path.basename(str(i.get("site", {}).get("file", "?"))),
+                                    i.get("site", {}).get("line", "?")) for i in found[:3]]
+                print("%s: no finding at %s:%d; the largest are at %s" % (
+                    path, os.path.basename(entry["sync_site"]["file"]), entry["sync_site"]["line"],
+                    ", ".join(sites)), file=sys.stderr)
+            rows.append(compare_pair(name, entry, insight, recording))
     table = markdown(rows)
     print(table, end="")
     if args.markdown:

@@ -1,17 +1,22 @@
 #!/bin/bash
-# Runs the what-if pairs on the GPU machine, from the repository root: for each pair, one process
-# that times "before" and "after" alternately, ROUNDS loops each (--variant both: round r runs
-# before first when r is even), then RECORDINGS recordings of "before" under stallscope-record;
-# writes $OUT/timings.json (collect_timings.py) and $OUT/<pair>.stallscope (the first recording;
+# Runs the what-if pairs on the GPU machine, from the repository root: for each pair, RECORDINGS
+# times: one process that times "before" and "after" alternately, ROUNDS loops each (--variant
+# both: round r runs before first when r is even), then one recording of "before" under
+# stallscope-record. Alternating the two keeps the measured rounds and the recordings in the same
+# stretch of time: on these machines a host-bound loop runs at two speeds for seconds at a time.
+# Writes $OUT/timings.json (collect_timings.py) and $OUT/<pair>.stallscope (the first recording;
 # the others are <pair>.rec<N>.stallscope).
 #   OUT        output folder (default /tmp/out)
 #   RECORD     stallscope-record (default build/dev/recorder/stallscope-record)
 #   PAIRS_BIN  folder with the built cuda_stream_sync (default build/whatif; see build.sh)
-#   PAIRS      pairs to run (default all five), ROUNDS (default 7), RECORDINGS (default 1)
+#   PAIRS      pairs to run (default all five), ROUNDS (default 7: rounds before each recording),
+#              RECORDINGS (default 1)
 #   PAIR_ARGS  extra arguments for every run, e.g. "--iters 20 --warmup 2" for a smoke test
 #   RECORD_AFTER=1  also record "after" into $OUT/<pair>.after.stallscope (for stallscope --compare)
 #   RECORD_LIGHT=1  also record "before" with --mode light into $OUT/<pair>.light.stallscope
 #   RECORD_ENV  extra environment for the recordings, e.g. "STALLSCOPE_BUFFER_ZEROING=cupti"
+#   SMI=1       also sample the GPU's SM clock, power, utilization and clock-event reasons every
+#               100 ms into $OUT/smi.csv (bench/whatif/smi_by_loop.py lines them up with the loops)
 set -u
 OUT=${OUT:-/tmp/out}
 RECORD=${RECORD:-build/dev/recorder/stallscope-record}
@@ -35,8 +40,8 @@ pair_command() { # PAIR VARIANT
     fi
 }
 
-run_both() { # PAIR
-    local base=$RAW/$1.both
+run_both() { # PAIR RAW_NAME
+    local base=$RAW/$2
     $(pair_command "$1" both) --rounds "$ROUNDS" >"$base.json" 2>"$base.stderr" ||
         echo "   FAILED (rc $?): $base.stderr"
     echo "   [$SECONDS s] $1: $(grep -c '^{' "$base.json") timed loops"
@@ -51,11 +56,18 @@ record() { # PAIR VARIANT OUTPUT RAW_NAME
 }
 
 nvidia-smi -L
+if [ "${SMI:-0}" = 1 ]; then
+    nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,utilization.gpu,temperature.gpu,clocks_event_reasons.active \
+        --format=csv,noheader -lms 100 >"$OUT/smi.csv" &
+    SMI_PID=$!
+    trap 'kill $SMI_PID' EXIT
+fi
 for pair in $PAIRS; do
     echo "== $pair"
-    run_both "$pair"
+    run_both "$pair" "$pair.both"
     record "$pair" before "$OUT/$pair.stallscope" "$pair.recorded"
     for ((n = 1; n < RECORDINGS; n++)); do
+        run_both "$pair" "$pair.both.$n"
         record "$pair" before "$OUT/$pair.rec$n.stallscope" "$pair.recorded.$n"
     done
     if [ "${RECORD_LIGHT:-0}" = 1 ]; then

@@ -152,7 +152,7 @@ private slots:
         QCOMPARE(top.value(QStringLiteral("count")).toInt(), 300);
         const QJsonObject site = top.value(QStringLiteral("site")).toObject();
         QVERIFY(site.value(QStringLiteral("file")).toString().endsWith("sample_train.py"));
-        QCOMPARE(site.value(QStringLiteral("line")).toInt(), 33); // losses.append(loss.item())
+        QCOMPARE(site.value(QStringLiteral("line")).toInt(), 41); // losses.append(... loss.item())
         QCOMPARE(site.value(QStringLiteral("function")).toString(), QStringLiteral("main"));
     }
 
@@ -339,20 +339,24 @@ private slots:
         QVERIFY(!result.out.contains(QStringLiteral("--screenshot")));
     }
 
-    // The CI gate: --insights --fail-on exits 3 at or below the top finding's severity (the
-    // sample's is MEDIUM) and 0 above it; --compare of a run with itself exits 0 whatever
-    // --fail-on-new says, and writes SARIF and JUnit beside; against a run with sync sites the
-    // small session does not have, they are new and it exits 3.
+    // The CI gate: --insights --fail-on exits 3 at or below the top finding's severity and 0
+    // above it (the CUDA sample's top finding is MEDIUM, the Python sample's HIGH); --compare of a
+    // run with itself exits 0 whatever --fail-on-new says, and writes SARIF and JUnit beside;
+    // against a run with sync sites the small session does not have, they are new and it exits 3.
     void gateExitCodes() {
-        const QString sample = sourcePath("resources/sample.stallscope");
+        const QString cudaSample = sourcePath("resources/sample-cuda.stallscope");
         Run result = run({QStringLiteral("--insights"), QStringLiteral("--fail-on"),
-                          QStringLiteral("medium"), sample});
+                          QStringLiteral("medium"), cudaSample});
         QCOMPARE(result.exitCode, 3);
         QVERIFY2(result.err.contains(QStringLiteral("findings of severity MEDIUM or above")),
                  qPrintable(result.err));
         result = run({QStringLiteral("--insights"), QStringLiteral("--fail-on"),
-                      QStringLiteral("high"), sample});
+                      QStringLiteral("high"), cudaSample});
         QCOMPARE(result.exitCode, 0);
+        const QString sample = sourcePath("resources/sample.stallscope");
+        result = run({QStringLiteral("--insights"), QStringLiteral("--fail-on"),
+                      QStringLiteral("high"), sample});
+        QCOMPARE(result.exitCode, 3);
 
         const QString sarif = m_dir.filePath(QStringLiteral("same.sarif"));
         const QString junit = m_dir.filePath(QStringLiteral("same.xml"));
