@@ -40,7 +40,8 @@ done
 
 python3 - "$RAW" "$OUT/timings.json" "$ROUNDS" "$RECORDINGS" "$SCRIPT" <<'PY'
 import json, re, statistics, sys
-raw, output, rounds, recordings, script = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+raw, output, script = sys.argv[1], sys.argv[2], sys.argv[5]
+rounds, recordings = int(sys.argv[3]), int(sys.argv[4])
 def loop(path):
     """(steps, seconds) from the script's last line, "300 steps in 4.321 s", or None."""
     try:

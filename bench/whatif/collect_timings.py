@@ -74,7 +74,7 @@ def round_differences(runs):
 
 
 def recordings(raw_dir, pair):
-    """Each recording's JSON line and session file, in run_pairs.sh's names, until one is missing."""
+    """Each recording's JSON line and session file (run_pairs.sh's names), until one is missing."""
     found = []
     while True:
         suffix = ".%d" % len(found) if found else ""

@@ -131,8 +131,9 @@ def fmt_ratio(value):
 
 
 def markdown(rows):
-    lines = ["| pair | recording | loop before (ms/iter) | after | recorded | measured saving per sync"
-             " | predicted per sync | predicted/measured | within ±25 %? |",
+    lines = ["| pair | recording | loop before (ms/iter) | after | recorded loop"
+             " | measured saving per sync | predicted per sync | predicted/measured"
+             " | within ±25 %? |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         predicted = (fmt_us(r["predicted_per_sync"]) if r["count"]
