@@ -161,9 +161,8 @@ const Scenario kScenarios[] = {
          return false;
      }},
     {"timeline-overview", {1800, 1100}, ColorScheme::Light, [](MainWindow&) { return true; }},
-    // One training step of the sample and the in-loop sync that ends it.
-    // One step of the loop: from the top finding's 111th sync's end to its 112th's (in the
-    // sample, a step without the evaluation that runs every 50).
+    // One training step of the sample and the in-loop sync that ends it: from the top finding's
+    // 111th sync's end to its 112th's (a step without the evaluation that runs every 50).
     {"timeline-in-loop-syncs",
      {1800, 1100},
      ColorScheme::Light,

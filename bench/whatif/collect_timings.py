@@ -8,8 +8,7 @@ variants alternately, one line per loop with its "round": run_pairs.sh's default
 lines are the program's). Per pair: the before and after loop_s lists and medians, the per-round
 differences (before - after) and their median, iterations, syncs_per_iteration and warmup (of
 "before"), the SYNC-SITE's file (as the program sees it, relative to the repository root) and
-line, and the recorded runs' own JSON lines with their session files ("recordings"; "recorded"
-and "session" are the first's)."""
+line, and the recorded runs' own JSON lines with their session files ("recordings")."""
 import argparse
 import itertools
 import json
@@ -76,12 +75,12 @@ def round_differences(runs):
 def recordings(raw_dir, pair):
     """Each recording's JSON line and session file (run_pairs.sh's names), until one is missing."""
     found = []
-    while True:
-        suffix = ".%d" % len(found) if found else ""
-        line = last_json_line(os.path.join(raw_dir, "%s.recorded%s.json" % (pair, suffix)))
+    for index in itertools.count():
+        line = last_json_line(os.path.join(
+            raw_dir, "%s.recorded%s.json" % (pair, ".%d" % index if index else "")))
         if line is None:
             return found
-        session = "%s%s.stallscope" % (pair, ".rec%d" % len(found) if found else "")
+        session = "%s%s.stallscope" % (pair, ".rec%d" % index if index else "")
         found.append({"session": session, "recorded": line})
 
 
@@ -108,8 +107,6 @@ def collect_pair(raw_dir, pair, rounds):
         "syncs_per_iteration": first_before["syncs_per_iteration"] if first_before else None,
         "warmup": first_before.get("warmup", 0) if first_before else None,
         "sync_site": sync_site(pair),
-        "recorded": last_json_line(os.path.join(raw_dir, pair + ".recorded.json")),
-        "session": pair + ".stallscope",
         "recordings": recordings(raw_dir, pair),
     }
 

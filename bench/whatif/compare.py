@@ -178,7 +178,7 @@ def main():
         if entry["median_before_s"] is None or entry["median_after_s"] is None:
             print("%s: no timings, skipped" % name, file=sys.stderr)
             continue
-        # Timings from before 2026-11-27 name only their first recording.
+        # Timings from before 2026-11-27 name only their first recording ("session", "recorded").
         recordings = entry.get("recordings") or [
             {"session": entry["session"], "recorded": entry.get("recorded")}]
         for recording in recordings:
