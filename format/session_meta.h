@@ -94,6 +94,12 @@ inline constexpr std::string_view kGpuPowerCappedSamples = "gpu_power_capped_sam
 inline constexpr std::string_view kGpuPowerLimitW = "gpu_power_limit_w";
 inline constexpr std::string_view kGpuPowerBusySmClockMhz = "gpu_power_busy_sm_clock_mhz";
 inline constexpr std::string_view kGpuPowerBusyW = "gpu_power_busy_w";
+// The lowest power of any sample (W); the steady samples (a kernel ran in every sample of the
+// device's last second) and their mean power (W). The power a busier GPU would draw is projected
+// from them (InsightThresholds::powerCap).
+inline constexpr std::string_view kGpuPowerMinW = "gpu_power_min_w";
+inline constexpr std::string_view kGpuPowerSteadySamples = "gpu_power_steady_samples";
+inline constexpr std::string_view kGpuPowerSteadyW = "gpu_power_steady_w";
 // NCCL's profiler plugin (collective_calls): "on", or why not ("NCCL_PROFILER_PLUGIN names
 // another plugin: …"), and the launches it described.
 inline constexpr std::string_view kNcclProfiler = "nccl_profiler";

@@ -112,10 +112,18 @@ std::vector<NvmlDevice> usedDevices(const Nvml& nvml) {
 } // namespace
 
 void GpuPowerSampler::count(Stats& stats, unsigned utilizationPercent, unsigned long long reasons,
-                            unsigned smClockMhz, unsigned powerMilliwatt, unsigned limitMilliwatt) {
+                            unsigned smClockMhz, unsigned powerMilliwatt, unsigned limitMilliwatt,
+                            bool steady) {
     ++stats.samples;
     if (limitMilliwatt > stats.powerLimitMilliwatt)
         stats.powerLimitMilliwatt = limitMilliwatt;
+    if (powerMilliwatt > 0) {
+        stats.minPowerMilliwatt = std::min(stats.minPowerMilliwatt, powerMilliwatt);
+        if (steady && utilizationPercent > 0) {
+            ++stats.steadySamples;
+            stats.steadyPowerMilliwattSum += powerMilliwatt;
+        }
+    }
     if (utilizationPercent < kBusyUtilizationPercent)
         return;
     ++stats.busySamples;
@@ -155,6 +163,8 @@ void GpuPowerSampler::run(int hz) {
     }
     const auto period = std::chrono::microseconds(1'000'000 / hz);
     std::vector<NvmlDevice> devices;
+    // Per device: since when every sample saw a kernel (none while the last one saw none).
+    std::vector<std::pair<NvmlDevice, std::chrono::steady_clock::time_point>> busySince;
     auto next = std::chrono::steady_clock::now();
     for (int tick = 0; !m_stop.load(std::memory_order_relaxed); ++tick) {
         // Once a second (and until there are any): a context made meanwhile changes which.
@@ -170,7 +180,16 @@ void GpuPowerSampler::run(int hz) {
             nvml.clock(device, kNvmlClockSm, &clock);
             nvml.power(device, &power);
             nvml.limit(device, &limit);
-            count(m_stats, utilization.gpu, reasons, clock, power, limit);
+            const auto now = std::chrono::steady_clock::now();
+            auto since =
+                std::find_if(busySince.begin(), busySince.end(),
+                             [device](const auto& entry) { return entry.first == device; });
+            if (since == busySince.end())
+                since = busySince.insert(busySince.end(), {device, now});
+            if (utilization.gpu == 0)
+                since->second = now;
+            count(m_stats, utilization.gpu, reasons, clock, power, limit,
+                  now - since->second >= kSteadyAfter);
         }
         // A late tick (the process was stopped, the machine busy) is not caught up in a burst.
         next = std::max(next + period, std::chrono::steady_clock::now());
@@ -193,6 +212,12 @@ void GpuPowerSampler::writeStats(format::SessionWriter& writer) const {
     writer.setMeta(meta::kGpuPowerBusySamples, std::to_string(m_stats.busySamples));
     writer.setMeta(meta::kGpuPowerCappedSamples, std::to_string(m_stats.busyPowerCapped));
     writer.setMeta(meta::kGpuPowerLimitW, std::to_string(m_stats.powerLimitMilliwatt / 1000));
+    if (m_stats.minPowerMilliwatt != UINT32_MAX)
+        writer.setMeta(meta::kGpuPowerMinW, std::to_string(m_stats.minPowerMilliwatt / 1000));
+    writer.setMeta(meta::kGpuPowerSteadySamples, std::to_string(m_stats.steadySamples));
+    if (m_stats.steadySamples > 0)
+        writer.setMeta(meta::kGpuPowerSteadyW, std::to_string(m_stats.steadyPowerMilliwattSum /
+                                                              m_stats.steadySamples / 1000));
     if (m_stats.busySamples > 0) {
         writer.setMeta(meta::kGpuPowerBusySmClockMhz,
                        std::to_string(m_stats.busySmClockMhzSum / m_stats.busySamples));

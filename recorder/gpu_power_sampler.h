@@ -12,6 +12,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <thread>
@@ -38,11 +39,21 @@ public:
         uint64_t busySmClockMhzSum = 0; // over the busy samples
         uint64_t busyPowerMilliwattSum = 0;
         uint32_t powerLimitMilliwatt = 0; // the enforced limit (the largest of the devices)
+        // The power of the work (the what-if's power projection), over the steady samples: a
+        // kernel ran in every sample of the device's last kSteadyAfter, so NVML's power, averaged
+        // over about a second, has caught up with it. Only samples with a power reading count (a
+        // GPU never draws 0 W: 0 is none).
+        uint64_t steadySamples = 0;
+        uint64_t steadyPowerMilliwattSum = 0;
+        uint32_t minPowerMilliwatt = UINT32_MAX; // the lowest of every sample
     };
+    static constexpr std::chrono::milliseconds kSteadyAfter{1000};
 
     // Counts one device sample into `stats` (the sampling thread's arithmetic, for tests).
+    // `steady`: the device was busy (utilization > 0) in every sample of the last kSteadyAfter.
     static void count(Stats& stats, unsigned utilizationPercent, unsigned long long reasons,
-                      unsigned smClockMhz, unsigned powerMilliwatt, unsigned limitMilliwatt);
+                      unsigned smClockMhz, unsigned powerMilliwatt, unsigned limitMilliwatt,
+                      bool steady);
 
     GpuPowerSampler() = default;
     GpuPowerSampler(const GpuPowerSampler&) = delete;

@@ -7,6 +7,7 @@
 #   fuzz-corpus.tar.gz (the grown corpora, carried into the next call as .devcarry/fuzz-corpus).
 set -u
 OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
 C=.devcarry
 FUZZ_SECONDS=${FUZZ_SECONDS:-480}
 FUZZ_JOBS=${FUZZ_JOBS:-6}
@@ -43,7 +44,10 @@ fi
 
 echo "== ctest label gpu: tst_recorder_gpu"
 # GPU_TESTS: test functions to run (Qt Test names), all when empty.
-build/test/tests/recorder/tst_recorder_gpu ${GPU_TESTS:-} 2>&1 | tee $OUT/gpu-tests.log | tail -60
+build/test/tests/recorder/tst_recorder_gpu ${GPU_TESTS:-} > $OUT/gpu-tests.log 2>&1
+# The verdicts (a failure's lines may lie far from the end of the log), then the log's end.
+grep -E "^(PASS|FAIL!|SKIP|XPASS|XFAIL)|^   Loc:|^Totals" $OUT/gpu-tests.log
+tail -40 $OUT/gpu-tests.log
 if [ -n "$TRACES" ]; then
   echo "== Kineto test traces: $TRACES"
   python3 tests/interop/data/make_traces.py /tmp/traces $TRACES > $OUT/make_traces.log 2>&1

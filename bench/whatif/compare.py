@@ -90,6 +90,11 @@ def compare_pair(name, entry, insight, recording):
     # What the timed loop's saving would be over the recorded run's syncs (it also ran the warm-up).
     row["measured_total_recorded"] = row["measured_per_sync"] * row["recorded_syncs"]
     row["ratio"] = ratio(row["predicted_per_sync"], row["measured_per_sync"])
+    # The fixed loop the recording predicts (its own loop less the predicted saving), against the
+    # timed "after": free of the difference between the recording's host and the timed rounds'.
+    row["predicted_after_per_iter"] = (
+        recorded_per_iter - row["predicted_per_sync"] * per_iteration
+        if recorded_per_iter is not None and row["predicted_per_sync"] is not None else None)
     return row
 
 
@@ -133,15 +138,19 @@ def fmt_ratio(value):
 def markdown(rows):
     lines = ["| pair | recording | loop before (ms/iter) | after | recorded loop"
              " | measured saving per sync | predicted per sync | predicted/measured"
-             " | within ±25 %? |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             " | within ±25 %? | predicted after (recorded loop - saving) | vs after |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         predicted = (fmt_us(r["predicted_per_sync"]) if r["count"]
                      else "no finding" if r["analysed"] else "stallscope failed")
-        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        after_error = (None if r["predicted_after_per_iter"] is None
+                       else r["predicted_after_per_iter"] / r["after_per_iter"] - 1)
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             r["pair"], r["session"], fmt_ms(r["before_per_iter"]), fmt_ms(r["after_per_iter"]),
             fmt_ms(r["recorded_per_iter"]), fmt_us(r["measured_per_sync"]), predicted,
-            fmt_ratio(r["ratio"]), within(r["ratio"])))
+            fmt_ratio(r["ratio"]), within(r["ratio"]),
+            fmt_ms(r["predicted_after_per_iter"]),
+            "n/a" if after_error is None else "%+.1f %%" % (100 * after_error)))
     lines += ["", "Per pair (the median recording's prediction):", "",
               "| pair | recordings within ±25 % | measured per sync | median predicted per sync"
               " | predicted/measured | within ±25 %? | every recording's ratio |",

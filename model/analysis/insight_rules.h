@@ -62,6 +62,9 @@ std::string deviceLabel(const Session& session, int32_t device);
 // "; the GPU ran at its power limit (…), so the idle time … is counted 60.0 %: …" when the
 // savings were discounted for the power cap (InsightThresholds::powerCap), else empty.
 std::string powerCapNote(const AnalysisContext& context);
+// "; the fix keeps the GPU busy …" where the site's fix passes the GPU's projected power limit
+// (SimulatedSavings::projectedClockOf), else empty.
+std::string projectedClockNote(const AnalysisContext& context, int32_t site);
 // "; launch times inferred …" when the replay inferred them (a light recording), else empty.
 std::string inferredLaunchNote(const AnalysisContext& context);
 // "; the recorder's own cost left out (… a restart, … a launch …)" and "; behind 8 or more queued

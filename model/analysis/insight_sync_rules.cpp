@@ -10,6 +10,7 @@
 #include "model/whatif/median_sample.h"
 
 #include <algorithm>
+#include <cmath>
 #include <unordered_map>
 
 namespace stallscope::model {
@@ -41,6 +42,20 @@ std::string powerCapNote(const AnalysisContext& context) {
            " busy samples), so the idle time the fix fills is counted " +
            formatShare(1.0 - context.thresholds.powerCap.slowdownShare) +
            ": a busier GPU clocks lower";
+}
+
+std::string projectedClockNote(const AnalysisContext& context, int32_t site) {
+    const GpuPowerCap& cap = context.savings.powerCap();
+    const SimulatedSavings::ProjectedClock& projected = context.savings.projectedClockOf(site);
+    if (projected.kernelScale <= 1.0)
+        return {};
+    const double busier = projected.duty / projected.recordedDuty;
+    return "; the fix keeps the GPU busy " + formatShare(projected.duty) + " of the time (" +
+           formatShare(projected.recordedDuty) + " recorded, at " +
+           formatCount(std::llround(cap.steadyW)) + " W), where it would draw about " +
+           formatCount(std::llround(cap.projectedW(busier))) + " W of its " +
+           formatCount(std::llround(cap.limitW)) + " W limit: a lower clock makes its kernels " +
+           formatShare(projected.kernelScale - 1.0) + " longer";
 }
 
 std::string inferredLaunchNote(const AnalysisContext& context) {
@@ -362,7 +377,8 @@ void syncSites(const AnalysisContext& context, std::vector<Insight>& out) {
         text += ". Simulated: " + formatDuration(insight.savingsNs) + " sooner (" +
                 formatShare(insight.share) + " of the window, " + formatDuration(perCall) +
                 " per call) " + insight.assumption;
-        text += powerCapNote(context) + inferredLaunchNote(context) + calibrationNote(context);
+        text += powerCapNote(context) + projectedClockNote(context, site) +
+                inferredLaunchNote(context) + calibrationNote(context);
         if (insight.share < t.gpuBound.maxSavingShare &&
             context.gpuBusyShare >= t.gpuBound.gpuBusyShare)
             text += ". GPU-bound here (busy " + formatShare(context.gpuBusyShare) +

@@ -30,10 +30,18 @@ struct InsightThresholds {
     // recording says whether its GPUs ran at the cap (meta gpu_power_*, the recorder's NVML
     // samples): at least minBusySamples samples of a busy GPU, at least minCappedShare of them held
     // back by power.
+    // A recording below the cap (at least minSamples steady samples: a kernel ran in every sample
+    // of the GPU's last second) projects a busier GPU's power above its lowest sample in
+    // proportion to the share of time the GPU is busy, where it was busy at least
+    // minRecordedDuty of the time. Where a fix passes the limit, its kernels take
+    // (drawn / available)^slowdownShare longer: the same exponent, which to first order is the
+    // share above (GpuPowerCap::kernelSlowdown).
     struct {
         int64_t minBusySamples = 10;
         double minCappedShare = 0.5;
         double slowdownShare = 0.40;
+        int64_t minSamples = 10;
+        double minRecordedDuty = 0.05;
     } powerCap;
 
     // in-loop-sync: >= minSyncs calls from one site AND a median of >= minLaunches kernel

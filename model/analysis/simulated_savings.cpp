@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <thread>
 
 namespace stallscope::model {
@@ -17,7 +18,30 @@ GpuPowerCap gpuPowerCap(const Session& session, const InsightThresholds& thresho
                  cap.cappedSamples <= cap.busySamples &&
                  static_cast<double>(cap.cappedSamples) >=
                      thresholds.powerCap.minCappedShare * static_cast<double>(cap.busySamples);
+    if (cap.capped)
+        return cap;
+    namespace meta = format::meta;
+    const std::optional<int64_t> samples = session.metaCount(meta::kGpuPowerSteadySamples);
+    const std::optional<int64_t> steadyW = session.metaCount(meta::kGpuPowerSteadyW);
+    const std::optional<int64_t> lowestW = session.metaCount(meta::kGpuPowerMinW);
+    const std::optional<int64_t> limitW = session.metaCount(meta::kGpuPowerLimitW);
+    // A file's meta may say anything: only a consistent set projects (steady power at or above
+    // the lowest sample and below the limit).
+    if (!samples || !steadyW || !lowestW || !limitW || *samples < thresholds.powerCap.minSamples ||
+        *steadyW < *lowestW || *limitW <= *steadyW || *limitW > 100'000)
+        return cap;
+    cap.projects = true;
+    cap.lowestW = static_cast<double>(*lowestW);
+    cap.steadyW = static_cast<double>(*steadyW);
+    cap.limitW = static_cast<double>(*limitW);
     return cap;
+}
+
+double GpuPowerCap::kernelSlowdown(double busier, const InsightThresholds& thresholds) const {
+    const double drawn = projectedW(busier) - lowestW, available = limitW - lowestW;
+    if (!projects || available <= 0 || !(drawn > available))
+        return 1.0;
+    return std::pow(drawn / available, std::clamp(thresholds.powerCap.slowdownShare, 0.0, 1.0));
 }
 
 int64_t savedAtPowerCap(int64_t filledIdleNs, const GpuPowerCap& cap,
@@ -27,6 +51,38 @@ int64_t savedAtPowerCap(int64_t filledIdleNs, const GpuPowerCap& cap,
     const double kept = 1.0 - std::clamp(thresholds.powerCap.slowdownShare, 0.0, 1.0);
     return std::llround(kept * static_cast<double>(filledIdleNs));
 }
+
+namespace {
+
+// Below this, a projected slowdown is not worth a second replay (0.1 %).
+constexpr double kSmallestKernelScale = 1e-3;
+
+int64_t busiestDevice(const std::vector<int64_t>& busyNsPerDevice) {
+    return busyNsPerDevice.empty()
+               ? 0
+               : *std::max_element(busyNsPerDevice.begin(), busyNsPerDevice.end());
+}
+
+// Runs job(0) .. job(count - 1) on this thread and one more (when the machine has two cores);
+// false when a job returned false (cancelled): the others stop taking jobs.
+bool runOnTwoThreads(size_t count, const std::function<bool(size_t)>& job) {
+    std::atomic<size_t> next{0};
+    std::atomic<bool> failed{false};
+    auto work = [&] {
+        for (size_t i = next++; i < count && !failed.load(); i = next++)
+            if (!job(i))
+                failed.store(true);
+    };
+    std::thread helper;
+    if (count > 1 && std::thread::hardware_concurrency() > 1)
+        helper = std::thread(work);
+    work();
+    if (helper.joinable())
+        helper.join();
+    return !failed.load();
+}
+
+} // namespace
 
 whatif::WhatIf siteFix(const Session& session, std::span<const EventRef> syncs,
                        SourceLanguage language, int64_t windowStartNs, int64_t windowEndNs) {
@@ -83,45 +139,78 @@ bool SimulatedSavings::build(const Session& session, const SessionDatabase& data
             break;
         chosen.push_back(static_cast<int32_t>(s));
     }
+    m_powerCap = gpuPowerCap(session, thresholds);
     // The unmodified replay is one more job for the two workers: the savings compare against it.
     // Both sides leave out the recorder's own cost where the session measured it.
     whatif::WhatIf withoutRecorder;
     withoutRecorder.withoutRecorderOverhead = true;
     whatif::ReplayResult baseline;
+    std::vector<whatif::WhatIf> fixes(chosen.size());
     std::vector<int64_t> replayedEnd(chosen.size(), 0);
+    std::vector<int64_t> busiestNs(chosen.size(), 0);
+    std::vector<int64_t> replayedFirstOp(chosen.size(), 0);
     std::vector<char> replayed(chosen.size(), 0); // per chosen site, written by one worker
-    std::atomic<size_t> next{0};
-    auto work = [&] {
-        for (size_t i = next++; i <= chosen.size(); i = next++) {
-            if (i == chosen.size()) {
-                baseline = replayer.replay(withoutRecorder, options);
-                continue;
-            }
-            whatif::WhatIf changes =
-                siteFix(session, sites.syncsOf(chosen[i]), sites.stats()[chosen[i]].site.language,
-                        windowStartNs, windowEndNs);
-            changes.withoutRecorderOverhead = true;
-            if (changes.removedSyncs.empty()) {
-                m_saving[chosen[i]] = 0;
-                continue;
-            }
-            const whatif::ReplayResult after = replayer.replay(changes, options);
-            if (after.cancelled)
-                return;
-            replayedEnd[i] = after.windowEndNs;
-            replayed[i] = 1;
-            m_gpuTimeRemoved[chosen[i]] = after.gpuTimeRemovedNs;
-        }
+    auto replaySite = [&](size_t i) {
+        const whatif::ReplayResult after = replayer.replay(fixes[i], options);
+        if (after.cancelled)
+            return false;
+        replayedEnd[i] = after.windowEndNs;
+        replayedFirstOp[i] = after.windowFirstOpStartNs;
+        busiestNs[i] = busiestDevice(after.busyNsPerDevice);
+        replayed[i] = 1;
+        m_gpuTimeRemoved[chosen[i]] = after.gpuTimeRemovedNs;
+        return true;
     };
-    std::thread helper;
-    if (!chosen.empty() && std::thread::hardware_concurrency() > 1)
-        helper = std::thread(work);
-    work();
-    if (helper.joinable())
-        helper.join();
-    if ((cancel && cancel->load()) || baseline.cancelled)
+    const bool done = runOnTwoThreads(chosen.size() + 1, [&](size_t i) {
+        if (i == chosen.size()) {
+            baseline = replayer.replay(withoutRecorder, options);
+            return !baseline.cancelled;
+        }
+        fixes[i] = siteFix(session, sites.syncsOf(chosen[i]),
+                           sites.stats()[chosen[i]].site.language, windowStartNs, windowEndNs);
+        fixes[i].withoutRecorderOverhead = true;
+        if (fixes[i].removedSyncs.empty()) {
+            m_saving[chosen[i]] = 0;
+            return true;
+        }
+        return replaySite(i);
+    });
+    if (!done || (cancel && cancel->load()) || baseline.cancelled)
         return false;
-    m_powerCap = gpuPowerCap(session, thresholds);
+
+    // A fix that keeps the GPU busy enough to pass its power limit: the site is replayed again with
+    // its kernels as much longer as the lower clock makes them. The recorded duty is the
+    // unmodified replay's; too little of it says nothing of a busy GPU's power.
+    m_projected.assign(sites.siteCount(), ProjectedClock{});
+    // The share of the replayed span of the window's GPU work the busiest GPU works in. In
+    // doubles: a replay with nothing in the window has INT64_MIN there.
+    auto dutyOf = [](int64_t busyNs, int64_t firstNs, int64_t endNs) {
+        const double length = static_cast<double>(endNs) - static_cast<double>(firstNs);
+        return length > 0 ? std::min(1.0, static_cast<double>(busyNs) / length) : 0.0;
+    };
+    const double recordedDuty = dutyOf(busiestDevice(baseline.busyNsPerDevice),
+                                       baseline.windowFirstOpStartNs, baseline.windowEndNs);
+    if (m_powerCap.projects && recordedDuty >= thresholds.powerCap.minRecordedDuty) {
+        std::vector<size_t> slower;
+        for (size_t i = 0; i < chosen.size(); ++i) {
+            if (!replayed[i])
+                continue;
+            ProjectedClock& projected = m_projected[chosen[i]];
+            projected.recordedDuty = recordedDuty;
+            projected.duty = dutyOf(busiestNs[i], replayedFirstOp[i], replayedEnd[i]);
+            // The recording itself drew less than its limit (gpuPowerCap), so at its own duty the
+            // slowdown is 1.
+            const double scale =
+                m_powerCap.kernelSlowdown(projected.duty / recordedDuty, thresholds);
+            if (scale > 1.0 + kSmallestKernelScale) {
+                projected.kernelScale = scale;
+                fixes[i].kernelTimeScale = scale;
+                slower.push_back(i);
+            }
+        }
+        if (!runOnTwoThreads(slower.size(), [&](size_t j) { return replaySite(slower[j]); }))
+            return false;
+    }
     for (size_t i = 0; i < chosen.size(); ++i) {
         if (!replayed[i])
             continue;

@@ -29,11 +29,21 @@ whatif::WhatIf siteFix(const Session& session, std::span<const EventRef> syncs,
 
 // Whether the recording's GPUs ran at their power limit while busy (InsightThresholds::powerCap,
 // from the recorder's meta gpu_power_*): then a fix that fills GPU idle time slows the kernels.
-// Sessions without the samples (other recorders, imports, older files) are not capped.
+// A recording below the limit projects the power of a busier GPU: its steady samples' power above
+// the lowest sample grows with the share of time the GPU is busy. A fix that keeps the GPU busy
+// enough to pass the limit slows the kernels by kernelSlowdown. Sessions without the samples
+// (other recorders, imports, older files) are neither capped nor projected.
 struct GpuPowerCap {
     int64_t busySamples = 0;
     int64_t cappedSamples = 0;
     bool capped = false;
+    // The projection (not for a capped recording): W drawn at `busier` times the recorded duty.
+    bool projects = false;
+    double lowestW = 0, steadyW = 0, limitW = 0;
+    double projectedW(double busier) const { return lowestW + busier * (steadyW - lowestW); }
+    // How much longer kernels take at `busier` times the recorded duty: 1 below the limit, else
+    // (drawn / available)^s above the lowest sample, s = powerCap.slowdownShare.
+    double kernelSlowdown(double busier, const InsightThresholds& thresholds) const;
 };
 GpuPowerCap gpuPowerCap(const Session& session, const InsightThresholds& thresholds);
 // What a fix that fills `filledIdleNs` of GPU idle time saves: all of it, or at the power cap the
@@ -53,6 +63,15 @@ public:
     int64_t savingOf(int32_t site) const { return m_saving[site]; }
     // GPU time the site's fix takes away (pageable copies made pinned).
     int64_t gpuTimeRemovedOf(int32_t site) const { return m_gpuTimeRemoved[site]; }
+    // Where the fix's busier GPU passes its power limit (GpuPowerCap::projects): the share of
+    // time the unmodified and the fixed replay keep the busiest GPU busy, and how much longer the
+    // fixed run's kernels were replayed; kernelScale 1 where the limit was not passed.
+    struct ProjectedClock {
+        double recordedDuty = 0;
+        double duty = 0;
+        double kernelScale = 1.0;
+    };
+    const ProjectedClock& projectedClockOf(int32_t site) const { return m_projected[site]; }
     std::shared_ptr<const whatif::RunGraph> sharedGraph() const { return m_graph; }
     // The power cap the savings were discounted for (capped false: not discounted).
     const GpuPowerCap& powerCap() const { return m_powerCap; }
@@ -70,8 +89,9 @@ public:
 private:
     GpuPowerCap m_powerCap;
     std::shared_ptr<whatif::RunGraph> m_graph;
-    std::vector<int64_t> m_saving;         // per site
-    std::vector<int64_t> m_gpuTimeRemoved; // per site
+    std::vector<int64_t> m_saving;           // per site
+    std::vector<int64_t> m_gpuTimeRemoved;   // per site
+    std::vector<ProjectedClock> m_projected; // per site
 };
 
 } // namespace stallscope::model

@@ -4,6 +4,7 @@
 #include "format/session_schema.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
 
@@ -76,7 +77,7 @@ public:
           m_opShift(graph.opCount(), kUnset), m_stepEndShift(graph.handoffTargets().size(), kUnset),
           m_opStartShift(options.keepShifts ? graph.opCount() : 0, kUnset), m_changes(changes),
           m_hosts(graph.threads().size()), m_streams(graph.streams().size()),
-          m_removed(graph.threads().size()) {
+          m_removed(graph.threads().size()), m_busyNs(m_session.devices.size(), 0) {
         for (const EventRef& sync : changes.removedSyncs)
             if (sync.kind == EventKind::Sync && sync.lane >= 0 &&
                 static_cast<size_t>(sync.lane) < m_removed.size())
@@ -122,6 +123,9 @@ public:
         result.windowEndNs = m_windowEnd;
         result.forcedNodes = m_forced;
         result.gpuTimeRemovedNs = m_gpuTimeRemoved;
+        result.busyNsPerDevice = std::move(m_busyNs);
+        if (m_windowFirstOpStart != std::numeric_limits<int64_t>::max())
+            result.windowFirstOpStartNs = m_windowFirstOpStart;
         if (m_options.keepShifts) {
             result.stepShift = std::move(m_stepShift);
             result.opEndShift = std::move(m_opShift);
@@ -151,8 +155,12 @@ private:
         int64_t previousEnd = 0, previousReplayedEnd = 0;
     };
 
+    bool inWindow(int64_t recordedEnd) const {
+        return recordedEnd >= m_options.windowStartNs && recordedEnd <= m_options.windowEndNs;
+    }
+
     void noteEnd(int64_t recordedEnd, int64_t replayedEnd) {
-        if (recordedEnd >= m_options.windowStartNs && recordedEnd <= m_options.windowEndNs)
+        if (inWindow(recordedEnd))
             m_windowEnd = std::max(m_windowEnd, replayedEnd);
     }
 
@@ -349,11 +357,20 @@ private:
                 m_gpuTimeRemoved = plus(m_gpuTimeRemoved, duration - pinned);
                 duration = pinned;
             }
+            if (inWindow(end)) {
+                if (m_changes.kernelTimeScale != 1.0 &&
+                    m_graph.opKind(lane, k) == RunGraph::OpKind::Kernel)
+                    duration = scaled(duration, m_changes.kernelTimeScale);
+                if (stream.device >= 0 && static_cast<size_t>(stream.device) < m_busyNs.size())
+                    m_busyNs[stream.device] = plus(m_busyNs[stream.device], duration);
+            }
             const int64_t replayedEnd = plus(replayedStart, duration);
             m_opShift[op] = replayedEnd - end;
             if (!m_opStartShift.empty())
                 m_opStartShift[op] = replayedStart - start;
             noteEnd(end, replayedEnd);
+            if (inWindow(end))
+                m_windowFirstOpStart = std::min(m_windowFirstOpStart, replayedStart);
             st.previousEnd = end;
             st.previousReplayedEnd = replayedEnd;
             progressed = true;
@@ -381,6 +398,15 @@ private:
         const bool isDeep =
             plus(launched, m_stepShift[step]) <= m_streams[lane].previousReplayedEnd;
         return (isDeep - wasDeep) * m_latencies.deepQueueDelayNs;
+    }
+
+    // A duration times a factor, saturated like every replayed time (the factor comes from a
+    // file's meta: one that is not a positive number leaves the duration as it is).
+    static int64_t scaled(int64_t duration, double factor) {
+        if (!(factor > 0.0) || !std::isfinite(factor))
+            return duration;
+        const double value = static_cast<double>(duration) * factor;
+        return value >= 0x1p62 ? int64_t{1} << 62 : static_cast<int64_t>(value);
     }
 
     int64_t pinnedCopyNs(uint64_t bytes) const {
@@ -440,6 +466,8 @@ private:
     int64_t m_windowEnd = kUnset;
     int64_t m_forced = 0;
     int64_t m_gpuTimeRemoved = 0;
+    std::vector<int64_t> m_busyNs; // per device, operations ending in the window
+    int64_t m_windowFirstOpStart = std::numeric_limits<int64_t>::max();
 };
 
 } // namespace

@@ -38,6 +38,9 @@ struct WhatIf {
     // most half its recorded launch-to-start time). The savings compare two such replays; with
     // no calibration in the session nothing changes.
     bool withoutRecorderOverhead = false;
+    // Kernels whose recorded end lies in the window take this many times their recorded time: a
+    // GPU that a fix keeps busier clocks lower at its power limit (SimulatedSavings).
+    double kernelTimeScale = 1.0;
 };
 
 struct ReplayOptions {
@@ -59,6 +62,13 @@ struct ReplayResult {
     // GPU time the changes took away (copies made pinned): a saving may exceed the recorded GPU
     // idle time by this much.
     int64_t gpuTimeRemovedNs = 0;
+    // Replayed time per device (Session::devices) of the kernels, copies and memsets whose
+    // recorded end lies in the window, summed over its streams: with windowFirstOpStartNs and
+    // windowEndNs, how busy the replayed run keeps each GPU.
+    std::vector<int64_t> busyNsPerDevice;
+    // The replayed start of the earliest GPU operation that ended inside the window in the
+    // recording (INT64_MIN when none did): from it to windowEndNs the GPU's work in the window.
+    int64_t windowFirstOpStartNs = INT64_MIN;
     bool cancelled = false;
     // With keepShifts: replayed - recorded start per global step, replayed - recorded end and
     // start per global operation (they differ for copies made pinned).

@@ -10,6 +10,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
+#include <map>
+#include <string_view>
+#include <vector>
 
 using namespace stallscope;
 using format::SyncKind;
@@ -41,6 +44,10 @@ private slots:
     void powerCapFromMinimumCappedShare();
     void powerCapIgnoresMalformedCounts();
     void powerCapKeepsRemovedGpuTime();
+    void powerProjectionAtTheLimit();
+    void powerProjectionAtMinimumSteadySamples();
+    void powerProjectionAtMinimumRecordedDuty();
+    void powerProjectionIgnoresMalformedMeta();
 
 private:
     std::string path(const std::string& name) { return m_dir.filePath(name.c_str()).toStdString(); }
@@ -50,6 +57,12 @@ private:
     // `busy` busy GPU samples and `capped` of them at the power cap (empty: no such key).
     int64_t savingWithPowerSamples(const std::string& busy, const std::string& capped,
                                    bool* cappedText = nullptr);
+    // The saving of the sync in a loop of 20 steps: a 600 µs kernel, the sync that waits for it,
+    // 400 µs of host work. Without the sync the GPU runs the kernels back to back. `meta`:
+    // gpu_power_* keys and values written to the recording.
+    int64_t projectedSaving(const std::map<std::string_view, std::string>& meta,
+                            std::string* evidence = nullptr,
+                            const model::InsightThresholds& thresholds = {});
     // The bubble of a site whose one sync returns `gapNs` before the next kernel starts, in a
     // window of `windowNs`.
     model::InsightReport bubbleAfter(int64_t gapNs, int64_t windowNs);
@@ -382,5 +395,132 @@ void TestInsightThresholds::powerCapKeepsRemovedGpuTime() {
     QVERIFY(uncapped > removed + 100'000); // the host work overlapped too
     QCOMPARE(saving(true), removed + std::llround(0.6 * double(uncapped - removed)));
 }
+int64_t TestInsightThresholds::projectedSaving(const std::map<std::string_view, std::string>& meta,
+                                               std::string* evidence,
+                                               const model::InsightThresholds& thresholds) {
+    InsightFixture f(path("projected" + std::to_string(++m_files) + ".stallscope"), 100'000'000);
+    const int64_t stack = f.nativeStack("/loop.cpp", 7, "step");
+    for (int i = 0; i < 20; ++i) {
+        const int64_t t0 = 1'000'000 + 1'010'000 * i;
+        f.launch(t0, t0 + 5'000, t0 + 605'000);
+        f.sync(SyncKind::Stream, t0 + 6'000, t0 + 610'000, stack, f.stream);
+    }
+    for (const auto& [key, value] : meta)
+        f.writer().setMeta(key, value);
+    model::AnalysisOptions options;
+    options.thresholds = thresholds;
+    const model::InsightReport report = f.load().analyze(options);
+    for (const model::Insight& insight : report.insights)
+        if (insight.site.line == 7) {
+            if (evidence)
+                *evidence = insight.evidence;
+            return insight.savingsNs;
+        }
+    qFatal("no finding at the loop's sync");
+}
+
+namespace {
+
+// A recording below its power limit: lowest sample 100 W, 10 steady samples at 460 W; the limit
+// in W.
+std::map<std::string_view, std::string> belowTheLimit(int limitW) {
+    namespace meta = format::meta;
+    return {{meta::kGpuPowerMinW, "100"},
+            {meta::kGpuPowerSteadySamples, "10"},
+            {meta::kGpuPowerSteadyW, "460"},
+            {meta::kGpuPowerLimitW, std::to_string(limitW)}};
+}
+
+// projectedSaving's GPU is busy 12 ms of the 19.79 ms from its first kernel to its last one in
+// the recording, and of 12.019 ms once fixed (the replay's 1 µs queue gap between kernels).
+constexpr double kRecordedDuty = 12'000'000.0 / 19'790'000.0;
+constexpr double kFixedDuty = 12'000'000.0 / 12'019'000.0;
+
+// The kernel time the fixed loop loses where its GPU, 1.65 times as busy, draws 1.65 x 360 W
+// above the lowest sample of the `limitW` - 100 W available: 20 kernels of 600 µs, each
+// (drawn / available)^0.4 times longer.
+int64_t projectedLoss(int limitW) {
+    const double drawn = 360.0 * kFixedDuty / kRecordedDuty;
+    return std::llround(20 * 600'000.0 * (std::pow(drawn / (limitW - 100), 0.40) - 1.0));
+}
+
+} // namespace
+
+// The fixed loop keeps the GPU busy 99.8 % of the time, 1.65 times the recorded 60.6 %, where it
+// draws 593 W above the lowest sample: with 450 W available (limit 550 W) its kernels run 11.7 %
+// longer and the saving shrinks by that; with 593 W available (693 W) nothing changes; a slowdown
+// below 0.1 % is not replayed (692 W: 0.05 %), one above it is (691 W: 0.12 %).
+void TestInsightThresholds::powerProjectionAtTheLimit() {
+    QCOMPARE(model::InsightThresholds{}.powerCap.slowdownShare, 0.40);
+    const int64_t unlimited = projectedSaving({});
+    QVERIFY(unlimited > 7'000'000); // about 19 x 400 µs of host work now overlapped
+    std::string evidence;
+    QCOMPARE(projectedSaving(belowTheLimit(693), &evidence), unlimited);
+    QVERIFY(evidence.find("W limit") == std::string::npos);
+    QCOMPARE(projectedSaving(belowTheLimit(692)), unlimited);
+    QVERIFY(projectedLoss(691) > 10'000);
+    QVERIFY(qAbs(projectedSaving(belowTheLimit(691)) - (unlimited - projectedLoss(691))) <= 100);
+    const int64_t limited = projectedSaving(belowTheLimit(550), &evidence);
+    QVERIFY(qAbs(limited - (unlimited - projectedLoss(550))) <= 100);
+    QVERIFY2(evidence.find("the fix keeps the GPU busy 99.8 % of the time (60.6 % recorded, at 460 "
+                           "W), where it would draw about 693 W of its 550 W limit: a lower clock "
+                           "makes its kernels 11.7 % longer") != std::string::npos,
+             evidence.c_str());
+}
+
+// At least 10 steady samples (9: too few to tell).
+void TestInsightThresholds::powerProjectionAtMinimumSteadySamples() {
+    QCOMPARE(model::InsightThresholds{}.powerCap.minSamples, int64_t(10));
+    const int64_t unlimited = projectedSaving({});
+    auto meta = belowTheLimit(550);
+    meta[format::meta::kGpuPowerSteadySamples] = "9";
+    QCOMPARE(projectedSaving(meta), unlimited);
+    meta[format::meta::kGpuPowerSteadySamples] = "10";
+    QVERIFY(qAbs(projectedSaving(meta) - (unlimited - projectedLoss(550))) <= 100);
+}
+
+// The recorded duty must be at least minRecordedDuty (5 %): moved to just below and just above
+// this recording's 60.6 %.
+void TestInsightThresholds::powerProjectionAtMinimumRecordedDuty() {
+    QCOMPARE(model::InsightThresholds{}.powerCap.minRecordedDuty, 0.05);
+    const int64_t unlimited = projectedSaving({});
+    model::InsightThresholds thresholds;
+    thresholds.powerCap.minRecordedDuty = kRecordedDuty - 1e-6;
+    QVERIFY(qAbs(projectedSaving(belowTheLimit(550), nullptr, thresholds) -
+                 (unlimited - projectedLoss(550))) <= 100);
+    thresholds.powerCap.minRecordedDuty = kRecordedDuty + 1e-6;
+    QCOMPARE(projectedSaving(belowTheLimit(550), nullptr, thresholds), unlimited);
+}
+
+// A recording at its power cap is discounted as such, not projected; meta that is not
+// consistent (steady power at or above the limit, below the lowest sample, not a number, a key
+// missing) projects nothing.
+void TestInsightThresholds::powerProjectionIgnoresMalformedMeta() {
+    namespace meta = format::meta;
+    const int64_t unlimited = projectedSaving({});
+    auto capped = belowTheLimit(550);
+    capped[meta::kGpuPowerBusySamples] = "20";
+    capped[meta::kGpuPowerCappedSamples] = "20";
+    std::string evidence;
+    projectedSaving(capped, &evidence);
+    QVERIFY(evidence.find("power limit (20 of 20 busy samples)") != std::string::npos);
+    QVERIFY(evidence.find("the fix keeps the GPU busy") == std::string::npos);
+    const std::vector<std::pair<std::string_view, std::string>> bad = {
+        {meta::kGpuPowerLimitW, "460"}, {meta::kGpuPowerLimitW, "459"},
+        {meta::kGpuPowerSteadyW, "99"}, {meta::kGpuPowerSteadyW, "46O"},
+        {meta::kGpuPowerMinW, "-5"},    {meta::kGpuPowerLimitW, "99999999999999999999"}};
+    for (const auto& [key, value] : bad) {
+        auto meta = belowTheLimit(550);
+        meta[key] = value;
+        QCOMPARE(projectedSaving(meta), unlimited);
+    }
+    for (const std::string_view key : {meta::kGpuPowerMinW, meta::kGpuPowerSteadySamples,
+                                       meta::kGpuPowerSteadyW, meta::kGpuPowerLimitW}) {
+        auto meta = belowTheLimit(550);
+        meta.erase(key);
+        QCOMPARE(projectedSaving(meta), unlimited);
+    }
+}
+
 QTEST_GUILESS_MAIN(TestInsightThresholds)
 #include "test_insight_thresholds.moc"

@@ -14,6 +14,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <cmath>
 
 using namespace stallscope;
 using format::SyncKind;
@@ -37,6 +38,7 @@ private slots:
 
     void gpuBoundLoopSavesOnlyTheBubbles();
     void hostBoundLoopSavesTheOverlap();
+    void kernelTimeScaleStretchesTheWindowsKernels();
     void eventEdgeHoldsTheWaitingStream();
     void deviceSyncAwaitsEveryStream();
     void removedSyncCallDisappears();
@@ -48,6 +50,11 @@ private slots:
 
 private:
     static void checkIdentity(const std::string& path);
+    // gpuBoundLoopSavesOnlyTheBubbles' loop: kGpuBoundSteps steps kGpuBoundPeriod apart, each
+    // three queued 1 ms kernels and a sync; returns the sync's stack.
+    static constexpr int kGpuBoundSteps = 20;
+    static constexpr int64_t kGpuBoundPeriod = 3'022'000;
+    static int64_t writeGpuBoundLoop(const std::string& path);
     // The replayed end of the GPU work with the syncs of `stack` removed, and without changes.
     static std::pair<int64_t, int64_t> replayWithout(const std::string& path, int64_t stack,
                                                      bool removeStatementTime = false);
@@ -118,18 +125,23 @@ std::pair<int64_t, int64_t> TestWhatIfReplay::replayWithout(const std::string& p
 // for them; the next step's first kernel starts 20 µs after the last one ended (wake-up, host
 // gap, launch latency). Without the sync only those bubbles go, less the 1 µs queue gap: the
 // host's blocked 3 ms per step were free.
-void TestWhatIfReplay::gpuBoundLoopSavesOnlyTheBubbles() {
-    testing::InsightFixture fixture(path("gpu_bound.stallscope"), 100'000'000);
+int64_t TestWhatIfReplay::writeGpuBoundLoop(const std::string& path) {
+    testing::InsightFixture fixture(path, 100'000'000);
     const int64_t stack = fixture.pythonStack("train.py", 12, "main");
-    constexpr int kSteps = 20;
-    constexpr int64_t kPeriod = 3'022'000;
-    for (const int64_t t0 : stepStarts(kSteps, kPeriod)) {
+    for (const int64_t t0 : stepStarts(kGpuBoundSteps, kGpuBoundPeriod)) {
         for (int k = 0; k < 3; ++k)
             fixture.launch(t0 + 1'000 * k, t0 + 5'000 + 1'001'000 * k,
                            t0 + 1'005'000 + 1'001'000 * k);
         fixture.sync(SyncKind::Stream, t0 + 3'000, t0 + 3'012'000, stack, fixture.stream);
     }
     fixture.load();
+    return stack;
+}
+
+void TestWhatIfReplay::gpuBoundLoopSavesOnlyTheBubbles() {
+    const int64_t stack = writeGpuBoundLoop(path("gpu_bound.stallscope"));
+    constexpr int kSteps = kGpuBoundSteps;
+    constexpr int64_t kPeriod = kGpuBoundPeriod;
     const auto [before, after] = replayWithout(path("gpu_bound.stallscope"), stack);
     QCOMPARE(before, 1'000'000 + kPeriod * (kSteps - 1) + 3'007'000);
     QCOMPARE(before - after, int64_t(kSteps - 1) * (20'000 - 1'000));
@@ -150,6 +162,41 @@ void TestWhatIfReplay::hostBoundLoopSavesTheOverlap() {
     fixture.load();
     const auto [before, after] = replayWithout(path("host_bound.stallscope"), stack);
     QCOMPARE(before - after, int64_t(kSteps - 1) * (kPeriod - 1'501'000));
+}
+
+// WhatIf::kernelTimeScale (a GPU clocked lower at its power limit): the 60 queued 1 ms kernels of
+// gpuBoundLoopSavesOnlyTheBubbles take 10 % longer, each step's three 300 µs more, so the run
+// ends 20 x 300 µs later; with the window from step 10 on, only its 30 kernels do. A factor that
+// is not a positive number leaves the kernels alone.
+void TestWhatIfReplay::kernelTimeScaleStretchesTheWindowsKernels() {
+    writeGpuBoundLoop(path("scaled.stallscope"));
+    constexpr int kSteps = kGpuBoundSteps;
+    const std::unique_ptr<Built> built = buildGraph(path("scaled.stallscope"));
+    const Replayer replayer(built->graph);
+    model::whatif::ReplayOptions options;
+    options.windowEndNs = lastGpuEnd(*built->session);
+    WhatIf slower;
+    slower.kernelTimeScale = 1.1;
+    const model::whatif::ReplayResult plain = replayer.replay(WhatIf{}, options);
+    const model::whatif::ReplayResult scaled = replayer.replay(slower, options);
+    QCOMPARE(plain.busyNsPerDevice, std::vector<int64_t>{60'000'000});
+    QCOMPARE(scaled.busyNsPerDevice, std::vector<int64_t>{66'000'000});
+    QCOMPARE(plain.windowFirstOpStartNs, int64_t(1'005'000));
+    QCOMPARE(scaled.windowFirstOpStartNs, int64_t(1'005'000));
+    QCOMPARE(scaled.windowEndNs - plain.windowEndNs, int64_t(kSteps) * 300'000);
+
+    options.windowStartNs = stepStarts(kSteps, kGpuBoundPeriod)[10];
+    const model::whatif::ReplayResult lateOnly = replayer.replay(slower, options);
+    QCOMPARE(lateOnly.busyNsPerDevice, std::vector<int64_t>{33'000'000});
+    QCOMPARE(lateOnly.windowFirstOpStartNs, options.windowStartNs + 5'000);
+    QCOMPARE(lateOnly.windowEndNs - plain.windowEndNs, int64_t(kSteps / 2) * 300'000);
+
+    for (const double hostile : {0.0, -2.0, std::nan(""), HUGE_VAL}) {
+        WhatIf bad;
+        bad.kernelTimeScale = hostile;
+        QCOMPARE(replayer.replay(bad, options).windowEndNs,
+                 replayer.replay(WhatIf{}, options).windowEndNs);
+    }
 }
 
 // Stream A runs a 1 ms kernel and records an event; stream B waits for the event and runs a

@@ -260,7 +260,7 @@ private slots:
                  std::make_tuple(QString(), QString(), QString()));
     }
 
-    // NVML's power samples (recorder/gpu_power_sampler.h): a GPU kept busy for 1.5 s is found
+    // NVML's power samples (recorder/gpu_power_sampler.h): a GPU kept busy for 2.5 s is found
     // busy in its 20 Hz samples, with its power limit and clock; whether it hit the cap depends
     // on the GPU, and is only printed.
     void powerSamplesOfABusyGpu() {
@@ -288,6 +288,15 @@ private slots:
         QVERIFY(number("gpu_power_capped_samples") <= number("gpu_power_busy_samples"));
         QVERIFY(number("gpu_power_limit_w") > 0);
         QVERIFY(number("gpu_power_busy_sm_clock_mhz") > 0);
+        // The power projection's samples: those after the first second of the busy 2.5 s (about
+        // 30; the pairs' recordings had 28-33 for 2.4 s), at a higher power than the lowest sample
+        // (the idle GPU before the work).
+        qInfo("steady: %lld samples at %lld W; lowest %lld W", number("gpu_power_steady_samples"),
+              number("gpu_power_steady_w"), number("gpu_power_min_w"));
+        QVERIFY(number("gpu_power_steady_samples") >= 5);
+        QVERIFY(number("gpu_power_steady_samples") <= number("gpu_power_samples"));
+        QVERIFY(number("gpu_power_min_w") > 0);
+        QVERIFY(number("gpu_power_steady_w") > number("gpu_power_min_w"));
     }
 
     void pythonSyncLines() {
