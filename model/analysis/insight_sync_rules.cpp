@@ -49,13 +49,14 @@ std::string projectedClockNote(const AnalysisContext& context, int32_t site) {
     const SimulatedSavings::ProjectedClock& projected = context.savings.projectedClockOf(site);
     if (projected.kernelScale <= 1.0)
         return {};
-    const double busier = projected.duty / projected.recordedDuty;
+    const double recordedDuty = context.savings.recordedDuty();
+    const double busier = projected.duty / recordedDuty;
     return "; the fix keeps the GPU busy " + formatShare(projected.duty) + " of the time (" +
-           formatShare(projected.recordedDuty) + " recorded, at " +
-           formatCount(std::llround(cap.steadyW)) + " W), where it would draw about " +
-           formatCount(std::llround(cap.projectedW(busier))) + " W of its " +
-           formatCount(std::llround(cap.limitW)) + " W limit: a lower clock makes its kernels " +
-           formatShare(projected.kernelScale - 1.0) + " longer";
+           formatShare(recordedDuty) + " recorded, at " + formatCount(std::llround(cap.steadyW)) +
+           " W), where it would draw about " + formatCount(std::llround(cap.projectedW(busier))) +
+           " W of its " + formatCount(std::llround(cap.limitW)) +
+           " W limit: a lower clock makes its kernels " + formatShare(projected.kernelScale - 1.0) +
+           " longer";
 }
 
 std::string inferredLaunchNote(const AnalysisContext& context) {

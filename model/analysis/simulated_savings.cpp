@@ -188,20 +188,19 @@ bool SimulatedSavings::build(const Session& session, const SessionDatabase& data
         const double length = static_cast<double>(endNs) - static_cast<double>(firstNs);
         return length > 0 ? std::min(1.0, static_cast<double>(busyNs) / length) : 0.0;
     };
-    const double recordedDuty = dutyOf(busiestDevice(baseline.busyNsPerDevice),
-                                       baseline.windowFirstOpStartNs, baseline.windowEndNs);
-    if (m_powerCap.projects && recordedDuty >= thresholds.powerCap.minRecordedDuty) {
+    m_recordedDuty = dutyOf(busiestDevice(baseline.busyNsPerDevice), baseline.windowFirstOpStartNs,
+                            baseline.windowEndNs);
+    if (m_powerCap.projects && m_recordedDuty >= thresholds.powerCap.minRecordedDuty) {
         std::vector<size_t> slower;
         for (size_t i = 0; i < chosen.size(); ++i) {
             if (!replayed[i])
                 continue;
             ProjectedClock& projected = m_projected[chosen[i]];
-            projected.recordedDuty = recordedDuty;
             projected.duty = dutyOf(busiestNs[i], replayedFirstOp[i], replayedEnd[i]);
             // The recording itself drew less than its limit (gpuPowerCap), so at its own duty the
             // slowdown is 1.
             const double scale =
-                m_powerCap.kernelSlowdown(projected.duty / recordedDuty, thresholds);
+                m_powerCap.kernelSlowdown(projected.duty / m_recordedDuty, thresholds);
             if (scale > 1.0 + kSmallestKernelScale) {
                 projected.kernelScale = scale;
                 fixes[i].kernelTimeScale = scale;

@@ -64,14 +64,15 @@ public:
     // GPU time the site's fix takes away (pageable copies made pinned).
     int64_t gpuTimeRemovedOf(int32_t site) const { return m_gpuTimeRemoved[site]; }
     // Where the fix's busier GPU passes its power limit (GpuPowerCap::projects): the share of
-    // time the unmodified and the fixed replay keep the busiest GPU busy, and how much longer the
-    // fixed run's kernels were replayed; kernelScale 1 where the limit was not passed.
+    // time the fixed replay keeps the busiest GPU busy, and how much longer its kernels were
+    // replayed; kernelScale 1 where the limit was not passed.
     struct ProjectedClock {
-        double recordedDuty = 0;
         double duty = 0;
         double kernelScale = 1.0;
     };
     const ProjectedClock& projectedClockOf(int32_t site) const { return m_projected[site]; }
+    // The same share for the unmodified replay.
+    double recordedDuty() const { return m_recordedDuty; }
     std::shared_ptr<const whatif::RunGraph> sharedGraph() const { return m_graph; }
     // The power cap the savings were discounted for (capped false: not discounted).
     const GpuPowerCap& powerCap() const { return m_powerCap; }
@@ -92,6 +93,7 @@ private:
     std::vector<int64_t> m_saving;           // per site
     std::vector<int64_t> m_gpuTimeRemoved;   // per site
     std::vector<ProjectedClock> m_projected; // per site
+    double m_recordedDuty = 0;
 };
 
 } // namespace stallscope::model
