@@ -10,7 +10,13 @@ in DIR, default TIMINGS_JSON's folder) goes through `stallscope --insights --jso
   (the largest savings_ns when several insights name that site), over the recorded run's timed
   loop (--window: its last loop_s seconds of GPU work)
 one row per recording, then per pair the number of recordings within +-25 % and the median
-recording's prediction against the measured saving."""
+recording's prediction against the measured saving.
+  the share of the loop (a second measure, the percentage a finding's card shows):
+    predicted share = predicted saving per iteration / the recorded run's loop per iteration
+    measured share  = measured saving per iteration / the timed "before" loop per iteration
+  The recordings and the timed rounds run in separate processes, and a host runs one program at
+  different speeds from one process or stretch to the next (bench/RESULTS.md, "Five recordings per
+  pair"); a saving's size follows its run's speed, its share much less."""
 import argparse
 import json
 import os
@@ -90,6 +96,11 @@ def compare_pair(name, entry, insight, recording):
     # What the timed loop's saving would be over the recorded run's syncs (it also ran the warm-up).
     row["measured_total_recorded"] = row["measured_per_sync"] * row["recorded_syncs"]
     row["ratio"] = ratio(row["predicted_per_sync"], row["measured_per_sync"])
+    row["predicted_share"] = (row["predicted_per_sync"] * per_iteration / recorded_per_iter
+                              if recorded_per_iter and row["predicted_per_sync"] is not None
+                              else None)
+    row["measured_share"] = row["measured_per_sync"] * per_iteration / row["before_per_iter"]
+    row["share_ratio"] = ratio(row["predicted_share"], row["measured_share"])
     # The fixed loop the recording predicts (its own loop less the predicted saving), against the
     # timed "after": free of the difference between the recording's host and the timed rounds'.
     row["predicted_after_per_iter"] = (
@@ -106,21 +117,36 @@ def within(value):
     return "n/a" if value is None else ("yes" if abs(value - 1) <= TOLERANCE else "no")
 
 
-def pair_summary(rows):
+def pair_summary(rows, predicted_key, measured_key, ratio_key):
     """Per pair: how many recordings predicted within the tolerance, and the median recording's
-    prediction against the measured saving (the median of several recordings, like the measured
-    median of several rounds, is not one stretch of a machine that runs at two speeds)."""
+    prediction against the measured value (the median of several recordings, like the measured
+    median of several rounds, is not one stretch of a machine that runs at two speeds). The keys
+    name the measure: the saving per sync or the share of the loop."""
     summary = []
     for name in dict.fromkeys(r["pair"] for r in rows):
         mine = [r for r in rows if r["pair"] == name]
-        predicted = [r["predicted_per_sync"] for r in mine if r["predicted_per_sync"] is not None]
-        measured = mine[0]["measured_per_sync"]
+        predicted = [r[predicted_key] for r in mine if r[predicted_key] is not None]
+        measured = mine[0][measured_key]
         median = statistics.median(predicted) if predicted else None
-        summary.append({"pair": name, "recordings": len(mine), "measured_per_sync": measured,
-                        "within": sum(1 for r in mine if within(r["ratio"]) == "yes"),
+        summary.append({"pair": name, "recordings": len(mine), "measured": measured,
+                        "within": sum(1 for r in mine if within(r[ratio_key]) == "yes"),
                         "median_predicted": median, "ratio": ratio(median, measured),
-                        "ratios": [r["ratio"] for r in mine]})
+                        "ratios": [r[ratio_key] for r in mine]})
     return summary
+
+
+def summary_table(rows, title, what, keys, fmt):
+    """The markdown lines of one per-pair table (pair_summary's `keys`, values shown by `fmt`)."""
+    lines = ["", title, "",
+             "| pair | recordings within ±25 %% | measured %s | median predicted %s"
+             " | predicted/measured | within ±25 %%? | every recording's ratio |" % (what, what),
+             "|---|---|---|---|---|---|---|"]
+    for s in pair_summary(rows, *keys):
+        lines.append("| %s | %d of %d | %s | %s | %s | %s | %s |" % (
+            s["pair"], s["within"], s["recordings"], fmt(s["measured"]),
+            fmt(s["median_predicted"]), fmt_ratio(s["ratio"]), within(s["ratio"]),
+            ", ".join(fmt_ratio(value) for value in s["ratios"])))
+    return lines
 
 
 def fmt_ms(seconds):
@@ -129,6 +155,10 @@ def fmt_ms(seconds):
 
 def fmt_us(seconds):
     return "n/a" if seconds is None else "%.1f µs" % (seconds * 1e6)
+
+
+def fmt_percent(share):
+    return "n/a" if share is None else "%.1f %%" % (share * 100)
 
 
 def fmt_ratio(value):
@@ -151,15 +181,11 @@ def markdown(rows):
             fmt_ratio(r["ratio"]), within(r["ratio"]),
             fmt_ms(r["predicted_after_per_iter"]),
             "n/a" if after_error is None else "%+.1f %%" % (100 * after_error)))
-    lines += ["", "Per pair (the median recording's prediction):", "",
-              "| pair | recordings within ±25 % | measured per sync | median predicted per sync"
-              " | predicted/measured | within ±25 %? | every recording's ratio |",
-              "|---|---|---|---|---|---|---|"]
-    for s in pair_summary(rows):
-        lines.append("| %s | %d of %d | %s | %s | %s | %s | %s |" % (
-            s["pair"], s["within"], s["recordings"], fmt_us(s["measured_per_sync"]),
-            fmt_us(s["median_predicted"]), fmt_ratio(s["ratio"]), within(s["ratio"]),
-            ", ".join(fmt_ratio(value) for value in s["ratios"])))
+    lines += summary_table(rows, "Per pair (the median recording's prediction):", "per sync",
+                           ("predicted_per_sync", "measured_per_sync", "ratio"), fmt_us)
+    lines += summary_table(rows, "Per pair, the share of the loop the fix saves (predicted: of the"
+                           " recorded loop; measured: of the timed \"before\" loop):", "share",
+                           ("predicted_share", "measured_share", "share_ratio"), fmt_percent)
     lines += ["", "Totals over the recorded run (the tool's count may differ from the program's):", "",
               "| pair | recording | rule | syncs counted by the tool | syncs in the recorded run"
               " | predicted total | measured total (per sync × recorded syncs) |",
