@@ -17,6 +17,7 @@ import statistics
 
 SOURCE_DIR = "bench/whatif"
 MARKER = "SYNC-SITE"
+FINDING = "FINDING:"  # a pair whose finding has no sync site: its rule
 
 
 def last_json_line(path):
@@ -29,12 +30,18 @@ def last_json_line(path):
 
 
 def sync_site(pair):
-    """file and line of the marker in the pair's source (.py, else .cu)."""
+    """file and line of the marker in the pair's source (.py, else .cu); for a pair whose finding
+    is not a sync (a "FINDING: <rule>" line instead), file, line and that rule."""
     for extension in (".py", ".cu"):
         path = os.path.join(SOURCE_DIR, pair + extension)
         if os.path.exists(path):
             with open(path) as f:
-                lines = [number for number, text in enumerate(f, 1) if MARKER in text]
+                text = f.read().splitlines()
+            lines = [number for number, line in enumerate(text, 1) if MARKER in line]
+            findings = [(number, line.split(FINDING)[1].strip())
+                        for number, line in enumerate(text, 1) if FINDING in line]
+            if len(lines) == 0 and len(findings) == 1:
+                return {"file": path, "line": findings[0][0], "rule": findings[0][1]}
             if len(lines) != 1:
                 raise SystemExit("%s: expected one %s line, found %d" % (path, MARKER, len(lines)))
             return {"file": path, "line": lines[0]}

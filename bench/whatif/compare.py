@@ -8,7 +8,9 @@ in DIR, default TIMINGS_JSON's folder) goes through `stallscope --insights --jso
                               (iterations x syncs_per_iteration)
   predicted saving per sync = savings_ns / count of the insight at the pair's SYNC-SITE line
   (the largest savings_ns when several insights name that site), over the recorded run's timed
-  loop (--window: its last loop_s seconds of GPU work)
+  loop (--window: its last loop_s seconds of GPU work). A pair whose finding has no sync site
+  (a "FINDING: <rule>" line, syncs_per_iteration 0: launch_bound_graph) is held per iteration:
+  its insight is the largest of that rule, its saving over the timed loop / iterations.
 one row per recording, then per pair the number of recordings within +-25 % and the median
 recording's prediction against the measured saving.
   the share of the loop (a second measure, the percentage a finding's card shows):
@@ -62,7 +64,11 @@ def names_line(location, sync_site):
 
 
 def site_insight(all_insights, sync_site):
-    """The insight with the largest savings_ns at the pair's sync site, or None."""
+    """The insight with the largest savings_ns at the pair's sync site (of the pair's rule where
+    its finding has no site), or None."""
+    if "rule" in sync_site:
+        matches = [insight for insight in all_insights if insight.get("rule") == sync_site["rule"]]
+        return max(matches, key=lambda insight: insight.get("savings_ns", 0), default=None)
     matches = [insight for insight in all_insights
                if names_line(insight.get("site"), sync_site)
                or names_line(insight.get("site", {}).get("library"), sync_site)]
@@ -73,6 +79,10 @@ def compare_pair(name, entry, insight, recording):
     """The numbers of one recording's table rows (times in seconds; None where unknown). `insight`
     is the site's insight, None when the session has none there, False when it was not analysed."""
     iterations, per_iteration = entry["iterations"], entry["syncs_per_iteration"]
+    # A pair whose finding is not a sync (syncs_per_iteration 0) is held per iteration, and so is
+    # its finding's saving: its "per sync" columns are per iteration.
+    per_iteration = per_iteration or 1
+    by_rule = "rule" in entry["sync_site"]
     before, after = entry["median_before_s"], entry["median_after_s"]
     # The median of the per-round differences where the rounds paired the variants up (in one
     # process: noise that lasts seconds cancels), else the difference of the medians.
@@ -90,7 +100,8 @@ def compare_pair(name, entry, insight, recording):
            "predicted_per_sync": None, "predicted_total": None, "count": None, "rule": None,
            "analysed": insight is not False}
     if insight and insight.get("count"):
-        row.update(predicted_per_sync=insight["savings_ns"] * 1e-9 / insight["count"],
+        count = iterations if by_rule else insight["count"]
+        row.update(predicted_per_sync=insight["savings_ns"] * 1e-9 / count,
                    predicted_total=insight["savings_ns"] * 1e-9, count=insight["count"],
                    rule=insight.get("rule"))
     # What the timed loop's saving would be over the recorded run's syncs (it also ran the warm-up).

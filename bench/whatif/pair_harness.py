@@ -54,14 +54,14 @@ def iteration_spread():
             "max_us": round(times[-1], 2), "pause_excess_ms": round(excess / 1e3, 3)}
 
 
-def timed_loop(name, run, workload, variant, args, round_index=None):
+def timed_loop(name, run, workload, variant, args, round_index=None, syncs_per_iteration=1):
     """Runs the loop timed between two device syncs and prints its JSON line."""
     torch.cuda.synchronize()
     start = time.perf_counter()
     run(variant, workload, args.iters)
     torch.cuda.synchronize()
     loop_s = time.perf_counter() - start
-    syncs = 1 if variant == "before" else 0  # every pair's "before" syncs once per iteration
+    syncs = syncs_per_iteration if variant == "before" else 0
     line = {"pair": name, "variant": variant, "loop_s": round(loop_s, 6),
             "iterations": args.iters, "syncs_per_iteration": syncs, "warmup": args.warmup,
             "iteration_spread": iteration_spread(), "wall_end": round(time.time(), 3)}
@@ -70,27 +70,29 @@ def timed_loop(name, run, workload, variant, args, round_index=None):
     print(json.dumps(line), flush=True)
 
 
-def time_pair(name, build, run, default_iters, extra_args=None):
+def time_pair(name, build, run, default_iters, extra_args=None, syncs_per_iteration=1):
     """Builds the workload, runs the loop untimed (warm-up), then timed between two device syncs,
     and prints {"pair", "variant", "loop_s", "iterations", "syncs_per_iteration", "warmup"} on
     stdout (a recording of the run also counts the warm-up's syncs).
     With --variant both, one process warms both variants up and then times them alternately,
     --rounds times each (round r: before first when r is even), one line per loop with its
     "round": machine noise that lasts seconds (clocks, neighbours) then hits both variants of a
-    round alike, and the per-round differences cancel it."""
+    round alike, and the per-round differences cancel it. syncs_per_iteration: of "before" (0 for
+    a pair whose finding is not a sync: compare.py then works per iteration)."""
     args = parse_args(default_iters, extra_args)
     torch.manual_seed(0)
     workload = build(args)
     if args.variant != BOTH:
         run(args.variant, workload, args.warmup)
-        timed_loop(name, run, workload, args.variant, args)
+        timed_loop(name, run, workload, args.variant, args,
+                   syncs_per_iteration=syncs_per_iteration)
         return
     for variant in VARIANTS:
         run(variant, workload, args.warmup)
     for round_index in range(args.rounds):
         order = VARIANTS if round_index % 2 == 0 else VARIANTS[::-1]
         for variant in order:
-            timed_loop(name, run, workload, variant, args, round_index)
+            timed_loop(name, run, workload, variant, args, round_index, syncs_per_iteration)
 
 
 def mlp(width, depth, out_features=None, dtype=torch.bfloat16):

@@ -136,10 +136,22 @@ void defaultStreamOfDevice(const AnalysisContext& context, int32_t device,
     out.push_back(std::move(insight));
 }
 
+// The global id in the run graph of row `index` of a merge source (kNone when it is none).
+uint32_t graphOpOf(const whatif::RunGraph& graph, const MergeSource& source, uint32_t index) {
+    const auto kind = source.kind == EventKind::Memcpy   ? whatif::RunGraph::OpKind::Memcpy
+                      : source.kind == EventKind::Memset ? whatif::RunGraph::OpKind::Memset
+                                                         : whatif::RunGraph::OpKind::Kernel;
+    return graph.opOf(source.lane, kind, index);
+}
+
 void launchBoundOfDevice(const AnalysisContext& context, int32_t device,
                          std::vector<Insight>& out) {
     const InsightThresholds& t = context.thresholds;
     IntervalMerge merge(context.gpu.sources(device));
+    // The saving is replayed (each stretch's launches inside the window as CUDA graphs) where the
+    // run graph was built; `savings` below is the estimate otherwise.
+    const std::shared_ptr<const whatif::RunGraph> graph = context.savings.sharedGraph();
+    std::vector<whatif::StepRange> graphedSteps; // of the accepted stretches
     const size_t sources = merge.sources().size();
     // The stretch being built: its events per merge source are one run of indexes.
     struct Run {
@@ -172,6 +184,21 @@ void launchBoundOfDevice(const AnalysisContext& context, int32_t device,
             for (uint32_t s : touched) {
                 const MergeSource& source = merge.sources()[s];
                 accepted.push_back({{source.kind, source.lane, 0, runs[s].first}, runs[s].count});
+            }
+            if (graph) { // the stretch's operations that start in the window, as CUDA graphs
+                std::vector<uint32_t> ops;
+                for (uint32_t s : touched) {
+                    const MergeSource& source = merge.sources()[s];
+                    for (uint32_t row = runs[s].first; row < runs[s].first + runs[s].count; ++row)
+                        if (const int64_t at = source.columns->start[row];
+                            at >= context.windowStartNs && at <= context.windowEndNs)
+                            if (const uint32_t op = graphOpOf(*graph, source, row);
+                                op != whatif::kNone)
+                                ops.push_back(op);
+                }
+                const std::vector<whatif::StepRange> ranges =
+                    whatif::graphedStepRanges(*graph, ops);
+                graphedSteps.insert(graphedSteps.end(), ranges.begin(), ranges.end());
             }
         }
         for (uint32_t s : touched)
@@ -227,6 +254,19 @@ void launchBoundOfDevice(const AnalysisContext& context, int32_t device,
     insight.kernelCount = totalKernels;
     insight.startNs = longestStart;
     insight.endNs = longestEnd;
+    const size_t graphs = graphedSteps.size();
+    if (graphs > 0) {
+        whatif::WhatIf asGraphs;
+        asGraphs.graphedSteps = std::move(graphedSteps);
+        asGraphs.graphGapNs = t.launchBound.graphGapNs;
+        if (const int64_t replayed =
+                context.savings.replayedSavingOf(std::move(asGraphs), context.cancel);
+            replayed >= 0) {
+            totalSavings = replayed;
+            insight.simulated = true;
+            insight.assumption = "if each stretch's launches were one CUDA graph";
+        }
+    }
     context.rateBySavings(insight, totalSavings);
     insight.title = "Launch-bound: " + formatCount(stretches) +
                     (stretches == 1 ? " stretch" : " stretches") + " of short kernels on " +
@@ -239,6 +279,12 @@ void launchBoundOfDevice(const AnalysisContext& context, int32_t device,
         formatDuration(totalGaps / std::max<int64_t>(totalGapCount, 1)) + "): the GPU was busy " +
         formatShare(busyShare) + " of " + formatDuration(totalSpan) + "; longest stretch " +
         formatCount(longestKernels) + " kernels over " + formatDuration(longestEnd - longestStart);
+    if (insight.simulated)
+        insight.evidence += "; replayed with the launches of each stretch as CUDA graphs (" +
+                            formatCount(static_cast<int64_t>(graphs)) +
+                            (graphs == 1 ? " graph" : " graphs") +
+                            ", split at host syncs): the host skips the launch calls after "
+                            "each graph's first and the time between them";
     insight.eventCount = eventCount(accepted);
     insight.events = std::make_shared<const EventSpans>(std::move(accepted));
     out.push_back(std::move(insight));

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <thread>
 
 namespace stallscope::model {
@@ -101,6 +102,10 @@ bool SimulatedSavings::build(const Session& session, const SessionDatabase& data
                              const InsightThresholds& thresholds, const std::atomic<bool>* cancel) {
     m_saving.assign(sites.siteCount(), -1);
     m_gpuTimeRemoved.assign(sites.siteCount(), 0);
+    m_built = false;
+    m_thresholds = thresholds;
+    m_windowStartNs = windowStartNs;
+    m_windowEndNs = windowEndNs;
     // The CUDA events (empty without the file or its events) are read from the database on
     // another thread while the graph's steps and streams are built; this thread does not use the
     // connection meanwhile.
@@ -221,7 +226,32 @@ bool SimulatedSavings::build(const Session& session, const SessionDatabase& data
             saving = removed + savedAtPowerCap(saving - removed, m_powerCap, thresholds);
         m_saving[chosen[i]] = saving;
     }
+    m_baselineEndNs = baseline.windowEndNs;
+    m_built = true;
     return true;
+}
+
+int64_t SimulatedSavings::replayedSavingOf(whatif::WhatIf change,
+                                           const std::atomic<bool>* cancel) const {
+    if (!m_built)
+        return -1;
+    whatif::ReplayOptions options;
+    options.windowStartNs = m_windowStartNs;
+    options.windowEndNs = m_windowEndNs;
+    options.cancel = cancel;
+    change.withoutRecorderOverhead = true;
+    const whatif::ReplayResult after = whatif::Replayer(*m_graph).replay(change, options);
+    if (after.cancelled)
+        return -1;
+    // Nothing ended in the window (both ends INT64_MIN): nothing to save.
+    if (after.windowEndNs == std::numeric_limits<int64_t>::min() ||
+        m_baselineEndNs == std::numeric_limits<int64_t>::min())
+        return 0;
+    int64_t saving = std::max<int64_t>(0, m_baselineEndNs - after.windowEndNs);
+    const int64_t removed = after.gpuTimeRemovedNs;
+    if (saving > removed)
+        saving = removed + savedAtPowerCap(saving - removed, m_powerCap, m_thresholds);
+    return saving;
 }
 
 } // namespace stallscope::model

@@ -61,6 +61,10 @@ public:
     bool simulated(int32_t site) const { return m_saving[site] >= 0; }
     // The replayed saving of removing the site's waits, -1 when the site was not simulated.
     int64_t savingOf(int32_t site) const { return m_saving[site]; }
+    // What another change saves (a launch-bound stretch as CUDA graphs): replayed like a site's
+    // fix, without the recorder's cost, against the unmodified replay over the window, and
+    // discounted at the power cap like them. -1 without a built graph or when cancelled.
+    int64_t replayedSavingOf(whatif::WhatIf change, const std::atomic<bool>* cancel) const;
     // GPU time the site's fix takes away (pageable copies made pinned).
     int64_t gpuTimeRemovedOf(int32_t site) const { return m_gpuTimeRemoved[site]; }
     // Where the fix's busier GPU passes its power limit (GpuPowerCap::projects): the share of
@@ -94,6 +98,10 @@ private:
     std::vector<int64_t> m_gpuTimeRemoved;   // per site
     std::vector<ProjectedClock> m_projected; // per site
     double m_recordedDuty = 0;
+    InsightThresholds m_thresholds;
+    int64_t m_windowStartNs = 0, m_windowEndNs = 0;
+    int64_t m_baselineEndNs = 0; // the unmodified replay's end of the window
+    bool m_built = false;
 };
 
 } // namespace stallscope::model

@@ -77,7 +77,8 @@ public:
           m_opShift(graph.opCount(), kUnset), m_stepEndShift(graph.handoffTargets().size(), kUnset),
           m_opStartShift(options.keepShifts ? graph.opCount() : 0, kUnset), m_changes(changes),
           m_hosts(graph.threads().size()), m_streams(graph.streams().size()),
-          m_removed(graph.threads().size()), m_busyNs(m_session.devices.size(), 0) {
+          m_removed(graph.threads().size()), m_graphed(graph.threads().size()),
+          m_busyNs(m_session.devices.size(), 0) {
         for (const EventRef& sync : changes.removedSyncs)
             if (sync.kind == EventKind::Sync && sync.lane >= 0 &&
                 static_cast<size_t>(sync.lane) < m_removed.size())
@@ -95,6 +96,26 @@ public:
                         for (uint32_t op : graph.awaited(static_cast<int32_t>(l), sync))
                             m_pinned.push_back(op);
         std::sort(m_pinned.begin(), m_pinned.end());
+        for (const StepRange& range : changes.graphedSteps) {
+            if (range.first >= range.last || range.last >= graph.stepCount())
+                continue;
+            const int32_t lane = graph.locateStep(range.first).first;
+            if (graph.locateStep(range.last).first == lane)
+                m_graphed[lane].push_back(range);
+        }
+        for (std::vector<StepRange>& ranges : m_graphed) { // sorted; overlapping ones are one
+            std::sort(ranges.begin(), ranges.end(),
+                      [](const StepRange& a, const StepRange& b) { return a.first < b.first; });
+            std::vector<StepRange> merged;
+            for (const StepRange& range : ranges)
+                if (!merged.empty() && range.first <= merged.back().last)
+                    merged.back().last = std::max(merged.back().last, range.last);
+                else
+                    merged.push_back(range);
+            ranges = std::move(merged);
+            if (!ranges.empty())
+                m_stepGraphed.resize(graph.stepCount(), 0);
+        }
     }
 
     ReplayResult run() {
@@ -141,12 +162,15 @@ private:
         size_t removedCursor = 0;
         size_t targetCursor = 0;  // into RunGraph::handoffTargets
         size_t handoffCursor = 0; // into RunGraph::handoffs
+        size_t graphedCursor = 0; // into m_graphed[lane]
         bool inStep = false;
         bool collapse = false;
-        int64_t time = kUnset;       // replayed end of the previous step
-        int64_t recordedPrevEnd = 0; // its recorded end
-        int64_t cursor = 0;          // replayed time reached inside the current step
-        int64_t recordedCursor = 0;  // the recorded time it corresponds to
+        bool graphed = false; // the step is part of a CUDA graph launched by an earlier step
+        bool afterBlockingSync = false; // the previous step held a host-blocking sync
+        int64_t time = kUnset;          // replayed end of the previous step
+        int64_t recordedPrevEnd = 0;    // its recorded end
+        int64_t cursor = 0;             // replayed time reached inside the current step
+        int64_t recordedCursor = 0;     // the recorded time it corresponds to
     };
     struct StreamState {
         uint32_t op = 0;
@@ -202,9 +226,20 @@ private:
                 // around the call): the thread's typical time between two calls, at most.
                 if (m_changes.removeStatementTime && collapsesStep(lane, h.step))
                     cpu -= std::min(cpu, thread.medianGapNs);
+                if (!m_graphed[lane].empty()) {
+                    // A graph cannot wait for the host: a step that does keeps its time, and the
+                    // next one launches a new graph.
+                    const bool blocks = holdsBlockingSync(lane, h.step);
+                    h.graphed = isGraphed(lane, step) && !blocks && !h.afterBlockingSync;
+                    h.afterBlockingSync = blocks;
+                }
+                if (h.graphed) {
+                    cpu = 0;
+                    m_stepGraphed[step] = 1;
+                }
                 int64_t start = h.time == kUnset ? recordedStart : plus(h.time, cpu);
                 if (const uint32_t waitedFor = nextPair(m_graph.handoffs(), h.handoffCursor, step);
-                    waitedFor != kNone) {
+                    waitedFor != kNone && !h.graphed) {
                     // The thread waited for another one: CPU work follows that step's end.
                     const std::optional<int64_t> shift =
                         resolved(m_stepEndShift[targetIndex(waitedFor)], force);
@@ -264,7 +299,7 @@ private:
                 m_graph.launchesWork(thread.firstStep + h.step))
                 rest -= std::min(rest, m_latencies.recorderLaunchNs);
             int64_t end = plus(h.cursor, rest);
-            if (h.collapse)
+            if (h.collapse || h.graphed)
                 end = plus(m_graph.stepStart(lane, h.step), m_stepShift[thread.firstStep + h.step]);
             noteEnd(recordedEnd, end);
             // Hand-off targets in step order: this lane's cursor walks along with its steps.
@@ -309,6 +344,27 @@ private:
         return false;
     }
 
+    // True when global step `step` follows the first step of one of its lane's graphed ranges
+    // (WhatIf::graphedSteps), for steps that only grow: the cursor keeps its place.
+    bool isGraphed(int32_t lane, uint32_t step) {
+        const std::vector<StepRange>& ranges = m_graphed[lane];
+        size_t& cursor = m_hosts[lane].graphedCursor;
+        while (cursor < ranges.size() && ranges[cursor].last < step)
+            ++cursor;
+        return cursor < ranges.size() && ranges[cursor].first < step;
+    }
+
+    // True when the lane-local step holds a host-blocking sync that still waits.
+    bool holdsBlockingSync(int32_t lane, uint32_t step) {
+        const RunGraph::HostThread& thread = m_graph.threads()[lane];
+        const SyncColumns& syncs = m_session.hostLanes[lane].syncs;
+        for (uint32_t s = m_hosts[lane].sync; s < syncs.size() && thread.stepOfSync[s] <= step; ++s)
+            if (thread.stepOfSync[s] == step && isHostBlocking(syncs.kind[s]) &&
+                !isRemoved(lane, s))
+                return true;
+        return false;
+    }
+
     bool isPinned(int32_t lane, uint32_t op) {
         return containsAt(m_pinned, m_streams[lane].pinnedCursor, op);
     }
@@ -324,8 +380,15 @@ private:
             const int64_t start = m_graph.opStart(lane, k);
             const int64_t end = m_graph.opEnd(lane, k);
             Constraints begin(start);
-            if (const uint32_t step = m_graph.launchStep(op); step != kNone) {
-                const std::optional<int64_t> shift = resolved(m_stepShift[step], force);
+            // An operation of a CUDA graph (launched by a graphed step) follows its predecessor
+            // at the graph's spacing, once the graph has been launched: not at recorded delays.
+            const uint32_t launchStep = m_graph.launchStep(op);
+            // (flagged when the step is replayed, which its operations wait for)
+            const bool graphed =
+                launchStep != kNone && !m_stepGraphed.empty() && m_stepGraphed[launchStep] != 0;
+            int64_t graphFloor = kUnset;
+            if (launchStep != kNone) {
+                const std::optional<int64_t> shift = resolved(m_stepShift[launchStep], force);
                 if (!shift)
                     return progressed;
                 const int64_t lag = m_graph.launchLag(op);
@@ -334,7 +397,11 @@ private:
                     m_changes.withoutRecorderOverhead
                         ? std::min(m_latencies.recorderRestartNs, std::max<int64_t>(0, lag / 2))
                         : 0;
-                begin.add(launched, plus(launched, *shift) - sooner, m_latencies.launchNs);
+                if (graphed)
+                    graphFloor = plus(plus(launched, *shift),
+                                      std::min(std::max<int64_t>(0, lag), m_latencies.launchNs));
+                else
+                    begin.add(launched, plus(launched, *shift) - sooner, m_latencies.launchNs);
             }
             if (const uint32_t marker =
                     nextPair(m_graph.eventDependencies(), st.dependencyCursor, op);
@@ -346,11 +413,16 @@ private:
                     return progressed;
                 begin.add(markerEnd, plus(markerEnd, *shift), m_latencies.queueGapNs);
             }
-            if (k > 0)
+            if (k > 0 && graphed)
+                graphFloor =
+                    std::max(graphFloor, plus(st.previousReplayedEnd, m_changes.graphGapNs));
+            else if (k > 0)
                 begin.add(st.previousEnd, plus(st.previousReplayedEnd, deepQueueDelay(lane, k)),
                           m_latencies.queueGapNs);
             force = false;
-            const int64_t replayedStart = begin.empty() ? start : begin.replayed();
+            int64_t replayedStart = begin.empty() ? start : begin.replayed();
+            if (graphed)
+                replayedStart = begin.empty() ? graphFloor : std::max(replayedStart, graphFloor);
             int64_t duration = end - start;
             if (isPinned(lane, op)) {
                 const int64_t pinned = std::min(duration, pinnedCopyNs(m_graph.opBytes(lane, k)));
@@ -461,8 +533,10 @@ private:
     const WhatIf& m_changes;
     std::vector<HostState> m_hosts;
     std::vector<StreamState> m_streams;
-    std::vector<std::vector<uint32_t>> m_removed; // per host lane, sorted sync indexes
-    std::vector<uint32_t> m_pinned;               // global operation ids, sorted
+    std::vector<std::vector<uint32_t>> m_removed;  // per host lane, sorted sync indexes
+    std::vector<uint32_t> m_pinned;                // global operation ids, sorted
+    std::vector<std::vector<StepRange>> m_graphed; // per host lane, sorted, disjoint
+    std::vector<char> m_stepGraphed; // per global step once replayed (only with graphedSteps)
     int64_t m_windowEnd = kUnset;
     int64_t m_forced = 0;
     int64_t m_gpuTimeRemoved = 0;
@@ -474,6 +548,42 @@ private:
 
 ReplayResult Replayer::replay(const WhatIf& changes, const ReplayOptions& options) const {
     return Replay(m_graph, changes, options).run();
+}
+
+std::vector<StepRange> graphedStepRanges(const RunGraph& graph, std::span<const uint32_t> ops) {
+    std::vector<uint32_t> steps;
+    for (uint32_t op : ops)
+        if (op < graph.opCount() && graph.launchStep(op) != kNone)
+            steps.push_back(graph.launchStep(op));
+    std::sort(steps.begin(), steps.end());
+    steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+    // Whether a step of `lane` after lane-local step `after`, up to `upTo`, holds a host-blocking
+    // sync (stepOfSync grows with the sync index).
+    auto blockedBetween = [&graph](int32_t lane, uint32_t after, uint32_t upTo) {
+        const RunGraph::HostThread& thread = graph.threads()[lane];
+        const SyncColumns& syncs = graph.session().hostLanes[lane].syncs;
+        auto s = static_cast<size_t>(
+            std::upper_bound(thread.stepOfSync.begin(), thread.stepOfSync.end(), after) -
+            thread.stepOfSync.begin());
+        for (; s < syncs.size() && thread.stepOfSync[s] <= upTo; ++s)
+            if (isHostBlocking(syncs.kind[s]))
+                return true;
+        return false;
+    };
+    std::vector<StepRange> ranges;
+    int32_t previousLane = -1;
+    uint32_t previousLocal = 0;
+    for (uint32_t step : steps) {
+        const auto [lane, local] = graph.locateStep(step);
+        if (lane == previousLane && !blockedBetween(lane, previousLocal, local))
+            ranges.back().last = step;
+        else
+            ranges.push_back({step, step});
+        previousLane = lane;
+        previousLocal = local;
+    }
+    std::erase_if(ranges, [](const StepRange& range) { return range.first == range.last; });
+    return ranges;
 }
 
 } // namespace stallscope::model::whatif

@@ -15,9 +15,15 @@
 
 #include <atomic>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace stallscope::model::whatif {
+
+// Host steps first..last (global ids, of one thread): one CUDA graph in WhatIf::graphedSteps.
+struct StepRange {
+    uint32_t first = 0, last = 0;
+};
 
 // What the replay changes. Empty: the recorded run.
 struct WhatIf {
@@ -41,7 +47,26 @@ struct WhatIf {
     // Kernels whose recorded end lies in the window take this many times their recorded time: a
     // GPU that a fix keeps busier clocks lower at its power limit (SimulatedSavings).
     double kernelTimeScale = 1.0;
+    // "These launches are one CUDA graph": in each range the first step stays (the graph's
+    // launch); the later ones lose their host time, the CPU time before them included (a graph's
+    // replay runs none of the host code that captured it), so the operations they launched may
+    // start once the first has run, behind each other on their streams. A graph cannot wait for
+    // the host: a step that holds a host-blocking sync keeps its time, and the step after it is
+    // the first of a new graph (graphedStepRanges splits the ranges there). Ranges over two
+    // threads' steps, reversed or of one step change nothing; overlapping ones are one.
+    std::vector<StepRange> graphedSteps;
+    // In a graph an operation launched by a later step starts this long after its stream
+    // predecessor ends (and no sooner than the typical launch latency after the graph's launch):
+    // the spacing of a graph's nodes, not the recording's (InsightThresholds'
+    // launchBound.graphGapNs).
+    int64_t graphGapNs = 1'000;
 };
+
+// The step ranges that make the launches of `ops` (global operation ids, e.g. a launch-bound
+// stretch) one CUDA graph per thread and per stretch of steps between host-blocking syncs: each
+// range runs from the first to the last launching step of its operations. Operations without a
+// known launch are left out; ranges of one step (nothing to save) too.
+std::vector<StepRange> graphedStepRanges(const RunGraph& graph, std::span<const uint32_t> ops);
 
 struct ReplayOptions {
     // The activity whose recorded end lies in [windowStartNs, windowEndNs] counts for the result.

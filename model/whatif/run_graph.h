@@ -137,6 +137,9 @@ public:
     }
     // Stream lane and lane-local index of a global operation id.
     std::pair<int32_t, uint32_t> locateOp(uint32_t op) const;
+    // The global id of the operation of stream lane `lane` that is row `index` of the lane's
+    // column of `kind` (kNone when there is none).
+    uint32_t opOf(int32_t lane, OpKind kind, uint32_t index) const;
 
     size_t memoryBytes() const;
 

@@ -88,6 +88,31 @@ std::pair<int32_t, uint32_t> RunGraph::locateOp(uint32_t op) const {
     return {lane, op - m_streams[lane].firstOp};
 }
 
+uint32_t RunGraph::opOf(int32_t lane, OpKind kind, uint32_t index) const {
+    if (lane < 0 || static_cast<size_t>(lane) >= m_streams.size())
+        return kNone;
+    const IntervalColumns& column = columnOf(m_session->streamLanes[lane], kind);
+    if (index >= column.size())
+        return kNone;
+    // The lane's operations are in start order: the first that starts with this one, then a walk
+    // over those that start at the same time.
+    const std::vector<uint32_t>& ops = m_streams[lane].ops;
+    const int64_t start = column.start[index];
+    uint32_t k = static_cast<uint32_t>(
+        std::partition_point(ops.begin(), ops.end(),
+                             [&](uint32_t ref) {
+                                 return columnOf(m_session->streamLanes[lane],
+                                                 static_cast<OpKind>(ref >> 30))
+                                            .start[ref & 0x3fff'ffff] < start;
+                             }) -
+        ops.begin());
+    const uint32_t wanted = static_cast<uint32_t>(kind) << 30 | index;
+    for (; k < ops.size() && opStart(lane, k) == start; ++k)
+        if (ops[k] == wanted)
+            return m_streams[lane].firstOp + k;
+    return kNone;
+}
+
 void RunGraph::readCalibration() {
     // A meta value is the recorder's own measurement; a file from elsewhere may say anything, so
     // only a cost a recorder could have measured (format::meta::kMaxRecorderOverheadNs) counts.

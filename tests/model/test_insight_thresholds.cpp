@@ -40,6 +40,7 @@ private slots:
     void launchBoundAtShortKernel();
     void launchBoundAtMaximumGap();
     void launchBoundAtMinimumKernels();
+    void launchBoundIsReplayedAsCudaGraphs();
     void powerCapFromMinimumBusySamples();
     void powerCapFromMinimumCappedShare();
     void powerCapIgnoresMalformedCounts();
@@ -310,6 +311,40 @@ void TestInsightThresholds::launchBoundAtMinimumKernels() {
     const int minimum = 32;
     QCOMPARE(stretchKernels(minimum + 1, 2'000, 8'000), int64_t(minimum));
     QCOMPARE(stretchKernels(minimum, 2'000, 8'000), int64_t(0));
+}
+
+// 41 launches 10 µs apart of 2 µs kernels that start 5 µs after their calls, and a host sync
+// after launch 20 that waits for its kernel, 10 µs more host time after it: kernels 1..40 are the
+// stretch (the device's first kernel has no gap). The estimate counts each gap less
+// launchBound.graphGapNs: 38 x 7 µs and 17 µs across the sync. Replayed as CUDA graphs, split at
+// the sync: kernels 2..20 and 22..40 follow their predecessors 1 µs apart (7 µs sooner each), the
+// sync returns 1 µs after kernel 20, the second graph's launch comes its recorded 12 µs later and
+// its first kernel 5 µs after that: 266 µs in all. Kernels without their launch calls cannot be
+// replayed as graphs and keep the estimate.
+void TestInsightThresholds::launchBoundIsReplayedAsCudaGraphs() {
+    for (const bool withLaunches : {true, false}) {
+        InsightFixture f(path("graphs" + std::to_string(++m_files) + ".stallscope"), 3'000'000);
+        const int64_t stack = f.pythonStack("train.py", 9, "main");
+        const int64_t t0 = 1'000'000;
+        for (int i = 0; i < 41; ++i) {
+            const int64_t call = t0 + 10'000 * i + (i > 20 ? 10'000 : 0);
+            if (withLaunches)
+                f.launch(call, call + 5'000, call + 7'000);
+            else
+                f.kernel(call + 5'000, call + 7'000);
+            if (i == 20)
+                f.sync(SyncKind::Stream, call + 1'000, call + 8'000, stack, f.stream);
+        }
+        const model::InsightReport report = f.load().analyze();
+        const auto bound = insightsOf(report, InsightRule::LaunchBound);
+        QCOMPARE(bound.size(), size_t(1));
+        QCOMPARE(bound[0]->kernelCount, int64_t(40));
+        QCOMPARE(bound[0]->simulated, withLaunches);
+        QCOMPARE(bound[0]->savingsNs,
+                 withLaunches ? int64_t(266'000) : int64_t(38 * 7'000 + 17'000));
+        QCOMPARE(bound[0]->evidence.find("as CUDA graphs (2 graphs") != std::string::npos,
+                 withLaunches);
+    }
 }
 
 int64_t TestInsightThresholds::savingWithPowerSamples(const std::string& busy,

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 using namespace stallscope;
 using format::SyncKind;
@@ -42,6 +43,8 @@ private slots:
     void eventEdgeHoldsTheWaitingStream();
     void deviceSyncAwaitsEveryStream();
     void removedSyncCallDisappears();
+    void graphedLaunchesRunBackToBack();
+    void hostSyncSplitsTheGraph();
     void handoffMovesTheOtherThread();
     void inconsistentWaitsStillReplay();
     void lightRecordingInfersTheLaunches_data();
@@ -58,6 +61,10 @@ private:
     // The replayed end of the GPU work with the syncs of `stack` removed, and without changes.
     static std::pair<int64_t, int64_t> replayWithout(const std::string& path, int64_t stack,
                                                      bool removeStatementTime = false);
+    // The run graph of `path`, and the change that makes the launches of its first `count`
+    // operations CUDA graphs (graphedStepRanges).
+    static std::pair<std::unique_ptr<Built>, WhatIf> asCudaGraphs(const std::string& path,
+                                                                  uint32_t count);
     std::string path(const char* name) const { return m_dir.filePath(name).toStdString(); }
     QTemporaryDir m_dir;
 };
@@ -197,6 +204,104 @@ void TestWhatIfReplay::kernelTimeScaleStretchesTheWindowsKernels() {
         QCOMPARE(replayer.replay(bad, options).windowEndNs,
                  replayer.replay(WhatIf{}, options).windowEndNs);
     }
+}
+
+std::pair<std::unique_ptr<Built>, WhatIf> TestWhatIfReplay::asCudaGraphs(const std::string& path,
+                                                                         uint32_t count) {
+    std::unique_ptr<Built> built = buildGraph(path);
+    std::vector<uint32_t> ops(count);
+    std::iota(ops.begin(), ops.end(), 0u);
+    WhatIf change;
+    change.graphedSteps = model::whatif::graphedStepRanges(built->graph, ops);
+    return {std::move(built), std::move(change)};
+}
+
+// A launch-bound stretch: 40 launches 10 µs apart, each 2 µs kernel 5 µs after its call (the
+// GPU idle 8 µs between kernels). As one CUDA graph the first launch stays, the other calls and
+// the host time between them go, and each later kernel runs WhatIf::graphGapNs (1 µs) after its
+// predecessor: 7 µs sooner per kernel.
+void TestWhatIfReplay::graphedLaunchesRunBackToBack() {
+    testing::InsightFixture fixture(path("graphed.stallscope"), 10'000'000);
+    constexpr int kLaunches = 40;
+    constexpr int64_t t0 = 1'000'000;
+    for (int i = 0; i < kLaunches; ++i)
+        fixture.launch(t0 + 10'000 * i, t0 + 10'000 * i + 5'000, t0 + 10'000 * i + 7'000);
+    fixture.load();
+    auto [built, asGraph] = asCudaGraphs(path("graphed.stallscope"), kLaunches);
+    const RunGraph& graph = built->graph;
+    QCOMPARE(asGraph.graphedSteps.size(), size_t(1));
+    QCOMPARE(asGraph.graphedSteps[0].first, graph.launchStep(0));
+    QCOMPARE(asGraph.graphedSteps[0].last, graph.launchStep(kLaunches - 1));
+    // The lookup the launch-bound rule uses: a kernel row of the stream lane is its operation.
+    QCOMPARE(graph.opOf(0, RunGraph::OpKind::Kernel, 7), uint32_t(7));
+    QCOMPARE(graph.opOf(0, RunGraph::OpKind::Memcpy, 0), model::whatif::kNone);
+    QCOMPARE(graph.opOf(0, RunGraph::OpKind::Kernel, kLaunches), model::whatif::kNone);
+
+    model::whatif::ReplayOptions options;
+    options.windowEndNs = lastGpuEnd(*built->session);
+    options.keepShifts = true;
+    const Replayer replayer(graph);
+    const model::whatif::ReplayResult plain = replayer.replay(WhatIf{}, options);
+    const model::whatif::ReplayResult graphed = replayer.replay(asGraph, options);
+    QCOMPARE(plain.windowEndNs, t0 + 10'000 * (kLaunches - 1) + 7'000);
+    QCOMPARE(plain.windowEndNs - graphed.windowEndNs, int64_t(kLaunches - 1) * 7'000);
+    // The first launch keeps its place; every later call runs when the first has ended.
+    QCOMPARE(graphed.stepShift[graph.launchStep(0)], int64_t(0));
+    QCOMPARE(graphed.stepShift[graph.launchStep(kLaunches - 1)],
+             t0 + 500 - (t0 + 10'000 * (kLaunches - 1)));
+    QCOMPARE(graphed.opEndShift[1], int64_t(10'000 - 3'000) * -1);
+    // The nodes' spacing is the change's, not a recorded delay.
+    asGraph.graphGapNs = 250;
+    QCOMPARE(plain.windowEndNs - replayer.replay(asGraph, options).windowEndNs,
+             int64_t(kLaunches - 1) * (10'000 - 2'250));
+
+    // A range of one step, another thread's or reversed changes nothing.
+    WhatIf nothing;
+    nothing.graphedSteps = {{graph.launchStep(3), graph.launchStep(3)},
+                            {graph.launchStep(9), graph.launchStep(4)},
+                            {graph.launchStep(0), uint32_t(graph.stepCount())}};
+    QCOMPARE(replayer.replay(nothing, options).windowEndNs, plain.windowEndNs);
+    QCOMPARE(model::whatif::graphedStepRanges(graph, std::vector<uint32_t>{5}).size(), size_t(0));
+}
+
+// The same stretch with a host sync after launch 20 (waiting for its kernel): a graph cannot
+// wait for the host, so the launches make two graphs, one on each side of the sync.
+void TestWhatIfReplay::hostSyncSplitsTheGraph() {
+    testing::InsightFixture fixture(path("graph_split.stallscope"), 10'000'000);
+    constexpr int kLaunches = 40;
+    constexpr int64_t t0 = 1'000'000;
+    const int64_t stack = fixture.pythonStack("train.py", 7, "main");
+    for (int i = 0; i < kLaunches; ++i) {
+        const int64_t at = t0 + 10'000 * i + (i >= 20 ? 10'000 : 0);
+        fixture.launch(at, at + 5'000, at + 7'000);
+        if (i == 19)
+            fixture.sync(SyncKind::Stream, at + 1'000, at + 8'000, stack, fixture.stream);
+    }
+    fixture.load();
+    const auto [built, asGraphs] = asCudaGraphs(path("graph_split.stallscope"), kLaunches);
+    const RunGraph& graph = built->graph;
+    QCOMPARE(asGraphs.graphedSteps.size(), size_t(2));
+    QCOMPARE(asGraphs.graphedSteps[0].first, graph.launchStep(0));
+    QCOMPARE(asGraphs.graphedSteps[0].last, graph.launchStep(19));
+    QCOMPARE(asGraphs.graphedSteps[1].first, graph.launchStep(20));
+    QCOMPARE(asGraphs.graphedSteps[1].last, graph.launchStep(kLaunches - 1));
+
+    model::whatif::ReplayOptions options;
+    options.windowEndNs = lastGpuEnd(*built->session);
+    const Replayer replayer(graph);
+    const int64_t before = replayer.replay(WhatIf{}, options).windowEndNs;
+    const int64_t after = replayer.replay(asGraphs, options).windowEndNs;
+    QCOMPARE(before, t0 + 10'000 * kLaunches + 7'000);
+    // Graph 1: kernel 19 ends at t0 + 7 µs + 19 x 3 µs. The sync (0.5 µs after the last call)
+    // returns 1 µs after it, its recorded wake-up; the second graph's launch follows its recorded
+    // 12 µs later, its first kernel 5 µs after that, and its 19 others 3 µs apart.
+    const int64_t kernel19 = t0 + 7'000 + 19 * 3'000;
+    const int64_t launch20 = kernel19 + 1'000 + 12'000;
+    QCOMPARE(after, launch20 + 5'000 + 2'000 + 19 * 3'000);
+    // One range over the sync: the replay splits it there too.
+    WhatIf across;
+    across.graphedSteps = {{graph.launchStep(0), graph.launchStep(kLaunches - 1)}};
+    QCOMPARE(replayer.replay(across, options).windowEndNs, after);
 }
 
 // Stream A runs a 1 ms kernel and records an event; stream B waits for the event and runs a
