@@ -354,13 +354,15 @@ private:
         return cursor < ranges.size() && ranges[cursor].first < step;
     }
 
-    // True when the lane-local step holds a host-blocking sync that still waits.
-    bool holdsBlockingSync(int32_t lane, uint32_t step) {
+    // True when the lane-local step holds a host-blocking sync that still waits. (A search, not
+    // isRemoved's cursor: collapsesStep may have moved that past this step's syncs.)
+    bool holdsBlockingSync(int32_t lane, uint32_t step) const {
         const RunGraph::HostThread& thread = m_graph.threads()[lane];
         const SyncColumns& syncs = m_session.hostLanes[lane].syncs;
+        const std::vector<uint32_t>& removed = m_removed[lane];
         for (uint32_t s = m_hosts[lane].sync; s < syncs.size() && thread.stepOfSync[s] <= step; ++s)
             if (thread.stepOfSync[s] == step && isHostBlocking(syncs.kind[s]) &&
-                !isRemoved(lane, s))
+                !std::binary_search(removed.begin(), removed.end(), s))
                 return true;
         return false;
     }

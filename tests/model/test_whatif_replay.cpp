@@ -302,6 +302,10 @@ void TestWhatIfReplay::hostSyncSplitsTheGraph() {
     WhatIf across;
     across.graphedSteps = {{graph.launchStep(0), graph.launchStep(kLaunches - 1)}};
     QCOMPARE(replayer.replay(across, options).windowEndNs, after);
+    // With the sync removed as well nothing waits for the host: one graph, 40 kernels 3 µs apart.
+    across.removedSyncs = syncsOfStack(*built->session, stack);
+    across.removeStatementTime = true;
+    QCOMPARE(replayer.replay(across, options).windowEndNs, t0 + 7'000 + (kLaunches - 1) * 3'000);
 }
 
 // Stream A runs a 1 ms kernel and records an event; stream B waits for the event and runs a
