@@ -130,7 +130,7 @@ struct Insight {
     // What fixing it would save over the window: for sync sites the what-if replay's answer
     // (docs/insights.md, "Simulated savings"), capped by the GPU idle time in the window.
     int64_t savingsNs = 0;
-    bool simulated = false;     // savingsNs comes from a replay (sync sites within the limits)
+    bool simulated = false;     // savingsNs comes from a replay (sites, launch-bound stretches)
     std::string assumption;     // what the saving assumes, e.g. "if the host did not wait here"
     int64_t medianPeriodNs = 0; // sync sites: median time between consecutive calls on a thread
     // Rule-specific numbers (0 where they do not apply).
