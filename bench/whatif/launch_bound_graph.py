@@ -8,7 +8,7 @@ There is no sync to remove: the finding is the device's launch-bound stretch (FI
 compare.py holds its saving per iteration against the measured one."""
 import torch
 
-from pair_harness import iterations, time_pair
+from pair_harness import captured_graph, iterations, time_pair
 
 SIZE = 64
 LAYERS = 3
@@ -23,17 +23,7 @@ def build(args):
     x = torch.randn(SIZE, SIZE, device="cuda")
     weights = [torch.randn(SIZE, SIZE, device="cuda") / SIZE ** 0.5 for _ in range(LAYERS)]
     biases = [torch.randn(SIZE, device="cuda") for _ in range(LAYERS)]
-    # The capture warms up on a side stream first, as torch.cuda.graphs asks.
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        for _ in range(3):
-            step(x, weights, biases)
-    torch.cuda.current_stream().wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        step(x, weights, biases)
-    return x, weights, biases, graph
+    return x, weights, biases, captured_graph(lambda: step(x, weights, biases))
 
 
 def run(variant, workload, count):

@@ -7,7 +7,7 @@ between two syncs made a CUDA graph: the launch-bound finding's graphs split at 
 compare.py holds the launch-bound finding's saving per iteration (FINDING line)."""
 import torch
 
-from pair_harness import iterations, time_pair
+from pair_harness import captured_graph, iterations, time_pair
 
 SIZE = 64
 
@@ -21,16 +21,7 @@ def build(args):
     x = torch.randn(SIZE, SIZE, device="cuda")
     weight = torch.randn(SIZE, SIZE, device="cuda") / SIZE ** 0.5
     bias = torch.randn(SIZE, device="cuda")
-    side = torch.cuda.Stream()  # the capture warms up on a side stream, as torch.cuda.graphs asks
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        for _ in range(3):
-            step(x, weight, bias)
-    torch.cuda.current_stream().wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        step(x, weight, bias)
-    return x, weight, bias, graph
+    return x, weight, bias, captured_graph(lambda: step(x, weight, bias))
 
 
 def run(variant, workload, count):

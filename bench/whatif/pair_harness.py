@@ -120,3 +120,18 @@ def train_step(model, optimizer, inputs, targets):
     loss.backward()
     optimizer.step()
     return loss
+
+
+def captured_graph(step, warmup=3):
+    """A torch.cuda.CUDAGraph of one call of `step()` (which works in place on its tensors), after
+    `warmup` calls on a side stream, as torch.cuda.graphs asks: the CUDA-graph pairs' fix."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(warmup):
+            step()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        step()
+    return graph
