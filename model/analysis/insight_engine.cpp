@@ -38,6 +38,10 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
         return report.cancelled;
     };
 
+    // The run graph is built on another thread meanwhile (RunGraphBuild). It needs the CUDA
+    // events once its steps and streams are done, which takes about as long as reading them.
+    RunGraphBuild graphBuild(session, options.cancel);
+    graphBuild.provideCudaEvents(database.cudaEvents());
     GpuActivity gpu;
     if (!gpu.build(session, options.cancel) || cancelled())
         return report;
@@ -53,8 +57,8 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
     const AnalysisWindow window = options.window ? *options.window : activeWindow(session);
     const int64_t windowStart = window.startNs, windowEnd = window.endNs;
     SimulatedSavings savings;
-    if (!savings.build(session, database, sites, windowStart, windowEnd, options.thresholds,
-                       options.cancel) ||
+    if (!savings.build(session, graphBuild.take(), sites, windowStart, windowEnd,
+                       options.thresholds, options.cancel) ||
         cancelled())
         return report;
     AnalysisContext context{session, options.thresholds, gpu, sites, launches, savings,

@@ -97,7 +97,44 @@ whatif::WhatIf siteFix(const Session& session, std::span<const EventRef> syncs,
     return fix;
 }
 
-bool SimulatedSavings::build(const Session& session, const SessionDatabase& database,
+RunGraphBuild::RunGraphBuild(const Session& session, const std::atomic<bool>* cancel)
+    : m_graph(std::make_shared<whatif::RunGraph>()) {
+    std::shared_future<void> given = m_eventsGiven.get_future().share();
+    m_thread = std::thread([this, &session, cancel, given] {
+        m_built = m_graph->build(
+            session,
+            [this, given]() -> std::span<const CudaEventInfo> {
+                given.wait();
+                return m_events;
+            },
+            cancel);
+    });
+}
+
+RunGraphBuild::~RunGraphBuild() {
+    if (!m_given)
+        provideCudaEvents({});
+    if (m_thread.joinable())
+        m_thread.join();
+}
+
+void RunGraphBuild::provideCudaEvents(std::vector<CudaEventInfo> events) {
+    if (m_given)
+        return;
+    m_events = std::move(events);
+    m_given = true;
+    m_eventsGiven.set_value();
+}
+
+std::shared_ptr<whatif::RunGraph> RunGraphBuild::take() {
+    if (!m_given)
+        provideCudaEvents({});
+    if (m_thread.joinable())
+        m_thread.join();
+    return m_built ? std::move(m_graph) : nullptr;
+}
+
+bool SimulatedSavings::build(const Session& session, std::shared_ptr<whatif::RunGraph> graph,
                              const SyncSites& sites, int64_t windowStartNs, int64_t windowEndNs,
                              const InsightThresholds& thresholds, const std::atomic<bool>* cancel) {
     m_saving.assign(sites.siteCount(), -1);
@@ -106,22 +143,8 @@ bool SimulatedSavings::build(const Session& session, const SessionDatabase& data
     m_thresholds = thresholds;
     m_windowStartNs = windowStartNs;
     m_windowEndNs = windowEndNs;
-    // The CUDA events (empty without the file or its events) are read from the database on
-    // another thread while the graph's steps and streams are built; this thread does not use the
-    // connection meanwhile.
-    std::vector<CudaEventInfo> cudaEvents; // needed by the build only
-    std::thread reader([&cudaEvents, &database] { cudaEvents = database.cudaEvents(); });
-    m_graph = std::make_shared<whatif::RunGraph>();
-    const bool built = m_graph->build(
-        session,
-        [&cudaEvents, &reader]() -> std::span<const CudaEventInfo> {
-            reader.join();
-            return cudaEvents;
-        },
-        cancel);
-    if (reader.joinable())
-        reader.join();
-    if (!built)
+    m_graph = std::move(graph);
+    if (!m_graph)
         return false;
 
     whatif::ReplayOptions options;

@@ -15,8 +15,10 @@
 
 #include <atomic>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <span>
+#include <thread>
 #include <vector>
 
 namespace stallscope::model {
@@ -51,12 +53,37 @@ GpuPowerCap gpuPowerCap(const Session& session, const InsightThresholds& thresho
 int64_t savedAtPowerCap(int64_t filledIdleNs, const GpuPowerCap& cap,
                         const InsightThresholds& thresholds);
 
+// The run graph, built on a thread of its own from construction on: it needs the session and its
+// CUDA events alone, so the analysis finds the GPU activity and the sync sites meanwhile. The
+// database stays with the constructing thread, which reads the events and hands them over
+// (provideCudaEvents); the build waits for them only once its steps and streams are done.
+class RunGraphBuild {
+public:
+    RunGraphBuild(const Session& session, const std::atomic<bool>* cancel);
+    RunGraphBuild(const RunGraphBuild&) = delete;
+    RunGraphBuild& operator=(const RunGraphBuild&) = delete;
+    ~RunGraphBuild(); // hands over no events if none were given, then waits for the build
+
+    // Once, from the constructing thread (empty: the session has none, or no file).
+    void provideCudaEvents(std::vector<CudaEventInfo> events);
+    // Waits for the build: the graph, or null when it was cancelled. Once.
+    std::shared_ptr<whatif::RunGraph> take();
+
+private:
+    std::vector<CudaEventInfo> m_events;
+    std::promise<void> m_eventsGiven;
+    bool m_given = false;
+    std::shared_ptr<whatif::RunGraph> m_graph;
+    bool m_built = false;
+    std::thread m_thread;
+};
+
 class SimulatedSavings {
 public:
-    // Returns false when cancelled.
-    bool build(const Session& session, const SessionDatabase& database, const SyncSites& sites,
-               int64_t windowStartNs, int64_t windowEndNs, const InsightThresholds& thresholds,
-               const std::atomic<bool>* cancel);
+    // Replays `graph` (built, of `session`). Returns false when cancelled.
+    bool build(const Session& session, std::shared_ptr<whatif::RunGraph> graph,
+               const SyncSites& sites, int64_t windowStartNs, int64_t windowEndNs,
+               const InsightThresholds& thresholds, const std::atomic<bool>* cancel);
 
     bool simulated(int32_t site) const { return m_saving[site] >= 0; }
     // The replayed saving of removing the site's waits, -1 when the site was not simulated.

@@ -108,16 +108,19 @@ std::vector<std::string> SessionDatabase::sourcePaths() const {
 std::vector<CudaEventInfo> SessionDatabase::cudaEvents() const {
     std::vector<CudaEventInfo> events;
     for (const File& file : m_files) {
+        // In row order, which SQLite reads without sorting (no index on record_ns); recorders
+        // write them in time order nearly always, and the sort below puts right the rest.
         format::Statement rows = file.connection.prepare(
-            format::movedSelectSql(format::tables::kCudaEvents, file.moves) +
-            " ORDER BY record_ns, id");
+            format::movedSelectSql(format::tables::kCudaEvents, file.moves) + " ORDER BY id");
         while (rows.step())
             events.push_back({format::readCudaEventRow(rows), rows.integer(0)});
     }
-    if (m_files.size() > 1) // each file's are in order; the run's, by time across its files
-        std::stable_sort(events.begin(), events.end(), [](const auto& a, const auto& b) {
-            return std::pair(a.recordNs, a.id) < std::pair(b.recordNs, b.id);
-        });
+    // By time, across files too.
+    auto earlier = [](const CudaEventInfo& a, const CudaEventInfo& b) {
+        return std::pair(a.recordNs, a.id) < std::pair(b.recordNs, b.id);
+    };
+    if (!std::is_sorted(events.begin(), events.end(), earlier))
+        std::stable_sort(events.begin(), events.end(), earlier);
     return events;
 }
 

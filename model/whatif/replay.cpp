@@ -241,8 +241,8 @@ private:
                 if (const uint32_t waitedFor = nextPair(m_graph.handoffs(), h.handoffCursor, step);
                     waitedFor != kNone && !h.graphed) {
                     // The thread waited for another one: CPU work follows that step's end.
-                    const std::optional<int64_t> shift =
-                        resolved(m_stepEndShift[targetIndex(waitedFor)], force);
+                    const std::optional<int64_t> shift = resolved(
+                        m_stepEndShift[m_graph.handoffTargetIndex(h.handoffCursor)], force);
                     if (!shift)
                         return progressed;
                     const auto [otherLane, otherStep] = m_graph.locateStep(waitedFor);
@@ -322,15 +322,6 @@ private:
         while (cursor < pairs.size() && pairs[cursor].first < key)
             ++cursor;
         return cursor < pairs.size() && pairs[cursor].first == key ? pairs[cursor].second : kNone;
-    }
-
-    // Index of a global step among the hand-off targets (their count when it is none).
-    size_t targetIndex(uint32_t step) const {
-        const std::vector<uint32_t>& targets = m_graph.handoffTargets();
-        const auto found = std::lower_bound(targets.begin(), targets.end(), step);
-        return found != targets.end() && *found == step
-                   ? static_cast<size_t>(found - targets.begin())
-                   : targets.size();
     }
 
     // True when the step holds a removed sync whose call disappears with it.

@@ -1,11 +1,13 @@
 #include "model/whatif/run_graph.h"
 
 #include "model/session/event_ref.h"
+#include "model/whatif/correlation_map.h"
 #include "model/whatif/inferred_launches.h"
 #include "model/whatif/median_sample.h"
 
 #include <algorithm>
 #include <limits>
+#include <thread>
 #include <unordered_map>
 
 namespace stallscope::model::whatif {
@@ -19,44 +21,7 @@ using format::SyncKind;
 struct Launch {
     uint32_t step = kNone;
     uint32_t call = 0;
-};
-
-// Per process, correlation id -> launch: dense when the ids are (they count up, one per call),
-// else hashed.
-class LaunchMap {
-public:
-    void reserve(uint32_t minId, uint32_t maxId, size_t count) {
-        const uint64_t range = uint64_t{maxId} - minId + 1;
-        m_dense = range <= 4 * uint64_t{count} + 4096;
-        m_min = minId;
-        if (m_dense)
-            m_table.assign(range, Launch{});
-    }
-    // Keeps the first call of an id: the outermost (a runtime call precedes its driver call).
-    void add(uint32_t id, const Launch& launch) {
-        if (m_dense) {
-            Launch& slot = m_table[id - m_min];
-            if (slot.step == kNone)
-                slot = launch;
-        } else {
-            m_hashed.emplace(id, launch);
-        }
-    }
-    const Launch* find(uint32_t id) const {
-        if (m_dense) {
-            if (id < m_min || id - m_min >= m_table.size() || m_table[id - m_min].step == kNone)
-                return nullptr;
-            return &m_table[id - m_min];
-        }
-        const auto found = m_hashed.find(id);
-        return found == m_hashed.end() ? nullptr : &found->second;
-    }
-
-private:
-    bool m_dense = true;
-    uint32_t m_min = 0;
-    std::vector<Launch> m_table;
-    std::unordered_map<uint32_t, Launch> m_hashed;
+    bool empty() const { return step == kNone; }
 };
 
 } // namespace
@@ -70,18 +35,20 @@ struct RunGraph::Builder {
     std::vector<int32_t> processOfLane; // per host lane
     std::vector<int32_t> streamLaneOf;  // per Session::streams entry, -1 without a lane
     std::vector<std::vector<int32_t>> lanesOfProcess; // stream lanes per process
-    std::vector<LaunchMap> launches;                  // per process
+    std::vector<CorrelationMap<Launch>> launches;     // per process
     InferredLaunches inferred; // processes without API calls (light recordings)
-    std::vector<std::unordered_map<uint32_t, uint32_t>> transferByCorrelation; // per process
-    std::vector<std::unordered_map<int64_t, const CudaEventInfo*>> eventById;  // per process
+    std::vector<CorrelationMap<CorrelatedIndex>> transferByCorrelation;       // per process
+    std::vector<std::unordered_map<int64_t, const CudaEventInfo*>> eventById; // per process
     std::unordered_map<int64_t, int32_t> streamLaneOfRow; // streams.id -> stream lane
+    mutable std::vector<uint32_t> searchHint; // per stream lane (firstOpStartingAtOrAfter)
 
     int64_t callStart(const Launch& launch) const {
         return session.hostLanes[graph.locateStep(launch.step).first].apiCalls.start[launch.call];
     }
 
     int32_t processOfStreamLane(size_t lane) const {
-        const int32_t device = graph.m_streams[lane].device;
+        const int32_t stream = session.streamLanes[lane].streamIndex;
+        const int32_t device = stream < 0 ? -1 : session.streams[stream].deviceIndex;
         return device < 0 ? -1 : session.devices[device].processIndex;
     }
 
@@ -114,18 +81,16 @@ struct RunGraph::Builder {
                     ++top;
                 topOfCall[c] = static_cast<uint32_t>(top);
             }
-            std::unordered_map<uint32_t, uint32_t> topByCorrelation;
-            topByCorrelation.reserve(syncs.size());
-            for (size_t s = 0; s < syncs.size(); ++s)
-                topByCorrelation.emplace(syncs.correlationId[s], kNone);
+            CorrelationMap<CorrelatedIndex> firstCallOf;
+            IdRange callIds;
+            callIds.add(calls.correlationId);
+            callIds.reserve(firstCallOf);
             for (size_t c = 0; c < calls.size(); ++c)
-                if (auto found = topByCorrelation.find(calls.correlationId[c]);
-                    found != topByCorrelation.end() && found->second == kNone)
-                    found->second = topOfCall[c];
+                firstCallOf.add(calls.correlationId[c], {static_cast<uint32_t>(c)});
             std::vector<uint32_t> containing(syncs.size(), kNone);
             for (size_t s = 0; s < syncs.size(); ++s) {
-                if (const uint32_t top = topByCorrelation[syncs.correlationId[s]]; top != kNone) {
-                    containing[s] = top;
+                if (const CorrelatedIndex* call = firstCallOf.find(syncs.correlationId[s])) {
+                    containing[s] = topOfCall[call->value];
                     continue;
                 }
                 auto after = std::upper_bound(
@@ -180,35 +145,40 @@ struct RunGraph::Builder {
     }
 
     void reserveLaunchMaps() {
-        struct Range {
-            uint32_t min = UINT32_MAX, max = 0;
-            size_t count = 0;
-        };
-        std::vector<Range> ranges(session.processes.size());
+        std::vector<IdRange> ranges(session.processes.size());
         for (size_t l = 0; l < session.hostLanes.size(); ++l) {
             const HostLane& lane = session.hostLanes[l];
             if (lane.threadIndex < 0)
                 continue;
             const int32_t process = session.threads[lane.threadIndex].processIndex;
-            if (process < 0)
-                continue;
-            for (uint32_t id : lane.apiCalls.correlationId) {
-                ranges[process].min = std::min(ranges[process].min, id);
-                ranges[process].max = std::max(ranges[process].max, id);
-            }
-            ranges[process].count += lane.apiCalls.size();
+            if (process >= 0)
+                ranges[process].add(lane.apiCalls.correlationId);
         }
         launches.resize(session.processes.size());
         for (size_t p = 0; p < ranges.size(); ++p)
-            if (ranges[p].count > 0)
-                launches[p].reserve(ranges[p].min, ranges[p].max, ranges[p].count);
+            ranges[p].reserve(launches[p]);
     }
 
     void buildStreams() {
         graph.m_streams.resize(session.streamLanes.size());
+        searchHint.assign(session.streamLanes.size(), 0);
         streamLaneOf.assign(session.streams.size(), -1);
         lanesOfProcess.resize(session.processes.size());
         transferByCorrelation.resize(session.processes.size());
+        std::vector<IdRange> transferIds(session.processes.size());
+        size_t opCount = 0;
+        for (size_t l = 0; l < session.streamLanes.size(); ++l) {
+            const StreamLane& lane = session.streamLanes[l];
+            opCount += lane.kernels.size() + lane.memcpys.size() + lane.memsets.size();
+            if (const int32_t process = processOfStreamLane(l); process >= 0) {
+                transferIds[process].add(lane.memcpys.correlationId);
+                transferIds[process].add(lane.memsets.correlationId);
+            }
+        }
+        for (size_t p = 0; p < transferIds.size(); ++p)
+            transferIds[p].reserve(transferByCorrelation[p]);
+        graph.m_launchStep.reserve(opCount);
+        graph.m_launchLag.reserve(opCount);
         uint32_t nextOp = 0;
         for (size_t l = 0; l < session.streamLanes.size(); ++l) {
             const StreamLane& lane = session.streamLanes[l];
@@ -242,13 +212,13 @@ struct RunGraph::Builder {
                 uint32_t correlation = 0;
                 switch (graph.opKind(static_cast<int32_t>(l), k)) {
                 case OpKind::Kernel:
-                    correlation = lane.kernels.correlationId[stream.ops[k] & 0x3fff'ffff];
+                    correlation = lane.kernels.correlationId[indexOf(stream.ops[k])];
                     break;
                 case OpKind::Memcpy:
-                    correlation = lane.memcpys.correlationId[stream.ops[k] & 0x3fff'ffff];
+                    correlation = lane.memcpys.correlationId[indexOf(stream.ops[k])];
                     break;
                 case OpKind::Memset:
-                    correlation = lane.memsets.correlationId[stream.ops[k] & 0x3fff'ffff];
+                    correlation = lane.memsets.correlationId[indexOf(stream.ops[k])];
                     break;
                 }
                 uint32_t step = kNone;
@@ -266,7 +236,7 @@ struct RunGraph::Builder {
                         lag <= std::numeric_limits<int32_t>::max())
                         step = launchStep;
                     if (graph.opKind(static_cast<int32_t>(l), k) != OpKind::Kernel)
-                        transferByCorrelation[process].emplace(correlation, nextOp + k);
+                        transferByCorrelation[process].add(correlation, {nextOp + k});
                 }
                 graph.m_launchStep.push_back(step);
                 graph.m_launchLag.push_back(step == kNone ? 0 : static_cast<int32_t>(lag));
@@ -281,9 +251,35 @@ struct RunGraph::Builder {
         return graph.opStart(lane, k) - graph.m_launchLag[op];
     }
 
-    // Lane-local index of the first operation of a stream lane that starts at or after t.
+    // Lane-local index of the first operation of a stream lane that starts at or after t. The
+    // syncs ask in nearly ascending time: a search gallops from the lane's previous answer.
     uint32_t firstOpStartingAtOrAfter(int32_t lane, int64_t t) const {
-        uint32_t lo = 0, hi = static_cast<uint32_t>(graph.m_streams[lane].ops.size());
+        const auto count = static_cast<uint32_t>(graph.m_streams[lane].ops.size());
+        uint32_t& hint = searchHint[lane];
+        uint32_t lo = 0, hi = count;
+        if (hint < count && graph.opStart(lane, hint) < t) {
+            lo = hint + 1; // the answer is past the hint: probe 1, 2, 4, ... further on
+            for (uint64_t step = 1;; step *= 2) {
+                const uint64_t probe = lo + step - 1;
+                if (probe >= count)
+                    break;
+                if (graph.opStart(lane, static_cast<uint32_t>(probe)) >= t) {
+                    hi = static_cast<uint32_t>(probe);
+                    break;
+                }
+                lo = static_cast<uint32_t>(probe) + 1;
+            }
+        } else if (hint <= count) {
+            hi = hint; // the answer is at the hint or before it: probe back
+            for (uint64_t step = 1; hi > 0; step *= 2) {
+                const uint32_t probe = hi > step ? hi - static_cast<uint32_t>(step) : 0;
+                if (graph.opStart(lane, probe) < t) {
+                    lo = probe + 1;
+                    break;
+                }
+                hi = probe;
+            }
+        }
         while (lo < hi) {
             const uint32_t mid = lo + (hi - lo) / 2;
             if (graph.opStart(lane, mid) < t)
@@ -291,7 +287,7 @@ struct RunGraph::Builder {
             else
                 hi = mid;
         }
-        return lo;
+        return hint = lo;
     }
 
     // The last operation of a stream lane launched at or before `launchedBy` that started
@@ -352,10 +348,9 @@ struct RunGraph::Builder {
         case SyncKind::PageableCopy:
         case SyncKind::BlockingCopy:
         case SyncKind::BlockingMemset: {
-            const auto& transfers = transferByCorrelation[process];
-            if (const auto found = transfers.find(syncs.correlationId[s]);
-                found != transfers.end()) {
-                out.push_back(found->second);
+            if (const CorrelatedIndex* transfer =
+                    transferByCorrelation[process].find(syncs.correlationId[s])) {
+                out.push_back(transfer->value);
                 return;
             }
             break;
@@ -492,6 +487,12 @@ struct RunGraph::Builder {
         graph.m_handoffTargets.erase(
             std::unique(graph.m_handoffTargets.begin(), graph.m_handoffTargets.end()),
             graph.m_handoffTargets.end());
+        graph.m_handoffTargetIndex.reserve(graph.m_handoffs.size());
+        for (const auto& [step, waitedFor] : graph.m_handoffs)
+            graph.m_handoffTargetIndex.push_back(
+                static_cast<uint32_t>(std::lower_bound(graph.m_handoffTargets.begin(),
+                                                       graph.m_handoffTargets.end(), waitedFor) -
+                                      graph.m_handoffTargets.begin()));
     }
 
     void calibrate() {
@@ -580,12 +581,14 @@ bool RunGraph::build(const Session& session,
         return false;
     builder.inferLaunches();
     builder.buildStreams();
+    // The hand-offs need the steps and the launches alone: found on another thread while the
+    // waits are (they write other members).
+    std::thread handoffs([&builder] { builder.buildHandoffs(); });
     builder.cudaEvents = loadCudaEvents();
-    if (cancelled())
-        return false;
-    builder.buildWaits();
+    if (!cancelled())
+        builder.buildWaits();
+    handoffs.join();
     builder.launches.clear();
-    builder.buildHandoffs();
     if (cancelled())
         return false;
     builder.calibrate();

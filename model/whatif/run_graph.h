@@ -15,6 +15,7 @@
 #include "model/session/session.h"
 #include "model/session/session_database.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -90,14 +91,27 @@ public:
     const Latencies& latencies() const { return m_latencies; }
 
     // Recorded times of a step of host lane `lane` and of an operation of stream lane `lane`.
-    int64_t stepStart(int32_t lane, uint32_t step) const;
-    int64_t stepEnd(int32_t lane, uint32_t step) const;
-    int64_t opStart(int32_t lane, uint32_t op) const;
-    int64_t opEnd(int32_t lane, uint32_t op) const;
-    uint64_t opBytes(int32_t lane, uint32_t op) const; // 0 for kernels
-    OpKind opKind(int32_t lane, uint32_t op) const {
-        return static_cast<OpKind>(m_streams[lane].ops[op] >> 30);
+    // Inline: the build and every replay read them once or more per step and operation.
+    int64_t stepStart(int32_t lane, uint32_t step) const {
+        const uint32_t ref = m_threads[lane].steps[step];
+        const HostLane& host = m_session->hostLanes[lane];
+        return ref & kSyncStep ? host.syncs.start[ref & ~kSyncStep] : host.apiCalls.start[ref];
     }
+    int64_t stepEnd(int32_t lane, uint32_t step) const {
+        const uint32_t ref = m_threads[lane].steps[step];
+        const HostLane& host = m_session->hostLanes[lane];
+        return ref & kSyncStep ? host.syncs.end[ref & ~kSyncStep] : host.apiCalls.end[ref];
+    }
+    int64_t opStart(int32_t lane, uint32_t op) const {
+        const uint32_t ref = m_streams[lane].ops[op];
+        return columnOf(m_session->streamLanes[lane], kindOf(ref)).start[indexOf(ref)];
+    }
+    int64_t opEnd(int32_t lane, uint32_t op) const {
+        const uint32_t ref = m_streams[lane].ops[op];
+        return columnOf(m_session->streamLanes[lane], kindOf(ref)).end[indexOf(ref)];
+    }
+    uint64_t opBytes(int32_t lane, uint32_t op) const; // 0 for kernels
+    OpKind opKind(int32_t lane, uint32_t op) const { return kindOf(m_streams[lane].ops[op]); }
 
     // The step that launched global operation `op` (kNone when unknown) and the recorded time
     // from that launch to the operation's start (launchLag: start - launch call start).
@@ -128,15 +142,21 @@ public:
     const std::vector<std::pair<uint32_t, uint32_t>>& handoffs() const { return m_handoffs; }
     // The steps some hand-off waits for, sorted: the replay keeps the end of these alone.
     const std::vector<uint32_t>& handoffTargets() const { return m_handoffTargets; }
+    // The index in handoffTargets() of the step that hand-off `i` (of handoffs()) waits for.
+    uint32_t handoffTargetIndex(size_t i) const { return m_handoffTargetIndex[i]; }
     // Host lane and lane-local index of a global step id.
-    std::pair<int32_t, uint32_t> locateStep(uint32_t step) const;
+    std::pair<int32_t, uint32_t> locateStep(uint32_t step) const {
+        return locate(m_threads, step, &HostThread::firstStep);
+    }
     std::span<const uint32_t> awaited(int32_t lane, uint32_t sync) const {
         const HostThread& thread = m_threads[lane];
         return {m_awaited.data() + thread.awaitedBegin[sync],
                 thread.awaitedBegin[sync + 1] - thread.awaitedBegin[sync]};
     }
     // Stream lane and lane-local index of a global operation id.
-    std::pair<int32_t, uint32_t> locateOp(uint32_t op) const;
+    std::pair<int32_t, uint32_t> locateOp(uint32_t op) const {
+        return locate(m_streams, op, &Stream::firstOp);
+    }
     // The global id of the operation of stream lane `lane` that is row `index` of the lane's
     // column of `kind` (kNone when there is none).
     uint32_t opOf(int32_t lane, OpKind kind, uint32_t index) const;
@@ -145,6 +165,30 @@ public:
 
 private:
     struct Builder;
+    // Stream::ops entries: the kind in the top two bits, the row in its column below.
+    static OpKind kindOf(uint32_t ref) { return static_cast<OpKind>(ref >> 30); }
+    static uint32_t indexOf(uint32_t ref) { return ref & 0x3fff'ffff; }
+    // The lane of a global id (the last lane whose first id is at most it) and its index there.
+    template <typename Lane>
+    static std::pair<int32_t, uint32_t> locate(const std::vector<Lane>& lanes, uint32_t id,
+                                               uint32_t Lane::*firstId) {
+        const auto after = std::upper_bound(
+            lanes.begin(), lanes.end(), id,
+            [firstId](uint32_t value, const Lane& lane) { return value < lane.*firstId; });
+        const auto lane = static_cast<int32_t>(after - lanes.begin()) - 1;
+        return {lane, id - lanes[lane].*firstId};
+    }
+    static const IntervalColumns& columnOf(const StreamLane& lane, OpKind kind) {
+        switch (kind) {
+        case OpKind::Kernel:
+            return lane.kernels;
+        case OpKind::Memcpy:
+            return lane.memcpys;
+        case OpKind::Memset:
+            break;
+        }
+        return lane.memsets;
+    }
     // Latencies::recorder* and deepQueueDelayNs from the session's meta, and m_launchesWork
     // (run_graph_access.cpp).
     void readCalibration();
@@ -159,6 +203,7 @@ private:
     std::vector<std::pair<uint32_t, uint32_t>> m_eventDeps; // (op, op it waits for), by op
     std::vector<std::pair<uint32_t, uint32_t>> m_handoffs;  // (step, step it waited for), by step
     std::vector<uint32_t> m_handoffTargets;
+    std::vector<uint32_t> m_handoffTargetIndex; // per hand-off
     std::vector<uint32_t> m_awaited;
     std::vector<uint8_t> m_launchesWork; // per global step, with the recorder's launch cost only
     Latencies m_latencies;

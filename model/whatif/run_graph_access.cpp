@@ -8,47 +8,9 @@
 
 namespace stallscope::model::whatif {
 
-namespace {
-
-const IntervalColumns& columnOf(const StreamLane& lane, RunGraph::OpKind kind) {
-    switch (kind) {
-    case RunGraph::OpKind::Kernel:
-        return lane.kernels;
-    case RunGraph::OpKind::Memcpy:
-        return lane.memcpys;
-    case RunGraph::OpKind::Memset:
-        break;
-    }
-    return lane.memsets;
-}
-
-} // namespace
-
-int64_t RunGraph::stepStart(int32_t lane, uint32_t step) const {
-    const uint32_t ref = m_threads[lane].steps[step];
-    const HostLane& host = m_session->hostLanes[lane];
-    return ref & kSyncStep ? host.syncs.start[ref & ~kSyncStep] : host.apiCalls.start[ref];
-}
-
-int64_t RunGraph::stepEnd(int32_t lane, uint32_t step) const {
-    const uint32_t ref = m_threads[lane].steps[step];
-    const HostLane& host = m_session->hostLanes[lane];
-    return ref & kSyncStep ? host.syncs.end[ref & ~kSyncStep] : host.apiCalls.end[ref];
-}
-
-int64_t RunGraph::opStart(int32_t lane, uint32_t op) const {
-    return columnOf(m_session->streamLanes[lane], opKind(lane, op))
-        .start[m_streams[lane].ops[op] & 0x3fff'ffff];
-}
-
-int64_t RunGraph::opEnd(int32_t lane, uint32_t op) const {
-    return columnOf(m_session->streamLanes[lane], opKind(lane, op))
-        .end[m_streams[lane].ops[op] & 0x3fff'ffff];
-}
-
 uint64_t RunGraph::opBytes(int32_t lane, uint32_t op) const {
     const StreamLane& stream = m_session->streamLanes[lane];
-    const uint32_t index = m_streams[lane].ops[op] & 0x3fff'ffff;
+    const uint32_t index = indexOf(m_streams[lane].ops[op]);
     switch (opKind(lane, op)) {
     case OpKind::Kernel:
         return 0;
@@ -72,22 +34,6 @@ uint32_t RunGraph::handoff(uint32_t step) const {
     return found != m_handoffs.end() && found->first == step ? found->second : kNone;
 }
 
-std::pair<int32_t, uint32_t> RunGraph::locateStep(uint32_t step) const {
-    const auto after =
-        std::upper_bound(m_threads.begin(), m_threads.end(), step,
-                         [](uint32_t id, const HostThread& t) { return id < t.firstStep; });
-    const auto lane = static_cast<int32_t>(after - m_threads.begin()) - 1;
-    return {lane, step - m_threads[lane].firstStep};
-}
-
-std::pair<int32_t, uint32_t> RunGraph::locateOp(uint32_t op) const {
-    const auto after =
-        std::upper_bound(m_streams.begin(), m_streams.end(), op,
-                         [](uint32_t id, const Stream& s) { return id < s.firstOp; });
-    const auto lane = static_cast<int32_t>(after - m_streams.begin()) - 1;
-    return {lane, op - m_streams[lane].firstOp};
-}
-
 uint32_t RunGraph::opOf(int32_t lane, OpKind kind, uint32_t index) const {
     if (lane < 0 || static_cast<size_t>(lane) >= m_streams.size())
         return kNone;
@@ -99,12 +45,12 @@ uint32_t RunGraph::opOf(int32_t lane, OpKind kind, uint32_t index) const {
     const std::vector<uint32_t>& ops = m_streams[lane].ops;
     const int64_t start = column.start[index];
     uint32_t k = static_cast<uint32_t>(
-        std::partition_point(ops.begin(), ops.end(),
-                             [&](uint32_t ref) {
-                                 return columnOf(m_session->streamLanes[lane],
-                                                 static_cast<OpKind>(ref >> 30))
-                                            .start[ref & 0x3fff'ffff] < start;
-                             }) -
+        std::partition_point(
+            ops.begin(), ops.end(),
+            [&](uint32_t ref) {
+                return columnOf(m_session->streamLanes[lane], kindOf(ref)).start[indexOf(ref)] <
+                       start;
+            }) -
         ops.begin());
     const uint32_t wanted = static_cast<uint32_t>(kind) << 30 | index;
     for (; k < ops.size() && opStart(lane, k) == start; ++k)
@@ -141,7 +87,7 @@ size_t RunGraph::memoryBytes() const {
     size_t bytes = m_launchesWork.capacity() + m_launchStep.capacity() * 4 +
                    m_launchLag.capacity() * 4 + m_eventDeps.capacity() * 8 +
                    m_handoffs.capacity() * 8 + m_handoffTargets.capacity() * 4 +
-                   m_awaited.capacity() * 4;
+                   m_handoffTargetIndex.capacity() * 4 + m_awaited.capacity() * 4;
     for (const HostThread& thread : m_threads)
         bytes += (thread.steps.capacity() + thread.stepOfSync.capacity() +
                   thread.awaitedBegin.capacity()) *

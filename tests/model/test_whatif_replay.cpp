@@ -42,6 +42,7 @@ private slots:
     void kernelTimeScaleStretchesTheWindowsKernels();
     void eventEdgeHoldsTheWaitingStream();
     void deviceSyncAwaitsEveryStream();
+    void removedSyncCallDisappears_data();
     void removedSyncCallDisappears();
     void graphedLaunchesRunBackToBack();
     void hostSyncSplitsTheGraph();
@@ -386,7 +387,18 @@ void TestWhatIfReplay::deviceSyncAwaitsEveryStream() {
 // cudaDeviceSynchronize [t + 1 µs, t + 9 µs] whose sync record [t + 2 µs, t + 8 µs] finds the
 // kernel done, then computes 11 µs. Removing the sync removes the whole call (8 µs a step); with
 // the statement's own time also the 500 ns before it (the thread's median gap between calls).
+// A sync record that starts before its call (as CUPTI's may) belongs to it by correlation id,
+// also when the ids are too far apart for a table (the build's maps hash them).
+void TestWhatIfReplay::removedSyncCallDisappears_data() {
+    QTest::addColumn<qint64>("syncCorrelation"); // of the first sync; the launches count from 1
+    QTest::addColumn<qint64>("syncStart");       // after t
+    QTest::newRow("inside its call, ids in a table") << qint64(900'000) << qint64(2'000);
+    QTest::newRow("before its call, ids hashed") << qint64(4'000'000'000) << qint64(900);
+}
+
 void TestWhatIfReplay::removedSyncCallDisappears() {
+    QFETCH(qint64, syncCorrelation);
+    QFETCH(qint64, syncStart);
     testing::InsightFixture fixture(path("call.stallscope"), 10'000'000);
     const int64_t stack = fixture.pythonStack("train.py", 50, "main");
     format::SessionWriter& writer = fixture.writer();
@@ -396,17 +408,25 @@ void TestWhatIfReplay::removedSyncCallDisappears() {
         const int64_t t = 1'000'000 + 20'000 * i;
         fixture.launch(t, t + 1'500, t + 1'600);
         writer.addApiCall({fixture.thread, format::ApiDomain::Runtime, 165, syncName, t + 1'000,
-                           t + 9'000, 900'000 + i, 0});
+                           t + 9'000, syncCorrelation + i, 0});
         format::SyncRow sync;
         sync.threadId = fixture.thread;
         sync.kind = SyncKind::Device;
-        sync.startNs = t + 2'000;
+        sync.startNs = t + syncStart;
         sync.endNs = t + 8'000;
-        sync.correlationId = 900'000 + i;
+        sync.correlationId = syncCorrelation + i;
         sync.stackId = stack;
         writer.addSync(sync);
     }
     fixture.load();
+    const std::unique_ptr<Built> built = buildGraph(path("call.stallscope"));
+    const RunGraph& graph = built->graph;
+    QCOMPARE(graph.stepCount(), size_t(2 * kSteps)); // each launch and each sync call
+    for (uint32_t op = 0; op < graph.opCount(); ++op)
+        QCOMPARE(graph.launchStep(op), 2 * op);
+    for (uint32_t s = 0; s < kSteps; ++s)
+        QCOMPARE(graph.threads()[0].stepOfSync[s], 2 * s + 1);
+    checkIdentity(path("call.stallscope"));
     const auto [before, after] = replayWithout(path("call.stallscope"), stack);
     QCOMPARE(before - after, int64_t(kSteps - 1) * 8'000);
     const int64_t withStatements = replayWithout(path("call.stallscope"), stack, true).second;
