@@ -14,7 +14,8 @@ in DIR, default TIMINGS_JSON's folder) goes through `stallscope --insights --jso
 one row per recording, then per pair the number of recordings within +-25 % and the median
 recording's prediction against the measured saving.
   the share of the loop (a second measure, the percentage a finding's card shows):
-    predicted share = predicted saving per iteration / the recorded run's loop per iteration
+    predicted share = the finding's share over the recorded loop (its saving over the loop
+                      without the recorder's own cost, as the tool replays it)
     measured share  = measured saving per iteration / the timed "before" loop per iteration
   The recordings and the timed rounds run in separate processes, and a host runs one program at
   different speeds from one process or stretch to the next (bench/RESULTS.md, "Five recordings per
@@ -99,24 +100,25 @@ def compare_pair(name, entry, insight, recording):
            "recorded_syncs": (iterations + entry.get("warmup", 0)) * per_iteration,
            "predicted_per_sync": None, "predicted_total": None, "count": None, "rule": None,
            "analysed": insight is not False}
+    predicted_share = None
     if insight and insight.get("count"):
         count = iterations if by_rule else insight["count"]
         row.update(predicted_per_sync=insight["savings_ns"] * 1e-9 / count,
                    predicted_total=insight["savings_ns"] * 1e-9, count=insight["count"],
                    rule=insight.get("rule"))
+        predicted_share = insight.get("share")
     # What the timed loop's saving would be over the recorded run's syncs (it also ran the warm-up).
     row["measured_total_recorded"] = row["measured_per_sync"] * row["recorded_syncs"]
     row["ratio"] = ratio(row["predicted_per_sync"], row["measured_per_sync"])
-    row["predicted_share"] = (row["predicted_per_sync"] * per_iteration / recorded_per_iter
-                              if recorded_per_iter and row["predicted_per_sync"] is not None
-                              else None)
+    row["predicted_share"] = predicted_share
     row["measured_share"] = row["measured_per_sync"] * per_iteration / row["before_per_iter"]
     row["share_ratio"] = ratio(row["predicted_share"], row["measured_share"])
-    # The fixed loop the recording predicts (its own loop less the predicted saving), against the
-    # timed "after": free of the difference between the recording's host and the timed rounds'.
+    # The fixed loop the recording predicts (its loop without the recorder's cost, savings / share,
+    # less the saving), against the timed "after": free of the difference between the recording's
+    # host and the timed rounds'.
     row["predicted_after_per_iter"] = (
-        recorded_per_iter - row["predicted_per_sync"] * per_iteration
-        if recorded_per_iter is not None and row["predicted_per_sync"] is not None else None)
+        row["predicted_total"] * (1 / predicted_share - 1) / iterations
+        if predicted_share and row["predicted_total"] is not None else None)
     return row
 
 
@@ -179,7 +181,7 @@ def fmt_ratio(value):
 def markdown(rows):
     lines = ["| pair | recording | loop before (ms/iter) | after | recorded loop"
              " | measured saving per sync | predicted per sync | predicted/measured"
-             " | within ±25 %? | predicted after (recorded loop - saving) | vs after |",
+             " | within ±25 %? | predicted after (loop without the recorder - saving) | vs after |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         predicted = (fmt_us(r["predicted_per_sync"]) if r["count"]
@@ -194,8 +196,9 @@ def markdown(rows):
             "n/a" if after_error is None else "%+.1f %%" % (100 * after_error)))
     lines += summary_table(rows, "Per pair (the median recording's prediction):", "per sync",
                            ("predicted_per_sync", "measured_per_sync", "ratio"), fmt_us)
-    lines += summary_table(rows, "Per pair, the share of the loop the fix saves (predicted: of the"
-                           " recorded loop; measured: of the timed \"before\" loop):", "share",
+    lines += summary_table(rows, "Per pair, the share of the loop the fix saves (predicted: the"
+                           " finding's, of the recorded loop without the recorder's cost;"
+                           " measured: of the timed \"before\" loop):", "share",
                            ("predicted_share", "measured_share", "share_ratio"), fmt_percent)
     lines += ["", "Totals over the recorded run (the tool's count may differ from the program's):", "",
               "| pair | recording | rule | syncs counted by the tool | syncs in the recorded run"

@@ -206,6 +206,9 @@ struct SessionStatistics {
     // the session did not measure it).
     int64_t recorderRestartOverheadNs = 0;
     int64_t recorderLaunchOverheadNs = 0;
+    // What that cost took of the window (SimulatedSavings::recorderCostInWindowNs): the savings'
+    // shares are of the window without it.
+    int64_t recorderCostInWindowNs = 0;
     // The GPU's deep-queue delay the savings use (SimulatedSavings::deepQueueDelayNs).
     int64_t gpuDeepQueueDelayNs = 0;
     std::vector<DeviceBusy> devices;

@@ -66,6 +66,8 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
     context.windowStartNs = windowStart;
     context.windowEndNs = windowEnd;
     context.windowNs = std::max<int64_t>(windowEnd - windowStart, 1);
+    context.savingsWindowNs =
+        std::max<int64_t>(context.windowNs - savings.recorderCostInWindowNs(), 1);
     for (size_t d = 0; d < gpu.deviceCount(); ++d) {
         const int64_t busy = window.overlapNs(gpu.busy(static_cast<int32_t>(d)));
         if (busy <= 0)
@@ -106,6 +108,7 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
     report.summary.launchesInferred = savings.launchesInferred();
     report.summary.recorderRestartOverheadNs = savings.recorderRestartNs();
     report.summary.recorderLaunchOverheadNs = savings.recorderLaunchNs();
+    report.summary.recorderCostInWindowNs = savings.recorderCostInWindowNs();
     report.summary.gpuDeepQueueDelayNs = savings.deepQueueDelayNs();
     report.sites = sites.stats();
     report.runGraph = savings.sharedGraph();

@@ -27,7 +27,11 @@ struct AnalysisContext {
     const HostSamples& samples; // the Python sampler's lines (none in sessions without samples)
     const std::atomic<bool>* cancel = nullptr;
     int64_t windowStartNs = 0, windowEndNs = 1;
-    int64_t windowNs = 1;    // never 0, so shares stay finite
+    int64_t windowNs = 1; // never 0, so shares stay finite
+    // The window without what the recorder's own cost took of it
+    // (SimulatedSavings::recorderCostInWindowNs): the savings leave that cost out, and so does
+    // their share. Never 0.
+    int64_t savingsWindowNs = 1;
     int64_t gpuIdleNs = 0;   // in the window, the largest of the devices with work
     double gpuBusyShare = 0; // in the window, the busiest device
     SourceLanguage language = SourceLanguage::Unknown; // wording for rules without a site
@@ -39,7 +43,7 @@ struct AnalysisContext {
     }
     // Rates an insight by what fixing it would save: savingsNs (at most the GPU idle time of the
     // window plus the GPU time the fix takes away: no fix recovers more), its share of the window
-    // and the severity that share earns.
+    // without the recorder's cost (savingsWindowNs) and the severity that share earns.
     void rateBySavings(Insight& insight, int64_t savingsNs, int64_t gpuTimeRemovedNs = 0) const;
 };
 

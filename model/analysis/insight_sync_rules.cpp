@@ -27,7 +27,8 @@ void AnalysisContext::rateBySavings(Insight& insight, int64_t savingsNs,
                                     int64_t gpuTimeRemovedNs) const {
     insight.savingsNs =
         std::clamp<int64_t>(savingsNs, 0, format::addSaturated(gpuIdleNs, gpuTimeRemovedNs));
-    insight.share = shareOf(insight.savingsNs);
+    insight.share = std::min(1.0, static_cast<double>(insight.savingsNs) /
+                                      static_cast<double>(savingsWindowNs));
     insight.severity = severityFor(insight.share);
 }
 
@@ -75,6 +76,9 @@ std::string calibrationNote(const AnalysisContext& context) {
                " a restart of the idle GPU after a sync, " +
                formatDuration(savings.recorderLaunchNs()) +
                " a launch call, measured on the recording machine)";
+    if (const int64_t cost = savings.recorderCostInWindowNs(); cost > 0)
+        note += ", which took " + formatDuration(cost) + " of the window: shares are of the " +
+                formatDuration(context.savingsWindowNs) + " left";
     if (savings.deepQueueDelayNs() != 0)
         note += "; behind " + std::to_string(format::meta::kDeepQueueLaunches) +
                 " or more queued launches a kernel starts " +

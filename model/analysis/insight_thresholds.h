@@ -3,6 +3,8 @@
 // InsightEngine::analyze.
 #pragma once
 
+#include "model/whatif/graph_node_gap.h"
+
 #include <cstdint>
 
 namespace stallscope::model {
@@ -86,13 +88,13 @@ struct InsightThresholds {
 
     // launch-bound: an operation is "short" up to shortKernelNs; a stretch is a run of short
     // operations each preceded by an idle gap longer than itself and no longer than maxGapNs; it
-    // is reported from minKernels kernels on. graphGapNs: what a CUDA graph replay is assumed to
-    // leave of each gap (the savings estimate).
+    // is reported from minKernels kernels on. graphGapNs: the spacing of a CUDA graph's nodes,
+    // what a graph replay is assumed to leave of each gap (the replay and the estimate).
     struct {
         int64_t shortKernelNs = 20'000;
         int64_t maxGapNs = 1'000'000;
         int64_t minKernels = 32;
-        int64_t graphGapNs = 1'000;
+        int64_t graphGapNs = whatif::kGraphNodeGapNs;
     } launchBound;
 
     // Sampled lines (docs/insights.md, "Sampled lines": the Python sampler's samples): the

@@ -64,6 +64,20 @@ int64_t busiestDevice(const std::vector<int64_t>& busyNsPerDevice) {
                : *std::max_element(busyNsPerDevice.begin(), busyNsPerDevice.end());
 }
 
+// The window's recorded span of GPU work less its span in `baseline`, replayed without the
+// recorder's cost: what that cost took of it (0 when the session did not measure the cost or the
+// window has no GPU work).
+int64_t recorderCostOf(const whatif::ReplayResult& baseline, const whatif::Latencies& latencies) {
+    constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
+    if ((latencies.recorderLaunchNs == 0 && latencies.recorderRestartNs == 0) ||
+        baseline.windowFirstOpStartNs == kNone || baseline.windowEndNs == kNone ||
+        baseline.recordedWindowFirstOpStartNs == kNone || baseline.recordedWindowEndNs == kNone)
+        return 0;
+    const int64_t recorded = baseline.recordedWindowEndNs - baseline.recordedWindowFirstOpStartNs;
+    const int64_t replayed = baseline.windowEndNs - baseline.windowFirstOpStartNs;
+    return std::max<int64_t>(0, recorded - replayed);
+}
+
 // Runs job(0) .. job(count - 1) on this thread and one more (when the machine has two cores);
 // false when a job returned false (cancelled): the others stop taking jobs.
 bool runOnTwoThreads(size_t count, const std::function<bool(size_t)>& job) {
@@ -250,6 +264,7 @@ bool SimulatedSavings::build(const Session& session, std::shared_ptr<whatif::Run
         m_saving[chosen[i]] = saving;
     }
     m_baselineEndNs = baseline.windowEndNs;
+    m_recorderCostNs = recorderCostOf(baseline, m_graph->latencies());
     m_built = true;
     return true;
 }

@@ -115,6 +115,10 @@ public:
         return m_graph ? m_graph->latencies().recorderRestartNs : 0;
     }
     int64_t recorderLaunchNs() const { return m_graph ? m_graph->latencies().recorderLaunchNs : 0; }
+    // How much of the window's GPU work the recorder's own cost took: its recorded span less
+    // the unmodified replay's without that cost (0 when the session did not measure the cost).
+    // The savings are of the run without it, and so are their shares (AnalysisContext).
+    int64_t recorderCostInWindowNs() const { return m_recorderCostNs; }
     // The GPU's deep-queue delay the replays used (whatif::Latencies::deepQueueDelayNs).
     int64_t deepQueueDelayNs() const { return m_graph ? m_graph->latencies().deepQueueDelayNs : 0; }
 
@@ -128,6 +132,7 @@ private:
     InsightThresholds m_thresholds;
     int64_t m_windowStartNs = 0, m_windowEndNs = 0;
     int64_t m_baselineEndNs = 0; // the unmodified replay's end of the window
+    int64_t m_recorderCostNs = 0;
     bool m_built = false;
 };
 

@@ -145,8 +145,11 @@ public:
         result.forcedNodes = m_forced;
         result.gpuTimeRemovedNs = m_gpuTimeRemoved;
         result.busyNsPerDevice = std::move(m_busyNs);
-        if (m_windowFirstOpStart != std::numeric_limits<int64_t>::max())
+        if (m_windowFirstOpStart != std::numeric_limits<int64_t>::max()) {
             result.windowFirstOpStartNs = m_windowFirstOpStart;
+            result.recordedWindowFirstOpStartNs = m_recordedWindowFirstOpStart;
+        }
+        result.recordedWindowEndNs = m_recordedWindowEnd;
         if (m_options.keepShifts) {
             result.stepShift = std::move(m_stepShift);
             result.opEndShift = std::move(m_opShift);
@@ -184,8 +187,10 @@ private:
     }
 
     void noteEnd(int64_t recordedEnd, int64_t replayedEnd) {
-        if (inWindow(recordedEnd))
+        if (inWindow(recordedEnd)) {
             m_windowEnd = std::max(m_windowEnd, replayedEnd);
+            m_recordedWindowEnd = std::max(m_recordedWindowEnd, recordedEnd);
+        }
     }
 
     // A dependency's replayed shift; none while it is not replayed yet, unless `force`: then its
@@ -229,9 +234,16 @@ private:
                 if (!m_graphed[lane].empty()) {
                     // A graph cannot wait for the host: a step that does keeps its time, and the
                     // next one launches a new graph.
+                    const GraphRole role = graphRoleOf(lane, step);
                     const bool blocks = holdsBlockingSync(lane, h.step);
-                    h.graphed = isGraphed(lane, step) && !blocks && !h.afterBlockingSync;
+                    h.graphed = role == GraphRole::Later && !blocks && !h.afterBlockingSync;
                     h.afterBlockingSync = blocks;
+                    // The step that launches a graph stands for the graph's launch, not for its
+                    // first operation's: the CPU time before it loses that operation's dispatch
+                    // (Python's, which a graph replay does not run), the thread's typical time
+                    // between two calls at most, as a removed sync statement does.
+                    if (role != GraphRole::None && !blocks && !h.graphed)
+                        cpu -= std::min(cpu, thread.medianGapNs);
                 }
                 if (h.graphed) {
                     cpu = 0;
@@ -335,14 +347,18 @@ private:
         return false;
     }
 
-    // True when global step `step` follows the first step of one of its lane's graphed ranges
-    // (WhatIf::graphedSteps), for steps that only grow: the cursor keeps its place.
-    bool isGraphed(int32_t lane, uint32_t step) {
+    // Where global step `step` lies in its lane's graphed ranges (WhatIf::graphedSteps): outside
+    // them, the first step of one (the graph's launch) or a later one. For steps that only grow:
+    // the cursor keeps its place.
+    enum class GraphRole : uint8_t { None, First, Later };
+    GraphRole graphRoleOf(int32_t lane, uint32_t step) {
         const std::vector<StepRange>& ranges = m_graphed[lane];
         size_t& cursor = m_hosts[lane].graphedCursor;
         while (cursor < ranges.size() && ranges[cursor].last < step)
             ++cursor;
-        return cursor < ranges.size() && ranges[cursor].first < step;
+        if (cursor == ranges.size() || ranges[cursor].first > step)
+            return GraphRole::None;
+        return ranges[cursor].first == step ? GraphRole::First : GraphRole::Later;
     }
 
     // True when the lane-local step holds a host-blocking sync that still waits. (A search, not
@@ -391,8 +407,9 @@ private:
                         ? std::min(m_latencies.recorderRestartNs, std::max<int64_t>(0, lag / 2))
                         : 0;
                 if (graphed)
-                    graphFloor = plus(plus(launched, *shift),
-                                      std::min(std::max<int64_t>(0, lag), m_latencies.launchNs));
+                    graphFloor =
+                        plus(plus(launched, *shift),
+                             std::min(std::max<int64_t>(0, lag), m_latencies.launchNs) - sooner);
                 else
                     begin.add(launched, plus(launched, *shift) - sooner, m_latencies.launchNs);
             }
@@ -434,8 +451,10 @@ private:
             if (!m_opStartShift.empty())
                 m_opStartShift[op] = replayedStart - start;
             noteEnd(end, replayedEnd);
-            if (inWindow(end))
+            if (inWindow(end)) {
                 m_windowFirstOpStart = std::min(m_windowFirstOpStart, replayedStart);
+                m_recordedWindowFirstOpStart = std::min(m_recordedWindowFirstOpStart, start);
+            }
             st.previousEnd = end;
             st.previousReplayedEnd = replayedEnd;
             progressed = true;
@@ -530,53 +549,18 @@ private:
     std::vector<uint32_t> m_pinned;                // global operation ids, sorted
     std::vector<std::vector<StepRange>> m_graphed; // per host lane, sorted, disjoint
     std::vector<char> m_stepGraphed; // per global step once replayed (only with graphedSteps)
-    int64_t m_windowEnd = kUnset;
+    int64_t m_windowEnd = kUnset, m_recordedWindowEnd = kUnset;
     int64_t m_forced = 0;
     int64_t m_gpuTimeRemoved = 0;
     std::vector<int64_t> m_busyNs; // per device, operations ending in the window
     int64_t m_windowFirstOpStart = std::numeric_limits<int64_t>::max();
+    int64_t m_recordedWindowFirstOpStart = std::numeric_limits<int64_t>::max();
 };
 
 } // namespace
 
 ReplayResult Replayer::replay(const WhatIf& changes, const ReplayOptions& options) const {
     return Replay(m_graph, changes, options).run();
-}
-
-std::vector<StepRange> graphedStepRanges(const RunGraph& graph, std::span<const uint32_t> ops) {
-    std::vector<uint32_t> steps;
-    for (uint32_t op : ops)
-        if (op < graph.opCount() && graph.launchStep(op) != kNone)
-            steps.push_back(graph.launchStep(op));
-    std::sort(steps.begin(), steps.end());
-    steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
-    // Whether a step of `lane` after lane-local step `after`, up to `upTo`, holds a host-blocking
-    // sync (stepOfSync grows with the sync index).
-    auto blockedBetween = [&graph](int32_t lane, uint32_t after, uint32_t upTo) {
-        const RunGraph::HostThread& thread = graph.threads()[lane];
-        const SyncColumns& syncs = graph.session().hostLanes[lane].syncs;
-        auto s = static_cast<size_t>(
-            std::upper_bound(thread.stepOfSync.begin(), thread.stepOfSync.end(), after) -
-            thread.stepOfSync.begin());
-        for (; s < syncs.size() && thread.stepOfSync[s] <= upTo; ++s)
-            if (isHostBlocking(syncs.kind[s]))
-                return true;
-        return false;
-    };
-    std::vector<StepRange> ranges;
-    int32_t previousLane = -1;
-    uint32_t previousLocal = 0;
-    for (uint32_t step : steps) {
-        const auto [lane, local] = graph.locateStep(step);
-        if (lane == previousLane && !blockedBetween(lane, previousLocal, local))
-            ranges.back().last = step;
-        else
-            ranges.push_back({step, step});
-        previousLane = lane;
-        previousLocal = local;
-    }
-    std::erase_if(ranges, [](const StepRange& range) { return range.first == range.last; });
-    return ranges;
 }
 
 } // namespace stallscope::model::whatif

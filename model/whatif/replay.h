@@ -11,6 +11,7 @@
 #pragma once
 
 #include "model/session/event_ref.h"
+#include "model/whatif/graph_node_gap.h"
 #include "model/whatif/run_graph.h"
 
 #include <atomic>
@@ -59,7 +60,7 @@ struct WhatIf {
     // predecessor ends (and no sooner than the typical launch latency after the graph's launch):
     // the spacing of a graph's nodes, not the recording's (InsightThresholds'
     // launchBound.graphGapNs).
-    int64_t graphGapNs = 1'000;
+    int64_t graphGapNs = kGraphNodeGapNs;
 };
 
 // The step ranges that make the launches of `ops` (global operation ids, e.g. a launch-bound
@@ -94,6 +95,11 @@ struct ReplayResult {
     // The replayed start of the earliest GPU operation that ended inside the window in the
     // recording (INT64_MIN when none did): from it to windowEndNs the GPU's work in the window.
     int64_t windowFirstOpStartNs = INT64_MIN;
+    // Their recorded counterparts: the end of the latest activity that ended inside the window,
+    // the start of the earliest operation (INT64_MIN when none). Against the replayed ones, how
+    // much longer or shorter the replay made the window's work.
+    int64_t recordedWindowEndNs = INT64_MIN;
+    int64_t recordedWindowFirstOpStartNs = INT64_MIN;
     bool cancelled = false;
     // With keepShifts: replayed - recorded start per global step, replayed - recorded end and
     // start per global operation (they differ for copies made pinned).

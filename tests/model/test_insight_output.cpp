@@ -245,16 +245,31 @@ void TestInsightOutput::measuredCostsInEvidenceAndJson() {
     QCOMPARE(summary["recorder_overhead"]["restart_ns"].toInteger(), 1'500);
     QCOMPARE(summary["recorder_overhead"]["launch_ns"].toInteger(), 300);
     QCOMPARE(summary["gpu_deep_queue_delay_ns"].toInteger(), 700);
-    const QString evidence = root["insights"][0]["evidence"].toString();
+    // Without the costs each step's first kernel starts 1 µs sooner (half its 2 µs launch-to-start
+    // time, under the 1.5 µs restart cost), the kernels queued behind it and the sync with it, and
+    // the next step's launches after the sync: the window's GPU work, from step 0's first kernel
+    // (10 + 2 µs) to step 4's last (410 + 42 µs), is 5 - 1 µs shorter. The finding's share is of
+    // the other 436 µs.
+    QCOMPARE(summary["recorder_overhead"]["window_ns"].toInteger(), 4'000);
+    const QJsonObject finding = root["insights"][0].toObject();
+    QCOMPARE(finding["share"].toDouble(),
+             static_cast<double>(finding["savings_ns"].toInteger()) / 436'000.0);
+    const QString evidence = finding["evidence"].toString();
     QVERIFY2(evidence.contains("the recorder's own cost left out (1.5 µs a restart of the idle "
-                               "GPU after a sync, 300 ns a launch call"),
+                               "GPU after a sync, 300 ns a launch call, measured on the recording "
+                               "machine), which took 4 µs of the window: shares are of the 436 µs "
+                               "left"),
              qPrintable(evidence));
     QVERIFY2(evidence.contains("behind 8 or more queued launches a kernel starts 700 ns later"),
              qPrintable(evidence));
-    // Without them, neither note.
-    const QString plain = QJsonDocument::fromJson(model::insightReportToJson(m_loaded.analyze()))
-                              .object()["insights"][0]["evidence"]
-                              .toString();
+    // Without them, neither note, and the share is of the whole window.
+    const QJsonObject plainRoot =
+        QJsonDocument::fromJson(model::insightReportToJson(m_loaded.analyze())).object();
+    QCOMPARE(plainRoot["summary"]["recorder_overhead"]["window_ns"].toInteger(), 0);
+    const QJsonObject plainFinding = plainRoot["insights"][0].toObject();
+    QCOMPARE(plainFinding["share"].toDouble(),
+             static_cast<double>(plainFinding["savings_ns"].toInteger()) / 440'000.0);
+    const QString plain = plainFinding["evidence"].toString();
     QVERIFY(!plain.contains("own cost"));
     QVERIFY(!plain.contains("queued launches"));
 }

@@ -329,8 +329,8 @@ void TestInsightRules::launchBoundStretch() {
     QCOMPARE(bound.size(), size_t(1));
     QCOMPARE(bound[0]->count, int64_t(1));
     QCOMPARE(bound[0]->kernelCount, int64_t(40));
-    QCOMPARE(bound[0]->savingsNs, int64_t(39 * 7'000)); // 39 gaps of 8 µs, 1 µs left by a graph
-    QCOMPARE(bound[0]->share, 273'000.0 / 402'000.0);   // window: 10 µs to 412 µs
+    QCOMPARE(bound[0]->savingsNs, int64_t(39 * 7'750)); // 39 gaps of 8 µs, 0.25 µs left by a graph
+    QCOMPARE(bound[0]->share, 302'250.0 / 402'000.0);   // window: 10 µs to 412 µs
     QCOMPARE(bound[0]->severity, Severity::High);
     QCOMPARE(bound[0]->startNs, int64_t(20'000));
     QCOMPARE(bound[0]->endNs, int64_t(412'000));

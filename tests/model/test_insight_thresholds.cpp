@@ -313,14 +313,17 @@ void TestInsightThresholds::launchBoundAtMinimumKernels() {
     QCOMPARE(stretchKernels(minimum, 2'000, 8'000), int64_t(0));
 }
 
-// 41 launches 10 µs apart of 2 µs kernels that start 5 µs after their calls, and a host sync
-// after launch 20 that waits for its kernel, 10 µs more host time after it: kernels 1..40 are the
-// stretch (the device's first kernel has no gap). The estimate counts each gap less
-// launchBound.graphGapNs: 38 x 7 µs and 17 µs across the sync. Replayed as CUDA graphs, split at
-// the sync: kernels 2..20 and 22..40 follow their predecessors 1 µs apart (7 µs sooner each), the
-// sync returns 1 µs after kernel 20, the second graph's launch comes its recorded 12 µs later and
-// its first kernel 5 µs after that: 266 µs in all. Kernels without their launch calls cannot be
-// replayed as graphs and keep the estimate.
+// 41 launches (0.5 µs calls) 10 µs apart of 2 µs kernels that start 5 µs after their calls, and a
+// host sync after launch 20 that waits for its kernel, 10 µs more host time after it: kernels
+// 1..40 are the stretch (the device's first kernel has no gap). The estimate counts each gap less
+// launchBound.graphGapNs: 38 x 7.75 µs and 17.75 µs across the sync. Replayed as CUDA graphs, split
+// at the sync: each graph's launch (launches 1 and 21) loses the thread's typical 9.5 µs between
+// two calls of the CPU time before it (its first kernel's dispatch). Kernel 1 then runs 1 µs (the
+// default queue gap) after kernel 0 (t0 + 8..10 µs), kernels 2..20 0.25 µs apart (t0 + 52.75 µs),
+// the sync returns 1 µs later, launch 21 comes its recorded 12 µs less 9.5 µs after that and its
+// kernel 5 µs later (t0 + 61.25..63.25 µs), kernels 22..40 0.25 µs apart: t0 + 106 µs against
+// the recorded t0 + 417 µs, 311 µs sooner. Kernels without their launch calls cannot be replayed as
+// graphs and keep the estimate.
 void TestInsightThresholds::launchBoundIsReplayedAsCudaGraphs() {
     for (const bool withLaunches : {true, false}) {
         InsightFixture f(path("graphs" + std::to_string(++m_files) + ".stallscope"), 3'000'000);
@@ -341,7 +344,7 @@ void TestInsightThresholds::launchBoundIsReplayedAsCudaGraphs() {
         QCOMPARE(bound[0]->kernelCount, int64_t(40));
         QCOMPARE(bound[0]->simulated, withLaunches);
         QCOMPARE(bound[0]->savingsNs,
-                 withLaunches ? int64_t(266'000) : int64_t(38 * 7'000 + 17'000));
+                 withLaunches ? int64_t(311'000) : int64_t(38 * 7'750 + 17'750));
         QCOMPARE(bound[0]->evidence.find("as CUDA graphs (2 graphs") != std::string::npos,
                  withLaunches);
     }

@@ -13,6 +13,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <functional>
+#include <numeric>
 
 using namespace stallscope;
 using format::SyncKind;
@@ -105,6 +106,7 @@ private slots:
     void recorderCostShortensLaunchCalls();
     void recorderCostFromHostileMeta_data();
     void recorderCostFromHostileMeta();
+    void graphLaunchLeavesTheRestartCost();
     void deepQueueDelaysKernelsWithEightQueued();
     void deepQueueDelayComesOffAnEmptiedQueue();
 
@@ -200,6 +202,40 @@ void TestWhatIfRecorderCost::recorderCostFromHostileMeta() {
     QCOMPARE(built->graph.latencies().recorderLaunchNs, read);
     QCOMPARE(built->graph.latencies().deepQueueDelayNs, read);
     QCOMPARE(built->graph.launchesWork(built->graph.threads()[0].firstStep), read > 0);
+}
+
+// Ten launch calls 10 µs apart (500 ns each), their 2 µs kernels starting 3 µs after the call:
+// the first on the default stream, the nine others on a second one. As one CUDA graph, the second
+// stream's first kernel is bound by the graph's launch: it starts the typical 3 µs launch latency
+// after the first call ends (the later calls run at once), less the recorder's restart cost (2 µs,
+// at most half the 3 µs lag) where that is left out; the others follow it WhatIf::graphGapNs
+// apart. Without the recorder the call is also its 300 ns launch cost shorter: 1.8 µs sooner.
+void TestWhatIfRecorderCost::graphLaunchLeavesTheRestartCost() {
+    const std::string file = path("graph_cost.stallscope");
+    {
+        testing::InsightFixture fixture(file, 10'000'000);
+        const int64_t second = fixture.addStream(8);
+        const std::vector<int64_t> starts = stepStarts(10, 10'000);
+        for (size_t i = 0; i < starts.size(); ++i)
+            fixture.launch(starts[i], starts[i] + 3'000, starts[i] + 5'000,
+                           i == 0 ? std::optional<int64_t>{} : second);
+        setRecorderCost(fixture, "2000", "300");
+        fixture.load();
+    }
+    const std::unique_ptr<Built> built = buildGraph(file);
+    const model::whatif::RunGraph& graph = built->graph;
+    std::vector<uint32_t> ops(graph.opCount());
+    std::iota(ops.begin(), ops.end(), 0u);
+    WhatIf asGraph;
+    asGraph.graphedSteps = model::whatif::graphedStepRanges(graph, ops);
+    QCOMPARE(asGraph.graphedSteps.size(), size_t(1));
+    model::whatif::ReplayOptions options;
+    options.windowEndNs = lastGpuEnd(*built->session);
+    const Replayer replayer(graph);
+    const int64_t recorded = replayer.replay(asGraph, options).windowEndNs;
+    QCOMPARE(recorded, 1'000'500 + 3'000 + 9 * 2'000 + 8 * asGraph.graphGapNs);
+    QCOMPARE(recorded - replayer.replay(withoutRecorder(asGraph), options).windowEndNs,
+             int64_t(300 + 1'500));
 }
 
 // The loop (queueLoop) with two of every three syncs removed: twelve kernels are launched within

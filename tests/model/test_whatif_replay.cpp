@@ -219,8 +219,8 @@ std::pair<std::unique_ptr<Built>, WhatIf> TestWhatIfReplay::asCudaGraphs(const s
 
 // A launch-bound stretch: 40 launches 10 µs apart, each 2 µs kernel 5 µs after its call (the
 // GPU idle 8 µs between kernels). As one CUDA graph the first launch stays, the other calls and
-// the host time between them go, and each later kernel runs WhatIf::graphGapNs (1 µs) after its
-// predecessor: 7 µs sooner per kernel.
+// the host time between them go, and each later kernel runs WhatIf::graphGapNs (0.25 µs) after
+// its predecessor: 7.75 µs sooner per kernel.
 void TestWhatIfReplay::graphedLaunchesRunBackToBack() {
     testing::InsightFixture fixture(path("graphed.stallscope"), 10'000'000);
     constexpr int kLaunches = 40;
@@ -245,16 +245,16 @@ void TestWhatIfReplay::graphedLaunchesRunBackToBack() {
     const model::whatif::ReplayResult plain = replayer.replay(WhatIf{}, options);
     const model::whatif::ReplayResult graphed = replayer.replay(asGraph, options);
     QCOMPARE(plain.windowEndNs, t0 + 10'000 * (kLaunches - 1) + 7'000);
-    QCOMPARE(plain.windowEndNs - graphed.windowEndNs, int64_t(kLaunches - 1) * 7'000);
+    QCOMPARE(plain.windowEndNs - graphed.windowEndNs, int64_t(kLaunches - 1) * 7'750);
     // The first launch keeps its place; every later call runs when the first has ended.
     QCOMPARE(graphed.stepShift[graph.launchStep(0)], int64_t(0));
     QCOMPARE(graphed.stepShift[graph.launchStep(kLaunches - 1)],
              t0 + 500 - (t0 + 10'000 * (kLaunches - 1)));
-    QCOMPARE(graphed.opEndShift[1], int64_t(10'000 - 3'000) * -1);
+    QCOMPARE(graphed.opEndShift[1], int64_t(10'000 - 2'250) * -1);
     // The nodes' spacing is the change's, not a recorded delay.
-    asGraph.graphGapNs = 250;
+    asGraph.graphGapNs = 600;
     QCOMPARE(plain.windowEndNs - replayer.replay(asGraph, options).windowEndNs,
-             int64_t(kLaunches - 1) * (10'000 - 2'250));
+             int64_t(kLaunches - 1) * (10'000 - 2'600));
 
     // A range of one step, another thread's or reversed changes nothing.
     WhatIf nothing;
@@ -293,20 +293,23 @@ void TestWhatIfReplay::hostSyncSplitsTheGraph() {
     const int64_t before = replayer.replay(WhatIf{}, options).windowEndNs;
     const int64_t after = replayer.replay(asGraphs, options).windowEndNs;
     QCOMPARE(before, t0 + 10'000 * kLaunches + 7'000);
-    // Graph 1: kernel 19 ends at t0 + 7 µs + 19 x 3 µs. The sync (0.5 µs after the last call)
-    // returns 1 µs after it, its recorded wake-up; the second graph's launch follows its recorded
-    // 12 µs later, its first kernel 5 µs after that, and its 19 others 3 µs apart.
-    const int64_t kernel19 = t0 + 7'000 + 19 * 3'000;
-    const int64_t launch20 = kernel19 + 1'000 + 12'000;
-    QCOMPARE(after, launch20 + 5'000 + 2'000 + 19 * 3'000);
+    // Graph 1: kernel 19 ends at t0 + 7 µs + 19 x 2.25 µs. The sync (0.5 µs after the last call)
+    // returns 1 µs after it, its recorded wake-up. The second graph's launch follows the recorded
+    // 12 µs of CPU time before it less the thread's typical 9.5 µs between two calls (its first
+    // kernel's dispatch, which a graph's launch does not run); its first kernel 5 µs after that,
+    // and its 19 others 2.25 µs apart.
+    const int64_t kernel19 = t0 + 7'000 + 19 * 2'250;
+    const int64_t launch20 = kernel19 + 1'000 + 12'000 - 9'500;
+    QCOMPARE(after, launch20 + 5'000 + 2'000 + 19 * 2'250);
     // One range over the sync: the replay splits it there too.
     WhatIf across;
     across.graphedSteps = {{graph.launchStep(0), graph.launchStep(kLaunches - 1)}};
     QCOMPARE(replayer.replay(across, options).windowEndNs, after);
-    // With the sync removed as well nothing waits for the host: one graph, 40 kernels 3 µs apart.
+    // With the sync removed as well nothing waits for the host: one graph, 40 kernels 2.25 µs
+    // apart.
     across.removedSyncs = syncsOfStack(*built->session, stack);
     across.removeStatementTime = true;
-    QCOMPARE(replayer.replay(across, options).windowEndNs, t0 + 7'000 + (kLaunches - 1) * 3'000);
+    QCOMPARE(replayer.replay(across, options).windowEndNs, t0 + 7'000 + (kLaunches - 1) * 2'250);
 }
 
 // Stream A runs a 1 ms kernel and records an event; stream B waits for the event and runs a
