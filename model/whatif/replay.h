@@ -49,17 +49,19 @@ struct WhatIf {
     // GPU that a fix keeps busier clocks lower at its power limit (SimulatedSavings).
     double kernelTimeScale = 1.0;
     // "These launches are one CUDA graph": in each range the first step stays (the graph's
-    // launch); the later ones lose their host time, the CPU time before them included (a graph's
-    // replay runs none of the host code that captured it), so the operations they launched may
-    // start once the first has run, behind each other on their streams. A graph cannot wait for
-    // the host: a step that holds a host-blocking sync keeps its time, and the step after it is
-    // the first of a new graph (graphedStepRanges splits the ranges there). Ranges over two
-    // threads' steps, reversed or of one step change nothing; overlapping ones are one.
+    // launch), the CPU time before it less the thread's typical time between two calls (its first
+    // operation's dispatch, which a graph's launch does not run); the later ones lose their host
+    // time, the CPU time before them included (a graph's replay runs none of the host code that
+    // captured it), so the operations they launched may start once the first has run, behind
+    // each other on their streams. A graph cannot wait for the host: a step that holds a
+    // host-blocking sync keeps its time, and the step after it is the first of a new graph
+    // (graphedStepRanges splits the ranges there). Ranges over two threads' steps, reversed or of
+    // one step change nothing; overlapping ones are one.
     std::vector<StepRange> graphedSteps;
     // In a graph an operation launched by a later step starts this long after its stream
-    // predecessor ends (and no sooner than the typical launch latency after the graph's launch):
-    // the spacing of a graph's nodes, not the recording's (InsightThresholds'
-    // launchBound.graphGapNs).
+    // predecessor ends (and no sooner than the typical launch latency after the graph's launch,
+    // less the recorder's restart cost with withoutRecorderOverhead): the spacing of a graph's
+    // nodes, not the recording's (InsightThresholds' launchBound.graphGapNs).
     int64_t graphGapNs = kGraphNodeGapNs;
 };
 
