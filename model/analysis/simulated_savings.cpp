@@ -68,10 +68,10 @@ int64_t busiestDevice(const std::vector<int64_t>& busyNsPerDevice) {
 // recorder's cost: what that cost took of it (0 when the session did not measure the cost or the
 // window has no GPU work).
 int64_t recorderCostOf(const whatif::ReplayResult& baseline, const whatif::Latencies& latencies) {
+    // The recorded ends are set where the replayed ones are.
     constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
     if ((latencies.recorderLaunchNs == 0 && latencies.recorderRestartNs == 0) ||
-        baseline.windowFirstOpStartNs == kNone || baseline.windowEndNs == kNone ||
-        baseline.recordedWindowFirstOpStartNs == kNone || baseline.recordedWindowEndNs == kNone)
+        baseline.windowFirstOpStartNs == kNone || baseline.windowEndNs == kNone)
         return 0;
     const int64_t recorded = baseline.recordedWindowEndNs - baseline.recordedWindowFirstOpStartNs;
     const int64_t replayed = baseline.windowEndNs - baseline.windowFirstOpStartNs;
