@@ -53,6 +53,12 @@ extern "C" __attribute__((visibility("default"))) int stallscope_recording(void)
     return Recorder::instance().active() ? 1 : 0;
 }
 
+// For programs that load the injected library through ctypes (bench/whatif/pair_harness.py):
+// ends the recording here, as stallscope::stop() does; the program goes on unrecorded.
+extern "C" __attribute__((visibility("default"))) void stallscope_stop(void) {
+    stallscope::stop();
+}
+
 namespace stallscope {
 
 bool start(const Options& options) {

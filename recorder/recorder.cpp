@@ -152,6 +152,10 @@ void Recorder::returnBuffer(uint8_t* buffer) {
 }
 
 void Recorder::pushBatch(ActivityBatch* batch) {
+    if (!m_takingBatches.load()) {
+        delete batch; // no session to write it to (after stop(): see switchActivities)
+        return;
+    }
     {
         std::lock_guard<std::mutex> lock(m_queueMutex);
         m_batches.push_back(batch);
@@ -381,10 +385,11 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     m_buffers.configure(size_t(m_config.bufferBytes), poolZeroes);
     m_writer->setMeta(format::meta::kRecorderBufferZeroing, poolZeroes ? "recorder" : "cupti");
     m_buffers.keepReady();
+    m_takingBatches.store(true);
     if ((result = cuptiActivityRegisterCallbacks(bufferRequestedTrampoline,
                                                  bufferCompletedTrampoline)) != CUPTI_SUCCESS)
         reportError("cuptiActivityRegisterCallbacks", result);
-    enableActivities();
+    switchActivities(true);
     m_writer->commit();
 
     installProcessHooks();
@@ -533,6 +538,10 @@ void Recorder::stop() {
     std::lock_guard<std::mutex> stopLock(m_stopMutex);
     if (!m_active.load() || getpid() != m_pid)
         return;
+    // Nothing is recorded after stop(): a program that goes on (the linked-in API, or
+    // stallscope_stop through ctypes) runs without CUPTI's cost on its launches, and no record of
+    // its later work waits in CUPTI's buffers for a session that is gone or the next one.
+    switchActivities(false);
     // Everything CUPTI still holds, including partially filled buffers, before the writer ends.
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     m_sampler.stop(); // its last samples are in its ring for the writer's last drain
@@ -544,6 +553,13 @@ void Recorder::stop() {
         return; // the writer already finished (signal path)
     m_handler.setEnabled(false);
     finishWriter(format::kStatusComplete);
+    m_takingBatches.store(false);
+    {
+        std::lock_guard<std::mutex> lock(m_queueMutex);
+        for (ActivityBatch* batch : m_batches) // pushed after the writer's last drain
+            delete batch;
+        m_batches.clear();
+    }
     m_active.store(false);
     if (m_subscriber) {
         cuptiUnsubscribe(static_cast<CUpti_SubscriberHandle>(m_subscriber));

@@ -73,7 +73,9 @@ private:
     void drainOnce();
     // Hands every thread's ring of host events to the sink.
     void drainRings();
-    bool enableActivities();
+    // Enables (on) or disables the activity kinds and API records m_config asks for; true when
+    // any of the kinds that make a session (GPU work, syncs, API records) was switched.
+    bool switchActivities(bool on);
     void installSignalHandlers();
     // The writer's part of onFatalSignal: flush, drain, say why, commit (no indexes: the process
     // is about to die; stallscope-record adds them).
@@ -95,6 +97,8 @@ private:
     std::thread m_thread;
     std::atomic<bool> m_active{false};
     std::atomic<bool> m_stopRequested{false};
+    // From start() until stop() has written the session: CUPTI's buffers go to the writer.
+    std::atomic<bool> m_takingBatches{false};
     std::atomic<bool> m_shiftClock{false};
     bool m_cuptiFlushes = false;
     ActivityBufferPool m_buffers;

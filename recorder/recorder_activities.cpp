@@ -1,5 +1,6 @@
-// Recorder::enableActivities: which CUPTI activity kinds a recording enables, from its config — the
-// kinds the analysis reads and nothing else (each kind costs the target time on the launch path).
+// Recorder::switchActivities: which CUPTI activity kinds a recording enables, from its config — the
+// kinds the analysis reads and nothing else (each kind costs the target time on the launch path) —
+// and disables again when it stops.
 #include "recorder/recorder.h"
 
 #include <cupti.h>
@@ -8,11 +9,12 @@
 
 namespace stallscope::recorder {
 
-bool Recorder::enableActivities() {
-    auto enable = [this](CUpti_ActivityKind kind, const char* name) {
-        CUptiResult result = cuptiActivityEnable(kind);
+bool Recorder::switchActivities(bool on) {
+    auto enable = [this, on](CUpti_ActivityKind kind, const char* name) {
+        CUptiResult result = on ? cuptiActivityEnable(kind) : cuptiActivityDisable(kind);
+        const char* call = on ? "cuptiActivityEnable(" : "cuptiActivityDisable(";
         if (result != CUPTI_SUCCESS)
-            reportError(std::string("cuptiActivityEnable(") + name + ")", result);
+            reportError(std::string(call) + name + ")", result);
         return result == CUPTI_SUCCESS;
     };
     bool any = false;
@@ -43,8 +45,8 @@ bool Recorder::enableActivities() {
             continue;
         for (uint32_t cbid : m_classifier.interesting(domain)) {
             CUptiResult result = domain == ApiClassifier::kRuntimeDomain
-                                     ? cuptiActivityEnableRuntimeApi(cbid, 1)
-                                     : cuptiActivityEnableDriverApi(cbid, 1);
+                                     ? cuptiActivityEnableRuntimeApi(cbid, on ? 1 : 0)
+                                     : cuptiActivityEnableDriverApi(cbid, on ? 1 : 0);
             if (result != CUPTI_SUCCESS) {
                 reportError(domain == ApiClassifier::kRuntimeDomain
                                 ? "cuptiActivityEnableRuntimeApi"

@@ -5,7 +5,9 @@ RAW_DIR holds, per pair, either <pair>.both.json, <pair>.both.1.json, ... (proce
 variants alternately, one line per loop with its "round": run_pairs.sh's default) or
 <pair>.<before|after>.<round>.json (one process per loop: the earlier way), and
 <pair>.recorded.json, <pair>.recorded.1.json, ... (one per recording of "before"; each file's JSON
-lines are the program's). Per pair: the before and after loop_s lists and medians, the per-round
+lines are the program's: the recorded loop's, then with SAME_PROCESS=1 the rounds timed in that
+process after the recording ended, marked "after_recording"). Without "both" processes the pair's
+rounds are those of its recordings. Per pair: the before and after loop_s lists and medians, the per-round
 differences (before - after) and their median, iterations, syncs_per_iteration and warmup (of
 "before"), the SYNC-SITE's file (as the program sees it, relative to the repository root) and
 line, and the recorded runs' own JSON lines with their session files ("recordings")."""
@@ -79,42 +81,69 @@ def round_differences(runs):
     return [r["before"] - r["after"] for _, r in sorted(by_round.items()) if len(r) == 2]
 
 
-def recordings(raw_dir, pair):
-    """Each recording's JSON line and session file (run_pairs.sh's names), until one is missing."""
-    found = []
-    for index in itertools.count():
-        line = last_json_line(os.path.join(
-            raw_dir, "%s.recorded%s.json" % (pair, ".%d" % index if index else "")))
-        if line is None:
-            return found
-        session = "%s%s.stallscope" % (pair, ".rec%d" % index if index else "")
-        found.append({"session": session, "recorded": line})
-
-
-def collect_pair(raw_dir, pair, rounds):
-    both = both_processes(raw_dir, pair)
-    if both:
-        runs = {variant: [run for run in both if run["variant"] == variant]
-                for variant in ("before", "after")}
-    else:
-        runs = {variant: [last_json_line(os.path.join(raw_dir, "%s.%s.%d.json" % (pair, variant, r)))
-                          for r in range(rounds)] for variant in ("before", "after")}
+def timed_rounds(runs):
+    """Of {variant: [JSON line or None]}: the loops, their medians and the median of the per-round
+    differences (None where a variant has no loop)."""
     loops = {variant: [run["loop_s"] for run in found if run] for variant, found in runs.items()}
     differences = round_differences(runs)
-    first_before = next((run for run in runs["before"] if run), None)
     return {
-        "in_one_process": bool(both),
         "differences_s": differences,
         "median_difference_s": statistics.median(differences) if differences else None,
         "before_s": loops["before"],
         "after_s": loops["after"],
         "median_before_s": statistics.median(loops["before"]) if loops["before"] else None,
         "median_after_s": statistics.median(loops["after"]) if loops["after"] else None,
+    }
+
+
+def by_variant(lines):
+    return {variant: [line for line in lines if line["variant"] == variant]
+            for variant in ("before", "after")}
+
+
+def recordings(raw_dir, pair):
+    """Each recording's JSON line, its session file (run_pairs.sh's names) and, where the process
+    timed rounds after its recording ended, those ("rounds", see timed_rounds; their lines in
+    "round_lines"), until one is missing."""
+    found = []
+    for index in itertools.count():
+        lines = json_lines(os.path.join(
+            raw_dir, "%s.recorded%s.json" % (pair, ".%d" % index if index else "")))
+        recorded = [line for line in lines if not line.get("after_recording")]
+        if not recorded:
+            return found
+        session = "%s%s.stallscope" % (pair, ".rec%d" % index if index else "")
+        entry = {"session": session, "recorded": recorded[-1]}
+        rounds = [dict(line, process=index) for line in lines if line.get("after_recording")]
+        if rounds:
+            entry["rounds"] = timed_rounds(by_variant(rounds))
+            entry["round_lines"] = rounds
+        found.append(entry)
+
+
+def collect_pair(raw_dir, pair, rounds):
+    recorded = recordings(raw_dir, pair)
+    both = both_processes(raw_dir, pair)
+    same_process = not both and any("rounds" in r for r in recorded)
+    if same_process:
+        both = [line for r in recorded for line in r.get("round_lines", [])]
+    for r in recorded:
+        r.pop("round_lines", None)
+    if both:
+        runs = by_variant(both)
+    else:
+        runs = {variant: [last_json_line(os.path.join(raw_dir, "%s.%s.%d.json" % (pair, variant, r)))
+                          for r in range(rounds)] for variant in ("before", "after")}
+    first_before = next((run for run in runs["before"] if run), None)
+    return {
+        "in_one_process": bool(both),
+        "rounds_in_recordings": same_process,
+        **timed_rounds(runs),
         "iterations": first_before["iterations"] if first_before else None,
         "syncs_per_iteration": first_before["syncs_per_iteration"] if first_before else None,
         "warmup": first_before.get("warmup", 0) if first_before else None,
         "sync_site": sync_site(pair),
-        "recordings": recordings(raw_dir, pair),
+        "recordings": recorded,
     }
 
 

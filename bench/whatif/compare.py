@@ -12,7 +12,9 @@ in DIR, default TIMINGS_JSON's folder) goes through `stallscope --insights --jso
   (a "FINDING: <rule>" line, syncs_per_iteration 0: launch_bound_graph) is held per iteration:
   its insight is the largest of that rule, its saving over the timed loop / iterations.
 one row per recording, then per pair the number of recordings within +-25 % and the median
-recording's prediction against the measured saving.
+recording's prediction against the measured saving. Where each recording's process timed its own
+rounds after the recording ended (run_pairs.sh SAME_PROCESS=1), every recording is held against its
+own rounds, and the pair's ratio is the median of the recordings' ratios.
   the share of the loop (a second measure, the percentage a finding's card shows):
     predicted share = the finding's share over the recorded loop (its saving over the loop
                       without the recorder's own cost, as the tool replays it)
@@ -84,16 +86,19 @@ def compare_pair(name, entry, insight, recording):
     # its finding's saving: its "per sync" columns are per iteration.
     per_iteration = per_iteration or 1
     by_rule = "rule" in entry["sync_site"]
-    before, after = entry["median_before_s"], entry["median_after_s"]
+    # The recording's own rounds where its process timed them after the recording ended
+    # (SAME_PROCESS=1), else the pair's.
+    timed = recording.get("rounds") or entry
+    before, after = timed["median_before_s"], timed["median_after_s"]
     # The median of the per-round differences where the rounds paired the variants up (in one
     # process: noise that lasts seconds cancels), else the difference of the medians.
-    measured_total = entry.get("median_difference_s")
+    measured_total = timed.get("median_difference_s")
     if measured_total is None:
         measured_total = before - after
     recorded = recording.get("recorded") or {}
     recorded_per_iter = (recorded["loop_s"] / recorded["iterations"]
                          if recorded.get("loop_s") and recorded.get("iterations") else None)
-    row = {"pair": name, "session": recording["session"],
+    row = {"pair": name, "session": recording["session"], "own_rounds": timed is not entry,
            "before_per_iter": before / iterations, "after_per_iter": after / iterations,
            "recorded_per_iter": recorded_per_iter,
            "measured_per_sync": measured_total / (iterations * per_iteration),
@@ -139,12 +144,20 @@ def pair_summary(rows, predicted_key, measured_key, ratio_key):
     for name in dict.fromkeys(r["pair"] for r in rows):
         mine = [r for r in rows if r["pair"] == name]
         predicted = [r[predicted_key] for r in mine if r[predicted_key] is not None]
-        measured = mine[0][measured_key]
         median = statistics.median(predicted) if predicted else None
+        ratios = [r[ratio_key] for r in mine]
+        if any(r["own_rounds"] for r in mine):
+            # Each recording has its own measured value: the median measured, and the median of
+            # the recordings' ratios (each of one process at one speed).
+            measured = statistics.median(r[measured_key] for r in mine)
+            known = [value for value in ratios if value is not None]
+            pair_ratio = statistics.median(known) if known else None
+        else:
+            measured = mine[0][measured_key]
+            pair_ratio = ratio(median, measured)
         summary.append({"pair": name, "recordings": len(mine), "measured": measured,
                         "within": sum(1 for r in mine if within(r[ratio_key]) == "yes"),
-                        "median_predicted": median, "ratio": ratio(median, measured),
-                        "ratios": [r[ratio_key] for r in mine]})
+                        "median_predicted": median, "ratio": pair_ratio, "ratios": ratios})
     return summary
 
 

@@ -3,13 +3,17 @@
 //   before: cudaStreamSynchronize(stream) every iteration
 //   after:  one cudaStreamSynchronize after the loop
 //   cuda_stream_sync --variant before|after|both [--iters N] [--warmup N] [--rounds N]
-//                    [--host-work N]
+//                    [--host-work N] [--rounds-after-recording N]
 // Prints {"pair", "variant", "loop_s", "iterations", "syncs_per_iteration", "warmup"} on stdout
 // for each timed loop (with its "round" under --variant both, as pair_harness.py does)
-// and the host computation's measured time on stderr.
+// and the host computation's measured time on stderr. --rounds-after-recording N (with --variant
+// before, under stallscope-record): then ends the recording and times both variants alternately,
+// N rounds, in the same process, as pair_harness.py does.
 #include "bench/whatif/host_work.h"
 
 #include <cuda_runtime.h>
+
+#include <dlfcn.h>
 
 #include <chrono>
 #include <cstdint>
@@ -32,6 +36,7 @@ struct Options {
     bool before = true;
     bool both = false; // --variant both: the variants alternate in one process (pair_harness.py)
     int rounds = 7;
+    int roundsAfterRecording = 0;
     int iterations = 5000;
     int warmup = 20;
     int hostWork = 40000; // ~50 us of a dependent chain at ~4 cycles per step
@@ -54,6 +59,8 @@ Options parse(int argc, char** argv) {
             options.warmup = atoi(value);
         } else if (flag == "--rounds") {
             options.rounds = atoi(value);
+        } else if (flag == "--rounds-after-recording") {
+            options.roundsAfterRecording = atoi(value);
         } else if (flag == "--host-work") {
             options.hostWork = atoi(value);
         } else {
@@ -64,7 +71,7 @@ Options parse(int argc, char** argv) {
     if (!variantGiven) {
         fprintf(stderr,
                 "usage: %s --variant before|after|both [--iters N] [--warmup N] [--rounds N] "
-                "[--host-work N]\n",
+                "[--host-work N] [--rounds-after-recording N]\n",
                 argv[0]);
         exit(2);
     }
@@ -92,6 +99,22 @@ uint64_t runLoop(const Options& options, bool before, const Buffers& buffers, in
     return checksum;
 }
 
+// Ends this process's recording through the injected recorder's C entry points (docs/recorder.md);
+// exits when the process is not being recorded.
+void stopRecorder() {
+    const char* path = getenv("CUDA_INJECTION64_PATH");
+    void* recorder = path ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : nullptr;
+    auto recording =
+        recorder ? reinterpret_cast<int (*)()>(dlsym(recorder, "stallscope_recording")) : nullptr;
+    auto stop =
+        recorder ? reinterpret_cast<void (*)()>(dlsym(recorder, "stallscope_stop")) : nullptr;
+    if (!recording || !stop || !recording()) {
+        fprintf(stderr, "cuda_stream_sync: --rounds-after-recording: not being recorded\n");
+        exit(2);
+    }
+    stop();
+}
+
 double seconds(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -112,6 +135,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, "cuda_stream_sync: host work %.1f us\n", seconds(hostStart) * 1e6);
 
     // One timed loop of a variant and its JSON line ("round" with --variant both).
+    bool afterRecording = false;
     auto timedLoop = [&](bool before, int round) {
         cudaDeviceSynchronize();
         auto start = std::chrono::steady_clock::now();
@@ -124,19 +148,29 @@ int main(int argc, char** argv) {
                options.warmup);
         if (round >= 0)
             printf(", \"round\": %d", round);
+        if (afterRecording)
+            printf(", \"after_recording\": true");
         printf("}\n");
         fflush(stdout);
     };
-    if (options.both) {
+    auto alternateRounds = [&](int rounds) {
         checksum ^= runLoop(options, true, buffers, options.warmup);
         checksum ^= runLoop(options, false, buffers, options.warmup);
-        for (int round = 0; round < options.rounds; ++round) {
+        for (int round = 0; round < rounds; ++round) {
             timedLoop(round % 2 == 0, round);
             timedLoop(round % 2 != 0, round);
         }
+    };
+    if (options.both) {
+        alternateRounds(options.rounds);
     } else {
         checksum ^= runLoop(options, options.before, buffers, options.warmup);
         timedLoop(options.before, -1);
+        if (options.roundsAfterRecording > 0 && options.before) {
+            stopRecorder();
+            afterRecording = true;
+            alternateRounds(options.roundsAfterRecording);
+        }
     }
 
     cudaError_t error = cudaGetLastError();

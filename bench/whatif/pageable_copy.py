@@ -15,9 +15,9 @@ def build(args):
     model = mlp(WIDTH, DEPTH, out_features=CLASSES).eval()
     inputs = torch.randn(BATCH, WIDTH, device="cuda", dtype=torch.bfloat16)
     pinned = None
-    if args.variant != "before":
-        # The fix's buffers, one per iteration, allocated (and pinned) before the timed loop; the
-        # warm-up reuses the first ones.
+    if args.variant != "before" or args.rounds_after_recording:
+        # The fix's buffers, one per iteration, allocated (and pinned) before the timed loop (and
+        # before a recorded one, outside its window); the warm-up reuses the first ones.
         rows = max(args.iters, args.warmup)
         pinned = torch.empty((rows, BATCH, CLASSES), dtype=torch.float32, pin_memory=True)
     return model, inputs, pinned

@@ -22,6 +22,10 @@ def parse_args(default_iters, extra=None):
                         help="with --variant both: timed loops of each variant")
     parser.add_argument("--iters", type=int, default=default_iters, help="timed iterations")
     parser.add_argument("--warmup", type=int, default=20, help="untimed iterations first")
+    parser.add_argument("--rounds-after-recording", type=int, default=0,
+                        help="with --variant before under stallscope-record: then end the "
+                             "recording and time both variants alternately, this many rounds "
+                             "each, in the same process")
     if extra:
         extra(parser)
     return parser.parse_args()
@@ -54,7 +58,8 @@ def iteration_spread():
             "max_us": round(times[-1], 2), "pause_excess_ms": round(excess / 1e3, 3)}
 
 
-def timed_loop(name, run, workload, variant, args, round_index=None, syncs_per_iteration=1):
+def timed_loop(name, run, workload, variant, args, round_index=None, syncs_per_iteration=1,
+               extra=None):
     """Runs the loop timed between two device syncs and prints its JSON line."""
     torch.cuda.synchronize()
     start = time.perf_counter()
@@ -67,7 +72,38 @@ def timed_loop(name, run, workload, variant, args, round_index=None, syncs_per_i
             "iteration_spread": iteration_spread(), "wall_end": round(time.time(), 3)}
     if round_index is not None:
         line["round"] = round_index
+    line.update(extra or {})
     print(json.dumps(line), flush=True)
+
+
+def stop_recorder():
+    """Ends this process's recording (stallscope_stop in the injected recorder library, loaded
+    already: RTLD_NOLOAD); the program goes on unrecorded. Exits when the process is not being
+    recorded: the rounds after it would not be what they claim."""
+    import ctypes
+    import os
+
+    path = os.environ.get("CUDA_INJECTION64_PATH")
+    try:
+        library = ctypes.CDLL(path, mode=getattr(os, "RTLD_NOLOAD", 4) | ctypes.RTLD_LOCAL)
+        recording = library.stallscope_recording()
+    except (OSError, AttributeError, TypeError):
+        recording = 0
+    if not recording:
+        raise SystemExit("--rounds-after-recording: this process is not being recorded "
+                         "(run it under stallscope-record)")
+    library.stallscope_stop()
+
+
+def alternate_rounds(name, run, workload, args, rounds, syncs_per_iteration, extra=None):
+    """Warms both variants up, then times them alternately, `rounds` times each (round r: before
+    first when r is even), one JSON line per loop with its "round" (and `extra`'s keys)."""
+    for variant in VARIANTS:
+        run(variant, workload, args.warmup)
+    for round_index in range(rounds):
+        order = VARIANTS if round_index % 2 == 0 else VARIANTS[::-1]
+        for variant in order:
+            timed_loop(name, run, workload, variant, args, round_index, syncs_per_iteration, extra)
 
 
 def time_pair(name, build, run, default_iters, extra_args=None, syncs_per_iteration=1):
@@ -78,21 +114,25 @@ def time_pair(name, build, run, default_iters, extra_args=None, syncs_per_iterat
     --rounds times each (round r: before first when r is even), one line per loop with its
     "round": machine noise that lasts seconds (clocks, neighbours) then hits both variants of a
     round alike, and the per-round differences cancel it. syncs_per_iteration: of "before" (0 for
-    a pair whose finding is not a sync: compare.py then works per iteration)."""
+    a pair whose finding is not a sync: compare.py then works per iteration).
+    With --rounds-after-recording N (and --variant before, recorded): the recorded loop, then the
+    recording ends and both variants alternate N rounds each in the same process, their lines
+    marked "after_recording": the timed saving of the very process, and speed, that was recorded."""
     args = parse_args(default_iters, extra_args)
     torch.manual_seed(0)
     workload = build(args)
     if args.variant != BOTH:
+        if args.rounds_after_recording and args.variant != "before":
+            raise SystemExit("--rounds-after-recording goes with --variant before")
         run(args.variant, workload, args.warmup)
         timed_loop(name, run, workload, args.variant, args,
                    syncs_per_iteration=syncs_per_iteration)
+        if args.rounds_after_recording:
+            stop_recorder()
+            alternate_rounds(name, run, workload, args, args.rounds_after_recording,
+                             syncs_per_iteration, {"after_recording": True})
         return
-    for variant in VARIANTS:
-        run(variant, workload, args.warmup)
-    for round_index in range(args.rounds):
-        order = VARIANTS if round_index % 2 == 0 else VARIANTS[::-1]
-        for variant in order:
-            timed_loop(name, run, workload, variant, args, round_index, syncs_per_iteration)
+    alternate_rounds(name, run, workload, args, args.rounds, syncs_per_iteration)
 
 
 def mlp(width, depth, out_features=None, dtype=torch.bfloat16):

@@ -15,6 +15,10 @@
 #   RECORD_AFTER=1  also record "after" into $OUT/<pair>.after.stallscope (for stallscope --compare)
 #   RECORD_LIGHT=1  also record "before" with --mode light into $OUT/<pair>.light.stallscope
 #   RECORD_ENV  extra environment for the recordings, e.g. "STALLSCOPE_BUFFER_ZEROING=cupti"
+#   SAME_PROCESS=1  no separate timing processes: each recording, after its loop, ends the
+#               recording and times ROUNDS rounds of both variants in the same process
+#               (--rounds-after-recording): the saving of the very process, and speed, that was
+#               recorded.
 #   SMI=1       also sample the GPU's SM clock, power, utilization and clock-event reasons every
 #               100 ms into $OUT/smi.csv (bench/whatif/smi_by_loop.py lines them up with the loops)
 set -u
@@ -47,12 +51,20 @@ run_both() { # PAIR RAW_NAME
     echo "   [$SECONDS s] $1: $(grep -c '^{' "$base.json") timed loops"
 }
 
+# Whether the recordings time the rounds themselves (SAME_PROCESS=1).
+same_process() { [ "${SAME_PROCESS:-0}" = 1 ]; }
+
 record() { # PAIR VARIANT OUTPUT RAW_NAME
+    local rounds_after=""
+    if same_process && [ "$2" = before ] && [ "$4" != "$1.light.recorded" ]; then
+        rounds_after="--rounds-after-recording $ROUNDS"
+    fi
     rm -f "$3"
-    env $RECORD_ENV $RECORD -o "$3" -- $(pair_command "$1" "$2") \
+    env $RECORD_ENV $RECORD -o "$3" -- $(pair_command "$1" "$2") $rounds_after \
         >"$RAW/$4.json" 2>"$RAW/$4.stderr" || echo "   recording FAILED (rc $?)"
     tail -n 2 "$RAW/$4.stderr"
-    echo "   [$SECONDS s] $1 $2 recorded: $(tail -n 1 "$RAW/$4.json")"
+    echo "   [$SECONDS s] $1 $2 recorded: $(grep -m 1 '^{' "$RAW/$4.json")"
+    [ -z "$rounds_after" ] || echo "   $(grep -c '"after_recording"' "$RAW/$4.json") timed loops after it"
 }
 
 nvidia-smi -L
@@ -64,10 +76,10 @@ if [ "${SMI:-0}" = 1 ]; then
 fi
 for pair in $PAIRS; do
     echo "== $pair"
-    run_both "$pair" "$pair.both"
+    same_process || run_both "$pair" "$pair.both"
     record "$pair" before "$OUT/$pair.stallscope" "$pair.recorded"
     for ((n = 1; n < RECORDINGS; n++)); do
-        run_both "$pair" "$pair.both.$n"
+        same_process || run_both "$pair" "$pair.both.$n"
         record "$pair" before "$OUT/$pair.rec$n.stallscope" "$pair.recorded.$n"
     done
     if [ "${RECORD_LIGHT:-0}" = 1 ]; then

@@ -8,6 +8,8 @@
 // (and the PyTorch parts without PyTorch). Also records tests/recorder/gpu/torch_sampling.py and
 // checks with check_sampling.py that the Python sampler named its sleeping and spinning lines;
 // records torch_syncs.py again with --mode light: the same lines, GPU work, no API calls.
+// Records tests/recorder/gpu/torch_stop.py, which ends its recording early: complete, nothing
+// after it.
 // On a machine with two GPUs, records a 2-rank NCCL job and checks that NCCL's profiler plugin gave
 // every NCCL kernel its call and size.
 #include "model/session/collective_names.h"
@@ -16,6 +18,8 @@
 
 #include <QDir>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -179,6 +183,45 @@ private slots:
         const auto loaded = stallscope::model::SessionLoader::load(session.toStdString());
         QVERIFY2(loaded.ok(), loaded.error.c_str());
         QVERIFY(loaded.session->counts.syncs >= 10); // the .item() of both profiled loops
+    }
+
+    // A program that ends its recording and goes on: the session is complete with the work before
+    // the stop and nothing after it, and the work after it is not traced any more (CUPTI's
+    // activities off: no record of 200,000 later launches is kept, where a recorder that left
+    // them on grew by tens of MiB).
+    void stopEndsTheRecording() {
+        if (!haveGpu())
+            QSKIP("SKIP: no GPU");
+        if (!haveTorch())
+            QSKIP("SKIP: no PyTorch with CUDA for python3");
+        QTemporaryDir dir;
+        const QString session = dir.filePath("stop.stallscope");
+        const auto [output, exitCode] = recordQuickly("torch_stop.py", session);
+        QCOMPARE(exitCode, 0);
+        const qsizetype open = output.indexOf("{\"recording_before\"");
+        QVERIFY(open >= 0);
+        const QJsonObject printed =
+            QJsonDocument::fromJson(output.mid(open, output.indexOf('}', open) - open + 1).toUtf8())
+                .object();
+        QCOMPARE(printed["recording_before"].toInt(), 1);
+        QCOMPARE(printed["recording_after"].toInt(), 0);
+        // The resident memory may move by an allocator's block; one activity buffer (8 MiB) of
+        // kept records would already be more than that.
+        QVERIFY2(printed["rss_growth_kib"].toInt() < 4096,
+                 qPrintable(QString("grew by %1 KiB").arg(printed["rss_growth_kib"].toInt())));
+        const auto loaded = stallscope::model::SessionLoader::load(session.toStdString());
+        QVERIFY2(loaded.ok(), loaded.error.c_str());
+        const stallscope::model::Session& s = *loaded.session;
+        QCOMPARE(s.status, std::string("complete"));
+        int multiplications = 0, sines = 0;
+        for (const auto& lane : s.streamLanes)
+            for (size_t i = 0; i < lane.kernels.size(); ++i) {
+                const std::string& name = s.string(lane.kernels.nameId[i]);
+                multiplications += name.find("Mul") != std::string::npos;
+                sines += name.find("sin") != std::string::npos;
+            }
+        QCOMPARE(multiplications, 64);
+        QCOMPARE(sines, 0);
     }
 
     void syncSites() {
