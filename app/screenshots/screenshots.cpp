@@ -144,20 +144,29 @@ const Scenario kScenarios[] = {
          return true;
      }},
     // The top finding's fix replayed: its "after fix" ghosts over its first steps, where the
-    // first removed waits have moved the GPU work a little sooner.
+    // first removed waits have moved the GPU work a little sooner (a launch-bound finding: the
+    // start of its longest stretch, replayed as a CUDA graph).
     {"timeline-after-fix",
      {1800, 1100},
      ColorScheme::Light,
      [](MainWindow& window) {
          window.panels()->activateInsight(0);
          const auto& session = *window.session();
-         for (const auto& span : *window.panels()->report()->insights.front().events)
+         const stallscope::model::Insight& top = window.panels()->report()->insights.front();
+         for (const auto& span : *top.events)
              if (span.first.kind == stallscope::model::EventKind::Sync && span.count > 3) {
                  window.timelineWidget()->setVisibleRange(span.at(0).end(session) - 2'000'000,
                                                           span.at(3).end(session) + 1'000'000);
                  return true;
              }
-         printError(QStringLiteral("the top finding has fewer than 4 syncs"));
+         if (top.rule == stallscope::model::InsightRule::LaunchBound && top.endNs > top.startNs) {
+             // The start of its longest stretch: its first 1/2000, a few recorded iterations.
+             const int64_t span = std::max<int64_t>((top.endNs - top.startNs) / 2000, 100'000);
+             window.timelineWidget()->setVisibleRange(top.startNs - span / 10, top.startNs + span);
+             return true;
+         }
+         printError(QStringLiteral("the top finding has fewer than 4 syncs and is no "
+                                   "launch-bound stretch"));
          return false;
      }},
     {"timeline-overview", {1800, 1100}, ColorScheme::Light, [](MainWindow&) { return true; }},

@@ -18,7 +18,8 @@ namespace stallscope::model {
 
 namespace whatif {
 class RunGraph;
-}
+struct WhatIf;
+} // namespace whatif
 
 enum class Severity : uint8_t { Low = 0, Medium = 1, High = 2 };
 std::string_view severityName(Severity severity); // "HIGH", "MEDIUM", "LOW"
@@ -130,7 +131,10 @@ struct Insight {
     // What fixing it would save over the window: for sync sites the what-if replay's answer
     // (docs/insights.md, "Simulated savings"), capped by the GPU idle time in the window.
     int64_t savingsNs = 0;
-    bool simulated = false;     // savingsNs comes from a replay (sites, launch-bound stretches)
+    bool simulated = false; // savingsNs comes from a replay (sites, launch-bound stretches)
+    // The change that replay made where it is not the finding's syncs removed (launch-bound: the
+    // stretches as CUDA graphs), for the timeline's after-fix bars; null otherwise.
+    std::shared_ptr<const whatif::WhatIf> change;
     std::string assumption;     // what the saving assumes, e.g. "if the host did not wait here"
     int64_t medianPeriodNs = 0; // sync sites: median time between consecutive calls on a thread
     // Rule-specific numbers (0 where they do not apply).

@@ -256,15 +256,15 @@ void launchBoundOfDevice(const AnalysisContext& context, int32_t device,
     insight.endNs = longestEnd;
     const size_t graphs = graphedSteps.size();
     if (graphs > 0) {
-        whatif::WhatIf asGraphs;
-        asGraphs.graphedSteps = std::move(graphedSteps);
-        asGraphs.graphGapNs = t.launchBound.graphGapNs;
-        if (const int64_t replayed =
-                context.savings.replayedSavingOf(std::move(asGraphs), context.cancel);
+        auto asGraphs = std::make_shared<whatif::WhatIf>();
+        asGraphs->graphedSteps = std::move(graphedSteps);
+        asGraphs->graphGapNs = t.launchBound.graphGapNs;
+        if (const int64_t replayed = context.savings.replayedSavingOf(*asGraphs, context.cancel);
             replayed >= 0) {
             totalSavings = replayed;
             insight.simulated = true;
             insight.assumption = "if each stretch's launches were one CUDA graph";
+            insight.change = std::move(asGraphs);
         }
     }
     context.rateBySavings(insight, totalSavings);

@@ -4,6 +4,7 @@
 #include "model/analysis/insight_engine.h"
 #include "model/session/session_loader.h"
 #include "model/session/session_summary.h"
+#include "tests/model/insight_fixture.h"
 #include "tests/views/insight_session.h"
 #include "views/panels/after_fix_preview.h"
 #include "views/panels/analysis_panels.h"
@@ -174,6 +175,52 @@ private slots:
         preview.show(m_report, estimated);
         QVERIFY(!preview.isRunning());
         QVERIFY(!timeline.hasAfterFix());
+    }
+
+    // A launch-bound finding has no syncs to remove: its ghosts are its stretch replayed as CUDA
+    // graphs, the change its saving came from (Insight::change). 41 launches 10 µs apart, each
+    // call 0.5 µs and its 2 µs kernel 5 µs after the call: kernels 1..40 are the stretch (kernel
+    // 0 has no gap before it), one graph, whose nodes a graph spaces 0.25 µs apart.
+    void launchBoundFindingShowsItsGraphs() {
+        testing::InsightFixture fixture(m_dir.filePath("launch-bound.stallscope").toStdString());
+        for (int i = 0; i <= 40; ++i) {
+            const int64_t call = 10'000 + 10'000 * i;
+            fixture.launch(call, call + 5'000, call + 7'000);
+        }
+        const testing::LoadedFixture loaded = fixture.load();
+        const auto report = std::make_shared<const model::InsightReport>(loaded.analyze());
+        const model::Insight* bound = nullptr;
+        for (const model::Insight& insight : report->insights)
+            if (insight.rule == model::InsightRule::LaunchBound)
+                bound = &insight;
+        QVERIFY(bound && bound->simulated && bound->change);
+
+        const auto result = AfterFixPreview::replay(*report, *bound);
+        QVERIFY(result);
+        const auto& stream = report->runGraph->streams()[0];
+        auto endShift = [&](uint32_t kernel) {
+            for (uint32_t k = 0; k < stream.ops.size(); ++k)
+                if (stream.ops[k] == kernel)
+                    return result->opEndShift[stream.firstOp + k];
+            return int64_t(1); // not found: no shift is positive
+        };
+        QCOMPARE(endShift(0), int64_t(0)); // before the stretch
+        QVERIFY(endShift(1) < 0);          // the graph's launch loses its first launch's dispatch
+        for (uint32_t kernel = 2; kernel <= 40; ++kernel) // each 8 µs gap becomes 0.25 µs
+            QCOMPARE(endShift(kernel) - endShift(kernel - 1), int64_t(-7'750));
+        QCOMPARE(endShift(40), -bound->savingsNs); // the legend's number: the run ends sooner
+
+        TimelineWidget timeline;
+        timeline.resize(1200, 600);
+        timeline.setSession(loaded.session);
+        AfterFixPreview preview(&timeline);
+        QSignalSpy shown(&preview, &AfterFixPreview::shown);
+        preview.show(report, *bound);
+        QVERIFY(shown.wait(10'000));
+        QCOMPARE(shown.front().at(0).toLongLong(), bound->savingsNs);
+        QVERIFY(timeline.hasAfterFix());
+        QCOMPARE(heldEndShifts(timeline), result->opEndShift);
+        QVERIFY(!timeline.ghostBlocks().empty());
     }
 
     // The last kernel's ghost: the replayed interval, drawn where the viewport maps it.

@@ -21,14 +21,17 @@ AfterFixPreview::replay(const model::InsightReport& report, const model::Insight
     if (!report.runGraph || !insight.events)
         return nullptr;
     const model::whatif::RunGraph& graph = *report.runGraph;
-    std::vector<model::EventRef> syncs;
-    for (const model::EventSpan& span : *insight.events)
-        if (span.first.kind == model::EventKind::Sync)
-            for (uint32_t i = 0; i < span.count; ++i)
-                syncs.push_back(span.at(i));
-    const model::whatif::WhatIf fix =
-        model::siteFix(graph.session(), syncs, insight.site.language, report.summary.windowStartNs,
-                       report.summary.windowEndNs);
+    // The finding's own change where it has one (launch-bound), else its syncs removed.
+    auto siteChange = [&] {
+        std::vector<model::EventRef> syncs;
+        for (const model::EventSpan& span : *insight.events)
+            if (span.first.kind == model::EventKind::Sync)
+                for (uint32_t i = 0; i < span.count; ++i)
+                    syncs.push_back(span.at(i));
+        return model::siteFix(graph.session(), syncs, insight.site.language,
+                              report.summary.windowStartNs, report.summary.windowEndNs);
+    };
+    const model::whatif::WhatIf fix = insight.change ? *insight.change : siteChange();
     model::whatif::ReplayOptions options;
     options.windowStartNs = report.summary.windowStartNs;
     options.windowEndNs = report.summary.windowEndNs;

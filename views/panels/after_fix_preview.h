@@ -35,7 +35,8 @@ public:
     // Blocks until every replay started has ended (tests; results still arrive as events).
     void waitForDone();
 
-    // The work: the run replayed without the finding's syncs in the report's window, with the
+    // The work: the run replayed with the finding's fix in the report's window (its own change
+    // where it has one, a launch-bound stretch's graphs; else without its syncs), with the
     // shifts kept. Null when the report has no run graph or the replay was cancelled.
     static std::shared_ptr<const model::whatif::ReplayResult>
     replay(const model::InsightReport& report, const model::Insight& insight,
