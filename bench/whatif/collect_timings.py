@@ -7,9 +7,9 @@ variants alternately, one line per loop with its "round": run_pairs.sh's default
 <pair>.recorded.json, <pair>.recorded.1.json, ... (one per recording of "before"; each file's JSON
 lines are the program's: the recorded loop's, then with SAME_PROCESS=1 the rounds timed in that
 process after the recording ended, marked "after_recording"). Without "both" processes the pair's
-rounds are those of its recordings. Per pair: the before and after loop_s lists and medians, the per-round
-differences (before - after) and their median, iterations, syncs_per_iteration and warmup (of
-"before"), the SYNC-SITE's file (as the program sees it, relative to the repository root) and
+rounds are those of its recordings. Per pair: the before and after loop_s lists and medians, the
+per-round differences (before - after) and their median, iterations, syncs_per_iteration and warmup
+(of "before"), the SYNC-SITE's file (as the program sees it, relative to the repository root) and
 line, and the recorded runs' own JSON lines with their session files ("recordings")."""
 import argparse
 import itertools

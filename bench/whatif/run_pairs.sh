@@ -64,7 +64,8 @@ record() { # PAIR VARIANT OUTPUT RAW_NAME
         >"$RAW/$4.json" 2>"$RAW/$4.stderr" || echo "   recording FAILED (rc $?)"
     tail -n 2 "$RAW/$4.stderr"
     echo "   [$SECONDS s] $1 $2 recorded: $(grep -m 1 '^{' "$RAW/$4.json")"
-    [ -z "$rounds_after" ] || echo "   $(grep -c '"after_recording"' "$RAW/$4.json") timed loops after it"
+    [ -z "$rounds_after" ] ||
+        echo "   $(grep -c '"after_recording"' "$RAW/$4.json") timed loops after it"
 }
 
 nvidia-smi -L
