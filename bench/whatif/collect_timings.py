@@ -103,32 +103,30 @@ def by_variant(lines):
 
 def recordings(raw_dir, pair):
     """Each recording's JSON line, its session file (run_pairs.sh's names) and, where the process
-    timed rounds after its recording ended, those ("rounds", see timed_rounds; their lines in
-    "round_lines"), until one is missing."""
-    found = []
+    timed rounds after its recording ended, those ("rounds", see timed_rounds), until one is
+    missing; and the lines of all those rounds, each tagged with its process's index."""
+    found, round_lines = [], []
     for index in itertools.count():
         lines = json_lines(os.path.join(
             raw_dir, "%s.recorded%s.json" % (pair, ".%d" % index if index else "")))
         recorded = [line for line in lines if not line.get("after_recording")]
         if not recorded:
-            return found
+            return found, round_lines
         session = "%s%s.stallscope" % (pair, ".rec%d" % index if index else "")
         entry = {"session": session, "recorded": recorded[-1]}
         rounds = [dict(line, process=index) for line in lines if line.get("after_recording")]
         if rounds:
             entry["rounds"] = timed_rounds(by_variant(rounds))
-            entry["round_lines"] = rounds
+            round_lines += rounds
         found.append(entry)
 
 
 def collect_pair(raw_dir, pair, rounds):
-    recorded = recordings(raw_dir, pair)
+    recorded, round_lines = recordings(raw_dir, pair)
     both = both_processes(raw_dir, pair)
-    same_process = not both and any("rounds" in r for r in recorded)
+    same_process = not both and bool(round_lines)
     if same_process:
-        both = [line for r in recorded for line in r.get("round_lines", [])]
-    for r in recorded:
-        r.pop("round_lines", None)
+        both = round_lines
     if both:
         runs = by_variant(both)
     else:
