@@ -171,7 +171,8 @@ void MainWindow::createMenus() {
         view->addAction(tr("Analyze &Selected Range"), this, &MainWindow::analyzeSelectedRange);
     m_analyzeRangeAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
     m_analyzeRangeAction->setEnabled(false);
-    view->addAction(tr("Analyze &Active Window"), this, &MainWindow::analyzeActiveWindow);
+    view->addAction(tr("Analyze the &Loop (Default Window)"), this,
+                    &MainWindow::analyzeDefaultWindow);
     const auto updateRangeAction = [this] {
         m_analyzeRangeAction->setEnabled(m_session && m_timeline->hasRangeSelection());
     };
@@ -313,7 +314,7 @@ void MainWindow::analyzeSelectedRange() {
                                                   "selected range"});
 }
 
-void MainWindow::analyzeActiveWindow() {
+void MainWindow::analyzeDefaultWindow() {
     m_panels->analyzeWindow(std::nullopt);
 }
 

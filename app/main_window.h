@@ -114,7 +114,7 @@ public slots:
     // View ▸ Analyze Selected Range: the insights rerun over the timeline's range selection
     // (shares and severity over it); View ▸ Analyze Active Window goes back to the default.
     void analyzeSelectedRange();
-    void analyzeActiveWindow();
+    void analyzeDefaultWindow();
     // File ▸ Save Symbolized Copy: writes the symbolized copy being shown to `outPath` (a
     // temporary file renamed on success). False (and the error shown) when it cannot.
     bool saveSymbolizedCopy(const QString& outPath);

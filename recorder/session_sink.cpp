@@ -321,12 +321,17 @@ void SessionSink::emitSync(const PendingHost* host, const ActivityRecord* record
 }
 
 void SessionSink::emitCopySync(const PendingHost& host, const PendingCopy* copy) {
-    bool pageableRead = copy && copy->copyKind == uint8_t(format::CopyKind::DtoH) &&
-                        copy->dstKind == uint8_t(format::MemoryKind::Pageable);
+    // A copy between the device and pageable host memory, either way: the driver stages it
+    // through its own pinned buffer while the host waits, even for cudaMemcpyAsync (a batch
+    // moved with .to("cuda", non_blocking=True) from ordinary memory).
+    const auto pageable = uint8_t(format::MemoryKind::Pageable);
+    const bool pageableHost =
+        copy && ((copy->copyKind == uint8_t(format::CopyKind::DtoH) && copy->dstKind == pageable) ||
+                 (copy->copyKind == uint8_t(format::CopyKind::HtoD) && copy->srcKind == pageable));
     format::SyncRow row;
     if (ApiClass(host.apiClass) == ApiClass::CopySync)
-        row.kind = pageableRead ? SyncKind::PageableCopy : SyncKind::BlockingCopy;
-    else if (pageableRead)
+        row.kind = pageableHost ? SyncKind::PageableCopy : SyncKind::BlockingCopy;
+    else if (pageableHost)
         row.kind = SyncKind::PageableCopy;
     else
         return; // an async copy that did not block the host

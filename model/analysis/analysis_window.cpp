@@ -58,7 +58,7 @@ StepSource stepSourceOf(std::string_view name) {
 
 struct Steps {
     StepSource source = StepSource::None;
-    std::vector<std::pair<int64_t, int64_t>> spans; // in start order
+    StepSpans spans; // in start order
 };
 
 // Profiler steps when there are any, else NVTX steps; from the thread with the most, at the
@@ -132,6 +132,7 @@ std::optional<AnalysisWindow> stepsWindow(std::string_view numbers, const Sessio
     window.endNs = steps.spans[first - 1].second;
     for (int64_t s = first; s <= last; ++s)
         window.endNs = std::max(window.endNs, steps.spans[s - 1].second);
+    window.steps = last - first + 1;
     window.label = (first == last ? "step " + std::to_string(first)
                                   : "steps " + std::to_string(first) + "–" + std::to_string(last)) +
                    " (" + std::string(stepSourceName(steps.source)) + ")";
@@ -283,11 +284,26 @@ AnalysisWindow activeWindow(const Session& session) {
     return {AnalysisWindow::Kind::Active, first, last, "active (first kernel to last GPU work)"};
 }
 
+AnalysisWindow defaultWindow(const Session& session) {
+    const AnalysisWindow active = activeWindow(session);
+    const SteadyState loop =
+        findSteadyState(session, findSteps(session).spans, active.startNs, active.endNs);
+    if (!loop.found())
+        return active;
+    AnalysisWindow window{AnalysisWindow::Kind::Loop, loop.startNs, loop.endNs,
+                          "loop: " + loop.description()};
+    window.steps = loop.steps;
+    window.loop = loop;
+    return window;
+}
+
 std::optional<AnalysisWindow> parseWindow(std::string_view spec, const Session& session,
                                           std::string* error) {
     std::string ignored;
     if (!error)
         error = &ignored;
+    if (spec == "loop")
+        return defaultWindow(session);
     if (spec == "active")
         return activeWindow(session);
     if (spec == "all")
@@ -322,6 +338,10 @@ std::optional<int64_t> firstStepInWindow(const Session& session, int64_t startNs
         if (stepMiddleIn(step, startNs, endNs))
             return step.first;
     return std::nullopt;
+}
+
+StepSpans sessionSteps(const Session& session) {
+    return findSteps(session).spans;
 }
 
 } // namespace stallscope::model

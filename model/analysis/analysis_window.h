@@ -5,6 +5,7 @@
 #pragma once
 
 #include "model/analysis/interval_merge.h"
+#include "model/analysis/steady_state.h"
 #include "model/session/session.h"
 
 #include <cstdint>
@@ -12,17 +13,22 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace stallscope::model {
 
 struct AnalysisWindow {
-    enum class Kind : uint8_t { Active, All, Steps, Range, Time };
+    enum class Kind : uint8_t { Loop, Active, All, Steps, Range, Time };
     Kind kind = Kind::All;
     int64_t startNs = 0; // session clock (absolute, like the events)
     int64_t endNs = 0;
     // What was picked, without the times: "active (first kernel to last GPU work)", "whole
     // session", "steps 10–20 (ProfilerStep#N)", "range \"train\"", "time range".
     std::string label;
+    // The loop's steps in it (Loop, Steps), so that savings and shares read per step; 0 otherwise.
+    int64_t steps = 0;
+    // Loop: the loop that was found (its warm-up before the window, its tail after).
+    SteadyState loop;
 
     int64_t durationNs() const { return endNs - startNs; }
     bool contains(int64_t t) const { return t >= startNs && t < endNs; }
@@ -33,11 +39,18 @@ struct AnalysisWindow {
     int64_t overlapNs(const BusyIntervals& busy) const;
 };
 
+// The default: the program's loop, its steady state (model/analysis/steady_state.h), where one is
+// found; else the active window.
+AnalysisWindow defaultWindow(const Session& session);
 // The session span (session start to session end).
 AnalysisWindow sessionWindow(const Session& session);
 // First start to last end of any kernel, memcpy or memset; the session span (labelled so) when
 // the session has no GPU work.
 AnalysisWindow activeWindow(const Session& session);
+
+// The session's steps as parseWindow's steps:A-B finds them (ProfilerStep#N ranges, else NVTX
+// ranges named step…), in start order; empty when it has none.
+StepSpans sessionSteps(const Session& session);
 
 // How many steps (as parseWindow's steps:A-B finds them) have their middle in [startNs, endNs];
 // 0 when the session has none.
@@ -52,8 +65,8 @@ std::optional<std::pair<int64_t, int64_t>> stepContaining(const Session& session
 
 // The forms parseWindow reads, for usage texts.
 inline constexpr std::string_view kWindowSpecForms =
-    "active (the default: first kernel to last GPU work), all (the whole session), steps:A-B "
-    "(profiler "
+    "loop (the default: the program's loop, found from its steps or its repeating kernels), "
+    "active (first kernel to last GPU work), all (the whole session), steps:A-B (profiler "
     "steps A to B, 1-based), range:NAME (an NVTX range or profiler scope) or START:END (time "
     "from the session start: 2.5s:7s, 100ms:900ms, 5: to the end; seconds without a unit)";
 

@@ -127,7 +127,10 @@ struct Insight {
     int64_t count = 0;     // syncs, copies or operations covered (rule-specific, see docs)
     int64_t blockedNs = 0; // host time blocked in the covered syncs
     int64_t bubbleNs = 0;  // GPU idle time after the covered syncs
-    double share = 0;      // savingsNs over the analysis window
+    double share = 0;      // savingsNs over the analysis window: of a step, when it is the loop
+    // What fixing it would save a step: savingsNs over the window's steps; 0 when the window has
+    // no steps.
+    int64_t stepSavingsNs = 0;
     // What fixing it would save over the window: for sync sites the what-if replay's answer
     // (docs/insights.md, "Simulated savings"), capped by the GPU idle time in the window.
     int64_t savingsNs = 0;
@@ -198,6 +201,13 @@ struct SessionStatistics {
     int64_t windowStartNs = 0, windowEndNs = 0, windowNs = 0;
     std::string windowLabel; // AnalysisWindow::label
     int64_t startupNs = 0;   // session start to window start (0 when the window starts there)
+    // The loop's steps in the window (AnalysisWindow::steps; 0 when the window is not steps) and
+    // one step's time; for the default window (the loop), the GPU work before it (warm-up, part
+    // of startupNs) and after it (the tail). docs/insights.md, "The steady state".
+    int64_t steps = 0;
+    int64_t stepNs = 0;
+    int64_t warmupNs = 0;
+    int64_t tailNs = 0;
     int64_t gpuBusyNs = 0;   // summed over devices
     double gpuBusyShare = 0; // gpuBusyNs / (window × devices with work in it)
     // The GPUs ran at their power limit while busy: savings discounted

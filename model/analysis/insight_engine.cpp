@@ -54,7 +54,7 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
     HostSamples samples;
     samples.build(session, database, sites.modules());
 
-    const AnalysisWindow window = options.window ? *options.window : activeWindow(session);
+    const AnalysisWindow window = options.window ? *options.window : defaultWindow(session);
     const int64_t windowStart = window.startNs, windowEnd = window.endNs;
     SimulatedSavings savings;
     if (!savings.build(session, graphBuild.take(), sites, windowStart, windowEnd,
@@ -99,9 +99,12 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
                              return a.siteIndex < b.siteIndex;
                          return a.site.function < b.site.function;
                      });
-    for (Insight& insight : report.insights)
+    for (Insight& insight : report.insights) {
         if (!insight.events)
             insight.events = std::make_shared<const EventSpans>();
+        if (window.steps > 0)
+            insight.stepSavingsNs = insight.savingsNs / window.steps;
+    }
 
     report.summary = SessionStatisticsBuilder::compute(session, gpu, sites, window);
     report.summary.gpuPowerCapped = savings.powerCap().capped;

@@ -20,7 +20,7 @@ struct AnalysisOptions {
     InsightThresholds thresholds;
     // Polled between and inside rules; when set the report comes back with cancelled = true.
     const std::atomic<bool>* cancel = nullptr;
-    std::optional<AnalysisWindow> window; // absent: activeWindow(session)
+    std::optional<AnalysisWindow> window; // absent: defaultWindow(session)
 };
 
 class InsightEngine {

@@ -135,4 +135,26 @@ std::string recommendationFor(InsightRule rule, SourceLanguage language, format:
     return {};
 }
 
+std::string narrowingRecommendation(SourceLanguage language) {
+    return language == SourceLanguage::Python
+               ? "torch.cuda.synchronize() here also waits for the other streams' work: wait "
+                 "only for the stream whose results the host reads next "
+                 "(torch.cuda.current_stream().synchronize(), or a torch.cuda.Event recorded "
+                 "after that work and event.synchronize())."
+               : "cudaDeviceSynchronize here also waits for the other streams' work: wait only "
+                 "for the stream whose results the host reads next (cudaStreamSynchronize, or "
+                 "cudaEventSynchronize on an event recorded after that work).";
+}
+
+std::string pageableUploadRecommendation(SourceLanguage language) {
+    return language == SourceLanguage::Python
+               ? "Upload from pinned memory: DataLoader(..., pin_memory=True), or pin the host "
+                 "tensor once (x = x.pin_memory(), or a preallocated pinned buffer you copy "
+                 "into), then x.to('cuda', non_blocking=True); from pageable memory the copy "
+                 "blocks the host even with non_blocking=True."
+               : "Allocate the host buffer pinned (cudaMallocHost or cudaHostRegister) and copy "
+                 "with cudaMemcpyAsync on a stream: from pageable memory the driver stages the "
+                 "copy while the host waits.";
+}
+
 } // namespace stallscope::model

@@ -12,6 +12,11 @@ namespace stallscope::model {
 // `kind` matters for sync-attribution only (what the site's syncs mostly are).
 std::string recommendationFor(InsightRule rule, SourceLanguage language,
                               format::SyncKind kind = format::SyncKind::Stream);
+// The fix of a device-wide sync that waited for the work of several streams: wait for the work the
+// host uses alone.
+std::string narrowingRecommendation(SourceLanguage language);
+// The pageable-copy fix for copies from pageable host memory to the device (uploads).
+std::string pageableUploadRecommendation(SourceLanguage language);
 // "Stream sync", "Blocking copy to pageable memory", ...
 std::string syncKindLabel(format::SyncKind kind);
 

@@ -118,6 +118,7 @@ struct SiteEvidence {
     std::vector<uint32_t> launchesBetween; // consecutive calls on one thread
     std::vector<int64_t> periods;          // start to start of consecutive calls on one thread
     int64_t pageableCopies = 0, pageableBytes = 0;
+    int64_t pageableUploads = 0; // of those copies, host->device ones (the rest read the device)
     EventSpans copySpans;
     int64_t deviceSyncs = 0, narrowableDeviceSyncs = 0;
     int32_t busyStream = -1;        // the one stream device syncs waited for, -2 when it varied
@@ -190,7 +191,8 @@ void countCalls(const AnalysisContext& context, std::vector<SiteEvidence>& evide
     }
 }
 
-// Device->pageable copies: blocking copies joined to their memcpy by (process, correlation id).
+// Copies between the device and pageable host memory, either way: blocking copies joined to their
+// memcpy by (process, correlation id).
 void findPageableCopies(const AnalysisContext& context, std::vector<SiteEvidence>& evidence) {
     const Session& session = context.session;
     std::unordered_map<uint64_t, int32_t> siteByCopy; // (process, correlation) -> site
@@ -218,13 +220,19 @@ void findPageableCopies(const AnalysisContext& context, std::vector<SiteEvidence
         const int64_t process = device < 0 ? -1 : session.devices[device].processIndex;
         const TransferColumns& memcpys = lane.memcpys;
         for (size_t i = 0; i < memcpys.size(); ++i) {
-            if (memcpys.copyKind[i] != static_cast<uint8_t>(format::CopyKind::DtoH) ||
-                memcpys.dstKind[i] != static_cast<uint8_t>(format::MemoryKind::Pageable))
+            const auto pageable = static_cast<uint8_t>(format::MemoryKind::Pageable);
+            const bool upload =
+                memcpys.copyKind[i] == static_cast<uint8_t>(format::CopyKind::HtoD) &&
+                memcpys.srcKind[i] == pageable;
+            const bool read = memcpys.copyKind[i] == static_cast<uint8_t>(format::CopyKind::DtoH) &&
+                              memcpys.dstKind[i] == pageable;
+            if (!upload && !read)
                 continue;
             const auto found = siteByCopy.find(key(process, memcpys.correlationId[i]));
             if (found == siteByCopy.end())
                 continue;
             SiteEvidence& site = evidence[found->second];
+            site.pageableUploads += upload ? 1 : 0;
             site.pageableBytes =
                 format::addSaturated(site.pageableBytes, static_cast<int64_t>(memcpys.bytes[i]));
             appendEvent(site.copySpans,
@@ -334,28 +342,39 @@ void syncSites(const AnalysisContext& context, std::vector<Insight>& out) {
         if (stats.bubbleNs > 0 && context.shareOf(stats.bubbleNs) >= t.bubble.minShare)
             insight.rules.push_back(InsightRule::GpuBubble);
         insight.rule = insight.rules.front();
+        // Most of the site's pageable copies upload to the device: the fix pins the source.
+        const bool uploads =
+            found.pageableCopies > 0 && 2 * found.pageableUploads > eventCount(found.copySpans);
         insight.recommendation =
             insight.rule == InsightRule::SyncAttribution
                 ? recommendationFor(insight.rule, stats.site.language, stats.dominantKind())
+            : insight.rule == InsightRule::PageableCopy && uploads
+                ? pageableUploadRecommendation(stats.site.language)
                 : recommendationFor(insight.rule, stats.site.language);
-        if (narrowable)
+        // The replay narrowed its device-wide syncs (they waited for several streams): that is
+        // the fix the card gives first.
+        const bool narrowed = context.savings.narrowedOf(site);
+        if (narrowed)
+            insight.recommendation = narrowingRecommendation(stats.site.language);
+        else if (narrowable)
             insight.recommendation +=
                 " " + recommendationFor(InsightRule::DeviceSync, stats.site.language);
         // A sync inside a library: what the user's own line can change comes first.
         if (const std::string advice = libraryAdvice(stats.site); !advice.empty())
             insight.recommendation = advice + " " + insight.recommendation;
         insight.bytes = found.pageableBytes;
-        insight.assumption = found.pageableCopies > 0
-                                 ? "if the copy went into pinned memory without blocking and the "
-                                   "host did not wait here"
-                                 : "if the host did not wait here";
+        insight.assumption = narrowed ? "if it waited for its own stream's work alone"
+                             : found.pageableCopies == 0 ? "if the host did not wait here"
+                             : uploads ? "if the copy came from pinned memory without blocking"
+                                       : "if the copy went into pinned memory without blocking "
+                                         "and the host did not wait here";
 
-        const std::string label = insight.rule == InsightRule::PageableCopy
-                                      ? (inLoop ? "In-loop blocking copy to pageable memory"
-                                                : "Blocking copy to pageable memory")
-                                  : insight.rule == InsightRule::InLoopSync
-                                      ? "In-loop sync"
-                                      : syncKindLabel(stats.dominantKind());
+        const char* copyLabel = uploads ? "copy from pageable memory" : "copy to pageable memory";
+        const std::string label =
+            insight.rule == InsightRule::PageableCopy
+                ? (inLoop ? "In-loop blocking " : "Blocking ") + std::string(copyLabel)
+            : insight.rule == InsightRule::InLoopSync ? "In-loop sync"
+                                                      : syncKindLabel(stats.dominantKind());
         insight.title = label + times(insight.count) + " at " + stats.site.label();
         std::string text = formatCount(insight.count) + (insight.count == 1 ? " call" : " calls") +
                            " blocked the host " + formatDuration(stats.blockedNs) + " (median " +
@@ -369,8 +388,10 @@ void syncSites(const AnalysisContext& context, std::vector<Insight>& out) {
                     " kernel launches and " + formatDuration(insight.medianPeriodNs) +
                     " between consecutive calls";
         if (found.pageableCopies > 0)
-            text += "; " + formatCount(found.pageableCopies) + " device→host " +
-                    (found.pageableCopies == 1 ? "copy" : "copies") + " into pageable memory (" +
+            text += "; " + formatCount(found.pageableCopies) +
+                    (uploads ? " host→device " : " device→host ") +
+                    (found.pageableCopies == 1 ? "copy" : "copies") +
+                    (uploads ? " from" : " into") + " pageable memory (" +
                     formatBytes(found.pageableBytes) + ")";
         if (narrowable) {
             const std::string stream =

@@ -24,6 +24,14 @@ std::string windowDescription(const SessionStatistics& summary) {
            formatDuration(summary.windowNs) + ")";
 }
 
+std::string savingText(const Insight& insight, const SessionStatistics& summary) {
+    if (summary.steps <= 0)
+        return formatDuration(insight.savingsNs);
+    return formatDuration(insight.stepSavingsNs) + " a step of " + formatDuration(summary.stepNs) +
+           " (" + formatShare(insight.share) + "; " + formatDuration(insight.savingsNs) + " over " +
+           formatCount(summary.steps) + (summary.steps == 1 ? " step)" : " steps)");
+}
+
 std::string insightReportToText(const InsightReport& report) {
     const SessionStatistics& s = report.summary;
     std::string out;
@@ -31,7 +39,11 @@ std::string insightReportToText(const InsightReport& report) {
            " · host blocked " + formatShare(s.hostBlockedShare) + " in " +
            formatCount(s.hostSyncCount) + (s.hostSyncCount == 1 ? " sync\n" : " syncs\n");
     out += "Window: " + windowDescription(s) + "\n"; // the shares above are over it
-    if (s.startupNs > 0)
+    if (s.steps > 0 && (s.warmupNs > 0 || s.tailNs > 0))
+        out += "Outside the loop: start-up " + formatDuration(s.startupNs - s.warmupNs) +
+               ", warm-up " + formatDuration(s.warmupNs) + ", tail " + formatDuration(s.tailNs) +
+               " (not counted in shares)\n";
+    else if (s.startupNs > 0)
         out += "Start-up: " + formatDuration(s.startupNs) +
                " before the window (not counted in shares)\n";
     for (const DeviceBusy& device : s.devices)
@@ -82,7 +94,7 @@ std::string insightReportToText(const InsightReport& report) {
                    "\n";
         out += "   Fix: " + insight.recommendation + "\n";
         out += std::string(insight.simulated ? "   Simulated saving: " : "   Estimated savings: ") +
-               formatDuration(insight.savingsNs) + " (" + formatCount(insight.eventCount) +
+               savingText(insight, s) + " (" + formatCount(insight.eventCount) +
                (insight.eventCount == 1 ? " event)\n" : " events)\n");
     }
     if (report.cancelled)

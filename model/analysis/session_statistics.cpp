@@ -40,6 +40,10 @@ SessionStatistics SessionStatisticsBuilder::compute(const Session& session, cons
     stats.windowNs = window.durationNs();
     stats.windowLabel = window.label;
     stats.startupNs = std::max<int64_t>(0, window.startNs - session.startNs);
+    stats.steps = window.steps;
+    stats.stepNs = window.steps > 0 ? window.durationNs() / window.steps : 0;
+    stats.warmupNs = window.loop.warmupNs;
+    stats.tailNs = window.loop.tailNs;
     const double windowNs = static_cast<double>(std::max<int64_t>(stats.windowNs, 1));
 
     int64_t devicesWithWork = 0;

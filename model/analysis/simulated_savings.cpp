@@ -99,13 +99,44 @@ bool runOnTwoThreads(size_t count, const std::function<bool(size_t)>& job) {
 
 } // namespace
 
-whatif::WhatIf siteFix(const Session& session, std::span<const EventRef> syncs,
+namespace {
+
+// Whether a device-wide sync awaited the work of more than one stream.
+bool awaitedSeveralStreams(const whatif::RunGraph& graph, const EventRef& sync) {
+    const SyncColumns& syncs = graph.session().hostLanes[sync.lane].syncs;
+    if (syncs.kind[sync.index] != static_cast<uint8_t>(format::SyncKind::Device))
+        return false;
+    int32_t first = -1;
+    for (uint32_t op : graph.awaited(sync.lane, sync.index)) {
+        const int32_t lane = graph.locateOp(op).first;
+        if (first >= 0 && lane != first)
+            return true;
+        first = lane;
+    }
+    return false;
+}
+
+} // namespace
+
+whatif::WhatIf siteFix(const whatif::RunGraph& graph, std::span<const EventRef> syncs,
                        SourceLanguage language, int64_t windowStartNs, int64_t windowEndNs) {
+    const Session& session = graph.session();
     whatif::WhatIf fix;
     for (const EventRef& sync : syncs) {
         const int64_t start = session.hostLanes[sync.lane].syncs.start[sync.index];
-        if (start >= windowStartNs && start <= windowEndNs)
+        if (start < windowStartNs || start > windowEndNs)
+            continue;
+        if (awaitedSeveralStreams(graph, sync))
+            fix.narrowedSyncs.push_back(sync);
+        else
             fix.removedSyncs.push_back(sync);
+    }
+    // A site whose device-wide syncs all waited for several streams is fixed by narrowing them;
+    // any other site by removing its syncs, the device-wide ones too.
+    if (!fix.removedSyncs.empty() && !fix.narrowedSyncs.empty()) {
+        fix.removedSyncs.insert(fix.removedSyncs.end(), fix.narrowedSyncs.begin(),
+                                fix.narrowedSyncs.end());
+        fix.narrowedSyncs.clear();
     }
     fix.removeStatementTime = language == SourceLanguage::Python;
     return fix;
@@ -153,6 +184,7 @@ bool SimulatedSavings::build(const Session& session, std::shared_ptr<whatif::Run
                              const InsightThresholds& thresholds, const std::atomic<bool>* cancel) {
     m_saving.assign(sites.siteCount(), -1);
     m_gpuTimeRemoved.assign(sites.siteCount(), 0);
+    m_narrowed.assign(sites.siteCount(), 0);
     m_built = false;
     m_thresholds = thresholds;
     m_windowStartNs = windowStartNs;
@@ -208,10 +240,11 @@ bool SimulatedSavings::build(const Session& session, std::shared_ptr<whatif::Run
             baseline = replayer.replay(withoutRecorder, options);
             return !baseline.cancelled;
         }
-        fixes[i] = siteFix(session, sites.syncsOf(chosen[i]),
+        fixes[i] = siteFix(*m_graph, sites.syncsOf(chosen[i]),
                            sites.stats()[chosen[i]].site.language, windowStartNs, windowEndNs);
         fixes[i].withoutRecorderOverhead = true;
-        if (fixes[i].removedSyncs.empty()) {
+        m_narrowed[chosen[i]] = narrowsDeviceSyncs(fixes[i]);
+        if (fixes[i].removedSyncs.empty() && fixes[i].narrowedSyncs.empty()) {
             m_saving[chosen[i]] = 0;
             return true;
         }

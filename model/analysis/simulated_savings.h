@@ -23,11 +23,18 @@
 
 namespace stallscope::model {
 
-// The change that fixes a sync site: its syncs starting inside [windowStartNs, windowEndNs] no
-// longer wait and, at Python sites, their statements go (WhatIf::removeStatementTime). What
-// SimulatedSavings replays per site, and what the timeline's after-fix bars replay for a finding.
-whatif::WhatIf siteFix(const Session& session, std::span<const EventRef> syncs,
+// The change that fixes a sync site, the one its card recommends: its syncs starting inside
+// [windowStartNs, windowEndNs] no longer wait and, at Python sites, their statements go
+// (WhatIf::removeStatementTime); but a device-wide sync that waited for the work of several
+// streams waits for its own thread's stream alone (WhatIf::narrowedSyncs: "a stream or event sync
+// on the work the host then uses"). What SimulatedSavings replays per site, and what the
+// timeline's after-fix bars replay for a finding.
+whatif::WhatIf siteFix(const whatif::RunGraph& graph, std::span<const EventRef> syncs,
                        SourceLanguage language, int64_t windowStartNs, int64_t windowEndNs);
+// Whether `fix` narrows device-wide syncs rather than removing them all.
+inline bool narrowsDeviceSyncs(const whatif::WhatIf& fix) {
+    return !fix.narrowedSyncs.empty() && fix.removedSyncs.empty();
+}
 
 // Whether the recording's GPUs ran at their power limit while busy (InsightThresholds::powerCap,
 // from the recorder's meta gpu_power_*): then a fix that fills GPU idle time slows the kernels.
@@ -94,6 +101,9 @@ public:
     int64_t replayedSavingOf(whatif::WhatIf change, const std::atomic<bool>* cancel) const;
     // GPU time the site's fix takes away (pageable copies made pinned).
     int64_t gpuTimeRemovedOf(int32_t site) const { return m_gpuTimeRemoved[site]; }
+    // Whether the site's fix narrowed its device-wide syncs to their own stream (siteFix) rather
+    // than removing its syncs.
+    bool narrowedOf(int32_t site) const { return m_narrowed[site] != 0; }
     // Where the fix's busier GPU passes its power limit (GpuPowerCap::projects): the share of
     // time the fixed replay keeps the busiest GPU busy, and how much longer its kernels were
     // replayed; kernelScale 1 where the limit was not passed.
@@ -127,6 +137,7 @@ private:
     std::shared_ptr<whatif::RunGraph> m_graph;
     std::vector<int64_t> m_saving;           // per site
     std::vector<int64_t> m_gpuTimeRemoved;   // per site
+    std::vector<char> m_narrowed;            // per site, written by one worker each
     std::vector<ProjectedClock> m_projected; // per site
     double m_recordedDuty = 0;
     InsightThresholds m_thresholds;

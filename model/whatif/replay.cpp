@@ -77,16 +77,21 @@ public:
           m_opShift(graph.opCount(), kUnset), m_stepEndShift(graph.handoffTargets().size(), kUnset),
           m_opStartShift(options.keepShifts ? graph.opCount() : 0, kUnset), m_changes(changes),
           m_hosts(graph.threads().size()), m_streams(graph.streams().size()),
-          m_removed(graph.threads().size()), m_graphed(graph.threads().size()),
-          m_busyNs(m_session.devices.size(), 0) {
+          m_removed(graph.threads().size()), m_narrowed(graph.threads().size()),
+          m_graphed(graph.threads().size()), m_busyNs(m_session.devices.size(), 0) {
         for (const EventRef& sync : changes.removedSyncs)
             if (sync.kind == EventKind::Sync && sync.lane >= 0 &&
                 static_cast<size_t>(sync.lane) < m_removed.size())
                 m_removed[sync.lane].push_back(sync.index);
-        for (std::vector<uint32_t>& removed : m_removed) {
-            std::sort(removed.begin(), removed.end());
-            removed.erase(std::unique(removed.begin(), removed.end()), removed.end());
-        }
+        for (const EventRef& sync : changes.narrowedSyncs)
+            if (sync.kind == EventKind::Sync && sync.lane >= 0 &&
+                static_cast<size_t>(sync.lane) < m_narrowed.size())
+                m_narrowed[sync.lane].push_back(sync.index);
+        for (auto* lanes : {&m_removed, &m_narrowed})
+            for (std::vector<uint32_t>& syncs : *lanes) {
+                std::sort(syncs.begin(), syncs.end());
+                syncs.erase(std::unique(syncs.begin(), syncs.end()), syncs.end());
+            }
         if (changes.pinRemovedCopies)
             for (size_t l = 0; l < m_removed.size(); ++l)
                 for (uint32_t sync : m_removed[l])
@@ -285,9 +290,17 @@ private:
                     h.collapse |= !isCopyKind(syncs.kind[s]);
                 } else {
                     int64_t awaitedEnd = kUnset, awaitedReplayedEnd = kUnset;
+                    const bool narrowed =
+                        std::binary_search(m_narrowed[lane].begin(), m_narrowed[lane].end(), s);
+                    const int32_t ownStream = narrowed ? m_graph.ownStreamOf(lane, s) : -1;
+                    int64_t skippedEnd = kUnset; // the latest end of the work no longer awaited
                     for (uint32_t op : m_graph.awaited(lane, s)) {
                         const auto [opLane, k] = m_graph.locateOp(op);
                         const int64_t recordedEnd = m_graph.opEnd(opLane, k);
+                        if (narrowed && opLane != ownStream) {
+                            skippedEnd = std::max(skippedEnd, recordedEnd);
+                            continue;
+                        }
                         const std::optional<int64_t> shift = resolved(m_opShift[op], force);
                         if (!shift)
                             return progressed;
@@ -297,11 +310,21 @@ private:
                     }
                     force = false;
                     h.cursor = plus(h.cursor, before);
-                    Constraints end(syncEnd);
-                    end.add(plus(h.recordedCursor, before), h.cursor, m_latencies.syncOverheadNs);
-                    if (awaitedEnd != kUnset)
-                        end.add(awaitedEnd, awaitedReplayedEnd, m_latencies.wakeNs);
-                    h.cursor = std::max(h.cursor, end.replayed());
+                    if (skippedEnd != kUnset && skippedEnd > awaitedEnd) {
+                        // The work that held the recorded sync is no longer awaited: the
+                        // narrowed sync returns after its own work, with the typical delays.
+                        h.cursor = plus(h.cursor, m_latencies.syncOverheadNs);
+                        if (awaitedEnd != kUnset)
+                            h.cursor =
+                                std::max(h.cursor, plus(awaitedReplayedEnd, m_latencies.wakeNs));
+                    } else {
+                        Constraints end(syncEnd);
+                        end.add(plus(h.recordedCursor, before), h.cursor,
+                                m_latencies.syncOverheadNs);
+                        if (awaitedEnd != kUnset)
+                            end.add(awaitedEnd, awaitedReplayedEnd, m_latencies.wakeNs);
+                        h.cursor = std::max(h.cursor, end.replayed());
+                    }
                 }
                 h.recordedCursor = std::max(h.recordedCursor, syncEnd);
             }
@@ -546,6 +569,7 @@ private:
     std::vector<HostState> m_hosts;
     std::vector<StreamState> m_streams;
     std::vector<std::vector<uint32_t>> m_removed;  // per host lane, sorted sync indexes
+    std::vector<std::vector<uint32_t>> m_narrowed; // per host lane, sorted sync indexes
     std::vector<uint32_t> m_pinned;                // global operation ids, sorted
     std::vector<std::vector<StepRange>> m_graphed; // per host lane, sorted, disjoint
     std::vector<char> m_stepGraphed; // per global step once replayed (only with graphedSteps)

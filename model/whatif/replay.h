@@ -32,6 +32,11 @@ struct WhatIf {
     // goes on at once; a sync call disappears, a copy call returns without waiting for its copy.
     // Work that consumed the value is assumed not to need it before the next remaining sync.
     std::vector<EventRef> removedSyncs;
+    // Device-wide syncs (EventRef::sync) that wait only for the stream the work they awaited was
+    // last launched to by their own thread: "a stream or event sync on the work the host then
+    // uses" in place of cudaDeviceSynchronize / torch.cuda.synchronize(). Other streams' work
+    // (a busy side stream) no longer holds the host.
+    std::vector<EventRef> narrowedSyncs;
     // Device->host copies awaited by the removed syncs run at the pinned rate (Latencies):
     // "this pageable copy becomes an asynchronous copy into pinned memory".
     bool pinRemovedCopies = true;

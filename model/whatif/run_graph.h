@@ -153,6 +153,9 @@ public:
         return {m_awaited.data() + thread.awaitedBegin[sync],
                 thread.awaitedBegin[sync + 1] - thread.awaitedBegin[sync]};
     }
+    // The stream lane of the operation `sync` awaited that its own thread launched last; -1 when
+    // its thread launched none of them (WhatIf::narrowedSyncs: the work the host then uses).
+    int32_t ownStreamOf(int32_t lane, uint32_t sync) const;
     // Stream lane and lane-local index of a global operation id.
     std::pair<int32_t, uint32_t> locateOp(uint32_t op) const {
         return locate(m_streams, op, &Stream::firstOp);

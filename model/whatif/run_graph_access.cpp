@@ -97,4 +97,17 @@ size_t RunGraph::memoryBytes() const {
     return bytes;
 }
 
+int32_t RunGraph::ownStreamOf(int32_t lane, uint32_t sync) const {
+    int32_t own = -1;
+    uint32_t latest = 0;
+    for (uint32_t op : awaited(lane, sync)) {
+        const uint32_t step = launchStep(op);
+        if (step >= stepCount() || locateStep(step).first != lane || (own >= 0 && step < latest))
+            continue;
+        latest = step;
+        own = locateOp(op).first;
+    }
+    return own;
+}
+
 } // namespace stallscope::model::whatif

@@ -149,7 +149,8 @@ private slots:
         QVERIFY(root.contains(QStringLiteral("summary")));
         const QJsonObject top = root.value(QStringLiteral("insights")).toArray().at(0).toObject();
         QCOMPARE(top.value(QStringLiteral("rule")).toString(), QStringLiteral("in-loop-sync"));
-        QCOMPARE(top.value(QStringLiteral("count")).toInt(), 300);
+        // The loop's calls: the first step, slow with lazy module loading, is warm-up.
+        QCOMPARE(top.value(QStringLiteral("count")).toInt(), 299);
         const QJsonObject site = top.value(QStringLiteral("site")).toObject();
         QVERIFY(site.value(QStringLiteral("file")).toString().endsWith("sample_train.py"));
         QCOMPARE(site.value(QStringLiteral("line")).toInt(), 41); // losses.append(... loss.item())

@@ -438,7 +438,10 @@ void TestRunMerge::unrelatedCollectivesSaveAtMostTheWindow() {
     model::SessionDatabase db;
     std::string error;
     QVERIFY2(db.open(*loaded.session, &error), error.c_str());
-    const model::InsightReport report = model::InsightEngine::analyze(*loaded.session, db);
+    // Over the whole run (its first steps are the ones that differ between the ranks).
+    model::AnalysisOptions options;
+    options.window = model::activeWindow(*loaded.session);
+    const model::InsightReport report = model::InsightEngine::analyze(*loaded.session, db, options);
     const auto straggler =
         std::find_if(report.insights.begin(), report.insights.end(), [](const model::Insight& i) {
             return i.rule == model::InsightRule::Straggler;

@@ -48,6 +48,8 @@ public:
     }
 
     format::SessionWriter& writer() { return *m_writer; }
+    // The name of the kernels written from now on (default "gemm").
+    void setKernelName(const std::string& name) { m_kernelName = m_writer->internString(name); }
 
     int64_t addStream(int64_t streamId, bool isDefault = false) {
         return m_writer->addStream({device, 1, streamId, isDefault, 0});

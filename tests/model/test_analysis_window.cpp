@@ -218,7 +218,7 @@ void TestAnalysisWindow::nvtxStepsOfTheBusiestThreadAtTheOutermostDepth() {
 void TestAnalysisWindow::parseErrors_data() {
     QTest::addColumn<QString>("spec");
     QTest::addColumn<QString>("error");
-    const QString forms = QStringLiteral("; use active (the default");
+    const QString forms = QStringLiteral("; use loop (the default");
     QTest::newRow("garbage") << "soon"
                              << "\"soon\" is not a window" + forms;
     QTest::newRow("empty") << ""

@@ -425,7 +425,9 @@ void TestInsightOutput::recordedSampleFindings() {
     const model::Insight& top = report.insights.front();
     QCOMPARE(top.rule, InsightRule::InLoopSync); // the per-step .item()
     QCOMPARE(top.site.line, int64_t(41));
-    QCOMPARE(top.count, int64_t(300));
+    // In the loop (the default window): the first of the 300 steps, slow with CUDA's lazy module
+    // loading, is warm-up.
+    QCOMPARE(top.count, int64_t(299));
     QVERIFY(top.medianLaunchesBetween >= 3);
     QVERIFY(top.simulated);
     QVERIFY(top.severity >= model::Severity::Medium);

@@ -589,7 +589,7 @@ void TestWhatIfReplay::lightRecordingOfARealLoop() {
     QCOMPARE(top.rule, model::InsightRule::PageableCopy);
     QVERIFY(top.site.file.ends_with("pageable_copy.py"));
     QCOMPARE(top.site.line, int64_t(33));
-    QCOMPARE(top.count, int64_t(420));
+    QCOMPARE(top.count, int64_t(419)); // in the loop: the first iteration is warm-up
     QVERIFY(top.simulated);
     QVERIFY(top.savingsNs > 0 && top.savingsNs < report.summary.windowNs);
 }

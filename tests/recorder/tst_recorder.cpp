@@ -443,11 +443,12 @@ private slots:
         QCOMPARE(sink.stats().droppedRecords, 5);
     }
 
-    // Which copies block the host: every synchronous cudaMemcpy, and an async one whose
-    // destination is pageable host memory (the driver stages it, so the host waits).
+    // Which copies block the host: every synchronous cudaMemcpy, and an async one whose host side
+    // is pageable memory, either way (the driver stages it, so the host waits).
     void copySyncKinds_data() {
         QTest::addColumn<int>("apiClass");
         QTest::addColumn<int>("copyKind");
+        QTest::addColumn<int>("srcKind");
         QTest::addColumn<int>("dstKind");
         QTest::addColumn<int>("expectedSyncKind"); // 0: no sync
         const int sync = int(ApiClass::CopySync), async = int(ApiClass::CopyAsync);
@@ -456,19 +457,25 @@ private slots:
         const int pinned = CUPTI_ACTIVITY_MEMORY_KIND_PINNED;
         const int device = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
         QTest::newRow("sync DtoH pageable")
-            << sync << dtoh << pageable << int(fmt::SyncKind::PageableCopy);
+            << sync << dtoh << device << pageable << int(fmt::SyncKind::PageableCopy);
         QTest::newRow("sync DtoH pinned")
-            << sync << dtoh << pinned << int(fmt::SyncKind::BlockingCopy);
-        QTest::newRow("sync HtoD") << sync << htod << device << int(fmt::SyncKind::BlockingCopy);
+            << sync << dtoh << device << pinned << int(fmt::SyncKind::BlockingCopy);
+        QTest::newRow("sync HtoD pinned")
+            << sync << htod << pinned << device << int(fmt::SyncKind::BlockingCopy);
+        QTest::newRow("sync HtoD pageable")
+            << sync << htod << pageable << device << int(fmt::SyncKind::PageableCopy);
         QTest::newRow("async DtoH pageable")
-            << async << dtoh << pageable << int(fmt::SyncKind::PageableCopy);
-        QTest::newRow("async DtoH pinned") << async << dtoh << pinned << 0;
-        QTest::newRow("async HtoD") << async << htod << device << 0;
+            << async << dtoh << device << pageable << int(fmt::SyncKind::PageableCopy);
+        QTest::newRow("async DtoH pinned") << async << dtoh << device << pinned << 0;
+        QTest::newRow("async HtoD pinned") << async << htod << pinned << device << 0;
+        QTest::newRow("async HtoD pageable")
+            << async << htod << pageable << device << int(fmt::SyncKind::PageableCopy);
     }
 
     void copySyncKinds() {
         QFETCH(int, apiClass);
         QFETCH(int, copyKind);
+        QFETCH(int, srcKind);
         QFETCH(int, dstKind);
         QFETCH(int, expectedSyncKind);
         ScratchSession session("copy.stallscope");
@@ -486,6 +493,7 @@ private slots:
         ActivityRecord copy;
         copy.kind = ActivityRecord::Kind::Memcpy;
         copy.copyKind = uint8_t(copyKind);
+        copy.srcKind = uint8_t(srcKind);
         copy.dstKind = uint8_t(dstKind);
         copy.correlationId = 300;
         copy.bytes = 1 << 20;

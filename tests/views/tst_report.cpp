@@ -245,7 +245,7 @@ private slots:
             for (const std::string& fix : fixes)
                 ++starts[fix.substr(0, 40)];
             for (const auto& [start, count] : starts)
-                QCOMPARE(text.count(QString::fromStdString(start)), count);
+                QVERIFY2(text.count(QString::fromStdString(start)) == count, start.c_str());
         }
         views::ReportOptions options;
         QVERIFY(!views::ReportWriter::parsePageSize(QStringLiteral("a5"), &options.pageSize));

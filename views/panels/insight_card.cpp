@@ -146,9 +146,15 @@ QString InsightCard::rulesText() const {
 QString InsightCard::savingsText(const model::Insight& insight) {
     if (insight.savingsNs <= 0)
         return {};
-    QString text = tr("Saves ≈ %1 (%2)")
-                       .arg(QString::fromStdString(model::formatDuration(insight.savingsNs)),
-                            QString::fromStdString(model::formatShare(insight.share)));
+    // Per step of the loop when the analysis window is the loop (its share is then of a step).
+    QString text =
+        insight.stepSavingsNs > 0
+            ? tr("Saves ≈ %1 a step (%2)")
+                  .arg(QString::fromStdString(model::formatDuration(insight.stepSavingsNs)),
+                       QString::fromStdString(model::formatShare(insight.share)))
+            : tr("Saves ≈ %1 (%2)")
+                  .arg(QString::fromStdString(model::formatDuration(insight.savingsNs)),
+                       QString::fromStdString(model::formatShare(insight.share)));
     if (!insight.assumption.empty())
         text += QLatin1Char(' ') + QString::fromStdString(insight.assumption);
     return text;

@@ -35,7 +35,12 @@ QString summaryHtml(const model::SessionStatistics& s) {
     // The shares are over the analysis window; start-up before it counts in none.
     html += QObject::tr("<small>Window: %1</small><br>")
                 .arg(QString::fromStdString(model::windowDescription(s)).toHtmlEscaped());
-    if (s.startupNs > 0)
+    if (s.steps > 0 && (s.warmupNs > 0 || s.tailNs > 0))
+        html +=
+            QObject::tr("<small>Outside the loop: start-up %1, warm-up %2, tail %3 (not "
+                        "counted in shares)</small><br>")
+                .arg(duration(s.startupNs - s.warmupNs), duration(s.warmupNs), duration(s.tailNs));
+    else if (s.startupNs > 0)
         html += QObject::tr("<small>Start-up: %1 before the window (not counted in shares)</small>"
                             "<br>")
                     .arg(duration(s.startupNs));

@@ -1,0 +1,56 @@
+#!/bin/bash
+# One device call's share of the corpus (bench/corpus/README.md): from the repository root on the
+# GPU machine, for each pair in PAIRS (default: every pair, in name order) until BUDGET_S seconds
+# have passed, ROUNDS rounds of "before" and "after" timed as separate processes, the order
+# alternating, with a recording of "before" under the default recorder before each of the first
+# RECORDINGS rounds. Writes $OUT/<pair>.rec<K>.stallscope and every run's output in $OUT/raw/
+# (<pair>.<variant>.<round>.out: the program's CORPUS line; .err), and names the pairs it did not
+# reach, so a later call runs them.
+#   RECORD  stallscope-record (default .devcarry/bin/stallscope-record)
+#   BIN     the built .cu pairs, <BIN>/<pair>/{before,after} (default .devcarry/corpus)
+set -u
+OUT=${OUT:-/tmp/out}
+RECORD=${RECORD:-.devcarry/bin/stallscope-record}
+BIN=${BIN:-.devcarry/corpus}
+ROUNDS=${ROUNDS:-3}
+RECORDINGS=${RECORDINGS:-2}
+BUDGET_S=${BUDGET_S:-540}
+PAIRS=${PAIRS:-$(ls bench/corpus/pairs)}
+export PYTHONUNBUFFERED=1
+export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}
+mkdir -p "$OUT/raw"
+
+command_of() { # PAIR VARIANT
+    if [ -f "bench/corpus/pairs/$1/$2.py" ]; then
+        echo "python3 bench/corpus/pairs/$1/$2.py"
+    else
+        echo "$BIN/$1/$2"
+    fi
+}
+
+nvidia-smi -L
+left=""
+for pair in $PAIRS; do
+    if [ "$SECONDS" -ge "$BUDGET_S" ]; then
+        left="$left $pair"
+        continue
+    fi
+    for ((r = 1; r <= ROUNDS; r++)); do
+        if [ "$r" -le "$RECORDINGS" ]; then
+            session=$OUT/$pair.rec$r.stallscope
+            rm -f "$session"
+            $RECORD -o "$session" -- $(command_of "$pair" before) \
+                >"$OUT/raw/$pair.recorded.$r.out" 2>"$OUT/raw/$pair.recorded.$r.err" ||
+                echo "   $pair recording $r FAILED: $(tail -n 1 "$OUT/raw/$pair.recorded.$r.err")"
+        fi
+        order="before after"
+        [ $((r % 2)) = 0 ] && order="after before"
+        for variant in $order; do
+            $(command_of "$pair" "$variant") >"$OUT/raw/$pair.$variant.$r.out" \
+                2>"$OUT/raw/$pair.$variant.$r.err" ||
+                echo "   $pair $variant FAILED: $(tail -n 1 "$OUT/raw/$pair.$variant.$r.err")"
+        done
+    done
+    echo "[$SECONDS s] $pair: $(cat "$OUT"/raw/"$pair".before.*.out | grep -h '^CORPUS' | tr '\n' ' ')"
+done
+echo "not run:$left"

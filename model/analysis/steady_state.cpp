@@ -1,0 +1,327 @@
+#include "model/analysis/steady_state.h"
+
+#include "model/session/session_summary.h"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <unordered_map>
+#include <vector>
+
+namespace stallscope::model {
+
+namespace {
+
+// The kernel sequence's period: tested over at least this many periods (and at most half the
+// sequence: start-up and tail are not the loop), in each of a few regions of the sequence.
+constexpr size_t kPeriodsCompared = 4;
+constexpr size_t kMinKernelsCompared = 1024;
+constexpr size_t kMaxPeriod = 20000; // kernels a step: a large model's step has a few thousand
+// A period repeats when this share of the kernels compared equals the kernel one period later,
+// an extra kernel in either period (a logged mean every ten steps) skipped at the cost of one.
+constexpr double kMinAgreement = 0.99;
+constexpr double kExactAgreement = 0.999;
+constexpr size_t kMaxExtraKernels = 4;
+// Steps of a loop take about the same time: this share of them within [low, high] × the median.
+constexpr double kRegularStepLow = 0.75, kRegularStepHigh = 1.33, kMinRegularShare = 0.8;
+// The GPU idle before a kernel that may start a step: this many times the median idle time
+// between two kernels, and at least this long.
+constexpr int64_t kIdleBeforeStepFactor = 4;
+constexpr int64_t kIdleBeforeStepNs = 2'000;
+// The smallest repeating period is the step unless the loop it finds spans less than this share
+// of the loop of the best-agreeing one (300 kernels of which one differs repeat every kernel at
+// 99.7 %, but only between two of the odd ones).
+constexpr double kMinSpanOfBest = 0.8;
+
+struct PeriodFit {
+    size_t period = 0;
+    size_t regionStart = 0;
+    double agreement = 0;
+};
+
+// The agreement of `names` with itself `period` kernels later over [start, start + count), or 0
+// as soon as too many differ. Where two differ, an extra kernel (up to kMaxExtraKernels) in one of
+// the two periods is skipped when the next two kernels agree after it.
+double agreementAt(const std::vector<uint32_t>& names, size_t period, size_t start, size_t count) {
+    const auto allowed = static_cast<size_t>(static_cast<double>(count) * (1 - kMinAgreement));
+    const size_t n = names.size(), end = start + count;
+    size_t differ = 0;
+    size_t shiftedAt = 0; // where the two periods last went out of step (b - a != period)
+    for (size_t a = start, b = start + period; a < end && b < n;) {
+        // An extra kernel in the later period is met again in the earlier one a period on: the
+        // two are back in step by then, or they were not the same steps.
+        if (b - a != period && a - shiftedAt > period + kMaxExtraKernels)
+            return 0;
+        if (names[a] == names[b]) {
+            ++a;
+            ++b;
+            continue;
+        }
+        if (++differ > allowed)
+            return 0;
+        if (b - a == period)
+            shiftedAt = a;
+        auto agreeAt = [&](size_t x, size_t y) {
+            return y + 1 < n && x + 1 < n && names[x] == names[y] && names[x + 1] == names[y + 1];
+        };
+        size_t skip = 1;
+        for (; skip <= kMaxExtraKernels; ++skip) {
+            if (agreeAt(a, b + skip)) {
+                b += skip;
+                break;
+            }
+            if (a + skip < b && agreeAt(a + skip, b)) {
+                a += skip;
+                break;
+            }
+        }
+        if (skip > kMaxExtraKernels) {
+            ++a;
+            ++b;
+        }
+    }
+    return 1 - static_cast<double>(differ) / static_cast<double>(count);
+}
+
+// The smallest period that repeats and the best-agreeing one (the first that repeats exactly:
+// its multiples do as well), or none.
+struct Periods {
+    PeriodFit smallest, best;
+};
+Periods findPeriods(const std::vector<uint32_t>& names) {
+    const size_t n = names.size();
+    Periods found;
+    const size_t maxPeriod = std::min(kMaxPeriod, n / (kPeriodsCompared + 1));
+    for (size_t period = 1; period <= maxPeriod; ++period) {
+        const size_t count =
+            std::max(kPeriodsCompared * period, std::min(kMinKernelsCompared, (n - period) / 2));
+        if (count + period > n)
+            break;
+        PeriodFit fit{period, 0, 0};
+        // Regions around the middle, then a third of the way in from either end.
+        for (const double at : {0.5, 0.3, 0.7}) {
+            const auto centre = static_cast<size_t>(static_cast<double>(n) * at);
+            const size_t start = std::min(centre - std::min(centre, count / 2), n - period - count);
+            const double agreement = agreementAt(names, period, start, count);
+            if (agreement > fit.agreement)
+                fit = {period, start, agreement};
+            if (fit.agreement >= kExactAgreement)
+                break;
+        }
+        if (fit.agreement < kMinAgreement)
+            continue;
+        if (found.smallest.period == 0)
+            found.smallest = fit;
+        if (fit.agreement > found.best.agreement)
+            found.best = fit;
+        if (fit.agreement >= kExactAgreement)
+            break;
+    }
+    return found;
+}
+
+// The busiest stream's kernels: the loop's sequence, already in start order.
+const KernelColumns* busiestKernels(const Session& session) {
+    const KernelColumns* busiest = nullptr;
+    for (const StreamLane& lane : session.streamLanes)
+        if (!busiest || lane.kernels.size() > busiest->size())
+            busiest = &lane.kernels;
+    return busiest;
+}
+
+// Step boundaries [first, last] of a run of `bounds` (times in order) less the slow steps at either
+// end; false when fewer than kSteadyStateMinSteps steps remain.
+bool trimSlowEnds(const std::vector<int64_t>& bounds, size_t* first, size_t* last) {
+    if (bounds.size() < 2)
+        return false;
+    std::vector<int64_t> durations;
+    for (size_t i = *first; i < *last; ++i)
+        durations.push_back(bounds[i + 1] - bounds[i]);
+    if (durations.empty())
+        return false;
+    std::nth_element(durations.begin(), durations.begin() + durations.size() / 2, durations.end());
+    const double slow =
+        kSteadyStateSlowStepFactor * static_cast<double>(durations[durations.size() / 2]);
+    while (*first<*last&& static_cast<double>(bounds[*first + 1] - bounds[*first])> slow)
+        ++*first;
+    while (*last > *first && static_cast<double>(bounds[*last] - bounds[*last - 1]) > slow)
+        --*last;
+    return static_cast<int64_t>(*last - *first) >= kSteadyStateMinSteps;
+}
+
+SteadyState fromSteps(const StepSpans& spans) {
+    if (static_cast<int64_t>(spans.size()) < kSteadyStateMinSteps)
+        return {};
+    // Step i runs from its start to the next step's start; the last one to its own end.
+    std::vector<int64_t> bounds;
+    for (const auto& span : spans)
+        bounds.push_back(span.first);
+    bounds.push_back(std::max(spans.back().second, spans.back().first));
+    size_t first = 0, last = bounds.size() - 1;
+    if (!trimSlowEnds(bounds, &first, &last))
+        return {};
+    SteadyState state;
+    state.source = SteadyState::Source::Steps;
+    state.startNs = bounds[first];
+    state.endNs = bounds[last];
+    state.steps = static_cast<int64_t>(last - first);
+    return state;
+}
+
+// Whether most steps take about the median step's time: a loop, not a period of kernel names
+// that cuts its steps apart (one kernel launched several times a step).
+bool regularSteps(const std::vector<int64_t>& bounds, size_t first, size_t last) {
+    std::vector<int64_t> durations;
+    for (size_t i = first; i < last; ++i)
+        durations.push_back(bounds[i + 1] - bounds[i]);
+    if (durations.empty())
+        return false;
+    std::vector<int64_t> sorted = durations;
+    std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
+    const auto median = static_cast<double>(sorted[sorted.size() / 2]);
+    const auto near = std::count_if(durations.begin(), durations.end(), [median](int64_t d) {
+        return static_cast<double>(d) >= kRegularStepLow * median &&
+               static_cast<double>(d) <= kRegularStepHigh * median;
+    });
+    return static_cast<double>(near) >= kMinRegularShare * static_cast<double>(durations.size());
+}
+
+// The loop in one token sequence of the busiest stream's kernels (a token per kernel).
+SteadyState loopOfPeriod(const KernelColumns& kernels, const std::vector<uint32_t>& tokens,
+                         const PeriodFit& fit) {
+    if (fit.period == 0)
+        return {};
+    const size_t p = fit.period;
+    // The step starts at the kernel of the period that occurs once in it and that the GPU waited
+    // longest for (summed over a few periods).
+    std::unordered_map<uint32_t, int> inPeriod;
+    for (size_t j = 0; j < p; ++j)
+        ++inPeriod[tokens[fit.regionStart + j]];
+    size_t anchor = p;
+    int64_t longestWait = -1;
+    const size_t periods = std::min<size_t>(8, (tokens.size() - fit.regionStart) / p);
+    for (size_t j = 0; j < p; ++j) {
+        if (inPeriod[tokens[fit.regionStart + j]] != 1)
+            continue;
+        int64_t wait = 0;
+        for (size_t k = 0; k < periods; ++k) {
+            const size_t i = fit.regionStart + j + k * p;
+            if (i > 0)
+                wait += std::max<int64_t>(0, kernels.start[i] - kernels.end[i - 1]);
+        }
+        if (wait > longestWait) {
+            longestWait = wait;
+            anchor = j;
+        }
+    }
+    if (anchor == p)
+        return {};
+    // Every run of the anchor kernel a period apart (an extra kernel now and then allowed); the
+    // longest run is the loop.
+    const uint32_t anchorToken = tokens[fit.regionStart + anchor];
+    std::vector<size_t> at;
+    for (size_t i = 0; i < tokens.size(); ++i)
+        if (tokens[i] == anchorToken)
+            at.push_back(i);
+    size_t bestFirst = 0, bestLast = 0;
+    for (size_t runFirst = 0, k = 1; k <= at.size(); ++k) {
+        const bool continues =
+            k < at.size() && at[k] - at[k - 1] >= p - p / 4 && at[k] - at[k - 1] <= p + p / 2;
+        if (continues)
+            continue;
+        if (k - 1 - runFirst > bestLast - bestFirst) {
+            bestFirst = runFirst;
+            bestLast = k - 1;
+        }
+        runFirst = k;
+    }
+    std::vector<int64_t> bounds;
+    for (size_t k = bestFirst; k <= bestLast; ++k)
+        bounds.push_back(kernels.start[at[k]]);
+    size_t first = 0, last = bounds.size() - 1;
+    if (!trimSlowEnds(bounds, &first, &last) || !regularSteps(bounds, first, last))
+        return {};
+    SteadyState state;
+    state.source = SteadyState::Source::KernelPeriod;
+    state.startNs = bounds[first];
+    state.endNs = bounds[last];
+    state.steps = static_cast<int64_t>(last - first);
+    state.kernelsPerStep = static_cast<int64_t>(p);
+    // The loop's last iteration has no boundary after it: it ends with its period's kernels,
+    // unless it was left out as slow.
+    const size_t lastAnchor = at[bestFirst + last];
+    if (last == bounds.size() - 1 && lastAnchor + p <= kernels.size()) {
+        int64_t end = bounds[last];
+        for (size_t i = lastAnchor; i < lastAnchor + p; ++i)
+            end = std::max(end, kernels.end[i]);
+        state.endNs = end;
+        ++state.steps;
+    }
+    return state;
+}
+
+// The loop of the smallest repeating period of `tokens`, or of the best-agreeing one where the
+// smallest one's loop is much shorter.
+SteadyState loopOfTokens(const KernelColumns& kernels, const std::vector<uint32_t>& tokens) {
+    const Periods periods = findPeriods(tokens);
+    SteadyState smallest = loopOfPeriod(kernels, tokens, periods.smallest);
+    if (periods.best.period == periods.smallest.period)
+        return smallest;
+    SteadyState best = loopOfPeriod(kernels, tokens, periods.best);
+    const auto span = [](const SteadyState& state) {
+        return static_cast<double>(state.endNs - state.startNs);
+    };
+    return best.found() && (!smallest.found() || span(smallest) < kMinSpanOfBest * span(best))
+               ? best
+               : smallest;
+}
+
+// The kernel names; where their period cuts steps apart (a kernel launched several times a
+// step), the names with whether the GPU sat idle before the kernel (a step starts after the
+// host's sync or its batch preparation; kernels queued back to back follow each other closely).
+SteadyState fromKernelPeriod(const Session& session) {
+    const KernelColumns* kernels = busiestKernels(session);
+    if (!kernels || kernels->size() <= kPeriodsCompared)
+        return {};
+    SteadyState state = loopOfTokens(*kernels, kernels->nameId);
+    if (state.found())
+        return state;
+    std::vector<int64_t> gaps;
+    for (size_t i = 1; i < kernels->size(); ++i)
+        gaps.push_back(std::max<int64_t>(0, kernels->start[i] - kernels->end[i - 1]));
+    std::vector<int64_t> sorted = gaps;
+    std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
+    const int64_t idle =
+        std::max(kIdleBeforeStepNs, kIdleBeforeStepFactor * sorted[sorted.size() / 2]);
+    std::vector<uint32_t> tokens(kernels->size());
+    for (size_t i = 0; i < tokens.size(); ++i)
+        tokens[i] = kernels->nameId[i] * 2 + (i == 0 || gaps[i - 1] >= idle ? 1 : 0);
+    return loopOfTokens(*kernels, tokens);
+}
+
+} // namespace
+
+std::string SteadyState::description() const {
+    if (!found())
+        return "no loop found";
+    std::string text =
+        formatCount(steps) + (steps == 1 ? " step of " : " steps of ") + formatDuration(stepNs());
+    if (source == Source::Steps)
+        return text + " (the session's step ranges)";
+    return text + " (the repeating kernel sequence, " + formatCount(kernelsPerStep) +
+           (kernelsPerStep == 1 ? " kernel a step)" : " kernels a step)");
+}
+
+SteadyState findSteadyState(const Session& session, const StepSpans& steps, int64_t gpuStartNs,
+                            int64_t gpuEndNs) {
+    SteadyState state = fromSteps(steps);
+    if (!state.found())
+        state = fromKernelPeriod(session);
+    if (!state.found())
+        return state;
+    state.warmupNs = std::max<int64_t>(0, state.startNs - gpuStartNs);
+    state.tailNs = std::max<int64_t>(0, gpuEndNs - state.endNs);
+    return state;
+}
+
+} // namespace stallscope::model

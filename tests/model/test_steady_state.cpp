@@ -1,0 +1,331 @@
+// The default analysis window is the program's loop (model/analysis/steady_state.h): found from
+// the kernel sequence's period after a long start-up, on both sides of the fewest steps, with a
+// slow first step left to warm-up, an extra kernel every ten steps, one kernel name launched
+// several times a step, and from profiler steps; the finding's share and severity are per step of
+// the loop where the active window dilutes them. Also the fix each card recommends is the one
+// replayed: a device-wide sync beside a busy side stream waits for its own stream alone; a
+// pageable host->device copy is a finding whose fix pins the source.
+#include "model/analysis/analysis_window.h"
+#include "model/analysis/insight_json.h"
+#include "model/analysis/insight_text.h"
+#include "model/analysis/steady_state.h"
+#include "tests/model/insight_fixture.h"
+
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace stallscope;
+using testing::InsightFixture;
+using Kind = format::SyncKind;
+
+namespace {
+
+constexpr int64_t kStepNs = 1'000'000;
+constexpr int64_t kLoopStartNs = 1'000'000'000; // a second of start-up before the loop
+
+// One training step at t0: forward, backward and optimizer kernels (600 µs of GPU work) launched
+// by the main thread, then a loss read that waits for them; the host then prepares the next batch
+// until t0 + stepNs, while the GPU sits idle.
+void trainingStep(InsightFixture& f, int64_t t0, int64_t stack, int64_t stepNs = kStepNs) {
+    f.setKernelName("fwd");
+    f.launch(t0, t0 + 20'000, t0 + 220'000);
+    f.setKernelName("bwd");
+    f.launch(t0 + 10'000, t0 + 220'000, t0 + 520'000);
+    f.setKernelName("opt");
+    f.launch(t0 + 20'000, t0 + 520'000, t0 + 620'000);
+    f.sync(Kind::Stream, t0 + 30'000, std::min(t0 + 625'000, t0 + stepNs - 1'000), stack, f.stream);
+}
+
+// Start-up kernels (cuBLAS, the model's initialisation) at 10–20 ms, then `steps` training steps
+// from kLoopStartNs, then an evaluation kernel 500 ms after the loop.
+struct TrainingRun {
+    int64_t stack = 0;
+    int64_t firstKernelNs = 10'000'000;
+    int64_t evalEndNs = 0;
+};
+TrainingRun writeTrainingRun(InsightFixture& f, int steps) {
+    TrainingRun run;
+    run.stack = f.pythonStack("/home/u/train.py", 41, "main");
+    f.setKernelName("init_weights");
+    for (int i = 0; i < 3; ++i)
+        f.launch(run.firstKernelNs - 5'000 + i * 3'000'000, run.firstKernelNs + i * 3'000'000,
+                 run.firstKernelNs + i * 3'000'000 + 50'000);
+    for (int i = 0; i < steps; ++i)
+        trainingStep(f, kLoopStartNs + i * kStepNs, run.stack);
+    const int64_t evalStart = kLoopStartNs + steps * kStepNs + 500'000'000;
+    f.setKernelName("eval");
+    f.launch(evalStart - 5'000, evalStart, evalStart + 100'000);
+    run.evalEndNs = evalStart + 100'000;
+    return run;
+}
+
+const model::Insight* insightAt(const model::InsightReport& report, int64_t line) {
+    for (const model::Insight& insight : report.insights)
+        if (insight.site.line == line)
+            return &insight;
+    return nullptr;
+}
+
+} // namespace
+
+class TestSteadyState : public QObject {
+    Q_OBJECT
+private slots:
+    void loopAfterLongStartup();
+    void sharesAndSeverityPerStep();
+    void fewestSteps_data();
+    void fewestSteps();
+    void slowFirstStepIsWarmup();
+    void extraKernelEveryTenSteps();
+    void oneKernelSeveralTimesAStep();
+    void profilerStepsFirst();
+    void deviceSyncBesideBusySideStream();
+    void pageableUploadIsAFinding();
+
+private:
+    std::string path(const std::string& name) { return m_dir.filePath(name.c_str()).toStdString(); }
+    QTemporaryDir m_dir;
+};
+
+void TestSteadyState::loopAfterLongStartup() {
+    InsightFixture f(path("startup.stallscope"), 3'000'000'000);
+    const TrainingRun run = writeTrainingRun(f, 40);
+    const auto loaded = f.load();
+    const model::AnalysisWindow window = model::defaultWindow(*loaded.session);
+    QCOMPARE(window.kind, model::AnalysisWindow::Kind::Loop);
+    QCOMPARE(window.loop.source, model::SteadyState::Source::KernelPeriod);
+    QCOMPARE(window.loop.kernelsPerStep, int64_t(3));
+    // Steps run from one forward kernel to the next; the last one ends with its optimizer kernel.
+    QCOMPARE(window.steps, int64_t(40));
+    QCOMPARE(window.startNs, kLoopStartNs + 20'000);
+    QCOMPARE(window.endNs, kLoopStartNs + 39 * kStepNs + 620'000);
+    QCOMPARE(window.loop.stepNs(), (39 * kStepNs + 600'000) / 40);
+    QCOMPARE(window.loop.warmupNs, window.startNs - run.firstKernelNs);
+    QCOMPARE(window.loop.tailNs, run.evalEndNs - window.endNs);
+    QCOMPARE(window.label, std::string("loop: 40 steps of 990 µs (the repeating kernel sequence, 3 "
+                                       "kernels a step)"));
+
+    const model::InsightReport report = loaded.analyze();
+    const model::SessionStatistics& s = report.summary;
+    QCOMPARE(s.steps, int64_t(40));
+    QCOMPARE(s.stepNs, window.loop.stepNs());
+    QCOMPARE(s.warmupNs, window.loop.warmupNs);
+    QCOMPARE(s.tailNs, window.loop.tailNs);
+    QCOMPARE(s.startupNs, window.startNs);
+    const std::string text = model::insightReportToText(report);
+    QVERIFY2(text.find("Outside the loop: start-up 10 ms, warm-up 990 ms, tail 500 ms") !=
+                 std::string::npos,
+             text.c_str());
+    const QJsonObject loop =
+        model::insightReportToJsonObject(report)["summary"].toObject()["loop"].toObject();
+    QCOMPARE(loop["steps"].toInteger(), 40);
+    QCOMPARE(loop["step_ns"].toInteger(), window.loop.stepNs());
+    // `--window active` keeps the old window: from the first kernel.
+    std::string error;
+    const auto active = model::parseWindow("active", *loaded.session, &error);
+    QVERIFY(active);
+    QCOMPARE(active->startNs, run.firstKernelNs);
+    QCOMPARE(active->steps, int64_t(0));
+    QCOMPARE(model::parseWindow("loop", *loaded.session, &error)->startNs, window.startNs);
+}
+
+void TestSteadyState::sharesAndSeverityPerStep() {
+    InsightFixture f(path("per-step.stallscope"), 3'000'000'000);
+    writeTrainingRun(f, 40);
+    const auto loaded = f.load();
+    const model::InsightReport perStep = loaded.analyze();
+    const model::Insight* read = insightAt(perStep, 41);
+    QVERIFY(read);
+    // The host's 375 µs of batch preparation a step overlaps the GPU's 600 µs once the read goes.
+    QVERIFY2(read->stepSavingsNs >= 300'000 && read->stepSavingsNs <= 420'000,
+             std::to_string(read->stepSavingsNs).c_str());
+    QCOMPARE(read->stepSavingsNs, read->savingsNs / 40);
+    QVERIFY(read->share > 0.3);
+    QCOMPARE(read->severity, model::Severity::High);
+    QVERIFY2(model::savingText(*read, perStep.summary)
+                     .find("390 µs a step of 990 µs (39.4 %; 15.6 ms over 40 steps)") !=
+                 std::string::npos,
+             model::savingText(*read, perStep.summary).c_str());
+    const QJsonObject json = model::insightReportToJsonObject(perStep)["insights"][0].toObject();
+    QCOMPARE(json["step_savings_ns"].toInteger(), read->stepSavingsNs);
+
+    // Over the active window (start-up and tail included) the same fix reads as under 1 %: LOW.
+    model::AnalysisOptions options;
+    options.window = model::activeWindow(*loaded.session);
+    const model::InsightReport diluted = loaded.analyze(options);
+    const model::Insight* same = insightAt(diluted, 41);
+    QVERIFY(same);
+    QVERIFY(same->share < 0.02);
+    QCOMPARE(same->severity, model::Severity::Low);
+    QCOMPARE(same->stepSavingsNs, int64_t(0));
+}
+
+void TestSteadyState::fewestSteps_data() {
+    QTest::addColumn<int>("iterations");
+    QTest::addColumn<bool>("loop");
+    // kSteadyStateMinSteps steps between boundaries, and the last iteration after them.
+    QTest::newRow("5 iterations: no loop") << int(model::kSteadyStateMinSteps) << false;
+    QTest::newRow("6 iterations: a loop") << int(model::kSteadyStateMinSteps + 1) << true;
+}
+
+void TestSteadyState::fewestSteps() {
+    QFETCH(int, iterations);
+    QFETCH(bool, loop);
+    InsightFixture f(path("fewest.stallscope"), 2'000'000'000);
+    const int64_t stack = f.pythonStack("/home/u/train.py", 41, "main");
+    for (int i = 0; i < iterations; ++i)
+        trainingStep(f, kLoopStartNs + i * kStepNs, stack);
+    const auto loaded = f.load();
+    const model::AnalysisWindow window = model::defaultWindow(*loaded.session);
+    QCOMPARE(window.kind == model::AnalysisWindow::Kind::Loop, loop);
+    QCOMPARE(window.steps, loop ? int64_t(iterations) : int64_t(0));
+    if (!loop)
+        QCOMPARE(window.startNs, model::activeWindow(*loaded.session).startNs);
+}
+
+void TestSteadyState::slowFirstStepIsWarmup() {
+    InsightFixture f(path("warmup.stallscope"), 2'000'000'000);
+    const int64_t stack = f.pythonStack("/home/u/train.py", 41, "main");
+    // The first step takes 5 ms (CUDA loads the kernels' modules), the second 2.1 ms: both more
+    // than twice the median step; the third is a step like the others.
+    trainingStep(f, kLoopStartNs, stack, 5 * kStepNs);
+    trainingStep(f, kLoopStartNs + 5 * kStepNs, stack, 2'100'000);
+    const int64_t steady = kLoopStartNs + 5 * kStepNs + 2'100'000;
+    for (int i = 0; i < 20; ++i)
+        trainingStep(f, steady + i * kStepNs, stack);
+    const auto loaded = f.load();
+    const model::AnalysisWindow window = model::defaultWindow(*loaded.session);
+    QCOMPARE(window.kind, model::AnalysisWindow::Kind::Loop);
+    QCOMPARE(window.startNs, steady + 20'000);
+    QCOMPARE(window.steps, int64_t(20));
+    QCOMPARE(window.loop.warmupNs, steady - kLoopStartNs);
+}
+
+void TestSteadyState::extraKernelEveryTenSteps() {
+    // Steps of 30 kernels (k0 … k29, 20 µs each), a stream sync, and every tenth step one more
+    // kernel (the logged loss's mean): the kernels repeat exactly every 301, but the step is 30.
+    InsightFixture f(path("log-every-ten.stallscope"), 2'000'000'000);
+    const int64_t stack = f.pythonStack("/home/u/train.py", 41, "main");
+    for (int i = 0; i < 60; ++i) {
+        const int64_t t0 = kLoopStartNs + i * kStepNs;
+        for (int k = 0; k < 30; ++k) {
+            f.setKernelName("k" + std::to_string(k));
+            f.launch(t0 + k * 1'000, t0 + 40'000 + k * 20'000, t0 + 60'000 + k * 20'000);
+        }
+        if (i % 10 == 9) {
+            f.setKernelName("mean");
+            f.launch(t0 + 31'000, t0 + 640'000, t0 + 650'000);
+        }
+        f.sync(Kind::Stream, t0 + 35'000, t0 + 655'000, stack, f.stream);
+    }
+    const auto loaded = f.load();
+    const model::AnalysisWindow window = model::defaultWindow(*loaded.session);
+    QCOMPARE(window.kind, model::AnalysisWindow::Kind::Loop);
+    QCOMPARE(window.loop.kernelsPerStep, int64_t(30));
+    QCOMPARE(window.steps, int64_t(60));
+    QCOMPARE(window.startNs, kLoopStartNs + 40'000);
+}
+
+void TestSteadyState::oneKernelSeveralTimesAStep() {
+    // A C++ loop that launches one kernel three times, then synchronizes and works on the host:
+    // the names repeat every kernel, the steps every three.
+    InsightFixture f(path("same-kernel.stallscope"), 2'000'000'000);
+    const int64_t stack = f.nativeStack("/src/solver.cu", 88, "main");
+    for (int i = 0; i < 30; ++i) {
+        const int64_t t0 = kLoopStartNs + i * kStepNs;
+        for (int k = 0; k < 3; ++k)
+            f.launch(t0 + k * 1'000, t0 + 10'000 + k * 200'000, t0 + 10'000 + (k + 1) * 200'000);
+        f.sync(Kind::Stream, t0 + 4'000, t0 + 615'000, stack, f.stream);
+    }
+    const auto loaded = f.load();
+    const model::AnalysisWindow window = model::defaultWindow(*loaded.session);
+    QCOMPARE(window.kind, model::AnalysisWindow::Kind::Loop);
+    QCOMPARE(window.loop.kernelsPerStep, int64_t(3));
+    QCOMPARE(window.steps, int64_t(30));
+    QCOMPARE(window.startNs, kLoopStartNs + 10'000);
+}
+
+void TestSteadyState::profilerStepsFirst() {
+    InsightFixture f(path("profiler-steps.stallscope"), 2'000'000'000);
+    const int64_t stack = f.pythonStack("/home/u/train.py", 41, "main");
+    // Eight ProfilerStep ranges; the first is the slow one (warm-up), and the kernels would make
+    // a loop of their own: the ranges come first.
+    int64_t t = kLoopStartNs;
+    for (int i = 0; i < 8; ++i) {
+        const int64_t length = i == 0 ? 4 * kStepNs : kStepNs;
+        trainingStep(f, t, stack, length);
+        f.writer().addRange({f.thread, format::RangeKind::NvtxPushPop,
+                             f.writer().internString("ProfilerStep#" + std::to_string(i + 1)), t,
+                             t + length, 0});
+        t += length;
+    }
+    const auto loaded = f.load();
+    const model::AnalysisWindow window = model::defaultWindow(*loaded.session);
+    QCOMPARE(window.kind, model::AnalysisWindow::Kind::Loop);
+    QCOMPARE(window.loop.source, model::SteadyState::Source::Steps);
+    QCOMPARE(window.steps, int64_t(7));
+    QCOMPARE(window.startNs, kLoopStartNs + 4 * kStepNs);
+    QCOMPARE(window.endNs, t);
+}
+
+void TestSteadyState::deviceSyncBesideBusySideStream() {
+    // Each step: the main stream's 500 µs kernel, whose result the host reads, beside a side
+    // stream's 700 µs kernel; torch.cuda.synchronize() waits for both, then 300 µs of host work.
+    // The recommended fix, a sync on the main stream, still waits 500 µs: the step becomes
+    // 500 µs + 300 µs of host work (saving ~200 µs), not the side stream's 700 µs that removing
+    // the wait altogether would give (saving ~300 µs).
+    InsightFixture f(path("side-stream.stallscope"), 2'000'000'000);
+    const int64_t side = f.addStream(9);
+    const int64_t stack = f.pythonStack("/home/u/overlap.py", 30, "main");
+    for (int i = 0; i < 30; ++i) {
+        const int64_t t0 = kLoopStartNs + i * kStepNs;
+        f.setKernelName("side_work");
+        f.launch(t0, t0 + 10'000, t0 + 710'000, side);
+        f.setKernelName("main_work");
+        f.launch(t0 + 2'000, t0 + 12'000, t0 + 512'000);
+        f.sync(Kind::Device, t0 + 4'000, t0 + 700'000 + 15'000, stack);
+    }
+    const auto loaded = f.load();
+    const model::InsightReport report = loaded.analyze();
+    QCOMPARE(report.summary.steps, int64_t(30));
+    const model::Insight* sync = insightAt(report, 30);
+    QVERIFY(sync);
+    QCOMPARE(sync->assumption, std::string("if it waited for its own stream's work alone"));
+    QVERIFY2(sync->recommendation.rfind("torch.cuda.synchronize() here also waits", 0) == 0,
+             sync->recommendation.c_str());
+    QVERIFY2(sync->stepSavingsNs >= 150'000 && sync->stepSavingsNs <= 250'000,
+             std::to_string(sync->stepSavingsNs).c_str());
+}
+
+void TestSteadyState::pageableUploadIsAFinding() {
+    // Each step uploads a 16 MiB batch from pageable memory (.to("cuda", non_blocking=True)): the
+    // host waits 400 µs for the staged copy, then launches the step's kernel.
+    InsightFixture f(path("pageable-upload.stallscope"), 2'000'000'000);
+    const int64_t stack = f.pythonStack("/home/u/loader.py", 12, "main");
+    for (int i = 0; i < 30; ++i) {
+        const int64_t t0 = kLoopStartNs + i * kStepNs;
+        const int64_t copy =
+            f.memcpy(t0 + 50'000, t0 + 400'000, format::CopyKind::HtoD,
+                     format::MemoryKind::Pageable, format::MemoryKind::Device, 16 << 20, true);
+        f.sync(Kind::PageableCopy, t0 + 10'000, t0 + 405'000, stack, f.stream, std::nullopt, copy);
+        f.setKernelName("forward");
+        f.launch(t0 + 410'000, t0 + 420'000, t0 + 900'000);
+    }
+    const auto loaded = f.load();
+    const model::InsightReport report = loaded.analyze();
+    const model::Insight* upload = insightAt(report, 12);
+    QVERIFY(upload);
+    QCOMPARE(upload->rule, model::InsightRule::PageableCopy);
+    QVERIFY2(upload->title.find("locking copy from pageable memory") != std::string::npos,
+             upload->title.c_str());
+    QVERIFY2(upload->recommendation.find("pin_memory=True") != std::string::npos,
+             upload->recommendation.c_str());
+    QVERIFY2(upload->evidence.find("host→device copies from pageable memory (480.0 MiB)") !=
+                 std::string::npos,
+             upload->evidence.c_str());
+    QVERIFY(upload->stepSavingsNs > 0);
+}
+
+QTEST_GUILESS_MAIN(TestSteadyState)
+#include "test_steady_state.moc"
