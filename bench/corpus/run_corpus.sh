@@ -66,7 +66,7 @@ pair_command() { # NAME VARIANT
 # Expected seconds for one pair before any was timed: separate runs, recordings, in-process run.
 default_estimate() { # NAME
     if is_python "$1"; then
-        echo $((2 * ROUNDS * 7 + RECORDINGS * 15 + 4 + 2 * ROUNDS * 3))
+        echo $((2 * ROUNDS * 9 + RECORDINGS * 18 + 5 + 2 * ROUNDS * 7 / 2))
     else
         echo $((2 * ROUNDS * 3 + RECORDINGS * 6))
     fi
@@ -106,7 +106,9 @@ record() { # NAME K
 in_process() { # NAME
     timeout -k 10 $((2 * ROUNDS * RUN_TIMEOUT)) $PYTHON bench/corpus/alternate.py --pair "$1" --rounds "$ROUNDS" \
         --raw "$RAW" -- $STEP_ARGS >"$RAW/$1.inproc.log" 2>"$RAW/$1.inproc.err"
-    echo "   [$SECONDS s] $1 in-process: rc $? ($(grep -c '"ok": true' "$RAW/$1.inproc.jsonl" 2>/dev/null || echo 0) timed loops)"
+    local rc=$? loops
+    loops=$(grep -c '"ok": true' "$RAW/$1.inproc.jsonl" 2>/dev/null)
+    echo "   [$SECONDS s] $1 in-process: rc $rc (${loops:-0} timed loops)"
 }
 
 {

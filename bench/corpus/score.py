@@ -12,7 +12,9 @@ card:
     a user sees), whose `site` or `site.library` names the FIX file (same basename) and line;
   * a pair with `FIX-RULE: RULE`: the first insight whose `rule` is RULE.
 Predicted saving per step: the card's `step_savings_ns` when the report has that field, else
-`savings_ns / count` (the table says which). Its severity, its rank among the insights and
+`savings_ns / count` (per sync: the same as per step where the line syncs once a step), and for a
+FIX-RULE card, which has no per-sync count, `savings_ns / (steps + warmup)` of the recorded run;
+the table says which, and also lists `savings_ns / (steps + warmup)` for every card. Its severity, its rank among the insights and
 whether it is the top card are reported; no card means a predicted saving of 0.
 
 Per pair, over its recordings: the predicted saving is the median of the recordings'
@@ -105,9 +107,17 @@ def score_recording(rec, fix, sessions_dir, stallscope, timeout, measured_before
         row["predicted_step_s"] = 0.0
         row["predicted_share"] = 0.0
         return row
+    corpus = rec.get("corpus") or {}
+    recorded_steps = (corpus.get("steps") or 0) + (corpus.get("warmup") or 0)
+    # for reference: the card's total saving spread over every step the recorded run made
+    row["per_recorded_step_s"] = card.get("savings_ns", 0) * 1e-9 / recorded_steps if recorded_steps else None
     if "step_savings_ns" in card:
         predicted = card["step_savings_ns"] * 1e-9
         row["source"] = "step_savings_ns"
+    elif "rule" in fix:
+        # a rule's finding has no per-sync count: its saving over the steps of the recorded run
+        predicted = row["per_recorded_step_s"]
+        row["source"] = "savings_ns/(steps+warmup)"
     elif card.get("count"):
         predicted = card.get("savings_ns", 0) * 1e-9 / card["count"]
         row["source"] = "savings_ns/count"
@@ -189,7 +199,8 @@ def summarize(rows):
         "pairs": len(rows), "scored": len(scored), "held": sum(bool(r["holds"]) for r in scored),
         "held_names": [r["name"] for r in scored if r["holds"]],
         "not_held_names": [r["name"] for r in scored if not r["holds"]],
-        "not_scored": ["%s (%s)" % (r["name"], r["status"]) for r in rows if r["status"] != "scored"],
+        "not_run": [r["name"] for r in rows if r["status"] == "not run"],
+        "not_scored": ["%s (%s)" % (r["name"], r["status"]) for r in rows if r["status"] not in ("scored", "not run")],
         "median_abs_error": statistics.median(r["error"] for r in big) if big else None,
         "worth_rated_low": [r["name"] for r in scored if (r.get("measured_share") or 0) >= WORTH
                             and r.get("severity") == "LOW"],
@@ -229,7 +240,8 @@ def markdown(rows, summaries, args):
     keys = ("holdout", "tuning", "all")
     line = lambda label, f: out.append("| %s | %s |" % (label, " | ".join(f(summaries[k]) for k in keys)))
     line("pairs held / scored", lambda s: "%d / %d" % (s["held"], s["scored"]))
-    line("not scored", lambda s: names(s["not_scored"]))
+    line("not run (no timings)", lambda s: str(len(s["not_run"])))
+    line("run but not scored", lambda s: names(s["not_scored"]))
     line("median \\|pred/meas − 1\\| (measured ≥ 5 %)",
          lambda s: "–" if s["median_abs_error"] is None else "%.2f" % s["median_abs_error"])
     line("worth ≥ 10 % but rated LOW", lambda s: "%d: %s" % (len(s["worth_rated_low"]), names(s["worth_rated_low"])))
@@ -245,7 +257,8 @@ def markdown(rows, summaries, args):
             "severity | rank / cards | holds |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         fix = r.get("fix") or {}
-        where = ("rule " + fix["rule"]) if "rule" in fix else "%s:%s" % (os.path.basename(fix.get("file", "?")), fix.get("line"))
+        where = ("rule " + fix["rule"]) if "rule" in fix else (
+            "%s:%s" % (os.path.basename(fix["file"]), fix.get("line")) if fix.get("file") else "–")
         if r["status"] not in ("scored",) and "predicted_step_s" not in r:
             out.append("| %s | %s | %s | %s | %s | %s | %s | | | | %s |" % (
                 r["name"], "hold-out" if r["holdout"] else "tuning", r["language"], where,
@@ -259,15 +272,17 @@ def markdown(rows, summaries, args):
             r.get("severity") or "no card", "%s / %s" % (r.get("rank") or "–", r.get("n_insights")),
             {True: "yes", False: "no", None: r["status"]}[r["holds"]]))
     out += ["", "Recordings (predicted per step; source of the prediction):", "",
-            "| pair | session | status | cards | fix card | predicted ms/step | source | recorded ms/step |",
-            "|---|---|---|---|---|---|---|---|"]
+            "| pair | session | status | cards | fix card | predicted ms/step | source | savings / recorded steps, ms "
+            "| recorded ms/step |",
+            "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         for rec in r["recordings"]:
             card = rec.get("card")
-            out.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 r["name"], rec["session"], rec["status"], rec.get("n_insights") if rec.get("n_insights") is not None else "–",
                 "#%d %s %s" % (card["rank"], card["rule"], card["severity"]) if card else "none",
-                ms(rec.get("predicted_step_s")), rec.get("source") or "–", ms(rec.get("recorded_step_s"))))
+                ms(rec.get("predicted_step_s")), rec.get("source") or "–", ms(rec.get("per_recorded_step_s")),
+                ms(rec.get("recorded_step_s"))))
     return "\n".join(out) + "\n"
 
 

@@ -37,7 +37,7 @@ def balanced_loss(logits, labels):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=3000)
+    parser.add_argument("--steps", type=int, default=500)
     parser.add_argument("--batch-size", type=int, default=1024)
     args = parser.parse_args()
 

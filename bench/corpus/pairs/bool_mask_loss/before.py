@@ -45,7 +45,7 @@ def random_batch():
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=1000)
+    parser.add_argument("--steps", type=int, default=150)
     args = parser.parse_args()
 
     torch.manual_seed(0)

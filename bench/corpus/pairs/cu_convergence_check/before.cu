@@ -27,7 +27,7 @@
 constexpr int N = 2048, WARMUP = 200;
 constexpr double TOLERANCE = 1e-9;
 
-__global__ void sweep(const float* u, float* u_new, const float* f, float h2, float* update_sq) {
+__global__ void sweep(const float* u, float* u_new, const float* f, float h2, float* norm2) {
     __shared__ float partial[256];
     int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     int t = threadIdx.y * blockDim.x + threadIdx.x;
@@ -46,7 +46,7 @@ __global__ void sweep(const float* u, float* u_new, const float* f, float h2, fl
         __syncthreads();
     }
     if (t == 0)
-        atomicAdd(update_sq, partial[0]);
+        atomicAdd(norm2, partial[0]);
 }
 
 __global__ void source(float* f) {
@@ -56,17 +56,17 @@ __global__ void source(float* f) {
 }
 
 int main(int argc, char** argv) {
-    int max_iters = 30000;
+    int max_iters = 20000;
     for (int i = 1; i + 1 < argc; ++i)
         if (!strcmp(argv[i], "--steps"))
             max_iters = atoi(argv[i + 1]);
 
-    float *u, *u_new, *f, *d_update_sq;
+    float *u, *u_new, *f, *d_norm2;
     size_t bytes = sizeof(float) * N * N;
     CHECK(cudaMalloc(&u, bytes));
     CHECK(cudaMalloc(&u_new, bytes));
     CHECK(cudaMalloc(&f, bytes));
-    CHECK(cudaMalloc(&d_update_sq, sizeof(float)));
+    CHECK(cudaMalloc(&d_norm2, sizeof(float)));
     CHECK(cudaMemset(u, 0, bytes));
     CHECK(cudaMemset(u_new, 0, bytes));
     dim3 block(32, 8), grid(N / 32, N / 8);
@@ -78,15 +78,14 @@ int main(int argc, char** argv) {
     auto solve = [&](int max_sweeps) {
         int it = 0;
         while (it < max_sweeps) {
-            CHECK(cudaMemsetAsync(d_update_sq, 0, sizeof(float)));
-            sweep<<<grid, block>>>(u, u_new, f, h2, d_update_sq);
+            CHECK(cudaMemsetAsync(d_norm2, 0, sizeof(float)));
+            sweep<<<grid, block>>>(u, u_new, f, h2, d_norm2);
             CHECK(cudaGetLastError());
             std::swap(u, u_new);
             ++it;
-            float update_sq;
-            CHECK(
-                cudaMemcpy(&update_sq, d_update_sq, sizeof(float), cudaMemcpyDeviceToHost)); // FIX:
-            if (std::sqrt(update_sq) < TOLERANCE)
+            float norm2;
+            CHECK(cudaMemcpy(&norm2, d_norm2, sizeof(float), cudaMemcpyDeviceToHost)); // FIX:
+            if (std::sqrt(norm2) < TOLERANCE)
                 break;
         }
         return it;

@@ -81,7 +81,7 @@ __global__ void lyapunov(const float* snapshot, int samples, int iters, float* o
 }
 
 int main(int argc, char** argv) {
-    int steps = 12000;
+    int steps = 6000;
     for (int i = 1; i + 1 < argc; ++i)
         if (!strcmp(argv[i], "--steps"))
             steps = atoi(argv[i + 1]);

@@ -72,7 +72,7 @@ __global__ void sgd_update(float* w, const float* grad, float lr) {
 }
 
 int main(int argc, char** argv) {
-    int steps = 15000;
+    int steps = 8000;
     for (int i = 1; i + 1 < argc; ++i)
         if (!strcmp(argv[i], "--steps"))
             steps = atoi(argv[i + 1]);

@@ -59,7 +59,7 @@ __global__ void tonemap(float* frame) {
 }
 
 int main(int argc, char** argv) {
-    int steps = 3000;
+    int steps = 2000;
     for (int i = 1; i + 1 < argc; ++i)
         if (!strcmp(argv[i], "--steps"))
             steps = atoi(argv[i + 1]);

@@ -52,7 +52,7 @@ __global__ void score(const float* rows, float* scores) {
 }
 
 int main(int argc, char** argv) {
-    int steps = 3000;
+    int steps = 1500;
     for (int i = 1; i + 1 < argc; ++i)
         if (!strcmp(argv[i], "--steps"))
             steps = atoi(argv[i + 1]);

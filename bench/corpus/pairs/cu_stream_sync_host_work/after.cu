@@ -63,7 +63,7 @@ struct Thermostat {
 };
 
 int main(int argc, char** argv) {
-    int steps = 5000;
+    int steps = 4000;
     for (int i = 1; i + 1 < argc; ++i)
         if (!strcmp(argv[i], "--steps"))
             steps = atoi(argv[i + 1]);

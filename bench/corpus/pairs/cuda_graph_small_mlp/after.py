@@ -18,7 +18,7 @@ WARMUP = 20
 BATCH, FEATURES, HIDDEN, OUTPUTS = 64, 32, 256, 8
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--steps", type=int, default=5000)
+parser.add_argument("--steps", type=int, default=1000)
 args = parser.parse_args()
 
 torch.manual_seed(0)

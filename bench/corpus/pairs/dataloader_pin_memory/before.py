@@ -31,7 +31,7 @@ def make_model(num_classes=35):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument("--steps", type=int, default=150)
     args = parser.parse_args()
 
     torch.manual_seed(0)

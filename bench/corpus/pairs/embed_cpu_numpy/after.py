@@ -42,7 +42,7 @@ def embed_corpus(model, batches, num_batches, out):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=600, help="batches to embed")
+    parser.add_argument("--steps", type=int, default=250, help="batches to embed")
     args = parser.parse_args()
 
     torch.manual_seed(0)

@@ -36,7 +36,7 @@ def run(encoder, batches, num_batches, pooled):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=400)
+    parser.add_argument("--steps", type=int, default=200)
     args = parser.parse_args()
 
     torch.manual_seed(0)

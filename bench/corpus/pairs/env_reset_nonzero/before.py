@@ -48,7 +48,7 @@ def rollout(policy, state, t, start, steps):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=4000)
+    parser.add_argument("--steps", type=int, default=2500)
     args = parser.parse_args()
 
     torch.manual_seed(0)

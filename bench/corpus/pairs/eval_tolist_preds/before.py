@@ -41,7 +41,7 @@ def evaluate(model, batches, num_batches):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=3000, help="batches to evaluate")
+    parser.add_argument("--steps", type=int, default=1500, help="batches to evaluate")
     args = parser.parse_args()
 
     torch.manual_seed(0)

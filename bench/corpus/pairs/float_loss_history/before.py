@@ -36,7 +36,7 @@ def augment(images, rng):
 
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--steps", type=int, default=300)
+parser.add_argument("--steps", type=int, default=120)
 args = parser.parse_args()
 
 torch.manual_seed(0)

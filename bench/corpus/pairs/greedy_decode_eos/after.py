@@ -53,7 +53,7 @@ def generate(model, prompts):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=100, help="batches to decode")
+    parser.add_argument("--steps", type=int, default=30, help="batches to decode")
     args = parser.parse_args()
 
     torch.manual_seed(0)

@@ -74,7 +74,7 @@ class Trainer:
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument("--steps", type=int, default=150)
     args = parser.parse_args()
 
     torch.manual_seed(0)

@@ -27,7 +27,7 @@ def forever(loader):
 
 def main():
     parser = argparse.ArgumentParser(description="tabular classifier")
-    parser.add_argument("--steps", type=int, default=250)
+    parser.add_argument("--steps", type=int, default=180)
     args = parser.parse_args()
 
     torch.manual_seed(0)

@@ -31,7 +31,7 @@ class Block(nn.Module):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=100)
+    parser.add_argument("--steps", type=int, default=60)
     args = parser.parse_args()
 
     torch.manual_seed(0)

@@ -32,7 +32,7 @@ class AutoEncoder(nn.Module):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=2000, help="training steps (a multiple of 100)")
+    parser.add_argument("--steps", type=int, default=500, help="training steps (a multiple of 100)")
     args = parser.parse_args()
 
     torch.manual_seed(0)

@@ -48,7 +48,7 @@ def sample_batch(series, generator):
 
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--steps", type=int, default=250)
+parser.add_argument("--steps", type=int, default=60)
 args = parser.parse_args()
 
 torch.manual_seed(0)

@@ -52,7 +52,7 @@ def make_requests(num_batches, generator):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=3000)
+    parser.add_argument("--steps", type=int, default=1000)
     args = parser.parse_args()
 
     torch.manual_seed(0)

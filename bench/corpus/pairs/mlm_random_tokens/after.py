@@ -53,7 +53,7 @@ def mask_tokens(ids, mlm_probability=0.15):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=800)
+    parser.add_argument("--steps", type=int, default=150)
     args = parser.parse_args()
 
     torch.manual_seed(0)

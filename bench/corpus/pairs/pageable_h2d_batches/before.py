@@ -49,7 +49,7 @@ def load_cache(num_batches=32, batch_size=128):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=400)
+    parser.add_argument("--steps", type=int, default=200)
     args = parser.parse_args()
 
     torch.manual_seed(0)

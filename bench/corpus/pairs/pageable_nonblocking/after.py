@@ -46,7 +46,7 @@ def incoming_requests(n, generator):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=500)
+    parser.add_argument("--steps", type=int, default=300)
     args = parser.parse_args()
 
     torch.manual_seed(0)

@@ -27,7 +27,7 @@ def two_moons(n, noise=0.1):
 
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--steps", type=int, default=3000)
+parser.add_argument("--steps", type=int, default=600)
 args = parser.parse_args()
 
 torch.manual_seed(0)

@@ -47,7 +47,7 @@ class DeepSets(nn.Module):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=2500)
+    parser.add_argument("--steps", type=int, default=500)
     args = parser.parse_args()
 
     torch.manual_seed(0)

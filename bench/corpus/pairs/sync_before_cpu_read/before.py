@@ -46,7 +46,7 @@ def make_resnet(num_classes=1000):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=600)
+    parser.add_argument("--steps", type=int, default=300)
     args = parser.parse_args()
 
     torch.manual_seed(0)

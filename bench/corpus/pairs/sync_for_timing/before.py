@@ -45,7 +45,7 @@ class CharLM(nn.Module):
 
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--steps", type=int, default=1000)
+parser.add_argument("--steps", type=int, default=250)
 args = parser.parse_args()
 
 torch.manual_seed(0)

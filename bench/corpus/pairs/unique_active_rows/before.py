@@ -41,7 +41,7 @@ def sample_batch(field_offsets):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=2000)
+    parser.add_argument("--steps", type=int, default=400)
     parser.add_argument("--l2", type=float, default=1e-5)
     args = parser.parse_args()
 
