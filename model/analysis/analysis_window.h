@@ -19,6 +19,10 @@ namespace stallscope::model {
 
 struct AnalysisWindow {
     enum class Kind : uint8_t { Loop, Active, All, Steps, Range, Time };
+    AnalysisWindow() = default;
+    AnalysisWindow(Kind kind_, int64_t startNs_, int64_t endNs_, std::string label_)
+        : kind(kind_), startNs(startNs_), endNs(endNs_), label(std::move(label_)) {}
+
     Kind kind = Kind::All;
     int64_t startNs = 0; // session clock (absolute, like the events)
     int64_t endNs = 0;

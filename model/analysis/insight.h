@@ -169,6 +169,10 @@ struct SyncSiteStats {
     // thread, a graph launch). noStack: `<no stack>` — a sync call whose stack was not recorded.
     bool driverInternal = false;
     bool noStack = false;
+    // Syncs of this line's op in its backward pass, on the autograd engine's thread, joined to it
+    // (SyncSites::joinBackwardSites), and the autograd node that made them ("IndexBackward0").
+    int64_t backwardSyncs = 0;
+    std::string backwardNode;
     bool isUserFinding() const { return !driverInternal && !noStack; }
     std::array<int64_t, format::kSyncKindMax + 1> countByKind{}; // index = format::SyncKind
     std::vector<RankNumbers> ranks; // sessions of several ranks: per rank (session_ranks.h)

@@ -381,6 +381,10 @@ void syncSites(const AnalysisContext& context, std::vector<Insight>& out) {
                            formatDuration(stats.medianBlockedNs) + ")";
         if (!insight.ranks.empty())
             text += "; " + rankNumbersText(insight.ranks);
+        if (stats.backwardSyncs > 0)
+            text += "; " + formatCount(stats.backwardSyncs) +
+                    " of its syncs in the backward pass (" + stats.backwardNode +
+                    ", on the autograd thread), removed with the line's";
         if (stats.bubbleNs > 0)
             text += "; the GPU then sat idle " + formatDuration(stats.bubbleNs);
         if (inLoop)

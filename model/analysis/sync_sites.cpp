@@ -3,6 +3,7 @@
 #include "format/module_class.h"
 #include "format/session_meta.h"
 #include "format/session_schema.h"
+#include "model/analysis/aten_frames.h"
 #include "model/session/python_frame_name.h"
 #include "model/whatif/median_sample.h"
 
@@ -140,8 +141,28 @@ int32_t SyncSites::siteForStack(uint32_t stackId) {
     // Without a source line, different stacks may be different call sites: keep them apart.
     if (site.file == "<unknown>" && !frames.empty())
         site.function += ", stack " + std::to_string(stackId);
+    // PyTorch's autograd thread runs no Python: a sync in an op's backward pass is named by the
+    // op and its node, and joined to the line whose forward op made the node (joinBackwardSites).
+    const AtenFrames aten = atenFramesOf(frames);
+    const bool python = std::any_of(frames.begin(), frames.end(), [](const FrameInfo& frame) {
+        return frame.kind == format::FrameKind::Python;
+    });
+    // A native frame's name that is a C++ template (PyTorch's dispatcher wrappers) says less than
+    // the ATen op that synced.
+    if (!site.hasLocation() && site.language == SourceLanguage::Native && !aten.syncingOp.empty() &&
+        site.function.find('<') != std::string::npos)
+        site = {"", 0, "aten::" + aten.syncingOp, SourceLanguage::Native};
+    if (!python && !aten.backwardNode.empty())
+        site = {"", 0,
+                (aten.syncingOp.empty() ? std::string("sync") : aten.syncingOp) +
+                    " in the backward pass (" + aten.backwardNode + ")",
+                SourceLanguage::Python};
     const int32_t index = siteFor(std::move(site));
     m_stackToSite.emplace(stackId, index);
+    if (!python && !aten.backwardNode.empty())
+        m_backwardNodeOfSite.emplace(index, aten.backwardNode);
+    else if (python && !aten.calledOp.empty())
+        m_forwardOpsOfSite[index].push_back(aten.calledOp);
     return index;
 }
 
@@ -251,6 +272,7 @@ bool SyncSites::build(const Session& session, const SessionDatabase& database,
     if (warning && m_stacksWithoutFrames > 0)
         *warning = std::to_string(m_stacksWithoutFrames) +
                    " call stacks could not be read: their syncs are attributed to <no stack>";
+    joinBackwardSites();
     sortSitesByBlocked();
 
     // Pass 2: group the syncs by site (a counting sort keeps lane and time order in a site).
@@ -279,6 +301,45 @@ bool SyncSites::build(const Session& session, const SessionDatabase& database,
     return !(cancel && cancel->load());
 }
 
+void SyncSites::joinBackwardSites() {
+    for (const auto& [backward, node] : m_backwardNodeOfSite) {
+        // The user's line whose forward op made the node; of several, the one with most syncs.
+        int32_t forward = -1;
+        for (const auto& [site, ops] : m_forwardOpsOfSite) {
+            const SyncSiteStats& stats = m_stats[site];
+            if (!stats.site.hasLocation() ||
+                std::none_of(ops.begin(), ops.end(),
+                             [&](const std::string& op) { return isBackwardOf(node, op); }))
+                continue;
+            if (forward < 0 || stats.count > m_stats[forward].count ||
+                (stats.count == m_stats[forward].count && site < forward))
+                forward = site;
+        }
+        if (forward < 0)
+            continue;
+        SyncSiteStats& from = m_stats[backward];
+        SyncSiteStats& into = m_stats[forward];
+        into.count += from.count;
+        into.backwardSyncs += from.count;
+        into.backwardNode = node;
+        into.blockedNs = format::addSaturated(into.blockedNs, from.blockedNs);
+        into.bubbleNs = format::addSaturated(into.bubbleNs, from.bubbleNs);
+        for (size_t k = 0; k < into.countByKind.size(); ++k)
+            into.countByKind[k] += from.countByKind[k];
+        if (into.ranks.empty())
+            into.ranks = from.ranks;
+        else
+            for (size_t r = 0; r < into.ranks.size() && r < from.ranks.size(); ++r) {
+                into.ranks[r].count += from.ranks[r].count;
+                into.ranks[r].blockedNs =
+                    format::addSaturated(into.ranks[r].blockedNs, from.ranks[r].blockedNs);
+            }
+        from = SyncSiteStats{}; // no sync left: sortSitesByBlocked drops it
+        for (std::vector<int32_t>& lane : m_siteOf)
+            std::replace(lane.begin(), lane.end(), backward, forward);
+    }
+}
+
 void SyncSites::sortSitesByBlocked() {
     std::vector<int32_t> order(m_stats.size());
     std::iota(order.begin(), order.end(), 0);
@@ -287,9 +348,12 @@ void SyncSites::sortSitesByBlocked() {
             return m_stats[a].blockedNs > m_stats[b].blockedNs;
         return m_stats[a].count > m_stats[b].count;
     });
-    std::vector<int32_t> newIndex(m_stats.size());
+    // Sites left without syncs (joined to another: joinBackwardSites) sort last and go.
+    while (!order.empty() && m_stats[order.back()].count == 0)
+        order.pop_back();
+    std::vector<int32_t> newIndex(m_stats.size(), -1);
     std::vector<SyncSiteStats> sorted;
-    sorted.reserve(m_stats.size());
+    sorted.reserve(order.size());
     for (size_t i = 0; i < order.size(); ++i) {
         newIndex[order[i]] = static_cast<int32_t>(i);
         sorted.push_back(std::move(m_stats[order[i]]));

@@ -83,6 +83,9 @@ private:
     int32_t siteFor(SourceSite site); // the site's index, added when new
     // `hints` holds, per device, the busy-interval index of the lane's previous query.
     int64_t computeBubble(int32_t lane, size_t index, std::vector<int64_t>& hints) const;
+    // Joins each backward-pass site (m_backwardNodeOfSite) to the user's line whose forward op
+    // made its node (m_forwardOpsOfSite): one fix removes both.
+    void joinBackwardSites();
     void sortSitesByBlocked();
 
     const Session* m_session = nullptr;
@@ -92,6 +95,8 @@ private:
     std::unordered_map<int64_t, ModuleLocation> m_modules;
     std::unordered_map<uint32_t, int32_t> m_stackToSite;
     std::unordered_map<std::string, int32_t> m_siteByKey;
+    std::unordered_map<int32_t, std::string> m_backwardNodeOfSite; // site -> "IndexBackward0"
+    std::unordered_map<int32_t, std::vector<std::string>> m_forwardOpsOfSite; // called ATen ops
     std::vector<SyncSiteStats> m_stats;
     std::vector<std::vector<int32_t>> m_siteOf; // per host lane, per sync
     // Per host lane, per sync (0 for non-blocking ones); 32 bits hold the per-sync cap.
