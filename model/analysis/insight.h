@@ -173,6 +173,10 @@ struct SyncSiteStats {
     // (SyncSites::joinBackwardSites), and the autograd node that made them ("IndexBackward0").
     int64_t backwardSyncs = 0;
     std::string backwardNode;
+    // The ATen ops of its first stack with them (AtenFrames): the one the user's line called
+    // ("is_nonzero": `if tensor:`) and the one that synchronized ("nonzero"); empty without.
+    std::string calledOp;
+    std::string syncingOp;
     bool isUserFinding() const { return !driverInternal && !noStack; }
     std::array<int64_t, format::kSyncKindMax + 1> countByKind{}; // index = format::SyncKind
     std::vector<RankNumbers> ranks; // sessions of several ranks: per rank (session_ranks.h)

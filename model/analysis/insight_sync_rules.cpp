@@ -359,11 +359,19 @@ void syncSites(const AnalysisContext& context, std::vector<Insight>& out) {
         else if (narrowable)
             insight.recommendation +=
                 " " + recommendationFor(InsightRule::DeviceSync, stats.site.language);
+        // The PyTorch operation that synchronized, where it has a sync-free rewrite: that is the
+        // fix ("read it after the loop" is no fix of an `if` on a tensor).
+        const std::string rewrite = operationAdvice(stats.calledOp, stats.syncingOp);
+        if (!rewrite.empty() && stats.site.language == SourceLanguage::Python && !narrowed)
+            insight.recommendation = rewrite;
         // A sync inside a library: what the user's own line can change comes first.
         if (const std::string advice = libraryAdvice(stats.site); !advice.empty())
             insight.recommendation = advice + " " + insight.recommendation;
         insight.bytes = found.pageableBytes;
         insight.assumption = narrowed ? "if it waited for its own stream's work alone"
+                             : decidesControlFlow(stats.calledOp)
+                                 ? "if the decision stayed on the GPU and the host did not wait "
+                                   "here"
                              : found.pageableCopies == 0 ? "if the host did not wait here"
                              : uploads ? "if the copy came from pinned memory without blocking"
                                        : "if the copy went into pinned memory without blocking "

@@ -159,6 +159,10 @@ int32_t SyncSites::siteForStack(uint32_t stackId) {
                 SourceLanguage::Python};
     const int32_t index = siteFor(std::move(site));
     m_stackToSite.emplace(stackId, index);
+    if (m_stats[index].calledOp.empty()) {
+        m_stats[index].calledOp = aten.calledOp;
+        m_stats[index].syncingOp = aten.syncingOp;
+    }
     if (!python && !aten.backwardNode.empty())
         m_backwardNodeOfSite.emplace(index, aten.backwardNode);
     else if (python && !aten.calledOp.empty())

@@ -87,6 +87,8 @@ private slots:
     void backwardOfAnOp_data();
     void backwardOfAnOp();
     void backwardPassSyncsJoinTheirLine();
+    void controlFlowRead_data();
+    void controlFlowRead();
 
 private:
     std::string path(const std::string& name) { return m_dir.filePath(name.c_str()).toStdString(); }
@@ -419,6 +421,41 @@ void TestSteadyState::backwardPassSyncsJoinTheirLine() {
         named |= s.site.label() == "nonzero in the backward pass (UniqueBackward0)";
     }
     QVERIFY(named);
+}
+
+void TestSteadyState::controlFlowRead_data() {
+    QTest::addColumn<QString>("calledOp");
+    QTest::addColumn<bool>("decides");
+    // `if torch.isfinite(norm):` calls is_nonzero; `norms.append(norm.item())` calls item.
+    QTest::newRow("if on a tensor") << "at::_ops::is_nonzero::call(at::Tensor const&)" << true;
+    QTest::newRow("a logged read") << "at::_ops::item::call(at::Tensor const&)" << false;
+}
+
+void TestSteadyState::controlFlowRead() {
+    QFETCH(QString, calledOp);
+    QFETCH(bool, decides);
+    InsightFixture f(path("control-flow.stallscope"), 2'000'000'000);
+    format::FrameRow line;
+    line.kind = format::FrameKind::Python;
+    line.file = "/home/u/train.py";
+    line.line = 77;
+    line.function = "main";
+    const int64_t python = f.writer().addFrame(line);
+    const int64_t stack =
+        f.stackOf({f.driverFrame(),
+                   f.nativeFrame("", 0, "at::_ops::_local_scalar_dense::call(at::Tensor const&)"),
+                   f.nativeFrame("", 0, calledOp.toStdString()), python});
+    for (int i = 0; i < 20; ++i)
+        trainingStep(f, kLoopStartNs + i * kStepNs, stack);
+    const auto loaded = f.load({python});
+    const model::InsightReport report = loaded.analyze();
+    const model::Insight* read = insightAt(report, 77);
+    QVERIFY(read);
+    QVERIFY2((read->recommendation.rfind("This line uses a CUDA tensor as a Python bool", 0) ==
+              0) == decides,
+             read->recommendation.c_str());
+    QCOMPARE(read->assumption == "if the decision stayed on the GPU and the host did not wait here",
+             decides);
 }
 
 QTEST_GUILESS_MAIN(TestSteadyState)
