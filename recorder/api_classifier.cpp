@@ -29,7 +29,8 @@ ApiClass ApiClassifier::classify(std::string_view name) {
     if (startsWith(name, "cudaMemcpy") || startsWith(name, "cuMemcpy")) {
         if (!contains(name, "Async"))
             return ApiClass::CopySync;
-        for (std::string_view deviceOnly : {"HtoD", "DtoD", "Peer", "HtoA", "ToArray", "ToSymbol"})
+        // A host->device copy reads host memory: from pageable memory it blocks (CopyAsync).
+        for (std::string_view deviceOnly : {"DtoD", "Peer", "DtoA", "AtoA", "ToSymbol"})
             if (contains(name, deviceOnly))
                 return ApiClass::CopyAsyncDevice;
         return ApiClass::CopyAsync;

@@ -17,7 +17,7 @@ enum class ApiClass : uint8_t {
     StreamWaitEvent,
     CopySync,        // cudaMemcpy (no Async): blocks the host
     CopyAsync,       // cudaMemcpyAsync and friends: blocks when the host side is pageable
-    CopyAsyncDevice, // async copies that never write host memory (HtoD, DtoD, peer): no stack
+    CopyAsyncDevice, // async copies that never touch host memory (DtoD, peer): no stack
     Memset,
     Launch,
     Alloc, // malloc/free family: may synchronize

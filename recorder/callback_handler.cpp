@@ -34,6 +34,7 @@ struct MemcpyAsyncParams {
     int kind; // cudaMemcpyKind
     void* stream;
 };
+constexpr int kCudaMemcpyHostToDevice = 1;
 constexpr int kCudaMemcpyDeviceToHost = 2;
 constexpr int kCudaMemcpyDefault = 4;
 
@@ -59,8 +60,9 @@ bool CallbackHandler::asyncCopyMayBlock(int domain, uint32_t cbid, const void* r
          cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000) &&
         data->functionParams) {
         auto* params = static_cast<const MemcpyAsyncParams*>(data->functionParams);
-        // Only a device->host (or direction-inferred) copy can land in pageable host memory.
-        return params->kind == kCudaMemcpyDeviceToHost || params->kind == kCudaMemcpyDefault;
+        // Only a copy with a host side (or direction-inferred) can touch pageable host memory.
+        return params->kind == kCudaMemcpyHostToDevice || params->kind == kCudaMemcpyDeviceToHost ||
+               params->kind == kCudaMemcpyDefault;
     }
     return true;
 }

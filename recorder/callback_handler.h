@@ -35,9 +35,12 @@ public:
 
     static int64_t nowNs();
 
-private:
-    // Whether an async copy may write pageable host memory (then it blocks and needs a stack).
+    // Whether an async copy may read or write pageable host memory (then the driver stages it
+    // while the host waits, and it needs a stack): host->device, device->host, or direction
+    // inferred (cudaMemcpyDefault); not device->device.
     static bool asyncCopyMayBlock(int domain, uint32_t cbid, const void* data);
+
+private:
     // Fills event->contextId and streamId from a stream sync's or stream wait's stream argument.
     static void noteStream(const CUpti_CallbackData& data, HostEvent* event);
 

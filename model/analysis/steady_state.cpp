@@ -1,9 +1,11 @@
 #include "model/analysis/steady_state.h"
 
+#include "model/session/event_ref.h"
 #include "model/session/session_summary.h"
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <limits>
 #include <unordered_map>
 #include <vector>
@@ -32,6 +34,8 @@ constexpr int64_t kIdleBeforeStepNs = 2'000;
 // of the loop of the best-agreeing one (300 kernels of which one differs repeat every kernel at
 // 99.7 %, but only between two of the odd ones).
 constexpr double kMinSpanOfBest = 0.8;
+// Step boundaries a loop may miss in a row (its first kernel not preceded by idle time).
+constexpr size_t kMaxMissedBoundaries = 3;
 
 struct PeriodFit {
     size_t period = 0;
@@ -130,8 +134,9 @@ const KernelColumns* busiestKernels(const Session& session) {
 }
 
 // Step boundaries [first, last] of a run of `bounds` (times in order) less the slow steps at either
-// end; false when fewer than kSteadyStateMinSteps steps remain.
-bool trimSlowEnds(const std::vector<int64_t>& bounds, size_t* first, size_t* last) {
+// end; false when fewer than `minSteps` steps remain.
+bool trimSlowEnds(const std::vector<int64_t>& bounds, size_t* first, size_t* last,
+                  int64_t minSteps) {
     if (bounds.size() < 2)
         return false;
     std::vector<int64_t> durations;
@@ -146,7 +151,7 @@ bool trimSlowEnds(const std::vector<int64_t>& bounds, size_t* first, size_t* las
         ++*first;
     while (*last > *first && static_cast<double>(bounds[*last] - bounds[*last - 1]) > slow)
         --*last;
-    return static_cast<int64_t>(*last - *first) >= kSteadyStateMinSteps;
+    return static_cast<int64_t>(*last - *first) >= minSteps;
 }
 
 SteadyState fromSteps(const StepSpans& spans) {
@@ -158,7 +163,7 @@ SteadyState fromSteps(const StepSpans& spans) {
         bounds.push_back(span.first);
     bounds.push_back(std::max(spans.back().second, spans.back().first));
     size_t first = 0, last = bounds.size() - 1;
-    if (!trimSlowEnds(bounds, &first, &last))
+    if (!trimSlowEnds(bounds, &first, &last, kSteadyStateMinSteps))
         return {};
     SteadyState state;
     state.source = SteadyState::Source::Steps;
@@ -170,7 +175,9 @@ SteadyState fromSteps(const StepSpans& spans) {
 
 // Whether most steps take about the median step's time: a loop, not a period of kernel names
 // that cuts its steps apart (one kernel launched several times a step).
-bool regularSteps(const std::vector<int64_t>& bounds, size_t first, size_t last) {
+// `byTime`: also most of the time in such steps.
+bool regularSteps(const std::vector<int64_t>& bounds, size_t first, size_t last,
+                  bool byTime = true) {
     std::vector<int64_t> durations;
     for (size_t i = first; i < last; ++i)
         durations.push_back(bounds[i + 1] - bounds[i]);
@@ -179,11 +186,21 @@ bool regularSteps(const std::vector<int64_t>& bounds, size_t first, size_t last)
     std::vector<int64_t> sorted = durations;
     std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
     const auto median = static_cast<double>(sorted[sorted.size() / 2]);
-    const auto near = std::count_if(durations.begin(), durations.end(), [median](int64_t d) {
-        return static_cast<double>(d) >= kRegularStepLow * median &&
-               static_cast<double>(d) <= kRegularStepHigh * median;
-    });
-    return static_cast<double>(near) >= kMinRegularShare * static_cast<double>(durations.size());
+    // Most steps near the median, and most of the time in such steps: ten launches of one
+    // kernel and a host pause make nine steps of a kernel's time and one long one, which holds
+    // nearly half the loop's time.
+    int64_t near = 0;
+    double nearNs = 0, totalNs = 0;
+    for (const int64_t d : durations) {
+        const auto ns = static_cast<double>(d);
+        totalNs += ns;
+        if (ns >= kRegularStepLow * median && ns <= kRegularStepHigh * median) {
+            ++near;
+            nearNs += ns;
+        }
+    }
+    return static_cast<double>(near) >= kMinRegularShare * static_cast<double>(durations.size()) &&
+           (!byTime || nearNs >= kMinRegularShare * totalNs);
 }
 
 // The loop in one token sequence of the busiest stream's kernels (a token per kernel).
@@ -219,15 +236,26 @@ SteadyState loopOfPeriod(const KernelColumns& kernels, const std::vector<uint32_
     // Every run of the anchor kernel a period apart (an extra kernel now and then allowed); the
     // longest run is the loop.
     const uint32_t anchorToken = tokens[fit.regionStart + anchor];
+    // (An anchor less than most of a period after the previous one is not a boundary: the GPU sat
+    // idle before some other kernel of the step.)
     std::vector<size_t> at;
     for (size_t i = 0; i < tokens.size(); ++i)
-        if (tokens[i] == anchorToken)
+        if (tokens[i] == anchorToken && (at.empty() || i - at.back() >= p - p / 4))
             at.push_back(i);
+    // Boundaries a period apart (an extra kernel allowed), or a few periods apart where the anchor
+    // looked different now and then (the GPU not idle before it): so many steps.
+    const auto periodsBetween = [p](size_t gap) -> size_t {
+        if (gap >= p - p / 4 && gap <= p + p / 2)
+            return 1;
+        const size_t m = (gap + p / 2) / p;
+        return m >= 2 && m <= kMaxMissedBoundaries + 1 && gap + p / 4 >= m * p &&
+                       gap <= m * p + p / 4
+                   ? m
+                   : 0;
+    };
     size_t bestFirst = 0, bestLast = 0;
     for (size_t runFirst = 0, k = 1; k <= at.size(); ++k) {
-        const bool continues =
-            k < at.size() && at[k] - at[k - 1] >= p - p / 4 && at[k] - at[k - 1] <= p + p / 2;
-        if (continues)
+        if (k < at.size() && periodsBetween(at[k] - at[k - 1]) > 0)
             continue;
         if (k - 1 - runFirst > bestLast - bestFirst) {
             bestFirst = runFirst;
@@ -235,11 +263,18 @@ SteadyState loopOfPeriod(const KernelColumns& kernels, const std::vector<uint32_
         }
         runFirst = k;
     }
-    std::vector<int64_t> bounds;
-    for (size_t k = bestFirst; k <= bestLast; ++k)
-        bounds.push_back(kernels.start[at[k]]);
+    std::vector<int64_t> bounds{kernels.start[at[bestFirst]]};
+    for (size_t k = bestFirst + 1; k <= bestLast; ++k) {
+        const size_t m = periodsBetween(at[k] - at[k - 1]);
+        const int64_t from = kernels.start[at[k - 1]], to = kernels.start[at[k]];
+        for (size_t j = 1; j < m; ++j) // the missed boundaries, evenly between
+            bounds.push_back(from +
+                             (to - from) * static_cast<int64_t>(j) / static_cast<int64_t>(m));
+        bounds.push_back(to);
+    }
     size_t first = 0, last = bounds.size() - 1;
-    if (!trimSlowEnds(bounds, &first, &last) || !regularSteps(bounds, first, last))
+    if (!trimSlowEnds(bounds, &first, &last, kSteadyStateMinKernelPeriods) ||
+        !regularSteps(bounds, first, last))
         return {};
     SteadyState state;
     state.source = SteadyState::Source::KernelPeriod;
@@ -249,7 +284,7 @@ SteadyState loopOfPeriod(const KernelColumns& kernels, const std::vector<uint32_
     state.kernelsPerStep = static_cast<int64_t>(p);
     // The loop's last iteration has no boundary after it: it ends with its period's kernels,
     // unless it was left out as slow.
-    const size_t lastAnchor = at[bestFirst + last];
+    const size_t lastAnchor = at[bestLast];
     if (last == bounds.size() - 1 && lastAnchor + p <= kernels.size()) {
         int64_t end = bounds[last];
         for (size_t i = lastAnchor; i < lastAnchor + p; ++i)
@@ -279,7 +314,7 @@ SteadyState loopOfTokens(const KernelColumns& kernels, const std::vector<uint32_
 // The kernel names; where their period cuts steps apart (a kernel launched several times a
 // step), the names with whether the GPU sat idle before the kernel (a step starts after the
 // host's sync or its batch preparation; kernels queued back to back follow each other closely).
-SteadyState fromKernelPeriod(const Session& session) {
+SteadyState kernelPeriodLoop(const Session& session) {
     const KernelColumns* kernels = busiestKernels(session);
     if (!kernels || kernels->size() <= kPeriodsCompared)
         return {};
@@ -299,6 +334,39 @@ SteadyState fromKernelPeriod(const Session& session) {
     return loopOfTokens(*kernels, tokens);
 }
 
+// A kernel sequence that repeats only every few iterations (a snapshot analysed every 100 steps):
+// where the thread with the most host-blocking syncs in the loop syncs a whole number m >= 2 of
+// times a period, at regular intervals (most of them: the iteration that waits for the snapshot's
+// analysis is a long one), the step is the interval between its syncs.
+void stepsBySyncs(const Session& session, SteadyState& state) {
+    std::vector<int64_t> starts, busiest;
+    for (const HostLane& lane : session.hostLanes) {
+        starts.clear();
+        const SyncColumns& syncs = lane.syncs;
+        for (size_t i = syncs.firstStartingAtOrAfter(state.startNs);
+             i < syncs.size() && syncs.start[i] < state.endNs; ++i)
+            if (isHostBlocking(syncs.kind[i]))
+                starts.push_back(syncs.start[i]);
+        if (starts.size() > busiest.size())
+            busiest.swap(starts);
+    }
+    const auto count = static_cast<int64_t>(busiest.size());
+    const int64_t perPeriod = state.steps > 0 ? (count + state.steps / 2) / state.steps : 0;
+    if (perPeriod < 2 ||
+        std::abs(count - perPeriod * state.steps) > std::max<int64_t>(1, count / 50) ||
+        !regularSteps(busiest, 0, busiest.size() - 1, false))
+        return;
+    state.syncsPerPeriod = perPeriod;
+    state.steps *= perPeriod;
+}
+
+SteadyState fromKernelPeriod(const Session& session) {
+    SteadyState state = kernelPeriodLoop(session);
+    if (state.found())
+        stepsBySyncs(session, state);
+    return state;
+}
+
 } // namespace
 
 std::string SteadyState::description() const {
@@ -308,6 +376,9 @@ std::string SteadyState::description() const {
         formatCount(steps) + (steps == 1 ? " step of " : " steps of ") + formatDuration(stepNs());
     if (source == Source::Steps)
         return text + " (the session's step ranges)";
+    if (syncsPerPeriod > 1)
+        return text + " (a sync each; the kernel sequence repeats every " +
+               formatCount(syncsPerPeriod) + " steps, " + formatCount(kernelsPerStep) + " kernels)";
     return text + " (the repeating kernel sequence, " + formatCount(kernelsPerStep) +
            (kernelsPerStep == 1 ? " kernel a step)" : " kernels a step)");
 }

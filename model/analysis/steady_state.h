@@ -10,7 +10,8 @@
 //     period at the kernel of the period that the GPU waited longest for (the natural start of a
 //     step: after the host's sync, or its batch preparation), the run of such boundaries that
 //     repeat every period, less the slow steps at either end (warm-up; a tail that is not the
-//     loop).
+//     loop); where a thread syncs a whole number of times a period at regular intervals (a
+//     sequence that repeats only every 100 iterations), a step between two of its syncs.
 // docs/insights.md, "The steady state".
 #pragma once
 
@@ -30,6 +31,9 @@ struct SteadyState {
     int64_t endNs = 0;          // the last full step's end
     int64_t steps = 0;          // full steps in [startNs, endNs)
     int64_t kernelsPerStep = 0; // KernelPeriod: the period of the kernel sequence
+    // KernelPeriod: where a thread syncs regularly several times a period, that many (each a step;
+    // kernelsPerStep is then the period's kernels); else 1.
+    int64_t syncsPerPeriod = 1;
     // Warm-up: from the first GPU work to startNs; tail: from endNs to the last GPU work.
     int64_t warmupNs = 0;
     int64_t tailNs = 0;
@@ -40,8 +44,11 @@ struct SteadyState {
     std::string description() const;
 };
 
-// The fewest steps a loop needs to be called one.
+// The fewest steps a loop needs to be called one: of the session's own step ranges, and of a
+// repeating kernel sequence (more: a test program's short loop of ten calls is no training loop,
+// and the rest of its work would fall outside every share).
 inline constexpr int64_t kSteadyStateMinSteps = 5;
+inline constexpr int64_t kSteadyStateMinKernelPeriods = 20;
 // A step at either end of the loop that takes more than this many times the median step is
 // warm-up (lazy loading, autotuning, the first allocations) or not the loop.
 inline constexpr double kSteadyStateSlowStepFactor = 2.0;

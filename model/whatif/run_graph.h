@@ -153,8 +153,10 @@ public:
         return {m_awaited.data() + thread.awaitedBegin[sync],
                 thread.awaitedBegin[sync + 1] - thread.awaitedBegin[sync]};
     }
-    // The stream lane of the operation `sync` awaited that its own thread launched last; -1 when
-    // its thread launched none of them (WhatIf::narrowedSyncs: the work the host then uses).
+    // The stream whose work the host uses after `sync` (WhatIf::narrowedSyncs): of the streams it
+    // awaited, the one its own thread last queued a copy to the host on (among each stream's last
+    // 64 operations), else the one whose awaited operation its thread launched last; -1 when its
+    // thread launched none of them.
     int32_t ownStreamOf(int32_t lane, uint32_t sync) const;
     // Stream lane and lane-local index of a global operation id.
     std::pair<int32_t, uint32_t> locateOp(uint32_t op) const {

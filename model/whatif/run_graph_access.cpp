@@ -2,6 +2,7 @@
 // recorder's own cost read off the meta.
 #include "model/whatif/run_graph.h"
 
+#include "format/session_enums.h"
 #include "format/session_meta.h"
 
 #include <algorithm>
@@ -98,16 +99,37 @@ size_t RunGraph::memoryBytes() const {
 }
 
 int32_t RunGraph::ownStreamOf(int32_t lane, uint32_t sync) const {
-    int32_t own = -1;
-    uint32_t latest = 0;
-    for (uint32_t op : awaited(lane, sync)) {
+    // Looked back over this many operations of each awaited stream for a copy to the host.
+    constexpr uint32_t kOpsLookedBack = 64;
+    const auto launchedHere = [&](uint32_t op) {
         const uint32_t step = launchStep(op);
-        if (step >= stepCount() || locateStep(step).first != lane || (own >= 0 && step < latest))
-            continue;
-        latest = step;
-        own = locateOp(op).first;
+        return step < stepCount() && locateStep(step).first == lane ? step : kNone;
+    };
+    int32_t own = -1, reads = -1;
+    uint32_t latest = 0, latestRead = 0;
+    for (uint32_t op : awaited(lane, sync)) {
+        const auto [streamLane, k] = locateOp(op);
+        if (const uint32_t step = launchedHere(op); step != kNone && (own < 0 || step >= latest)) {
+            latest = step;
+            own = streamLane;
+        }
+        // The copies to the host this thread queued on the stream: the work the host reads.
+        const Stream& stream = m_streams[streamLane];
+        const TransferColumns& memcpys = m_session->streamLanes[streamLane].memcpys;
+        for (uint32_t back = 0; back < kOpsLookedBack && back <= k; ++back) {
+            const uint32_t ref = stream.ops[k - back];
+            if (kindOf(ref) != OpKind::Memcpy ||
+                memcpys.copyKind[indexOf(ref)] != static_cast<uint8_t>(format::CopyKind::DtoH))
+                continue;
+            if (const uint32_t step = launchedHere(stream.firstOp + k - back);
+                step != kNone && (reads < 0 || step >= latestRead)) {
+                latestRead = step;
+                reads = streamLane;
+            }
+            break;
+        }
     }
-    return own;
+    return reads >= 0 ? reads : own;
 }
 
 } // namespace stallscope::model::whatif

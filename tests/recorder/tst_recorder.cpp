@@ -109,19 +109,6 @@ private slots:
                          ApiClass::StreamSync);
     }
 
-    void classifierNames() {
-        QCOMPARE(ApiClassifier::classify("cudaStreamSynchronize_ptsz"), ApiClass::StreamSync);
-        QCOMPARE(ApiClassifier::classify("cuCtxSynchronize"), ApiClass::DeviceSync);
-        QCOMPARE(ApiClassifier::classify("cudaEventSynchronize"), ApiClass::EventSync);
-        QCOMPARE(ApiClassifier::classify("cudaStreamWaitEvent_ptsz"), ApiClass::StreamWaitEvent);
-        QCOMPARE(ApiClassifier::classify("cudaMemcpy"), ApiClass::CopySync);
-        QCOMPARE(ApiClassifier::classify("cudaMemcpyAsync"), ApiClass::CopyAsync);
-        QCOMPARE(ApiClassifier::classify("cuMemcpyHtoDAsync_v2"), ApiClass::CopyAsyncDevice);
-        QCOMPARE(ApiClassifier::classify("cudaLaunchKernel"), ApiClass::Launch);
-        QCOMPARE(ApiClassifier::classify("cudaLaunchHostFunc"), ApiClass::None);
-        QCOMPARE(ApiClassifier::classify("cudaGetDevice"), ApiClass::None);
-    }
-
     void configFromEnvironment() {
         qputenv("STALLSCOPE_OUTPUT", "/tmp/x-%p.stallscope");
         qputenv("STALLSCOPE_KINDS", "kernel,sync");
