@@ -34,6 +34,9 @@ constexpr int64_t kIdleBeforeStepNs = 2'000;
 // of the loop of the best-agreeing one (300 kernels of which one differs repeat every kernel at
 // 99.7 %, but only between two of the odd ones).
 constexpr double kMinSpanOfBest = 0.8;
+// A thread's syncs make steps when the quartiles of their intervals lie within this factor of the
+// median (one population), not a step's two syncs (short and long intervals by turns).
+constexpr double kSyncIntervalSpread = 0.5;
 // Step boundaries a loop may miss in a row (its first kernel not preceded by idle time).
 constexpr size_t kMaxMissedBoundaries = 3;
 
@@ -336,8 +339,8 @@ SteadyState kernelPeriodLoop(const Session& session) {
 
 // A kernel sequence that repeats only every few iterations (a snapshot analysed every 100 steps):
 // where the thread with the most host-blocking syncs in the loop syncs a whole number m >= 2 of
-// times a period, at regular intervals (most of them: the iteration that waits for the snapshot's
-// analysis is a long one), the step is the interval between its syncs.
+// times a period, at intervals of one population (the iteration that waits for the snapshot's
+// analysis is a long one; data-dependent steps vary), the step is the interval between its syncs.
 void stepsBySyncs(const Session& session, SteadyState& state) {
     std::vector<int64_t> starts, busiest;
     for (const HostLane& lane : session.hostLanes) {
@@ -353,8 +356,19 @@ void stepsBySyncs(const Session& session, SteadyState& state) {
     const auto count = static_cast<int64_t>(busiest.size());
     const int64_t perPeriod = state.steps > 0 ? (count + state.steps / 2) / state.steps : 0;
     if (perPeriod < 2 ||
-        std::abs(count - perPeriod * state.steps) > std::max<int64_t>(1, count / 50) ||
-        !regularSteps(busiest, 0, busiest.size() - 1, false))
+        std::abs(count - perPeriod * state.steps) > std::max<int64_t>(1, count / 50))
+        return;
+    // One population of intervals: steps of varying length (data-dependent sizes) spread around
+    // the median, but a step's two syncs make short and long intervals by turns.
+    std::vector<int64_t> intervals;
+    for (size_t i = 1; i < busiest.size(); ++i)
+        intervals.push_back(busiest[i] - busiest[i - 1]);
+    std::sort(intervals.begin(), intervals.end());
+    const auto quantile = [&](size_t quarter) {
+        return static_cast<double>(intervals[intervals.size() * quarter / 4]);
+    };
+    if (quantile(1) < kSyncIntervalSpread * quantile(2) ||
+        quantile(3) > quantile(2) / kSyncIntervalSpread)
         return;
     state.syncsPerPeriod = perPeriod;
     state.steps *= perPeriod;

@@ -82,8 +82,10 @@ private slots:
     void extraKernelEveryTenSteps();
     void oneKernelSeveralTimesAStep_data();
     void oneKernelSeveralTimesAStep();
+    void kernelsRepeatEveryFewSyncs_data();
     void kernelsRepeatEveryFewSyncs();
     void profilerStepsFirst();
+    void deviceSyncBesideBusySideStream_data();
     void deviceSyncBesideBusySideStream();
     void pageableUploadIsAFinding();
     void backwardOfAnOp_data();
@@ -273,9 +275,18 @@ void TestSteadyState::oneKernelSeveralTimesAStep() {
     QCOMPARE(window.startNs, kLoopStartNs + 10'000);
 }
 
+void TestSteadyState::kernelsRepeatEveryFewSyncs_data() {
+    QTest::addColumn<bool>("twoSyncs");
+    // With two syncs an iteration, 20 µs apart, the intervals are short and long by turns: no
+    // step between two syncs, the loop's step stays the kernels' period.
+    QTest::newRow("a sync an iteration") << false;
+    QTest::newRow("two syncs an iteration") << true;
+}
+
 void TestSteadyState::kernelsRepeatEveryFewSyncs() {
     // Each iteration launches a step kernel and syncs; every fifth also launches a snapshot
     // kernel: the kernels repeat every five iterations, the syncs every one.
+    QFETCH(bool, twoSyncs);
     InsightFixture f(path("snapshot-every-five.stallscope"), 2'000'000'000);
     const int64_t stack = f.nativeStack("/src/filter.cu", 128, "main");
     for (int i = 0; i < 200; ++i) {
@@ -286,15 +297,19 @@ void TestSteadyState::kernelsRepeatEveryFewSyncs() {
             f.setKernelName("snapshot");
             f.launch(t0 + 1'000, t0 + 300'000, t0 + 350'000);
         }
-        f.sync(Kind::Stream, t0 + 4'000, t0 + 355'000, stack, f.stream);
+        f.sync(Kind::Stream, t0 + (twoSyncs ? 340'000 : 4'000), t0 + 355'000, stack, f.stream);
+        if (twoSyncs)
+            f.sync(Kind::Stream, t0 + 360'000, t0 + 361'000, stack, f.stream);
     }
     const auto loaded = f.load();
     const model::AnalysisWindow window = model::defaultWindow(*loaded.session);
     QCOMPARE(window.kind, model::AnalysisWindow::Kind::Loop);
     QCOMPARE(window.loop.kernelsPerStep, int64_t(6));
-    QCOMPARE(window.loop.syncsPerPeriod, int64_t(5));
+    QCOMPARE(window.loop.syncsPerPeriod, int64_t(twoSyncs ? 1 : 5));
     // From the first snapshot to the last (whose period the session ends inside): 39 periods.
-    QCOMPARE(window.steps, int64_t(195));
+    QCOMPARE(window.steps, int64_t(twoSyncs ? 39 : 195));
+    if (twoSyncs)
+        return;
     QCOMPARE(window.startNs, kLoopStartNs + 300'000);
     QCOMPARE(window.loop.stepNs() / 10'000, kStepNs / 10'000);
 }
@@ -322,22 +337,41 @@ void TestSteadyState::profilerStepsFirst() {
     QCOMPARE(window.endNs, t);
 }
 
+void TestSteadyState::deviceSyncBesideBusySideStream_data() {
+    QTest::addColumn<bool>("sideLaunchedLast");
+    // The host's own stream is the one it launched to last, or, where it queued a copy to the host
+    // (the value it reads), that copy's stream, even with the side work launched after it.
+    QTest::newRow("main stream launched last") << false;
+    QTest::newRow("side launched after the read's copy") << true;
+}
+
 void TestSteadyState::deviceSyncBesideBusySideStream() {
     // Each step: the main stream's 500 µs kernel, whose result the host reads, beside a side
     // stream's 700 µs kernel; torch.cuda.synchronize() waits for both, then 300 µs of host work.
     // The recommended fix, a sync on the main stream, still waits 500 µs: the step becomes
     // 500 µs + 300 µs of host work (saving ~200 µs), not the side stream's 700 µs that removing
     // the wait altogether would give (saving ~300 µs).
+    QFETCH(bool, sideLaunchedLast);
     InsightFixture f(path("side-stream.stallscope"), 2'000'000'000);
     const int64_t side = f.addStream(9);
     const int64_t stack = f.pythonStack("/home/u/overlap.py", 30, "main");
+    const int64_t copyName = f.writer().internString("cudaMemcpyAsync");
     for (int i = 0; i < 30; ++i) {
         const int64_t t0 = kLoopStartNs + i * kStepNs;
+        const int64_t sideLaunch = sideLaunchedLast ? t0 + 3'000 : t0;
         f.setKernelName("side_work");
-        f.launch(t0, t0 + 10'000, t0 + 710'000, side);
+        f.launch(sideLaunch, sideLaunch + 10'000, sideLaunch + 710'000, side);
         f.setKernelName("main_work");
-        f.launch(t0 + 2'000, t0 + 12'000, t0 + 512'000);
-        f.sync(Kind::Device, t0 + 4'000, t0 + 700'000 + 15'000, stack);
+        f.launch(t0 + 1'000, t0 + 11'000, t0 + 510'000);
+        if (sideLaunchedLast) { // the result's copy to the host, queued on the main stream
+            const int64_t copy =
+                f.memcpy(t0 + 510'000, t0 + 512'000, format::CopyKind::DtoH,
+                         format::MemoryKind::Device, format::MemoryKind::Pinned, 4, true);
+            f.writer().addApiCall({f.thread, format::ApiDomain::Runtime, 41, copyName, t0 + 2'000,
+                                   t0 + 2'500, copy, 0});
+        }
+        f.sync(Kind::Device, t0 + 4'000, std::max(sideLaunch + 710'000, t0 + 700'000) + 15'000,
+               stack);
     }
     const auto loaded = f.load();
     const model::InsightReport report = loaded.analyze();
