@@ -127,10 +127,15 @@ void addExcerpt(ReportFinding& finding, const model::Insight& insight,
 }
 
 QString savingText(const model::Insight& insight) {
+    const QString kind =
+        insight.simulated ? QStringLiteral("simulated saving") : QStringLiteral("estimated saving");
+    // Per step when the window is the loop (its share is then of a step).
+    if (insight.stepSavingsNs > 0)
+        return QStringLiteral("%1 %2 a step (%3 of a step)")
+            .arg(kind, text(model::formatDuration(insight.stepSavingsNs)),
+                 text(model::formatShare(insight.share)));
     return QStringLiteral("%1 %2 (%3 of the window)")
-        .arg(insight.simulated ? QStringLiteral("simulated saving")
-                               : QStringLiteral("estimated saving"),
-             text(model::formatDuration(insight.savingsNs)),
+        .arg(kind, text(model::formatDuration(insight.savingsNs)),
              text(model::formatShare(insight.share)));
 }
 
