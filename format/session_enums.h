@@ -12,8 +12,8 @@ enum class SyncKind : int {
     Device = 2,          // cudaDeviceSynchronize / cuCtxSynchronize
     Event = 3,           // cudaEventSynchronize / cuEventSynchronize
     StreamWaitEvent = 4, // cudaStreamWaitEvent (does not block the host; recorded for the link)
-    PageableCopy = 5,    // implicit: device->pageable host copy that blocks the host
-    BlockingCopy = 6,    // implicit: synchronous cudaMemcpy (not device->pageable)
+    PageableCopy = 5,    // implicit: a copy to or from pageable host memory that blocks the host
+    BlockingCopy = 6,    // implicit: synchronous cudaMemcpy (no pageable host side)
     BlockingMemset = 7,  // implicit: synchronous memset
     BlockingAlloc = 8,   // implicit: cudaMalloc/cudaFree that waited for the device
 };
