@@ -306,14 +306,15 @@ bool SyncSites::build(const Session& session, const SessionDatabase& database,
 }
 
 void SyncSites::joinBackwardSites() {
-    for (const auto& [backward, node] : m_backwardNodeOfSite) {
+    for (const auto& [backward, backwardNode] : m_backwardNodeOfSite) {
+        const std::string& node = backwardNode; // a lambda may not capture a structured binding
         // The user's line whose forward op made the node; of several, the one with most syncs.
         int32_t forward = -1;
         for (const auto& [site, ops] : m_forwardOpsOfSite) {
             const SyncSiteStats& stats = m_stats[site];
             if (!stats.site.hasLocation() ||
                 std::none_of(ops.begin(), ops.end(),
-                             [&](const std::string& op) { return isBackwardOf(node, op); }))
+                             [&node](const std::string& op) { return isBackwardOf(node, op); }))
                 continue;
             if (forward < 0 || stats.count > m_stats[forward].count ||
                 (stats.count == m_stats[forward].count && site < forward))
