@@ -340,10 +340,6 @@ std::optional<int64_t> firstStepInWindow(const Session& session, int64_t startNs
     return std::nullopt;
 }
 
-StepSpans sessionSteps(const Session& session) {
-    return findSteps(session).spans;
-}
-
 } // namespace stallscope::model
 
 namespace stallscope::model {

@@ -52,10 +52,6 @@ AnalysisWindow sessionWindow(const Session& session);
 // the session has no GPU work.
 AnalysisWindow activeWindow(const Session& session);
 
-// The session's steps as parseWindow's steps:A-B finds them (ProfilerStep#N ranges, else NVTX
-// ranges named step…), in start order; empty when it has none.
-StepSpans sessionSteps(const Session& session);
-
 // How many steps (as parseWindow's steps:A-B finds them) have their middle in [startNs, endNs];
 // 0 when the session has none.
 int64_t stepsInWindow(const Session& session, int64_t startNs, int64_t endNs);

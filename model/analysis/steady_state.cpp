@@ -2,17 +2,18 @@
 
 #include "model/session/event_ref.h"
 #include "model/session/session_summary.h"
+#include "model/whatif/median_sample.h"
 
 #include <algorithm>
-#include <array>
 #include <cstdlib>
-#include <limits>
 #include <unordered_map>
 #include <vector>
 
 namespace stallscope::model {
 
 namespace {
+
+using whatif::upperMedian;
 
 // The kernel sequence's period: tested over at least this many periods (and at most half the
 // sequence: start-up and tail are not the loop), in each of a few regions of the sequence.
@@ -136,23 +137,28 @@ const KernelColumns* busiestKernels(const Session& session) {
     return busiest;
 }
 
+// The durations of the steps between boundaries first..last of `bounds`.
+std::vector<int64_t> stepDurations(const std::vector<int64_t>& bounds, size_t first, size_t last) {
+    std::vector<int64_t> durations;
+    for (size_t i = first; i < last && i + 1 < bounds.size(); ++i)
+        durations.push_back(bounds[i + 1] - bounds[i]);
+    return durations;
+}
+
 // Step boundaries [first, last] of a run of `bounds` (times in order) less the slow steps at either
 // end; false when fewer than `minSteps` steps remain.
 bool trimSlowEnds(const std::vector<int64_t>& bounds, size_t* first, size_t* last,
                   int64_t minSteps) {
-    if (bounds.size() < 2)
-        return false;
-    std::vector<int64_t> durations;
-    for (size_t i = *first; i < *last; ++i)
-        durations.push_back(bounds[i + 1] - bounds[i]);
+    std::vector<int64_t> durations = stepDurations(bounds, *first, *last);
     if (durations.empty())
         return false;
-    std::nth_element(durations.begin(), durations.begin() + durations.size() / 2, durations.end());
-    const double slow =
-        kSteadyStateSlowStepFactor * static_cast<double>(durations[durations.size() / 2]);
-    while (*first<*last&& static_cast<double>(bounds[*first + 1] - bounds[*first])> slow)
+    const double slow = kSteadyStateSlowStepFactor * static_cast<double>(upperMedian(durations));
+    const auto duration = [&](size_t step) {
+        return static_cast<double>(bounds[step + 1] - bounds[step]);
+    };
+    while (*first < *last && duration(*first) > slow)
         ++*first;
-    while (*last > *first && static_cast<double>(bounds[*last] - bounds[*last - 1]) > slow)
+    while (*last > *first && duration(*last - 1) > slow)
         --*last;
     return static_cast<int64_t>(*last - *first) >= minSteps;
 }
@@ -181,14 +187,11 @@ SteadyState fromSteps(const StepSpans& spans) {
 // `byTime`: also most of the time in such steps.
 bool regularSteps(const std::vector<int64_t>& bounds, size_t first, size_t last,
                   bool byTime = true) {
-    std::vector<int64_t> durations;
-    for (size_t i = first; i < last; ++i)
-        durations.push_back(bounds[i + 1] - bounds[i]);
+    const std::vector<int64_t> durations = stepDurations(bounds, first, last);
     if (durations.empty())
         return false;
     std::vector<int64_t> sorted = durations;
-    std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
-    const auto median = static_cast<double>(sorted[sorted.size() / 2]);
+    const auto median = static_cast<double>(upperMedian(sorted));
     // Most steps near the median, and most of the time in such steps: ten launches of one
     // kernel and a host pause make nine steps of a kernel's time and one long one, which holds
     // nearly half the loop's time.
@@ -328,9 +331,7 @@ SteadyState kernelPeriodLoop(const Session& session) {
     for (size_t i = 1; i < kernels->size(); ++i)
         gaps.push_back(std::max<int64_t>(0, kernels->start[i] - kernels->end[i - 1]));
     std::vector<int64_t> sorted = gaps;
-    std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
-    const int64_t idle =
-        std::max(kIdleBeforeStepNs, kIdleBeforeStepFactor * sorted[sorted.size() / 2]);
+    const int64_t idle = std::max(kIdleBeforeStepNs, kIdleBeforeStepFactor * upperMedian(sorted));
     std::vector<uint32_t> tokens(kernels->size());
     for (size_t i = 0; i < tokens.size(); ++i)
         tokens[i] = kernels->nameId[i] * 2 + (i == 0 || gaps[i - 1] >= idle ? 1 : 0);
