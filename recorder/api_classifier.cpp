@@ -40,8 +40,11 @@ ApiClass ApiClassifier::classify(std::string_view name) {
     if (startsWith(name, "cudaLaunch") || startsWith(name, "cuLaunch") ||
         startsWith(name, "cudaGraphLaunch") || startsWith(name, "cuGraphLaunch"))
         return contains(name, "HostFunc") ? ApiClass::None : ApiClass::Launch;
-    if (startsWith(name, "cudaMalloc") || startsWith(name, "cudaFree") ||
-        startsWith(name, "cuMemAlloc") || startsWith(name, "cuMemFree") ||
+    // Freeing memory the device may still use waits for all of its work (the reason PyTorch
+    // caches allocations); the stream-ordered frees do not.
+    if (startsWith(name, "cudaFree") || startsWith(name, "cuMemFree"))
+        return contains(name, "Async") ? ApiClass::Alloc : ApiClass::Free;
+    if (startsWith(name, "cudaMalloc") || startsWith(name, "cuMemAlloc") ||
         startsWith(name, "cudaHostAlloc") || startsWith(name, "cuMemHostAlloc"))
         return ApiClass::Alloc;
     if (startsWith(name, "cudaEventRecord") || startsWith(name, "cuEventRecord"))

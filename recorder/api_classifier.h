@@ -20,8 +20,9 @@ enum class ApiClass : uint8_t {
     CopyAsyncDevice, // async copies that never touch host memory (DtoD, peer): no stack
     Memset,
     Launch,
-    Alloc, // malloc/free family: may synchronize
+    Alloc, // malloc family: may synchronize
     EventRecord,
+    Free, // cudaFree, cuMemFree (not the stream-ordered *Async): waits for the whole device
 };
 
 class ApiClassifier {
@@ -29,7 +30,7 @@ public:
     static ApiClass classify(std::string_view name);
     static bool isSync(ApiClass c) {
         return c == ApiClass::StreamSync || c == ApiClass::DeviceSync || c == ApiClass::EventSync ||
-               c == ApiClass::StreamWaitEvent;
+               c == ApiClass::StreamWaitEvent || c == ApiClass::Free;
     }
     static bool isCopy(ApiClass c) { return c == ApiClass::CopySync || c == ApiClass::CopyAsync; }
     // Whether the callback captures a stack for this class.

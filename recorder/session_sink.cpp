@@ -220,7 +220,8 @@ void SessionSink::consumeHostEvent(const HostEvent& event) {
     host.streamId = event.streamId;
     auto c = ApiClass(event.apiClass);
     if (ApiClassifier::isSync(c)) {
-        if (!m_syncRecords) { // the host event alone is the sync
+        // A free's wait has no CUPTI synchronization record: the host event is the sync.
+        if (!m_syncRecords || c == ApiClass::Free) {
             emitSync(&host, nullptr, m_mainThreadRow);
             return;
         }
@@ -291,7 +292,8 @@ void SessionSink::emitSync(const PendingHost* host, const ActivityRecord* record
         row.kind = SyncKind::Device;
         break;
     default:
-        row.kind = c == ApiClass::EventSync         ? SyncKind::Event
+        row.kind = c == ApiClass::Free              ? SyncKind::BlockingAlloc
+                   : c == ApiClass::EventSync       ? SyncKind::Event
                    : c == ApiClass::StreamWaitEvent ? SyncKind::StreamWaitEvent
                    : c == ApiClass::DeviceSync      ? SyncKind::Device
                                                     : SyncKind::Stream;

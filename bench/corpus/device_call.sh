@@ -8,6 +8,8 @@
 # reach, so a later call runs them.
 #   RECORD  stallscope-record (default .devcarry/bin/stallscope-record)
 #   BIN     the built .cu pairs, <BIN>/<pair>/{before,after} (default .devcarry/corpus)
+#   RECORD_ONLY  pairs (space-separated) that are only recorded, RECORDINGS times, not timed:
+#           new recordings of pairs whose timings an earlier call has (a recorder change)
 set -u
 OUT=${OUT:-/tmp/out}
 RECORD=${RECORD:-.devcarry/bin/stallscope-record}
@@ -35,7 +37,9 @@ for pair in $PAIRS; do
         left="$left $pair"
         continue
     fi
-    for ((r = 1; r <= ROUNDS; r++)); do
+    rounds=$ROUNDS
+    case " ${RECORD_ONLY:-} " in *" $pair "*) rounds=0 ;; esac
+    for ((r = 1; r <= rounds || r <= RECORDINGS; r++)); do
         if [ "$r" -le "$RECORDINGS" ]; then
             session=$OUT/$pair.rec$r.stallscope
             rm -f "$session"
@@ -43,6 +47,7 @@ for pair in $PAIRS; do
                 >"$OUT/raw/$pair.recorded.$r.out" 2>"$OUT/raw/$pair.recorded.$r.err" ||
                 echo "   $pair recording $r FAILED: $(tail -n 1 "$OUT/raw/$pair.recorded.$r.err")"
         fi
+        [ "$r" -le "$rounds" ] || continue
         order="before after"
         [ $((r % 2)) = 0 ] && order="after before"
         for variant in $order; do
@@ -51,6 +56,6 @@ for pair in $PAIRS; do
                 echo "   $pair $variant FAILED: $(tail -n 1 "$OUT/raw/$pair.$variant.$r.err")"
         done
     done
-    echo "[$SECONDS s] $pair: $(cat "$OUT"/raw/"$pair".before.*.out | grep -h '^CORPUS' | tr '\n' ' ')"
+    echo "[$SECONDS s] $pair: $(cat "$OUT"/raw/"$pair".{before,recorded}.*.out 2>/dev/null | grep -h '^CORPUS' | tr '\n' ' ')"
 done
 echo "not run:$left"

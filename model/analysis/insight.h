@@ -173,6 +173,9 @@ struct SyncSiteStats {
     // (SyncSites::joinBackwardSites), and the autograd node that made them ("IndexBackward0").
     int64_t backwardSyncs = 0;
     std::string backwardNode;
+    // The other lines of the statements joined to this one (SyncSites::joinStatementsOfOneFix:
+    // the same pattern on the next lines, removed by the same change), in line order.
+    std::vector<int64_t> joinedLines;
     // The ATen ops of its first stack with them (AtenFrames): the one the user's line called
     // ("is_nonzero": `if tensor:`) and the one that synchronized ("nonzero"); empty without.
     std::string calledOp;

@@ -60,6 +60,8 @@ std::string recommendationFor(InsightRule rule, SourceLanguage language, format:
     case InsightRule::SyncAttribution:
         return attribution(python, kind);
     case InsightRule::InLoopSync:
+        if (isAllocKind(kind)) // a free in the loop: no sync to move, an allocation to keep
+            return attribution(python, kind);
         return python ? "Move the sync after the loop: keep per-step values on the GPU (e.g. "
                         "losses.append(loss.detach()) and read torch.stack(losses).mean().item() "
                         "once at the end, or log every N steps), or capture the loop body in a "

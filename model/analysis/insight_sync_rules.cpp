@@ -91,6 +91,16 @@ namespace {
 
 using format::SyncKind;
 
+// " (and lines 64, 65)": the next statements joined to the site (one change removes them all).
+std::string joinedLinesText(const SyncSiteStats& stats) {
+    if (stats.joinedLines.empty())
+        return {};
+    std::string text = stats.joinedLines.size() == 1 ? " (and line " : " (and lines ";
+    for (size_t i = 0; i < stats.joinedLines.size(); ++i)
+        text += (i ? ", " : "") + std::to_string(stats.joinedLines[i]);
+    return text + ")";
+}
+
 std::string times(int64_t count) {
     return " × " + formatCount(count);
 }
@@ -383,7 +393,8 @@ void syncSites(const AnalysisContext& context, std::vector<Insight>& out) {
                 ? (inLoop ? "In-loop blocking " : "Blocking ") + std::string(copyLabel)
             : insight.rule == InsightRule::InLoopSync ? "In-loop sync"
                                                       : syncKindLabel(stats.dominantKind());
-        insight.title = label + times(insight.count) + " at " + stats.site.label();
+        insight.title =
+            label + times(insight.count) + " at " + stats.site.label() + joinedLinesText(stats);
         std::string text = formatCount(insight.count) + (insight.count == 1 ? " call" : " calls") +
                            " blocked the host " + formatDuration(stats.blockedNs) + " (median " +
                            formatDuration(stats.medianBlockedNs) + ")";

@@ -46,6 +46,14 @@ struct InsightThresholds {
         double minRecordedDuty = 0.05;
     } powerCap;
 
+    // One finding per fix (SyncSites::joinStatementsOfOneFix): a statement joins the one before it
+    // in the same function when it lies at most maxLineGap lines further, syncs the same way
+    // (dominant kind) and as often (counts within maxCountDifference of the first statement's).
+    struct FixGroup {
+        int64_t maxLineGap = 2;
+        double maxCountDifference = 0.05;
+    } fixGroup;
+
     // in-loop-sync: >= minSyncs calls from one site AND a median of >= minLaunches kernel
     // launches between consecutive calls of that site on one thread AND a simulated saving per
     // call of at least minSavingShareOfPeriod of the median time between those calls (a cheap

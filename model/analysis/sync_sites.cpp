@@ -277,6 +277,7 @@ bool SyncSites::build(const Session& session, const SessionDatabase& database,
         *warning = std::to_string(m_stacksWithoutFrames) +
                    " call stacks could not be read: their syncs are attributed to <no stack>";
     joinBackwardSites();
+    joinStatementsOfOneFix();
     sortSitesByBlocked();
 
     // Pass 2: group the syncs by site (a counting sort keeps lane and time order in a site).
@@ -305,6 +306,40 @@ bool SyncSites::build(const Session& session, const SessionDatabase& database,
     return !(cancel && cancel->load());
 }
 
+void SyncSites::joinSite(int32_t from, int32_t into) {
+    SyncSiteStats& source = m_stats[from];
+    SyncSiteStats& target = m_stats[into];
+    target.count += source.count;
+    target.backwardSyncs += source.backwardSyncs;
+    if (target.backwardNode.empty())
+        target.backwardNode = source.backwardNode;
+    target.blockedNs = format::addSaturated(target.blockedNs, source.blockedNs);
+    target.bubbleNs = format::addSaturated(target.bubbleNs, source.bubbleNs);
+    for (size_t k = 0; k < target.countByKind.size(); ++k)
+        target.countByKind[k] += source.countByKind[k];
+    if (source.site.line != target.site.line && source.site.hasLocation())
+        target.joinedLines.push_back(source.site.line);
+    target.joinedLines.insert(target.joinedLines.end(), source.joinedLines.begin(),
+                              source.joinedLines.end());
+    if (target.ranks.empty())
+        target.ranks = source.ranks;
+    else
+        for (size_t r = 0; r < target.ranks.size() && r < source.ranks.size(); ++r) {
+            target.ranks[r].count += source.ranks[r].count;
+            target.ranks[r].blockedNs =
+                format::addSaturated(target.ranks[r].blockedNs, source.ranks[r].blockedNs);
+        }
+    source = SyncSiteStats{}; // no sync left: sortSitesByBlocked drops it
+    for (std::vector<int32_t>& lane : m_siteOf)
+        std::replace(lane.begin(), lane.end(), from, into);
+    for (auto& [key, site] : m_siteByKey)
+        if (site == from)
+            site = into;
+    for (auto& [stack, site] : m_stackToSite)
+        if (site == from)
+            site = into;
+}
+
 void SyncSites::joinBackwardSites() {
     for (const auto& [backward, backwardNode] : m_backwardNodeOfSite) {
         const std::string& node = backwardNode; // a lambda may not capture a structured binding
@@ -322,26 +357,53 @@ void SyncSites::joinBackwardSites() {
         }
         if (forward < 0)
             continue;
-        SyncSiteStats& from = m_stats[backward];
-        SyncSiteStats& into = m_stats[forward];
-        into.count += from.count;
-        into.backwardSyncs += from.count;
-        into.backwardNode = node;
-        into.blockedNs = format::addSaturated(into.blockedNs, from.blockedNs);
-        into.bubbleNs = format::addSaturated(into.bubbleNs, from.bubbleNs);
-        for (size_t k = 0; k < into.countByKind.size(); ++k)
-            into.countByKind[k] += from.countByKind[k];
-        if (into.ranks.empty())
-            into.ranks = from.ranks;
-        else
-            for (size_t r = 0; r < into.ranks.size() && r < from.ranks.size(); ++r) {
-                into.ranks[r].count += from.ranks[r].count;
-                into.ranks[r].blockedNs =
-                    format::addSaturated(into.ranks[r].blockedNs, from.ranks[r].blockedNs);
-            }
-        from = SyncSiteStats{}; // no sync left: sortSitesByBlocked drops it
-        for (std::vector<int32_t>& lane : m_siteOf)
-            std::replace(lane.begin(), lane.end(), backward, forward);
+        m_stats[forward].backwardSyncs += m_stats[backward].count;
+        m_stats[forward].backwardNode = node;
+        joinSite(backward, forward);
+    }
+}
+
+void SyncSites::joinStatementsOfOneFix() {
+    // Sites of the user's code, by file and function, in line order; the one with more syncs
+    // first among those of one line.
+    std::vector<int32_t> order;
+    for (size_t s = 0; s < m_stats.size(); ++s)
+        if (m_stats[s].count > 0 && m_stats[s].isUserFinding() && m_stats[s].site.hasLocation())
+            order.push_back(static_cast<int32_t>(s));
+    auto key = [this](int32_t s) {
+        const SourceSite& site = m_stats[s].site;
+        return std::tie(site.file, site.function, site.language);
+    };
+    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+        if (key(a) != key(b))
+            return key(a) < key(b);
+        if (m_stats[a].site.line != m_stats[b].site.line)
+            return m_stats[a].site.line < m_stats[b].site.line;
+        return m_stats[a].count > m_stats[b].count;
+    });
+    const InsightThresholds::FixGroup& group = m_thresholds->fixGroup;
+    // `into` gathers a run of statements; `last` is the line the run reached, `runCount` its
+    // first statement's syncs.
+    int32_t into = -1;
+    int64_t last = 0, runCount = 0;
+    for (int32_t s : order) {
+        const SyncSiteStats& stats = m_stats[s];
+        const bool sameLine = into >= 0 && key(s) == key(into) && stats.site.line == last;
+        // The next statement of the same kind, run as often: the same pattern written twice
+        // (two batches moved to the GPU, two buffers freed), which one change removes.
+        const bool nextStatement = into >= 0 && key(s) == key(into) && stats.site.line > last &&
+                                   stats.site.line - last <= group.maxLineGap &&
+                                   stats.dominantKind() == m_stats[into].dominantKind() &&
+                                   std::abs(static_cast<double>(stats.count - runCount)) <=
+                                       group.maxCountDifference * static_cast<double>(runCount);
+        if (sameLine || nextStatement) {
+            last = stats.site.line;
+            joinSite(s, into);
+            continue;
+        }
+        into = s;
+        last = stats.site.line;
+        runCount = stats.count;
     }
 }
 

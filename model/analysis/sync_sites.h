@@ -86,6 +86,12 @@ private:
     // Joins each backward-pass site (m_backwardNodeOfSite) to the user's line whose forward op
     // made its node (m_forwardOpsOfSite): one fix removes both.
     void joinBackwardSites();
+    // Joins the sites one code change removes: those of one line (its syncs in several library
+    // frames: print(tensor)), and the next statements of a function that sync the same way as
+    // often (two batches moved to the GPU, two buffers freed: InsightThresholds::fixGroup).
+    void joinStatementsOfOneFix();
+    // Moves site `from`'s syncs and numbers into site `into`.
+    void joinSite(int32_t from, int32_t into);
     void sortSitesByBlocked();
 
     const Session* m_session = nullptr;

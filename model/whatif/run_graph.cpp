@@ -503,9 +503,10 @@ struct RunGraph::Builder {
             // was: no measure of the launch latency.
             for (uint32_t k = 1; k < stream.ops.size() && !stream.launchesInferred; ++k) {
                 const uint32_t op = stream.firstOp + k;
-                if (graph.m_launchStep[op] == kNone)
-                    continue;
                 const int32_t lane = static_cast<int32_t>(l);
+                // A staged copy's start measures the host's copying, not the GPU.
+                if (graph.m_launchStep[op] == kNone || graph.opStagedByHost(lane, k))
+                    continue;
                 const int64_t previousEnd = graph.opEnd(lane, k - 1);
                 const int64_t launched = launchedAt(lane, k);
                 const int64_t start = graph.opStart(lane, k);

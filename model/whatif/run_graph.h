@@ -111,6 +111,9 @@ public:
         return columnOf(m_session->streamLanes[lane], kindOf(ref)).end[indexOf(ref)];
     }
     uint64_t opBytes(int32_t lane, uint32_t op) const; // 0 for kernels
+    // A copy from pageable host memory: the driver first copies it into its own pinned buffer,
+    // so its DMA starts when the host has staged the first chunk, not when the GPU could run it.
+    bool opStagedByHost(int32_t lane, uint32_t op) const;
     OpKind opKind(int32_t lane, uint32_t op) const { return kindOf(m_streams[lane].ops[op]); }
 
     // The step that launched global operation `op` (kNone when unknown) and the recorded time

@@ -23,6 +23,14 @@ uint64_t RunGraph::opBytes(int32_t lane, uint32_t op) const {
     return 0;
 }
 
+bool RunGraph::opStagedByHost(int32_t lane, uint32_t op) const {
+    if (opKind(lane, op) != OpKind::Memcpy)
+        return false;
+    const TransferColumns& copies = m_session->streamLanes[lane].memcpys;
+    const uint32_t index = indexOf(m_streams[lane].ops[op]);
+    return copies.srcKind[index] == static_cast<uint8_t>(format::MemoryKind::Pageable);
+}
+
 uint32_t RunGraph::eventDependency(uint32_t op) const {
     const auto found = std::lower_bound(m_eventDeps.begin(), m_eventDeps.end(),
                                         std::pair<uint32_t, uint32_t>{op, 0});

@@ -110,16 +110,17 @@ void TestInsightThresholds::attributionSitesAtMaximum() {
     const int maximum = 20;
     for (int sites : {maximum, maximum + 1}) {
         InsightFixture f(path("sites" + std::to_string(sites) + ".stallscope"));
-        // Site i blocks 1,000 + i ns: the last one written is the largest.
+        // Site i blocks 1,000 + i ns: the last one written is the largest. Ten lines apart:
+        // statements of one fix lie closer (fixGroup).
         for (int i = 0; i < sites; ++i)
             f.sync(SyncKind::Device, 10'000 * (i + 1), 10'000 * (i + 1) + 1'000 + i,
-                   f.pythonStack("/t.py", i + 1, "f"));
+                   f.pythonStack("/t.py", 10 * (i + 1), "f"));
         const auto report = f.load().analyze();
         QCOMPARE(report.sites.size(), size_t(sites));
         const auto shown = insightsOf(report, InsightRule::SyncAttribution);
         QCOMPARE(shown.size(), size_t(maximum));
         QCOMPARE(shown.front()->blockedNs, int64_t(1'000 + sites - 1));
-        // With one site too many the smallest (line 1) is the one left out.
+        // With one site too many the smallest (line 10) is the one left out.
         QCOMPARE(shown.back()->blockedNs, int64_t(1'000 + sites - maximum));
     }
 }

@@ -1,6 +1,7 @@
 // Where a sync is attributed (SyncSites): the user's line and the library line that synced,
-// Python frames classed by their paths when the session has no is_user verdicts, sites grouped by
-// the pair, and syncs without a stack — moved to the thread that made them, never user findings.
+// Python frames classed by their paths when the session has no is_user verdicts, one site per
+// fix (a line's syncs, the next statements that repeat them), and syncs without a stack — moved
+// to the thread that made them, never user findings.
 #include "format/session_meta.h"
 #include "model/analysis/insight_json.h"
 #include "model/analysis/sync_sites.h"
@@ -71,7 +72,8 @@ private slots:
     void nativeUserFrames();
     void verdictBeatsPath();
     void labels();
-    void twoLibraryLinesAreTwoSites();
+    void oneLineIsOneSite();
+    void nextStatementsOfOneFix();
     void stacklessSyncsJoinTheirCall();
     void stacklessSyncsOfUnstackedSessions();
 
@@ -177,7 +179,7 @@ void TestSyncSites::labels() {
              std::string("train.py · main() → torch/cuda/__init__.py · synchronize()"));
 }
 
-void TestSyncSites::twoLibraryLinesAreTwoSites() {
+void TestSyncSites::oneLineIsOneSite() {
     InsightFixture f(m_dir.filePath("library.stallscope").toStdString());
     auto python = [&f](const std::string& file, int64_t line, const std::string& function) {
         format::FrameRow row;
@@ -190,49 +192,84 @@ void TestSyncSites::twoLibraryLinesAreTwoSites() {
     const int64_t user = python("/home/u/train.py", 34, "main");
     const int64_t log = python(kApplyFunc, 134, "move_data_to_device");
     const int64_t scalars = python(kApplyFunc, 120, "convert_tensors_to_scalars");
-    // Two stacks through the same (user, library) pair — e.g. different native paths — are one
-    // site; the same user line reached through a second library line is another.
+    // The same user line through two library lines (print(tensor) syncs in several of torch's
+    // formatting lines) and directly: one change to the line removes them all, so one site,
+    // named by the library line with the most syncs.
     const int64_t viaLogA = f.stackOf({f.driverFrame(0x10), log, user});
     const int64_t viaLogB = f.stackOf({f.driverFrame(0x20), log, user});
     const int64_t viaScalars = f.stackOf({f.driverFrame(0x30), scalars, user});
     const int64_t direct = f.stackOf({f.driverFrame(0x40), user});
     f.sync(SyncKind::Stream, 10'000, 10'400, viaLogA, f.stream);
     f.sync(SyncKind::Stream, 20'000, 20'300, viaLogB, f.stream);
-    f.sync(SyncKind::Stream, 30'000, 30'200, viaScalars, f.stream);
+    f.sync(SyncKind::Device, 30'000, 30'200, viaScalars, f.stream);
     f.sync(SyncKind::Stream, 40'000, 40'100, direct, f.stream);
     const model::InsightReport report = f.load().analyze();
-    QCOMPARE(report.sites.size(), size_t(3));
-    const std::string userLabel = "train.py:34 in main";
-    const model::SyncSiteStats* viaLog =
-        siteLabelled(report, userLabel + " → lightning_fabric/utilities/apply_func.py:134");
-    const model::SyncSiteStats* viaConvert =
-        siteLabelled(report, userLabel + " → lightning_fabric/utilities/apply_func.py:120");
-    const model::SyncSiteStats* own = siteLabelled(report, userLabel);
-    QVERIFY(viaLog && viaConvert && own);
-    QCOMPARE(viaLog->count, int64_t(2));
-    QCOMPARE(viaLog->blockedNs, int64_t(700));
-    QCOMPARE(viaConvert->count, int64_t(1));
-    QCOMPARE(own->count, int64_t(1));
-    // All three open the user's line.
-    for (const model::SyncSiteStats& stats : report.sites) {
-        QCOMPARE(stats.site.line, int64_t(34));
-        QVERIFY(stats.isUserFinding());
+    QCOMPARE(report.sites.size(), size_t(1));
+    const model::SyncSiteStats& site = report.sites.front();
+    QCOMPARE(site.site.label(), std::string("train.py:34 in main → "
+                                            "lightning_fabric/utilities/apply_func.py:134"));
+    QCOMPARE(site.count, int64_t(4));
+    QCOMPARE(site.blockedNs, int64_t(1'000));
+    QCOMPARE(site.countByKind[static_cast<size_t>(SyncKind::Stream)], int64_t(3));
+    QCOMPARE(site.countByKind[static_cast<size_t>(SyncKind::Device)], int64_t(1));
+    QVERIFY(site.joinedLines.empty());
+    QVERIFY(site.isUserFinding());
+    const QJsonObject library = model::insightReportToJsonObject(report)["sites"]
+                                    .toArray()[0]
+                                    .toObject()["site"]
+                                    .toObject()["library"]
+                                    .toObject();
+    QCOMPARE(library["file"].toString(), QString(kApplyFunc));
+    QCOMPARE(library["line"].toInteger(), 134);
+}
+
+// The next statements of a function that sync the same way as often are the same pattern
+// written twice, which one change removes (InsightThresholds::fixGroup): both sides of the line
+// gap (2 joins, 3 does not), of the count difference (5 % joins, 10 % does not), another kind and
+// another function.
+void TestSyncSites::nextStatementsOfOneFix() {
+    InsightFixture f(m_dir.filePath("statements.stallscope").toStdString());
+    int64_t t = 10'000;
+    // `count` syncs of `kind` at train.py:`line` in `function`, each blocking `blockedNs`.
+    auto syncs = [&](int64_t line, int count, SyncKind kind = SyncKind::Stream,
+                     const char* function = "step", int64_t blockedNs = 1'000) {
+        const int64_t stack = f.pythonStack("/home/u/train.py", line, function);
+        for (int i = 0; i < count; ++i, t += 10'000)
+            f.sync(kind, t, t + blockedNs, stack, f.stream);
+    };
+    syncs(10, 20);                          // a run: 10,
+    syncs(11, 20);                          //   11 (the next line),
+    syncs(13, 20);                          //   13 (two lines on)
+    syncs(16, 20);                          // three lines on: a site of its own
+    syncs(17, 20, SyncKind::Device);        // another kind: its own
+    syncs(18, 20, SyncKind::Stream, "log"); // another function: its own
+    syncs(30, 20);                          // a run: 30,
+    syncs(31, 21);                          //   31 (5 % more)
+    syncs(40, 20);                          // 40,
+    syncs(41, 22);                          // 41: 10 % more, its own
+    const model::InsightReport report = f.load().analyze();
+    auto site = [&](int64_t line) -> const model::SyncSiteStats* {
+        for (const model::SyncSiteStats& stats : report.sites)
+            if (stats.site.line == line)
+                return &stats;
+        return nullptr;
+    };
+    QCOMPARE(report.sites.size(), size_t(7));
+    QVERIFY(site(10) && site(16) && site(17) && site(18) && site(30) && site(40) && site(41));
+    QCOMPARE(site(10)->joinedLines, std::vector<int64_t>({11, 13}));
+    QCOMPARE(site(10)->count, int64_t(60));
+    QCOMPARE(site(10)->blockedNs, int64_t(60'000));
+    QCOMPARE(site(30)->joinedLines, std::vector<int64_t>({31}));
+    QCOMPARE(site(30)->count, int64_t(41));
+    for (int64_t line : {16, 17, 18, 40, 41}) {
+        QVERIFY(site(line)->joinedLines.empty());
+        QCOMPARE(site(line)->count, int64_t(line == 41 ? 22 : 20));
     }
-    // JSON: "library" only where set.
-    const QJsonArray sites = model::insightReportToJsonObject(report)["sites"].toArray();
-    int withLibrary = 0;
-    for (const QJsonValue& value : sites) {
-        const QJsonObject site = value.toObject()["site"].toObject();
-        QCOMPARE(site["line"].toInteger(), 34);
-        if (!site.contains("library"))
-            continue;
-        ++withLibrary;
-        const QJsonObject library = site["library"].toObject();
-        QCOMPARE(library["file"].toString(), QString(kApplyFunc));
-        QVERIFY(library["line"].toInteger() == 134 || library["line"].toInteger() == 120);
-        QVERIFY(!library["function"].toString().isEmpty());
-    }
-    QCOMPARE(withLibrary, 2);
+    // Every sync still has a site: the sites' counts add up to the syncs.
+    int64_t total = 0;
+    for (const model::SyncSiteStats& stats : report.sites)
+        total += stats.count;
+    QCOMPARE(total, int64_t(20 * 10 + 1 + 2));
 }
 
 void TestSyncSites::stacklessSyncsJoinTheirCall() {

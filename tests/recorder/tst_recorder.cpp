@@ -13,6 +13,7 @@
 
 #include "format/session_writer.h"
 #include "tests/recorder/scratch_session.h"
+#include "tests/recorder/session_query.h"
 #include <cupti.h>
 #include <dlfcn.h>
 #include <signal.h>
@@ -26,33 +27,11 @@
 
 using namespace stallscope::recorder;
 namespace fmt = stallscope::format;
+using stallscope::testing::queryInt;
+using stallscope::testing::queryText;
 using stallscope::testing::ScratchSession;
 
 namespace {
-
-int64_t queryInt(const QString& path, const char* sql) {
-    sqlite3* db = nullptr;
-    sqlite3_open_v2(path.toUtf8().constData(), &db, SQLITE_OPEN_READONLY, nullptr);
-    sqlite3_stmt* s = nullptr;
-    int64_t v = -1;
-    if (sqlite3_prepare_v2(db, sql, -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
-        v = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-    sqlite3_close(db);
-    return v;
-}
-
-QString queryText(const QString& path, const char* sql) {
-    sqlite3* db = nullptr;
-    sqlite3_open_v2(path.toUtf8().constData(), &db, SQLITE_OPEN_READONLY, nullptr);
-    sqlite3_stmt* s = nullptr;
-    QString v;
-    if (sqlite3_prepare_v2(db, sql, -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
-        v = QString::fromUtf8(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)));
-    sqlite3_finalize(s);
-    sqlite3_close(db);
-    return v;
-}
 
 std::vector<HostEvent> drainAll() {
     std::vector<HostEvent> events;

@@ -4,11 +4,17 @@ BIN = sys.argv[1] if len(sys.argv) > 1 else "build/test/app/stallscope"
 RES = ROOT + "/.devresults"
 FIX_RE = re.compile(r"(?:#|//)\s*FIX:")
 RULE_RE = re.compile(r"(?:#|//)\s*FIX-RULE:\s*([A-Za-z0-9_-]+)")
-# source dir for each pair (corpus2 before corpus3 for the pairs present in both: identical)
-where = {}
-for c in ("corpus3", "corpus2", "corpus1"):
-    for f in glob.glob(f"{RES}/{c}/*.rec1.stallscope"):
-        where[os.path.basename(f).split(".rec1")[0]] = c
+# Each pair's sessions come from the latest call that recorded it, its timings from the latest
+# call that timed it (a recorder change re-records pairs an earlier call timed).
+CALLS = sorted((os.path.basename(d) for d in glob.glob(f"{RES}/corpus*")), key=lambda c: int(c[6:]), reverse=True)
+def latest(pattern):
+    found = {}
+    for c in CALLS:
+        for f in glob.glob(f"{RES}/{c}/{pattern}"):
+            found.setdefault(os.path.basename(f).split(".")[0], c)
+    return found
+where = latest("*.rec1.stallscope")
+timed = latest("raw/*.before.1.out")
 def fix_of(name):
     for ext in ("py", "cu"):
         p = f"{ROOT}/bench/corpus/pairs/{name}/before.{ext}"
@@ -29,12 +35,13 @@ out = {}
 env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
 for name, c in sorted(where.items()):
     d = f"{RES}/{c}"
+    t = f"{RES}/{timed.get(name, c)}"
     fix = fix_of(name)
-    row = {"corpus": c, "fix": {k: (os.path.basename(v) if k == "file" else v) for k, v in fix.items()}}
+    row = {"corpus": c, "timed": timed.get(name, c), "fix": {k: (os.path.basename(v) if k == "file" else v) for k, v in fix.items()}}
     for v in ("before", "after"):
         steps = []
         for r in (1, 2, 3):
-            cl = corpus_line(f"{d}/raw/{name}.{v}.{r}.out")
+            cl = corpus_line(f"{t}/raw/{name}.{v}.{r}.out")
             steps.append(cl["loop_s"] / cl["steps"] if cl else None)
         row[v] = steps
     recs = []
