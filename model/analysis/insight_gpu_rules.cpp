@@ -159,7 +159,8 @@ void launchBoundOfDevice(const AnalysisContext& context, int32_t device,
     };
     std::vector<Run> runs(sources);
     std::vector<uint32_t> touched;
-    int64_t kernels = 0, busy = 0, gaps = 0, gapCount = 0, savings = 0, start = 0, end = 0;
+    int64_t kernels = 0, busy = 0, gaps = 0, gapCount = 0, savings = 0, start = 0, end = 0,
+            ops = 0, separatedOps = 0;
     // Device totals over accepted stretches.
     int64_t stretches = 0, totalKernels = 0, totalBusy = 0, totalGaps = 0, totalGapCount = 0,
             totalSavings = 0, totalSpan = 0, longestKernels = 0, longestStart = 0, longestEnd = 0,
@@ -167,7 +168,9 @@ void launchBoundOfDevice(const AnalysisContext& context, int32_t device,
     EventSpans accepted;
     bool active = false;
     auto close = [&] {
-        if (active && kernels >= t.launchBound.minKernels) {
+        // At least half its operations separated by idle gaps: a run of short kernels queued
+        // back to back is not launch-bound.
+        if (active && kernels >= t.launchBound.minKernels && 2 * separatedOps >= ops) {
             ++stretches;
             totalKernels += kernels;
             totalBusy += busy;
@@ -205,7 +208,7 @@ void launchBoundOfDevice(const AnalysisContext& context, int32_t device,
             runs[s] = {};
         touched.clear();
         active = false;
-        kernels = busy = gaps = gapCount = savings = stretchKernelNs = 0;
+        kernels = busy = gaps = gapCount = savings = stretchKernelNs = ops = separatedOps = 0;
     };
     int64_t maxEnd = std::numeric_limits<int64_t>::min();
     uint32_t tick = 0;
@@ -213,15 +216,20 @@ void launchBoundOfDevice(const AnalysisContext& context, int32_t device,
         const int64_t s = merge.start(), e = merge.end(), duration = e - s;
         const bool hasGap = maxEnd != std::numeric_limits<int64_t>::min();
         const int64_t gap = hasGap ? s - maxEnd : 0;
-        const bool qualifies = hasGap && duration <= t.launchBound.shortKernelNs &&
-                               gap > duration && gap <= t.launchBound.maxGapNs;
-        if (!qualifies) {
+        const bool isShort = hasGap && duration <= t.launchBound.shortKernelNs;
+        const bool separated = isShort && gap > duration && gap <= t.launchBound.maxGapNs;
+        // A short operation queued right behind its predecessor (the second kernel of a cuBLAS
+        // call) belongs to the stretch it interrupts; its gap is none of the launch overhead.
+        const bool queued = active && isShort && gap <= duration;
+        if (!separated && !queued) {
             close();
         } else {
+            ++ops;
+            separatedOps += separated;
             if (!active) {
                 active = true;
                 start = s;
-            } else {
+            } else if (separated) {
                 gaps += gap;
                 ++gapCount;
                 savings += std::max<int64_t>(0, gap - t.launchBound.graphGapNs);

@@ -38,6 +38,7 @@ private slots:
     void launchBoundStretch();
     void hostGapLeavesOutModuleLoads();
     void launchBoundSilent();
+    void launchBoundThroughQueuedKernels();
     void savingsCappedByGpuIdleTime();
     void bubbleNeedsAnIdleGpu();
     void bubbleIsCappedPerSync();
@@ -481,6 +482,35 @@ void TestInsightRules::hostGapLeavesOutModuleLoads() {
     QCOMPARE(hostGap(false, &capped, true), int64_t(6'000'000));
     QVERIFY2(capped.find("power limit (10 of 10 busy samples)") != std::string::npos,
              capped.c_str());
+}
+
+// Launch-bound loops of cuBLAS calls: each call's second kernel is queued right behind its first
+// (0.5 µs later), and the stretch goes on through it. 21 pairs of a 2 µs and a 1 µs kernel, the
+// pairs 8.5 µs apart: pairs 1..20 are the stretch (the device's first kernel has no gap, the
+// second then has no stretch to join), 40 kernels, half of them separated by idle gaps; the
+// estimate counts the 19 gaps between pairs, less launchBound.graphGapNs each. With two queued
+// kernels behind each separated one the run is mostly back to back: not launch-bound.
+void TestInsightRules::launchBoundThroughQueuedKernels() {
+    for (const int queued : {1, 2}) {
+        InsightFixture f(m_dir.file(queued == 1 ? "cublas1.stallscope" : "cublas2.stallscope"));
+        for (int i = 0; i <= 20; ++i) {
+            int64_t t = 10'000 + 12'000 * i;
+            f.kernel(t, t + 2'000);
+            t += 2'000;
+            for (int k = 0; k < queued; ++k, t += 1'500)
+                f.kernel(t + 500, t + 1'500);
+        }
+        const auto bound = insightsOf(f.load().analyze(), InsightRule::LaunchBound);
+        if (queued == 2) {
+            QVERIFY(bound.empty());
+            continue;
+        }
+        QCOMPARE(bound.size(), size_t(1));
+        QCOMPARE(bound[0]->kernelCount, int64_t(40));
+        QCOMPARE(bound[0]->startNs, int64_t(22'000));
+        QCOMPARE(bound[0]->endNs, int64_t(10'000 + 12'000 * 20 + 3'500));
+        QCOMPARE(bound[0]->savingsNs, int64_t(19 * (8'500 - 250)));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestInsightRules)
