@@ -57,7 +57,7 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
     const AnalysisWindow window = options.window ? *options.window : defaultWindow(session);
     const int64_t windowStart = window.startNs, windowEnd = window.endNs;
     SimulatedSavings savings;
-    if (!savings.build(session, graphBuild.take(), sites, windowStart, windowEnd,
+    if (!savings.build(session, graphBuild.take(), sites, samples, windowStart, windowEnd,
                        options.thresholds, options.cancel) ||
         cancelled())
         return report;

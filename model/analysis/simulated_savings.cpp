@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <map>
 #include <thread>
 
 namespace stallscope::model {
@@ -179,8 +180,43 @@ std::shared_ptr<whatif::RunGraph> RunGraphBuild::take() {
     return m_built ? std::move(m_graph) : nullptr;
 }
 
+double sampledShareAfter(const whatif::RunGraph& graph, const HostSamples& samples,
+                         const SyncSiteStats& site, std::span<const EventRef> syncs,
+                         int64_t minSamples) {
+    if (samples.empty() || !site.site.hasLocation())
+        return 0;
+    std::vector<int32_t> ownLines;
+    for (size_t l = 0; l < samples.lines().size(); ++l) {
+        const SourceSite& line = samples.lines()[l];
+        if (line.file == site.site.file &&
+            (line.line == site.site.line ||
+             std::find(site.joinedLines.begin(), site.joinedLines.end(), line.line) !=
+                 site.joinedLines.end()))
+            ownLines.push_back(static_cast<int32_t>(l));
+    }
+    if (ownLines.empty())
+        return 0;
+    std::map<int32_t, int64_t> perLine;
+    int64_t total = 0;
+    for (const EventRef& sync : syncs) {
+        const whatif::RunGraph::HostThread& thread = graph.threads()[sync.lane];
+        const uint32_t step = thread.stepOfSync[sync.index];
+        if (step == whatif::kNone || step + 1 >= thread.steps.size())
+            continue;
+        total += samples.tally(sync.lane, graph.stepEnd(sync.lane, step),
+                               graph.stepStart(sync.lane, step + 1), perLine);
+    }
+    if (total < std::max<int64_t>(minSamples, 1))
+        return 0;
+    int64_t own = 0;
+    for (const int32_t line : ownLines)
+        own += perLine[line];
+    return static_cast<double>(own) / static_cast<double>(total);
+}
+
 bool SimulatedSavings::build(const Session& session, std::shared_ptr<whatif::RunGraph> graph,
-                             const SyncSites& sites, int64_t windowStartNs, int64_t windowEndNs,
+                             const SyncSites& sites, const HostSamples& samples,
+                             int64_t windowStartNs, int64_t windowEndNs,
                              const InsightThresholds& thresholds, const std::atomic<bool>* cancel) {
     m_saving.assign(sites.siteCount(), -1);
     m_gpuTimeRemoved.assign(sites.siteCount(), 0);
@@ -240,8 +276,14 @@ bool SimulatedSavings::build(const Session& session, std::shared_ptr<whatif::Run
             baseline = replayer.replay(withoutRecorder, options);
             return !baseline.cancelled;
         }
-        fixes[i] = siteFix(*m_graph, sites.syncsOf(chosen[i]),
-                           sites.stats()[chosen[i]].site.language, windowStartNs, windowEndNs);
+        const SyncSiteStats& stats = sites.stats()[chosen[i]];
+        fixes[i] = siteFix(*m_graph, sites.syncsOf(chosen[i]), stats.site.language, windowStartNs,
+                           windowEndNs);
+        // A Python statement's work on what it read (C++'s time after a call is its own work).
+        if (stats.site.language == SourceLanguage::Python)
+            fixes[i].statementShareAfter =
+                sampledShareAfter(*m_graph, samples, stats, fixes[i].removedSyncs,
+                                  thresholds.sampledLines.minSamples);
         fixes[i].withoutRecorderOverhead = true;
         m_narrowed[chosen[i]] = narrowsDeviceSyncs(fixes[i]);
         if (fixes[i].removedSyncs.empty() && fixes[i].narrowedSyncs.empty()) {

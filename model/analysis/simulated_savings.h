@@ -6,6 +6,7 @@
 #pragma once
 
 #include "model/analysis/gpu_activity.h"
+#include "model/analysis/host_samples.h"
 #include "model/analysis/insight_thresholds.h"
 #include "model/analysis/sync_sites.h"
 #include "model/session/session.h"
@@ -29,6 +30,14 @@ namespace stallscope::model {
 // streams waits for its own thread's stream alone (WhatIf::narrowedSyncs: "a stream or event sync
 // on the work the host then uses"). What SimulatedSavings replays per site, and what the
 // timeline's after-fix bars replay for a finding.
+// The share of the host's time after the site's syncs (from the end of each one's step to its
+// thread's next call) that the Python sampler saw on the site's own lines: the statement's work
+// on the value it read, which reading later takes out of the loop. 0 with fewer than
+// `minSamples` samples there.
+double sampledShareAfter(const whatif::RunGraph& graph, const HostSamples& samples,
+                         const SyncSiteStats& site, std::span<const EventRef> syncs,
+                         int64_t minSamples);
+
 whatif::WhatIf siteFix(const whatif::RunGraph& graph, std::span<const EventRef> syncs,
                        SourceLanguage language, int64_t windowStartNs, int64_t windowEndNs);
 // Whether `fix` narrows device-wide syncs rather than removing them all.
@@ -88,9 +97,12 @@ private:
 class SimulatedSavings {
 public:
     // Replays `graph` (built, of `session`). Returns false when cancelled.
+    // `samples` (may be empty): the Python sampler's lines, for the statement's own time after
+    // a removed sync (sampledShareAfter).
     bool build(const Session& session, std::shared_ptr<whatif::RunGraph> graph,
-               const SyncSites& sites, int64_t windowStartNs, int64_t windowEndNs,
-               const InsightThresholds& thresholds, const std::atomic<bool>* cancel);
+               const SyncSites& sites, const HostSamples& samples, int64_t windowStartNs,
+               int64_t windowEndNs, const InsightThresholds& thresholds,
+               const std::atomic<bool>* cancel);
 
     bool simulated(int32_t site) const { return m_saving[site] >= 0; }
     // The replayed saving of removing the site's waits, -1 when the site was not simulated.

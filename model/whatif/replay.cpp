@@ -175,6 +175,8 @@ private:
         bool collapse = false;
         bool graphed = false; // the step is part of a CUDA graph launched by an earlier step
         bool afterBlockingSync = false; // the previous step held a host-blocking sync
+        bool removedInStep = false;     // the current step holds a removed sync
+        bool afterRemovedSync = false;  // the previous step held one
         int64_t time = kUnset;          // replayed end of the previous step
         int64_t recordedPrevEnd = 0;    // its recorded end
         int64_t cursor = 0;             // replayed time reached inside the current step
@@ -236,6 +238,9 @@ private:
                 // around the call): the thread's typical time between two calls, at most.
                 if (m_changes.removeStatementTime && collapsesStep(lane, h.step))
                     cpu -= std::min(cpu, thread.medianGapNs);
+                if (h.afterRemovedSync)
+                    cpu -= std::llround(static_cast<double>(cpu) *
+                                        std::clamp(m_changes.statementShareAfter, 0.0, 1.0));
                 if (!m_graphed[lane].empty()) {
                     // A graph cannot wait for the host: a step that does keeps its time, and the
                     // next one launches a new graph.
@@ -271,6 +276,7 @@ private:
                 m_stepShift[step] = start - recordedStart;
                 h.inStep = true;
                 h.collapse = false;
+                h.removedInStep = false;
                 h.cursor = start;
                 h.recordedCursor = recordedStart;
                 progressed = true;
@@ -285,6 +291,7 @@ private:
                 const int64_t syncEnd = std::min(syncs.end[s], recordedStep);
                 const int64_t before = std::max<int64_t>(0, syncs.start[s] - h.recordedCursor);
                 if (isRemoved(lane, s)) {
+                    h.removedInStep = true;
                     h.cursor = plus(h.cursor, before);
                     // A sync call disappears with its wait; a copy call stays, asynchronous.
                     h.collapse |= !isCopyKind(syncs.kind[s]);
@@ -341,6 +348,7 @@ private:
             if (containsAt(m_graph.handoffTargets(), h.targetCursor, thread.firstStep + h.step))
                 m_stepEndShift[h.targetCursor] = end - recordedEnd;
             h.time = end;
+            h.afterRemovedSync = h.removedInStep;
             h.recordedPrevEnd = recordedEnd;
             h.inStep = false;
             ++h.step;

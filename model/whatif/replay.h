@@ -44,6 +44,10 @@ struct WhatIf {
     // median time between two calls (Python's wrapper around `torch.cuda.synchronize()`). For
     // Python sites; a C++ program's time before a call is its own work.
     bool removeStatementTime = false;
+    // After a removed sync, this share of the CPU time up to its thread's next call goes too: the
+    // statement's own work on the value it read (a .tolist()'s list, print's formatting), which
+    // reading later moves out of the loop. SimulatedSavings measures it with the Python sampler.
+    double statementShareAfter = 0;
     // The run without the recorder's own cost (Latencies::recorder*, from the recording
     // machine's calibration): each call that launched GPU work takes its launch cost less host
     // time, and each operation whose launch bound its start starts its restart cost sooner (at

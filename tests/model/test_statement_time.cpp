@@ -1,0 +1,106 @@
+// A removed sync's statement takes its own work on the value with it (WhatIf::statementShareAfter):
+// the share of the CPU time after the sync, up to the thread's next call, that the Python sampler
+// saw on the sync's line (sampledShareAfter) — a .tolist()'s list, print's formatting, which
+// reading later moves out of the loop. Hand-computed on a host-bound loop, both sides of the
+// samples' minimum.
+#include "model/analysis/insight_engine.h"
+#include "model/whatif/replay.h"
+#include "model/whatif/run_graph.h"
+#include "tests/model/insight_fixture.h"
+#include "tests/model/whatif_fixture.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace stallscope;
+using format::SyncKind;
+using model::whatif::Replayer;
+using model::whatif::WhatIf;
+using testing::InsightFixture;
+
+namespace {
+
+constexpr int64_t kPeriod = 500'000;
+constexpr int64_t kGapAfter = 390'000; // sync end (+110 µs) to the next launch (+500 µs)
+
+// Steps 500 µs apart: a launch [+0, +0.5 µs] of a 100 µs kernel [+5, +105 µs], a stream sync
+// [+1, +110 µs] from `stack`, then host work until the next step. With `sampleStacks`, each step's
+// work after the sync holds one sample per line named, at +200 µs, +300 µs, ...
+void writeLoop(InsightFixture& f, int steps, int64_t stack,
+               const std::vector<int64_t>& sampleStacks = {}) {
+    for (const int64_t t : testing::stepStarts(steps, kPeriod)) {
+        f.launch(t, t + 5'000, t + 105'000);
+        f.sync(SyncKind::Stream, t + 1'000, t + 110'000, stack, f.stream);
+        int64_t at = t + 200'000;
+        for (const int64_t sampled : sampleStacks) {
+            f.writer().addHostSample({f.thread, at, at, 1, sampled});
+            at += 100'000;
+        }
+    }
+}
+
+int64_t replayedEnd(const testing::Built& built, const WhatIf& change) {
+    model::whatif::ReplayOptions options;
+    return Replayer(built.graph).replay(change, options).windowEndNs;
+}
+
+} // namespace
+
+class TestStatementTime : public QObject {
+    Q_OBJECT
+private slots:
+    // The loop stays host-bound (a step of at least 196 µs against a 100 µs kernel), so each of
+    // the nine gaps after a removed sync gives back exactly its share; none before the first.
+    void shareOfTheGapAfterARemovedSync() {
+        QTemporaryDir dir;
+        const std::string file = dir.filePath("after.stallscope").toStdString();
+        InsightFixture f(file, 100'000'000);
+        const int64_t stack = f.nativeStack("eval.cu", 38, "evaluate");
+        writeLoop(f, 10, stack);
+        f.load();
+        const std::unique_ptr<testing::Built> built = testing::buildGraph(file);
+        WhatIf removed;
+        removed.removedSyncs = testing::syncsOfStack(*built->session, stack);
+        const int64_t without = replayedEnd(*built, removed);
+        removed.statementShareAfter = 0.5;
+        QCOMPARE(without - replayedEnd(*built, removed), 9 * kGapAfter / 2);
+        removed.statementShareAfter = 0.25;
+        QCOMPARE(without - replayedEnd(*built, removed), 9 * kGapAfter / 4);
+        // Kept syncs leave the gaps alone, whatever the share.
+        WhatIf kept;
+        kept.statementShareAfter = 0.5;
+        QCOMPARE(replayedEnd(*built, kept), replayedEnd(*built, WhatIf{}));
+    }
+
+    // The analysis measures the share with the sampler: half the samples after the sync on its
+    // line (38) and half on the next one (40) give back half of each gap, against a loop whose
+    // samples there all lie on line 40. Under sampledLines.minSamples (10) samples: no share.
+    void sampledShareOfTheLine() {
+        QTemporaryDir dir;
+        auto saving = [&](int steps, bool onTheLine) {
+            const std::string file =
+                dir.filePath(QStringLiteral("s%1-%2.stallscope").arg(steps).arg(onTheLine))
+                    .toStdString();
+            InsightFixture f(file, 100'000'000);
+            const int64_t stack = f.pythonStack("/home/u/eval.py", 38, "evaluate");
+            const int64_t next = f.pythonStack("/home/u/eval.py", 40, "evaluate");
+            writeLoop(f, steps, stack, {onTheLine ? stack : next, next});
+            const testing::LoadedFixture loaded = f.load();
+            model::AnalysisOptions options;
+            options.window = model::sessionWindow(*loaded.session);
+            const model::InsightReport report = loaded.analyze(options);
+            for (const model::SyncSiteStats& site : report.sites)
+                if (site.site.line == 38)
+                    return site.savingsNs;
+            return int64_t(-1);
+        };
+        QCOMPARE(saving(20, true) - saving(20, false), 19 * kGapAfter / 2);
+        // The last sync has no next call, so its samples are not counted: 5 steps give 8 samples,
+        // 6 give 10.
+        QCOMPARE(saving(5, true), saving(5, false));
+        QCOMPARE(saving(6, true) - saving(6, false), 5 * kGapAfter / 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStatementTime)
+#include "test_statement_time.moc"
