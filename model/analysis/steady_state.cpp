@@ -38,6 +38,8 @@ constexpr double kMinSpanOfBest = 0.8;
 // A thread's syncs make steps when the quartiles of their intervals lie within this factor of the
 // median (one population), not a step's two syncs (short and long intervals by turns).
 constexpr double kSyncIntervalSpread = 0.5;
+// ... and at most this share of the intervals between them without a launch of the thread's.
+constexpr double kStepsWithoutLaunches = 0.1;
 // Step boundaries a loop may miss in a row (its first kernel not preceded by idle time).
 constexpr size_t kMaxMissedBoundaries = 3;
 
@@ -342,8 +344,32 @@ SteadyState kernelPeriodLoop(const Session& session) {
 // where the thread with the most host-blocking syncs in the loop syncs a whole number m >= 2 of
 // times a period, at intervals of one population (the iteration that waits for the snapshot's
 // analysis is a long one; data-dependent steps vary), the step is the interval between its syncs.
+// Whether the thread launched GPU work between two consecutive syncs (starts, in order), nearly
+// always: a step's syncs, not two reads of one statement (x.cuda() and y.cuda() from pageable
+// memory). True when the lane recorded no calls at all (a light recording): nothing to tell by.
+bool launchesBetween(const Session& session, const HostLane& lane,
+                     const std::vector<int64_t>& starts) {
+    std::vector<int64_t> launches;
+    const ApiCallColumns& calls = lane.apiCalls;
+    for (size_t i = calls.firstStartingAtOrAfter(starts.front());
+         i < calls.size() && calls.start[i] < starts.back(); ++i)
+        if (session.string(calls.nameId[i]).find("Launch") != std::string::npos)
+            launches.push_back(calls.start[i]);
+    if (launches.empty())
+        return calls.empty();
+    size_t without = 0;
+    for (size_t i = 1; i < starts.size(); ++i) {
+        const auto next = std::lower_bound(launches.begin(), launches.end(), starts[i - 1]);
+        without += next == launches.end() || *next >= starts[i];
+    }
+    // A few may lack one (the sync that ends a warm-up loop, before the timed one's first).
+    return static_cast<double>(without) <=
+           kStepsWithoutLaunches * static_cast<double>(starts.size() - 1);
+}
+
 void stepsBySyncs(const Session& session, SteadyState& state) {
     std::vector<int64_t> starts, busiest;
+    const HostLane* busiestLane = nullptr;
     for (const HostLane& lane : session.hostLanes) {
         starts.clear();
         const SyncColumns& syncs = lane.syncs;
@@ -351,8 +377,10 @@ void stepsBySyncs(const Session& session, SteadyState& state) {
              i < syncs.size() && syncs.start[i] < state.endNs; ++i)
             if (isHostBlocking(syncs.kind[i]))
                 starts.push_back(syncs.start[i]);
-        if (starts.size() > busiest.size())
+        if (starts.size() > busiest.size()) {
             busiest.swap(starts);
+            busiestLane = &lane;
+        }
     }
     const auto count = static_cast<int64_t>(busiest.size());
     const int64_t perPeriod = state.steps > 0 ? (count + state.steps / 2) / state.steps : 0;
@@ -369,7 +397,8 @@ void stepsBySyncs(const Session& session, SteadyState& state) {
         return static_cast<double>(intervals[intervals.size() * quarter / 4]);
     };
     if (quantile(1) < kSyncIntervalSpread * quantile(2) ||
-        quantile(3) > quantile(2) / kSyncIntervalSpread)
+        quantile(3) > quantile(2) / kSyncIntervalSpread ||
+        !launchesBetween(session, *busiestLane, busiest))
         return;
     state.syncsPerPeriod = perPeriod;
     state.steps *= perPeriod;

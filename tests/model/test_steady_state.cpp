@@ -276,17 +276,23 @@ void TestSteadyState::oneKernelSeveralTimesAStep() {
 }
 
 void TestSteadyState::kernelsRepeatEveryFewSyncs_data() {
-    QTest::addColumn<bool>("twoSyncs");
+    QTest::addColumn<int>("pattern");
+    QTest::addColumn<int>("syncsPerPeriod");
     // With two syncs an iteration, 20 µs apart, the intervals are short and long by turns: no
-    // step between two syncs, the loop's step stays the kernels' period.
-    QTest::newRow("a sync an iteration") << false;
-    QTest::newRow("two syncs an iteration") << true;
+    // step between two syncs, the loop's step stays the kernels' period. Two syncs half an
+    // iteration apart are one population: steps when the thread launches work between them,
+    // not when one statement reads twice (x.cuda() and y.cuda() from pageable memory).
+    QTest::newRow("a sync an iteration") << 0 << 5;
+    QTest::newRow("two syncs an iteration") << 1 << 1;
+    QTest::newRow("two reads half an iteration apart") << 2 << 1;
+    QTest::newRow("two syncs half an iteration apart, a launch between") << 3 << 10;
 }
 
 void TestSteadyState::kernelsRepeatEveryFewSyncs() {
     // Each iteration launches a step kernel and syncs; every fifth also launches a snapshot
     // kernel: the kernels repeat every five iterations, the syncs every one.
-    QFETCH(bool, twoSyncs);
+    QFETCH(int, pattern);
+    QFETCH(int, syncsPerPeriod);
     InsightFixture f(path("snapshot-every-five.stallscope"), 2'000'000'000);
     const int64_t stack = f.nativeStack("/src/filter.cu", 128, "main");
     for (int i = 0; i < 200; ++i) {
@@ -297,18 +303,26 @@ void TestSteadyState::kernelsRepeatEveryFewSyncs() {
             f.setKernelName("snapshot");
             f.launch(t0 + 1'000, t0 + 300'000, t0 + 350'000);
         }
-        f.sync(Kind::Stream, t0 + (twoSyncs ? 340'000 : 4'000), t0 + 355'000, stack, f.stream);
-        if (twoSyncs)
+        f.sync(Kind::Stream, t0 + (pattern == 1 ? 340'000 : 4'000), t0 + 355'000, stack, f.stream);
+        if (pattern == 1)
             f.sync(Kind::Stream, t0 + 360'000, t0 + 361'000, stack, f.stream);
+        if (pattern >= 2) {
+            if (pattern == 3) // a launch call (its kernel not recorded: the period stays)
+                f.writer().addApiCall({f.thread, format::ApiDomain::Runtime, 211,
+                                       f.writer().internString("cudaLaunchKernel"),
+                                       t0 + kStepNs / 2 - 3'000, t0 + kStepNs / 2 - 2'500,
+                                       900'000 + i, 0});
+            f.sync(Kind::Stream, t0 + kStepNs / 2, t0 + kStepNs / 2 + 1'000, stack, f.stream);
+        }
     }
     const auto loaded = f.load();
     const model::AnalysisWindow window = model::defaultWindow(*loaded.session);
     QCOMPARE(window.kind, model::AnalysisWindow::Kind::Loop);
     QCOMPARE(window.loop.kernelsPerStep, int64_t(6));
-    QCOMPARE(window.loop.syncsPerPeriod, int64_t(twoSyncs ? 1 : 5));
+    QCOMPARE(window.loop.syncsPerPeriod, int64_t(syncsPerPeriod));
     // From the first snapshot to the last (whose period the session ends inside): 39 periods.
-    QCOMPARE(window.steps, int64_t(twoSyncs ? 39 : 195));
-    if (twoSyncs)
+    QCOMPARE(window.steps, int64_t(39 * syncsPerPeriod));
+    if (pattern != 0)
         return;
     QCOMPARE(window.startNs, kLoopStartNs + 300'000);
     QCOMPARE(window.loop.stepNs() / 10'000, kStepNs / 10'000);
