@@ -6,6 +6,7 @@
 #include "format/session_schema.h"
 #include "model/session/event_ref.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -174,8 +175,19 @@ struct SyncSiteStats {
     int64_t backwardSyncs = 0;
     std::string backwardNode;
     // The other lines of the statements joined to this one (SyncSites::joinStatementsOfOneFix:
-    // the same pattern on the next lines, removed by the same change), in line order.
-    std::vector<int64_t> joinedLines;
+    // the same pattern on the next lines, removed by the same change), in line order, with their
+    // part of count and blockedNs (which include them).
+    struct JoinedLine {
+        int64_t line = 0;
+        int64_t count = 0;
+        int64_t blockedNs = 0;
+        bool operator==(const JoinedLine&) const = default;
+    };
+    std::vector<JoinedLine> joinedLines;
+    bool joinsLine(int64_t line) const {
+        return std::any_of(joinedLines.begin(), joinedLines.end(),
+                           [line](const JoinedLine& joined) { return joined.line == line; });
+    }
     // The ATen ops of its first stack with them (AtenFrames): the one the user's line called
     // ("is_nonzero": `if tensor:`) and the one that synchronized ("nonzero"); empty without.
     std::string calledOp;

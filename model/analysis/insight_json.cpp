@@ -53,6 +53,14 @@ QJsonObject siteStatsObject(const SyncSiteStats& stats) {
     QJsonObject object = siteStatsFields(stats);
     if (!stats.ranks.empty())
         object.insert("ranks", ranksArray(stats.ranks));
+    if (!stats.joinedLines.empty()) {
+        QJsonArray lines;
+        for (const SyncSiteStats::JoinedLine& line : stats.joinedLines)
+            lines.append(QJsonObject{{"line", integer(line.line)},
+                                     {"count", integer(line.count)},
+                                     {"blocked_ns", integer(line.blockedNs)}});
+        object.insert("joined_lines", lines);
+    }
     return object;
 }
 

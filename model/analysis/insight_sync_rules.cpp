@@ -97,7 +97,7 @@ std::string joinedLinesText(const SyncSiteStats& stats) {
         return {};
     std::string text = stats.joinedLines.size() == 1 ? " (and line " : " (and lines ";
     for (size_t i = 0; i < stats.joinedLines.size(); ++i)
-        text += (i ? ", " : "") + std::to_string(stats.joinedLines[i]);
+        text += (i ? ", " : "") + std::to_string(stats.joinedLines[i].line);
     return text + ")";
 }
 

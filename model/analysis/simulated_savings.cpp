@@ -189,9 +189,7 @@ double sampledShareAfter(const whatif::RunGraph& graph, const HostSamples& sampl
     for (size_t l = 0; l < samples.lines().size(); ++l) {
         const SourceSite& line = samples.lines()[l];
         if (line.file == site.site.file &&
-            (line.line == site.site.line ||
-             std::find(site.joinedLines.begin(), site.joinedLines.end(), line.line) !=
-                 site.joinedLines.end()))
+            (line.line == site.site.line || site.joinsLine(line.line)))
             ownLines.push_back(static_cast<int32_t>(l));
     }
     if (ownLines.empty())

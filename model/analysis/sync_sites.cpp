@@ -317,10 +317,16 @@ void SyncSites::joinSite(int32_t from, int32_t into) {
     target.bubbleNs = format::addSaturated(target.bubbleNs, source.bubbleNs);
     for (size_t k = 0; k < target.countByKind.size(); ++k)
         target.countByKind[k] += source.countByKind[k];
-    if (source.site.line != target.site.line && source.site.hasLocation())
-        target.joinedLines.push_back(source.site.line);
-    target.joinedLines.insert(target.joinedLines.end(), source.joinedLines.begin(),
-                              source.joinedLines.end());
+    if (source.site.line != target.site.line && source.site.hasLocation()) {
+        // (Several sites of one line join one after the other: one entry.)
+        auto line = std::find_if(
+            target.joinedLines.begin(), target.joinedLines.end(),
+            [&source](const SyncSiteStats::JoinedLine& l) { return l.line == source.site.line; });
+        if (line == target.joinedLines.end())
+            line = target.joinedLines.insert(target.joinedLines.end(), {source.site.line, 0, 0});
+        line->count += source.count;
+        line->blockedNs = format::addSaturated(line->blockedNs, source.blockedNs);
+    }
     if (target.ranks.empty())
         target.ranks = source.ranks;
     else

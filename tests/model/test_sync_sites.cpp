@@ -256,14 +256,28 @@ void TestSyncSites::nextStatementsOfOneFix() {
     };
     QCOMPARE(report.sites.size(), size_t(7));
     QVERIFY(site(10) && site(16) && site(17) && site(18) && site(30) && site(40) && site(41));
-    QCOMPARE(site(10)->joinedLines, std::vector<int64_t>({11, 13}));
+    using Joined = model::SyncSiteStats::JoinedLine;
+    QCOMPARE(site(10)->joinedLines, std::vector<Joined>({{11, 20, 20'000}, {13, 20, 20'000}}));
     QCOMPARE(site(10)->count, int64_t(60));
     QCOMPARE(site(10)->blockedNs, int64_t(60'000));
-    QCOMPARE(site(30)->joinedLines, std::vector<int64_t>({31}));
+    QCOMPARE(site(30)->joinedLines, std::vector<Joined>({{31, 21, 21'000}}));
     QCOMPARE(site(30)->count, int64_t(41));
     for (int64_t line : {16, 17, 18, 40, 41}) {
         QVERIFY(site(line)->joinedLines.empty());
         QCOMPARE(site(line)->count, int64_t(line == 41 ? 22 : 20));
+    }
+    // JSON: each joined line with its part.
+    for (const QJsonValue& value : model::insightReportToJsonObject(report)["sites"].toArray()) {
+        const QJsonObject object = value.toObject();
+        const QJsonArray lines = object["joined_lines"].toArray();
+        const int64_t line = object["site"].toObject()["line"].toInteger();
+        QCOMPARE(lines.size(), line == 10 ? 2 : line == 30 ? 1 : 0);
+        QCOMPARE(object.contains("joined_lines"), !lines.isEmpty());
+        if (line != 10)
+            continue;
+        QCOMPARE(lines[1].toObject()["line"].toInteger(), 13);
+        QCOMPARE(lines[1].toObject()["count"].toInteger(), 20);
+        QCOMPARE(lines[1].toObject()["blocked_ns"].toInteger(), 20'000);
     }
     // Every sync still has a site: the sites' counts add up to the syncs.
     int64_t total = 0;

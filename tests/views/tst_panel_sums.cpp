@@ -69,6 +69,29 @@ private slots:
         QCOMPARE(marks.at(fixture::kTrainLine - 1).blockedNs, int64_t(5'000));
     }
 
+    // A site joined with its next statement (one fix: SyncSites::joinStatementsOfOneFix) marks
+    // each line with its own part, and either line opens the site; the marks add up to the site.
+    void gutterSplitsJoinedLines() {
+        SourceView view;
+        view.resolver().setDatabase(m_database);
+        model::SyncSiteStats joined =
+            site(fixture::kTrainPath, fixture::kTrainLine, "train_step", 300, 2'000'000);
+        joined.joinedLines = {{fixture::kTrainLine + 1, 120, 500'000}};
+        view.setSites({joined});
+        QVERIFY(view.showLocation(QString::fromLatin1(fixture::kTrainPath), fixture::kTrainLine));
+        const auto& marks = view.editor()->lineMarks();
+        QCOMPARE(marks.size(), size_t(2));
+        QCOMPARE(marks.at(fixture::kTrainLine).count, int64_t(180));
+        QCOMPARE(marks.at(fixture::kTrainLine).blockedNs, int64_t(1'500'000));
+        QCOMPARE(marks.at(fixture::kTrainLine + 1).count, int64_t(120));
+        QCOMPARE(marks.at(fixture::kTrainLine + 1).blockedNs, int64_t(500'000));
+        int64_t opened = 0; // (a direct connection: the slot runs inside the emit)
+        connect(&view, &SourceView::siteActivated,
+                [&opened](const model::SyncSiteStats& activated) { opened = activated.site.line; });
+        emit view.editor()->lineMarkClicked(fixture::kTrainLine + 1);
+        QCOMPARE(opened, int64_t(fixture::kTrainLine));
+    }
+
     // Kernels: gemm [3, 8] µs; relu [8, 12] and [12, 18] µs.
     void kernelRowsSumToTheSession() {
         const auto rows = kernelStatsByName(*m_small);

@@ -46,7 +46,8 @@ SourceView::SourceView(QWidget* parent) : QWidget(parent) {
     m_highlighter = new SourceHighlighter(m_editor->document());
     connect(m_editor, &SourceEditor::lineMarkClicked, this, [this](int line) {
         for (const model::SyncSiteStats& site : m_sites)
-            if (QString::fromStdString(site.site.file) == m_file && site.site.line == line) {
+            if (QString::fromStdString(site.site.file) == m_file &&
+                (site.site.line == line || site.joinsLine(line))) {
                 emit siteActivated(site);
                 return;
             }
@@ -68,10 +69,18 @@ void SourceView::updateMarks() {
     for (const model::SyncSiteStats& site : m_sites) {
         if (!site.site.hasLocation() || QString::fromStdString(site.site.file) != m_file)
             continue;
-        // Several sites on one line (different functions of one name) add up.
+        // Several sites on one line (different functions of one name) add up; the lines joined
+        // to a site (one fix, the next statements) keep their own part.
         SourceLineMark& mark = marks[int(site.site.line)];
         mark.blockedNs += site.blockedNs;
         mark.count += site.count;
+        for (const model::SyncSiteStats::JoinedLine& joined : site.joinedLines) {
+            mark.blockedNs -= joined.blockedNs;
+            mark.count -= joined.count;
+            SourceLineMark& own = marks[int(joined.line)];
+            own.blockedNs += joined.blockedNs;
+            own.count += joined.count;
+        }
     }
     m_editor->setLineMarks(std::move(marks));
 }
