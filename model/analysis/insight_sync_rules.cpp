@@ -356,11 +356,9 @@ void syncSites(const AnalysisContext& context, std::vector<Insight>& out) {
         const bool uploads =
             found.pageableCopies > 0 && 2 * found.pageableUploads > eventCount(found.copySpans);
         insight.recommendation =
-            insight.rule == InsightRule::SyncAttribution
-                ? recommendationFor(insight.rule, stats.site.language, stats.dominantKind())
-            : insight.rule == InsightRule::PageableCopy && uploads
+            insight.rule == InsightRule::PageableCopy && uploads
                 ? pageableUploadRecommendation(stats.site.language)
-                : recommendationFor(insight.rule, stats.site.language);
+                : recommendationFor(insight.rule, stats.site.language, stats.dominantKind());
         // The replay narrowed its device-wide syncs (they waited for several streams): that is
         // the fix the card gives first.
         const bool narrowed = context.savings.narrowedOf(site);

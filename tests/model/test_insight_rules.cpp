@@ -39,6 +39,7 @@ private slots:
     void hostGapLeavesOutModuleLoads();
     void launchBoundSilent();
     void launchBoundThroughQueuedKernels();
+    void inLoopFreeGetsTheAllocationAdvice();
     void savingsCappedByGpuIdleTime();
     void bubbleNeedsAnIdleGpu();
     void bubbleIsCappedPerSync();
@@ -482,6 +483,24 @@ void TestInsightRules::hostGapLeavesOutModuleLoads() {
     QCOMPARE(hostGap(false, &capped, true), int64_t(6'000'000));
     QVERIFY2(capped.find("power limit (10 of 10 busy samples)") != std::string::npos,
              capped.c_str());
+}
+
+// A cudaFree in the loop (a BlockingAlloc sync, writeLoop's timing): no sync to move after the
+// loop, memory to keep: the card's fix is the allocation advice.
+void TestInsightRules::inLoopFreeGetsTheAllocationAdvice() {
+    InsightFixture f(m_dir.file("free.stallscope"));
+    const int64_t stack = f.nativeStack("/src/train.cu", 100, "runStep");
+    for (int i = 0; i < 5; ++i) {
+        const int64_t t0 = 100'000 * i + 10'000;
+        for (int k = 0; k < 4; ++k)
+            f.launch(t0 + 1'000 * k, t0 + 2'000 + 10'000 * k, t0 + 12'000 + 10'000 * k);
+        f.sync(SyncKind::BlockingAlloc, t0 + 4'000, t0 + 42'500, stack);
+    }
+    const auto loops = insightsOf(f.load().analyze(), InsightRule::InLoopSync);
+    QCOMPARE(loops.size(), size_t(1));
+    QVERIFY(loops[0]->recommendation.find("preallocate buffers outside the loop") !=
+            std::string::npos);
+    QVERIFY(loops[0]->recommendation.find("Move the synchronize") == std::string::npos);
 }
 
 // Launch-bound loops of cuBLAS calls: each call's second kernel is queued right behind its first
