@@ -44,6 +44,22 @@ void writeStagedUploads(testing::InsightFixture& fixture, int64_t stack, int64_t
     }
 }
 
+// The uploads of writeStagedUploads from `source` memory, written to `file` and loaded.
+struct Uploads {
+    int64_t stack = 0;
+    std::unique_ptr<Built> built;
+};
+Uploads loadUploads(const std::string& file, MemoryKind source) {
+    testing::InsightFixture fixture(file, 100'000'000);
+    const int64_t copyStream = fixture.addStream(0, true);
+    Uploads uploads;
+    uploads.stack = fixture.nativeStack("upload.cu", 82, "main");
+    writeStagedUploads(fixture, uploads.stack, copyStream, source);
+    fixture.load();
+    uploads.built = buildGraph(file);
+    return uploads;
+}
+
 } // namespace
 
 class TestWhatIfPageable : public QObject {
@@ -56,12 +72,9 @@ private slots:
     void pinnedUploadsRunBackToBack() {
         QTemporaryDir dir;
         const std::string file = dir.filePath("uploads.stallscope").toStdString();
-        testing::InsightFixture fixture(file, 100'000'000);
-        const int64_t copyStream = fixture.addStream(0, true);
-        const int64_t stack = fixture.nativeStack("upload.cu", 82, "main");
-        writeStagedUploads(fixture, stack, copyStream, MemoryKind::Pageable);
-        fixture.load();
-        const std::unique_ptr<Built> built = buildGraph(file);
+        const Uploads uploads = loadUploads(file, MemoryKind::Pageable);
+        const std::unique_ptr<Built>& built = uploads.built;
+        const int64_t stack = uploads.stack;
         // The kernels' launch latency alone; no queue gap measured (the default 1 µs).
         QCOMPARE(built->graph.latencies().launchNs, int64_t(5'000));
         QCOMPARE(built->graph.latencies().queueGapNs, int64_t(1'000));
@@ -100,13 +113,8 @@ private slots:
     // from each call to its copy joins the kernels' 5 µs launch latencies, half and half).
     void pinnedSourcesAreNotStaged() {
         QTemporaryDir dir;
-        const std::string file = dir.filePath("pinned.stallscope").toStdString();
-        testing::InsightFixture fixture(file, 100'000'000);
-        const int64_t copyStream = fixture.addStream(0, true);
-        const int64_t stack = fixture.nativeStack("upload.cu", 82, "main");
-        writeStagedUploads(fixture, stack, copyStream, MemoryKind::Pinned);
-        fixture.load();
-        const std::unique_ptr<Built> built = buildGraph(file);
+        const std::unique_ptr<Built> built =
+            loadUploads(dir.filePath("pinned.stallscope").toStdString(), MemoryKind::Pinned).built;
         for (size_t l = 0; l < built->graph.streams().size(); ++l)
             for (uint32_t k = 0; k < built->graph.streams()[l].ops.size(); ++k)
                 QVERIFY(!built->graph.opStagedByHost(static_cast<int32_t>(l), k));
