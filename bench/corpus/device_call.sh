@@ -30,6 +30,12 @@ command_of() { # PAIR VARIANT
     fi
 }
 
+# stallscope-record runs the probe beside it (recorder/recorder_calibration.h): without it the
+# sessions lack the recorder's measured cost, which a user's recording has.
+if [ ! -x "$(dirname "$RECORD")/stallscope-calibrate" ]; then
+    echo "no stallscope-calibrate beside $RECORD (bench/recorder/pack_device.sh packs it)" >&2
+    exit 2
+fi
 nvidia-smi -L
 left=""
 for pair in $PAIRS; do
