@@ -159,8 +159,8 @@ void launchBoundOfDevice(const AnalysisContext& context, int32_t device,
     };
     std::vector<Run> runs(sources);
     std::vector<uint32_t> touched;
-    int64_t kernels = 0, busy = 0, gaps = 0, gapCount = 0, savings = 0, start = 0, end = 0,
-            ops = 0, separatedOps = 0;
+    int64_t kernels = 0, busy = 0, gaps = 0, gapCount = 0, savings = 0, start = 0, end = 0, ops = 0,
+            separatedOps = 0;
     // Device totals over accepted stretches.
     int64_t stretches = 0, totalKernels = 0, totalBusy = 0, totalGaps = 0, totalGapCount = 0,
             totalSavings = 0, totalSpan = 0, longestKernels = 0, longestStart = 0, longestEnd = 0,
