@@ -136,8 +136,9 @@ struct Insight {
     // (docs/insights.md, "Simulated savings"), capped by the GPU idle time in the window.
     int64_t savingsNs = 0;
     bool simulated = false; // savingsNs comes from a replay (sites, launch-bound stretches)
-    // The change that replay made where it is not the finding's syncs removed (launch-bound: the
-    // stretches as CUDA graphs), for the timeline's after-fix bars; null otherwise.
+    // The change that replay made where it is not siteFix of the finding's syncs (launch-bound:
+    // the stretches as CUDA graphs; a site whose statement's work after the value went too:
+    // WhatIf::statementShareAfter), for the timeline's after-fix bars; null otherwise.
     std::shared_ptr<const whatif::WhatIf> change;
     std::string assumption;     // what the saving assumes, e.g. "if the host did not wait here"
     int64_t medianPeriodNs = 0; // sync sites: median time between consecutive calls on a thread

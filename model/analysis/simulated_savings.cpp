@@ -219,6 +219,7 @@ bool SimulatedSavings::build(const Session& session, std::shared_ptr<whatif::Run
     m_saving.assign(sites.siteCount(), -1);
     m_gpuTimeRemoved.assign(sites.siteCount(), 0);
     m_narrowed.assign(sites.siteCount(), 0);
+    m_shareAfter.assign(sites.siteCount(), 0.0);
     m_built = false;
     m_thresholds = thresholds;
     m_windowStartNs = windowStartNs;
@@ -284,6 +285,7 @@ bool SimulatedSavings::build(const Session& session, std::shared_ptr<whatif::Run
                                   thresholds.sampledLines.minSamples);
         fixes[i].withoutRecorderOverhead = true;
         m_narrowed[chosen[i]] = narrowsDeviceSyncs(fixes[i]);
+        m_shareAfter[chosen[i]] = fixes[i].statementShareAfter;
         if (fixes[i].removedSyncs.empty() && fixes[i].narrowedSyncs.empty()) {
             m_saving[chosen[i]] = 0;
             return true;

@@ -24,12 +24,6 @@
 
 namespace stallscope::model {
 
-// The change that fixes a sync site, the one its card recommends: its syncs starting inside
-// [windowStartNs, windowEndNs] no longer wait and, at Python sites, their statements go
-// (WhatIf::removeStatementTime); but a device-wide sync that waited for the work of several
-// streams waits for its own thread's stream alone (WhatIf::narrowedSyncs: "a stream or event sync
-// on the work the host then uses"). What SimulatedSavings replays per site, and what the
-// timeline's after-fix bars replay for a finding.
 // The share of the host's time after the site's syncs (from the end of each one's step to its
 // thread's next call) that the Python sampler saw on the site's own lines: the statement's work
 // on the value it read, which reading later takes out of the loop. 0 with fewer than
@@ -38,6 +32,12 @@ double sampledShareAfter(const whatif::RunGraph& graph, const HostSamples& sampl
                          const SyncSiteStats& site, std::span<const EventRef> syncs,
                          int64_t minSamples);
 
+// The change that fixes a sync site, the one its card recommends: its syncs starting inside
+// [windowStartNs, windowEndNs] no longer wait and, at Python sites, their statements go
+// (WhatIf::removeStatementTime); but a device-wide sync that waited for the work of several
+// streams waits for its own thread's stream alone (WhatIf::narrowedSyncs: "a stream or event sync
+// on the work the host then uses"). What SimulatedSavings replays per site, and what the
+// timeline's after-fix bars replay for a finding.
 whatif::WhatIf siteFix(const whatif::RunGraph& graph, std::span<const EventRef> syncs,
                        SourceLanguage language, int64_t windowStartNs, int64_t windowEndNs);
 // Whether `fix` narrows device-wide syncs rather than removing them all.
@@ -116,6 +116,9 @@ public:
     // Whether the site's fix narrowed its device-wide syncs to their own stream (siteFix) rather
     // than removing its syncs.
     bool narrowedOf(int32_t site) const { return m_narrowed[site] != 0; }
+    // The share of the CPU time after the site's removed syncs its replay took away with them
+    // (WhatIf::statementShareAfter, sampledShareAfter); 0 for most sites.
+    double statementShareAfterOf(int32_t site) const { return m_shareAfter[site]; }
     // Where the fix's busier GPU passes its power limit (GpuPowerCap::projects): the share of
     // time the fixed replay keeps the busiest GPU busy, and how much longer its kernels were
     // replayed; kernelScale 1 where the limit was not passed.
@@ -150,6 +153,7 @@ private:
     std::vector<int64_t> m_saving;           // per site
     std::vector<int64_t> m_gpuTimeRemoved;   // per site
     std::vector<char> m_narrowed;            // per site, written by one worker each
+    std::vector<double> m_shareAfter;        // per site, likewise
     std::vector<ProjectedClock> m_projected; // per site
     double m_recordedDuty = 0;
     InsightThresholds m_thresholds;

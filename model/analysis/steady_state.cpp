@@ -349,10 +349,6 @@ SteadyState kernelPeriodLoop(const Session& session) {
     return loopOfTokens(*kernels, tokens);
 }
 
-// A kernel sequence that repeats only every few iterations (a snapshot analysed every 100 steps):
-// where the thread with the most host-blocking syncs in the loop syncs a whole number m >= 2 of
-// times a period, at intervals of one population (the iteration that waits for the snapshot's
-// analysis is a long one; data-dependent steps vary), the step is the interval between its syncs.
 // Whether the thread launched GPU work between two consecutive syncs (starts, in order), nearly
 // always: a step's syncs, not two reads of one statement (x.cuda() and y.cuda() from pageable
 // memory). True when the lane recorded no calls at all (a light recording): nothing to tell by.
@@ -376,6 +372,10 @@ bool launchesBetween(const Session& session, const HostLane& lane,
            kStepsWithoutLaunches * static_cast<double>(starts.size() - 1);
 }
 
+// A kernel sequence that repeats only every few iterations (a snapshot analysed every 100 steps):
+// where the thread with the most host-blocking syncs in the loop syncs a whole number m >= 2 of
+// times a period, at intervals of one population (the iteration that waits for the snapshot's
+// analysis is a long one; data-dependent steps vary), the step is the interval between its syncs.
 void stepsBySyncs(const Session& session, SteadyState& state) {
     std::vector<int64_t> starts, busiest;
     const HostLane* busiestLane = nullptr;

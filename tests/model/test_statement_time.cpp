@@ -77,6 +77,7 @@ private slots:
     // samples there all lie on line 40. Under sampledLines.minSamples (10) samples: no share.
     void sampledShareOfTheLine() {
         QTemporaryDir dir;
+        double replayedShare = -1;
         auto saving = [&](int steps, bool onTheLine) {
             const std::string file =
                 dir.filePath(QStringLiteral("s%1-%2.stallscope").arg(steps).arg(onTheLine))
@@ -89,12 +90,19 @@ private slots:
             model::AnalysisOptions options;
             options.window = model::sessionWindow(*loaded.session);
             const model::InsightReport report = loaded.analyze(options);
+            // The card carries the change it replayed, for the timeline's after-fix bars.
+            for (const model::Insight& insight : report.insights)
+                if (insight.site.line == 38)
+                    replayedShare = insight.change ? insight.change->statementShareAfter : 0.0;
             for (const model::SyncSiteStats& site : report.sites)
                 if (site.site.line == 38)
                     return site.savingsNs;
             return int64_t(-1);
         };
         QCOMPARE(saving(20, true) - saving(20, false), 19 * kGapAfter / 2);
+        QCOMPARE(replayedShare, 0.0); // the samples after the sync all on line 40
+        saving(20, true);
+        QCOMPARE(replayedShare, 0.5);
         // The last sync has no next call, so its samples are not counted: 5 steps give 8 samples,
         // 6 give 10.
         QCOMPARE(saving(5, true), saving(5, false));
