@@ -496,7 +496,8 @@ void TestInsightRules::inLoopFreeGetsTheAllocationAdvice() {
             f.launch(t0 + 1'000 * k, t0 + 2'000 + 10'000 * k, t0 + 12'000 + 10'000 * k);
         f.sync(SyncKind::BlockingAlloc, t0 + 4'000, t0 + 42'500, stack);
     }
-    const auto loops = insightsOf(f.load().analyze(), InsightRule::InLoopSync);
+    const model::InsightReport report = f.load().analyze(); // (insightsOf points into it)
+    const auto loops = insightsOf(report, InsightRule::InLoopSync);
     QCOMPARE(loops.size(), size_t(1));
     QVERIFY(loops[0]->recommendation.find("preallocate buffers outside the loop") !=
             std::string::npos);
@@ -519,7 +520,8 @@ void TestInsightRules::launchBoundThroughQueuedKernels() {
             for (int k = 0; k < queued; ++k, t += 1'500)
                 f.kernel(t + 500, t + 1'500);
         }
-        const auto bound = insightsOf(f.load().analyze(), InsightRule::LaunchBound);
+        const model::InsightReport report = f.load().analyze();
+        const auto bound = insightsOf(report, InsightRule::LaunchBound);
         if (queued == 2) {
             QVERIFY(bound.empty());
             continue;
