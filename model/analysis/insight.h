@@ -67,7 +67,8 @@ struct SourceSite {
     // When the sync was made inside library code called from the user's line: the innermost
     // library Python frame between the sync and `file:line` (the library line that syncs, e.g.
     // lightning_fabric/utilities/apply_func.py:134 in move_data_to_device). Empty when the
-    // user's line made the sync itself. Sites are told apart by (file:line, library).
+    // user's line made the sync itself. Sites are told apart by (file:line, library), then one
+    // line's sites join (SyncSites::joinStatementsOfOneFix), named by the busiest library line.
     LibraryFrame library{};
 
     bool hasLocation() const { return line > 0 && !file.empty() && file != "<unknown>"; }

@@ -10,7 +10,10 @@
 // frames; else "<unknown>" named by module+offset of the innermost frame outside the recorder,
 // CUPTI, driver and runtime libraries. Unknown sites are per stack. A sync without a stack is
 // `<no stack>` when it was a sync call of the program's, `<driver-internal> in <call>` when
-// CUPTI made the record inside another call (see siteForStackless). docs/insights.md, "Site".
+// CUPTI made the record inside another call (see siteForStackless). Then the sites one change
+// removes become one: a backward pass's syncs with the line whose forward op made them, a line's
+// sites through several library lines, and the next statements that sync the same way as often
+// (joinBackwardSites, joinStatementsOfOneFix). docs/insights.md, "Site".
 #pragma once
 
 #include "model/analysis/gpu_activity.h"
