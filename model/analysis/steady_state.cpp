@@ -29,8 +29,6 @@ constexpr size_t kMaxExtraKernels = 4;
 // (Host work of data-dependent length spreads real steps over 0.9-1.4x the median: 8.5-13.7 ms
 // of 9.7 ms in bench/corpus's float_loss_history; steps cut apart differ several times over.)
 constexpr double kRegularStepLow = 0.5, kRegularStepHigh = 2.0, kMinRegularShare = 0.8;
-// The loop holds at least this share of its anchor kernel's occurrences (a period apart or not).
-constexpr double kMinShareOfAnchors = 0.5;
 // The GPU idle before a kernel that may start a step: this many times the median idle time
 // between two kernels, and at least this long.
 constexpr int64_t kIdleBeforeStepFactor = 4;
@@ -275,11 +273,6 @@ SteadyState loopOfPeriod(const KernelColumns& kernels, const std::vector<uint32_
         }
         runFirst = k;
     }
-    // A run that holds few of the anchor's occurrences is one stretch of a loop whose iterations
-    // differ more than this period: a decode loop's tokens, of one of its batches.
-    if (static_cast<double>(bestLast - bestFirst + 1) <
-        kMinShareOfAnchors * static_cast<double>(at.size()))
-        return {};
     std::vector<int64_t> bounds{kernels.start[at[bestFirst]]};
     for (size_t k = bestFirst + 1; k <= bestLast; ++k) {
         const size_t m = periodsBetween(at[k] - at[k - 1]);

@@ -1,7 +1,6 @@
-// The loop found from the kernel sequence (model/analysis/steady_state.h) in loops whose
-// iterations are not all alike: host work of data-dependent length (steps spread around the
-// median, still one loop: both sides of the regularity bounds) and a decode loop whose batches
-// generate different numbers of tokens (runs of token steps, none of which is the loop).
+// The loop found from the kernel sequence (model/analysis/steady_state.h) in a loop whose
+// iterations are not all alike: host work of data-dependent length spreads the steps around the
+// median, and it is still one loop (both sides of the regularity bounds).
 #include "model/analysis/analysis_window.h"
 #include "tests/model/insight_fixture.h"
 
@@ -63,31 +62,6 @@ private slots:
         QCOMPARE(window.kind == model::AnalysisWindow::Kind::Loop, loop);
         if (loop)
             QVERIFY(window.steps >= 55);
-    }
-
-    // 30 batches: a prefill kernel, then one token step ("decode" after the host's sampling, 300
-    // µs apart) per generated token, 40 to 127 of them. Each batch's tokens are a regular run, but
-    // none holds half the decode kernels: no loop, the active window.
-    void decodeBatchesAreNoLoop() {
-        QTemporaryDir dir;
-        InsightFixture f(dir.filePath("decode.stallscope").toStdString(), 4'000'000'000);
-        int64_t t = kLoopStartNs;
-        for (int batch = 0; batch < 30; ++batch) {
-            f.setKernelName("prefill");
-            f.launch(t, t + 5'000, t + 2'005'000);
-            t += 2'010'000;
-            const int tokens = 40 + (batch * 37) % 88;
-            for (int k = 0; k < tokens; ++k) {
-                f.setKernelName("decode");
-                f.launch(t, t + 5'000, t + 105'000);
-                f.setKernelName("sample");
-                f.launch(t + 1'000, t + 105'000, t + 125'000);
-                t += 300'000;
-            }
-            t += 5'000'000;
-        }
-        const auto loaded = f.load();
-        QCOMPARE(model::defaultWindow(*loaded.session).kind, model::AnalysisWindow::Kind::Active);
     }
 };
 
