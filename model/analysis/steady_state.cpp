@@ -349,10 +349,17 @@ bool launchesBetween(const Session& session, const HostLane& lane,
                      const std::vector<int64_t>& starts) {
     std::vector<int64_t> launches;
     const ApiCallColumns& calls = lane.apiCalls;
+    std::vector<int8_t> isLaunch(session.strings.size(), -1); // per name, looked at once
     for (size_t i = calls.firstStartingAtOrAfter(starts.front());
-         i < calls.size() && calls.start[i] < starts.back(); ++i)
-        if (session.string(calls.nameId[i]).find("Launch") != std::string::npos)
+         i < calls.size() && calls.start[i] < starts.back(); ++i) {
+        const uint32_t name = calls.nameId[i];
+        if (name >= isLaunch.size())
+            continue;
+        if (isLaunch[name] < 0)
+            isLaunch[name] = session.string(name).find("Launch") != std::string::npos;
+        if (isLaunch[name] != 0)
             launches.push_back(calls.start[i]);
+    }
     if (launches.empty())
         return calls.empty();
     size_t without = 0;

@@ -336,14 +336,10 @@ void SyncSites::joinSite(int32_t from, int32_t into) {
                 format::addSaturated(target.ranks[r].blockedNs, source.ranks[r].blockedNs);
         }
     source = SyncSiteStats{}; // no sync left: sortSitesByBlocked drops it
-    for (std::vector<int32_t>& lane : m_siteOf)
-        std::replace(lane.begin(), lane.end(), from, into);
-    for (auto& [key, site] : m_siteByKey)
-        if (site == from)
-            site = into;
-    for (auto& [stack, site] : m_stackToSite)
-        if (site == from)
-            site = into;
+    // Its syncs, stacks and keys move to `into` in sortSitesByBlocked's one pass over them.
+    if (m_joinedInto.size() < m_stats.size())
+        m_joinedInto.resize(m_stats.size(), -1);
+    m_joinedInto[from] = into;
 }
 
 void SyncSites::joinBackwardSites() {
@@ -421,7 +417,7 @@ void SyncSites::sortSitesByBlocked() {
             return m_stats[a].blockedNs > m_stats[b].blockedNs;
         return m_stats[a].count > m_stats[b].count;
     });
-    // Sites left without syncs (joined to another: joinBackwardSites) sort last and go.
+    // Sites left without syncs (joined to another: joinSite) sort last and go.
     while (!order.empty() && m_stats[order.back()].count == 0)
         order.pop_back();
     std::vector<int32_t> newIndex(m_stats.size(), -1);
@@ -431,6 +427,17 @@ void SyncSites::sortSitesByBlocked() {
         newIndex[order[i]] = static_cast<int32_t>(i);
         sorted.push_back(std::move(m_stats[order[i]]));
     }
+    // A joined site's syncs go where it was joined (the end of a chain: a backward site joined
+    // to a line that then joined the statement before it).
+    m_joinedInto.resize(m_stats.size(), -1);
+    for (size_t s = 0; s < m_stats.size(); ++s) {
+        int32_t root = static_cast<int32_t>(s);
+        while (m_joinedInto[root] >= 0)
+            root = m_joinedInto[root];
+        if (root != static_cast<int32_t>(s))
+            newIndex[s] = newIndex[root];
+    }
+    m_joinedInto.clear();
     m_stats = std::move(sorted);
     for (std::vector<int32_t>& lane : m_siteOf)
         for (int32_t& site : lane)

@@ -106,6 +106,7 @@ private:
     std::unordered_map<std::string, int32_t> m_siteByKey;
     std::unordered_map<int32_t, std::string> m_backwardNodeOfSite; // site -> "IndexBackward0"
     std::unordered_map<int32_t, std::vector<std::string>> m_forwardOpsOfSite; // called ATen ops
+    std::vector<int32_t> m_joinedInto; // per site, the site joinSite moved it into (-1: none)
     std::vector<SyncSiteStats> m_stats;
     std::vector<std::vector<int32_t>> m_siteOf; // per host lane, per sync
     // Per host lane, per sync (0 for non-blocking ones); 32 bits hold the per-sync cap.
