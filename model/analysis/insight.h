@@ -17,6 +17,8 @@
 
 namespace stallscope::model {
 
+struct SyncOperation; // sync_operations.h
+
 namespace whatif {
 class RunGraph;
 struct WhatIf;
@@ -121,8 +123,9 @@ struct Insight {
     std::vector<InsightRule> rules;
     Severity severity = Severity::Low;
     std::string title;
-    std::string evidence;       // one line with the numbers
-    std::string recommendation; // wording follows site.language
+    std::string evidence;                     // one line with the numbers
+    std::string recommendation;               // wording follows site.language
+    const SyncOperation* operation = nullptr; // sync sites: SyncSiteStats::operation
     SourceSite site;
     int32_t siteIndex = -1; // into InsightReport::sites, -1 for GPU rules
 
@@ -194,6 +197,10 @@ struct SyncSiteStats {
     // ("is_nonzero": `if tensor:`) and the one that synchronized ("nonzero"); empty without.
     std::string calledOp;
     std::string syncingOp;
+    // What the user wrote that synced (sync_operations.h's catalog), by its first stack; null
+    // when the catalog does not know it.
+    const SyncOperation* operation = nullptr;
+    std::string statement; // the user's line as written, trimmed (at most 120 characters)
     bool isUserFinding() const { return !driverInternal && !noStack; }
     std::array<int64_t, format::kSyncKindMax + 1> countByKind{}; // index = format::SyncKind
     std::vector<RankNumbers> ranks; // sessions of several ranks: per rank (session_ranks.h)

@@ -1,5 +1,7 @@
 #include "model/analysis/insight_json.h"
 
+#include "model/analysis/sync_operations.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 
@@ -61,6 +63,10 @@ QJsonObject siteStatsObject(const SyncSiteStats& stats) {
                                      {"blocked_ns", integer(line.blockedNs)}});
         object.insert("joined_lines", lines);
     }
+    if (stats.operation)
+        object.insert("operation", text(stats.operation->id));
+    if (stats.backwardSyncs > 0)
+        object.insert("backward_syncs", integer(stats.backwardSyncs));
     return object;
 }
 
@@ -157,6 +163,7 @@ QJsonObject insightFields(const Insight& insight) {
             {"kernel_count", integer(insight.kernelCount)},
             {"start_ns", integer(insight.startNs)},
             {"end_ns", integer(insight.endNs)},
+            {"operation", text(insight.operation ? insight.operation->id : std::string_view())},
             {"recommendation", text(insight.recommendation)},
             {"event_count", integer(insight.eventCount)}};
 }

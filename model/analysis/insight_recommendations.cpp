@@ -137,39 +137,6 @@ std::string recommendationFor(InsightRule rule, SourceLanguage language, format:
     return {};
 }
 
-bool decidesControlFlow(std::string_view calledOp) {
-    return calledOp == "is_nonzero";
-}
-
-std::string operationAdvice(std::string_view calledOp, std::string_view syncingOp) {
-    if (decidesControlFlow(calledOp))
-        return "This line uses a CUDA tensor as a Python bool (if/while/assert on a tensor, "
-               "bool(t)): the host waits for the GPU to decide. Decide on the GPU instead: "
-               "torch.where(cond, a, b), scale the update by the condition (p.mul_(ok)), "
-               "torch._assert_async for checks; or decide every N steps.";
-    if (syncingOp == "nonzero" && (calledOp.starts_with("index") || calledOp == "masked_select"))
-        return "Boolean-mask indexing (x[mask], x[mask] = v, masked_select) needs the number of "
-               "selected elements on the host: keep the shapes fixed instead — weight by the "
-               "mask ((loss * mask).sum() / mask.sum()), ignore_index in the loss, "
-               "torch.where(mask, x, fill) or x.masked_fill_(~mask, v).";
-    if (syncingOp == "nonzero")
-        return "torch.nonzero and one-argument torch.where(cond) return as many rows as the data "
-               "holds, so the host waits to size them: use torch.where(cond, a, b), a mask, or "
-               "torch.nonzero_static(x, size=N).";
-    if (calledOp.starts_with("_unique") || calledOp.starts_with("unique"))
-        return "torch.unique returns as many values as the data holds, so the host waits to size "
-               "it: count with a fixed size instead (torch.zeros(n).scatter_add_ or "
-               "torch.bincount(x, minlength=n) over a known range).";
-    if (calledOp == "bincount")
-        return "torch.bincount reads the input's largest value on the host to size its output: "
-               "count into a fixed-size tensor instead "
-               "(torch.zeros(n, device=x.device).scatter_add_(0, x, torch.ones_like(x))).";
-    if (calledOp.starts_with("repeat_interleave"))
-        return "repeat_interleave sums the repeats on the host to size its output: pass "
-               "output_size= when you know it.";
-    return {};
-}
-
 std::string narrowingRecommendation(SourceLanguage language) {
     return language == SourceLanguage::Python
                ? "torch.cuda.synchronize() here also waits for the other streams' work: wait "

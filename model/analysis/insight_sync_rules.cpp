@@ -5,7 +5,7 @@
 #include "format/session_schema.h"
 #include "model/analysis/insight_recommendations.h"
 #include "model/analysis/insight_rules.h"
-#include "model/analysis/library_advice.h"
+#include "model/analysis/sync_operations.h"
 #include "model/session/session_summary.h"
 #include "model/whatif/median_sample.h"
 
@@ -99,6 +99,20 @@ std::string joinedLinesText(const SyncSiteStats& stats) {
     for (size_t i = 0; i < stats.joinedLines.size(); ++i)
         text += (i ? ", " : "") + std::to_string(stats.joinedLines[i].line);
     return text + ")";
+}
+
+// "Boolean-mask indexing: `loss = F.cross_entropy(logits[mask], tags[mask])` needs the number
+// of selected elements on the host (aten::nonzero). " — what the user wrote and why it waits.
+std::string operationText(const SyncSiteStats& stats) {
+    if (!stats.operation)
+        return {};
+    std::string text(stats.operation->name);
+    if (!stats.statement.empty())
+        text += ": `" + stats.statement + "`";
+    text += " " + std::string(stats.operation->meaning);
+    if (!stats.syncingOp.empty())
+        text += " (aten::" + stats.syncingOp + ")";
+    return text + ". ";
 }
 
 std::string times(int64_t count) {
@@ -377,17 +391,14 @@ void syncSites(const AnalysisContext& context, std::vector<Insight>& out) {
         else if (narrowable)
             insight.recommendation +=
                 " " + recommendationFor(InsightRule::DeviceSync, stats.site.language);
-        // The PyTorch operation that synchronized, where it has a sync-free rewrite: that is the
-        // fix ("read it after the loop" is no fix of an `if` on a tensor).
-        const std::string rewrite = operationAdvice(stats.calledOp, stats.syncingOp);
-        if (!rewrite.empty() && stats.site.language == SourceLanguage::Python && !narrowed)
-            insight.recommendation = rewrite;
-        // A sync inside a library: what the user's own line can change comes first.
-        if (const std::string advice = libraryAdvice(stats.site); !advice.empty())
-            insight.recommendation = advice + " " + insight.recommendation;
+        // What the user wrote that synced, where the catalog knows it: its rewrite is the fix
+        // ("read it after the loop" is no fix of an `if` on a tensor, nor of a library's call).
+        insight.operation = stats.operation;
+        if (stats.operation && !narrowed)
+            insight.recommendation = std::string(stats.operation->rewrite(stats.site.language));
         insight.bytes = found.pageableBytes;
         insight.assumption = narrowed ? "if it waited for its own stream's work alone"
-                             : decidesControlFlow(stats.calledOp)
+                             : stats.operation && stats.operation->decidesControlFlow()
                                  ? "if the decision stayed on the GPU and the host did not wait "
                                    "here"
                              : found.pageableCopies == 0 ? "if the host did not wait here"
@@ -401,10 +412,11 @@ void syncSites(const AnalysisContext& context, std::vector<Insight>& out) {
                 ? (inLoop ? "In-loop blocking " : "Blocking ") + std::string(copyLabel)
             : insight.rule == InsightRule::InLoopSync ? "In-loop sync"
                                                       : syncKindLabel(stats.dominantKind());
-        insight.title =
-            label + times(insight.count) + " at " + stats.site.label() + joinedLinesText(stats);
-        std::string text = formatCount(insight.count) + (insight.count == 1 ? " call" : " calls") +
-                           " blocked the host " + formatDuration(stats.blockedNs) + " (median " +
+        insight.title = (stats.operation ? std::string(stats.operation->name) : label) +
+                        times(insight.count) + " at " + stats.site.label() + joinedLinesText(stats);
+        std::string text = operationText(stats) + formatCount(insight.count) +
+                           (insight.count == 1 ? " call" : " calls") + " blocked the host " +
+                           formatDuration(stats.blockedNs) + " (median " +
                            formatDuration(stats.medianBlockedNs) + ")";
         if (!insight.ranks.empty())
             text += "; " + rankNumbersText(insight.ranks);

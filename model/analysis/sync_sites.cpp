@@ -157,8 +157,12 @@ int32_t SyncSites::siteForStack(uint32_t stackId) {
                 (aten.syncingOp.empty() ? std::string("sync") : aten.syncingOp) +
                     " in the backward pass (" + aten.backwardNode + ")",
                 SourceLanguage::Python};
+    SyncEvidence evidence{site.library, aten, cudaCallOf(frames), {}};
+    if (site.hasLocation())
+        evidence.line = sourceLine(site.file, site.line);
     const int32_t index = siteFor(std::move(site));
     m_stackToSite.emplace(stackId, index);
+    m_evidenceOfSite.try_emplace(index, std::move(evidence));
     if (m_stats[index].calledOp.empty()) {
         m_stats[index].calledOp = aten.calledOp;
         m_stats[index].syncingOp = aten.syncingOp;
@@ -276,6 +280,7 @@ bool SyncSites::build(const Session& session, const SessionDatabase& database,
     if (warning && m_stacksWithoutFrames > 0)
         *warning = std::to_string(m_stacksWithoutFrames) +
                    " call stacks could not be read: their syncs are attributed to <no stack>";
+    identifyOperations();
     joinBackwardSites();
     joinStatementsOfOneFix();
     sortSitesByBlocked();
@@ -306,9 +311,32 @@ bool SyncSites::build(const Session& session, const SessionDatabase& database,
     return !(cancel && cancel->load());
 }
 
+std::string_view SyncSites::sourceLine(const std::string& file, int64_t line) {
+    auto [entry, added] = m_sourceText.try_emplace(file);
+    if (added)
+        if (std::optional<SourceFile> source = m_database->source(file))
+            entry->second = std::move(source->text);
+    return entry->second ? sourceLineOf(*entry->second, line) : std::string_view{};
+}
+
+void SyncSites::identifyOperations() {
+    for (auto& [site, evidence] : m_evidenceOfSite) {
+        evidence.kinds = 0;
+        for (size_t k = 1; k < m_stats[site].countByKind.size(); ++k)
+            if (m_stats[site].countByKind[k] > 0)
+                evidence.kinds |= static_cast<uint16_t>(1u << k);
+        m_stats[site].operation = identifySyncOperation(evidence);
+        m_stats[site].statement = statementText(evidence.line);
+    }
+}
+
 void SyncSites::joinSite(int32_t from, int32_t into) {
     SyncSiteStats& source = m_stats[from];
     SyncSiteStats& target = m_stats[into];
+    if (!target.operation) {
+        target.operation = source.operation;
+        target.statement = source.statement;
+    }
     target.count += source.count;
     target.backwardSyncs += source.backwardSyncs;
     if (target.backwardNode.empty())

@@ -20,12 +20,14 @@
 #include "model/analysis/insight.h"
 #include "model/analysis/insight_thresholds.h"
 #include "model/analysis/session_ranks.h"
+#include "model/analysis/sync_operations.h"
 #include "model/session/session.h"
 #include "model/session/session_database.h"
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -93,6 +95,10 @@ private:
     // frames: print(tensor)), and the next statements of a function that sync the same way as
     // often (two batches moved to the GPU, two buffers freed: InsightThresholds::fixGroup).
     void joinStatementsOfOneFix();
+    // Each site's operation (SyncSiteStats::operation) from its first stack's evidence.
+    void identifyOperations();
+    // The text of line `line` of an embedded source file ("" when not embedded).
+    std::string_view sourceLine(const std::string& file, int64_t line);
     // Moves site `from`'s syncs and numbers into site `into`.
     void joinSite(int32_t from, int32_t into);
     void sortSitesByBlocked();
@@ -106,6 +112,8 @@ private:
     std::unordered_map<std::string, int32_t> m_siteByKey;
     std::unordered_map<int32_t, std::string> m_backwardNodeOfSite; // site -> "IndexBackward0"
     std::unordered_map<int32_t, std::vector<std::string>> m_forwardOpsOfSite; // called ATen ops
+    std::unordered_map<int32_t, SyncEvidence> m_evidenceOfSite;               // by its first stack
+    std::unordered_map<std::string, std::optional<std::string>> m_sourceText; // by path
     std::vector<int32_t> m_joinedInto; // per site, the site joinSite moved it into (-1: none)
     std::vector<SyncSiteStats> m_stats;
     std::vector<std::vector<int32_t>> m_siteOf; // per host lane, per sync

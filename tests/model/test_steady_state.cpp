@@ -11,6 +11,7 @@
 #include "model/analysis/insight_json.h"
 #include "model/analysis/insight_text.h"
 #include "model/analysis/steady_state.h"
+#include "model/analysis/sync_operations.h"
 #include "tests/model/insight_fixture.h"
 
 #include <QJsonObject>
@@ -545,8 +546,13 @@ void TestSteadyState::controlFlowRead() {
     const model::InsightReport report = loaded.analyze();
     const model::Insight* read = insightAt(report, 77);
     QVERIFY(read);
-    QVERIFY2((read->recommendation.rfind("This line uses a CUDA tensor as a Python bool", 0) ==
-              0) == decides,
+    // The catalog's operation names the card and gives its fix (sync_operations.h).
+    QVERIFY(read->operation);
+    QCOMPARE(std::string(read->operation->id), std::string(decides ? "bool-condition" : "item"));
+    QVERIFY2(read->title.starts_with(decides ? "if/bool() on a CUDA tensor × 20 at train.py:77"
+                                             : ".item() × 20 at train.py:77"),
+             read->title.c_str());
+    QVERIFY2((read->recommendation.find("torch.where") != std::string::npos) == decides,
              read->recommendation.c_str());
     QCOMPARE(read->assumption == "if the decision stayed on the GPU and the host did not wait here",
              decides);
