@@ -328,6 +328,9 @@ void SyncSites::identifyOperations() {
         m_stats[site].operation = identifySyncOperation(evidence);
         m_stats[site].statement = statementText(evidence.line);
     }
+    // Only the build needs them (evidence.line points into m_sourceText).
+    m_evidenceOfSite.clear();
+    m_sourceText.clear();
 }
 
 void SyncSites::joinSite(int32_t from, int32_t into) {
