@@ -14,11 +14,10 @@ namespace {
 
 using format::SyncKind;
 
-constexpr uint16_t kind(SyncKind k) {
-    return static_cast<uint16_t>(1u << static_cast<int>(k));
-}
-constexpr uint16_t kCopies = kind(SyncKind::PageableCopy) | kind(SyncKind::BlockingCopy);
-constexpr uint16_t kAllocs = kind(SyncKind::BlockingAlloc) | kind(SyncKind::BlockingMemset);
+constexpr uint16_t kCopies =
+    syncKindBit(SyncKind::PageableCopy) | syncKindBit(SyncKind::BlockingCopy);
+constexpr uint16_t kAllocs =
+    syncKindBit(SyncKind::BlockingAlloc) | syncKindBit(SyncKind::BlockingMemset);
 
 // Texts several entries share.
 constexpr std::string_view kLightningLogging =
@@ -247,7 +246,7 @@ constexpr auto kRecognitions = std::to_array<SyncRecognition>({
     {.operation = "tolist", .source = ".tolist("},
     // Data-dependent sizes.
     {.operation = "bool-mask-assign", .calledOp = "index_put*", .syncingOp = "nonzero"},
-    {.operation = "scalar-assign", .calledOp = "index_put*", .kinds = kind(SyncKind::PageableCopy)},
+    {.operation = "scalar-assign", .calledOp = "index_put*", .kinds = syncKindBit(SyncKind::PageableCopy)},
     {.operation = "bool-mask-assign", .calledOp = "masked_scatter*"},
     {.operation = "bool-mask-assign", .calledOp = "index*", .syncingOp = "nonzero", .source = "] ="},
     {.operation = "bool-mask-index", .calledOp = "index*", .syncingOp = "nonzero"},
@@ -268,13 +267,13 @@ constexpr auto kRecognitions = std::to_array<SyncRecognition>({
     {.operation = "tensor-from-python", .source = "torch.tensor(|torch.as_tensor(|Tensor(", .kinds = kCopies},
     {.operation = "numpy", .source = ".cpu().numpy(", .kinds = kCopies},
     {.operation = "cpu-copy", .source = ".cpu(|\"cpu\"|'cpu'", .kinds = kCopies},
-    {.operation = "pageable-upload", .source = ".cuda(|.to(", .kinds = kind(SyncKind::PageableCopy)},
+    {.operation = "pageable-upload", .source = ".cuda(|.to(", .kinds = syncKindBit(SyncKind::PageableCopy)},
     // CUDA calls.
     {.operation = "cuda-free", .cudaCall = "cu*Free*", .kinds = kAllocs},
     {.operation = "cuda-free", .cudaCall = "cudaDeviceReset*", .kinds = kAllocs},
-    {.operation = "cuda-memset-sync", .cudaCall = "cu*Memset*", .kinds = kind(SyncKind::BlockingMemset)},
-    {.operation = "cuda-memcpy-pageable", .cudaCall = "cu*Memcpy*", .kinds = kind(SyncKind::PageableCopy)},
-    {.operation = "cuda-memcpy", .cudaCall = "cu*Memcpy*", .kinds = kind(SyncKind::BlockingCopy)},
+    {.operation = "cuda-memset-sync", .cudaCall = "cu*Memset*", .kinds = syncKindBit(SyncKind::BlockingMemset)},
+    {.operation = "cuda-memcpy-pageable", .cudaCall = "cu*Memcpy*", .kinds = syncKindBit(SyncKind::PageableCopy)},
+    {.operation = "cuda-memcpy", .cudaCall = "cu*Memcpy*", .kinds = syncKindBit(SyncKind::BlockingCopy)},
     {.operation = "cuda-device-synchronize", .cudaCall = "cudaDeviceSynchronize*"},
     {.operation = "cuda-device-synchronize", .cudaCall = "cuCtxSynchronize*"},
     {.operation = "cuda-stream-synchronize", .cudaCall = "cu*StreamSynchronize*"},

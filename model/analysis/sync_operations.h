@@ -61,13 +61,18 @@ struct SyncRecognition {
                                         // site's syncs must be of; 0: any
 };
 
+// The bit of a sync kind in SyncRecognition::kinds and SyncEvidence::kinds.
+constexpr uint16_t syncKindBit(format::SyncKind kind) {
+    return static_cast<uint16_t>(1u << static_cast<int>(kind));
+}
+
 // What the recording says of one sync site.
 struct SyncEvidence {
     LibraryFrame library;  // SourceSite::library
     AtenFrames aten;       // from its stack
     std::string cudaCall;  // cudaCallOf(its stack)
     std::string_view line; // the text of the user's line ("" when not embedded)
-    uint16_t kinds = 0;    // a bit per format::SyncKind the site's syncs are of
+    uint16_t kinds = 0;    // syncKindBit of each kind the site's syncs are of
 };
 
 // The operation of a site: the first recognition that matches, in catalog order; nullptr when

@@ -157,12 +157,15 @@ int32_t SyncSites::siteForStack(uint32_t stackId) {
                 (aten.syncingOp.empty() ? std::string("sync") : aten.syncingOp) +
                     " in the backward pass (" + aten.backwardNode + ")",
                 SourceLanguage::Python};
-    SyncEvidence evidence{site.library, aten, cudaCallOf(frames), {}};
-    if (site.hasLocation())
-        evidence.line = sourceLine(site.file, site.line);
     const int32_t index = siteFor(std::move(site));
     m_stackToSite.emplace(stackId, index);
-    m_evidenceOfSite.try_emplace(index, std::move(evidence));
+    if (!m_evidenceOfSite.contains(index)) { // a site's operation is told by its first stack
+        const SourceSite& located = m_stats[index].site;
+        m_evidenceOfSite.emplace(index, SyncEvidence{located.library, aten, cudaCallOf(frames),
+                                                     located.hasLocation()
+                                                         ? sourceLine(located.file, located.line)
+                                                         : std::string_view{}});
+    }
     if (m_stats[index].calledOp.empty()) {
         m_stats[index].calledOp = aten.calledOp;
         m_stats[index].syncingOp = aten.syncingOp;
@@ -324,7 +327,7 @@ void SyncSites::identifyOperations() {
         evidence.kinds = 0;
         for (size_t k = 1; k < m_stats[site].countByKind.size(); ++k)
             if (m_stats[site].countByKind[k] > 0)
-                evidence.kinds |= static_cast<uint16_t>(1u << k);
+                evidence.kinds |= syncKindBit(static_cast<format::SyncKind>(k));
         m_stats[site].operation = identifySyncOperation(evidence);
         m_stats[site].statement = statementText(evidence.line);
     }

@@ -31,7 +31,7 @@ SyncEvidence ofAten(std::string called, std::string syncing, std::string_view li
 SyncEvidence ofCudaCall(std::string call, SyncKind kind, std::string_view line = {}) {
     SyncEvidence evidence;
     evidence.cudaCall = std::move(call);
-    evidence.kinds = static_cast<uint16_t>(1u << static_cast<int>(kind));
+    evidence.kinds = syncKindBit(kind);
     evidence.line = line;
     return evidence;
 }
@@ -426,7 +426,7 @@ void TestSyncOperations::kindsOfTheSite() {
     // not a site of stream syncs alone.
     const std::string line = "preds.append(top5.cpu())";
     SyncEvidence both = ofCudaCall("cudaMemcpyAsync", SyncKind::Stream, line);
-    both.kinds |= 1u << static_cast<int>(SyncKind::PageableCopy);
+    both.kinds |= syncKindBit(SyncKind::PageableCopy);
     QCOMPARE(idOf(both), std::string("cpu-copy"));
     QCOMPARE(idOf(ofCudaCall("cudaMemcpyAsync", SyncKind::Stream, line)), std::string("(none)"));
 }
@@ -451,8 +451,8 @@ void TestSyncOperations::everyRecognitionIsReachable() {
         const std::string line(row.source.substr(0, row.source.find('|')));
         evidence.line = line;
         for (int k = 1; k <= stallscope::format::kSyncKindMax; ++k)
-            if (row.kinds == 0 || (row.kinds & (1u << k)) != 0) {
-                evidence.kinds = static_cast<uint16_t>(1u << k);
+            if (row.kinds == 0 || (row.kinds & syncKindBit(static_cast<SyncKind>(k))) != 0) {
+                evidence.kinds = syncKindBit(static_cast<SyncKind>(k));
                 break;
             }
         QCOMPARE(idOf(evidence), std::string(row.operation));
