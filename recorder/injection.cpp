@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -68,15 +69,14 @@ bool start(const Options& options) {
         if (options.outputPath)
             config.outputPattern = options.outputPath;
         config.stacks = options.stacks;
-        config.stackDepth = options.stackDepth < 1    ? 1
-                            : options.stackDepth > 96 ? 96
-                                                      : options.stackDepth;
+        config.stackDepth = std::clamp(options.stackDepth, stallscope::recorder::kMinStackDepth,
+                                       stallscope::recorder::kMaxStackDepth);
         if (options.kinds)
             config.applyKinds(options.kinds, &warnings);
-        config.bufferBytes = options.bufferBytes < (64u << 10) ? (64u << 10) : options.bufferBytes;
-        config.flushMs = options.flushMs < 10     ? 10
-                         : options.flushMs > 1000 ? 1000
-                                                  : options.flushMs;
+        config.bufferBytes = std::clamp(options.bufferBytes, stallscope::recorder::kMinBufferBytes,
+                                        stallscope::recorder::kMaxBufferBytes);
+        config.flushMs = std::clamp(options.flushMs, stallscope::recorder::kMinFlushMs,
+                                    stallscope::recorder::kMaxFlushMs);
         config.disabled = false;
         if (!warnings.empty())
             fprintf(stderr, "stallscope: %s\n", warnings.c_str());

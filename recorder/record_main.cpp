@@ -1,19 +1,26 @@
 // stallscope-record: runs a program with the recorder injected and finalizes its session.
 //   stallscope-record [options] -o run.stallscope -- CMD ARGS...
 #include "format/command_line.h"
+#include "format/path_remap.h"
+#include "format/terminal_text.h"
 #include "recorder/launch_environment.h"
+#include "recorder/python_sampler.h"
 #include "recorder/record_symbolize.h"
 #include "recorder/recorder_calibration.h"
 #include "recorder/recorder_config.h"
 #include "recorder/recording_output.h"
 #include "recorder/session_finalizer.h"
+#include "recorder/signal_names.h"
 #include "recorder/target_runner.h"
 
 #include <dirent.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <climits>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -23,6 +30,7 @@
 #include <vector>
 
 using stallscope::recorder::LaunchEnvironment;
+using stallscope::recorder::PythonSampler;
 using stallscope::recorder::RecorderCalibration;
 using stallscope::recorder::RecordingOutput;
 using stallscope::recorder::SessionFinalizer;
@@ -30,57 +38,120 @@ using stallscope::recorder::TargetRunner;
 
 namespace {
 
-const char* kUsage =
-    "usage: stallscope-record [options] [-o FILE] [--] PROGRAM [ARGS...]\n"
-    "Runs PROGRAM with the Stallscope recorder injected (CUDA_INJECTION64_PATH) and writes a\n"
-    "session file with every host<->GPU sync, its CPU stack, kernels and copies.\n"
-    "\n"
-    "  -o, --output FILE      session file (default: PROGRAM.stallscope). When child\n"
-    "                         processes use CUDA too (torchrun, mpirun, multiprocessing),\n"
-    "                         the run is the folder FILE-stem/ with one session per CUDA\n"
-    "                         process, rank<R>.stallscope (pid<P>.stallscope without a\n"
-    "                         rank); processes that never used CUDA leave no file. Written\n"
-    "                         under FILE-stem.recording* names and renamed when complete;\n"
-    "                         checked before PROGRAM starts. In FILE: %h host name, %r the\n"
-    "                         rank this command runs as (RANK, OMPI_COMM_WORLD_RANK,\n"
-    "                         PMI_RANK, PMIX_RANK, SLURM_PROCID; its pid without one), %p\n"
-    "                         the pid of stallscope-record, %% a '%'\n"
-    "  --force-overwrite      replace an existing FILE or run folder (once the new\n"
-    "                         recording is complete)\n"
-    "  --mode full|light      light: syncs with their stacks, GPU work, NVTX ranges and GPU\n"
-    "                         power samples only; no API call records (the analysis infers\n"
-    "                         the launches), no Python samples. Cheapest on launch-bound\n"
-    "                         loops (docs/recorder.md). Default full\n"
-    "  --kinds LIST           what to record: "
-    "kernel,memcpy,memset,sync,runtime,driver,nvtx,events,\n"
-    "                         sync-records (default: all but events and sync-records;\n"
-    "                         '-nvtx' removes one)\n"
-    "  --no-stacks            do not capture CPU stacks at syncs\n"
-    "  --stack-depth N        frames per stack (default 64, max 96)\n"
-    "  --sample-hz N          sample every Python thread's stack N times a second (default\n"
-    "                         200, max 10000): names the lines of host time between CUDA calls\n"
-    "  --no-sampling          no Python stack samples\n"
-    "  --buffer-size SIZE     CUPTI activity buffer size, e.g. 8M (default 8M)\n"
-    "  --flush-ms N           flush/commit period in ms (10..1000, default 500)\n"
-    "  --library PATH         the recorder library (default: next to this program)\n"
-    "  --no-calibration       do not measure the recorder's own cost on this machine (by\n"
-    "                         default stallscope-calibrate, beside this program, measures it\n"
-    "                         once per boot and settings, ~1 s, so that simulated savings\n"
-    "                         leave it out: docs/insights.md)\n"
-    "  --no-symbolize         leave native frames unresolved (default: resolve them with\n"
-    "                         LLVM, mark user frames and embed their sources after the run)\n"
-    "  --debug-dir DIR        also look for separate debug files under DIR\n"
-    "  --remap OLD=NEW        read binaries and sources under NEW where OLD was recorded\n"
-    "  --symbolize FILE       only (re)symbolize an existing session FILE in place, then exit;\n"
-    "                         its sources are embedded only with --embed-sources (a FILE from\n"
-    "                         elsewhere must not choose which local files are copied into it)\n"
-    "  -q, --quiet            no summary line\n"
-    "  -h, --help             this help\n"
-    "Exit status: the program's (128+N when it died of signal N); 127 when it could not run;\n"
-    "2 when FILE cannot be written (PROGRAM not started); 125 when the session could not be\n"
-    "finished (the program's own status is in the message).\n";
+// "64K", "256M": a size as --buffer-size takes it.
+std::string sizeText(uint64_t bytes) {
+    for (const auto& [shift, unit] : {std::pair{30, "G"}, {20, "M"}, {10, "K"}})
+        if (bytes >= (1ull << shift) && bytes % (1ull << shift) == 0)
+            return std::to_string(bytes >> shift) + unit;
+    return std::to_string(bytes);
+}
 
-// The session could not be written or finished (kUsage).
+std::string range(long long min, long long max) {
+    return std::to_string(min) + ".." + std::to_string(max);
+}
+
+std::string usage() {
+    using namespace stallscope::recorder;
+    const RecorderConfig defaults;
+    const std::string grace = TargetRunner::graceText(TargetRunner::kKillGraceMs);
+    std::string text =
+        "usage: stallscope-record [options] [-o FILE] [--] PROGRAM [ARGS...]\n"
+        "Runs PROGRAM with the Stallscope recorder injected (CUDA_INJECTION64_PATH) and writes a\n"
+        "session file with every host<->GPU sync, its CPU stack, kernels and copies.\n"
+        "\n"
+        "  -o, --output FILE      session file (default: PROGRAM.stallscope). When child\n"
+        "                         processes use CUDA too (torchrun, mpirun, multiprocessing),\n"
+        "                         the run is the folder FILE-stem/ with one session per CUDA\n"
+        "                         process, rank<R>.stallscope (pid<P>.stallscope without a\n"
+        "                         rank); processes that never used CUDA leave no file. Written\n"
+        "                         under FILE-stem.recording* names and renamed when complete;\n"
+        "                         checked before PROGRAM starts. In FILE: %h host name, %r the\n"
+        "                         rank this command runs as (RANK, OMPI_COMM_WORLD_RANK,\n"
+        "                         PMI_RANK, PMIX_RANK, SLURM_PROCID; its pid without one), %p\n"
+        "                         the pid of stallscope-record, %% a '%'\n"
+        "  --force-overwrite      replace an existing FILE or run folder (once the new\n"
+        "                         recording is complete)\n"
+        "  --mode full|light      light: syncs with their stacks, GPU work, NVTX ranges and GPU\n"
+        "                         power samples only; no API call records (the analysis infers\n"
+        "                         the launches), no Python samples. Cheapest on launch-bound\n"
+        "                         loops (docs/recorder.md). Default full\n"
+        "  --kinds LIST           what to record: "
+        "kernel,memcpy,memset,sync,runtime,driver,nvtx,events,\n"
+        "                         sync-records (default: all but events and sync-records;\n"
+        "                         '-nvtx' removes one)\n"
+        "  --no-stacks            do not capture CPU stacks at syncs\n";
+    text += "  --stack-depth N        frames per stack (" + range(kMinStackDepth, kMaxStackDepth) +
+            ", default " + std::to_string(defaults.stackDepth) + ")\n";
+    text += "  --sample-hz N          sample every Python thread's stack N times a second (" +
+            range(PythonSampler::kMinHz, PythonSampler::kMaxHz) + ",\n" +
+            "                         default " + std::to_string(defaults.sampleHz) +
+            "; 0: none): names the lines of host time between\n"
+            "                         CUDA calls\n"
+            "  --no-sampling          no Python stack samples\n";
+    text += "  --buffer-size SIZE     CUPTI activity buffer size: bytes, or with K, M or G (" +
+            sizeText(kMinBufferBytes) + ".." + sizeText(kMaxBufferBytes) + ",\n" +
+            "                         default " + sizeText(defaults.bufferBytes) + ")\n";
+    text += "  --flush-ms N           flush/commit period in ms (" +
+            range(kMinFlushMs, kMaxFlushMs) + ", default " + std::to_string(defaults.flushMs) +
+            ")\n";
+    text +=
+        "  --library PATH         the recorder library (default: next to this program)\n"
+        "  --no-calibration       do not measure the recorder's own cost on this machine (by\n"
+        "                         default stallscope-calibrate, beside this program, measures it\n"
+        "                         once per boot and settings, ~1 s, so that simulated savings\n"
+        "                         leave it out: docs/insights.md)\n"
+        "  --no-symbolize         leave native frames unresolved (default: resolve them with\n"
+        "                         LLVM, mark user frames and embed their sources after the run)\n"
+        "  --debug-dir DIR        also look for separate debug files under DIR\n"
+        "  --remap OLD=NEW        read binaries and sources under NEW where OLD was recorded\n"
+        "  --symbolize FILE       only (re)symbolize an existing session FILE in place, then "
+        "exit;\n"
+        "                         its sources are embedded only with --embed-sources (a FILE from\n"
+        "                         elsewhere must not choose which local files are copied into it)\n"
+        "  -q, --quiet            no summary line\n"
+        "  -h, --help             this help\n";
+    text +=
+        "Signals: SIGTERM, SIGINT, SIGHUP and SIGQUIT sent to stallscope-record go to PROGRAM;\n"
+        "PROGRAM gets SIGKILL if it has not exited " +
+        grace + " after a SIGTERM, SIGINT or SIGHUP. Should\nstallscope-record die, PROGRAM " +
+        "gets SIGTERM, and SIGKILL " + grace + " later.\n" + TargetRunner::kKillGraceVariable +
+        " sets that grace period in ms (" + range(0, TargetRunner::kMaxKillGraceMs) + ").\n";
+    text +=
+        "Exit status: the program's (128+N when it died of signal N); 127 when it could not run;\n"
+        "2 when an option's value is out of range or FILE cannot be written (PROGRAM not\n"
+        "started); 125 when the session could not be finished (the program's own status is\n"
+        "in the message).\n";
+    return text;
+}
+
+// A usage error (status 2, as usage() says): one line naming the option or variable, the value
+// given and what it takes.
+int refuse(const std::string& option, const std::string& value, const std::string& why) {
+    fprintf(stderr, "stallscope-record: %s '%s' %s\n", option.c_str(),
+            stallscope::format::terminalSafe(value, false).c_str(), why.c_str());
+    return 2;
+}
+
+// `text` as a whole number in min..max (digits, a leading '-'); nullopt for anything else.
+std::optional<long long> wholeNumber(const std::string& text, long long min, long long max) {
+    const size_t digits = !text.empty() && text[0] == '-' ? 1 : 0;
+    if (text.size() <= digits || !isdigit(static_cast<unsigned char>(text[digits])))
+        return std::nullopt;
+    errno = 0;
+    char* end = nullptr;
+    const long long n = strtoll(text.c_str(), &end, 10);
+    if (errno != 0 || *end != '\0' || n < min || n > max)
+        return std::nullopt;
+    return n;
+}
+
+// What is wrong with `value` for a number option of min..max ("" when nothing is).
+std::string numberCheck(const std::string& value, long long min, long long max) {
+    return wholeNumber(value, min, max) ? std::string()
+                                        : "is not a whole number in " + range(min, max);
+}
+
+// The session could not be written or finished (usage()).
 constexpr int kExitSessionFailed = 125;
 
 std::string directoryOf(const std::string& path) {
@@ -194,21 +265,63 @@ int main(int argc, char** argv) {
     std::string symbolizeOnly;
     stallscope::recorder::RecordSymbolizeOptions symbolizeOptions;
     std::vector<std::string> command;
-    // The options that set one text, passed on to the recorder or the symbolizer.
+    // The options that set one text, passed on to the recorder or the symbolizer, each with its
+    // check: what is wrong with a value ("" when nothing is). Refused here, before the program
+    // starts, rather than clamped inside it.
+    using stallscope::recorder::RecorderConfig;
     struct TextOption {
         const char* name;
         const char* alias; // the short form, if any
         std::string* target;
+        std::string (*check)(const std::string& value);
     };
-    const TextOption textOptions[] = {{"--output", "-o", &output},
-                                      {"--library", nullptr, &library},
-                                      {"--mode", nullptr, &mode},
-                                      {"--kinds", nullptr, &kinds},
-                                      {"--buffer-size", nullptr, &bufferSize},
-                                      {"--flush-ms", nullptr, &flushMs},
-                                      {"--stack-depth", nullptr, &stackDepth},
-                                      {"--sample-hz", nullptr, &sampleHz},
-                                      {"--symbolize", nullptr, &symbolizeOnly}};
+    const TextOption textOptions[] = {
+        {"--output", "-o", &output,
+         [](const std::string& v) -> std::string { return v.empty() ? "is not a file name" : ""; }},
+        {"--library", nullptr, &library,
+         [](const std::string& v) -> std::string { return v.empty() ? "is not a path" : ""; }},
+        {"--mode", nullptr, &mode,
+         [](const std::string& v) -> std::string {
+             return stallscope::recorder::isRecorderMode(v) ? "" : "is neither full nor light";
+         }},
+        {"--kinds", nullptr, &kinds,
+         [](const std::string& v) -> std::string {
+             RecorderConfig config;
+             return !v.empty() && config.applyKinds(v, nullptr)
+                        ? ""
+                        : "is not a list of " + RecorderConfig::kindWords() +
+                              " ('-KIND' removes one)";
+         }},
+        {"--buffer-size", nullptr, &bufferSize,
+         [](const std::string& v) -> std::string {
+             using namespace stallscope::recorder;
+             const std::optional<uint64_t> bytes = parseByteSize(v);
+             return bytes && *bytes >= kMinBufferBytes && *bytes <= kMaxBufferBytes
+                        ? ""
+                        : "is not a size in " + sizeText(kMinBufferBytes) + ".." +
+                              sizeText(kMaxBufferBytes) + " (bytes, or with K, M or G)";
+         }},
+        {"--flush-ms", nullptr, &flushMs,
+         [](const std::string& v) {
+             return numberCheck(v, stallscope::recorder::kMinFlushMs,
+                                stallscope::recorder::kMaxFlushMs);
+         }},
+        {"--stack-depth", nullptr, &stackDepth,
+         [](const std::string& v) {
+             return numberCheck(v, stallscope::recorder::kMinStackDepth,
+                                stallscope::recorder::kMaxStackDepth);
+         }},
+        {"--sample-hz", nullptr, &sampleHz,
+         [](const std::string& v) -> std::string {
+             return wholeNumber(v, 0, 0) ||
+                            wholeNumber(v, PythonSampler::kMinHz, PythonSampler::kMaxHz)
+                        ? ""
+                        : "is not 0 (none) or a whole number in " +
+                              range(PythonSampler::kMinHz, PythonSampler::kMaxHz);
+         }},
+        {"--symbolize", nullptr, &symbolizeOnly,
+         [](const std::string& v) -> std::string { return v.empty() ? "is not a file name" : ""; }},
+    };
     stallscope::format::CommandLine arguments("stallscope-record", argc, argv);
     while (arguments.next()) {
         const std::string a(arguments.argument());
@@ -225,9 +338,12 @@ int main(int argc, char** argv) {
             std::begin(textOptions), std::end(textOptions), [&](const TextOption& option) {
                 return a == option.name || (option.alias && a == option.alias);
             });
-        if (text != std::end(textOptions))
-            *text->target = arguments.value(text->name);
-        else if (a == "--no-stacks")
+        if (text != std::end(textOptions)) {
+            const std::string value = arguments.value(text->name);
+            if (const std::string why = text->check(value); !why.empty())
+                return refuse(a, value, why);
+            *text->target = value;
+        } else if (a == "--no-stacks")
             stacks = false;
         else if (a == "--no-sampling")
             sampleHz = "0";
@@ -239,17 +355,23 @@ int main(int argc, char** argv) {
             overwrite = true;
         else if (a == "--embed-sources")
             embedSources = true;
-        else if (a == "--debug-dir")
+        else if (a == "--debug-dir") {
             symbolizeOptions.debugDirectories.push_back(arguments.value("--debug-dir"));
-        else if (a == "--remap")
+            if (symbolizeOptions.debugDirectories.back().empty())
+                return refuse(a, "", "is not a folder");
+        } else if (a == "--remap") {
             symbolizeOptions.remaps.push_back(arguments.value("--remap"));
-        else if (a == "-q" || a == "--quiet")
+            stallscope::format::PathRemapRule rule;
+            if (!stallscope::format::parsePathRemapRule(symbolizeOptions.remaps.back(), &rule))
+                return refuse(a, symbolizeOptions.remaps.back(), "is not OLD=NEW (OLD not empty)");
+        } else if (a == "-q" || a == "--quiet")
             quiet = true;
         else if (a == "-h" || a == "--help") {
-            fputs(kUsage, stdout);
+            fputs(usage().c_str(), stdout);
             return 0;
         } else {
-            fprintf(stderr, "stallscope-record: unknown option '%s'\n%s", a.c_str(), kUsage);
+            fprintf(stderr, "stallscope-record: unknown option '%s'\n%s", a.c_str(),
+                    usage().c_str());
             return 2;
         }
     }
@@ -261,12 +383,16 @@ int main(int argc, char** argv) {
         return stallscope::recorder::symbolizeSession(symbolizeOnly, symbolizeOptions) ? 0 : 1;
     }
     if (command.empty()) {
-        fprintf(stderr, "stallscope-record: no program to run\n%s", kUsage);
+        fprintf(stderr, "stallscope-record: no program to run\n%s", usage().c_str());
         return 2;
     }
-    if (!mode.empty() && !stallscope::recorder::isRecorderMode(mode)) {
-        fprintf(stderr, "stallscope-record: --mode '%s' is neither full nor light\n", mode.c_str());
-        return 2;
+    int killGraceMs = TargetRunner::kKillGraceMs;
+    if (const char* grace = getenv(TargetRunner::kKillGraceVariable); grace && *grace) {
+        const std::optional<long long> ms = wholeNumber(grace, 0, TargetRunner::kMaxKillGraceMs);
+        if (!ms)
+            return refuse(TargetRunner::kKillGraceVariable, grace,
+                          numberCheck(grace, 0, TargetRunner::kMaxKillGraceMs));
+        killGraceMs = int(*ms);
     }
     std::string libraryPath = findLibrary(library);
     if (libraryPath.empty()) {
@@ -328,7 +454,7 @@ int main(int argc, char** argv) {
     if (calibrate)
         calibrateRecorder(&env, quiet);
 
-    TargetRunner::Result run = TargetRunner::run(command, env);
+    TargetRunner::Result run = TargetRunner::run(command, env, killGraceMs);
     if (!run.started) {
         fprintf(stderr, "stallscope-record: %s\n", run.error.c_str());
         target->discard();
@@ -339,6 +465,10 @@ int main(int argc, char** argv) {
     outcome.pid = run.pid;
     outcome.exitCode = run.exitCode;
     outcome.signal = run.signal;
+    if (run.killedAfter)
+        outcome.stopReason = "the target did not exit " + TargetRunner::graceText(killGraceMs) +
+                             " after " + stallscope::recorder::signalName(run.killedAfter) +
+                             " and was " + stallscope::recorder::killedBy(SIGKILL);
     outcome.startNs = run.startNs;
     outcome.endNs = run.endNs;
     SessionFinalizer::Summary summary;

@@ -45,31 +45,6 @@ void readRate(const char* name, int maxHz, int* hz, std::string* warnings) {
         *warnings += std::string(name) + "='" + v + "' is not a rate; ";
 }
 
-// "8M", "512k", "1048576".
-uint64_t parseSize(const char* value, uint64_t fallback) {
-    char* end = nullptr;
-    unsigned long long n = strtoull(value, &end, 10);
-    if (end == value)
-        return fallback;
-    switch (*end) {
-    case 'k':
-    case 'K':
-        n <<= 10;
-        break;
-    case 'm':
-    case 'M':
-        n <<= 20;
-        break;
-    case 'g':
-    case 'G':
-        n <<= 30;
-        break;
-    default:
-        break;
-    }
-    return n;
-}
-
 // What one word of STALLSCOPE_KINDS switches: a set of the config's kind flags.
 using KindFlag = bool RecorderConfig::*;
 constexpr KindFlag kKindFlags[] = {
@@ -114,6 +89,40 @@ void setKinds(RecorderConfig& config, unsigned kinds, bool enable) {
 
 } // namespace
 
+std::optional<uint64_t> parseByteSize(std::string_view text) {
+    size_t digits = 0;
+    uint64_t n = 0;
+    for (; digits < text.size() && text[digits] >= '0' && text[digits] <= '9'; ++digits) {
+        if (n > (UINT64_MAX - 9) / 10)
+            return std::nullopt;
+        n = n * 10 + uint64_t(text[digits] - '0');
+    }
+    if (digits == 0 || text.size() > digits + 1)
+        return std::nullopt;
+    int shift = 0;
+    if (text.size() == digits + 1) {
+        switch (text[digits]) {
+        case 'k':
+        case 'K':
+            shift = 10;
+            break;
+        case 'm':
+        case 'M':
+            shift = 20;
+            break;
+        case 'g':
+        case 'G':
+            shift = 30;
+            break;
+        default:
+            return std::nullopt;
+        }
+    }
+    if (n > (UINT64_MAX >> shift))
+        return std::nullopt;
+    return n << shift;
+}
+
 bool RecorderConfig::applyKinds(const std::string& list, std::string* warnings) {
     bool ok = true;
     size_t position = 0;
@@ -146,6 +155,13 @@ bool RecorderConfig::applyKinds(const std::string& list, std::string* warnings) 
     return ok;
 }
 
+std::string RecorderConfig::kindWords() {
+    std::string words;
+    for (const auto& word : kKindWords)
+        words += (words.empty() ? "" : ",") + std::string(word.word);
+    return words;
+}
+
 bool RecorderConfig::applyMode(std::string_view mode) {
     if (!isRecorderMode(mode))
         return false;
@@ -174,20 +190,16 @@ RecorderConfig RecorderConfig::fromEnvironment(std::string* warnings) {
         config.pythonFrames = parseBool(v, true);
     readRate("STALLSCOPE_SAMPLE_HZ", PythonSampler::kMaxHz, &config.sampleHz, warnings);
     readRate("STALLSCOPE_GPU_POWER_HZ", GpuPowerSampler::kMaxHz, &config.gpuPowerHz, warnings);
-    if (const char* v = env("STALLSCOPE_STACK_DEPTH")) {
-        int depth = atoi(v);
-        config.stackDepth = depth < 1 ? 1 : depth > 96 ? 96 : depth;
-    }
+    if (const char* v = env("STALLSCOPE_STACK_DEPTH"))
+        config.stackDepth = std::clamp(atoi(v), kMinStackDepth, kMaxStackDepth);
     if (const char* v = env("STALLSCOPE_BUFFER_SIZE")) {
-        uint64_t bytes = parseSize(v, config.bufferBytes);
-        config.bufferBytes = bytes < (64u << 10)      ? (64u << 10)
-                             : bytes > (256ull << 20) ? (256ull << 20)
-                                                      : bytes;
+        if (const std::optional<uint64_t> bytes = parseByteSize(v))
+            config.bufferBytes = std::clamp(*bytes, kMinBufferBytes, kMaxBufferBytes);
+        else if (warnings)
+            *warnings += std::string("STALLSCOPE_BUFFER_SIZE='") + v + "' is not a size; ";
     }
-    if (const char* v = env("STALLSCOPE_FLUSH_MS")) {
-        int ms = atoi(v);
-        config.flushMs = ms < 10 ? 10 : ms > 1000 ? 1000 : ms; // commits at least once a second
-    }
+    if (const char* v = env("STALLSCOPE_FLUSH_MS"))
+        config.flushMs = std::clamp(atoi(v), kMinFlushMs, kMaxFlushMs);
     if (const char* v = env("STALLSCOPE_ROOT_PID"))
         config.rootPid = atoll(v);
     if (const char* v = env("STALLSCOPE_CALIBRATION")) {

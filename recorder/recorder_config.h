@@ -3,12 +3,28 @@
 // every variable.
 #pragma once
 
+#include "recorder/host_event.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
 namespace stallscope::recorder {
+
+// The settings' ranges, for the environment and the linked-in API (which clamp into them) and
+// stallscope-record's options (which refuse what lies outside). The sampler's rate: 0 (off) or
+// PythonSampler::kMinHz..kMaxHz.
+inline constexpr int kMinStackDepth = 1;
+inline constexpr int kMaxStackDepth = kMaxStackFrames; // the PCs a HostEvent holds
+inline constexpr int kMinFlushMs = 10;
+inline constexpr int kMaxFlushMs = 1000; // commits at least once a second
+inline constexpr uint64_t kMinBufferBytes = 64ull << 10;
+inline constexpr uint64_t kMaxBufferBytes = 256ull << 20;
+
+// "8M", "512k", "1048576": bytes, or K, M, G (binary multiples); nullopt for anything else or a
+// size past 2^64.
+std::optional<uint64_t> parseByteSize(std::string_view text);
 
 // The recording modes (RecorderConfig::applyMode, stallscope-record --mode).
 inline bool isRecorderMode(std::string_view mode) {
@@ -57,6 +73,8 @@ struct RecorderConfig {
     static RecorderConfig fromEnvironment(std::string* warnings);
     // Applies a comma-separated kinds list ("kernel,memcpy,sync,runtime,...", "all", "-nvtx").
     bool applyKinds(const std::string& list, std::string* warnings);
+    // The words applyKinds takes, "all,kernel,kernels,...".
+    static std::string kindWords();
     // The output path for process `pid` of rank `rank`: patterns expanded; a process other than
     // the root of a stallscope-record run gets ".<pid>" before the extension (unless the pattern
     // has %p) so children never share a file.

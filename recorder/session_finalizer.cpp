@@ -76,7 +76,8 @@ bool SessionFinalizer::finalize(const std::string& path, const Outcome& outcome,
         status = std::string(format::kStatusIncomplete);
         if (metaValue(db, format::meta::kIncompleteReason).empty())
             setMeta(db, format::meta::kIncompleteReason,
-                    outcome.signal != 0
+                    !outcome.stopReason.empty() ? outcome.stopReason
+                    : outcome.signal != 0
                         ? "the target was " + killedBy(outcome.signal)
                         : std::string("the recorder in the target did not finish the session "
                                       "(the target crashed or was killed)"));

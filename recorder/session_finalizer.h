@@ -20,6 +20,9 @@ public:
         int pid = 0;
         int exitCode = 0;
         int signal = 0;
+        // Why stallscope-record killed the target, when it did: the reason a session gets when
+        // its recorder gave none.
+        std::string stopReason;
         int64_t startNs = 0, endNs = 0;
     };
 

@@ -101,6 +101,126 @@ private slots:
         QVERIFY(!QFile::exists(marker));
     }
 
+    // Each option's value is checked before the program starts: one line names the option, the
+    // value and what it takes (exit 2); a value just inside each limit runs the program.
+    void optionValuesAreCheckedBeforeTheProgram_data() {
+        QTest::addColumn<QStringList>("options");
+        QTest::addColumn<QString>("grace");   // STALLSCOPE_RECORD_KILL_GRACE_MS, "" for none
+        QTest::addColumn<QString>("refusal"); // the line's text, "" when the value is accepted
+        const auto row = [](const char* name, const QStringList& options, const QString& refusal,
+                            const QString& grace = {}) {
+            QTest::newRow(name) << options << grace << refusal;
+        };
+        const auto depth = [](const char* value) {
+            return QStringList{QStringLiteral("--stack-depth"), QString::fromUtf8(value)};
+        };
+        row("stack depth 0", depth("0"), "--stack-depth '0' is not a whole number in 1..96");
+        row("stack depth 1", depth("1"), "");
+        row("stack depth 96", depth("96"), "");
+        row("stack depth 97", depth("97"), "--stack-depth '97' is not a whole number in 1..96");
+        row("stack depth 1000000", depth("1000000"),
+            "--stack-depth '1000000' is not a whole number in 1..96");
+        row("stack depth 12x", depth("12x"), "--stack-depth '12x' is not a whole number in 1..96");
+        row("stack depth empty", depth(""), "--stack-depth '' is not a whole number in 1..96");
+        const auto flush = [](const char* value) {
+            return QStringList{QStringLiteral("--flush-ms"), QString::fromUtf8(value)};
+        };
+        row("flush 0", flush("0"), "--flush-ms '0' is not a whole number in 10..1000");
+        row("flush 9", flush("9"), "--flush-ms '9' is not a whole number in 10..1000");
+        row("flush 10", flush("10"), "");
+        row("flush 1000", flush("1000"), "");
+        row("flush 1001", flush("1001"), "--flush-ms '1001' is not a whole number in 10..1000");
+        const auto hz = [](const char* value) {
+            return QStringList{QStringLiteral("--sample-hz"), QString::fromUtf8(value)};
+        };
+        row("sample -5", hz("-5"),
+            "--sample-hz '-5' is not 0 (none) or a whole number in 1..10000");
+        row("sample -1", hz("-1"),
+            "--sample-hz '-1' is not 0 (none) or a whole number in 1..10000");
+        row("sample 0", hz("0"), "");
+        row("sample 1", hz("1"), "");
+        row("sample 10000", hz("10000"), "");
+        row("sample 10001", hz("10001"),
+            "--sample-hz '10001' is not 0 (none) or a whole number in 1..10000");
+        row("sample off", hz("off"),
+            "--sample-hz 'off' is not 0 (none) or a whole number in 1..10000");
+        const auto buffer = [](const char* value) {
+            return QStringList{QStringLiteral("--buffer-size"), QString::fromUtf8(value)};
+        };
+        const auto bufferRefusal = [](const char* value) {
+            return QStringLiteral(
+                       "--buffer-size '%1' is not a size in 64K..256M (bytes, or with K, "
+                       "M or G)")
+                .arg(QString::fromUtf8(value));
+        };
+        row("buffer 65535", buffer("65535"), bufferRefusal("65535"));
+        row("buffer 65536", buffer("65536"), "");
+        row("buffer 64k", buffer("64k"), "");
+        row("buffer 256M", buffer("256M"), "");
+        row("buffer 268435457", buffer("268435457"), bufferRefusal("268435457"));
+        row("buffer 257M", buffer("257M"), bufferRefusal("257M"));
+        row("buffer 100G", buffer("100G"), bufferRefusal("100G"));
+        row("buffer 8X", buffer("8X"), bufferRefusal("8X"));
+        row("buffer 8MB", buffer("8MB"), bufferRefusal("8MB"));
+        row("buffer past 2^64", buffer("17179869184G"), bufferRefusal("17179869184G"));
+        row("buffer empty", buffer(""), bufferRefusal(""));
+        row("output empty", {QStringLiteral("-o"), QString()}, "-o '' is not a file name");
+        row("output empty, long", {QStringLiteral("--output"), QString()},
+            "--output '' is not a file name");
+        row("mode empty", {QStringLiteral("--mode"), QString()},
+            "--mode '' is neither full nor light");
+        row("mode light", {QStringLiteral("--mode"), QStringLiteral("light")}, "");
+        row("kinds unknown", {QStringLiteral("--kinds"), QStringLiteral("kernel,foo")},
+            "--kinds 'kernel,foo' is not a list of all,kernel,");
+        row("kinds", {QStringLiteral("--kinds"), QStringLiteral("kernel,-nvtx")}, "");
+        row("remap", {QStringLiteral("--remap"), QStringLiteral("/ci")},
+            "--remap '/ci' is not OLD=NEW");
+        row("remap ok", {QStringLiteral("--remap"), QStringLiteral("/ci=/home")}, "");
+        row("library empty", {QStringLiteral("--library"), QString()},
+            "--library '' is not a path");
+        row("debug dir empty", {QStringLiteral("--debug-dir"), QString()},
+            "--debug-dir '' is not a folder");
+        row("grace -1", {},
+            "STALLSCOPE_RECORD_KILL_GRACE_MS '-1' is not a whole number in 0..3600000", "-1");
+        row("grace 0", {}, "", "0");
+        row("grace 3600000", {}, "", "3600000");
+        row("grace 3600001", {},
+            "STALLSCOPE_RECORD_KILL_GRACE_MS '3600001' is not a whole number in 0..3600000",
+            "3600001");
+        row("grace 1s", {},
+            "STALLSCOPE_RECORD_KILL_GRACE_MS '1s' is not a whole number in 0..3600000", "1s");
+    }
+    void optionValuesAreCheckedBeforeTheProgram() {
+        QFETCH(QStringList, options);
+        QFETCH(QString, grace);
+        QFETCH(QString, refusal);
+        QTemporaryDir dir;
+        const QString marker = dir.filePath(QStringLiteral("started"));
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        if (!grace.isEmpty())
+            environment.insert(QStringLiteral("STALLSCOPE_RECORD_KILL_GRACE_MS"), grace);
+        QStringList arguments{QStringLiteral("--no-calibration"), QStringLiteral("--no-symbolize")};
+        if (!options.contains(QStringLiteral("-o")) &&
+            !options.contains(QStringLiteral("--output")))
+            arguments << QStringLiteral("-o") << dir.filePath(QStringLiteral("o.stallscope"));
+        const Run run =
+            record(arguments + options +
+                       QStringList{QStringLiteral("--"), QStringLiteral("/bin/sh"),
+                                   QStringLiteral("-c"), QStringLiteral("touch '%1'").arg(marker)},
+                   {}, environment);
+        if (refusal.isEmpty()) {
+            QVERIFY2(run.exitCode == 0, qPrintable(run.output));
+            QVERIFY(QFile::exists(marker));
+            return;
+        }
+        QCOMPARE(run.exitCode, 2);
+        const QString line = run.output.trimmed();
+        QVERIFY2(!line.contains(QLatin1Char('\n')), qPrintable(run.output));
+        QVERIFY2(line.startsWith(QStringLiteral("stallscope-record: ") + refusal),
+                 qPrintable(run.output));
+        QVERIFY(!QFile::exists(marker));
+    }
+
     void existingRecordingSurvivesUntilANewOneIsComplete() {
         QTemporaryDir dir;
         const QString session = dir.filePath(QStringLiteral("run.stallscope"));
