@@ -313,6 +313,8 @@ void preferOffscreenPlatform() {
 } // namespace
 
 int runCommandLine(int argc, char** argv) {
+    // A writer stopped by Ctrl+C, `timeout` or a closed terminal leaves no half-written output.
+    format::removeTemporaryOutputsOnSignals();
     Options options;
     QCommandLineParser parser;
     configure(parser, options);

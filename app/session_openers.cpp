@@ -2,6 +2,7 @@
 
 #include "model/interop/kineto_importer.h"
 #include "model/interop/run_merge.h"
+#include "model/interop/side_file_snapshot.h"
 
 namespace stallscope::app {
 
@@ -9,6 +10,7 @@ model::SessionOpener standardSessionOpener() {
     model::SessionOpener opener;
     model::registerKinetoImporter(opener);
     model::registerRunImporter(opener);
+    model::registerSideFileSnapshotImporter(opener);
     return opener;
 }
 

@@ -21,7 +21,14 @@ struct OutputPolicy {
 };
 
 // Empty when `path` may be written under `policy`, else one line naming the path and the problem.
+// An input's SQLite side files (-wal, -shm, -journal) count as the input, existing or not:
+// replacing or creating one would change what the input holds.
 std::string checkOutputPath(const std::string& path, const OutputPolicy& policy);
+
+// Removes the temporary files of every OutputFile still open when SIGINT, SIGTERM or SIGHUP
+// arrives (then dies of the signal as before), and at exit(). For programs, not libraries: only
+// signals whose handler is the default one are taken.
+void removeTemporaryOutputsOnSignals();
 
 class OutputFile {
 public:
@@ -30,8 +37,10 @@ public:
     OutputFile(const OutputFile&) = delete;
     OutputFile& operator=(const OutputFile&) = delete;
 
-    // Checks `path` against `policy` and creates the temporary file in its folder. False with
-    // *error ("<path>: <problem>") when the output is refused or cannot be created.
+    // Checks `path` against `policy` and creates the temporary file in its folder, named
+    // `.NAME.tmp-PID-XXXXXX`. Temporaries of the same target left by a process that no longer runs
+    // (killed before it could remove them) are removed first, with their SQLite side files. False
+    // with *error ("<path>: <problem>") when the output is refused or cannot be created.
     bool create(const std::string& path, const OutputPolicy& policy, std::string* error);
     // Where to write: open for writing on descriptor(), or by temporaryPath() for writers that
     // open files by name (SQLite). Both stay valid until commit() or discard().
@@ -48,6 +57,7 @@ private:
     std::string m_path;
     std::string m_temporary;
     int m_descriptor = -1;
+    int m_signalSlot = -1; // where removeTemporaryOutputsOnSignals() finds m_temporary
     OutputPolicy m_policy;
 };
 

@@ -36,6 +36,16 @@ struct Table {
     }
 };
 
+// The deepest stack a session holds (the recorder's 96 native and 48 Python frames fit): writers
+// keep the innermost kMaxStackDepth frames and readers read no more, so a file that claims a
+// deeper one costs no more than this.
+inline constexpr int kMaxStackDepth = 256;
+// The longest text a reader keeps of a frame (function, file), a meta value or a name of the
+// strings table; longer ones are cut (format::clippedText), so what one row costs is bounded.
+inline constexpr size_t kMaxFrameTextBytes = 16 * 1024;
+inline constexpr size_t kMaxMetaValueBytes = 16 * 1024;
+inline constexpr size_t kMaxNameBytes = 256 * 1024;
+
 namespace columns {
 inline constexpr std::string_view kRowId = "INTEGER PRIMARY KEY";
 inline constexpr std::string_view kInt = "INTEGER NOT NULL";

@@ -194,6 +194,7 @@ int64_t SessionWriter::addFrame(const FrameRow& row) {
 }
 
 int64_t SessionWriter::addStack(uint64_t hash, std::span<const int64_t> frameIds) {
+    frameIds = frameIds.first(std::min(frameIds.size(), size_t(kMaxStackDepth)));
     const int64_t stackId =
         insert<tables::kStacks>(static_cast<int64_t>(hash), static_cast<int64_t>(frameIds.size()));
     for (size_t position = 0; position < frameIds.size() && ok(); ++position)

@@ -1,7 +1,10 @@
 #include "format/sqlite_database.h"
 
+#include <sys/stat.h>
+
 #include <cctype>
 #include <cstdio>
+#include <string_view>
 
 #include <sqlite3.h>
 
@@ -138,6 +141,76 @@ Database::~Database() {
         sqlite3_close_v2(m_db);
 }
 
+namespace {
+
+// `path` as an SQLite URI with `query`: RFC 3986 escaping of everything but unreserved characters
+// and '/', so that no '?', '#' or '%' in the path is read as part of the URI.
+std::string fileUri(const std::string& path, std::string_view query) {
+    std::string uri = "file:";
+    for (const unsigned char c : path) {
+        if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
+            uri.push_back(static_cast<char>(c));
+        } else {
+            char escaped[4];
+            std::snprintf(escaped, sizeof escaped, "%%%02X", c);
+            uri += escaped;
+        }
+    }
+    return uri + "?" + std::string(query);
+}
+
+// The first `count` bytes of `path` (fewer when shorter or unreadable).
+std::string fileStart(const std::string& path, size_t count) {
+    std::string bytes(count, '\0');
+    FILE* file = std::fopen(path.c_str(), "rb");
+    if (!file)
+        return {};
+    bytes.resize(std::fread(bytes.data(), 1, count, file));
+    std::fclose(file);
+    return bytes;
+}
+
+} // namespace
+
+SqliteSideFiles sqliteSideFiles(const std::string& path) {
+    SqliteSideFiles side;
+    // https://www.sqlite.org/fileformat.html: write and read versions at offsets 18 and 19.
+    const std::string header = fileStart(path, 20);
+    side.walMode = header.size() == 20 && (header[18] == 2 || header[19] == 2);
+    struct stat info {};
+    for (const char* suffix : kSqliteSideFileSuffixes) {
+        const std::string sidePath = path + suffix;
+        if (lstat(sidePath.c_str(), &info) != 0)
+            continue;
+        side.anyPresent = true;
+        const std::string_view name = suffix;
+        if (name == "-wal")
+            side.walBytes = static_cast<int64_t>(info.st_size);
+        // A journal is hot when it holds a header (a zeroed one was finished: PERSIST mode).
+        if (name == "-journal" && info.st_size > 0) {
+            const std::string start = fileStart(sidePath, 8);
+            if (start.find_first_not_of('\0') != std::string::npos)
+                side.hotJournalBytes = static_cast<int64_t>(info.st_size);
+        }
+    }
+    return side;
+}
+
+std::string pendingSideFilesProblem(const std::string& path, const SqliteSideFiles& side) {
+    if (side.hotJournalBytes > 0)
+        return "has an unfinished write: its rollback journal " + path + "-journal (" +
+               std::to_string(side.hotJournalBytes) +
+               " bytes) must be rolled back into it before it can be read, which writes the file "
+               "(`sqlite3 FILE 'PRAGMA integrity_check'` rolls it back where it may be written)";
+    if (side.walBytes > 0)
+        return "has transactions not yet in the file: its write-ahead log " + path + "-wal (" +
+               std::to_string(side.walBytes) +
+               " bytes; a recording still running, or whose writer was killed) can only be read "
+               "by writing beside it (`sqlite3 FILE 'PRAGMA wal_checkpoint'` moves them into the "
+               "file where it may be written)";
+    return {};
+}
+
 Database::Database(Database&& other) noexcept : m_db(std::exchange(other.m_db, nullptr)) {}
 
 Database& Database::operator=(Database&& other) noexcept {
@@ -158,19 +231,7 @@ bool Database::openForAttach(const std::string& path, std::string* error) {
 }
 
 bool Database::attachReadOnly(const std::string& path, std::string_view name, std::string* error) {
-    // RFC 3986 escaping of everything but unreserved characters and '/', so that no '?', '#'
-    // or '%' in the path is read as part of the URI.
-    std::string uri = "file:";
-    for (const unsigned char c : path) {
-        if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
-            uri.push_back(static_cast<char>(c));
-        } else {
-            char escaped[4];
-            std::snprintf(escaped, sizeof escaped, "%%%02X", c);
-            uri += escaped;
-        }
-    }
-    uri += "?mode=ro";
+    const std::string uri = fileUri(path, "mode=ro");
     Statement attach = prepare("ATTACH DATABASE ? AS " + std::string(name));
     attach.bind(1, uri);
     if (!attach.execute()) {
@@ -189,9 +250,19 @@ bool Database::openWithFlags(const std::string& path, Mode mode, int extraFlags,
                              std::string* error) {
     close();
     int flags = SQLITE_OPEN_NOMUTEX | extraFlags;
+    std::string name = path;
     switch (mode) {
     case Mode::ReadOnly:
         flags |= SQLITE_OPEN_READONLY;
+        if (const SqliteSideFiles side = sqliteSideFiles(path); side.pending()) {
+            if (error)
+                *error = pendingSideFilesProblem(path, side);
+            return false;
+        } else if (side.walMode || side.anyPresent) {
+            // Nothing to read beside it: `immutable` keeps SQLite from creating -wal and -shm.
+            flags |= SQLITE_OPEN_URI;
+            name = fileUri(path, "immutable=1");
+        }
         break;
     case Mode::ReadWrite:
         flags |= SQLITE_OPEN_READWRITE;
@@ -200,7 +271,7 @@ bool Database::openWithFlags(const std::string& path, Mode mode, int extraFlags,
         flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
         break;
     }
-    if (sqlite3_open_v2(path.c_str(), &m_db, flags, nullptr) != SQLITE_OK) {
+    if (sqlite3_open_v2(name.c_str(), &m_db, flags, nullptr) != SQLITE_OK) {
         if (error)
             *error = lastMessage();
         sqlite3_close_v2(m_db);

@@ -80,6 +80,25 @@ private:
     std::string m_error;
 };
 
+// The names SQLite gives the files beside a database (`PATH-wal`, ...), which belong to it.
+inline constexpr const char* kSqliteSideFileSuffixes[] = {"-wal", "-shm", "-journal"};
+
+// What lies beside a database file that a reader must honour: committed transactions still in the
+// write-ahead log, or a rollback journal of an unfinished write. SQLite reads either only by
+// writing beside the file (the -shm index; rolling the journal back), so a reader that must
+// never write there reads a copy (model/interop/side_file_snapshot.h) or refuses.
+struct SqliteSideFiles {
+    bool walMode = false;        // the header asks for WAL (bytes 18-19 are 2)
+    bool anyPresent = false;     // a -wal, -shm or -journal exists, whatever its content
+    int64_t walBytes = 0;        // the -wal's size: > 0 may hold committed transactions
+    int64_t hotJournalBytes = 0; // a -journal with a live header: an unfinished write
+    bool pending() const { return walBytes > 0 || hotJournalBytes > 0; }
+};
+SqliteSideFiles sqliteSideFiles(const std::string& path);
+// One line (without the file's name) saying what pending side data `path` has and why it is not
+// read in place; empty when none.
+std::string pendingSideFilesProblem(const std::string& path, const SqliteSideFiles& side);
+
 class Database {
 public:
     enum class Mode { ReadOnly, ReadWrite, Create };
@@ -92,8 +111,11 @@ public:
     Database& operator=(const Database&) = delete;
 
     // On failure returns false and sets *error to SQLite's message. Create makes the file when
-    // missing; ReadOnly never writes the file (SQLITE_OPEN_READONLY; not `immutable`, which would
-    // ignore the WAL of a session still being recorded). Every connection is defensive: no
+    // missing. ReadOnly never writes the file nor creates anything beside it: a file in WAL mode,
+    // or with side files, is opened `immutable` (else SQLite would create -wal and -shm); one
+    // with pending side data (SqliteSideFiles::pending) is refused with
+    // pendingSideFilesProblem(), since `immutable` would silently skip that data. Every
+    // connection is defensive: no
     // triggers, no views, no untrusted schema functions (SQLITE_DBCONFIG_DEFENSIVE,
     // TRUSTED_SCHEMA off, ENABLE_TRIGGER off, ENABLE_VIEW off). Connections are single-threaded
     // (NOMUTEX): use one per thread.

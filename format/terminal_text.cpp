@@ -1,5 +1,6 @@
 #include "format/terminal_text.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace stallscope::format {
@@ -10,9 +11,11 @@ bool isContinuation(unsigned char byte) {
     return (byte & 0xC0) == 0x80;
 }
 
-// The length of the well-formed UTF-8 sequence at the start of `text` (RFC 3629: no overlong
-// forms, no surrogates, nothing past U+10FFFF), or 0 when it is not one.
-size_t utf8Length(std::string_view text) {
+} // namespace
+
+size_t utf8SequenceLength(std::string_view text) {
+    if (text.empty())
+        return 0;
     const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
     const unsigned char lead = byte(0);
     size_t length = 0;
@@ -38,6 +41,8 @@ size_t utf8Length(std::string_view text) {
     return length;
 }
 
+namespace {
+
 void appendEscape(std::string& out, const char* format, unsigned value) {
     char escaped[8];
     std::snprintf(escaped, sizeof escaped, format, value);
@@ -61,7 +66,7 @@ std::string terminalSafe(std::string_view text, bool keepNewlines) {
             text.remove_prefix(1);
             continue;
         }
-        const size_t length = utf8Length(text);
+        const size_t length = utf8SequenceLength(text);
         if (length == 0) {
             appendEscape(out, "\\x%02x", byte);
             text.remove_prefix(1);
@@ -75,6 +80,20 @@ std::string terminalSafe(std::string_view text, bool keepNewlines) {
         text.remove_prefix(length);
     }
     return out;
+}
+
+std::string clippedText(std::string_view text, size_t maxBytes, size_t wholeBytes) {
+    wholeBytes = std::max(wholeBytes, text.size());
+    if (wholeBytes <= maxBytes)
+        return std::string(text);
+    size_t cut = std::min(maxBytes, text.size());
+    while (cut > 0 && cut < text.size() && isContinuation(static_cast<unsigned char>(text[cut])))
+        --cut;
+    return std::string(text.substr(0, cut)) + "… (" + std::to_string(wholeBytes) + " bytes)";
+}
+
+std::string shownLine(std::string_view text, size_t maxBytes) {
+    return terminalSafe(clippedText(text, maxBytes), false);
 }
 
 } // namespace stallscope::format

@@ -12,4 +12,17 @@ namespace stallscope::format {
 
 std::string terminalSafe(std::string_view text, bool keepNewlines = true);
 
+// The length of the well-formed UTF-8 sequence at the start of `text` (RFC 3629: no overlong
+// forms, no surrogates, nothing past U+10FFFF), or 0 when it is not one; for writers whose output
+// must be valid UTF-8 (JSON).
+size_t utf8SequenceLength(std::string_view text);
+
+// `text` cut to at most `maxBytes` (at a UTF-8 character's start), ending in "… (N bytes)" when
+// cut: how a value read from a file is kept or shown without its size reaching every view.
+// `wholeBytes`: the size of the value `text` begins (when only its start was read).
+std::string clippedText(std::string_view text, size_t maxBytes, size_t wholeBytes = 0);
+// One line of a file's text for a view or a line-oriented output: control characters (newlines
+// too) escaped as terminalSafe() does, at most `maxBytes` of the original shown.
+std::string shownLine(std::string_view text, size_t maxBytes = 2048);
+
 } // namespace stallscope::format

@@ -1,5 +1,7 @@
 #include "model/interop/chrome_trace_export.h"
 
+#include "format/terminal_text.h"
+
 #include "model/interop/kineto_names.h"
 #include "model/interop/trace_file_writer.h"
 #include "model/session/session.h"
@@ -16,9 +18,13 @@ namespace stallscope::model {
 
 namespace {
 
-void appendEscaped(std::string& out, const std::string& text) {
+// A JSON string; bytes that are not UTF-8 (a name's stray bytes, an encoded lone surrogate) become
+// U+FFFD, so the output is always valid UTF-8 and valid JSON.
+void appendEscaped(std::string& out, std::string_view text) {
     out.push_back('"');
-    for (const char c : text) {
+    while (!text.empty()) {
+        const char c = text.front();
+        size_t length = 1;
         if (c == '"' || c == '\\') {
             out.push_back('\\');
             out.push_back(c);
@@ -26,9 +32,15 @@ void appendEscaped(std::string& out, const std::string& text) {
             char escaped[8];
             std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
             out += escaped;
-        } else {
+        } else if (static_cast<unsigned char>(c) < 0x80) {
             out.push_back(c);
+        } else if ((length = format::utf8SequenceLength(text)) > 0) {
+            out.append(text.substr(0, length));
+        } else {
+            out += "\\ufffd";
+            length = 1;
         }
+        text.remove_prefix(length);
     }
     out.push_back('"');
 }
@@ -243,14 +255,21 @@ private:
             }
     }
 
-    const std::vector<std::string>& stackEntries(uint32_t stackId) {
-        auto it = m_stackCache.find(stackId);
-        if (it != m_stackCache.end())
-            return it->second;
-        std::vector<std::string> entries;
-        for (const FrameInfo& frame : m_database.stack(stackId))
-            entries.push_back(stackEntryForFrame(frame));
-        return m_stackCache.emplace(stackId, std::move(entries)).first->second;
+    // A stack is written once, with the first sync that has it; later syncs name it by
+    // "stack_id" (the importer resolves it), so the output grows with the session's stacks, not
+    // with syncs × depth.
+    void writeStack(std::string& o, uint32_t stackId) {
+        o += ",\"stack_id\":" + std::to_string(stackId);
+        if (!m_writtenStacks.insert(stackId).second)
+            return;
+        o += ",\"stack\":[";
+        bool first = true;
+        for (const FrameInfo& frame : m_database.stack(stackId)) {
+            o += first ? "" : ",";
+            appendEscaped(o, stackEntryForFrame(frame));
+            first = false;
+        }
+        o += "]";
     }
 
     static uint64_t workKey(const EventRef& work) {
@@ -305,16 +324,8 @@ private:
                      ",\"context\":" + std::to_string(s.contextId) +
                      ",\"stream\":" + std::to_string(s.streamId);
             }
-            if (syncs.stackId[i] != 0) {
-                o += ",\"stack\":[";
-                bool first = true;
-                for (const std::string& entry : stackEntries(syncs.stackId[i])) {
-                    o += first ? "" : ",";
-                    appendEscaped(o, entry);
-                    first = false;
-                }
-                o += "]";
-            }
+            if (syncs.stackId[i] != 0)
+                writeStack(o, syncs.stackId[i]);
             o += "}";
             endEvent();
             syncWaitFlow(hostLane, static_cast<uint32_t>(i), pid, tid);
@@ -395,7 +406,7 @@ private:
     int64_t m_events = 0;
     std::unordered_set<int64_t> m_gpuFlows;
     std::unordered_set<int64_t> m_hostFlows;
-    std::unordered_map<uint32_t, std::vector<std::string>> m_stackCache;
+    std::unordered_set<uint32_t> m_writtenStacks;
     // Sync-wait flow ids: above every launch flow id (flowId stays below 2^52), below 2^53 so
     // that JavaScript readers keep them exact.
     static constexpr int64_t kSyncWaitFlowBase = int64_t{1} << 52;

@@ -1,10 +1,17 @@
 #include "model/interop/import_cache.h"
 
+#include "format/sqlite_database.h"
+
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <mutex>
 #include <system_error>
-#include <vector>
 
 namespace stallscope::model {
 
@@ -13,7 +20,10 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kSessionSuffix = ".stallscope";
-constexpr const char* kSidecarSuffixes[] = {"-wal", "-shm", "-journal"};
+constexpr const char* kMarkSuffix = ".cache-entry";
+// What a mark holds: a file of the user's cannot be one by accident.
+constexpr std::string_view kMarkText = "Stallscope import cache entry: removed with its session\n";
+constexpr size_t kKeyBlockBytes = 64 * 1024;
 
 struct CachedSession {
     fs::path path;
@@ -25,11 +35,12 @@ std::vector<CachedSession> cachedSessions(const std::string& dir) {
     std::vector<CachedSession> sessions;
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(dir, ec)) {
-        if (!entry.is_regular_file(ec) || entry.path().extension() != kSessionSuffix)
+        if (!entry.is_regular_file(ec) || entry.path().extension() != kSessionSuffix ||
+            !isCacheEntry(entry.path().string()))
             continue;
         CachedSession session{entry.path(), static_cast<int64_t>(entry.file_size(ec)),
                               entry.last_write_time(ec)};
-        for (const char* suffix : kSidecarSuffixes) {
+        for (const char* suffix : format::kSqliteSideFileSuffixes) {
             std::error_code missing;
             const auto size = fs::file_size(entry.path().string() + suffix, missing);
             if (!missing)
@@ -40,14 +51,58 @@ std::vector<CachedSession> cachedSessions(const std::string& dir) {
     return sessions;
 }
 
-// Removes the session and its sidecars; false (with the error) if the session itself stays.
+// Removes the session, its sidecars and its mark; false (with the error) if the session stays.
 bool removeSession(const CachedSession& session, std::error_code& ec) {
-    for (const char* suffix : kSidecarSuffixes) {
+    for (const char* suffix : format::kSqliteSideFileSuffixes) {
         std::error_code ignored;
         fs::remove(session.path.string() + suffix, ignored);
     }
     fs::remove(session.path, ec);
-    return !ec;
+    if (ec)
+        return false;
+    std::error_code ignored;
+    fs::remove(session.path.string() + kMarkSuffix, ignored);
+    return true;
+}
+
+// This process's stand-in for a cache folder that cannot be written, removed at exit.
+std::string g_scratchDir;
+void removeScratchDir() {
+    std::error_code ec;
+    fs::remove_all(g_scratchDir, ec);
+}
+
+bool writable(const std::string& dir) {
+    return access(dir.c_str(), W_OK | X_OK) == 0;
+}
+
+// FNV-1a, 64 bits: a fingerprint of the key text (not a defence against a crafted collision,
+// which would only serve a user the conversion of their own other file).
+uint64_t fingerprint(std::string_view text, uint64_t hash = 1469598103934665603ull) {
+    for (const unsigned char c : text) {
+        hash ^= c;
+        hash *= 1099511628211ull;
+    }
+    return hash;
+}
+
+std::string contentKey(const std::string& file) {
+    std::error_code ec;
+    const auto size = fs::file_size(file, ec);
+    std::string key = file + ":" + std::to_string(ec ? 0 : size) + ":" +
+                      std::to_string(fs::last_write_time(file, ec).time_since_epoch().count());
+    std::ifstream in(file, std::ios::binary);
+    std::string block(kKeyBlockBytes, '\0');
+    in.read(block.data(), static_cast<std::streamsize>(block.size()));
+    key += ":" + std::to_string(fingerprint(std::string_view(block.data(), size_t(in.gcount()))));
+    if (!ec && size > kKeyBlockBytes) {
+        in.clear();
+        in.seekg(static_cast<std::streamoff>(size - kKeyBlockBytes));
+        in.read(block.data(), static_cast<std::streamsize>(block.size()));
+        key +=
+            ":" + std::to_string(fingerprint(std::string_view(block.data(), size_t(in.gcount()))));
+    }
+    return key;
 }
 
 } // namespace
@@ -65,6 +120,61 @@ std::string importCacheDir() {
         dir = fs::temp_directory_path(ec) / "stallscope-imports";
     fs::create_directories(dir, ec);
     return dir.string();
+}
+
+std::string writableImportCacheDir(std::string* why) {
+    const std::string dir = importCacheDir();
+    if (writable(dir))
+        return dir;
+    static std::mutex mutex;
+    const std::lock_guard lock(mutex);
+    if (g_scratchDir.empty()) {
+        std::error_code ec;
+        std::string pattern = (fs::temp_directory_path(ec) / "stallscope-cache-XXXXXX").string();
+        if (ec || !mkdtemp(pattern.data())) {
+            *why = "the import cache " + dir +
+                   " cannot be written, nor a temporary folder made (set STALLSCOPE_IMPORT_CACHE "
+                   "to a folder that can be)";
+            return {};
+        }
+        g_scratchDir = pattern;
+        std::atexit(removeScratchDir);
+    }
+    return g_scratchDir;
+}
+
+std::string cacheEntryPath(const std::string& dir, const std::string& stem,
+                           const std::string& identity, const std::vector<std::string>& files) {
+    std::string key = identity;
+    for (const std::string& file : files)
+        key += "|" + contentKey(file);
+    char hash[32];
+    std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(fingerprint(key)));
+    return (fs::path(dir) / (stem.substr(0, 120) + "-" + hash + kSessionSuffix)).string();
+}
+
+bool markCacheEntry(const std::string& entryPath) {
+    std::ofstream mark(entryPath + kMarkSuffix, std::ios::binary | std::ios::trunc);
+    mark << kMarkText;
+    mark.close();
+    return !mark.fail();
+}
+
+bool isCacheEntry(const std::string& path) {
+    std::error_code ec;
+    const std::string mark = path + kMarkSuffix;
+    if (!fs::is_regular_file(fs::symlink_status(mark, ec)) ||
+        fs::file_size(mark, ec) != kMarkText.size())
+        return false;
+    std::ifstream in(mark, std::ios::binary);
+    std::string text(kMarkText.size(), '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    return text == kMarkText;
+}
+
+void removeCacheEntry(const std::string& path) {
+    std::error_code ec;
+    removeSession(CachedSession{path, 0, {}}, ec);
 }
 
 void touchCachedSession(const std::string& sessionPath) {
@@ -110,6 +220,18 @@ bool clearImportCache(const std::string& dir, ImportCacheTrim* removed, std::str
         }
         ++removed->removedFiles;
         removed->removedBytes += session.bytes;
+    }
+    // Marks whose session is gone (a conversion killed before its commit) are the cache's too.
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+        const std::string path = entry.path().string();
+        const std::string marked = path.size() > std::string_view(kMarkSuffix).size()
+                                       ? path.substr(0, path.size() - std::strlen(kMarkSuffix))
+                                       : std::string();
+        std::error_code missing;
+        if (entry.path().extension() == kMarkSuffix && !fs::exists(marked, missing) &&
+            isCacheEntry(marked))
+            fs::remove(entry.path(), missing);
     }
     return true;
 }

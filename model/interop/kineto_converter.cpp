@@ -48,6 +48,7 @@ void KinetoConverter::beginFile(const std::string&, const std::string& displayNa
     m_annotationIndex.clear();
     m_threads.clear();
     m_pageableCopies.clear();
+    m_exportStacks.clear();
     m_syncDetails.clear();
     m_threadNames.clear();
     m_pythonCalls.clear();
@@ -254,6 +255,8 @@ bool KinetoConverter::onEvent(const KinetoEvent& e) {
     }
     if (e.category == C::Ac2g) // the launch link is the correlation id both ends carry
         return true;
+    if (e.ph == 'X' && !e.hasTs)
+        ++m_stats.untimedEvents;
     if (e.ph != 'X' || !e.hasTs) {
         ++m_stats.ignoredCategories[e.cat + " (ph " + std::string(1, e.ph ? e.ph : '?') + ")"];
         return true;
@@ -403,6 +406,11 @@ void KinetoConverter::onExplicitSync(const KinetoEvent& e) {
         for (size_t i = 0; i < e.stackSize; ++i)
             frames.push_back(stackFrame(e.stack[i]));
         pending.stackId = internStack(frames);
+        if (e.stackId >= 0)
+            m_exportStacks[e.stackId] = pending.stackId;
+    } else if (const auto written = m_exportStacks.find(e.stackId);
+               written != m_exportStacks.end()) {
+        pending.stackId = written->second; // a stack the file wrote with an earlier sync
     }
     pending.copyCandidate = 3; // explicit: keep as is
     thread.syncs.push_back(pending);

@@ -44,6 +44,7 @@ struct KinetoImportStats {
     int64_t windowDroppedRows = 0; // buffered rows (syncs, ranges) entirely outside it
     int64_t controlCharacters = 0; // raw control characters in strings, read as spaces
     int64_t unpairedBeginEnd = 0;  // 'B' or 'E' events without their pair (kineto_begin_end.h)
+    int64_t untimedEvents = 0;     // complete ('X') events without a numeric "ts": not read
 };
 
 // One file's profiler window, for the rows written before it was known (see finalizeImport).
@@ -162,7 +163,8 @@ private:
     StringIdMap m_rawPythonNames; // event name as written -> frame id
     StringIdMap m_pythonFrames;   // canonical name (no object address) -> frame id
     StringIdMap m_otherFrames;    // explicit-sync stack entries -> frame id
-    std::unordered_map<std::string, int64_t> m_stacks; // frame ids as bytes -> stack id
+    std::unordered_map<std::string, int64_t> m_stacks;   // frame ids as bytes -> stack id
+    std::unordered_map<int64_t, int64_t> m_exportStacks; // this file's "stack_id" -> stack id
 
     // Per-file state.
     std::string m_fileName;

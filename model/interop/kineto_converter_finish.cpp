@@ -90,7 +90,8 @@ void KinetoConverter::resolveThread(ThreadState& thread) {
                 open.pop_back();
             if (!open.empty() && open.back() != internedTop) {
                 frames.clear();
-                for (auto it = open.rbegin(); it != open.rend(); ++it)
+                for (auto it = open.rbegin();
+                     it != open.rend() && frames.size() < size_t(format::kMaxStackDepth); ++it)
                     frames.push_back((*it)->frameId);
                 internedStack = internStack(frames);
                 internedTop = open.back();

@@ -58,6 +58,9 @@ struct KinetoEventValues {
     int64_t waitStream = -1;
     int32_t grid[3] = {1, 1, 1};
     int32_t block[3] = {1, 1, 1};
+    // A Stallscope export writes a sync's stack once and names it by this id (-1: none) on the
+    // syncs after it that share it.
+    int64_t stackId = -1;
 
     // Where the event ends: a negative "dur" counts as none.
     int64_t endNs() const { return durNs > 0 ? tsNs + durNs : tsNs; }

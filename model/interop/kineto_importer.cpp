@@ -278,6 +278,9 @@ KinetoImportResult KinetoImporter::convert(const std::string& tracePath,
         if (const int64_t controls = converter.stats().controlCharacters; controls > 0)
             warnings += (warnings.empty() ? "" : "; ") + std::to_string(controls) +
                         " raw control characters (not tab or newline) read as spaces";
+        if (const int64_t untimed = converter.stats().untimedEvents; untimed > 0)
+            warnings += (warnings.empty() ? "" : "; ") + std::to_string(untimed) +
+                        " complete (X) events without a numeric \"ts\" not read";
         if (const int64_t unpaired = converter.stats().unpairedBeginEnd; unpaired > 0)
             warnings += (warnings.empty() ? "" : "; ") + std::to_string(unpaired) +
                         " begin/end (B/E) events without their pair skipped";
@@ -308,45 +311,49 @@ KinetoImportResult KinetoImporter::convert(const std::string& tracePath,
     return result;
 }
 
-std::string KinetoImporter::cachePathFor(const std::string& tracePath) {
-    std::error_code ec;
-    const fs::path dir = importCacheDir();
-
-    // Key: absolute path, and size + modification time of every trace file it stands for.
-    std::string key =
-        fs::absolute(tracePath, ec).string() + "|v" + std::to_string(kConverterVersion);
+std::string KinetoImporter::cachePathFor(const std::string& tracePath, std::string* why) {
     std::string ignored;
-    for (const std::string& file : traceFiles(tracePath, &ignored)) {
-        key += "|" + file + ":" + std::to_string(fs::file_size(file, ec));
-        key += ":" + std::to_string(fs::last_write_time(file, ec).time_since_epoch().count());
-    }
-    char hash[32];
-    std::snprintf(hash, sizeof hash, "%016zx", std::hash<std::string>{}(key));
+    const std::string dir = writableImportCacheDir(why ? why : &ignored);
+    if (dir.empty())
+        return {};
+    std::error_code ec;
     std::string stem = fs::path(tracePath).filename().string();
     if (stem.empty())
         stem = fs::path(tracePath).parent_path().filename().string();
-    return (dir / (stem + "-" + hash + ".stallscope")).string();
+    // Which trace, which converter, and the content of every trace file it stands for.
+    const std::string identity =
+        fs::absolute(tracePath, ec).string() + "|v" + std::to_string(kConverterVersion);
+    return cacheEntryPath(dir, stem, identity, traceFiles(tracePath, &ignored));
 }
 
 LoadResult KinetoImporter::load(const std::string& tracePath, const LoadOptions& options) {
-    const std::string cached = cachePathFor(tracePath);
+    LoadResult failed;
+    const std::string cached = cachePathFor(tracePath, &failed.error);
+    if (cached.empty()) {
+        failed.error = tracePath + ": " + failed.error;
+        return failed;
+    }
     std::error_code ec;
-    if (fs::exists(cached, ec)) {
+    if (fs::exists(cached, ec) && isCacheEntry(cached)) {
         LoadResult reused = SessionLoader::load(cached, options);
         if (reused.ok())
             touchCachedSession(cached);
         if (reused.ok() || reused.cancelled)
             return reused;
-        removeSessionFiles(cached); // stale or damaged: convert again
+        removeCacheEntry(cached); // stale or damaged: convert again
     }
     KinetoImportOptions importOptions;
     importOptions.cancel = options.cancel;
-    importOptions.output.replaceExisting = true; // the cache's own file, stale or damaged
     if (options.progress)
         importOptions.progress = [&](double f) { options.progress(0.8 * f); };
+    // Marked before it exists, so that the cache never holds an entry it would not remove.
+    if (!markCacheEntry(cached)) {
+        failed.error = cached + ": cannot write the import cache's mark beside it";
+        return failed;
+    }
     const KinetoImportResult imported = convert(tracePath, cached, importOptions);
     if (!imported.ok) {
-        LoadResult failed;
+        removeCacheEntry(cached);
         failed.cancelled = imported.cancelled;
         failed.error = imported.error;
         return failed;

@@ -60,9 +60,10 @@ public:
     // meta `import_source` names the trace.
     static LoadResult load(const std::string& tracePath, const LoadOptions& options = {});
 
-    // Where load() keeps the converted session, in importCacheDir() (import_cache.h, which
-    // also bounds the cache's size).
-    static std::string cachePathFor(const std::string& tracePath);
+    // Where load() keeps the converted session, in writableImportCacheDir() (import_cache.h,
+    // which also bounds the cache's size and keys it on the trace files' content); empty, with
+    // *why, when no folder can be written.
+    static std::string cachePathFor(const std::string& tracePath, std::string* why = nullptr);
 };
 
 // Lets `opener` open torch.profiler traces (files and per-rank folders) through load().

@@ -120,12 +120,11 @@ bool jsonWhitespace(unsigned char c) {
 // Every control byte is read as a space, wherever it is: inside strings that is the tolerance
 // wanted, outside them a tab or newline is whitespace either way and any other control byte was
 // invalid JSON. So no string state is tracked and the pass costs a few instructions per 16 bytes
-// (SSE2, on every x86-64). NUL stays: it is the parser's end of input.
+// (SSE2, on every x86-64). A NUL read from the file is blanked too: the parser's end of input is
+// only the sentinel written after the data.
 void KinetoInputStream::blankControlCharacters(char* p, char* end) {
     auto blank = [this](char* at) {
         const auto c = static_cast<unsigned char>(*at);
-        if (c == 0)
-            return;
         m_controlCharacters += jsonWhitespace(c) ? 0 : 1;
         *at = ' ';
     };

@@ -301,6 +301,7 @@ bool KinetoSaxHandler::Key(const char* t, unsigned n, bool) {
         {"kind", K::Kind},
         {"event", K::Event},
         {"stack", K::StackKey},
+        {"stack_id", K::StackId},
     };
     static constexpr Keyword<K> kDeviceKeys[] = {
         {"id", K::Id},
@@ -414,6 +415,9 @@ bool KinetoSaxHandler::storeNumber(std::string_view text, const JsonNumber& numb
     case Field::WaitStream:
         field = &m_event.waitStream;
         break;
+    case Field::StackId:
+        field = &m_event.stackId;
+        break;
     case Field::Registers:
         narrowField = &m_event.registersPerThread;
         break;
@@ -471,6 +475,19 @@ bool KinetoSaxHandler::String(const char* t, unsigned n, bool) {
         case Field::Name:
             assignName(m_event.name, t, n);
             break;
+        case Field::Ts:
+        case Field::Dur: {
+            // Some writers quote their times ("ts": "1700.5"): read a quoted number as the number.
+            std::string_view text(t, n);
+            while (!text.empty() && text.front() == ' ')
+                text.remove_prefix(1);
+            while (!text.empty() && text.back() == ' ')
+                text.remove_suffix(1);
+            const JsonNumber number = numberParts(text);
+            if (!text.empty() && (number.integerDigits > 0 || number.exponent))
+                return Number(text.data(), static_cast<unsigned>(text.size()), number);
+            break; // not a time: the event stays untimed and is counted as such
+        }
         case Field::Pid:
             m_event.pidIsNumber = false;
             break; // "Spans", "Traces": not a process

@@ -131,6 +131,7 @@ private:
         Kind,
         Event,
         StackKey,
+        StackId,
         // deviceProperties keys
         Id,
         TotalGlobalMem,

@@ -1,5 +1,6 @@
 // RunMerger::load: a run's files loaded by SessionLoader a few at once, then merged in memory
 // (run_session_merge.h).
+#include "model/interop/kineto_importer.h"
 #include "model/interop/run_merge.h"
 #include "model/interop/run_session_merge.h"
 
@@ -109,6 +110,21 @@ LoadResult loadRanks(const std::vector<std::string>& files, const std::string& s
     return failed; // every file loaded (no error)
 }
 
+// What a run folder holds besides its sessions that a user may have meant to open: profiler
+// traces (a folder is read either as sessions or as traces, never both). Empty when none.
+std::string tracesNotRead(const std::string& path) {
+    std::error_code ec;
+    if (!fs::is_directory(path, ec))
+        return {};
+    std::string ignored;
+    const std::vector<std::string> traces = KinetoImporter::traceFiles(path, &ignored);
+    if (traces.empty())
+        return {};
+    return path + " also holds " + std::to_string(traces.size()) +
+           " profiler trace file(s) (.json, .json.gz), not read: only its sessions were; open a "
+           "trace by its name";
+}
+
 } // namespace
 
 LoadResult RunMerger::load(const std::vector<std::string>& paths, const LoadOptions& options) {
@@ -123,6 +139,12 @@ LoadResult RunMerger::load(const std::vector<std::string>& paths, const LoadOpti
     LoadResult merged = mergeLoadedRanks(std::move(ranks), files, paths.front());
     if (merged.ok() && options.progress)
         options.progress(1.0);
+    if (merged.ok())
+        for (const std::string& path : paths)
+            if (const std::string unread = tracesNotRead(path); !unread.empty()) {
+                std::string& warning = merged.session->warning;
+                warning += (warning.empty() ? "" : "; ") + unread;
+            }
     return merged;
 }
 

@@ -3,6 +3,7 @@
 #include "format/session_row_reader.h"
 #include "format/session_schema.h"
 #include "format/session_schema_check.h"
+#include "format/terminal_text.h"
 
 #include <limits>
 
@@ -119,7 +120,8 @@ void readStrings(const format::Database& db, Session& s) {
                   if (row.id() != static_cast<int64_t>(s.strings.size()) || row.id() > kMaxInt32)
                       row.fail("breaks the string ids' run from 1 (expected id " +
                                std::to_string(s.strings.size()) + ")");
-                  s.strings.push_back(row.values().text(1));
+                  s.strings.push_back(
+                      format::clippedText(row.values().text(1), format::kMaxNameBytes));
               });
 }
 

@@ -3,12 +3,22 @@
 #include "format/session_row_reader.h"
 #include "format/session_schema_check.h"
 #include "format/sqlite_database.h"
+#include "format/terminal_text.h"
 #include "model/session/session.h"
 
 #include <algorithm>
 #include <set>
 
 namespace stallscope::model {
+
+namespace {
+
+// A frame's text as kept: a file may hold any length, a view needs no more than this.
+std::string clippedFrameText(const std::string& text) {
+    return format::clippedText(text, format::kMaxFrameTextBytes);
+}
+
+} // namespace
 
 bool SessionDatabase::open(const std::string& path, std::string* error) {
     m_files.clear();
@@ -53,7 +63,9 @@ std::vector<FrameInfo> SessionDatabase::stack(int64_t stackId) const {
         return frames;
     format::Statement rows = file->connection.prepare(
         format::movedSelectSql(format::tables::kFrames, file->moves, "f") +
-        " JOIN stack_frames sf ON f.id = sf.frame_id WHERE sf.stack_id = ? ORDER BY sf.position");
+        " JOIN stack_frames sf ON f.id = sf.frame_id WHERE sf.stack_id = ? ORDER BY sf.position "
+        "LIMIT " +
+        std::to_string(format::kMaxStackDepth));
     rows.bind(1, localId);
     while (rows.step()) {
         FrameInfo frame;
@@ -61,8 +73,8 @@ std::vector<FrameInfo> SessionDatabase::stack(int64_t stackId) const {
         frame.kind = static_cast<format::FrameKind>(rows.integer(1));
         frame.address = rows.integer(2);
         frame.moduleId = rows.integer(3);
-        frame.function = rows.text(4);
-        frame.file = rows.text(5);
+        frame.function = clippedFrameText(rows.text(4));
+        frame.file = clippedFrameText(rows.text(5));
         frame.line = rows.integer(6);
         frame.column = rows.integer(7);
         frame.symbolized = rows.integer(8) != 0;

@@ -1,5 +1,7 @@
 #include "model/session/session_file_check.h"
 
+#include "format/sqlite_database.h"
+
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -24,7 +26,8 @@ std::string checkSqliteFile(const std::string& path) {
     if (ec || !fs::exists(status))
         return "no such file";
     if (fs::is_directory(status))
-        return "is a directory, not a session file";
+        return "is a folder holding no session files (.stallscope) and no torch.profiler traces "
+               "(.json, .json.gz)";
     if (!fs::is_regular_file(status))
         return "not a regular file";
     const auto size = fs::file_size(path, ec);
@@ -56,6 +59,9 @@ std::string checkSqliteFile(const std::string& path) {
     // The in-header page count is valid when the change counter matches version-valid-for.
     const uint32_t pageCount = readBigEndian32(&header[28]);
     const bool pageCountValid = readBigEndian32(&header[24]) == readBigEndian32(&header[92]);
+    // Before the size check below: a file whose pages are still in its WAL is not truncated.
+    if (const format::SqliteSideFiles side = format::sqliteSideFiles(path); side.pending())
+        return format::pendingSideFilesProblem(path, side);
     if (pageCountValid && pageCount > 0 && uint64_t(pageCount) * pageSize > size)
         return "truncated (" + std::to_string(size) + " of " +
                std::to_string(uint64_t(pageCount) * pageSize) + " bytes present)";

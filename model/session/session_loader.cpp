@@ -4,6 +4,7 @@
 #include "format/session_schema.h"
 #include "format/session_schema_check.h"
 #include "format/sqlite_database.h"
+#include "format/terminal_text.h"
 #include "model/session/description_reader.h"
 #include "model/session/load_checks.h"
 #include "model/session/session_file_check.h"
@@ -347,9 +348,14 @@ private:
     void upgradeFromV3() {}
 
     void readMeta() {
-        format::Statement rows = m_db.prepare("SELECT key, value FROM meta");
+        // substr: a huge value is never read whole (SQLite counts characters, clippedText bytes).
+        format::Statement rows = m_db.prepare("SELECT substr(key, 1, 256), substr(value, 1, " +
+                                              std::to_string(format::kMaxMetaValueBytes + 1) +
+                                              "), length(CAST(value AS BLOB)) FROM meta");
         while (rows.step())
-            m_session->meta[rows.text(0)] = rows.text(1);
+            m_session->meta[rows.text(0)] =
+                format::clippedText(rows.text(1), format::kMaxMetaValueBytes,
+                                    static_cast<size_t>(std::max<int64_t>(rows.integer(2), 0)));
         if (rows.failed() || !rows.prepared())
             throw LoadFailure{"corrupt session: cannot read table 'meta': " + m_db.lastMessage()};
         Session& s = *m_session;

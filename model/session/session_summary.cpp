@@ -1,6 +1,7 @@
 #include "model/session/session_summary.h"
 
 #include "format/session_meta.h"
+#include "format/terminal_text.h"
 #include "model/session/collective_names.h"
 
 #include <cxxabi.h>
@@ -71,8 +72,9 @@ std::string readableKernelName(const std::string& name) {
 
 SessionSummary SessionSummary::of(const Session& session) {
     SessionSummary summary;
-    auto add = [&](std::string label, std::string value) {
-        summary.rows.emplace_back(std::move(label), std::move(value));
+    // One line each, whatever the file holds: a value cannot print a line of its own.
+    auto add = [&](std::string label, const std::string& value) {
+        summary.rows.emplace_back(std::move(label), format::shownLine(value));
     };
     // An imported trace is what the user opened; the session beside it is only the import cache.
     // A run (Session::parts) is read from its own files, with nothing cached.

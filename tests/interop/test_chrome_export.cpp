@@ -119,18 +119,26 @@ private slots:
                  qPrintable(parseError.errorString()));
         const QJsonArray events = doc.object().value("traceEvents").toArray();
         int syncs = 0, flowStarts = 0, flowEnds = 0, threadNames = 0;
+        QSet<int> stacksWritten; // each stack once, with the first sync that has it
         for (const QJsonValue& v : events) {
             const QJsonObject e = v.toObject();
             const QString ph = e.value("ph").toString();
             if (e.value("cat").toString() == "sync") {
                 ++syncs;
-                QVERIFY(e.value("args").toObject().value("stack").toArray().size() >= 3);
+                const QJsonObject args = e.value("args").toObject();
+                const int stackId = args.value("stack_id").toInt(-1);
+                QVERIFY(stackId > 0);
+                QCOMPARE(args.contains("stack"), !stacksWritten.contains(stackId));
+                if (args.contains("stack"))
+                    QVERIFY(args.value("stack").toArray().size() >= 3);
+                stacksWritten.insert(stackId);
             }
             flowStarts += ph == "s";
             flowEnds += ph == "f";
             threadNames += ph == "M" && e.value("name").toString() == "thread_name";
         }
         QCOMPARE(syncs, int(imported->session->counts.syncs));
+        QVERIFY(stacksWritten.size() < syncs); // the trace's syncs share stacks
         QVERIFY(flowStarts > 0);
         QCOMPARE(flowStarts, flowEnds);
         QVERIFY(threadNames >= 3); // two host threads and a stream

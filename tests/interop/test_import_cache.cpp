@@ -18,13 +18,19 @@ class ImportCacheTest : public QObject {
 private:
     QTemporaryDir m_dir;
 
-    // A cached session of `bytes`, last used `ageSeconds` ago.
-    std::string cached(const std::string& name, int64_t bytes, int ageSeconds) {
+    // A cached session of `bytes`, last used `ageSeconds` ago: the cache's own (marked), or a
+    // file of the user's that only looks like one.
+    std::string cached(const std::string& name, int64_t bytes, int ageSeconds, bool marked = true) {
         const std::string path = (fs::path(m_dir.path().toStdString()) / name).string();
+        if (marked && !markCacheEntry(path))
+            return {};
         std::ofstream(path) << std::string(static_cast<size_t>(bytes), 'x');
         fs::last_write_time(path,
                             fs::file_time_type::clock::now() - std::chrono::seconds(ageSeconds));
         return path;
+    }
+    std::string users(const std::string& name, int64_t bytes, int ageSeconds) {
+        return cached(name, bytes, ageSeconds, false);
     }
     std::string dir() const { return m_dir.path().toStdString(); }
 
@@ -50,7 +56,7 @@ private slots:
         const std::string newer = cached("c.stallscope", 10, 20);
         const std::string newest = cached("d.stallscope", 10, 10);
         std::ofstream(oldest + "-wal") << "wal";
-        const std::string notOurs = cached("notes.txt", 100, 50);
+        const std::string notOurs = users("notes.txt", 100, 50);
         const ImportCacheTrim trim = trimImportCache(dir(), {1000, 2});
         QCOMPARE(trim.removedFiles, 2);
         QCOMPARE(trim.removedBytes, int64_t(23)); // with the sidecar
@@ -77,11 +83,41 @@ private slots:
         QVERIFY(fs::exists(used) && !fs::exists(unused));
     }
 
+    // Issue 40: STALLSCOPE_IMPORT_CACHE pointed at a folder of recordings lost the oldest ones.
+    void theUsersSessionsNeverGo() {
+        const std::string mine = users("recording.stallscope", 100, 100);
+        std::ofstream(mine + "-wal") << "wal";
+        const std::string cachedOne = cached("a.stallscope", 10, 10);
+        QCOMPARE(trimImportCache(dir(), {1, 0}).removedFiles, 1); // over both caps
+        QVERIFY(fs::exists(mine) && fs::exists(mine + "-wal") && !fs::exists(cachedOne));
+        ImportCacheTrim removed;
+        std::string error;
+        QVERIFY2(clearImportCache(dir(), &removed, &error), error.c_str());
+        QCOMPARE(removed.removedFiles, 0);
+        QVERIFY(fs::exists(mine) && fs::exists(mine + "-wal"));
+        QVERIFY(!isCacheEntry(mine));
+    }
+
+    // A file rewritten with the same size and modification time is another entry.
+    void entriesAreKeyedOnContent() {
+        const std::string trace = users("trace.json", 0, 0);
+        const auto write = [&](char fill) {
+            std::ofstream(trace, std::ios::trunc) << std::string(200000, fill);
+            fs::last_write_time(trace, fs::file_time_type(std::chrono::seconds(1700000000)));
+        };
+        write('a');
+        const std::string first = cacheEntryPath(dir(), "trace.json", "id", {trace});
+        QCOMPARE(cacheEntryPath(dir(), "trace.json", "id", {trace}), first);
+        write('b');
+        QVERIFY(cacheEntryPath(dir(), "trace.json", "id", {trace}) != first);
+        QVERIFY(cacheEntryPath(dir(), "trace.json", "other", {trace}) != first);
+    }
+
     void clearRemovesEverySessionAndNothingElse() {
         const std::string first = cached("a.stallscope", 10, 30);
         const std::string last = cached("z.stallscope", 5, 20);
         std::ofstream(last + "-shm") << "shm";
-        const std::string notOurs = cached("trace.json", 7, 10);
+        const std::string notOurs = users("trace.json", 7, 10);
         ImportCacheTrim removed;
         std::string error;
         QVERIFY2(clearImportCache(dir(), &removed, &error), error.c_str());

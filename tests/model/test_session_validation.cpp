@@ -63,6 +63,7 @@ private slots:
     void formatVersionMustBeExact();
     void threeThousandProcessesExport();
     void deepRecursiveStackIsRead();
+    void deepStackOfLongNamesIsBounded();
     void batchCommandsNameFileTableAndRow_data();
     void batchCommandsNameFileTableAndRow();
 
@@ -492,7 +493,42 @@ void TestSessionValidation::deepRecursiveStackIsRead() {
     qsizetype deepest = 0;
     for (const QJsonValue& event : events)
         deepest = std::max(deepest, event.toObject()["args"].toObject()["stack"].toArray().size());
-    QCOMPARE(deepest, qsizetype(50002));
+    // A stack that claims 50,002 positions is read as its innermost kMaxStackDepth frames.
+    QCOMPARE(deepest, qsizetype(format::kMaxStackDepth));
+}
+
+// Issue 40: one stack of 100,000 positions that all reuse one 50 KB frame name took 4.8 GB (and
+// --export-chrome wrote it inline for every sync, past 12 GB). Now a stack costs at most
+// kMaxStackDepth frames of kMaxFrameTextBytes, and the export writes it once.
+void TestSessionValidation::deepStackOfLongNamesIsBounded() {
+    const std::string file = writeEdited(
+        {"UPDATE frames SET function = replace(hex(zeroblob(25000)), '0', 'x')",
+         "WITH RECURSIVE n(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM n WHERE i < 100001) "
+         "INSERT INTO stack_frames(stack_id, position, frame_id) SELECT 1, i, frame_id FROM "
+         "stack_frames, n WHERE stack_id = 1 AND position = 1",
+         "UPDATE syncs SET stack_id = 1"});
+    const Run insights = runStallscope({"--insights", QString::fromStdString(file)});
+    QVERIFY2(insights.exitCode == 0, qPrintable(insights.err));
+    const QByteArray exported = exportChrome(file, "long-names.json");
+    const QJsonArray events = QJsonDocument::fromJson(exported).object()["traceEvents"].toArray();
+    int syncs = 0, stacksWritten = 0;
+    for (const QJsonValue& event : events) {
+        const QJsonObject args = event.toObject()["args"].toObject();
+        if (!args.contains("stack_id"))
+            continue;
+        ++syncs;
+        const QJsonArray stack = args["stack"].toArray();
+        if (stack.isEmpty())
+            continue;
+        ++stacksWritten;
+        QCOMPARE(stack.size(), qsizetype(format::kMaxStackDepth));
+        QVERIFY(stack.first().toString().contains(QString(1000, 'x')));
+        QVERIFY(stack.first().toString().size() < qsizetype(format::kMaxFrameTextBytes + 100));
+    }
+    QVERIFY(syncs > 1);
+    QCOMPARE(stacksWritten, 1); // the one stack, with the first sync; the others name it
+    QVERIFY2(exported.size() < qsizetype(2 * format::kMaxStackDepth * format::kMaxFrameTextBytes),
+             QByteArray::number(exported.size()));
 }
 
 void TestSessionValidation::batchCommandsNameFileTableAndRow_data() {

@@ -1,0 +1,102 @@
+#include "model/interop/side_file_snapshot.h"
+
+#include "format/output_file.h"
+#include "format/sqlite_database.h"
+#include "model/interop/import_cache.h"
+
+#include <filesystem>
+#include <system_error>
+
+namespace stallscope::model {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Copies `path` and its pending side file to `copy` (named so that SQLite finds the side file
+// beside it) and lets SQLite fold the side file in there: a checkpoint of the WAL, or the
+// rollback of a hot journal on the first read. Leaves a self-contained file in rollback mode.
+std::string makeWhole(const std::string& path, const format::SqliteSideFiles& side,
+                      const std::string& copy) {
+    std::error_code ec;
+    const char* suffix = side.hotJournalBytes > 0 ? "-journal" : "-wal";
+    if (!fs::copy_file(path, copy, fs::copy_options::overwrite_existing, ec) ||
+        !fs::copy_file(path + suffix, copy + suffix, fs::copy_options::overwrite_existing, ec))
+        return "cannot copy it to " + copy + ": " + ec.message();
+    format::Database db;
+    std::string error;
+    if (!db.open(copy, format::Database::Mode::ReadWrite, &error) ||
+        !db.exec("SELECT count(*) FROM sqlite_master; PRAGMA wal_checkpoint(TRUNCATE); "
+                 "PRAGMA journal_mode=DELETE;",
+                 &error) ||
+        !db.close())
+        return "cannot read its " + std::string(suffix + 1) + " in the copy " + copy + ": " +
+               (error.empty() ? db.lastMessage() : error);
+    return {};
+}
+
+} // namespace
+
+bool hasPendingSideFiles(const std::string& path) {
+    std::error_code ec;
+    return fs::is_regular_file(path, ec) && format::sqliteSideFiles(path).pending();
+}
+
+LoadResult loadSideFileSnapshot(const std::string& path, const LoadOptions& options) {
+    LoadResult failed;
+    const format::SqliteSideFiles side = format::sqliteSideFiles(path);
+    const std::string dir = writableImportCacheDir(&failed.error);
+    if (dir.empty()) {
+        failed.error =
+            path + ": " + format::pendingSideFilesProblem(path, side) + "; " + failed.error;
+        return failed;
+    }
+    std::error_code ec;
+    const std::string sideFile = path + (side.hotJournalBytes > 0 ? "-journal" : "-wal");
+    const std::string entry =
+        cacheEntryPath(dir, fs::path(path).filename().string() + ".copy",
+                       "side-file copy|" + fs::absolute(path, ec).string(), {path, sideFile});
+    const std::string why = side.hotJournalBytes > 0
+                                ? "it has an unfinished write (its rollback journal " + sideFile +
+                                      "), rolled back in the copy"
+                                : "its write-ahead log " + sideFile +
+                                      " holds transactions not yet in the file (a recording still "
+                                      "running, or whose writer was killed)";
+    if (!(fs::exists(entry, ec) && isCacheEntry(entry))) {
+        removeCacheEntry(entry);
+        format::OutputFile output;
+        format::OutputPolicy policy;
+        policy.inputs = {path, sideFile};
+        if (!markCacheEntry(entry) || !output.create(entry, policy, &failed.error)) {
+            if (failed.error.empty())
+                failed.error = entry + ": cannot write the import cache's mark beside it";
+            removeCacheEntry(entry);
+            return failed;
+        }
+        if (std::string problem = makeWhole(path, side, output.temporaryPath());
+            !problem.empty() || !output.commit(&problem)) {
+            removeCacheEntry(entry);
+            failed.error = path + ": " + problem;
+            return failed;
+        }
+        trimImportCache(dir, kImportCacheLimits, entry);
+    } else {
+        touchCachedSession(entry);
+    }
+    LoadResult loaded = SessionLoader::load(entry, options);
+    if (loaded.ok()) {
+        std::string& warning = loaded.session->warning;
+        warning = "read from a copy in the import cache (" + entry + "): " + why +
+                  (warning.empty() ? std::string() : "; " + warning);
+    }
+    return loaded;
+}
+
+void registerSideFileSnapshotImporter(SessionOpener& opener) {
+    opener.add(SessionImporter{"Stallscope session with pending side files", &hasPendingSideFiles,
+                               [](const std::string& path, const LoadOptions& options) {
+                                   return loadSideFileSnapshot(path, options);
+                               }});
+}
+
+} // namespace stallscope::model
