@@ -18,6 +18,7 @@
 #include "views/report/report_writer.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QStringList>
 
 #include <cstdio>
@@ -68,6 +69,14 @@ format::OutputPolicy outputPolicy(const QStringList& inputs, bool replace) {
     return policy;
 }
 
+// Whether two output paths name one file (another spelling of it, or the same link).
+bool sameOutput(const QString& a, const QString& b) {
+    const QFileInfo first(a), second(b);
+    return first.absoluteFilePath() == second.absoluteFilePath() ||
+           (first.exists() && second.exists() &&
+            first.canonicalFilePath() == second.canonicalFilePath());
+}
+
 // Refuses OUT before any work is done; the writers check again when they create it.
 bool outputAllowed(const QString& output, const format::OutputPolicy& policy) {
     const std::string problem = format::checkOutputPath(output.toStdString(), policy);
@@ -76,19 +85,15 @@ bool outputAllowed(const QString& output, const format::OutputPolicy& policy) {
     return problem.empty();
 }
 
-// What the SARIF and JUnit files of a command reading `inputs` may replace.
-format::OutputPolicy ciPolicy(const CiOutputs& ci, const QStringList& inputs) {
-    format::OutputPolicy policy;
-    policy.replaceExisting = ci.replace;
-    policy.replaceHint = "add --force to replace it";
-    policy.inputs = filesReadToOpen(inputs);
-    return policy;
-}
-
 // Refuses the CI report paths before any work is done (an input, an existing file without
-// --force), as every command refuses its OUT.
+// --force, one file named for both), as every command refuses its OUT.
 bool ciOutputsAllowed(const CiOutputs& ci, const QStringList& inputs) {
-    const format::OutputPolicy policy = ciPolicy(ci, inputs);
+    if (!ci.sarif.isEmpty() && !ci.junit.isEmpty() && sameOutput(ci.sarif, ci.junit)) {
+        printError(QStringLiteral("%1: named by both --sarif and --junit; give each its own file")
+                       .arg(ci.junit));
+        return false;
+    }
+    const format::OutputPolicy policy = outputPolicy(inputs, ci.replace);
     for (const QString& path : {ci.sarif, ci.junit})
         if (!path.isEmpty() && !outputAllowed(path, policy))
             return false;
@@ -98,7 +103,7 @@ bool ciOutputsAllowed(const CiOutputs& ci, const QStringList& inputs) {
 // The SARIF and JUnit files CI asked for; false (after saying why) when one cannot be written.
 bool writeCiReports(const CiOutputs& ci, const QStringList& inputs, const QByteArray& sarif,
                     const QByteArray& junit) {
-    const format::OutputPolicy policy = ciPolicy(ci, inputs);
+    const format::OutputPolicy policy = outputPolicy(inputs, ci.replace);
     for (const auto& [path, bytes] : {std::pair{ci.sarif, sarif}, std::pair{ci.junit, junit}}) {
         if (path.isEmpty())
             continue;

@@ -43,7 +43,7 @@ inline constexpr int kMaxStackDepth = 256;
 // The longest text a reader keeps of a frame (function, file), a meta value or a name of the
 // strings table; longer ones are cut (format::clippedText), so what one row costs is bounded.
 inline constexpr size_t kMaxFrameTextBytes = 16 * 1024;
-inline constexpr size_t kMaxMetaValueBytes = 16 * 1024;
+inline constexpr size_t kMaxMetaValueBytes = 4 * 1024;
 inline constexpr size_t kMaxNameBytes = 256 * 1024;
 
 namespace columns {

@@ -5,6 +5,8 @@
 // tab stays, and newline stays where the text is several lines (`keepNewlines`).
 #pragma once
 
+#include "format/session_tables.h"
+
 #include <string>
 #include <string_view>
 
@@ -22,7 +24,8 @@ size_t utf8SequenceLength(std::string_view text);
 // `wholeBytes`: the size of the value `text` begins (when only its start was read).
 std::string clippedText(std::string_view text, size_t maxBytes, size_t wholeBytes = 0);
 // One line of a file's text for a view or a line-oriented output: control characters (newlines
-// too) escaped as terminalSafe() does, at most `maxBytes` of the original shown.
-std::string shownLine(std::string_view text, size_t maxBytes = 2048);
+// too) escaped as terminalSafe() does, at most `maxBytes` of the original shown. The default
+// leaves a meta value as the loader kept it (kMaxMetaValueBytes and its "… (N bytes)").
+std::string shownLine(std::string_view text, size_t maxBytes = kMaxMetaValueBytes + 64);
 
 } // namespace stallscope::format

@@ -127,7 +127,12 @@ std::string explainMalformedTrace(const std::string& path, const std::function<b
     if (!result.IsError() || result.Code() == rapidjson::kParseErrorTermination)
         return {}; // cancelled (or, against expectations, not malformed after all)
     if (result.Code() == rapidjson::kParseErrorDocumentEmpty)
-        return stream.Tell() == 0 ? "empty file, not a trace" : "no JSON value, not a trace";
+        return stream.Tell() == 0 ? "empty file, not a trace"
+               : stream.controlCharacters() > 0
+                   ? "no JSON value, not a trace: " + std::to_string(stream.Tell()) +
+                         " bytes of whitespace, " + std::to_string(stream.controlCharacters()) +
+                         " of them control bytes such as NUL"
+                   : "no JSON value, not a trace: only whitespace";
     if (stream.atEnd() && result.Code() != rapidjson::kParseErrorDocumentRootNotSingular)
         return "truncated: the JSON ends at byte " + std::to_string(stream.Tell()) + where +
                " before the trace is complete";

@@ -10,6 +10,8 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -263,6 +265,63 @@ private slots:
                                         QStringLiteral("/bad\\x1b[31m.stallscope: ")),
                  qPrintable(missing.err));
         QVERIFY(!missing.err.contains(QChar(0x1b)));
+    }
+
+    // Issue 40: a meta value printed its own "Duration:" line, and a 300 MB one crashed the PDF
+    // report. Each value is one line, cut with its size; both reports are written.
+    void hugeAndMultiLineMetaStayOneShortLine() {
+        const QString path = m_dir.filePath(QStringLiteral("huge-meta.stallscope"));
+        QString error;
+        QVERIFY2(tiny::write(path, &error), qPrintable(error));
+        stallscope::testing::execSql(
+            path.toStdString(),
+            "UPDATE meta SET value = 'train.py' || char(10) || 'Duration: 0 s' || "
+            "char(10) || replace(hex(zeroblob(10000000)), '0', 'x') WHERE key = 'command';"
+            "UPDATE meta SET value = replace(hex(zeroblob(5000000)), '0', 'y') WHERE key = "
+            "'host';");
+        const Run info = run({QStringLiteral("--info"), path});
+        QVERIFY2(info.exitCode == 0, qPrintable(info.err));
+        const QStringList lines = info.out.split(u'\n');
+        QCOMPARE(lines.filter(QRegularExpression(QStringLiteral("^\\s*Duration"))).size(), 1);
+        const QStringList command = lines.filter(QStringLiteral("train.py"));
+        QCOMPARE(command.size(), 1);
+        QVERIFY2(command.front().contains(QStringLiteral("train.py\\x0aDuration: 0 s\\x0a")),
+                 qPrintable(command.front().left(200)));
+        QVERIFY2(command.front().endsWith(QStringLiteral("… (20000023 bytes)")),
+                 qPrintable(command.front().right(80)));
+        QVERIFY(info.out.size() < 20000); // not 30 MB
+        for (const QString& report : {QStringLiteral("meta.pdf"), QStringLiteral("meta.html")}) {
+            const QString out = m_dir.filePath(report);
+            const Run written = run({QStringLiteral("--report"), out, path});
+            QVERIFY2(written.exitCode == 0, qPrintable(written.err));
+            QVERIFY(QFileInfo(out).size() < 5'000'000);
+        }
+    }
+
+    // `--export-chrome z.stallscope-journal z.stallscope` needed no --force and broke the input.
+    void anInputsSideFileIsNoOutput() {
+        for (const char* suffix : {"-wal", "-shm", "-journal"}) {
+            const QString out = m_session + QLatin1String(suffix);
+            const Run result = run(command(QStringLiteral("export-chrome"), out, true));
+            QCOMPARE(result.exitCode, 2); // refused before any work, as every bad output
+            QVERIFY2(result.err.contains(out + QStringLiteral(": is a file SQLite keeps beside "
+                                                              "the input ")),
+                     qPrintable(result.err));
+            QVERIFY(!QFile::exists(out));
+        }
+    }
+
+    // `--sarif X --junit X --force` overwrote its own first report.
+    void oneFileForBothCiReportsIsRefused() {
+        const QString both = m_dir.filePath(QStringLiteral("ci.xml"));
+        const Run result =
+            run({QStringLiteral("--insights"), m_session, QStringLiteral("--sarif"), both,
+                 QStringLiteral("--junit"), m_dir.filePath(QStringLiteral("./ci.xml")),
+                 QStringLiteral("--force")});
+        QCOMPARE(result.exitCode, 2);
+        QVERIFY2(result.err.contains(QStringLiteral("named by both --sarif and --junit")),
+                 qPrintable(result.err));
+        QVERIFY(!QFile::exists(both));
     }
 };
 

@@ -2,6 +2,7 @@
 // spelling), replaces an existing file only when allowed, and a failed write leaves neither a
 // partial file nor its temporary behind. format/terminal_text.h: control characters escaped.
 #include "format/output_file.h"
+#include "format/sqlite_database.h"
 #include "format/terminal_text.h"
 
 #include <QDir>
@@ -12,9 +13,11 @@
 
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdio>
 #include <string>
 
 using stallscope::format::checkOutputPath;
@@ -166,6 +169,129 @@ private slots:
         struct stat status {};
         QCOMPARE(stat(path.c_str(), &status), 0);
         QCOMPARE(status.st_mode & 0777, mode_t(0640));
+    }
+
+    // Issue 40: `--export-chrome y.stallscope-wal --force y.stallscope` replaced the input's WAL.
+    void anInputsSideFilesAreTheInput_data() {
+        QTest::addColumn<QString>("suffix");
+        QTest::addColumn<bool>("exists");
+        for (const char* suffix : stallscope::format::kSqliteSideFileSuffixes) {
+            QTest::newRow(suffix) << QString::fromLatin1(suffix) << false;
+            QTest::newRow(qPrintable(QStringLiteral("%1, existing").arg(suffix)))
+                << QString::fromLatin1(suffix) << true;
+        }
+    }
+    void anInputsSideFilesAreTheInput() {
+        QFETCH(QString, suffix);
+        QFETCH(bool, exists);
+        QTemporaryDir dir;
+        const std::string input = dir.filePath(QStringLiteral("y.stallscope")).toStdString();
+        std::string error;
+        QVERIFY2(writeOutputFile(input, "session", {}, &error), error.c_str());
+        const std::string side = input + suffix.toStdString();
+        if (exists)
+            QVERIFY2(writeOutputFile(side, "side", {}, &error), error.c_str());
+        OutputPolicy policy;
+        policy.replaceExisting = true;
+        policy.inputs = {dir.filePath(QStringLiteral("./y.stallscope")).toStdString()};
+        const std::string spelled = dir.filePath(QStringLiteral("../%1/y.stallscope%2")
+                                                     .arg(QFileInfo(dir.path()).fileName(), suffix))
+                                        .toStdString();
+        QVERIFY(!writeOutputFile(spelled, "export", policy, &error));
+        QVERIFY2(error.find(": is a file SQLite keeps beside the input") != std::string::npos,
+                 error.c_str());
+        QCOMPARE(contentOf(side), exists ? QByteArray("side") : QByteArray("<missing>"));
+        // Another name beside it is an ordinary output.
+        QVERIFY2(writeOutputFile(input + "-walnut", "export", policy, &error), error.c_str());
+    }
+
+    void aDanglingLinkIsNamed() {
+        QTemporaryDir dir;
+        const std::string link = dir.filePath(QStringLiteral("out.json")).toStdString();
+        QCOMPARE(symlink(dir.filePath(QStringLiteral("missing/x.json")).toUtf8().constData(),
+                         link.c_str()),
+                 0);
+        std::string error;
+        QVERIFY(!writeOutputFile(link, "x", {}, &error));
+        QCOMPARE(error, link + ": is a symbolic link to a file that does not exist; refusing to "
+                               "write through it");
+    }
+
+    // A writer killed by SIGTERM (Ctrl+C, `timeout`) removes its temporary file and SQLite's
+    // files beside it, then dies of the signal.
+    void aSignalRemovesTheTemporaries() {
+        QTemporaryDir dir;
+        const std::string target = dir.filePath(QStringLiteral("out.session")).toStdString();
+        int ready[2];
+        QCOMPARE(pipe(ready), 0);
+        const pid_t child = fork();
+        QVERIFY(child >= 0);
+        if (child == 0) {
+            std::signal(SIGTERM, SIG_DFL); // as in a program: QTest's handler is not taken over
+            stallscope::format::removeTemporaryOutputsOnSignals();
+            static OutputFile output; // never destroyed: only the handler may clean up
+            std::string error;
+            if (!output.create(target, {}, &error))
+                _exit(2);
+            FILE* journal = std::fopen((output.temporaryPath() + "-journal").c_str(), "w");
+            if (!journal || std::fputs("journal", journal) < 0 || std::fclose(journal) != 0)
+                _exit(3);
+            const char byte = 1;
+            if (write(ready[1], &byte, 1) != 1)
+                _exit(4);
+            pause();
+            _exit(0);
+        }
+        char byte = 0;
+        QCOMPARE(read(ready[0], &byte, 1), ssize_t(1));
+        QCOMPARE(entriesOf(dir).size(), 2); // the temporary file and its journal
+        kill(child, SIGTERM);
+        int status = 0;
+        QCOMPARE(waitpid(child, &status, 0), child);
+        close(ready[0]);
+        close(ready[1]);
+        QVERIFY(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+        QCOMPARE(entriesOf(dir), QStringList());
+    }
+
+    // What a writer killed by SIGKILL left (no code ran) is removed by the next writer of the
+    // same target, by the pid in its name; a running writer's is not.
+    void staleTemporariesOfTheTargetGo() {
+        QTemporaryDir dir;
+        const pid_t gone = fork();
+        if (gone == 0)
+            _exit(0);
+        QVERIFY(gone > 0);
+        QCOMPARE(waitpid(gone, nullptr, 0), gone);
+        const QString stale = QStringLiteral(".out.json.tmp-%1-AbC123").arg(gone);
+        const QString running = QStringLiteral(".out.json.tmp-%1-XyZ789").arg(getpid());
+        const QString otherTarget = QStringLiteral(".other.json.tmp-%1-AbC123").arg(gone);
+        std::string error;
+        for (const QString& name : {stale, stale + "-journal", running, otherTarget})
+            QVERIFY2(writeOutputFile(dir.filePath(name).toStdString(), "x", {}, &error),
+                     error.c_str());
+        QVERIFY2(writeOutputFile(dir.filePath(QStringLiteral("out.json")).toStdString(), "{}", {},
+                                 &error),
+                 error.c_str());
+        QStringList expected{running, otherTarget, QStringLiteral("out.json")};
+        expected.sort();
+        QStringList left = entriesOf(dir);
+        left.sort();
+        QCOMPARE(left, expected);
+    }
+
+    void clippedAndShownText() {
+        using stallscope::format::clippedText;
+        using stallscope::format::shownLine;
+        QCOMPARE(clippedText("abcdef", 6), std::string("abcdef"));
+        QCOMPARE(clippedText("abcdefg", 6), std::string("abcdef… (7 bytes)"));
+        QCOMPARE(clippedText("abc", 6, 300000000), std::string("abc… (300000000 bytes)"));
+        QCOMPARE(clippedText("aµb", 2), std::string("a… (4 bytes)")); // not inside the µ
+        QCOMPARE(shownLine("ls\nDuration: 0 s"), std::string("ls\\x0aDuration: 0 s"));
+        QCOMPARE(shownLine(std::string(5000, 'x'), 2048),
+                 std::string(2048, 'x') + "… (5000 bytes)");
+        const std::string kept = clippedText(std::string(9000, 'z'), 4096); // as loaded
+        QCOMPARE(shownLine(kept), kept);
     }
 
     void terminalText_data() {

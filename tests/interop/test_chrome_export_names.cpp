@@ -98,6 +98,43 @@ private slots:
         QCOMPARE(exportedKernelNames(text), expected);
     }
 
+    // Issue 40: names with stray bytes or an encoded lone surrogate made the export invalid
+    // UTF-8. Each such byte becomes U+FFFD; valid text beside it stays.
+    void outputIsAlwaysValidUtf8() {
+        QTemporaryDir dir;
+        const std::string sessionPath = dir.filePath("bytes.stallscope").toStdString();
+        std::string error;
+        auto writer = format::SessionWriter::create(sessionPath, &error);
+        QVERIFY2(writer, error.c_str());
+        const int64_t process = writer->addProcess({1, "host", "cmd", 0, 1'000'000, 0});
+        const int64_t device = writer->addDevice({process, 0, "GPU", "GPU-1", 9, 0, 1, 0});
+        const int64_t stream = writer->addStream({device, 1, 7, false, 0});
+        const std::vector<std::pair<std::string, std::string>> names = {
+            {"stray\xff byte", "stray\xef\xbf\xbd byte"},
+            {"lone \xed\xa0\x80 surrogate", "lone \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd surrogate"},
+            {"cut \xe2\x82", "cut \xef\xbf\xbd\xef\xbf\xbd"},
+            {"ok \xe2\x82\xac", "ok \xe2\x82\xac"}};
+        int64_t t = 1'000;
+        for (const auto& [name, shown] : names) {
+            writer->addKernel(
+                {stream, writer->internString(name), t, t + 100, t, {1, 1, 1}, {1, 1, 1}, 1, 0, 0});
+            t += 1'000;
+        }
+        QVERIFY2(writer->finish("complete"), writer->lastError().c_str());
+        std::string text;
+        QVERIFY2(exportedText(sessionPath, dir.filePath("bytes.json").toStdString(), &text, &error),
+                 error.c_str());
+        rapidjson::Document doc;
+        doc.Parse<rapidjson::kParseValidateEncodingFlag>(text.c_str());
+        QVERIFY2(!doc.HasParseError(), qPrintable(QString("parse error %1 at offset %2")
+                                                      .arg(int(doc.GetParseError()))
+                                                      .arg(doc.GetErrorOffset())));
+        std::vector<std::string> expected;
+        for (const auto& [name, shown] : names)
+            expected.push_back(shown);
+        QCOMPARE(exportedKernelNames(text), expected);
+    }
+
     void namesSurviveAStrictParser() {
         QTemporaryDir dir;
         const std::string sessionPath = dir.filePath("names.stallscope").toStdString();

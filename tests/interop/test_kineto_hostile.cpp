@@ -250,6 +250,10 @@ private slots:
     void nulReadsAsASpace() {
         expectError(write("nul.json", QByteArray("{\"traceEvents\": [\0]}", 20)),
                     "no GPU work and no CUDA calls among its 0 events");
+        // A file of zeros is no longer "empty".
+        expectError(write("zeros.json", QByteArray(1000, '\0')),
+                    "no JSON value, not a trace: 1000 bytes of whitespace, 1000 of them control "
+                    "bytes such as NUL");
         QByteArray kernel = R"({"ph": "X", "cat": "kernel", "name": "k@n", "pid": 0, "tid": 7,)"
                             R"( "ts": 10, "dur": 1})";
         kernel[kernel.indexOf('@')] = '\0';

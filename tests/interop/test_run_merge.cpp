@@ -101,6 +101,7 @@ class TestRunMerge : public QObject {
 private slots:
     void initTestCase();
     void folderOpensAsOneSessionInRankOrder();
+    void tracesBesideTheSessionsAreNamed();
     void stacksAndSourcesStayWithTheirRank();
     void rankOneSyncShowsItsStackAndSourceLine();
     void badFrameReferenceStaysInItsRank();
@@ -138,6 +139,7 @@ void TestRunMerge::folderOpensAsOneSessionInRankOrder() {
 
     const model::LoadResult loaded = model::RunMerger::load({run.toStdString()});
     QVERIFY2(loaded.ok(), loaded.error.c_str());
+    QCOMPARE(loaded.session->warning, std::string()); // nothing else in the folder
     const model::Session& s = *loaded.session;
     QCOMPARE(s.processes.size(), size_t(2));
     QCOMPARE(s.processes[0].rank->rank, int64_t(0));
@@ -160,6 +162,20 @@ void TestRunMerge::folderOpensAsOneSessionInRankOrder() {
     // One string per text across the run: the same kernel has one name id on every rank.
     QCOMPARE(s.streamLanes[1].kernels.nameId[1], s.streamLanes[0].kernels.nameId[1]);
     QCOMPARE(s.strings.size(), size_t(3 + 1));
+}
+
+// Issue 40: a folder holding sessions and traces opened the sessions without a word about the
+// traces.
+void TestRunMerge::tracesBesideTheSessionsAreNamed() {
+    const QString run = folder("mixed");
+    writeRank((run + "/a.stallscope").toStdString(), {.rank = 0});
+    for (const char* trace : {"/trace.json", "/rank1.pt.trace.json.gz"})
+        QVERIFY(QFile(run + trace).open(QIODevice::WriteOnly));
+    const model::LoadResult loaded = model::RunMerger::load({run.toStdString()});
+    QVERIFY2(loaded.ok(), loaded.error.c_str());
+    QCOMPARE(loaded.session->warning,
+             run.toStdString() + " also holds 2 profiler trace file(s) (.json, .json.gz), not "
+                                 "read: only its sessions were; open a trace by its name");
 }
 
 void TestRunMerge::stacksAndSourcesStayWithTheirRank() {
