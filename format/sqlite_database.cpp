@@ -130,10 +130,14 @@ int64_t Statement::integer(int column) const {
 }
 
 std::string Statement::text(int column) const {
+    return std::string(textView(column));
+}
+
+std::string_view Statement::textView(int column) const {
     const auto* bytes = sqlite3_column_text(m_statement, column);
-    return bytes ? std::string(reinterpret_cast<const char*>(bytes),
-                               static_cast<size_t>(sqlite3_column_bytes(m_statement, column)))
-                 : std::string();
+    return bytes ? std::string_view(reinterpret_cast<const char*>(bytes),
+                                    static_cast<size_t>(sqlite3_column_bytes(m_statement, column)))
+                 : std::string_view();
 }
 
 Database::~Database() {

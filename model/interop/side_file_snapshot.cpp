@@ -1,6 +1,7 @@
 #include "model/interop/side_file_snapshot.h"
 
 #include "format/output_file.h"
+#include "format/session_meta.h"
 #include "format/sqlite_database.h"
 #include "model/interop/import_cache.h"
 
@@ -85,6 +86,8 @@ LoadResult loadSideFileSnapshot(const std::string& path, const LoadOptions& opti
     }
     LoadResult loaded = SessionLoader::load(entry, options);
     if (loaded.ok()) {
+        // What the user opened, as for an imported trace (the summary's "File", then the copy).
+        loaded.session->meta.try_emplace(std::string(format::meta::kImportSource), path);
         std::string& warning = loaded.session->warning;
         warning = "read from a copy in the import cache (" + entry + "): " + why +
                   (warning.empty() ? std::string() : "; " + warning);

@@ -14,7 +14,7 @@ namespace stallscope::model {
 namespace {
 
 // A frame's text as kept: a file may hold any length, a view needs no more than this.
-std::string clippedFrameText(const std::string& text) {
+std::string clippedFrameText(std::string_view text) {
     return format::clippedText(text, format::kMaxFrameTextBytes);
 }
 
@@ -73,8 +73,8 @@ std::vector<FrameInfo> SessionDatabase::stack(int64_t stackId) const {
         frame.kind = static_cast<format::FrameKind>(rows.integer(1));
         frame.address = rows.integer(2);
         frame.moduleId = rows.integer(3);
-        frame.function = clippedFrameText(rows.text(4));
-        frame.file = clippedFrameText(rows.text(5));
+        frame.function = clippedFrameText(rows.textView(4));
+        frame.file = clippedFrameText(rows.textView(5));
         frame.line = rows.integer(6);
         frame.column = rows.integer(7);
         frame.symbolized = rows.integer(8) != 0;

@@ -348,14 +348,11 @@ private:
     void upgradeFromV3() {}
 
     void readMeta() {
-        // substr: a huge value is never read whole (SQLite counts characters, clippedText bytes).
-        format::Statement rows = m_db.prepare("SELECT substr(key, 1, 256), substr(value, 1, " +
-                                              std::to_string(format::kMaxMetaValueBytes + 1) +
-                                              "), length(CAST(value AS BLOB)) FROM meta");
+        // Cut as read: a crafted 300 MB value is held once (SQLite's copy), only its start kept.
+        format::Statement rows = m_db.prepare("SELECT key, value FROM meta");
         while (rows.step())
-            m_session->meta[rows.text(0)] =
-                format::clippedText(rows.text(1), format::kMaxMetaValueBytes,
-                                    static_cast<size_t>(std::max<int64_t>(rows.integer(2), 0)));
+            m_session->meta[format::clippedText(rows.textView(0), 256)] =
+                format::clippedText(rows.textView(1), format::kMaxMetaValueBytes);
         if (rows.failed() || !rows.prepared())
             throw LoadFailure{"corrupt session: cannot read table 'meta': " + m_db.lastMessage()};
         Session& s = *m_session;
