@@ -1,5 +1,6 @@
 #include "model/analysis/insight_text.h"
 
+#include "format/terminal_text.h"
 #include "model/session/session_summary.h"
 
 namespace stallscope::model {
@@ -33,6 +34,8 @@ std::string savingText(const Insight& insight, const SessionStatistics& summary)
 }
 
 std::string insightReportToText(const InsightReport& report) {
+    // Every value from the file on one line: a name cannot print a "Fix:" line of its own.
+    const auto one = [](const std::string& text) { return format::shownLine(text, 64 * 1024); };
     const SessionStatistics& s = report.summary;
     std::string out;
     out += "Wall time " + formatDuration(s.wallNs) + " · GPU busy " + formatShare(s.gpuBusyShare) +
@@ -47,10 +50,10 @@ std::string insightReportToText(const InsightReport& report) {
         out += "Start-up: " + formatDuration(s.startupNs) +
                " before the window (not counted in shares)\n";
     for (const DeviceBusy& device : s.devices)
-        out += "  " + device.label + ": busy " + formatDuration(device.busyNs) + " (" +
+        out += "  " + one(device.label) + ": busy " + formatDuration(device.busyNs) + " (" +
                formatShare(device.busyShare) + ")\n";
     if (!report.warning.empty())
-        out += "Warning: " + report.warning + "\n";
+        out += "Warning: " + one(report.warning) + "\n";
 
     if (!s.topSites.empty()) {
         out += "\nTop sync sites (blocked, share, count, site):\n";
@@ -58,7 +61,7 @@ std::string insightReportToText(const InsightReport& report) {
             const SyncSiteStats& site = report.sites[index];
             out += "  " + pad(formatDuration(site.blockedNs), 10) +
                    pad(formatShare(site.share), 9) + pad("× " + formatCount(site.count), 10) +
-                   site.site.label() + "\n";
+                   one(site.site.label()) + "\n";
         }
     }
     if (!s.topKernels.empty()) {
@@ -66,8 +69,8 @@ std::string insightReportToText(const InsightReport& report) {
         for (const KernelStats& kernel : s.topKernels)
             out += "  " + pad(formatDuration(kernel.totalNs), 10) +
                    pad(formatShare(kernel.shareOfGpu), 9) +
-                   pad("× " + formatCount(kernel.count), 10) + readableKernelName(kernel.name) +
-                   "\n";
+                   pad("× " + formatCount(kernel.count), 10) +
+                   one(readableKernelName(kernel.name)) + "\n";
     }
 
     out += "\n" + std::to_string(report.insights.size()) +
@@ -76,8 +79,8 @@ std::string insightReportToText(const InsightReport& report) {
     for (const Insight& insight : report.insights) {
         out += "\n" + std::to_string(++number) + ". [" +
                std::string(severityName(insight.severity)) + "] " +
-               std::string(ruleId(insight.rule)) + ": " + insight.title + "\n";
-        out += "   " + insight.evidence + "\n";
+               std::string(ruleId(insight.rule)) + ": " + one(insight.title) + "\n";
+        out += "   " + one(insight.evidence) + "\n";
         if (insight.rules.size() > 1) {
             out += "   Evidence:";
             for (size_t r = 0; r < insight.rules.size(); ++r)
@@ -85,14 +88,15 @@ std::string insightReportToText(const InsightReport& report) {
             out += "\n";
         }
         if (insight.site.hasLocation())
-            out += "   Where: " + insight.site.file + ":" + std::to_string(insight.site.line) +
-                   (insight.site.function.empty() ? "" : " in " + insight.site.function) +
-                   (insight.site.library.empty() ? std::string()
-                                                 : ", through " + insight.site.library.file + ":" +
-                                                       std::to_string(insight.site.library.line) +
-                                                       " in " + insight.site.library.function) +
+            out += "   Where: " + one(insight.site.file) + ":" + std::to_string(insight.site.line) +
+                   (insight.site.function.empty() ? "" : " in " + one(insight.site.function)) +
+                   (insight.site.library.empty()
+                        ? std::string()
+                        : ", through " + one(insight.site.library.file) + ":" +
+                              std::to_string(insight.site.library.line) + " in " +
+                              one(insight.site.library.function)) +
                    "\n";
-        out += "   Fix: " + insight.recommendation + "\n";
+        out += "   Fix: " + one(insight.recommendation) + "\n";
         out += std::string(insight.simulated ? "   Simulated saving: " : "   Estimated savings: ") +
                savingText(insight, s) + " (" + formatCount(insight.eventCount) +
                (insight.eventCount == 1 ? " event)\n" : " events)\n");

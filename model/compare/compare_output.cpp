@@ -1,5 +1,6 @@
 #include "model/compare/compare_output.h"
 
+#include "format/terminal_text.h"
 #include "model/analysis/insight_json.h"
 #include "model/session/session_summary.h"
 
@@ -101,7 +102,7 @@ std::string comparisonToText(const SessionComparison& c) {
                           formatPerUnit(site.after.calls),
                       14) +
                padded(severity ? std::string(severityName(*severity)) : "-", 6) +
-               site.site.label() + "\n";
+               format::shownLine(site.site.label(), 64 * 1024) + "\n";
         if (site.status == SiteStatus::Fixed && site.before.savingsNs >= 0)
             out +=
                 "          predicted saving " + duration(site.before.savingsNs) + " " + per + "\n";
@@ -123,7 +124,7 @@ std::string comparisonToText(const SessionComparison& c) {
         out +=
             "  " + padded(duration(k.beforeNs), 9) + "-> " + padded(duration(k.afterNs), 9) +
             padded("x" + formatPerUnit(k.beforeCount) + " -> " + formatPerUnit(k.afterCount), 16) +
-            k.name + "\n";
+            format::shownLine(k.name, 64 * 1024) + "\n";
     }
     if (c.kernels.size() > kTextKernels)
         out += "  ... " + std::to_string(c.kernels.size() - kTextKernels) + " more (--json)\n";

@@ -298,6 +298,32 @@ private slots:
         }
     }
 
+    // A name with a line feed printed a "Fix:" line of its own in --insights and --compare.
+    void namesCannotPrintLinesOfTheirOwn() {
+        const QString path = m_dir.filePath(QStringLiteral("lines.stallscope"));
+        QFile::remove(path);
+        QVERIFY(QFile::copy(QStringLiteral(STALLSCOPE_SOURCE_DIR "/resources/sample.stallscope"),
+                            path));
+        stallscope::testing::execSql(
+            path.toStdString(), "UPDATE strings SET text = text || char(10) || 'Status: FAKE';"
+                                "UPDATE frames SET function = function || char(10) || 'Fix: FAKE', "
+                                "file = file || char(13) || char(10) || 'FAKE';");
+        for (const QStringList& arguments :
+             {QStringList{QStringLiteral("--insights"), path},
+              QStringList{QStringLiteral("--compare"), path, path}}) {
+            const Run result = run(arguments);
+            QVERIFY2(result.exitCode == 0, qPrintable(result.err));
+            QVERIFY2(result.out.contains(QStringLiteral("\\x0aFix: FAKE")) ||
+                         result.out.contains(QStringLiteral("\\x0aStatus: FAKE")),
+                     qPrintable(result.out.left(2000)));
+            for (const QString& line : result.out.split(u'\n'))
+                QVERIFY2(!line.trimmed().startsWith(QStringLiteral("Fix: FAKE")) &&
+                             !line.trimmed().startsWith(QStringLiteral("FAKE")) &&
+                             !line.trimmed().startsWith(QStringLiteral("Status: FAKE")),
+                         qPrintable(line));
+        }
+    }
+
     // `--export-chrome z.stallscope-journal z.stallscope` needed no --force and broke the input.
     void anInputsSideFileIsNoOutput() {
         for (const char* suffix : {"-wal", "-shm", "-journal"}) {
