@@ -4,6 +4,8 @@
 # the input. The inputs' folder is made read-only while the commands run, so that any attempt to
 # write beside an input shows up as an error too.
 #   bench/hostile/measure.sh STALLSCOPE [INPUT_DIR]
+# TIMEOUT_S (default 600) stops a command that runs longer (exit 124); LIMIT_KB caps its address
+# space (ulimit -v), so that an older version's blow-up ends in bad_alloc instead of the OOM killer.
 set -u
 stallscope=$(realpath "$1")
 inputs=${2:-/tmp/hostile}
@@ -24,9 +26,12 @@ for input in long-names.stallscope huge-meta.stallscope wal.stallscope deep-stac
       compare) args=(--compare "$inputs/$input" "$inputs/$input") ;;
     esac
     before=$(ls -A "$inputs" | sort)
-    rm -f "$out"/r.pdf "$out"/r.html "$out"/e.json
-    /usr/bin/time -f "%e %M" -o "$out/time" timeout 600 "$stallscope" "${args[@]}" \
-      > "$out/stdout" 2> "$out/stderr"
+    rm -f "$out"/r.pdf "$out"/r.html "$out"/e.json "$out"/.e.json.tmp-* "$out"/.r.*.tmp-*
+    (
+      [ -n "${LIMIT_KB:-}" ] && ulimit -v "$LIMIT_KB"
+      exec /usr/bin/time -f "%e %M" -o "$out/time" timeout "${TIMEOUT_S:-600}" "$stallscope" \
+        "${args[@]}" > "$out/stdout" 2> "$out/stderr"
+    )
     code=$?
     read -r seconds kb < <(tail -1 "$out/time")
     after=$(ls -A "$inputs" | sort)
