@@ -272,6 +272,10 @@ struct InsightReport {
     std::vector<SyncSiteStats> sites; // every host-blocking sync site, largest blocked first
     std::vector<Insight> insights;    // largest savings first
     std::string warning;              // e.g. stacks could not be read
+    // What every simulated saving assumes, said once for the whole report rather than on every
+    // card: the recorder's own cost left out, a power-capped GPU, inferred launch times
+    // (insight_rules::assumptionsText); empty when nothing is assumed.
+    std::string assumptions;
     bool cancelled = false;
     double analysisSeconds = 0;
 };

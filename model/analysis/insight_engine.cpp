@@ -106,6 +106,7 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
             insight.stepSavingsNs = insight.savingsNs / window.steps;
     }
 
+    report.assumptions = insight_rules::assumptionsText(context);
     report.summary = SessionStatisticsBuilder::compute(session, gpu, sites, window);
     report.summary.gpuPowerCapped = savings.powerCap().capped;
     report.summary.launchesInferred = savings.launchesInferred();

@@ -292,8 +292,7 @@ void launchBoundOfDevice(const AnalysisContext& context, int32_t device,
                             formatCount(static_cast<int64_t>(graphs)) +
                             (graphs == 1 ? " graph" : " graphs") +
                             ", split at host syncs): the host skips the launch calls after "
-                            "each graph's first and the time between them" +
-                            insight_rules::calibrationNote(context);
+                            "each graph's first and the time between them";
     insight.eventCount = eventCount(accepted);
     insight.events = std::make_shared<const EventSpans>(std::move(accepted));
     out.push_back(std::move(insight));

@@ -192,7 +192,7 @@ void hostGaps(const AnalysisContext& context, std::vector<Insight>& out) {
             insight, savedAtPowerCap(idleNs, context.savings.powerCap(), context.thresholds));
         insight.title = "GPU idle " + formatShare(context.shareOf(idleNs)) +
                         " while the host runs " + site.label();
-        insight.evidence = evidence + powerCapNote(context);
+        insight.evidence = evidence; // the power cap's discount: report.assumptions
         insight.recommendation = recommendationFor(InsightRule::HostGap, site.language);
         out.push_back(std::move(insight));
     }

@@ -197,6 +197,8 @@ QJsonObject insightReportToJsonObject(const InsightReport& report) {
                      {"sites", sites}};
     if (!report.warning.empty())
         root.insert("warning", text(report.warning));
+    if (!report.assumptions.empty())
+        root.insert("assumptions", text(report.assumptions));
     return root;
 }
 

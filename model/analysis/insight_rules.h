@@ -75,6 +75,9 @@ std::string inferredLaunchNote(const AnalysisContext& context);
 // launches a kernel starts … later …" when the session measured them
 // (SimulatedSavings::recorderRestartNs, deepQueueDelayNs), else empty.
 std::string calibrationNote(const AnalysisContext& context);
+// The session-wide notes above (power cap, inferred launches, the recorder's cost), as one text
+// for InsightReport::assumptions: "the recorder's own cost left out (…); …", or empty.
+std::string assumptionsText(const AnalysisContext& context);
 std::string sampledLinesText(const AnalysisContext& context,
                              const std::vector<std::pair<int32_t, int64_t>>& lines,
                              int64_t totalSamples);

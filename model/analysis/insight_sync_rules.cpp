@@ -87,6 +87,14 @@ std::string calibrationNote(const AnalysisContext& context) {
     return note;
 }
 
+std::string assumptionsText(const AnalysisContext& context) {
+    std::string text =
+        calibrationNote(context) + powerCapNote(context) + inferredLaunchNote(context);
+    while (!text.empty() && (text.front() == ';' || text.front() == ' '))
+        text.erase(0, 1);
+    return text;
+}
+
 namespace {
 
 using format::SyncKind;
@@ -446,8 +454,7 @@ void syncSites(const AnalysisContext& context, std::vector<Insight>& out) {
         text += ". Simulated: " + formatDuration(insight.savingsNs) + " sooner (" +
                 formatShare(insight.share) + " of the window, " + formatDuration(perCall) +
                 " per call) " + insight.assumption;
-        text += powerCapNote(context) + projectedClockNote(context, site) +
-                inferredLaunchNote(context) + calibrationNote(context);
+        text += projectedClockNote(context, site); // the rest is said once (report.assumptions)
         if (insight.share < t.gpuBound.maxSavingShare &&
             context.gpuBusyShare >= t.gpuBound.gpuBusyShare)
             text += ". GPU-bound here (busy " + formatShare(context.gpuBusyShare) +

@@ -54,6 +54,8 @@ std::string insightReportToText(const InsightReport& report) {
                formatShare(device.busyShare) + ")\n";
     if (!report.warning.empty())
         out += "Warning: " + one(report.warning) + "\n";
+    if (!report.assumptions.empty())
+        out += "Savings assume: " + one(report.assumptions) + "\n";
 
     if (!s.topSites.empty()) {
         out += "\nTop sync sites (blocked, share, count, site):\n";

@@ -4,6 +4,7 @@
 #include "views/panels/insight_cards_widget.h"
 
 #include <QLabel>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTest>
 #include <QToolButton>
@@ -150,6 +151,50 @@ private slots:
         QVERIFY(widget.summaryText().isEmpty());
     }
 
+    // Issue 42: a long title (a C++ template name) widened the list; clicking a card then scrolled
+    // the panel sideways and hid the left half of every card. Cards wrap to the panel's width.
+    void longNamesNeverScrollSideways() {
+        auto report = std::make_shared<model::InsightReport>(*makeReport());
+        const std::string longName =
+            "c10::impl::wrap_kernel_functor_unboxed_<c10::impl::detail::WrapFunctionIntoFunctor_<"
+            "c10::CompileTimeFunctionPointer<at::Tensor(const_at::Tensor&),&at::wrapper_CUDA__"
+            "nonzero>,at::Tensor,c10::guts::typelist::typelist<const_at::Tensor&>>,at::Tensor("
+            "const_at::Tensor&)>::call";
+        report->insights[2].title = "Stream sync × 3 at " + longName;
+        report->insights[2].evidence = longName + longName;
+        report->insights[2].recommendation = "rewrite " + longName;
+        report->insights[0].site.function = longName; // its chip names it
+        InsightCardsWidget widget;
+        widget.resize(300, 700);
+        widget.setReport(report, false);
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        // Nothing asks the dock for more room than a narrow panel has.
+        QVERIFY2(widget.minimumSizeHint().width() < 250 && widget.sizeHint().width() < 600,
+                 qPrintable(QStringLiteral("minimum %1, hint %2")
+                                .arg(widget.minimumSizeHint().width())
+                                .arg(widget.sizeHint().width())));
+        for (int index : {2, 0, 1, 2}) {
+            QTest::mouseClick(widget.card(index), Qt::LeftButton, {}, QPoint(20, 8));
+            QVERIFY(widget.card(index)->isSelected());
+            QCOMPARE(widget.horizontalScrollBar()->value(), 0);
+            QVERIFY2(widget.widget()->width() <= widget.viewport()->width(),
+                     qPrintable(QStringLiteral("%1 > %2")
+                                    .arg(widget.widget()->width())
+                                    .arg(widget.viewport()->width())));
+            for (int c = 0; c < 3; ++c) {
+                const QRect card = widget.card(c)->geometry();
+                QVERIFY2(card.left() >= 0 && card.right() < widget.viewport()->width(),
+                         qPrintable(QStringLiteral("card %1 spans %2..%3 of %4")
+                                        .arg(c)
+                                        .arg(card.left())
+                                        .arg(card.right())
+                                        .arg(widget.viewport()->width())));
+            }
+        }
+        QCOMPARE(widget.card(2)->title(), QString::fromStdString("Stream sync × 3 at " + longName));
+    }
+
     void clickCardAndChip() {
         InsightCardsWidget widget;
         widget.resize(420, 900);
@@ -164,8 +209,9 @@ private slots:
         QCOMPARE(activated.size(), 1);
         QCOMPARE(activated.front().at(0).toInt(), 1);
         QVERIFY(card->isSelected());
+        // The fix is on every card, selected or not (issue 42).
         QVERIFY(card->recommendation().contains(QStringLiteral("fix it")));
-        QVERIFY(widget.card(0)->recommendation().isEmpty());
+        QVERIFY(widget.card(0)->recommendation().contains(QStringLiteral("fix it")));
         QVERIFY(!widget.card(0)->isSelected());
         QCOMPARE(widget.selectedIndex(), 1);
         QCOMPARE(source.size(), 0);

@@ -24,6 +24,42 @@ QStringList ruleIds(const model::Insight& insight) {
         ids << QString::fromUtf8(model::ruleId(insight.rule));
     return ids;
 }
+
+// Text that wraps at any width: a zero-width space after every 16 characters of a run without
+// spaces (a C++ template name, a long path), so that no word is wider than the panel and no card
+// widens the list (issue 42: the panel then scrolled sideways and cut every card in half).
+QString breakable(const QString& text) {
+    constexpr int kRun = 16;
+    QString out;
+    out.reserve(text.size() + text.size() / kRun);
+    int run = 0;
+    for (const QChar c : text) {
+        out += c;
+        run = c.isSpace() ? 0 : run + 1;
+        if (run == kRun) {
+            out += QChar(0x200B);
+            run = 0;
+        }
+    }
+    return out;
+}
+
+// A label that takes the card's width and wraps in it: its own width (the longest word it could
+// not break) never widens the card.
+void wrapToCard(QLabel* label) {
+    label->setWordWrap(true);
+    QSizePolicy policy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    policy.setHeightForWidth(true); // as word wrap had it: its height follows the width
+    label->setSizePolicy(policy);
+}
+
+// A word-wrapped label of plain text from the file (a name with '<' is not markup).
+QLabel* plainLabel(const QString& text, QWidget* parent) {
+    auto* label = new QLabel(breakable(text), parent);
+    label->setTextFormat(Qt::PlainText);
+    wrapToCard(label);
+    return label;
+}
 } // namespace
 
 InsightCard::InsightCard(const model::Insight& insight, bool defLineSites, QWidget* parent)
@@ -46,7 +82,7 @@ InsightCard::InsightCard(const model::Insight& insight, bool defLineSites, QWidg
     badge->setStyleSheet(QStringLiteral("QLabel { background: %1; color: white; border-radius: 3px;"
                                         " padding: 0px 4px; font-size: 8pt; font-weight: bold; }")
                              .arg(colour.name()));
-    header->addWidget(badge);
+    header->addWidget(badge, 0, Qt::AlignTop);
     // The rules as chips: the main one (it decides the fix) in bold.
     const QString chip = QStringLiteral(
         "<span style='background-color:%1; color:%2; font-size:8pt'>&nbsp;%3&nbsp;</span>");
@@ -60,14 +96,18 @@ InsightCard::InsightCard(const model::Insight& insight, bool defLineSites, QWidg
     m_rules = new QLabel(chips.join(QStringLiteral(" ")), this);
     m_rules->setObjectName(QStringLiteral("ruleChips"));
     m_rules->setTextFormat(Qt::RichText);
-    m_rules->setWordWrap(true);
+    wrapToCard(m_rules);
     m_rules->setToolTip(tr("The rules whose evidence this finding carries; the first decides the "
                            "fix"));
     header->addWidget(m_rules, 1);
     layout->addLayout(header);
 
-    m_title = new QLabel(QString::fromStdString(insight.title), this);
-    m_title->setWordWrap(true);
+    // A title is a line or two; a crafted name could make it pages long (title() stays whole).
+    constexpr int kShownTitle = 300;
+    QString title = QString::fromStdString(insight.title);
+    if (title.size() > kShownTitle)
+        title = title.left(kShownTitle - 1) + QChar(0x2026);
+    m_title = plainLabel(title, this);
     QFont bold = m_title->font();
     bold.setBold(true);
     m_title->setFont(bold);
@@ -75,7 +115,7 @@ InsightCard::InsightCard(const model::Insight& insight, bool defLineSites, QWidg
 
     m_savings = new QLabel(savingsText(insight), this);
     m_savings->setObjectName(QStringLiteral("savingsLabel"));
-    m_savings->setWordWrap(true);
+    wrapToCard(m_savings);
     m_savings->setToolTip(insight.simulated
                               ? tr("Simulated: the run replayed without this finding's waits; "
                                    "select the card to see the GPU work moved on the timeline")
@@ -85,16 +125,17 @@ InsightCard::InsightCard(const model::Insight& insight, bool defLineSites, QWidg
     m_savings->setVisible(!m_savings->text().isEmpty());
     layout->addWidget(m_savings);
 
-    m_evidence = new QLabel(QString::fromStdString(insight.evidence), this);
-    m_evidence->setWordWrap(true);
+    m_evidence = plainLabel(QString::fromStdString(insight.evidence), this);
     layout->addWidget(m_evidence);
-    // The fix is shown on the selected card only: a list of cards stays short to scan.
+    // What, where, how much, and the fix: readable without a click (issue 42).
     m_recommendation = new QLabel(
-        tr("<b>Fix:</b> %1").arg(QString::fromStdString(insight.recommendation).toHtmlEscaped()),
+        tr("<b>Fix:</b> %1")
+            .arg(breakable(QString::fromStdString(insight.recommendation)).toHtmlEscaped()),
         this);
     m_recommendation->setObjectName(QStringLiteral("recommendation"));
-    m_recommendation->setWordWrap(true);
-    m_recommendation->setVisible(false);
+    m_recommendation->setTextFormat(Qt::RichText);
+    wrapToCard(m_recommendation);
+    m_recommendation->setVisible(!insight.recommendation.empty());
     layout->addWidget(m_recommendation);
     if (!insight.recommendation.empty())
         setToolTip(QStringLiteral("<p>%1</p>")
@@ -128,11 +169,11 @@ InsightCard::InsightCard(const model::Insight& insight, bool defLineSites, QWidg
 }
 
 QString InsightCard::title() const {
-    return m_title->text();
+    return QString::fromStdString(m_insight.title);
 }
 
 QString InsightCard::evidence() const {
-    return m_evidence->text();
+    return QString::fromStdString(m_insight.evidence);
 }
 
 QString InsightCard::savingsText() const {
@@ -161,7 +202,9 @@ QString InsightCard::savingsText(const model::Insight& insight) {
 }
 
 QString InsightCard::recommendation() const {
-    return m_recommendation->isVisibleTo(this) ? m_recommendation->text() : QString();
+    return m_recommendation->isVisibleTo(this)
+               ? QString(m_recommendation->text()).remove(QChar(0x200B))
+               : QString();
 }
 
 QString InsightCard::chipText() const {
@@ -172,7 +215,11 @@ QString InsightCard::chipText(const model::SourceSite& site, bool defLineOnly) {
     if (!site.hasLocation())
         return QString::fromStdString(site.label());
     const QString file = QFileInfo(QString::fromStdString(site.file)).fileName();
-    const QString function = QString::fromStdString(site.function);
+    // A chip is one short line: a C++ template name is cut (the tooltip names the file and line).
+    constexpr int kChipFunction = 60;
+    QString function = QString::fromStdString(site.function);
+    if (function.size() > kChipFunction)
+        function = function.left(kChipFunction - 1) + QChar(0x2026);
     // A def line is not where the sync happened: name the function instead of a wrong line.
     if (defLineOnly && site.language == model::SourceLanguage::Python)
         return function.isEmpty() ? file : QStringLiteral("%1 · %2()").arg(file, function);
@@ -197,7 +244,6 @@ void InsightCard::setSelected(bool selected) {
     if (m_selected == selected)
         return;
     m_selected = selected;
-    m_recommendation->setVisible(selected && !m_insight.recommendation.empty());
     update();
 }
 

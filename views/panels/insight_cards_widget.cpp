@@ -5,6 +5,7 @@
 #include "views/panels/insight_card.h"
 
 #include <QLabel>
+#include <QScrollBar>
 #include <QVBoxLayout>
 
 namespace stallscope::views {
@@ -51,6 +52,14 @@ QString summaryHtml(const model::SessionStatistics& s) {
     return html;
 }
 
+// A wrapped label as wide as the panel, its height following its width (issue 42: no label
+// widens the list).
+QSizePolicy wrappingPolicy() {
+    QSizePolicy policy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    policy.setHeightForWidth(true);
+    return policy;
+}
+
 // Plain text of the same, for tests and copying.
 QString summaryPlain(const model::SessionStatistics& s) {
     return QObject::tr("Wall time %1 · GPU busy %2 · host blocked %3")
@@ -75,12 +84,14 @@ InsightCardsWidget::InsightCardsWidget(QWidget* parent) : QScrollArea(parent) {
     m_summary->setBackgroundRole(QPalette::AlternateBase);
     m_summary->setMargin(6);
     m_summary->setWordWrap(true);
+    m_summary->setSizePolicy(wrappingPolicy());
     m_summary->hide();
     m_layout->addWidget(m_summary);
 
     m_message = new QLabel(m_content);
     m_message->setObjectName(QStringLiteral("messageCard"));
     m_message->setWordWrap(true);
+    m_message->setSizePolicy(wrappingPolicy());
     m_message->setAlignment(Qt::AlignCenter);
     m_message->setFrameShape(QFrame::StyledPanel);
     m_message->setMargin(12);
@@ -118,8 +129,16 @@ void InsightCardsWidget::setReport(std::shared_ptr<const model::InsightReport> r
         clear();
         return;
     }
-    m_summary->setText(summaryHtml(m_report->summary));
-    m_summary->setToolTip(summaryPlain(m_report->summary));
+    // What every saving assumes, once here rather than on each card; in full on hover.
+    QString summary = summaryHtml(m_report->summary);
+    QString tip = summaryPlain(m_report->summary);
+    if (!m_report->assumptions.empty()) {
+        summary += tr("<br><small>Savings are simulated; hover here for what they assume.</small>");
+        tip +=
+            tr("\n\nEvery saving assumes: %1.").arg(QString::fromStdString(m_report->assumptions));
+    }
+    m_summary->setText(summary);
+    m_summary->setToolTip(tip);
     m_summary->show();
     QString message;
     if (m_report->insights.empty())
@@ -159,8 +178,12 @@ void InsightCardsWidget::markSelected(int index) {
     for (InsightCard* c : m_cards)
         c->setSelected(c == target);
     m_selected = target ? index : -1;
-    if (target)
-        ensureWidgetVisible(target);
+    if (target) {
+        // The cards wrap to the panel's width (InsightCard breaks long names); the list only
+        // ever scrolls vertically.
+        ensureWidgetVisible(target, 0);
+        horizontalScrollBar()->setValue(0);
+    }
 }
 
 void InsightCardsWidget::activate(int index) {

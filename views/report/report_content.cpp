@@ -210,6 +210,9 @@ ReportSection summarySection(const model::Session& session, const model::Insight
         section.blocks.push_back(paragraph(
             QStringLiteral("Start-up before the window (%1) counts in none of the shares.")
                 .arg(text(model::formatDuration(stats.startupNs)))));
+    if (!report.assumptions.empty())
+        section.blocks.push_back(paragraph(
+            QStringLiteral("Every saving below assumes: %1.").arg(text(report.assumptions))));
     ReportBlock facts;
     facts.kind = ReportBlock::Kind::Facts;
     for (const model::DeviceBusy& device : stats.devices)
