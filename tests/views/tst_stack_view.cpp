@@ -70,6 +70,63 @@ private slots:
         QVERIFY(model.hasSource(2));
     }
 
+    // Issue 42: the stack opened on 20 recorder and CUPTI frames, the user's line at #21. Those
+    // frames are one row until it is clicked; the model stays valid through the unfolding.
+    void recorderFramesFolded() {
+        std::unordered_map<int64_t, model::ModuleInfo> modules = m_modules;
+        const std::vector<std::pair<int64_t, const char*>> above = {
+            {901, "/opt/stallscope/lib/libstallscope_recorder.so"},
+            {902, "/usr/local/cuda/lib64/libcupti.so.13"},
+            {903, "/usr/lib/x86_64-linux-gnu/libcuda.so.1"}};
+        std::vector<model::FrameInfo> frames;
+        for (const auto& [id, path] : above) {
+            model::ModuleInfo module;
+            module.id = id;
+            module.path = path;
+            modules.emplace(id, module);
+            for (int i = 0; i < 3; ++i) {
+                model::FrameInfo frame;
+                frame.kind = format::FrameKind::Native;
+                frame.moduleId = id;
+                frame.function = "internal" + std::to_string(i);
+                frames.push_back(frame);
+            }
+        }
+        frames.insert(frames.end(), m_frames.begin() + 1, m_frames.end()); // then the program's
+        StackModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setStack(frames, &modules);
+        QCOMPARE(model.foldedFrames(), 9);
+        QCOMPARE(model.rowCount(), 1 + 2); // the folded row, then train_step and train
+        QVERIFY(model.isFoldRow(0) && !model.frame(0));
+        QVERIFY2(model.index(0, StackModel::FunctionColumn).data().toString().contains("9 frames"),
+                 qPrintable(model.index(0, StackModel::FunctionColumn).data().toString()));
+        QCOMPARE(model.index(1, StackModel::FunctionColumn).data().toString(),
+                 QStringLiteral("train_step"));
+        QCOMPARE(model.index(1, StackModel::IndexColumn).data().toInt(), 9); // its real depth
+        QCOMPARE(model.frame(2)->function, std::string("train"));
+
+        StackView view;
+        view.resize(600, 300);
+        view.setStack(QStringLiteral("sync"), frames, &modules);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        auto* table = view.findChild<QTableView*>();
+        QSignalSpy source(&view, &StackView::sourceRequested);
+        QTest::mouseClick(table->viewport(), Qt::LeftButton, {},
+                          table->visualRect(table->model()->index(0, 1)).center());
+        QCOMPARE(source.size(), 0); // the fold row opens no source: it unfolds
+        QCOMPARE(table->model()->rowCount(), int(frames.size()));
+        QCOMPARE(table->model()->index(0, StackModel::FunctionColumn).data().toString(),
+                 QStringLiteral("internal0"));
+        QCOMPARE(table->model()
+                     ->index(int(frames.size()) - 1, StackModel::FunctionColumn)
+                     .data()
+                     .toString(),
+                 QStringLiteral("train"));
+    }
+
     void defLineFrames() {
         model::FrameInfo frame;
         frame.kind = format::FrameKind::Python;

@@ -1,5 +1,6 @@
 #include "views/panels/stack_model.h"
 
+#include "format/module_class.h"
 #include "model/session/python_frame_name.h"
 
 #include <QFileInfo>
@@ -15,7 +16,29 @@ void StackModel::setStack(std::vector<model::FrameInfo> frames,
     beginResetModel();
     m_frames = std::move(frames);
     m_modules = modules ? *modules : std::unordered_map<int64_t, model::ModuleInfo>{};
+    m_unfolded = false;
+    m_aboveApiCall = 0;
+    while (m_aboveApiCall < int(m_frames.size()) &&
+           m_frames[size_t(m_aboveApiCall)].kind == format::FrameKind::Native &&
+           format::isAboveApiCallModule(moduleName(m_frames[size_t(m_aboveApiCall)]).toStdString()))
+        ++m_aboveApiCall;
+    if (m_aboveApiCall < 2 || m_aboveApiCall == int(m_frames.size()))
+        m_aboveApiCall = 0; // one row for one frame, or nothing else to show: no fold
     endResetModel();
+}
+
+void StackModel::unfold() {
+    if (m_aboveApiCall == 0 || m_unfolded)
+        return;
+    beginResetModel(); // every row below the folded one moves
+    m_unfolded = true;
+    endResetModel();
+}
+
+int StackModel::frameIndex(int row) const {
+    if (m_aboveApiCall == 0 || m_unfolded)
+        return row;
+    return row == 0 ? -1 : row - 1 + m_aboveApiCall;
 }
 
 void StackModel::clear() {
@@ -23,7 +46,8 @@ void StackModel::clear() {
 }
 
 const model::FrameInfo* StackModel::frame(int row) const {
-    return row >= 0 && row < int(m_frames.size()) ? &m_frames[row] : nullptr;
+    const int at = row >= 0 && row < rowCount() ? frameIndex(row) : -1;
+    return at >= 0 ? &m_frames[size_t(at)] : nullptr;
 }
 
 bool StackModel::hasSource(int row) const {
@@ -42,7 +66,10 @@ QString StackModel::moduleName(const model::FrameInfo& frame) const {
 QString StackModel::functionText(int row) const {
     const model::FrameInfo* f = frame(row);
     if (!f)
-        return {};
+        return isFoldRow(row) // only ever two or more
+                   ? tr("▸ %1 frames of the recorder, CUPTI and the driver (click to show)")
+                         .arg(m_aboveApiCall)
+                   : QString();
     if (!f->function.empty())
         return QString::fromStdString(f->function);
     // Unresolved native frame: module+offset is what a symbolizer would need later.
@@ -55,20 +82,37 @@ QString StackModel::functionText(int row) const {
 }
 
 int StackModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : int(m_frames.size());
+    if (parent.isValid())
+        return 0;
+    const int folded = m_unfolded || m_aboveApiCall == 0 ? 0 : m_aboveApiCall - 1;
+    return int(m_frames.size()) - folded;
 }
 
 QVariant StackModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const model::FrameInfo& f = m_frames[index.row()];
+    if (isFoldRow(index.row())) {
+        switch (role) {
+        case Qt::DisplayRole:
+            return index.column() == FunctionColumn ? functionText(0) : QVariant();
+        case Qt::ToolTipRole:
+            return tr("Frames above the CUDA call the program made: they are the same in every "
+                      "recorded stack");
+        case Qt::ForegroundRole:
+            return QPalette().brush(QPalette::PlaceholderText);
+        case IsUserRole:
+            return false;
+        }
+        return {};
+    }
+    const model::FrameInfo& f = m_frames[size_t(frameIndex(index.row()))];
     // Unsymbolized sessions leave is_user unset: judge Python files by their path then.
     const bool isUser = f.isUserCode();
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
         case IndexColumn:
-            return index.row();
+            return frameIndex(index.row()); // the frame's depth, folded or not
         case FunctionColumn:
             return functionText(index.row());
         case LocationColumn: {

@@ -1,6 +1,9 @@
 // StackModel: the frames of one call stack as a table, innermost first, Python and native frames
 // merged as the session stores them. Columns: #, function, location, module. User frames come
-// back bold (Qt::FontRole); unresolved native frames read module+offset.
+// back bold (Qt::FontRole); unresolved native frames read module+offset. The frames every
+// recorded sync stack starts with (the recorder's callback, CUPTI, the driver:
+// format::isAboveApiCallModule) are folded into one row that unfolds when activated (issue 42:
+// the user's line was frame #21).
 #pragma once
 
 #include "model/session/session_database.h"
@@ -23,7 +26,14 @@ public:
     void setStack(std::vector<model::FrameInfo> frames,
                   const std::unordered_map<int64_t, model::ModuleInfo>* modules);
     void clear();
+    // The frame a row shows; null for the folded row.
     const model::FrameInfo* frame(int row) const;
+    // How many innermost frames are the recorder's and the driver's; the folded row stands for
+    // them while folded.
+    int foldedFrames() const { return m_aboveApiCall; }
+    bool isFoldRow(int row) const { return row == 0 && m_aboveApiCall > 0 && !m_unfolded; }
+    // Shows the folded frames in place of their row (once per stack).
+    void unfold();
     // The function column's text: the function, or module+0xoffset for unresolved frames.
     QString functionText(int row) const;
     // The frame can be opened in the source view (has a file and a line).
@@ -38,8 +48,13 @@ protected:
 private:
     QString moduleName(const model::FrameInfo& frame) const;
 
+    // The frame index a row shows (rows after the folded row shift by the folded count).
+    int frameIndex(int row) const;
+
     std::vector<model::FrameInfo> m_frames;
     std::unordered_map<int64_t, model::ModuleInfo> m_modules;
+    int m_aboveApiCall = 0;
+    bool m_unfolded = false;
 };
 
 } // namespace stallscope::views

@@ -36,6 +36,10 @@ StackView::StackView(QWidget* parent) : QWidget(parent) {
     header->resizeSection(StackModel::LocationColumn, 22 * charWidth);
     header->resizeSection(StackModel::ModuleColumn, 14 * charWidth);
     connect(m_table, &QTableView::clicked, this, [this](const QModelIndex& index) {
+        if (m_model->isFoldRow(index.row())) {
+            m_model->unfold();
+            return;
+        }
         if (!m_model->hasSource(index.row()))
             return;
         const model::FrameInfo* frame = m_model->frame(index.row());
