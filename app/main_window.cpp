@@ -136,6 +136,12 @@ void MainWindow::createMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::showOpenDialog);
     open->setShortcut(QKeySequence::Open);
+    // A run folder (one session per rank) or a folder of rank traces: a file dialog cannot pick it.
+    file->addAction(tr("Open Run &Folder…"), this, [this] {
+        const QString folder = QFileDialog::getExistingDirectory(this, tr("Open Run Folder"));
+        if (!folder.isEmpty())
+            openFile(folder);
+    });
     QAction* record = file->addAction(tr("Re&cord…"), this, &MainWindow::showRecordDialog);
     record->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     m_recentMenu = file->addMenu(tr("Open &Recent"));
@@ -242,7 +248,7 @@ void MainWindow::startLoad(const QStringList& files, const QString& symbolizedCo
     cancelLoad();
     m_loadingFiles = files;
     m_loadingCopy = symbolizedCopy;
-    m_statusLabel->setText(tr("Loading %1…").arg(QFileInfo(files.front()).fileName()));
+    m_statusLabel->setText(tr("Loading %1…").arg(shownName(files.front())));
     m_progress->setValue(0);
     m_progress->show();
     m_cancelButton->show();
@@ -479,11 +485,10 @@ QMessageBox* MainWindow::errorDialog() const {
 }
 
 void MainWindow::updateTitle() {
-    setWindowTitle(
-        m_currentFile.isEmpty() ? tr("Stallscope")
-        : m_symbolizedCopy.isEmpty()
-            ? tr("%1 — Stallscope").arg(QFileInfo(m_currentFile).fileName())
-            : tr("%1 (symbolized copy) — Stallscope").arg(QFileInfo(m_currentFile).fileName()));
+    setWindowTitle(m_currentFile.isEmpty() ? tr("Stallscope")
+                   : m_symbolizedCopy.isEmpty()
+                       ? tr("%1 — Stallscope").arg(shownName(m_currentFile))
+                       : tr("%1 (symbolized copy) — Stallscope").arg(shownName(m_currentFile)));
 }
 
 QString MainWindow::droppedFile(const QMimeData* mime) {
@@ -513,7 +518,7 @@ void MainWindow::onAnalysisStarted() {
         return;                 // a load is in progress and owns the progress bar
     m_progress->setRange(0, 0); // busy indicator: the engine reports no fraction
     m_progress->show();
-    m_statusLabel->setText(tr("Analyzing %1…").arg(QFileInfo(m_currentFile).fileName()));
+    m_statusLabel->setText(tr("Analyzing %1…").arg(shownName(m_currentFile)));
 }
 
 void MainWindow::onAnalysisFinished() {
@@ -565,8 +570,7 @@ void MainWindow::rebuildRecentMenu() {
         const QString& path = files[i];
         // &1..&9 as accelerators; the full path in the status tip tells same-named files apart.
         const QString label =
-            i < 9 ? QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName())
-                  : QFileInfo(path).fileName();
+            i < 9 ? QStringLiteral("&%1 %2").arg(i + 1).arg(shownName(path)) : shownName(path);
         QAction* action = m_recentMenu->addAction(label, this, [this, path] { openFile(path); });
         action->setStatusTip(path);
         action->setToolTip(path);

@@ -4,6 +4,9 @@
 #include "model/interop/run_merge.h"
 #include "model/interop/side_file_snapshot.h"
 
+#include <QDir>
+#include <QFileInfo>
+
 namespace stallscope::app {
 
 model::SessionOpener standardSessionOpener() {
@@ -39,6 +42,11 @@ model::LoadResult openFiles(const QStringList& files, const model::LoadOptions& 
     for (const QString& file : files)
         paths.push_back(file.toStdString());
     return model::RunMerger::load(paths, options);
+}
+
+QString shownName(const QString& path) {
+    const QString name = QFileInfo(QDir::cleanPath(path)).fileName();
+    return name.isEmpty() ? path : name;
 }
 
 } // namespace stallscope::app

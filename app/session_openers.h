@@ -25,4 +25,7 @@ std::vector<std::string> filesReadToOpen(const QStringList& files);
 // session files (the ranks of one job) as one run (model/interop/run_merge.h).
 model::LoadResult openFiles(const QStringList& files, const model::LoadOptions& options = {});
 
+// A file's or a run folder's name for a title or a list: a folder given as "run/" still has one.
+QString shownName(const QString& path);
+
 } // namespace stallscope::app

@@ -170,7 +170,13 @@ RunFiles RunMerger::runFiles(const std::vector<std::string>& paths, std::string*
     struct Candidate {
         std::string path;
         std::optional<int64_t> rank;
+        std::string worldSize; // "" where not recorded
     };
+    bool anyFolder = false;
+    for (const std::string& path : paths) {
+        std::error_code ec;
+        anyFolder = anyFolder || fs::is_directory(path, ec);
+    }
     std::vector<Candidate> kept;
     std::map<std::string, std::string> ranks; // rank|pid|host -> the file kept
     for (const std::string& path : candidates) {
@@ -200,7 +206,28 @@ RunFiles RunMerger::runFiles(const std::vector<std::string>& paths, std::string*
             }
             ranks[identity] = name;
         }
-        kept.push_back({path, rank});
+        kept.push_back(
+            {path, rank, oneValue(db, "SELECT world_size FROM process_ranks ORDER BY id")});
+    }
+    // A folder is one launch's ranks: recordings of separate runs are not merged into one
+    // (issue 42: two unrelated recordings became one 46 s session without a word).
+    if (anyFolder && kept.size() > 1) {
+        for (const Candidate& candidate : kept) {
+            const std::string name = fs::path(candidate.path).filename().string();
+            std::string why;
+            if (!candidate.rank)
+                why = name + " records no rank";
+            else if (candidate.worldSize != kept.front().worldSize)
+                why = "their world sizes differ (" +
+                      fs::path(kept.front().path).filename().string() + ": " +
+                      kept.front().worldSize + ", " + name + ": " + candidate.worldSize + ")";
+            if (!why.empty()) {
+                *error = paths.front() + ": holds " + std::to_string(kept.size()) +
+                         " sessions that are not the ranks of one launch (" + why +
+                         "); open one of them by its name";
+                return {};
+            }
+        }
     }
     std::stable_sort(kept.begin(), kept.end(), [](const Candidate& a, const Candidate& b) {
         return a.rank.value_or(std::numeric_limits<int64_t>::max()) <

@@ -1,6 +1,7 @@
 // The main window's proportions (issue 17) at 1920×1080 and 1280×800: the timeline gets most of
 // the window, the insight list the whole height of the left side (the bottom docks sit under the
-// timeline only), the docks sized as shares of the window once it is shown.
+// timeline only), the docks sized as shares of the window once it is shown; its title names a run
+// folder.
 #include "app/main_window.h"
 #include "app/window_layout.h"
 #include "views/panels/analysis_panels.h"
@@ -8,6 +9,7 @@
 
 #include <QDockWidget>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTest>
 
@@ -64,6 +66,17 @@ private slots:
                  qPrintable(QString::number(timeline->width())));
         QVERIFY2(timeline->height() >= size.height() * 0.45,
                  qPrintable(QString::number(timeline->height())));
+    }
+
+    // Issue 42: a run folder given as "sample-ddp/" titled the window " — Stallscope".
+    void runFolderNamesTheWindow() {
+        app::MainWindow window;
+        window.setErrorDialogsEnabled(false);
+        window.show();
+        QSignalSpy loaded(&window, &app::MainWindow::sessionLoaded);
+        window.openFile(QStringLiteral(STALLSCOPE_SOURCE_DIR "/resources/sample-ddp/"));
+        QVERIFY(loaded.wait(20000));
+        QCOMPARE(window.windowTitle(), QStringLiteral("sample-ddp — Stallscope"));
     }
 };
 

@@ -33,6 +33,7 @@ struct RankSpec {
     int64_t pid = 0;                     // 0: 4000 + rank
     std::string file = "/work/train.py"; // the sync's Python file, embedded
     std::string source;                  // its text; "" for "rank N"
+    int64_t worldSize = 2;               // 0: the recording knows no rank at all
 };
 
 constexpr int64_t kBaseNs = 1'000'000'000'000; // an uptime of 1000 s
@@ -50,7 +51,8 @@ void writeRank(const std::string& path, const RankSpec& spec) {
     const int64_t pid = spec.pid ? spec.pid : 4000 + spec.rank;
     const int64_t process =
         w->addProcess({pid, spec.host, "python train.py", t0, t0 + 100 * kStepNs, 0});
-    w->addProcessRank({process, spec.rank, spec.rank, 2, "torchrun", 0});
+    if (spec.worldSize > 0)
+        w->addProcessRank({process, spec.rank, spec.rank, spec.worldSize, "torchrun", 0});
     const int64_t thread = w->addThread({process, pid, "python"});
     const int64_t device = w->addDevice({process, spec.rank, "NVIDIA H200", "", 9, 0, 132, 0});
     const int64_t stream = w->addStream({device, 1, 7, 0, 0});
@@ -102,6 +104,7 @@ private slots:
     void initTestCase();
     void folderOpensAsOneSessionInRankOrder();
     void tracesBesideTheSessionsAreNamed();
+    void unrelatedRecordingsAreNotMerged();
     void stacksAndSourcesStayWithTheirRank();
     void rankOneSyncShowsItsStackAndSourceLine();
     void badFrameReferenceStaysInItsRank();
@@ -176,6 +179,32 @@ void TestRunMerge::tracesBesideTheSessionsAreNamed() {
     QCOMPARE(loaded.session->warning,
              run.toStdString() + " also holds 2 profiler trace file(s) (.json, .json.gz), not "
                                  "read: only its sessions were; open a trace by its name");
+}
+
+// Issue 42: a folder of two unrelated recordings was merged into one session without a word. A
+// folder is one launch's ranks; anything else is refused, naming why.
+void TestRunMerge::unrelatedRecordingsAreNotMerged() {
+    const QString noRanks = folder("separate");
+    writeRank((noRanks + "/a.stallscope").toStdString(), {.rank = 0, .worldSize = 0});
+    writeRank((noRanks + "/b.stallscope").toStdString(), {.rank = 0, .pid = 77, .worldSize = 0});
+    model::LoadResult loaded = model::RunMerger::load({noRanks.toStdString()});
+    QVERIFY(!loaded.ok());
+    QCOMPARE(loaded.error, noRanks.toStdString() +
+                               ": holds 2 sessions that are not the ranks of one launch "
+                               "(a.stallscope records no rank); open one of them by its name");
+    const QString sizes = folder("sizes");
+    writeRank((sizes + "/a.stallscope").toStdString(), {.rank = 0});
+    writeRank((sizes + "/b.stallscope").toStdString(), {.rank = 1, .worldSize = 4});
+    loaded = model::RunMerger::load({sizes.toStdString()});
+    QVERIFY(!loaded.ok());
+    QVERIFY2(loaded.error.find("their world sizes differ (a.stallscope: 2, b.stallscope: 4)") !=
+                 std::string::npos,
+             loaded.error.c_str());
+    // One file of a folder opens alone, whatever it records.
+    const QString single = folder("single");
+    writeRank((single + "/a.stallscope").toStdString(), {.rank = 0, .worldSize = 0});
+    loaded = model::RunMerger::load({single.toStdString()});
+    QVERIFY2(loaded.ok(), loaded.error.c_str());
 }
 
 void TestRunMerge::stacksAndSourcesStayWithTheirRank() {
