@@ -266,6 +266,16 @@ private slots:
         QVERIFY2(shortA.startsWith(QStringLiteral("at::native::elementwise_kernel<128, 4, ")),
                  qPrintable(shortA));
         QVERIFY2(shortA.endsWith(QStringLiteral("…>(…)")), qPrintable(shortA));
+        // Issue 42: the anonymous namespace is part of the name, so kernels stay apart.
+        const QString anonymous = QStringLiteral(
+            "void at::native::(anonymous namespace)::distribution_elementwise_grid_stride_kernel<"
+            "float, 4, at::native::templates::cuda::uniform_and_transform<float, float, "
+            "at::CUDAGeneratorImpl*>>(long, at::PhiloxCudaState)");
+        const QString shortAnonymous = views::elideTemplateName(anonymous, 70);
+        QVERIFY2(shortAnonymous.startsWith(
+                     QStringLiteral("at::native::(anonymous namespace)::distribution_elementwise")),
+                 qPrintable(shortAnonymous));
+        QVERIFY(shortAnonymous.size() <= 70);
         QCOMPARE(views::elideTemplateName(QStringLiteral("spin(float*, int, int)"), 60),
                  QStringLiteral("spin(float*, int, int)"));
         QCOMPARE(views::elideTemplateName(QStringLiteral("a_long_c_kernel_name"), 8),

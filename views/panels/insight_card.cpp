@@ -1,6 +1,7 @@
 #include "views/panels/insight_card.h"
 
 #include "model/session/session_summary.h"
+#include "views/panels/breakable_text.h"
 
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -25,25 +26,6 @@ QStringList ruleIds(const model::Insight& insight) {
     return ids;
 }
 
-// Text that wraps at any width: a zero-width space after every 16 characters of a run without
-// spaces (a C++ template name, a long path), so that no word is wider than the panel and no card
-// widens the list (issue 42: the panel then scrolled sideways and cut every card in half).
-QString breakable(const QString& text) {
-    constexpr int kRun = 16;
-    QString out;
-    out.reserve(text.size() + text.size() / kRun);
-    int run = 0;
-    for (const QChar c : text) {
-        out += c;
-        run = c.isSpace() ? 0 : run + 1;
-        if (run == kRun) {
-            out += QChar(0x200B);
-            run = 0;
-        }
-    }
-    return out;
-}
-
 // A label that takes the card's width and wraps in it: its own width (the longest word it could
 // not break) never widens the card.
 void wrapToCard(QLabel* label) {
@@ -55,7 +37,7 @@ void wrapToCard(QLabel* label) {
 
 // A word-wrapped label of plain text from the file (a name with '<' is not markup).
 QLabel* plainLabel(const QString& text, QWidget* parent) {
-    auto* label = new QLabel(breakable(text), parent);
+    auto* label = new QLabel(breakableText(text), parent);
     label->setTextFormat(Qt::PlainText);
     wrapToCard(label);
     return label;
@@ -130,7 +112,7 @@ InsightCard::InsightCard(const model::Insight& insight, bool defLineSites, QWidg
     // What, where, how much, and the fix: readable without a click (issue 42).
     m_recommendation = new QLabel(
         tr("<b>Fix:</b> %1")
-            .arg(breakable(QString::fromStdString(insight.recommendation)).toHtmlEscaped()),
+            .arg(breakableText(QString::fromStdString(insight.recommendation)).toHtmlEscaped()),
         this);
     m_recommendation->setObjectName(QStringLiteral("recommendation"));
     m_recommendation->setTextFormat(Qt::RichText);

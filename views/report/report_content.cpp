@@ -26,6 +26,14 @@ QString text(const std::string& value) {
     return QString::fromStdString(value);
 }
 
+// A finding's title or place as a heading or a line: one or two lines, however long a name in it
+// is (the table of contents, headings, "Where:"; the evidence keeps the whole name).
+QString shownTitle(const std::string& title) {
+    constexpr int kHeadingChars = 300;
+    const QString whole = text(title);
+    return whole.size() > kHeadingChars ? whole.left(kHeadingChars - 1) + QChar(0x2026) : whole;
+}
+
 void addOnce(QStringList& list, const QString& value) {
     if (!value.isEmpty() && !list.contains(value))
         list.push_back(value);
@@ -151,14 +159,14 @@ std::vector<ReportSection> findingSections(const model::InsightReport& report,
             ReportSection section;
             section.anchor = QStringLiteral("finding-%1").arg(sections.size() + 1);
             section.level = 2;
-            section.title = text(insight.title);
+            section.title = shownTitle(insight.title);
             ReportBlock block;
             block.kind = ReportBlock::Kind::Finding;
             ReportFinding& finding = block.finding;
             finding.severity = QString::fromLatin1(model::severityName(insight.severity).data());
             finding.colour = InsightCard::severityColor(insight.severity);
-            finding.title = text(insight.title);
-            finding.where = text(insight.site.label());
+            finding.title = shownTitle(insight.title);
+            finding.where = shownTitle(insight.site.label());
             finding.saving = savingText(insight);
             addExcerpt(finding, insight, report, resolver);
             section.blocks.push_back(std::move(block));

@@ -6,17 +6,26 @@ namespace {
 
 const QString kEllipsis = QStringLiteral("…");
 
-// The position of the '(' that opens the top-level parameter list, or -1.
+const QString kAnonymousNamespace = QStringLiteral("(anonymous namespace)");
+
+// The position of the '(' that opens the top-level parameter list, or -1. "(anonymous
+// namespace)" and a lambda's "{lambda(…)#1}" are part of the name, not its parameters (issue 42:
+// every at::native::(anonymous namespace)::… kernel read "at::native::(…)").
 int parameterListStart(const QString& name) {
     int depth = 0;
     for (int i = 0; i < name.size(); ++i) {
         const QChar c = name[i];
-        if (c == u'<')
+        if (c == u'<' || c == u'{')
             ++depth;
-        else if (c == u'>' && depth > 0)
+        else if ((c == u'>' || c == u'}') && depth > 0)
             --depth;
-        else if (c == u'(' && depth == 0 && i > 0)
+        else if (c == u'(' && depth == 0 && i > 0) {
+            if (QStringView(name).mid(i).startsWith(kAnonymousNamespace)) {
+                i += int(kAnonymousNamespace.size()) - 1;
+                continue;
+            }
             return i;
+        }
     }
     return -1;
 }

@@ -1,5 +1,7 @@
 #include "views/report/report_pdf.h"
 
+#include "views/panels/breakable_text.h"
+
 #include "views/report/report_names.h"
 
 #include <QBuffer>
@@ -57,9 +59,12 @@ public:
             newPage();
     }
     void skip(int height) { m_y += height; }
+    // Names from the file break anywhere in their long runs: no heading runs off the page.
     int measure(const QString& value, const QFont& font, int width) {
         m_painter.setFont(font);
-        return m_painter.boundingRect(QRect(0, 0, width, 100000), Qt::TextWordWrap, value).height();
+        return m_painter
+            .boundingRect(QRect(0, 0, width, 100000), Qt::TextWordWrap, breakableText(value))
+            .height();
     }
     void paragraph(const QString& value, const QFont& font, const QColor& colour = kInk,
                    int indent = 0, int spaceAfter = -1) {
@@ -67,7 +72,8 @@ public:
         ensureSpace(height);
         m_painter.setFont(font);
         m_painter.setPen(colour);
-        m_painter.drawText(QRect(indent, m_y, m_width - indent, height), Qt::TextWordWrap, value);
+        m_painter.drawText(QRect(indent, m_y, m_width - indent, height), Qt::TextWordWrap,
+                           breakableText(value));
         m_y += height + (spaceAfter < 0 ? height / 4 : spaceAfter);
     }
     void heading(const QString& value, int level) {
