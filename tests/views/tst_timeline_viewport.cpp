@@ -66,12 +66,21 @@ private slots:
     void zoomKeepsAnchor() {
         QFETCH(double, x);
         QFETCH(double, factor);
-        TimelineViewport viewport = make(1'000'000, 1'000'000, 9'000'000, 800);
+        TimelineViewport viewport = make(1'000'000, 20'000'000, 28'000'000, 800);
         const int64_t before = viewport.timeForX(x);
         const double nsPerPixel = viewport.nsPerPixel();
         viewport.zoomAround(x, factor);
         QCOMPARE(viewport.timeForX(x), before);
         QCOMPARE(viewport.nsPerPixel(), nsPerPixel / factor);
+    }
+
+    // Zooming out next to the data's start keeps the view on the data: the start, not the
+    // anchor, stays put (the limit "unless a limit clamps it" of zoomAround).
+    void zoomOutAtTheDataStart() {
+        TimelineViewport viewport = make(1'000'000, 1'000'000, 9'000'000, 800);
+        viewport.zoomAround(799, 0.5);
+        QCOMPARE(viewport.visibleStartNs(), 1'000'000LL);
+        QCOMPARE(viewport.visibleDurationNs(), 16'000'000.0);
     }
 
     void zoomLimits() {
@@ -91,8 +100,10 @@ private slots:
         viewport.panByPixels(-300);
         QCOMPARE(viewport.visibleStartNs(), 12'000LL);
         viewport.setDataRange(0, 30'000);
-        viewport.panByPixels(1e9); // clamped: half a screen of slack before the data
-        QCOMPARE(viewport.visibleStartNs(), -5'000LL);
+        viewport.panByPixels(1e9); // clamped at the data's start: no empty time before it
+        QCOMPARE(viewport.visibleStartNs(), 0LL);
+        viewport.panByPixels(-1e9); // and at its end
+        QCOMPARE(viewport.visibleEndNs(), 30'000LL);
     }
 
     void fitAndResize() {

@@ -49,8 +49,8 @@ void TimelineViewport::panByPixels(double dx) {
     clamp();
 }
 
-// Keeps the view near the data: at most four data ranges wide, the data centred when it all fits,
-// otherwise never scrolled so far that the data leaves the screen (half a screen of slack).
+// Keeps the view on the data: at most four data ranges wide, the data centred when it all fits,
+// otherwise never scrolled past either end of the data (issue 42: panning ran to −0.6 s).
 void TimelineViewport::clamp() {
     const double dataStart = static_cast<double>(m_dataStartNs - m_originNs);
     const double dataEnd = static_cast<double>(m_dataEndNs - m_originNs);
@@ -62,8 +62,7 @@ void TimelineViewport::clamp() {
         m_startOffsetNs = (dataStart + dataEnd - visible) / 2.0; // all data in view: centre it
         return;
     }
-    const double slack = visible / 2.0;
-    m_startOffsetNs = std::clamp(m_startOffsetNs, dataStart - slack, dataEnd + slack - visible);
+    m_startOffsetNs = std::clamp(m_startOffsetNs, dataStart, dataEnd - visible);
 }
 
 } // namespace stallscope::views
