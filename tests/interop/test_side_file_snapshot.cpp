@@ -6,6 +6,7 @@
 #include "model/interop/import_cache.h"
 #include "model/interop/side_file_snapshot.h"
 #include "model/session/session.h"
+#include "tests/support/killed_writer.h"
 #include "tests/support/small_session.h"
 
 #include <QDir>
@@ -22,32 +23,6 @@
 using namespace stallscope;
 
 namespace {
-
-// Runs `work` in a child that signals when it is done and is then killed with SIGKILL: a writer
-// that never got to commit, checkpoint or roll back.
-bool killAfter(const std::function<bool()>& work) {
-    int ready[2];
-    if (pipe(ready) != 0)
-        return false;
-    const pid_t child = fork();
-    if (child < 0)
-        return false;
-    if (child == 0) {
-        const char byte = work() ? 1 : 0;
-        if (write(ready[1], &byte, 1) != 1)
-            _exit(3);
-        pause();
-        _exit(0);
-    }
-    char byte = 0;
-    const bool worked = read(ready[0], &byte, 1) == 1 && byte == 1;
-    kill(child, SIGKILL);
-    int status = 0;
-    waitpid(child, &status, 0);
-    close(ready[0]);
-    close(ready[1]);
-    return worked && WIFSIGNALED(status);
-}
 
 QStringList filesIn(const QString& dir) {
     return QDir(dir).entryList(QDir::Files | QDir::Hidden | QDir::System, QDir::Name);
@@ -66,24 +41,7 @@ private slots:
     void killedWriterIsReadFromACopy() {
         QTemporaryDir dir;
         const std::string file = dir.filePath("killed.stallscope").toStdString();
-        QVERIFY(killAfter([&] {
-            std::string error;
-            auto writer = format::SessionWriter::create(file, &error);
-            if (!writer)
-                return false;
-            const int64_t process = writer->addProcess({1, "h", "cmd", 0, {}, {}});
-            const int64_t thread = writer->addThread({process, 1, "main"});
-            const int64_t name = writer->internString("cudaLaunchKernel");
-            for (int i = 0; i < 1000; ++i)
-                writer->addApiCall(
-                    {thread, format::ApiDomain::Runtime, 1, name, i * 10, i * 10 + 5, i, 0});
-            writer->commit();
-            for (int i = 1000; i < 1500; ++i) // never committed
-                writer->addApiCall(
-                    {thread, format::ApiDomain::Runtime, 1, name, i * 10, i * 10 + 5, i, 0});
-            writer.release(); // open until the kill: no destructor may finish the session
-            return true;
-        }));
+        QVERIFY(testing::writeKilledSession(file));
         QVERIFY(format::sqliteSideFiles(file).walBytes > 0);
         QVERIFY(model::hasPendingSideFiles(file));
 
@@ -126,7 +84,7 @@ private slots:
         }();
         QVERIFY(kernels > 0);
         // A writer killed inside a transaction whose changed pages reached the file.
-        QVERIFY(killAfter([&] {
+        QVERIFY(testing::killAfter([&] {
             auto* db = new format::Database; // open until the kill: never rolled back
             std::string error;
             return db->open(file, format::Database::Mode::ReadWrite, &error) &&

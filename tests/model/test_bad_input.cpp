@@ -4,6 +4,7 @@
 #include "format/session_writer.h"
 #include "model/session/session_loader.h"
 #include "model/session/session_summary.h"
+#include "tests/support/killed_writer.h"
 #include "tests/support/load_error.h"
 #include "tests/support/small_session.h"
 #include "tests/support/sqlite_edit.h"
@@ -176,39 +177,7 @@ void TestBadInput::incompleteSessionOpensWithWarning() {
 // it was cut short, and holds nothing of the uncommitted transaction.
 void TestBadInput::killedWriterIsRefusedWithoutWriting() {
     const std::string file = m_dir.filePath("killed.stallscope").toStdString();
-    int ready[2];
-    QCOMPARE(pipe(ready), 0);
-    const pid_t child = fork();
-    QVERIFY(child >= 0);
-    if (child == 0) {
-        std::string error;
-        auto writer = format::SessionWriter::create(file, &error);
-        if (!writer)
-            _exit(2);
-        const int64_t process = writer->addProcess({1, "h", "cmd", 0, {}, {}});
-        const int64_t thread = writer->addThread({process, 1, "main"});
-        const int64_t name = writer->internString("cudaLaunchKernel");
-        for (int i = 0; i < 1000; ++i)
-            writer->addApiCall(
-                {thread, format::ApiDomain::Runtime, 1, name, i * 10, i * 10 + 5, i, 0});
-        writer->commit();
-        for (int i = 1000; i < 1500; ++i) // never committed
-            writer->addApiCall(
-                {thread, format::ApiDomain::Runtime, 1, name, i * 10, i * 10 + 5, i, 0});
-        const char byte = 1;
-        if (write(ready[1], &byte, 1) != 1)
-            _exit(3);
-        pause();
-        _exit(0);
-    }
-    char byte = 0;
-    QCOMPARE(read(ready[0], &byte, 1), ssize_t(1));
-    kill(child, SIGKILL);
-    int status = 0;
-    waitpid(child, &status, 0);
-    QVERIFY(WIFSIGNALED(status));
-    close(ready[0]);
-    close(ready[1]);
+    QVERIFY(testing::writeKilledSession(file));
 
     // Its committed rows are in the WAL, which SQLite reads only by writing beside the file:
     // the session layer says so and writes nothing (model/interop/side_file_snapshot.h reads a
