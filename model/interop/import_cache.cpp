@@ -173,8 +173,21 @@ bool isCacheEntry(const std::string& path) {
 }
 
 void removeCacheEntry(const std::string& path) {
+    if (!isCacheEntry(path))
+        return; // never what the cache did not mark
     std::error_code ec;
-    removeSession(CachedSession{path, 0, {}}, ec);
+    for (const char* suffix : format::kSqliteSideFileSuffixes)
+        fs::remove(path + suffix, ec);
+    fs::remove(path, ec);
+    if (!fs::exists(path, ec)) // the mark goes last: a session is never left unmarked
+        fs::remove(path + kMarkSuffix, ec);
+}
+
+std::string foreignFileProblem(const std::string& entryPath) {
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(entryPath, ec)) || isCacheEntry(entryPath))
+        return {};
+    return entryPath + ": a file the import cache did not write has its name; move it away";
 }
 
 void touchCachedSession(const std::string& sessionPath) {

@@ -38,8 +38,12 @@ std::string cacheEntryPath(const std::string& dir, const std::string& stem,
 bool markCacheEntry(const std::string& entryPath);
 // Whether `path` is a session the cache wrote (its mark is beside it).
 bool isCacheEntry(const std::string& path);
-// Removes a cache entry with its SQLite side files and its mark.
+// Removes a cache entry with its SQLite side files and its mark; nothing when `path` is not marked
+// as the cache's.
 void removeCacheEntry(const std::string& path);
+// Empty, or the problem when a file the cache did not write sits where an entry would go (it is
+// then neither used nor replaced).
+std::string foreignFileProblem(const std::string& entryPath);
 
 // Marks `sessionPath` as just used (its modification time), for least-recently-used eviction.
 void touchCachedSession(const std::string& sessionPath);

@@ -333,8 +333,10 @@ LoadResult KinetoImporter::load(const std::string& tracePath, const LoadOptions&
         failed.error = tracePath + ": " + failed.error;
         return failed;
     }
+    if (failed.error = foreignFileProblem(cached); !failed.error.empty())
+        return failed;
     std::error_code ec;
-    if (fs::exists(cached, ec) && isCacheEntry(cached)) {
+    if (fs::exists(cached, ec)) { // foreignFileProblem(): it is the cache's
         LoadResult reused = SessionLoader::load(cached, options);
         if (reused.ok())
             touchCachedSession(cached);

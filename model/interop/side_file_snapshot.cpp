@@ -63,8 +63,9 @@ LoadResult loadSideFileSnapshot(const std::string& path, const LoadOptions& opti
                                 : "its write-ahead log " + sideFile +
                                       " holds transactions not yet in the file (a recording still "
                                       "running, or whose writer was killed)";
-    if (!(fs::exists(entry, ec) && isCacheEntry(entry))) {
-        removeCacheEntry(entry);
+    if (failed.error = foreignFileProblem(entry); !failed.error.empty())
+        return failed;
+    if (!fs::exists(entry, ec)) { // else the cache's own copy, made whole before
         format::OutputFile output;
         format::OutputPolicy policy;
         policy.inputs = {path, sideFile};
@@ -85,6 +86,8 @@ LoadResult loadSideFileSnapshot(const std::string& path, const LoadOptions& opti
         touchCachedSession(entry);
     }
     LoadResult loaded = SessionLoader::load(entry, options);
+    if (!loaded.ok() && !loaded.cancelled)
+        removeCacheEntry(entry); // damaged meanwhile: made again on the next open
     if (loaded.ok()) {
         // What the user opened, as for an imported trace (the summary's "File", then the copy).
         loaded.session->meta.try_emplace(std::string(format::meta::kImportSource), path);

@@ -98,6 +98,19 @@ private slots:
         QVERIFY(!isCacheEntry(mine));
     }
 
+    // A file of the user's where an entry would go is neither used nor removed.
+    void aForeignFileAtAnEntrysNameStays() {
+        const std::string mine = users("trace.json-0123456789abcdef.stallscope", 10, 10);
+        QVERIFY(!foreignFileProblem(mine).empty());
+        removeCacheEntry(mine);
+        QVERIFY(fs::exists(mine));
+        const std::string ours = cached("ours.stallscope", 10, 10);
+        QCOMPARE(foreignFileProblem(ours), std::string());
+        QCOMPARE(foreignFileProblem(ours + ".missing"), std::string());
+        removeCacheEntry(ours);
+        QVERIFY(!fs::exists(ours) && !isCacheEntry(ours));
+    }
+
     // A file rewritten with the same size and modification time is another entry.
     void entriesAreKeyedOnContent() {
         const std::string trace = users("trace.json", 0, 0);
