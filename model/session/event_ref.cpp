@@ -6,6 +6,9 @@
 #include "model/session/session.h"
 #include "model/session/session_summary.h"
 
+#include <algorithm>
+#include <vector>
+
 namespace stallscope::model {
 
 namespace {
@@ -139,6 +142,22 @@ int64_t eventCount(const EventSpans& spans) {
     for (const EventSpan& span : spans)
         total += span.count;
     return total;
+}
+
+EventRef medianEvent(const Session& session, const EventSpans& spans, EventKind kind) {
+    std::vector<std::pair<int64_t, EventRef>> events;
+    for (const EventSpan& span : spans)
+        if (span.first.kind == kind)
+            for (uint32_t i = 0; i < span.count; ++i) {
+                const EventRef event = span.at(i);
+                events.emplace_back(event.end(session) - event.start(session), event);
+            }
+    if (events.empty())
+        return {};
+    const auto middle = events.begin() + std::ptrdiff_t(events.size() / 2);
+    std::nth_element(events.begin(), middle, events.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    return middle->second;
 }
 
 bool isHostBlocking(uint8_t syncKind) {

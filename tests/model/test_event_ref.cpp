@@ -9,6 +9,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
+#include <vector>
+
 using namespace stallscope;
 using model::EventKind;
 using model::EventRef;
@@ -131,6 +134,28 @@ private slots:
         QCOMPARE(spans[1].last(), EventRef::sync(m_mainLane, 1));
         QCOMPARE(model::eventCount(spans), int64_t(6));
         QCOMPARE(model::eventCount({}), int64_t(0));
+    }
+
+    // The median by duration, not the first (the details' sync of a site, issue 42).
+    void medianEvent() {
+        const model::EventSpans kernels = {{{EventKind::Kernel, m_computeLane, 0, 0}, 5}};
+        std::vector<int64_t> durations;
+        for (uint32_t i = 0; i < 5; ++i)
+            durations.push_back(kernels[0].at(i).end(*m_session) -
+                                kernels[0].at(i).start(*m_session));
+        std::vector<int64_t> sorted = durations;
+        std::sort(sorted.begin(), sorted.end());
+        const EventRef median = model::medianEvent(*m_session, kernels, EventKind::Kernel);
+        QCOMPARE(median.end(*m_session) - median.start(*m_session), sorted[2]);
+        // Two syncs: the upper median, the longer stream sync.
+        const EventRef sync =
+            model::medianEvent(*m_session, {{EventRef::sync(m_mainLane, 0), 2}}, EventKind::Sync);
+        QCOMPARE(sync, EventRef::sync(m_mainLane, 0));
+        const EventRef shortSync =
+            model::medianEvent(*m_session, {{EventRef::sync(m_mainLane, 1), 1}}, EventKind::Sync);
+        QCOMPARE(shortSync, EventRef::sync(m_mainLane, 1));
+        QVERIFY(!model::medianEvent(*m_session, kernels, EventKind::Sync).isValid());
+        QVERIFY(!model::medianEvent(*m_session, {}, EventKind::Kernel).isValid());
     }
 
     void hostBlocking() {
