@@ -213,6 +213,24 @@ void calibrateRecorder(std::vector<std::string>* env, bool quiet) {
                 why.c_str());
 }
 
+// Whether `program` can be started as execvp() would find it: a path with a '/' as it is, a name
+// along $PATH. Checked before anything else runs, so that a typo gets one line of its own
+// (issue 42: "command not found" came after a line about the recorder's calibration).
+bool programExists(const std::string& program) {
+    if (program.find('/') != std::string::npos)
+        return access(program.c_str(), X_OK) == 0;
+    const char* path = getenv("PATH");
+    std::string folders = path && *path ? path : "/usr/local/bin:/usr/bin:/bin";
+    for (size_t start = 0; start <= folders.size();) {
+        const size_t end = std::min(folders.find(':', start), folders.size());
+        const std::string folder = end > start ? folders.substr(start, end - start) : ".";
+        if (access((folder + "/" + program).c_str(), X_OK) == 0)
+            return true;
+        start = end + 1;
+    }
+    return false;
+}
+
 std::string shellQuote(const std::vector<std::string>& argv) {
     std::string out;
     for (const std::string& a : argv) {
@@ -393,6 +411,11 @@ int main(int argc, char** argv) {
             return refuse(TargetRunner::kKillGraceVariable, grace,
                           numberCheck(grace, 0, TargetRunner::kMaxKillGraceMs));
         killGraceMs = int(*ms);
+    }
+    if (!programExists(command[0])) {
+        fprintf(stderr, "stallscope-record: %s: no such program (not a file, nor found on PATH)\n",
+                command[0].c_str());
+        return 127;
     }
     std::string libraryPath = findLibrary(library);
     if (libraryPath.empty()) {

@@ -9,6 +9,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -69,15 +70,22 @@ private slots:
         skipWithoutRecorder();
         const QString session = m_dir.filePath(QStringLiteral("echo.stallscope"));
         RecordDialog* dialog = dialogFor(nullptr, session);
-        dialog->setProgram(QStringLiteral("/bin/sh"),
-                           {QStringLiteral("-c"), QStringLiteral("echo hello from $GREETING")});
+        dialog->setProgram(
+            QStringLiteral("/bin/sh"),
+            {QStringLiteral("-c"),
+             QStringLiteral("echo hello from $GREETING, unbuffered=$PYTHONUNBUFFERED")});
         dialog->setEnvironment({QStringLiteral("GREETING=the target")});
         QSignalSpy recorded(dialog, &RecordDialog::sessionRecorded);
         QVERIFY(dialog->startRecording());
         QVERIFY(recorded.wait(60000));
         QCOMPARE(recorded.at(0).at(0).toString(), session);
-        QVERIFY2(dialog->outputText().contains(QStringLiteral("hello from the target")),
-                 qPrintable(dialog->outputText()));
+        // Python's output shows as it runs (unbuffered) unless the user's environment says.
+        QVERIFY2(
+            dialog->outputText().contains(QStringLiteral("hello from the target, unbuffered=1")),
+            qPrintable(dialog->outputText()));
+        // What recording needs is said up front (issue 42).
+        const auto* needs = dialog->findChild<QLabel*>(QStringLiteral("recordNeeds"));
+        QVERIFY(needs && needs->text().contains(QStringLiteral("NVIDIA GPU")));
         const auto loaded = stallscope::model::SessionLoader::load(session.toStdString());
         QVERIFY2(loaded.ok(), loaded.error.c_str());
         // /bin/sh never initializes CUDA: the session says so instead of looking complete.
@@ -194,6 +202,11 @@ private slots:
         QVERIFY2(dialog->errorText().contains(QStringLiteral("could not be run")),
                  qPrintable(dialog->errorText()));
         QVERIFY2(dialog->outputText().contains(QStringLiteral("/nonexistent/train")),
+                 qPrintable(dialog->outputText()));
+        // Said at once, with no line about the recorder's calibration before it (issue 42).
+        QVERIFY2(dialog->outputText().contains(QStringLiteral("no such program")) &&
+                     !dialog->outputText().contains(QStringLiteral("calibrat")) &&
+                     !dialog->outputText().contains(QStringLiteral("own cost")),
                  qPrintable(dialog->outputText()));
         delete dialog;
     }

@@ -234,6 +234,17 @@ private slots:
                       QStringLiteral("/nonexistent/train")});
         QCOMPARE(run.exitCode, 127);
         QCOMPARE(contents(session), QByteArray("yesterday's recording"));
+        // One line, the first (issue 42: it came after a line about the calibration), for a path
+        // and for a name looked up on PATH alike.
+        for (const QString& missing :
+             {QStringLiteral("/nonexistent/train"), QStringLiteral("no-such-program-xyz")}) {
+            run = record(
+                {QStringLiteral("-o"), dir.filePath(QStringLiteral("x.stallscope")), missing});
+            QCOMPARE(run.exitCode, 127);
+            QCOMPARE(run.output.trimmed(), QStringLiteral("stallscope-record: %1: no such program "
+                                                          "(not a file, nor found on PATH)")
+                                               .arg(missing));
+        }
         run = record({QStringLiteral("--force-overwrite"), QStringLiteral("-o"), session,
                       QStringLiteral("/bin/true")});
         QCOMPARE(run.exitCode, 0);

@@ -82,7 +82,16 @@ RecordDialog::RecordDialog(QWidget* parent) : QDialog(parent) {
     connect(m_stop, &QPushButton::clicked, this, &RecordDialog::stopRecording);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
 
+    // Said before anything is typed (issue 42): what recording needs.
+    auto* needs = new QLabel(
+        tr("Records a program that uses an NVIDIA GPU through CUDA (PyTorch included): it needs "
+           "the NVIDIA driver and a GPU on this machine. A Python program's output shows here as "
+           "it runs."),
+        this);
+    needs->setObjectName(QStringLiteral("recordNeeds"));
+    needs->setWordWrap(true);
     auto* layout = new QVBoxLayout(this);
+    layout->addWidget(needs);
     layout->addLayout(form);
     layout->addWidget(m_error);
     layout->addWidget(m_log, 1);
@@ -201,6 +210,9 @@ bool RecordDialog::startRecording() {
         return false;
     }
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    // Python writes its output in blocks to a pipe: line by line, it shows here as it runs.
+    if (!environment.contains(QStringLiteral("PYTHONUNBUFFERED")))
+        environment.insert(QStringLiteral("PYTHONUNBUFFERED"), QStringLiteral("1"));
     for (const QString& line : m_environment->toPlainText().split(QLatin1Char('\n'))) {
         const QString entry = line.trimmed();
         if (entry.isEmpty())
