@@ -13,6 +13,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMessageBox>
+#include <QShortcut>
 
 namespace stallscope::app {
 
@@ -77,6 +78,13 @@ views::CompareView* CompareLauncher::ensureView() {
         m_view->setWindowFlag(Qt::Window);
         m_view->setAttribute(Qt::WA_DeleteOnClose);
         m_view->resize(m_window->size());
+        // Ctrl+W and Esc close it, as any secondary window (issue 42).
+        for (const QKeySequence& keys :
+             {QKeySequence(QKeySequence::Close), QKeySequence(Qt::Key_Escape)}) {
+            auto* close = new QShortcut(keys, m_view);
+            close->setContext(Qt::WindowShortcut);
+            connect(close, &QShortcut::activated, m_view, &QWidget::close);
+        }
         // Closing the window while the comparison is made cancels it (silently).
         connect(m_view, &QObject::destroyed, m_jobs, &model::JobTracker::cancel);
     }

@@ -110,7 +110,12 @@ std::string comparisonToText(const SessionComparison& c) {
     if (c.fixedSites > 0) {
         out += "\nPredicted against achieved (" + std::to_string(c.fixedSites) + " fixed site" +
                (c.fixedSites == 1 ? "" : "s") + "): predicted " + duration(c.predictedSavingNs) +
-               " " + per + ", achieved " + duration(c.achievedSavingNs) + " " + per;
+               " " + per +
+               (c.achievedSavingNs >= 0
+                    ? ", achieved " + duration(c.achievedSavingNs) + " " + per
+                    // A slower after run is no achievement (issue 42: "achieved −3.802 s").
+                    : ", achieved nothing: the after run is " + duration(-c.achievedSavingNs) +
+                          " " + per + " slower");
         if (c.achievedSavingNs > 0) {
             char ratio[32];
             std::snprintf(ratio, sizeof ratio, "%.2f", c.predictedSavingNs / c.achievedSavingNs);

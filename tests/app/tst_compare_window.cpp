@@ -4,6 +4,7 @@
 // and its window closes; FILE --compare-with AFTER compares once FILE has loaded.
 #include "app/compare_launcher.h"
 #include "app/main_window.h"
+#include "format/session_meta.h"
 #include "model/session/session.h"
 #include "tests/support/loop_session.h"
 #include "views/compare/compare_table_model.h"
@@ -84,6 +85,33 @@ private slots:
         QVERIFY(view->windowTitle().contains(QStringLiteral("before run.stallscope")));
         QVERIFY(view->windowTitle().contains(QStringLiteral("after run.stallscope")));
         QVERIFY(view->isWindow());
+        // Esc closes it, as Ctrl+W does (issue 42: no key did).
+        view->activateWindow();
+        QTest::keyClick(view, Qt::Key_Escape);
+        QTRY_VERIFY(!view);
+    }
+
+    // Issue 42: two different programs were compared without a word.
+    void differentCommandsAreNamed() {
+        auto run = [](const char* command) {
+            auto session = std::make_shared<model::Session>();
+            if (*command)
+                session->meta[std::string(format::meta::kCommand)] = command;
+            views::ComparedRun compared;
+            compared.session = std::move(session);
+            return compared;
+        };
+        views::ComparedRuns runs;
+        runs.before = run("python train.py");
+        runs.after = run("python train.py");
+        QVERIFY(views::CompareView::differentPrograms(runs).isEmpty());
+        runs.after = run("");
+        QVERIFY(views::CompareView::differentPrograms(runs).isEmpty()); // nothing to tell
+        runs.after = run("python eval.py --fast");
+        const QString warning = views::CompareView::differentPrograms(runs);
+        QVERIFY2(warning.contains(QStringLiteral("before: python train.py; after: python eval.py "
+                                                 "--fast")),
+                 qPrintable(warning));
     }
 
     void aFileThatCannotBeOpenedIsOneMessageNamingIt() {

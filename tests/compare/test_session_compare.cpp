@@ -138,6 +138,14 @@ private slots:
         QVERIFY2(text.find("FIXED") != std::string::npos, text.c_str());
         QVERIFY2(text.find("Predicted against achieved (1 fixed site)") != std::string::npos,
                  text.c_str());
+        // A slower after run achieves nothing, and says so (issue 42: "achieved −3.802 s").
+        model::SessionComparison slower = c;
+        slower.achievedSavingNs = -3.8e9;
+        const std::string lost = model::comparisonToText(slower);
+        QVERIFY2(lost.find(", achieved nothing: the after run is 3.800 s per step slower") !=
+                     std::string::npos,
+                 lost.c_str());
+        QVERIFY(lost.find("predicted / achieved") == std::string::npos);
     }
 
     // Added back: the site is new, with the after run's severity; the gate fails at or below

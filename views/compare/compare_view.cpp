@@ -1,5 +1,7 @@
 #include "views/compare/compare_view.h"
 
+#include "format/session_meta.h"
+
 #include "model/compare/compare_output.h"
 #include "model/session/session_summary.h"
 #include "views/compare/compare_table_model.h"
@@ -207,7 +209,8 @@ void CompareView::showHeading() {
             .arg(fileName(m_runs->before), fileName(m_runs->after), unit.toHtmlEscaped(), units);
     html += QStringLiteral("<br>") +
             tr("%1 %2 &nbsp;·&nbsp; Host blocked %3 &nbsp;·&nbsp; Host syncs %4")
-                .arg(perStep ? tr("Step time") : tr("Wall time"),
+                // Without steps the figures are normalised to the GPU work: say so (issue 42).
+                .arg(perStep ? tr("Step time") : tr("Wall time per second of kernel time"),
                      beforeAfter(c.before.stepNs, c.after.stepNs, true),
                      beforeAfter(c.before.hostBlockedNs, c.after.hostBlockedNs, true),
                      beforeAfter(c.before.hostSyncs, c.after.hostSyncs, false));
@@ -215,13 +218,35 @@ void CompareView::showHeading() {
         html += QStringLiteral(" &nbsp;·&nbsp; ") +
                 (c.fixedSites == 1 ? tr("<b>1 fixed site</b>")
                                    : tr("<b>%1 fixed sites</b>").arg(c.fixedSites)) +
-                tr(": predicted saving %1, achieved %2")
-                    .arg(duration(c.predictedSavingNs), duration(c.achievedSavingNs));
+                (c.achievedSavingNs >= 0
+                     ? tr(": predicted saving %1, achieved %2")
+                           .arg(duration(c.predictedSavingNs), duration(c.achievedSavingNs))
+                     // A slower after run achieved nothing (issue 42: "achieved −3.802 s").
+                     : tr(": predicted saving %1; <span style='color:#c62828'>the after run is %2 "
+                          "slower, nothing achieved</span>")
+                           .arg(duration(c.predictedSavingNs), duration(-c.achievedSavingNs)));
+    if (const QString differs = differentPrograms(*m_runs); !differs.isEmpty())
+        html += QStringLiteral("<br><span style='color:#c62828'>%1</span>").arg(differs);
     m_heading->setText(html);
     m_heading->setToolTip(QStringLiteral("%1\n%2").arg(m_runs->before.file, m_runs->after.file));
     const QString origin = perStep ? tr("0 = its first step") : tr("0 = its active window's start");
     m_beforeCaption->setText(tr("<b>Before</b> · %1 · %2").arg(fileName(m_runs->before), origin));
     m_afterCaption->setText(tr("<b>After</b> · %1 · %2").arg(fileName(m_runs->after), origin));
+}
+
+QString CompareView::differentPrograms(const ComparedRuns& runs) {
+    const auto command = [](const ComparedRun& run) {
+        return run.session ? QString::fromStdString(run.session->metaValue(format::meta::kCommand))
+                           : QString();
+    };
+    const QString before = command(runs.before), after = command(runs.after);
+    if (before.isEmpty() || after.isEmpty() || before == after)
+        return {};
+    // The fix changes the program, not usually how it was run: a different command may be
+    // another program altogether, whose sites and times do not compare.
+    return tr("The runs' commands differ (before: %1; after: %2): a comparison assumes one "
+              "program, with and without a fix.")
+        .arg(before.left(160).toHtmlEscaped(), after.left(160).toHtmlEscaped());
 }
 
 void CompareView::selectSite(int row) {

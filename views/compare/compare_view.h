@@ -47,6 +47,9 @@ public:
     QLabel* headingLabel() const { return m_heading; }
     QLabel* statusLabel() const { return m_status; }
     QLabel* progressLabel() const { return m_message; }
+    // A warning when the two runs ran different commands; empty when they did not (or one
+    // recorded none).
+    static QString differentPrograms(const ComparedRuns& runs);
 
 public slots:
     // Highlights site `row` (of tableModel(), not of the sorted view) in both timelines.
