@@ -53,6 +53,13 @@ struct SiteNumbers {
     std::optional<Severity> severity; // of the site's finding; none when it is no finding
 };
 
+// A site's status from its numbers in both runs: fixed, new, or worse / better when its blocked
+// time per unit moved past the noise margin (worse only if its replayed saving grew past it too,
+// where both runs simulated it: a wait moved onto it by a fix elsewhere is no regression), or its
+// calls per unit did; else the same.
+SiteStatus siteStatus(const SiteNumbers& before, const SiteNumbers& after,
+                      const CompareOptions& options = {});
+
 struct SiteComparison {
     std::string key; // file | function | line text [| library file | function | line text]
     SourceSite site; // as the after run names it (the before run's for fixed sites)

@@ -178,6 +178,29 @@ private slots:
         QCOMPARE(item->status, SiteStatus::Same);
     }
 
+    // Issue 42: removing one sync moved its wait onto the next (965 ns -> 800 µs blocked a step)
+    // and the gate failed a fix that made the step faster. More blocked time is worse only where
+    // the site's replayed saving grew past the noise margin too (10 %, at least 10 µs).
+    void aWaitMovedOntoASiteIsNoRegression() {
+        model::SiteNumbers before{.present = true, .calls = 1, .blockedNs = 965, .savingsNs = 500};
+        model::SiteNumbers after{
+            .present = true, .calls = 1, .blockedNs = 800'000, .savingsNs = 10'500};
+        QCOMPARE(model::siteStatus(before, after), SiteStatus::Same); // saving up 10 µs: noise
+        after.savingsNs = 10'501;
+        QCOMPARE(model::siteStatus(before, after), SiteStatus::Worse); // one ns past it
+        after.savingsNs = -1; // not simulated: blocked time decides
+        QCOMPARE(model::siteStatus(before, after), SiteStatus::Worse);
+        after.savingsNs = 100; // less to save now: not worse
+        QCOMPARE(model::siteStatus(before, after), SiteStatus::Same);
+        after.blockedNs = 10'965; // blocked within the floor: the same, whatever the saving
+        after.savingsNs = 900'000;
+        QCOMPARE(model::siteStatus(before, after), SiteStatus::Same);
+        after.blockedNs = 10'966;
+        QCOMPARE(model::siteStatus(before, after), SiteStatus::Worse);
+        // Less blocked time is better, whatever the saving says.
+        QCOMPARE(model::siteStatus(after, before), SiteStatus::Better);
+    }
+
     // An edit that adds two lines above the sync moves it from line 30 to 32: one site, the
     // same. An edit of the line itself is another site: the old one fixed, the new one new.
     void sitesMatchByTheirLineTextAcrossEdits() {
