@@ -123,6 +123,14 @@ private slots:
                  QStringLiteral("10 ms"));
         QCOMPARE(model.index(0, SyncSiteTableModel::ShareColumn).data().toString(),
                  QStringLiteral("40.0 %"));
+        // Each share says what it is a share of (issue 42: a card's 27.7 % beside this 7.8 %).
+        QCOMPARE(model.headerData(SyncSiteTableModel::ShareColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Blocked share"));
+        QVERIFY(model.headerData(SyncSiteTableModel::ShareColumn, Qt::Horizontal, Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("share of the session's wall time")));
+        QVERIFY(!model.headerData(SyncSiteTableModel::SiteColumn, Qt::Horizontal, Qt::ToolTipRole)
+                     .isValid());
         QCOMPARE(model.index(1, SyncSiteTableModel::MedianColumn)
                      .data(SyncSiteTableModel::SortRole)
                      .toLongLong(),

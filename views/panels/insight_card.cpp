@@ -98,10 +98,11 @@ InsightCard::InsightCard(const model::Insight& insight, bool defLineSites, QWidg
     m_savings = new QLabel(savingsText(insight), this);
     m_savings->setObjectName(QStringLiteral("savingsLabel"));
     wrapToCard(m_savings);
-    m_savings->setToolTip(insight.simulated
-                              ? tr("Simulated: the run replayed without this finding's waits; "
-                                   "select the card to see the GPU work moved on the timeline")
-                              : tr("Estimated time saved if fixed"));
+    m_savings->setToolTip(
+        (insight.simulated ? tr("Simulated: the run replayed without this finding's waits; "
+                                "select the card to see the GPU work moved on the timeline")
+                           : tr("Estimated time saved if fixed")) +
+        tr(". The share is of the analysis window (of a step when the window is the loop)."));
     m_savings->setStyleSheet(QStringLiteral("QLabel { color: %1; font-weight: 600; }")
                                  .arg(QColor(0x12, 0x8A, 0x50).name()));
     m_savings->setVisible(!m_savings->text().isEmpty());

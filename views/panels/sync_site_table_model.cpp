@@ -86,9 +86,26 @@ QVariant SyncSiteTableModel::data(const QModelIndex& index, int role) const {
 QString SyncSiteTableModel::columnTitle(int section) const {
     static const char* const names[] = {QT_TR_NOOP("Sync site"),      QT_TR_NOOP("Count"),
                                         QT_TR_NOOP("Calls"),          QT_TR_NOOP("Blocked"),
-                                        QT_TR_NOOP("Median"),         QT_TR_NOOP("Share"),
+                                        QT_TR_NOOP("Median"),         QT_TR_NOOP("Blocked share"),
                                         QT_TR_NOOP("GPU idle after"), QT_TR_NOOP("Saving")};
     return tr(names[section]);
+}
+
+QString SyncSiteTableModel::columnToolTip(int section) const {
+    switch (section) {
+    case CountColumn:
+        return tr("Syncs recorded at the site (a call that synced several times counts each)");
+    case CallsColumn:
+        return tr("Calls the program made at the site, as its finding counts them");
+    case TotalColumn:
+        return tr("Host time blocked at the site, over the whole session");
+    case ShareColumn:
+        return tr("The host time blocked at the site, as a share of the session's wall time (an "
+                  "insight card's share is of what its fix saves, of the analysis window)");
+    case SavingColumn:
+        return tr("What removing the site's waits saves, replayed over the analysis window");
+    }
+    return {};
 }
 
 } // namespace stallscope::views

@@ -37,6 +37,7 @@ public:
 
 protected:
     QString columnTitle(int section) const override;
+    QString columnToolTip(int section) const override;
 
 private:
     std::shared_ptr<const model::InsightReport> m_report;

@@ -13,6 +13,11 @@ QVariant TitledTableModel::headerData(int section, Qt::Orientation orientation, 
     if (orientation == Qt::Horizontal && role == Qt::InitialSortOrderRole && section >= 0 &&
         section < m_columnCount)
         return int(sortsLargestFirst(section) ? Qt::DescendingOrder : Qt::AscendingOrder);
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section >= 0 &&
+        section < m_columnCount) {
+        const QString tip = columnToolTip(section);
+        return tip.isEmpty() ? QVariant() : QVariant(tip);
+    }
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 ||
         section >= m_columnCount)
         return QAbstractTableModel::headerData(section, orientation, role);

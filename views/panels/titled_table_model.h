@@ -17,6 +17,9 @@ protected:
     TitledTableModel(int columnCount, QObject* parent);
     // The translated title of column `section` (0 <= section < columnCount).
     virtual QString columnTitle(int section) const = 0;
+    // What the column's figures are (Qt::ToolTipRole of its header): a share says what it is a
+    // share of. Empty: no tooltip.
+    virtual QString columnToolTip(int) const { return {}; }
     // Whether the first click on the column's header sorts largest first (what people want for
     // counts and times; Qt::InitialSortOrderRole): every column but the first, the name.
     virtual bool sortsLargestFirst(int section) const { return section > 0; }
