@@ -258,6 +258,14 @@ private slots:
         QCOMPARE(view.link()->offsetNs(), int64_t(2'500'000));
         QCOMPARE(before->timeOrigin(), int64_t(1'000'000));
         QCOMPARE(after->timeOrigin(), int64_t(3'500'000));
+        // Both open on their first steps, five of them (issue 42: on an empty 704 µs slice).
+        const int64_t fiveSteps = 5 * runs->before.report->summary.stepNs;
+        QVERIFY(fiveSteps > 0);
+        QVERIFY(std::abs(before->viewport().visibleStartNs() - 1'000'000) <= 2);
+        QVERIFY(std::abs(after->viewport().visibleStartNs() - 3'500'000) <= 2);
+        QVERIFY2(std::abs(before->viewport().visibleDurationNs() - double(fiveSteps)) <=
+                     0.01 * double(fiveSteps),
+                 qPrintable(QString::number(before->viewport().visibleDurationNs())));
 
         // The same moment of each run, 3.3 ms after its first step, is at the same x.
         auto sameX = [&] {

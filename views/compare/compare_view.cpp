@@ -163,7 +163,23 @@ void CompareView::setRuns(std::shared_ptr<const ComparedRuns> runs) {
     m_pages->setCurrentIndex(1);
     fitPanes();
     m_link->align(m_runs->before.anchorNs, m_runs->after.anchorNs);
+    showAlignedStart();
     m_status->setText(tr("Select a site to see its syncs in both runs."));
+}
+
+// Both timelines open on what they compare (issue 42: on an empty 704 µs slice): from the aligned
+// moment, a few steps of the loop when both runs have steps, else their whole analysis windows,
+// as long as the shorter of the two runs.
+void CompareView::showAlignedStart() {
+    const auto span = [this](const ComparedRun& run) {
+        const model::SessionStatistics& s = run.report->summary;
+        const int64_t window = std::max<int64_t>(s.windowEndNs - run.anchorNs, 1);
+        return m_runs->alignedOnSteps && s.stepNs > 0 ? std::min(window, 5 * s.stepNs) : window;
+    };
+    if (!m_runs->before.report || !m_runs->after.report)
+        return;
+    const int64_t shown = std::min(span(m_runs->before), span(m_runs->after));
+    m_before->setVisibleRange(m_runs->before.anchorNs, m_runs->before.anchorNs + shown);
 }
 
 void CompareView::resizeEvent(QResizeEvent* event) {

@@ -63,6 +63,7 @@ protected:
 
 private:
     QWidget* createComparisonPage();
+    void showAlignedStart();
     QWidget* createTimelinePane(const QString& caption, TimelineWidget** timeline,
                                 QLabel** captionLabel);
     void showHeading();
