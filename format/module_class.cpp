@@ -338,6 +338,27 @@ bool isGeneratedPseudoFile(std::string_view file) {
 
 } // namespace
 
+bool isCudaToolkitHeader(std::string_view file) {
+    const size_t slash = file.find_last_of('/');
+    const std::string_view name = slash == std::string_view::npos ? file : file.substr(slash + 1);
+    for (std::string_view header : {"cuda_runtime.h", "cuda_runtime_api.h", "cuda.h",
+                                    "cuda_device_runtime_api.h", "driver_functions.h"})
+        if (name == header)
+            return true;
+    // An include/ folder of a CUDA installation:
+    // /usr/local/cuda-13.0/targets/x86_64-linux/include/…, /opt/cuda/include/… (its folder named
+    // cuda or cuda-<version>).
+    const size_t include = file.rfind("/include/");
+    if (include == std::string_view::npos)
+        return false;
+    std::string_view root = file.substr(0, include);
+    if (const size_t targets = root.find("/targets/"); targets != std::string_view::npos)
+        root = root.substr(0, targets);
+    const std::string_view folder = root.substr(root.find_last_of('/') + 1);
+    return folder == "cuda" || (folder.size() > 5 && folder.substr(0, 5) == "cuda-" &&
+                                folder[5] >= '0' && folder[5] <= '9');
+}
+
 bool isUserPythonFile(std::string_view file) {
     if (file.empty())
         return false;

@@ -41,6 +41,12 @@ bool isCRuntimeModule(std::string_view moduleName);
 // top-level package or module is a well-known framework or standard-library one is not user code.
 bool isUserPythonFile(std::string_view file);
 
+// A CUDA toolkit header (cuda_runtime.h's inline templates such as cudaMemcpyToSymbol<T>, the
+// runtime API headers, anything under a CUDA installation's include/ folder): code compiled into
+// the user's binary, but not the user's line (issue 39: two sites read "cudaMemcpyToSymbol<float
+// [64]>" in cuda_runtime.h instead of the call in main.cu).
+bool isCudaToolkitHeader(std::string_view file);
+
 // A library file named from its package folder: the path after the last site-packages/,
 // dist-packages/ or lib/pythonX.Y/ ("lightning_fabric/utilities/apply_func.py"); pseudo and
 // relative paths as they are; any other absolute path by its file name.

@@ -78,7 +78,8 @@ SourceSite SyncSites::resolve(const std::vector<FrameInfo>& frames,
     if (frames.empty())
         return {"<unknown>", 0, std::string(kNoStack), SourceLanguage::Unknown};
     const auto user = std::find_if(frames.begin(), frames.end(), [](const FrameInfo& frame) {
-        return frame.isUserCode() && !frame.file.empty();
+        return frame.isUserCode() && !frame.file.empty() &&
+               !format::isCudaToolkitHeader(frame.file); // inlined into the user's binary
     });
     if (user != frames.end()) {
         SourceSite site = siteFromFrame(*user);

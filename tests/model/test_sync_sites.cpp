@@ -68,6 +68,7 @@ class TestSyncSites : public QObject {
     Q_OBJECT
 private slots:
     void userLineAndLibraryLine();
+    void toolkitHeadersAreNotTheUsersLine();
     void onlyLibraryFrames();
     void nativeUserFrames();
     void verdictBeatsPath();
@@ -113,6 +114,26 @@ void TestSyncSites::userLineAndLibraryLine() {
     // The user's line synced itself (.item() is a C method: no Python frame inside).
     site = SyncSites::resolve({libtorch, step, outer}, modules);
     QVERIFY(site.library.empty());
+}
+
+// Issue 39: cuda_runtime.h's inline template (cudaMemcpyToSymbol<float [64]>) is compiled into the
+// user's binary, so the symbolizer marks it user code; the site is the user's call below it.
+void TestSyncSites::toolkitHeadersAreNotTheUsersLine() {
+    const std::unordered_map<int64_t, model::ModuleLocation> modules;
+    const FrameInfo wrapper =
+        nativeFrame("/usr/local/cuda-13.0/targets/x86_64-linux/include/cuda_runtime.h", 1450,
+                    "cudaMemcpyToSymbol<float [64]>", true);
+    const FrameInfo call = nativeFrame("/home/u/src/main.cu", 88, "upload", true);
+    const SourceSite site = SyncSites::resolve({wrapper, call}, modules);
+    QCOMPARE(site.file, std::string("/home/u/src/main.cu"));
+    QCOMPARE(site.line, int64_t(88));
+    for (const char* header : {"/usr/local/cuda/include/cuda_runtime.h", "/opt/cuda/include/x.h",
+                               "/usr/local/cuda-12.4/targets/sbsa-linux/include/crt/host_runtime.h",
+                               "/usr/include/cuda_runtime_api.h"})
+        QVERIFY2(format::isCudaToolkitHeader(header), header);
+    for (const char* own : {"/home/u/src/main.cu", "/home/u/cuda_utils/include/helpers.h",
+                            "/usr/include/stdio.h", "cuda_kernels.cu"})
+        QVERIFY2(!format::isCudaToolkitHeader(own), own);
 }
 
 void TestSyncSites::onlyLibraryFrames() {
