@@ -205,6 +205,15 @@ const Scenario kUnlistedScenarios[] = {
     {"timeline-selected-collective", {1800, 1100}, ColorScheme::Light, selectLongestCollective},
     {"on-screen-sync", QSize(), ColorScheme::Light,
      [](MainWindow& window) { return selectSyncOfTopFinding(window, 100); }},
+    // The top finding's stack, the recorder's and the driver's frames folded into one row.
+    {"stack",
+     {1500, 940},
+     ColorScheme::Light,
+     [](MainWindow& window) {
+         window.panels()->activateInsight(0);
+         window.panels()->stackDock()->raise();
+         return true;
+     }},
     {"shortcuts", QSize(), ColorScheme::Light,
      [](MainWindow& window) {
          window.showShortcuts();

@@ -100,7 +100,7 @@ private slots:
         QCOMPARE(model.foldedFrames(), 9);
         QCOMPARE(model.rowCount(), 1 + 2); // the folded row, then train_step and train
         QVERIFY(model.isFoldRow(0) && !model.frame(0));
-        QVERIFY2(model.index(0, StackModel::FunctionColumn).data().toString().contains("9 frames"),
+        QVERIFY2(model.index(0, StackModel::FunctionColumn).data().toString().contains("9 CUDA frames"),
                  qPrintable(model.index(0, StackModel::FunctionColumn).data().toString()));
         QCOMPARE(model.index(1, StackModel::FunctionColumn).data().toString(),
                  QStringLiteral("train_step"));

@@ -67,8 +67,7 @@ QString StackModel::functionText(int row) const {
     const model::FrameInfo* f = frame(row);
     if (!f)
         return isFoldRow(row) // only ever two or more
-                   ? tr("▸ %1 frames of the recorder, CUPTI and the driver (click to show)")
-                         .arg(m_aboveApiCall)
+                   ? tr("▸ %1 CUDA frames").arg(m_aboveApiCall)
                    : QString();
     if (!f->function.empty())
         return QString::fromStdString(f->function);
@@ -96,8 +95,8 @@ QVariant StackModel::data(const QModelIndex& index, int role) const {
         case Qt::DisplayRole:
             return index.column() == FunctionColumn ? functionText(0) : QVariant();
         case Qt::ToolTipRole:
-            return tr("Frames above the CUDA call the program made: they are the same in every "
-                      "recorded stack");
+            return tr("The recorder's, CUPTI's and the driver's frames above the CUDA call the "
+                      "program made (the same in every recorded stack): click to show them");
         case Qt::ForegroundRole:
             return QPalette().brush(QPalette::PlaceholderText);
         case IsUserRole:
