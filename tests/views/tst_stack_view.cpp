@@ -100,8 +100,9 @@ private slots:
         QCOMPARE(model.foldedFrames(), 9);
         QCOMPARE(model.rowCount(), 1 + 2); // the folded row, then train_step and train
         QVERIFY(model.isFoldRow(0) && !model.frame(0));
-        QVERIFY2(model.index(0, StackModel::FunctionColumn).data().toString().contains("9 CUDA frames"),
-                 qPrintable(model.index(0, StackModel::FunctionColumn).data().toString()));
+        QVERIFY2(
+            model.index(0, StackModel::FunctionColumn).data().toString().contains("9 CUDA frames"),
+            qPrintable(model.index(0, StackModel::FunctionColumn).data().toString()));
         QCOMPARE(model.index(1, StackModel::FunctionColumn).data().toString(),
                  QStringLiteral("train_step"));
         QCOMPARE(model.index(1, StackModel::IndexColumn).data().toInt(), 9); // its real depth
@@ -167,6 +168,29 @@ private slots:
         QCOMPARE(requested.size(), 1);
         QCOMPARE(requested.front().at(0).toString(), QString::fromLatin1(fixture::kTrainPath));
         QCOMPARE(requested.front().at(1).toInt(), fixture::kCallerLine);
+    }
+
+    // A stack set while its dock was hidden behind another tab still opens on the user's frame
+    // once shown (60 library frames above it: far below the first screen).
+    void hiddenViewScrollsToTheUsersFrameWhenShown() {
+        std::vector<model::FrameInfo> frames;
+        for (int i = 0; i < 60; ++i) {
+            model::FrameInfo frame;
+            frame.kind = format::FrameKind::Native;
+            frame.function = "library" + std::to_string(i);
+            frame.isUser = false;
+            frames.push_back(frame);
+        }
+        frames.insert(frames.end(), m_frames.begin() + 1, m_frames.end());
+        StackView view;
+        view.resize(600, 200);
+        view.setStack(QStringLiteral("sync"), frames, &m_modules); // never shown yet
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QTableView* table = view.table();
+        const QRect user = table->visualRect(table->model()->index(60, 1)); // train_step
+        QVERIFY2(table->viewport()->rect().intersects(user),
+                 qPrintable(QStringLiteral("row at y %1").arg(user.top())));
     }
 };
 

@@ -56,12 +56,20 @@ void StackView::setStack(const QString& caption, std::vector<model::FrameInfo> f
     m_model->setStack(std::move(frames), modules);
     m_caption->setText(empty ? caption + QStringLiteral("<br>") + tr("(no stack recorded)")
                              : caption);
-    // Profiler and library frames come first (innermost): bring the user's first frame into view.
+    scrollToUserFrame();
+}
+
+void StackView::scrollToUserFrame() {
     for (int row = 0; row < m_model->rowCount(); ++row)
         if (m_model->index(row, 0).data(StackModel::IsUserRole).toBool()) {
             m_table->scrollTo(m_model->index(row, 0), QAbstractItemView::PositionAtCenter);
             break;
         }
+}
+
+void StackView::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    scrollToUserFrame(); // a hidden table did not scroll: its rows had no size yet
 }
 
 void StackView::clear(const QString& caption) {

@@ -32,7 +32,14 @@ public:
 signals:
     void sourceRequested(const QString& file, int line, bool lineIsDefinition);
 
+protected:
+    // A stack set while the view was hidden (a tabbed dock) is scrolled once it shows.
+    void showEvent(QShowEvent* event) override;
+
 private:
+    // Brings the user's first frame into view (library and CUDA frames come first, innermost).
+    void scrollToUserFrame();
+
     QLabel* m_caption = nullptr;
     QTableView* m_table = nullptr;
     StackModel* m_model = nullptr;
