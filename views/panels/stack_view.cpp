@@ -8,6 +8,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace stallscope::views {
@@ -69,7 +70,8 @@ void StackView::scrollToUserFrame() {
 
 void StackView::showEvent(QShowEvent* event) {
     QWidget::showEvent(event);
-    scrollToUserFrame(); // a hidden table did not scroll: its rows had no size yet
+    // A hidden table did not scroll (its rows had no size); once laid out, it can.
+    QTimer::singleShot(0, this, &StackView::scrollToUserFrame);
 }
 
 void StackView::clear(const QString& caption) {
