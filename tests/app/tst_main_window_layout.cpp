@@ -5,12 +5,15 @@
 #include "app/main_window.h"
 #include "app/window_layout.h"
 #include "views/panels/analysis_panels.h"
+#include "views/panels/stack_model.h"
+#include "views/panels/stack_view.h"
 #include "views/timeline/timeline_widget.h"
 
 #include <QDockWidget>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTableView>
 #include <QTest>
 
 using namespace stallscope;
@@ -77,6 +80,29 @@ private slots:
         window.openFile(QStringLiteral(STALLSCOPE_SOURCE_DIR "/resources/sample-ddp/"));
         QVERIFY(loaded.wait(20000));
         QCOMPARE(window.windowTitle(), QStringLiteral("sample-ddp — Stallscope"));
+    }
+
+    // The top finding's stack in its dock, tabbed in after the selection: it opens on the user's
+    // frame (row 14 of 26 in the bundled sample), not on the library frames above it.
+    void stackDockOpensOnTheUsersFrame() {
+        app::MainWindow window;
+        window.setErrorDialogsEnabled(false);
+        window.resize(1500, 940);
+        window.show();
+        QSignalSpy analyzed(&window, &app::MainWindow::analysisFinished);
+        window.openFile(QStringLiteral(STALLSCOPE_SOURCE_DIR "/resources/sample.stallscope"));
+        QVERIFY(analyzed.wait(30000));
+        window.panels()->activateInsight(0);
+        window.panels()->stackDock()->raise();
+        const views::StackView* stack = window.panels()->stackView();
+        const QTableView* table = stack->table();
+        int user = -1;
+        for (int row = 0; row < table->model()->rowCount() && user < 0; ++row)
+            if (table->model()->index(row, 0).data(views::StackModel::IsUserRole).toBool())
+                user = row;
+        QVERIFY(user > 8); // below the first screen of the dock
+        QTRY_VERIFY(table->viewport()->rect().intersects(
+            table->visualRect(table->model()->index(user, 0))));
     }
 };
 

@@ -7,9 +7,12 @@
 
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollBar>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace stallscope::views {
 
@@ -57,13 +60,23 @@ void StackView::setStack(const QString& caption, std::vector<model::FrameInfo> f
     m_model->setStack(std::move(frames), modules);
     m_caption->setText(empty ? caption + QStringLiteral("<br>") + tr("(no stack recorded)")
                              : caption);
-    scrollToUserFrame();
+    // After the table has laid out the new rows: scrolled at once, its scroll bar still has the
+    // old (empty) range and the scroll is lost.
+    QTimer::singleShot(0, this, &StackView::scrollToUserFrame);
 }
 
 void StackView::scrollToUserFrame() {
     for (int row = 0; row < m_model->rowCount(); ++row)
         if (m_model->index(row, 0).data(StackModel::IsUserRole).toBool()) {
-            m_table->scrollTo(m_model->index(row, 0), QAbstractItemView::PositionAtCenter);
+            const QModelIndex user = m_model->index(row, 0);
+            m_table->scrollTo(user, QAbstractItemView::PositionAtCenter);
+            // In a dock just tabbed in, scrollTo can leave the table where it was (seen with
+            // the bundled sample): then scroll by rows, the table's unit (ScrollPerItem).
+            if (!m_table->viewport()->rect().intersects(m_table->visualRect(user))) {
+                const int shown =
+                    m_table->viewport()->height() / std::max(1, m_table->rowHeight(row));
+                m_table->verticalScrollBar()->setValue(row - shown / 2);
+            }
             break;
         }
 }
