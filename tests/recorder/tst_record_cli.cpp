@@ -4,6 +4,7 @@
 // behind, every ending says why, and the program never outlives a killed recorder.
 #include "model/session/session.h"
 #include "model/session/session_loader.h"
+#include "tests/recorder/process_state.h"
 
 #include <sys/resource.h>
 
@@ -48,15 +49,7 @@ void writeText(const QString& path, const QByteArray& text) {
     file.write(text);
 }
 
-// The state letter of /proc/PID/stat ('Z' for a zombie); 0 when the process is gone.
-char processState(qint64 pid) {
-    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
-    if (!stat.open(QIODevice::ReadOnly))
-        return 0;
-    const QByteArray line = stat.readAll();
-    const qsizetype paren = line.lastIndexOf(')');
-    return paren > 0 && paren + 2 < line.size() ? line.at(paren + 2) : 0;
-}
+using stallscope::testing::processState;
 
 } // namespace
 

@@ -4,6 +4,7 @@
 // to end; a killed stallscope-record leaves neither the program nor its watchdog behind.
 #include "model/session/session.h"
 #include "model/session/session_loader.h"
+#include "tests/recorder/process_state.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -26,15 +27,7 @@ QByteArray contents(const QString& path) {
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }
 
-// The state letter of /proc/PID/stat ('Z' for a zombie); 0 when the process is gone.
-char processState(qint64 pid) {
-    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
-    if (!stat.open(QIODevice::ReadOnly))
-        return 0;
-    const QByteArray line = stat.readAll();
-    const qsizetype paren = line.lastIndexOf(')');
-    return paren > 0 && paren + 2 < line.size() ? line.at(paren + 2) : 0;
-}
+using stallscope::testing::processState;
 
 bool runs(qint64 pid) {
     const char state = processState(pid);
