@@ -37,7 +37,6 @@ public:
                      views::AnalysisPanels* panels, QMenu* edit, QMenu* help);
     ~WindowNavigation() override;
 
-    QAction* clearSelectionAction() const { return m_clearSelection; }
     // The overlay while it shows, else null.
     views::GettingAroundOverlay* gettingAround() const;
 

@@ -268,7 +268,6 @@ bool SyncSites::build(const Session& session, const SessionDatabase& database,
             m_bubble[l][i] = static_cast<uint32_t>(
                 std::min<int64_t>(bubble, std::numeric_limits<uint32_t>::max()));
             stats.bubbleNs = format::addSaturated(stats.bubbleNs, m_bubble[l][i]);
-            m_totalBlockedNs = format::addSaturated(m_totalBlockedNs, blocked);
             if (const int32_t slot = m_rankSlotOfLane[l]; slot >= 0) {
                 if (stats.ranks.empty())
                     for (const RankInfo& rank : m_ranks)

@@ -68,8 +68,6 @@ public:
     // the thread's next blocking sync and at bubble.maxPerSyncNs; 0 when the device had no work
     // while the host waited, is still busy when the sync returns, or never works again.
     int64_t bubbleAfter(int32_t lane, size_t index) const { return m_bubble[lane][index]; }
-    int64_t totalBlockedNs() const { return m_totalBlockedNs; }
-    int64_t totalSyncs() const { return static_cast<int64_t>(m_bySite.size()); }
     // Python when any site is Python, else native (Unknown when no sites): the wording of GPU
     // rules that have no site of their own.
     SourceLanguage dominantLanguage() const;
@@ -122,7 +120,6 @@ private:
     std::vector<EventRef> m_bySite; // syncs (EventKind::Sync)
     std::vector<size_t> m_siteOffset;
     mutable std::vector<std::shared_ptr<const EventSpans>> m_spans;
-    int64_t m_totalBlockedNs = 0;
     std::vector<RankInfo> m_ranks;
     std::vector<int32_t> m_rankSlotOfLane;
     int64_t m_stacksWithoutFrames = 0;

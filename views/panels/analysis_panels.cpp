@@ -168,10 +168,6 @@ void AnalysisPanels::startAnalysis(std::optional<model::AnalysisWindow> window) 
         });
 }
 
-bool AnalysisPanels::isAnalyzing() const {
-    return m_analysis->isRunning();
-}
-
 bool AnalysisPanels::defLineSites() const {
     return m_session && m_session->metaValue(format::meta::kPythonLineKind) == "def";
 }

@@ -56,7 +56,6 @@ public:
     // Reruns the analysis of the session over `window` (absent: the active window); the new
     // report replaces the current one when it arrives. Nothing without a session.
     void analyzeWindow(std::optional<model::AnalysisWindow> window);
-    bool isAnalyzing() const;
     const std::shared_ptr<const model::InsightReport>& report() const { return m_report; }
 
     InsightCardsWidget* insightCards() const { return m_cards; }

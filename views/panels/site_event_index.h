@@ -30,8 +30,6 @@ public:
     model::EventSpans eventsFor(const model::SourceSite& site);
     // The site a host-blocking sync was attributed to; nullopt for other events and syncs.
     std::optional<model::SourceSite> siteOf(const model::EventRef& sync);
-    // Whether eventsFor had to run the attribution itself (tests).
-    bool builtFallback() const { return m_sites != nullptr; }
 
 private:
     bool buildFallback();

@@ -26,9 +26,8 @@ public:
     void setSourceText(const QString& text);
     void setLineMarks(std::map<int, SourceLineMark> marks);
     const std::map<int, SourceLineMark>& lineMarks() const { return m_marks; }
-    // 1-based; 0 clears. Scrolls the line to the middle of the view.
-    void setSelectedLine(int line) { setSelectedLines(line, line); }
-    // Lines first..last highlighted (a whole function), first scrolled to the middle.
+    // Lines first..last highlighted (1-based; a whole function, or one line), first scrolled to
+    // the middle; 0 clears.
     void setSelectedLines(int first, int last);
     int selectedLine() const { return m_selectedLine; }
     int selectedLastLine() const { return m_selectedLast; }

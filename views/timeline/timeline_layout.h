@@ -84,7 +84,6 @@ public:
     const std::vector<TimelineLane>& lanes() const { return m_lanes; }
     // The pane's height in pixels: lanes grow to fill it (0: every lane at its minimum).
     void setAvailableHeight(int pixels);
-    int availableHeight() const { return m_available; }
     int contentHeight() const;
     // The height of the visible lanes at their minimum heights, whatever the room.
     int naturalHeight() const;

@@ -29,8 +29,6 @@ public:
     static QRgb launchLink() { return qRgb(0x37, 0x47, 0x4F); }
     // The "after fix" ghosts: where a finding's fix would move the GPU work (green: sooner).
     static QRgb afterFix() { return qRgb(0x12, 0x9E, 0x5B); }
-    // A block of several merged events of mixed colours.
-    static QRgb mergedKernels() { return qRgb(0x3E, 0x6F, 0xB0); }
 
     // Black or white, whichever reads better on the background.
     static QColor textOn(QRgb background);
