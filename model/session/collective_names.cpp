@@ -1,6 +1,6 @@
 #include "model/session/collective_names.h"
 
-#include "model/session/session_summary.h"
+#include "model/session/number_format.h"
 
 #include <cctype>
 

@@ -2,6 +2,7 @@
 // command, host, GPUs, duration, counts per kind, status. One definition for both.
 #pragma once
 
+#include "model/session/number_format.h"
 #include "model/session/session.h"
 
 #include <string>
@@ -19,10 +20,6 @@ struct SessionSummary {
     std::string toText() const;
 };
 
-// Human-readable durations and sizes, shared by the summary and the views.
-std::string formatDuration(int64_t nanoseconds); // "1.25 ms", "73.6 s", "850 ns"
-std::string formatBytes(int64_t bytes);          // "1.5 MiB"
-std::string formatCount(int64_t count);          // "10,000,000"
 // Kernel names as people read them: CUPTI reports C++ kernels mangled ("_ZN2at6native…");
 // C names and names that do not demangle come back unchanged.
 std::string readableKernelName(const std::string& name);
