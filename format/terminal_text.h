@@ -27,5 +27,7 @@ std::string clippedText(std::string_view text, size_t maxBytes, size_t wholeByte
 // too) escaped as terminalSafe() does, at most `maxBytes` of the original shown. The default
 // leaves a meta value as the loader kept it (kMaxMetaValueBytes and its "… (N bytes)").
 std::string shownLine(std::string_view text, size_t maxBytes = kMaxMetaValueBytes + 64);
+// How much of a name (a site, a kernel) a line-oriented output shows.
+inline constexpr size_t kShownNameBytes = 64 * 1024;
 
 } // namespace stallscope::format

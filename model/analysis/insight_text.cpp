@@ -35,7 +35,9 @@ std::string savingText(const Insight& insight, const SessionStatistics& summary)
 
 std::string insightReportToText(const InsightReport& report) {
     // Every value from the file on one line: a name cannot print a "Fix:" line of its own.
-    const auto one = [](const std::string& text) { return format::shownLine(text, 64 * 1024); };
+    const auto one = [](const std::string& text) {
+        return format::shownLine(text, format::kShownNameBytes);
+    };
     const SessionStatistics& s = report.summary;
     std::string out;
     out += "Wall time " + formatDuration(s.wallNs) + " · GPU busy " + formatShare(s.gpuBusyShare) +

@@ -102,7 +102,7 @@ std::string comparisonToText(const SessionComparison& c) {
                           formatPerUnit(site.after.calls),
                       14) +
                padded(severity ? std::string(severityName(*severity)) : "-", 6) +
-               format::shownLine(site.site.label(), 64 * 1024) + "\n";
+               format::shownLine(site.site.label(), format::kShownNameBytes) + "\n";
         if (site.status == SiteStatus::Fixed && site.before.savingsNs >= 0)
             out +=
                 "          predicted saving " + duration(site.before.savingsNs) + " " + per + "\n";
@@ -129,7 +129,7 @@ std::string comparisonToText(const SessionComparison& c) {
         out +=
             "  " + padded(duration(k.beforeNs), 9) + "-> " + padded(duration(k.afterNs), 9) +
             padded("x" + formatPerUnit(k.beforeCount) + " -> " + formatPerUnit(k.afterCount), 16) +
-            format::shownLine(k.name, 64 * 1024) + "\n";
+            format::shownLine(k.name, format::kShownNameBytes) + "\n";
     }
     if (c.kernels.size() > kTextKernels)
         out += "  ... " + std::to_string(c.kernels.size() - kTextKernels) + " more (--json)\n";

@@ -174,13 +174,9 @@ bool isCacheEntry(const std::string& path) {
 
 void removeCacheEntry(const std::string& path) {
     if (!isCacheEntry(path))
-        return; // never what the cache did not mark
-    std::error_code ec;
-    for (const char* suffix : format::kSqliteSideFileSuffixes)
-        fs::remove(path + suffix, ec);
-    fs::remove(path, ec);
-    if (!fs::exists(path, ec)) // the mark goes last: a session is never left unmarked
-        fs::remove(path + kMarkSuffix, ec);
+        return;         // never what the cache did not mark
+    std::error_code ec; // the mark goes only with its session (or one that never came)
+    removeSession(CachedSession{path, 0, {}}, ec);
 }
 
 std::string foreignFileProblem(const std::string& entryPath) {

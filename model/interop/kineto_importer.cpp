@@ -37,7 +37,8 @@ bool hasTraceSuffix(const std::string& name) {
 
 void removeSessionFiles(const std::string& path) {
     std::error_code ec;
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+    fs::remove(path, ec);
+    for (const char* suffix : format::kSqliteSideFileSuffixes)
         fs::remove(path + suffix, ec);
 }
 

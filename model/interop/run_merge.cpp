@@ -150,12 +150,14 @@ bool RunMerger::looksLikeRun(const std::string& path) {
 RunFiles RunMerger::runFiles(const std::vector<std::string>& paths, std::string* error) {
     RunFiles files;
     std::vector<std::string> candidates;
+    bool anyFolder = false; // a folder's sessions must be one launch's ranks (below)
     for (const std::string& path : paths) {
         std::error_code ec;
         if (!fs::is_directory(path, ec)) {
             candidates.push_back(path);
             continue;
         }
+        anyFolder = true;
         std::vector<std::string> inFolder;
         for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
             if (it->path().extension() == ".stallscope" && it->is_regular_file(ec))
@@ -172,11 +174,6 @@ RunFiles RunMerger::runFiles(const std::vector<std::string>& paths, std::string*
         std::optional<int64_t> rank;
         std::string worldSize; // "" where not recorded
     };
-    bool anyFolder = false;
-    for (const std::string& path : paths) {
-        std::error_code ec;
-        anyFolder = anyFolder || fs::is_directory(path, ec);
-    }
     std::vector<Candidate> kept;
     std::map<std::string, std::string> ranks; // rank|pid|host -> the file kept
     for (const std::string& path : candidates) {

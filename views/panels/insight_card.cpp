@@ -26,20 +26,11 @@ QStringList ruleIds(const model::Insight& insight) {
     return ids;
 }
 
-// A label that takes the card's width and wraps in it: its own width (the longest word it could
-// not break) never widens the card.
-void wrapToCard(QLabel* label) {
-    label->setWordWrap(true);
-    QSizePolicy policy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    policy.setHeightForWidth(true); // as word wrap had it: its height follows the width
-    label->setSizePolicy(policy);
-}
-
 // A word-wrapped label of plain text from the file (a name with '<' is not markup).
 QLabel* plainLabel(const QString& text, QWidget* parent) {
     auto* label = new QLabel(breakableText(text), parent);
     label->setTextFormat(Qt::PlainText);
-    wrapToCard(label);
+    wrapToWidth(label);
     return label;
 }
 } // namespace
@@ -78,18 +69,14 @@ InsightCard::InsightCard(const model::Insight& insight, bool defLineSites, QWidg
     m_rules = new QLabel(chips.join(QStringLiteral(" ")), this);
     m_rules->setObjectName(QStringLiteral("ruleChips"));
     m_rules->setTextFormat(Qt::RichText);
-    wrapToCard(m_rules);
+    wrapToWidth(m_rules);
     m_rules->setToolTip(tr("The rules whose evidence this finding carries; the first decides the "
                            "fix"));
     header->addWidget(m_rules, 1);
     layout->addLayout(header);
 
-    // A title is a line or two; a crafted name could make it pages long (title() stays whole).
-    constexpr int kShownTitle = 300;
-    QString title = QString::fromStdString(insight.title);
-    if (title.size() > kShownTitle)
-        title = title.left(kShownTitle - 1) + QChar(0x2026);
-    m_title = plainLabel(title, this);
+    // A crafted name could make a title pages long (title() stays whole).
+    m_title = plainLabel(elidedText(QString::fromStdString(insight.title), kShownTitleChars), this);
     QFont bold = m_title->font();
     bold.setBold(true);
     m_title->setFont(bold);
@@ -97,7 +84,7 @@ InsightCard::InsightCard(const model::Insight& insight, bool defLineSites, QWidg
 
     m_savings = new QLabel(savingsText(insight), this);
     m_savings->setObjectName(QStringLiteral("savingsLabel"));
-    wrapToCard(m_savings);
+    wrapToWidth(m_savings);
     m_savings->setToolTip(
         (insight.simulated ? tr("Simulated: the run replayed without this finding's waits; "
                                 "select the card to see the GPU work moved on the timeline")
@@ -117,7 +104,7 @@ InsightCard::InsightCard(const model::Insight& insight, bool defLineSites, QWidg
         this);
     m_recommendation->setObjectName(QStringLiteral("recommendation"));
     m_recommendation->setTextFormat(Qt::RichText);
-    wrapToCard(m_recommendation);
+    wrapToWidth(m_recommendation);
     m_recommendation->setVisible(!insight.recommendation.empty());
     layout->addWidget(m_recommendation);
     if (!insight.recommendation.empty())
@@ -199,10 +186,7 @@ QString InsightCard::chipText(const model::SourceSite& site, bool defLineOnly) {
         return QString::fromStdString(site.label());
     const QString file = QFileInfo(QString::fromStdString(site.file)).fileName();
     // A chip is one short line: a C++ template name is cut (the tooltip names the file and line).
-    constexpr int kChipFunction = 60;
-    QString function = QString::fromStdString(site.function);
-    if (function.size() > kChipFunction)
-        function = function.left(kChipFunction - 1) + QChar(0x2026);
+    const QString function = elidedText(QString::fromStdString(site.function), 60);
     // A def line is not where the sync happened: name the function instead of a wrong line.
     if (defLineOnly && site.language == model::SourceLanguage::Python)
         return function.isEmpty() ? file : QStringLiteral("%1 · %2()").arg(file, function);

@@ -2,6 +2,7 @@
 
 #include "model/analysis/insight_text.h"
 #include "model/session/session_summary.h"
+#include "views/panels/breakable_text.h"
 #include "views/panels/insight_card.h"
 
 #include <QLabel>
@@ -52,14 +53,6 @@ QString summaryHtml(const model::SessionStatistics& s) {
     return html;
 }
 
-// A wrapped label as wide as the panel, its height following its width (issue 42: no label
-// widens the list).
-QSizePolicy wrappingPolicy() {
-    QSizePolicy policy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    policy.setHeightForWidth(true);
-    return policy;
-}
-
 // Plain text of the same, for tests and copying.
 QString summaryPlain(const model::SessionStatistics& s) {
     return QObject::tr("Wall time %1 · GPU busy %2 · host blocked %3")
@@ -83,15 +76,13 @@ InsightCardsWidget::InsightCardsWidget(QWidget* parent) : QScrollArea(parent) {
     m_summary->setAutoFillBackground(true);
     m_summary->setBackgroundRole(QPalette::AlternateBase);
     m_summary->setMargin(6);
-    m_summary->setWordWrap(true);
-    m_summary->setSizePolicy(wrappingPolicy());
+    wrapToWidth(m_summary);
     m_summary->hide();
     m_layout->addWidget(m_summary);
 
     m_message = new QLabel(m_content);
     m_message->setObjectName(QStringLiteral("messageCard"));
-    m_message->setWordWrap(true);
-    m_message->setSizePolicy(wrappingPolicy());
+    wrapToWidth(m_message);
     m_message->setAlignment(Qt::AlignCenter);
     m_message->setFrameShape(QFrame::StyledPanel);
     m_message->setMargin(12);

@@ -1,4 +1,5 @@
 #include "views/report/report_content.h"
+#include "views/panels/breakable_text.h"
 
 #include "format/session_meta.h"
 #include "model/analysis/insight.h"
@@ -29,9 +30,7 @@ QString text(const std::string& value) {
 // A finding's title or place as a heading or a line: one or two lines, however long a name in it
 // is (the table of contents, headings, "Where:"; the evidence keeps the whole name).
 QString shownTitle(const std::string& title) {
-    constexpr int kHeadingChars = 300;
-    const QString whole = text(title);
-    return whole.size() > kHeadingChars ? whole.left(kHeadingChars - 1) + QChar(0x2026) : whole;
+    return elidedText(text(title), kShownTitleChars);
 }
 
 void addOnce(QStringList& list, const QString& value) {
