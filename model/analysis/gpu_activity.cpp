@@ -1,12 +1,38 @@
 #include "model/analysis/gpu_activity.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace stallscope::model {
 
-bool GpuActivity::build(const Session& session, const std::atomic<bool>* cancel) {
+namespace {
+
+// The union of `merge`'s intervals, those `skip` names left out; false when cancelled.
+template <typename Skip>
+bool mergeBusy(IntervalMerge& merge, BusyIntervals& busy, const std::atomic<bool>* cancel,
+               Skip skip) {
+    uint32_t tick = 0;
+    while (merge.next()) {
+        if (!skip(merge))
+            busy.add(merge.start(), merge.end());
+        if (++tick == 0x10000) {
+            tick = 0;
+            if (cancel && cancel->load())
+                return false;
+        }
+    }
+    busy.start.shrink_to_fit();
+    busy.end.shrink_to_fit();
+    return true;
+}
+
+} // namespace
+
+bool GpuActivity::build(const Session& session, const std::atomic<bool>* cancel,
+                        std::span<const std::pair<uint32_t, int64_t>> smallestGridByName) {
     m_session = &session;
     m_busy.assign(session.devices.size(), {});
+    m_filling.assign(session.devices.size(), {});
     m_streamsOfDevice.assign(session.devices.size(), {});
     m_activeDevicesOfProcess.assign(session.processes.size(), {});
     for (size_t s = 0; s < session.streams.size(); ++s) {
@@ -18,17 +44,33 @@ bool GpuActivity::build(const Session& session, const std::atomic<bool>* cancel)
         const int32_t device = static_cast<int32_t>(d);
         IntervalMerge merge(sources(device));
         BusyIntervals& busy = m_busy[d];
-        uint32_t tick = 0;
-        while (merge.next()) {
-            busy.add(merge.start(), merge.end());
-            if (++tick == 0x10000) {
-                tick = 0;
-                if (cancel && cancel->load())
-                    return false;
-            }
+        if (!mergeBusy(merge, busy, cancel, [](const IntervalMerge&) { return false; }))
+            return false;
+        // A kernel that never filled the device (its name's smallest grid) leaves room beside it.
+        const int64_t smCount = session.devices[d].smCount;
+        auto partial = [&](const IntervalMerge& at) {
+            if (at.source().kind != EventKind::Kernel)
+                return false;
+            const uint32_t name =
+                static_cast<const KernelColumns*>(at.source().columns)->nameId[at.index()];
+            const auto found =
+                std::lower_bound(smallestGridByName.begin(), smallestGridByName.end(), name,
+                                 [](const std::pair<uint32_t, int64_t>& row, uint32_t id) {
+                                     return row.first < id;
+                                 });
+            return found != smallestGridByName.end() && found->first == name && found->second > 0 &&
+                   found->second < smCount;
+        };
+        const bool anyPartial =
+            smCount > 0 && std::any_of(smallestGridByName.begin(), smallestGridByName.end(),
+                                       [smCount](const auto& row) {
+                                           return row.second > 0 && row.second < smCount;
+                                       });
+        if (anyPartial) {
+            IntervalMerge again(sources(device));
+            if (!mergeBusy(again, m_filling[d], cancel, partial))
+                return false;
         }
-        busy.start.shrink_to_fit();
-        busy.end.shrink_to_fit();
         const int32_t process = session.devices[d].processIndex;
         if (!busy.empty() && process >= 0 &&
             static_cast<size_t>(process) < session.processes.size())

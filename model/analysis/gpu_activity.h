@@ -1,6 +1,6 @@
 // GpuActivity: per-device GPU busy time (the union of kernel, memcpy and memset intervals of all
 // streams of a device) and the device/stream/process relations the rules need. Built once per
-// analysis in one merged pass per device; queries are binary searches.
+// analysis in one merged pass per device (two with launch grids); queries are binary searches.
 #pragma once
 
 #include "model/analysis/interval_merge.h"
@@ -8,17 +8,28 @@
 
 #include <atomic>
 #include <cstdint>
+#include <span>
+#include <utility>
 #include <vector>
 
 namespace stallscope::model {
 
 class GpuActivity {
 public:
-    // Returns false when cancelled (the object is then incomplete).
-    bool build(const Session& session, const std::atomic<bool>* cancel);
+    // Returns false when cancelled (the object is then incomplete). `smallestGridByName`
+    // (SessionDatabase::smallestGridByName; may be empty) tells which kernels fill their GPU.
+    bool build(const Session& session, const std::atomic<bool>* cancel,
+               std::span<const std::pair<uint32_t, int64_t>> smallestGridByName = {});
 
     size_t deviceCount() const { return m_busy.size(); }
     const BusyIntervals& busy(int32_t device) const { return m_busy[device]; }
+    // The busy time no other stream's kernel can share: as busy(), less the kernels always
+    // launched on fewer blocks than the GPU has multiprocessors (a side stream's 8-block
+    // kernel leaves the other SMs to the main stream's work). How much GPU time a fix can fill
+    // at most; busy() where grids or the SM count are unknown.
+    const BusyIntervals& fillingBusy(int32_t device) const {
+        return m_filling[device].empty() ? m_busy[device] : m_filling[device];
+    }
     // Merge sources for every event column of every stream of `device` (optionally only default
     // or only non-default streams).
     enum class Streams { All, DefaultOnly, NonDefaultOnly };
@@ -36,7 +47,8 @@ public:
 
 private:
     const Session* m_session = nullptr;
-    std::vector<BusyIntervals> m_busy; // per device
+    std::vector<BusyIntervals> m_busy;    // per device
+    std::vector<BusyIntervals> m_filling; // per device; empty: as m_busy
     std::vector<std::vector<int32_t>> m_streamsOfDevice;
     std::vector<std::vector<int32_t>> m_activeDevicesOfProcess;
     std::vector<int32_t> m_noDevices;

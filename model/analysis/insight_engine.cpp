@@ -43,7 +43,7 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
     RunGraphBuild graphBuild(session, options.cancel);
     graphBuild.provideCudaEvents(database.cudaEvents());
     GpuActivity gpu;
-    if (!gpu.build(session, options.cancel) || cancelled())
+    if (!gpu.build(session, options.cancel, database.smallestGridByName()) || cancelled())
         return report;
     SyncSites sites;
     if (!sites.build(session, database, gpu, options.thresholds, options.cancel, &report.warning) ||
@@ -72,7 +72,8 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
         const int64_t busy = window.overlapNs(gpu.busy(static_cast<int32_t>(d)));
         if (busy <= 0)
             continue;
-        context.gpuIdleNs = std::max(context.gpuIdleNs, context.windowNs - busy);
+        const int64_t filled = window.overlapNs(gpu.fillingBusy(static_cast<int32_t>(d)));
+        context.gpuIdleNs = std::max(context.gpuIdleNs, context.windowNs - filled);
         context.gpuBusyShare = std::max(context.gpuBusyShare, context.shareOf(busy));
     }
     context.language = sites.dominantLanguage();

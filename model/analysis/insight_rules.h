@@ -32,8 +32,10 @@ struct AnalysisContext {
     // (SimulatedSavings::recorderCostInWindowNs): the savings leave that cost out, and so does
     // their share. Never 0.
     int64_t savingsWindowNs = 1;
-    int64_t gpuIdleNs = 0;   // in the window, the largest of the devices with work
-    double gpuBusyShare = 0; // in the window, the busiest device
+    // In the window, the largest of the devices with work: the time not taken by work that fills
+    // the device (GpuActivity::fillingBusy), which caps a site's saving.
+    int64_t gpuIdleNs = 0;
+    double gpuBusyShare = 0;                           // in the window, the busiest device
     SourceLanguage language = SourceLanguage::Unknown; // wording for rules without a site
 
     bool cancelled() const { return cancel && cancel->load(std::memory_order_relaxed); }

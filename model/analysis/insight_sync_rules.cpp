@@ -359,7 +359,7 @@ void syncSites(const AnalysisContext& context, std::vector<Insight>& out) {
             if (const auto graph = context.savings.sharedGraph()) {
                 auto change = std::make_shared<whatif::WhatIf>(
                     siteFix(*graph, context.sites.syncsOf(site), stats.site.language,
-                            context.windowStartNs, context.windowEndNs));
+                            stats.operation, context.windowStartNs, context.windowEndNs));
                 change->statementShareAfter = share;
                 insight.change = std::move(change);
             }

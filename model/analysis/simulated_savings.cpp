@@ -1,5 +1,6 @@
 #include "model/analysis/simulated_savings.h"
 
+#include "format/api_names.h"
 #include "format/session_meta.h"
 #include "format/session_schema.h"
 
@@ -9,6 +10,7 @@
 #include <limits>
 #include <map>
 #include <thread>
+#include <unordered_map>
 
 namespace stallscope::model {
 
@@ -119,8 +121,43 @@ bool awaitedSeveralStreams(const whatif::RunGraph& graph, const EventRef& sync) 
 
 } // namespace
 
+namespace {
+
+// The allocation calls (global step ids) of the threads that made `syncs`, inside the window.
+std::vector<uint32_t> allocationCallsOf(const whatif::RunGraph& graph,
+                                        std::span<const EventRef> syncs, int64_t windowStartNs,
+                                        int64_t windowEndNs) {
+    const Session& session = graph.session();
+    std::vector<int32_t> lanes;
+    for (const EventRef& sync : syncs)
+        if (std::find(lanes.begin(), lanes.end(), sync.lane) == lanes.end())
+            lanes.push_back(sync.lane);
+    std::unordered_map<uint32_t, bool> allocates; // by name id
+    std::vector<uint32_t> calls;
+    for (const int32_t lane : lanes) {
+        const whatif::RunGraph::HostThread& thread = graph.threads()[lane];
+        const ApiCallColumns& api = session.hostLanes[lane].apiCalls;
+        for (uint32_t step = 0; step < thread.steps.size(); ++step) {
+            const uint32_t ref = thread.steps[step];
+            if (ref & whatif::RunGraph::kSyncStep || api.start[ref] < windowStartNs ||
+                api.start[ref] > windowEndNs)
+                continue;
+            const uint32_t name = api.nameId[ref];
+            auto [known, added] = allocates.emplace(name, false);
+            if (added)
+                known->second = format::isAllocationCall(session.string(name));
+            if (known->second)
+                calls.push_back(thread.firstStep + step);
+        }
+    }
+    return calls;
+}
+
+} // namespace
+
 whatif::WhatIf siteFix(const whatif::RunGraph& graph, std::span<const EventRef> syncs,
-                       SourceLanguage language, int64_t windowStartNs, int64_t windowEndNs) {
+                       SourceLanguage language, const SyncOperation* operation,
+                       int64_t windowStartNs, int64_t windowEndNs) {
     const Session& session = graph.session();
     whatif::WhatIf fix;
     for (const EventRef& sync : syncs) {
@@ -140,6 +177,8 @@ whatif::WhatIf siteFix(const whatif::RunGraph& graph, std::span<const EventRef> 
         fix.narrowedSyncs.clear();
     }
     fix.removeStatementTime = language == SourceLanguage::Python;
+    if (operation && operation->fix == SyncFix::Preallocate)
+        fix.removedCalls = allocationCallsOf(graph, syncs, windowStartNs, windowEndNs);
     return fix;
 }
 
@@ -276,8 +315,8 @@ bool SimulatedSavings::build(const Session& session, std::shared_ptr<whatif::Run
             return !baseline.cancelled;
         }
         const SyncSiteStats& stats = sites.stats()[chosen[i]];
-        fixes[i] = siteFix(*m_graph, sites.syncsOf(chosen[i]), stats.site.language, windowStartNs,
-                           windowEndNs);
+        fixes[i] = siteFix(*m_graph, sites.syncsOf(chosen[i]), stats.site.language, stats.operation,
+                           windowStartNs, windowEndNs);
         // A Python statement's work on what it read (C++'s time after a call is its own work).
         if (stats.site.language == SourceLanguage::Python)
             fixes[i].statementShareAfter =

@@ -8,6 +8,7 @@
 #include "model/analysis/gpu_activity.h"
 #include "model/analysis/host_samples.h"
 #include "model/analysis/insight_thresholds.h"
+#include "model/analysis/sync_operations.h"
 #include "model/analysis/sync_sites.h"
 #include "model/session/session.h"
 #include "model/session/session_database.h"
@@ -38,8 +39,12 @@ double sampledShareAfter(const whatif::RunGraph& graph, const HostSamples& sampl
 // streams waits for its own thread's stream alone (WhatIf::narrowedSyncs: "a stream or event sync
 // on the work the host then uses"). What SimulatedSavings replays per site, and what the
 // timeline's after-fix bars replay for a finding.
+// A site whose operation is fixed by allocating once (SyncFix::Preallocate: a free or
+// empty_cache in the loop) also loses its threads' allocation calls in the window
+// (WhatIf::removedCalls): memory freed every step is allocated again every step.
 whatif::WhatIf siteFix(const whatif::RunGraph& graph, std::span<const EventRef> syncs,
-                       SourceLanguage language, int64_t windowStartNs, int64_t windowEndNs);
+                       SourceLanguage language, const SyncOperation* operation,
+                       int64_t windowStartNs, int64_t windowEndNs);
 // Whether `fix` narrows device-wide syncs rather than removing them all.
 inline bool narrowsDeviceSyncs(const whatif::WhatIf& fix) {
     return !fix.narrowedSyncs.empty() && fix.removedSyncs.empty();

@@ -2,6 +2,7 @@
 
 #include "format/session_meta.h"
 #include "format/session_schema.h"
+#include "model/whatif/replay_constraints.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,61 +14,15 @@ namespace stallscope::model::whatif {
 namespace {
 
 using format::SyncKind;
-
-constexpr int64_t kUnset = std::numeric_limits<int64_t>::min();
-
-// Replayed times: recorded times are below 2^62 (format::isAcceptedTime), but the replay adds
-// shifts and delays, and a file whose intervals overlap where a real run's cannot (a thread's
-// syncs spanning each other) would add them up past int64_t. Such a replay saturates.
-constexpr int64_t plus(int64_t a, int64_t b) {
-    return format::addSaturated(a, b);
-}
+using replay_detail::Constraints;
+using replay_detail::kUnset;
+using replay_detail::plus;
 
 bool isCopyKind(uint8_t kind) {
     return kind == static_cast<uint8_t>(SyncKind::PageableCopy) ||
            kind == static_cast<uint8_t>(SyncKind::BlockingCopy) ||
            kind == static_cast<uint8_t>(SyncKind::BlockingMemset);
 }
-
-// The replayed time of an event bound by several constraints. Each constraint is a recorded
-// time, its replayed time and the typical delay after it. The constraint that bound the event in
-// the recording keeps its recorded delay (so the unmodified replay is exact); the others may
-// delay it by at most their typical delay.
-class Constraints {
-public:
-    explicit Constraints(int64_t recordedNs) : m_recorded(recordedNs) {}
-    void add(int64_t recordedNs, int64_t replayedNs, int64_t typicalDelayNs) {
-        if (m_count == kMax)
-            return;
-        m_items[m_count++] = {recordedNs, replayedNs, typicalDelayNs};
-    }
-    bool empty() const { return m_count == 0; }
-    int64_t replayed() const {
-        int binding = 0;
-        for (int i = 1; i < m_count; ++i)
-            if (m_items[i].recorded + m_items[i].typical >
-                m_items[binding].recorded + m_items[binding].typical)
-                binding = i;
-        int64_t result = kUnset;
-        for (int i = 0; i < m_count; ++i) {
-            const Item& item = m_items[i];
-            const int64_t recordedDelay = m_recorded - item.recorded;
-            const int64_t delay =
-                i == binding ? recordedDelay : std::min(item.typical, recordedDelay);
-            result = std::max(result, plus(item.replayed, delay));
-        }
-        return result;
-    }
-
-private:
-    struct Item {
-        int64_t recorded, replayed, typical;
-    };
-    static constexpr int kMax = 3;
-    Item m_items[kMax]{};
-    int m_count = 0;
-    int64_t m_recorded;
-};
 
 class Replay {
 public:
@@ -87,6 +42,8 @@ public:
             if (sync.kind == EventKind::Sync && sync.lane >= 0 &&
                 static_cast<size_t>(sync.lane) < m_narrowed.size())
                 m_narrowed[sync.lane].push_back(sync.index);
+        m_removedCalls = changes.removedCalls;
+        std::sort(m_removedCalls.begin(), m_removedCalls.end());
         for (auto* lanes : {&m_removed, &m_narrowed})
             for (std::vector<uint32_t>& syncs : *lanes) {
                 std::sort(syncs.begin(), syncs.end());
@@ -337,6 +294,10 @@ private:
             }
             const int64_t recordedEnd = m_graph.stepEnd(lane, h.step);
             int64_t rest = std::max<int64_t>(0, recordedEnd - h.recordedCursor);
+            if (!m_removedCalls.empty() &&
+                std::binary_search(m_removedCalls.begin(), m_removedCalls.end(),
+                                   thread.firstStep + h.step))
+                rest = 0; // a call taken out of the loop: its own time goes
             if (m_changes.withoutRecorderOverhead &&
                 m_graph.launchesWork(thread.firstStep + h.step))
                 rest -= std::min(rest, m_latencies.recorderLaunchNs);
@@ -578,6 +539,7 @@ private:
     std::vector<StreamState> m_streams;
     std::vector<std::vector<uint32_t>> m_removed;  // per host lane, sorted sync indexes
     std::vector<std::vector<uint32_t>> m_narrowed; // per host lane, sorted sync indexes
+    std::vector<uint32_t> m_removedCalls;          // global step ids, sorted
     std::vector<uint32_t> m_pinned;                // global operation ids, sorted
     std::vector<std::vector<StepRange>> m_graphed; // per host lane, sorted, disjoint
     std::vector<char> m_stepGraphed; // per global step once replayed (only with graphedSteps)

@@ -37,6 +37,11 @@ struct WhatIf {
     // uses" in place of cudaDeviceSynchronize / torch.cuda.synchronize(). Other streams' work
     // (a busy side stream) no longer holds the host.
     std::vector<EventRef> narrowedSyncs;
+    // Host calls (global step ids) that the fix takes out of the loop, with their own time: the
+    // cudaMalloc calls of buffers allocated once instead of every step (the fix of an in-loop
+    // free or empty_cache). The CPU time before each stays, the program's own work. Calls that
+    // launch no GPU work.
+    std::vector<uint32_t> removedCalls;
     // Device->host copies awaited by the removed syncs run at the pinned rate (Latencies):
     // "this pageable copy becomes an asynchronous copy into pinned memory".
     bool pinRemovedCopies = true;

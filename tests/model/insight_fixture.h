@@ -50,6 +50,9 @@ public:
     format::SessionWriter& writer() { return *m_writer; }
     // The name of the kernels written from now on (default "gemm").
     void setKernelName(const std::string& name) { m_kernelName = m_writer->internString(name); }
+    // The launch grid of the kernels written next, in blocks (default: more than the device's
+    // 132 SMs, a kernel that fills it).
+    void setKernelBlocks(int32_t blocks) { m_kernelBlocks = blocks; }
 
     int64_t addStream(int64_t streamId, bool isDefault = false) {
         return m_writer->addStream({device, 1, streamId, isDefault, 0});
@@ -105,16 +108,8 @@ public:
                 std::optional<int64_t> onStream = {}) {
         if (correlation == 0)
             correlation = ++m_correlation;
-        format::KernelRow row{onStream.value_or(stream),
-                              m_kernelName,
-                              start,
-                              end,
-                              correlation,
-                              {1, 1, 1},
-                              {128, 1, 1},
-                              32,
-                              0,
-                              0};
+        format::KernelRow row{onStream.value_or(stream), m_kernelName, start, end, correlation,
+                              {m_kernelBlocks, 1, 1},    {128, 1, 1},  32,    0,   0};
         m_writer->addKernel(row);
     }
     // A host-blocking sync with its API call; returns its correlation id.
@@ -194,6 +189,7 @@ private:
     int64_t m_module = 0, m_launchName = 0, m_syncName = 0, m_kernelName = 0;
     int64_t m_correlation = 0, m_frames = 0;
     bool m_light = false;
+    int32_t m_kernelBlocks = 1024;
     uint64_t m_stacks = 0;
 };
 

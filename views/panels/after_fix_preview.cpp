@@ -28,8 +28,8 @@ AfterFixPreview::replay(const model::InsightReport& report, const model::Insight
             if (span.first.kind == model::EventKind::Sync)
                 for (uint32_t i = 0; i < span.count; ++i)
                     syncs.push_back(span.at(i));
-        return model::siteFix(graph, syncs, insight.site.language, report.summary.windowStartNs,
-                              report.summary.windowEndNs);
+        return model::siteFix(graph, syncs, insight.site.language, insight.operation,
+                              report.summary.windowStartNs, report.summary.windowEndNs);
     };
     const model::whatif::WhatIf fix = insight.change ? *insight.change : siteChange();
     model::whatif::ReplayOptions options;
