@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -32,7 +33,11 @@ constexpr int64_t kJoinMaxAgeNs = 3'000'000'000; // a sync record waits this lon
 
 void CUPTIAPI apiTrampoline(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                             const void* data) {
-    Recorder::instance().handler().onApi(int(domain), cbid, data);
+    Recorder& recorder = Recorder::instance();
+    if (domain == CUPTI_CB_DOMAIN_NVTX || Recorder::isProfilerCallback(int(domain), cbid))
+        recorder.onCaptureTrigger(int(domain), cbid, data);
+    else
+        recorder.handler().onApi(int(domain), cbid, data);
 }
 
 void CUPTIAPI bufferRequestedTrampoline(uint8_t** buffer, size_t* size, size_t* maxNumRecords) {
@@ -229,6 +234,7 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     // The Python sampler has its own switch: samples name host time that no CUDA call covers.
     const bool sampling =
         m_config.sampleHz > 0 && m_config.pythonFrames && PythonSampler::prepare();
+    m_sampling = sampling;
     m_writer->setMeta(format::meta::kSampleHz,
                       sampling ? std::to_string(m_config.sampleHz) : std::string("0"));
     m_writer->setMeta(format::meta::kSampling, m_config.sampleHz <= 0   ? "off"
@@ -240,18 +246,13 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     // STALLSCOPE_CALLBACKS=0: no API callbacks at all (overhead experiments only: no stacks, no
     // host intervals).
     const char* callbacks = getenv("STALLSCOPE_CALLBACKS");
-    bool wantCallbacks = !(callbacks && strcmp(callbacks, "0") == 0);
-    for (int domain : {ApiClassifier::kRuntimeDomain, ApiClassifier::kDriverDomain}) {
-        for (uint32_t cbid : m_classifier.interesting(domain)) {
-            if (!wantCallbacks || !ApiClassifier::wantsStack(m_classifier.lookup(domain, cbid)))
-                continue;
-            result = cuptiEnableCallback(1, subscriber, CUpti_CallbackDomain(domain), cbid);
-            if (result != CUPTI_SUCCESS) {
-                reportError("cuptiEnableCallback", result);
-                break;
-            }
-        }
-    }
+    m_wantCallbacks = !(callbacks && strcmp(callbacks, "0") == 0);
+    // Capture control may start closed: then only its triggers' callbacks are on. A trigger on
+    // another thread waits until the samplers below know too.
+    std::unique_lock captureLock(m_captureMutex);
+    const bool capturing = startCapture(startNs);
+    if (capturing)
+        switchApiCallbacks(true);
     // One host clock (cupti_clock.h): by default CUPTI's timestamps plus a per-buffer offset to
     // CLOCK_MONOTONIC; STALLSCOPE_CLOCK=callback registers CUPTI's per-timestamp callback instead,
     // =cupti keeps CUPTI's clock unconverted (overhead experiments only).
@@ -298,7 +299,7 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     if ((result = cuptiActivityRegisterCallbacks(bufferRequestedTrampoline,
                                                  bufferCompletedTrampoline)) != CUPTI_SUCCESS)
         reportError("cuptiActivityRegisterCallbacks", result);
-    switchActivities(true);
+    switchActivities(true, capturing ? Activities::All : Activities::Descriptions);
     m_writer->commit();
 
     installProcessHooks();
@@ -308,8 +309,12 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     m_active.store(true, std::memory_order_release);
     EventRing::setWakeup(wakeWriter);
     m_thread = std::thread([this] { writerLoop(); });
-    if (sampling)
+    if (sampling) {
+        m_sampler.setPaused(!capturing);
         m_sampler.start(m_config.sampleHz);
+    }
+    m_power.setPaused(!capturing);
+    captureLock.unlock();
     m_power.start(m_config.gpuPowerHz);
     // STALLSCOPE_FDE_INDEX=0 leaves FDE lookups to libgcc (overhead experiments only).
     const char* fdeIndex = getenv("STALLSCOPE_FDE_INDEX");
@@ -336,6 +341,7 @@ void Recorder::drainRings() {
 }
 
 void Recorder::drainOnce() {
+    const std::vector<CaptureControl::Transition> transitions = takeCaptureTransitions();
     drainRings();
     std::vector<ActivityBatch*> batches;
     std::vector<std::pair<int64_t, std::string>> diagnostics;
@@ -353,6 +359,7 @@ void Recorder::drainOnce() {
     }
     for (auto& [at, message] : diagnostics)
         m_writer->addDiagnostic(at, "error", message);
+    writeCaptureTransitions(transitions);
 }
 
 void Recorder::writerLoop() {
@@ -369,14 +376,10 @@ void Recorder::writerLoop() {
     int64_t lastCommit = lastFlush;
     const int64_t periodNs = int64_t(m_config.flushMs) * 1000000;
     while (true) {
-        timespec deadline;
-        clock_gettime(CLOCK_MONOTONIC, &deadline);
-        deadline.tv_nsec += (periodNs % 1000000000) / 2;
-        deadline.tv_sec += periodNs / 2000000000;
-        if (deadline.tv_nsec >= 1000000000) {
-            deadline.tv_nsec -= 1000000000;
-            ++deadline.tv_sec;
-        }
+        // Half a period, or sooner when capture control waits for a time (delay, duration).
+        const int64_t wakeNs =
+            std::min(CallbackHandler::nowNs() + periodNs / 2, m_captureDeadlineNs.load());
+        const timespec deadline{time_t(wakeNs / 1000000000), long(wakeNs % 1000000000)};
         while (sem_clockwait(&m_wake, CLOCK_MONOTONIC, &deadline) != 0 && errno == EINTR) {
         }
         if (const int fatal = m_fatalSignal.load()) {
@@ -386,6 +389,8 @@ void Recorder::writerLoop() {
         int signal = m_pendingSignal.exchange(0);
         bool stopping = m_stopRequested.load() || signal != 0;
         int64_t now = CallbackHandler::nowNs();
+        if (now >= m_captureDeadlineNs.load())
+            advanceCapture(now);
         if (signal != 0) {
             cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
         } else if (!stopping && !m_cuptiFlushes && now - lastFlush >= periodNs) {
@@ -420,6 +425,7 @@ void Recorder::finishWriter(std::string_view status) {
         return;
     drainOnce();
     int64_t endNs = CallbackHandler::nowNs();
+    m_sink->captureClosed(endNs, format::capture_reason::kEnd); // still open: a signal's end
     m_sink->finishProcess(endNs);
     m_sampler.writeStats(*m_writer, m_sink->stats().hostSamples);
     m_power.stop(); // here only: on the thread that finishes the writer (a signal: the writer's)
@@ -440,6 +446,7 @@ void Recorder::stop() {
     // Nothing is recorded after stop(): a program that goes on (the linked-in API, or
     // stallscope_stop through ctypes) runs without CUPTI's cost on its launches, and no record of
     // its later work waits in CUPTI's buffers for a session that is gone or the next one.
+    endCapture(CallbackHandler::nowNs());
     switchActivities(false);
     // Everything CUPTI still holds, including partially filled buffers, before the writer ends.
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);

@@ -97,6 +97,7 @@ void Recorder::commitAfterCrash(int signal) {
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     drainOnce();
     m_sink->expirePending(INT64_MAX, 0); // syncs still waiting for their other half
+    m_sink->captureClosed(CallbackHandler::nowNs(), format::capture_reason::kEnd);
     m_writer->setMeta(format::meta::kTerminatedBySignal, std::to_string(signal));
     m_writer->setMeta(format::meta::kIncompleteReason,
                       (signal == SIGABRT ? "the target aborted (" : "the target crashed (") +
