@@ -87,13 +87,6 @@ void setKinds(RecorderConfig& config, unsigned kinds, bool enable) {
     }
 }
 
-// The variables that carry CaptureSettings (CaptureSettings::environment).
-constexpr std::string_view kCaptureRangeVariable = "STALLSCOPE_CAPTURE_RANGE";
-constexpr std::string_view kCaptureRangeEndVariable = "STALLSCOPE_CAPTURE_RANGE_END";
-constexpr std::string_view kDelayVariable = "STALLSCOPE_DELAY";
-constexpr std::string_view kDurationVariable = "STALLSCOPE_DURATION";
-constexpr std::string_view kCaptureVariables[] = {kCaptureRangeVariable, kCaptureRangeEndVariable,
-                                                  kDelayVariable, kDurationVariable};
 constexpr std::string_view kNvtxRangePrefix = "nvtx:";
 
 bool isDigit(char c) {
