@@ -104,6 +104,15 @@ inline constexpr std::string_view kGpuPowerSteadyW = "gpu_power_steady_w";
 // another plugin: …"), and the launches it described.
 inline constexpr std::string_view kNcclProfiler = "nccl_profiler";
 inline constexpr std::string_view kNcclCollectiveCalls = "nccl_collective_calls";
+// Capture control (stallscope-record --capture-range, --capture-range-end, --delay, --duration),
+// written only when it was used: then the capture_intervals table holds what was recorded and
+// nothing outside it was. capture_range: "none", "cuda-profiler-api" or "nvtx:NAME";
+// capture_range_end: "stop" (the first range) or "repeat" (every one); the delay and duration in
+// ns ("0": none).
+inline constexpr std::string_view kCaptureRange = "capture_range";
+inline constexpr std::string_view kCaptureRangeEnd = "capture_range_end";
+inline constexpr std::string_view kCaptureDelayNs = "capture_delay_ns";
+inline constexpr std::string_view kCaptureDurationNs = "capture_duration_ns";
 inline constexpr std::string_view kDroppedRecords = "dropped_records";
 inline constexpr std::string_view kDroppedHostEvents = "dropped_host_events";
 

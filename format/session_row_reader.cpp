@@ -98,4 +98,8 @@ SourceRow readSourceRow(const RowValues& row) {
     return {row.text(1), row.text(2), row.integer(3), row.integer(4) != 0, row.text(5)};
 }
 
+CaptureIntervalRow readCaptureIntervalRow(const RowValues& row) {
+    return {row.integer(1), row.integer(2), row.optionalInteger(3), row.text(4), row.text(5)};
+}
+
 } // namespace stallscope::format

@@ -69,5 +69,6 @@ KernelRow readKernelRow(const RowValues& row);
 CudaEventRow readCudaEventRow(const RowValues& row);
 ModuleRow readModuleRow(const RowValues& row);
 SourceRow readSourceRow(const RowValues& row);
+CaptureIntervalRow readCaptureIntervalRow(const RowValues& row);
 
 } // namespace stallscope::format

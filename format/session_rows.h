@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace stallscope::format {
 
@@ -172,6 +173,15 @@ struct CollectiveCallRow {
     int64_t calls = 1;
 };
 
+// A stretch a recording with capture control recorded (format v5; see columns::kCaptureIntervals).
+struct CaptureIntervalRow {
+    int64_t processId = 0;
+    int64_t startNs = 0;
+    std::optional<int64_t> endNs; // none while capturing (SessionWriter::endCaptureInterval)
+    std::string openedBy;         // a capture_reason (below)
+    std::string closedBy;         // a capture_reason; "" while capturing
+};
+
 struct SourceRow {
     std::string path;
     std::string sha256;
@@ -209,5 +219,18 @@ inline constexpr const char* kHostEventRing = "host-event-ring"; // a thread's h
 inline constexpr const char* kIncompleteRecord = "incomplete-record";
 inline constexpr const char* kEndBeforeStart = "end-before-start";
 } // namespace dropped_source
+
+// Why a capture interval opened or closed: capture_intervals.opened_by and .closed_by
+// (docs/session-format.md).
+namespace capture_reason {
+inline constexpr const char* kStart = "start";       // the recording began (--duration alone)
+inline constexpr const char* kDelay = "delay";       // --delay's seconds had passed
+inline constexpr const char* kDuration = "duration"; // --duration's seconds had passed
+inline constexpr const char* kProfilerStart = "cudaProfilerStart"; // or cuProfilerStart
+inline constexpr const char* kProfilerStop = "cudaProfilerStop";   // or cuProfilerStop
+// "nvtx:NAME": a range named NAME began (opened_by) or ended (closed_by).
+inline constexpr std::string_view kNvtxPrefix = "nvtx:";
+inline constexpr const char* kEnd = "end"; // the recording ended while capturing
+} // namespace capture_reason
 
 } // namespace stallscope::format

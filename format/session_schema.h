@@ -14,8 +14,9 @@ namespace stallscope::format {
 
 // Bump on any incompatible change; readers refuse files with a newer version.
 // v2 added the process_ranks table (multi-process runs), v3 the host_samples table (the Python
-// sampler), v4 collective_calls (NCCL's sizes); files of every older version open unchanged.
-inline constexpr int kFormatVersion = 4;
+// sampler), v4 collective_calls (NCCL's sizes), v5 capture_intervals (capture control); files of
+// every older version open unchanged.
+inline constexpr int kFormatVersion = 5;
 
 // The value of meta.format_name: tells a session from any other SQLite database.
 inline constexpr std::string_view kFormatName = "stallscope-session";

@@ -178,6 +178,14 @@ inline constexpr Column kCollectiveCalls[] = {
     {"bytes", kIntOrNull},    {"calls", kInt}};
 inline constexpr Column kDiagnostics[] = {
     {"id", kRowId}, {"at_ns", kInt}, {"severity", kText}, {"message", kText}};
+// A stretch in which a recording with capture control (stallscope-record --delay, --duration,
+// --capture-range; format v5) recorded its process; outside its process's rows nothing was
+// recorded. Why it opened and closed: format::capture_reason. end_ns is NULL (and closed_by '')
+// while the recorder was still capturing at the file's last commit (a killed recording).
+inline constexpr Column kCaptureIntervals[] = {
+    {"id", kRowId},       {"process_id", "INTEGER NOT NULL REFERENCES processes(id)"},
+    {"start_ns", kInt},   {"end_ns", kIntOrNull},
+    {"opened_by", kText}, {"closed_by", kTextDefaultEmpty}};
 } // namespace columns
 
 namespace tables {
@@ -208,17 +216,38 @@ inline constexpr Table kProcessRanks{"process_ranks", columns::kProcessRanks, {}
 inline constexpr Table kHostSamples{"host_samples", columns::kHostSamples, {}, false, 3};
 inline constexpr Table kCollectiveCalls{
     "collective_calls", columns::kCollectiveCalls, {}, false, 4};
+inline constexpr Table kCaptureIntervals{
+    "capture_intervals", columns::kCaptureIntervals, {}, false, 5};
 } // namespace tables
 
 // Every table of a session, in creation order; the reader checks that each exists (a table newer
 // than the file's version may be missing: Table::sinceVersion).
-inline constexpr std::array<const Table*, 24> kTables = {
-    &tables::kMeta,        &tables::kProcesses,    &tables::kThreads,     &tables::kDevices,
-    &tables::kStreams,     &tables::kStrings,      &tables::kApiCalls,    &tables::kKernels,
-    &tables::kMemcpys,     &tables::kMemsets,      &tables::kSyncs,       &tables::kCudaEvents,
-    &tables::kRanges,      &tables::kModules,      &tables::kFrames,      &tables::kFrameInlines,
-    &tables::kStacks,      &tables::kStackFrames,  &tables::kSources,     &tables::kDropped,
-    &tables::kDiagnostics, &tables::kProcessRanks, &tables::kHostSamples, &tables::kCollectiveCalls,
+inline constexpr std::array<const Table*, 25> kTables = {
+    &tables::kMeta,
+    &tables::kProcesses,
+    &tables::kThreads,
+    &tables::kDevices,
+    &tables::kStreams,
+    &tables::kStrings,
+    &tables::kApiCalls,
+    &tables::kKernels,
+    &tables::kMemcpys,
+    &tables::kMemsets,
+    &tables::kSyncs,
+    &tables::kCudaEvents,
+    &tables::kRanges,
+    &tables::kModules,
+    &tables::kFrames,
+    &tables::kFrameInlines,
+    &tables::kStacks,
+    &tables::kStackFrames,
+    &tables::kSources,
+    &tables::kDropped,
+    &tables::kDiagnostics,
+    &tables::kProcessRanks,
+    &tables::kHostSamples,
+    &tables::kCollectiveCalls,
+    &tables::kCaptureIntervals,
 };
 
 // The position of `table` in kTables (kTables.size() when absent). By name, not by address:

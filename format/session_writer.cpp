@@ -55,8 +55,10 @@ std::unique_ptr<SessionWriter> SessionWriter::create(const std::string& path, st
         db.prepare("UPDATE devices SET name = ?, uuid = ?, compute_major = ?, compute_minor = ?, "
                    "sm_count = ?, global_memory_bytes = ? WHERE id = ?",
                    true);
-    for (const Statement* statement :
-         {&writer->m_processEnd, &writer->m_threadName, &writer->m_deviceUpdate})
+    writer->m_captureEnd =
+        db.prepare("UPDATE capture_intervals SET end_ns = ?, closed_by = ? WHERE id = ?", true);
+    for (const Statement* statement : {&writer->m_processEnd, &writer->m_threadName,
+                                       &writer->m_deviceUpdate, &writer->m_captureEnd})
         if (statement->failed())
             writer->fail("cannot prepare statement", statement->error());
     for (const Statement& statement : writer->m_inserts)
@@ -90,6 +92,7 @@ void SessionWriter::finalizeStatements() {
     m_processEnd = Statement();
     m_threadName = Statement();
     m_deviceUpdate = Statement();
+    m_captureEnd = Statement();
 }
 
 void SessionWriter::fail(std::string_view what, std::string_view message) {
@@ -256,6 +259,17 @@ int64_t SessionWriter::addHostSample(const HostSampleRow& row) {
 int64_t SessionWriter::addCollectiveCall(const CollectiveCallRow& row) {
     return insert<tables::kCollectiveCalls>(row.processId, row.correlationId, row.function,
                                             row.datatype, row.count, row.bytes, row.calls);
+}
+
+int64_t SessionWriter::addCaptureInterval(const CaptureIntervalRow& row) {
+    return insert<tables::kCaptureIntervals>(row.processId, row.startNs, row.endNs, row.openedBy,
+                                             row.closedBy);
+}
+
+void SessionWriter::endCaptureInterval(int64_t intervalId, int64_t endNs,
+                                       std::string_view closedBy) {
+    m_captureEnd.bindAll(endNs, closedBy, intervalId);
+    execute(m_captureEnd);
 }
 
 void SessionWriter::addDropped(const DroppedRow& row) {

@@ -69,6 +69,9 @@ public:
     int64_t addRange(const RangeRow& row);
     int64_t addHostSample(const HostSampleRow& row);
     int64_t addCollectiveCall(const CollectiveCallRow& row);
+    // A capture interval begins (its end and closed_by unset) and ends (format v5).
+    int64_t addCaptureInterval(const CaptureIntervalRow& row);
+    void endCaptureInterval(int64_t intervalId, int64_t endNs, std::string_view closedBy);
     void addDropped(const DroppedRow& row);
     void addDiagnostic(int64_t atNs, std::string_view severity, std::string_view message);
 
@@ -126,6 +129,7 @@ private:
     Statement m_processEnd;
     Statement m_threadName;
     Statement m_deviceUpdate;
+    Statement m_captureEnd;
 };
 
 } // namespace stallscope::format

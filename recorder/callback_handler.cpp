@@ -22,6 +22,7 @@ struct ThreadState {
     uint32_t openCorrelation = 0;
     int runtimeDepth = 0;
     int32_t tid = 0;
+    uint32_t epoch = 0; // CallbackHandler::m_epoch when `open` and `runtimeDepth` were last kept
 };
 thread_local ThreadState t_state;
 
@@ -90,6 +91,11 @@ void CallbackHandler::onApi(int domain, uint32_t cbid, const void* raw) {
         return;
     ApiClass c = m_classifier->lookup(domain, cbid);
     ThreadState& t = t_state;
+    if (const uint32_t epoch = m_epoch.load(std::memory_order_relaxed); t.epoch != epoch) {
+        t.epoch = epoch; // the reserved slot of a call left open is reused, never published
+        t.open = nullptr;
+        t.runtimeDepth = 0;
+    }
     if (data->callbackSite == CUPTI_API_ENTER) {
         if (domain == ApiClassifier::kRuntimeDomain) {
             ++t.runtimeDepth;

@@ -29,6 +29,9 @@ public:
     // Off in a forked child and after stop(): the callback returns at once.
     void setEnabled(bool enabled) { m_enabled.store(enabled, std::memory_order_relaxed); }
     bool enabled() const { return m_enabled.load(std::memory_order_relaxed); }
+    // Capture control switches the callbacks on again: a call whose ENTER came before they went
+    // off and whose EXIT never came is forgotten by its thread (never half-recorded).
+    void newEpoch() { m_epoch.fetch_add(1, std::memory_order_relaxed); }
 
     // `data` is CUPTI's CUpti_CallbackData (API domains).
     void onApi(int domain, uint32_t cbid, const void* data);
@@ -49,6 +52,7 @@ private:
     bool m_python = false;
     int m_depth = 64;
     std::atomic<bool> m_enabled{true};
+    std::atomic<uint32_t> m_epoch{0};
 };
 
 } // namespace stallscope::recorder

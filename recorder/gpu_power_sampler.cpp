@@ -170,7 +170,12 @@ void GpuPowerSampler::run(int hz) {
         // Once a second (and until there are any): a context made meanwhile changes which.
         if (devices.empty() || tick % hz == 0)
             devices = usedDevices(nvml);
+        const bool paused = m_paused.load(std::memory_order_relaxed);
+        if (paused)
+            busySince.clear(); // a GPU is steady again only a second after the pause
         for (NvmlDevice device : devices) {
+            if (paused)
+                break;
             NvmlUtilization utilization{};
             unsigned long long reasons = 0;
             unsigned clock = 0, power = 0, limit = 0;

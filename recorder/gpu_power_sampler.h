@@ -64,6 +64,8 @@ public:
     // library costs the program nothing.
     void start(int hz);
     void stop();
+    // Paused (capture control, outside the captured range): no samples are taken or counted.
+    void setPaused(bool paused) { m_paused.store(paused, std::memory_order_relaxed); }
     // After fork() in the child: the thread is the parent's.
     void forgetAfterFork();
     // meta gpu_power ("on", or why not) and, with samples, the aggregates. After stop().
@@ -74,6 +76,7 @@ private:
 
     std::thread m_thread;
     std::atomic<bool> m_stop{false};
+    std::atomic<bool> m_paused{false};
     Stats m_stats;                // the thread's; read after join
     std::string m_status = "off"; // the thread's; read after join
 };

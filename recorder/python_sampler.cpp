@@ -306,10 +306,21 @@ void PythonSampler::run() {
     int64_t nextNs = startNs + periodNs;
     std::unique_lock lock(g_wakeMutex);
     while (!m_stop.load()) {
+        if (m_paused.load()) {
+            g_wake.wait(lock, [this] { return m_stop.load() || !m_paused.load(); });
+            // The ticks of the pause are missed ones: no run of samples joins across it.
+            const int64_t now = CallbackHandler::nowNs();
+            nextNs = now + periodNs - (now - startNs) % periodNs;
+            continue;
+        }
         const auto deadline =
             std::chrono::steady_clock::time_point(std::chrono::nanoseconds(nextNs));
-        if (g_wake.wait_until(lock, deadline, [this] { return m_stop.load(); }))
-            break;
+        if (g_wake.wait_until(lock, deadline,
+                              [this] { return m_stop.load() || m_paused.load(); })) {
+            if (m_stop.load())
+                break;
+            continue; // paused meanwhile
+        }
         if (rt.finalizing && rt.finalizing())
             break; // thread states and frames are being torn down: no more samples
         const int64_t before = CallbackHandler::nowNs();
@@ -338,6 +349,14 @@ void PythonSampler::stop() {
     }
     g_wake.notify_all();
     m_thread.join();
+}
+
+void PythonSampler::setPaused(bool paused) {
+    {
+        std::lock_guard lock(g_wakeMutex);
+        m_paused.store(paused);
+    }
+    g_wake.notify_all();
 }
 
 void PythonSampler::forgetAfterFork() {

@@ -59,6 +59,9 @@ public:
     bool start(int hz);
     // Stops and joins it; what it sampled is in its ring for the writer's last drain.
     void stop();
+    // Paused (capture control, outside the captured range): the thread sleeps until resumed, and
+    // takes no sample. May be set before start().
+    void setPaused(bool paused);
     // In a forked child: the thread does not exist there; forget it without joining.
     void forgetAfterFork();
     bool running() const { return m_thread.joinable(); }
@@ -87,6 +90,7 @@ private:
     std::thread m_thread;
     Ablation m_ablation = Ablation::None;
     std::atomic<bool> m_stop{false};
+    std::atomic<bool> m_paused{false};
     int m_hz = 0;
     std::atomic<uint64_t> m_ticks{0}, m_samples{0}, m_failedReads{0}, m_dropped{0};
     std::atomic<int64_t> m_tickNs{0}, m_maxTickNs{0};

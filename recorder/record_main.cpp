@@ -94,6 +94,18 @@ std::string usage() {
     text += "  --flush-ms N           flush/commit period in ms (" +
             range(kMinFlushMs, kMaxFlushMs) + ", default " + std::to_string(defaults.flushMs) +
             ")\n";
+    const std::string seconds = std::to_string(kMaxCaptureSeconds);
+    text += "  --delay S              record nothing for the first S seconds after the recorder\n"
+            "                         starts (the process's first CUDA call; 0.." +
+            seconds + ", decimals allowed)\n" +
+            "  --duration S           stop recording S seconds after it began (" +
+            secondsText(kMinCaptureDurationNs) + ".." + seconds + ")\n" +
+            "  --capture-range R      record only inside ranges: cuda-profiler-api (from\n"
+            "                         cudaProfilerStart to cudaProfilerStop, which\n"
+            "                         torch.cuda.profiler.start() and stop() call) or nvtx:NAME\n"
+            "                         (NVTX ranges whose message is NAME)\n"
+            "  --capture-range-end E  stop: the first range only (default for nvtx:NAME);\n"
+            "                         repeat: every range (default for cuda-profiler-api)\n";
     text +=
         "  --library PATH         the recorder library (default: next to this program)\n"
         "  --no-calibration       do not measure the recorder's own cost on this machine (by\n"
@@ -201,7 +213,8 @@ void calibrateRecorder(std::vector<std::string>* env, bool quiet) {
     std::vector<std::string> settings;
     for (const std::string& entry : *env)
         if (entry.rfind("STALLSCOPE_", 0) == 0 && entry.rfind("STALLSCOPE_OUTPUT=", 0) != 0 &&
-            entry.rfind("STALLSCOPE_RECORD_PID=", 0) != 0)
+            entry.rfind("STALLSCOPE_RECORD_PID=", 0) != 0 &&
+            !stallscope::recorder::CaptureSettings::isSettingEntry(entry))
             settings.push_back(entry);
     std::string why;
     const std::optional<RecorderCalibration> calibration =
@@ -278,6 +291,7 @@ std::string describeRun(const RecordingOutput::Published& published) {
 
 int main(int argc, char** argv) {
     std::string output, library, mode, kinds, bufferSize, flushMs, stackDepth, sampleHz;
+    std::string delay, duration, captureRange, captureRangeEnd;
     bool stacks = true, quiet = false, symbolize = true, overwrite = false, embedSources = false;
     bool calibrate = true;
     std::string symbolizeOnly;
@@ -286,6 +300,7 @@ int main(int argc, char** argv) {
     // The options that set one text, passed on to the recorder or the symbolizer, each with its
     // check: what is wrong with a value ("" when nothing is). Refused here, before the program
     // starts, rather than clamped inside it.
+    using stallscope::recorder::CaptureSettings;
     using stallscope::recorder::RecorderConfig;
     struct TextOption {
         const char* name;
@@ -337,6 +352,14 @@ int main(int argc, char** argv) {
                         : "is not 0 (none) or a whole number in " +
                               range(PythonSampler::kMinHz, PythonSampler::kMaxHz);
          }},
+        {"--delay", nullptr, &delay,
+         [](const std::string& v) { return CaptureSettings().applyDelay(v); }},
+        {"--duration", nullptr, &duration,
+         [](const std::string& v) { return CaptureSettings().applyDuration(v); }},
+        {"--capture-range", nullptr, &captureRange,
+         [](const std::string& v) { return CaptureSettings().applyRange(v); }},
+        {"--capture-range-end", nullptr, &captureRangeEnd,
+         [](const std::string& v) { return CaptureSettings().applyRangeEnd(v); }},
         {"--symbolize", nullptr, &symbolizeOnly,
          [](const std::string& v) -> std::string { return v.empty() ? "is not a file name" : ""; }},
     };
@@ -404,6 +427,15 @@ int main(int argc, char** argv) {
         fprintf(stderr, "stallscope-record: no program to run\n%s", usage().c_str());
         return 2;
     }
+    CaptureSettings capture; // from the values checked above
+    for (const auto& [value, apply] : {std::pair{&delay, &CaptureSettings::applyDelay},
+                                       {&duration, &CaptureSettings::applyDuration},
+                                       {&captureRange, &CaptureSettings::applyRange},
+                                       {&captureRangeEnd, &CaptureSettings::applyRangeEnd}})
+        if (!value->empty())
+            (capture.*apply)(*value);
+    if (!captureRangeEnd.empty() && capture.range == CaptureSettings::Range::None)
+        return refuse("--capture-range-end", captureRangeEnd, "needs a --capture-range");
     int killGraceMs = TargetRunner::kKillGraceMs;
     if (const char* grace = getenv(TargetRunner::kKillGraceVariable); grace && *grace) {
         const std::optional<long long> ms = wholeNumber(grace, 0, TargetRunner::kMaxKillGraceMs);
@@ -473,6 +505,8 @@ int main(int argc, char** argv) {
         env.push_back("STALLSCOPE_STACK_DEPTH=" + stackDepth);
     if (!sampleHz.empty())
         env.push_back("STALLSCOPE_SAMPLE_HZ=" + sampleHz);
+    for (std::string& entry : capture.environment())
+        env.push_back(std::move(entry));
 
     if (calibrate)
         calibrateRecorder(&env, quiet);

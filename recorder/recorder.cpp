@@ -9,7 +9,6 @@
 #include "recorder/nccl_collectives.h"
 #include "recorder/python_frames.h"
 #include "recorder/session_sink.h"
-#include "recorder/signal_names.h"
 #include "recorder/stack_unwinder.h"
 
 #include "format/session_writer.h"
@@ -19,6 +18,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -33,7 +33,11 @@ constexpr int64_t kJoinMaxAgeNs = 3'000'000'000; // a sync record waits this lon
 
 void CUPTIAPI apiTrampoline(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                             const void* data) {
-    Recorder::instance().handler().onApi(int(domain), cbid, data);
+    Recorder& recorder = Recorder::instance();
+    if (domain == CUPTI_CB_DOMAIN_NVTX || Recorder::isProfilerCallback(int(domain), cbid))
+        recorder.onCaptureTrigger(int(domain), cbid, data);
+    else
+        recorder.handler().onApi(int(domain), cbid, data);
 }
 
 void CUPTIAPI bufferRequestedTrampoline(uint8_t** buffer, size_t* size, size_t* maxNumRecords) {
@@ -74,18 +78,6 @@ void wakeWriter() {
 void forkChildTrampoline() {
     Recorder::instance().onForkChild();
 }
-void signalTrampoline(int signal) {
-    Recorder::instance().onSignal(signal);
-}
-void fatalSignalTrampoline(int signal, siginfo_t* info, void* context) {
-    Recorder::instance().onFatalSignal(signal, info, context);
-}
-
-constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
-// What each fatal signal's handler was before ours (indexed by signal number).
-struct sigaction g_previousFatal[NSIG];
-// How long a crashing thread waits for the writer's commit before the crash goes on.
-constexpr int kCrashCommitWaitMs = 2000;
 
 std::string readFile(const char* path) {
     std::string text;
@@ -160,84 +152,6 @@ void Recorder::pushBatch(ActivityBatch* batch) {
         std::lock_guard<std::mutex> lock(m_queueMutex);
         m_batches.push_back(batch);
     }
-    sem_post(&m_wake);
-}
-
-void Recorder::installSignalHandlers() {
-    // Only where the program left the default action (death): then flushing first and dying with
-    // the same signal afterwards changes nothing but the session being complete. Programs with
-    // their own handlers (Python's KeyboardInterrupt) exit through atexit anyway.
-    for (int signal : {SIGINT, SIGTERM, SIGHUP}) {
-        struct sigaction current;
-        if (sigaction(signal, nullptr, &current) != 0 || current.sa_handler != SIG_DFL)
-            continue;
-        struct sigaction action;
-        memset(&action, 0, sizeof(action));
-        action.sa_handler = signalTrampoline;
-        sigemptyset(&action.sa_mask);
-        action.sa_flags = SA_RESTART;
-        sigaction(signal, &action, nullptr);
-    }
-    // Crashes: whatever handler the program has (Python's faulthandler, its own) is chained to,
-    // so it still runs after the session is committed.
-    for (int signal : kFatalSignals) {
-        struct sigaction action;
-        memset(&action, 0, sizeof(action));
-        action.sa_sigaction = fatalSignalTrampoline;
-        sigemptyset(&action.sa_mask);
-        action.sa_flags = SA_SIGINFO | SA_ONSTACK;
-        sigaction(signal, &action, &g_previousFatal[signal]);
-    }
-}
-
-void Recorder::onFatalSignal(int signal, siginfo_t* info, void* context) {
-    // Async-signal context: atomics, sem_post, nanosleep, sigaction, raise. The CUPTI flush and
-    // the SQLite commit run on the writer thread, which this thread waits for (bounded): a thread
-    // that crashed inside the recorder's own locks cannot deadlock the crash.
-    static std::atomic<bool> handling{false};
-    if (getpid() == m_pid && m_active.load(std::memory_order_relaxed) && !handling.exchange(true) &&
-        gettid() != m_writerTid.load()) {
-        m_fatalSignal.store(signal);
-        sem_post(&m_wake);
-        for (int waited = 0; waited < kCrashCommitWaitMs && !m_crashCommitted.load(); ++waited) {
-            const timespec millisecond{0, 1000000};
-            nanosleep(&millisecond, nullptr);
-        }
-    }
-    const struct sigaction& previous = g_previousFatal[signal];
-    sigaction(signal, &previous, nullptr);
-    if ((previous.sa_flags & SA_SIGINFO) && previous.sa_sigaction) {
-        previous.sa_sigaction(signal, info, context);
-    } else if (previous.sa_handler == SIG_DFL) {
-        // Delivered when this handler returns (the signal is blocked until then): the default
-        // action, a core dump, with the faulting thread's state.
-        raise(signal);
-    } else if (previous.sa_handler != SIG_IGN) {
-        previous.sa_handler(signal);
-    }
-}
-
-void Recorder::commitAfterCrash(int signal) {
-    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    drainOnce();
-    m_sink->expirePending(INT64_MAX, 0); // syncs still waiting for their other half
-    m_writer->setMeta(format::meta::kTerminatedBySignal, std::to_string(signal));
-    m_writer->setMeta(format::meta::kIncompleteReason,
-                      (signal == SIGABRT ? "the target aborted (" : "the target crashed (") +
-                          signalName(signal) + ", signal " + std::to_string(signal) + ")");
-    m_writer->setMeta(format::meta::kStatus, std::string(format::kStatusIncomplete));
-    m_writer->commit();
-    m_crashCommitted.store(true);
-}
-
-void Recorder::onSignal(int signal) {
-    // Async-signal context: only an atomic store and sem_post.
-    if (getpid() != m_pid || !m_active.load(std::memory_order_relaxed)) {
-        ::signal(signal, SIG_DFL);
-        raise(signal);
-        return;
-    }
-    m_pendingSignal.store(signal);
     sem_post(&m_wake);
 }
 
@@ -320,6 +234,7 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     // The Python sampler has its own switch: samples name host time that no CUDA call covers.
     const bool sampling =
         m_config.sampleHz > 0 && m_config.pythonFrames && PythonSampler::prepare();
+    m_sampling = sampling;
     m_writer->setMeta(format::meta::kSampleHz,
                       sampling ? std::to_string(m_config.sampleHz) : std::string("0"));
     m_writer->setMeta(format::meta::kSampling, m_config.sampleHz <= 0   ? "off"
@@ -331,18 +246,13 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     // STALLSCOPE_CALLBACKS=0: no API callbacks at all (overhead experiments only: no stacks, no
     // host intervals).
     const char* callbacks = getenv("STALLSCOPE_CALLBACKS");
-    bool wantCallbacks = !(callbacks && strcmp(callbacks, "0") == 0);
-    for (int domain : {ApiClassifier::kRuntimeDomain, ApiClassifier::kDriverDomain}) {
-        for (uint32_t cbid : m_classifier.interesting(domain)) {
-            if (!wantCallbacks || !ApiClassifier::wantsStack(m_classifier.lookup(domain, cbid)))
-                continue;
-            result = cuptiEnableCallback(1, subscriber, CUpti_CallbackDomain(domain), cbid);
-            if (result != CUPTI_SUCCESS) {
-                reportError("cuptiEnableCallback", result);
-                break;
-            }
-        }
-    }
+    m_wantCallbacks = !(callbacks && strcmp(callbacks, "0") == 0);
+    // Capture control may start closed: then only its triggers' callbacks are on. A trigger on
+    // another thread waits until the samplers below know too.
+    std::unique_lock captureLock(m_captureMutex);
+    const bool capturing = startCapture(startNs);
+    if (capturing)
+        switchApiCallbacks(true);
     // One host clock (cupti_clock.h): by default CUPTI's timestamps plus a per-buffer offset to
     // CLOCK_MONOTONIC; STALLSCOPE_CLOCK=callback registers CUPTI's per-timestamp callback instead,
     // =cupti keeps CUPTI's clock unconverted (overhead experiments only).
@@ -389,7 +299,7 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     if ((result = cuptiActivityRegisterCallbacks(bufferRequestedTrampoline,
                                                  bufferCompletedTrampoline)) != CUPTI_SUCCESS)
         reportError("cuptiActivityRegisterCallbacks", result);
-    switchActivities(true);
+    switchActivities(true, capturing ? Activities::All : Activities::Descriptions);
     m_writer->commit();
 
     installProcessHooks();
@@ -399,8 +309,12 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     m_active.store(true, std::memory_order_release);
     EventRing::setWakeup(wakeWriter);
     m_thread = std::thread([this] { writerLoop(); });
-    if (sampling)
+    if (sampling) {
+        m_sampler.setPaused(!capturing);
         m_sampler.start(m_config.sampleHz);
+    }
+    m_power.setPaused(!capturing);
+    captureLock.unlock();
     m_power.start(m_config.gpuPowerHz);
     // STALLSCOPE_FDE_INDEX=0 leaves FDE lookups to libgcc (overhead experiments only).
     const char* fdeIndex = getenv("STALLSCOPE_FDE_INDEX");
@@ -427,6 +341,7 @@ void Recorder::drainRings() {
 }
 
 void Recorder::drainOnce() {
+    const std::vector<CaptureControl::Transition> transitions = takeCaptureTransitions();
     drainRings();
     std::vector<ActivityBatch*> batches;
     std::vector<std::pair<int64_t, std::string>> diagnostics;
@@ -444,6 +359,7 @@ void Recorder::drainOnce() {
     }
     for (auto& [at, message] : diagnostics)
         m_writer->addDiagnostic(at, "error", message);
+    writeCaptureTransitions(transitions);
 }
 
 void Recorder::writerLoop() {
@@ -460,14 +376,10 @@ void Recorder::writerLoop() {
     int64_t lastCommit = lastFlush;
     const int64_t periodNs = int64_t(m_config.flushMs) * 1000000;
     while (true) {
-        timespec deadline;
-        clock_gettime(CLOCK_MONOTONIC, &deadline);
-        deadline.tv_nsec += (periodNs % 1000000000) / 2;
-        deadline.tv_sec += periodNs / 2000000000;
-        if (deadline.tv_nsec >= 1000000000) {
-            deadline.tv_nsec -= 1000000000;
-            ++deadline.tv_sec;
-        }
+        // Half a period, or sooner when capture control waits for a time (delay, duration).
+        const int64_t wakeNs =
+            std::min(CallbackHandler::nowNs() + periodNs / 2, m_captureDeadlineNs.load());
+        const timespec deadline{time_t(wakeNs / 1000000000), long(wakeNs % 1000000000)};
         while (sem_clockwait(&m_wake, CLOCK_MONOTONIC, &deadline) != 0 && errno == EINTR) {
         }
         if (const int fatal = m_fatalSignal.load()) {
@@ -477,6 +389,8 @@ void Recorder::writerLoop() {
         int signal = m_pendingSignal.exchange(0);
         bool stopping = m_stopRequested.load() || signal != 0;
         int64_t now = CallbackHandler::nowNs();
+        if (now >= m_captureDeadlineNs.load())
+            advanceCapture(now);
         if (signal != 0) {
             cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
         } else if (!stopping && !m_cuptiFlushes && now - lastFlush >= periodNs) {
@@ -506,21 +420,12 @@ void Recorder::writerLoop() {
     }
 }
 
-std::string Recorder::signalReason(int signal) const {
-    // stallscope-record sets STALLSCOPE_RECORD_PID; the target outliving it means it died and
-    // its parent-death signal (target_runner.cpp) is what stops the program.
-    const char* recordPid = getenv("STALLSCOPE_RECORD_PID");
-    if (recordPid && std::to_string(getppid()) != recordPid)
-        return "stallscope-record ended during the run; the target was stopped (" +
-               killedBy(signal) + ")";
-    return "the target was " + killedBy(signal);
-}
-
 void Recorder::finishWriter(std::string_view status) {
     if (!m_writer)
         return;
     drainOnce();
     int64_t endNs = CallbackHandler::nowNs();
+    m_sink->captureClosed(endNs, format::capture_reason::kEnd); // still open: a signal's end
     m_sink->finishProcess(endNs);
     m_sampler.writeStats(*m_writer, m_sink->stats().hostSamples);
     m_power.stop(); // here only: on the thread that finishes the writer (a signal: the writer's)
@@ -541,6 +446,7 @@ void Recorder::stop() {
     // Nothing is recorded after stop(): a program that goes on (the linked-in API, or
     // stallscope_stop through ctypes) runs without CUPTI's cost on its launches, and no record of
     // its later work waits in CUPTI's buffers for a session that is gone or the next one.
+    endCapture(CallbackHandler::nowNs());
     switchActivities(false);
     // Everything CUPTI still holds, including partially filled buffers, before the writer ends.
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);

@@ -9,8 +9,10 @@
 #include "recorder/activity_buffer_pool.h"
 #include "recorder/api_classifier.h"
 #include "recorder/callback_handler.h"
+#include "recorder/capture_control.h"
 #include "recorder/fde_index.h"
 #include "recorder/gpu_power_sampler.h"
+#include "recorder/nvtx_range_watch.h"
 #include "recorder/python_sampler.h"
 #include "recorder/recorder_config.h"
 
@@ -18,6 +20,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -51,6 +54,17 @@ public:
 
     // Used by the CUPTI trampolines in recorder.cpp.
     CallbackHandler& handler() { return m_handler; }
+    // Capture control's triggers (recorder_capture.cpp): cudaProfilerStart/Stop and
+    // cuProfilerStart/Stop (the API domains), the NVTX domain's range calls.
+    static bool isProfilerCallback(int domain, uint32_t cbid) {
+        return domain == CUPTI_CB_DOMAIN_RUNTIME_API
+                   ? cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000 ||
+                         cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000
+                   : domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+                         (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart ||
+                          cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
+    }
+    void onCaptureTrigger(int domain, uint32_t cbid, const void* data);
     void pushBatch(ActivityBatch* batch);
     uint8_t* takeBuffer(size_t* size);
     void returnBuffer(uint8_t* buffer);
@@ -73,9 +87,29 @@ private:
     void drainOnce();
     // Hands every thread's ring of host events to the sink.
     void drainRings();
+    // Which activity kinds switchActivities switches: DEVICE and CONTEXT (describing the GPUs,
+    // on for the whole recording), the rest (the events: off outside a captured range), or all.
+    enum class Activities : uint8_t { All, Descriptions, Events };
     // Enables (on) or disables the activity kinds and API records m_config asks for; true when
     // any of the kinds that make a session (GPU work, syncs, API records) was switched.
-    bool switchActivities(bool on);
+    bool switchActivities(bool on, Activities which = Activities::All);
+    // The API callbacks that capture syncs' stacks (recorder_activities.cpp).
+    void switchApiCallbacks(bool on);
+    // Capture control (recorder_capture.cpp): sets it up at start (its meta, its triggers'
+    // callbacks; false when it starts closed), the writer's time-based transitions and the
+    // intervals it writes.
+    bool startCapture(int64_t startNs);
+    void switchCaptureTriggers(bool on);
+    // Applies a transition, if any (under m_captureMutex): CUPTI's activities and callbacks, the
+    // samplers, the interval queued for the writer; the triggers off once nothing can open.
+    void applyCapture(const std::optional<CaptureControl::Transition>& transition);
+    void advanceCapture(int64_t nowNs);
+    // The writer's part (drainOnce): the transitions queued, taken before the records are drained
+    // (a close first has CUPTI deliver the records from before it), then written as intervals.
+    std::vector<CaptureControl::Transition> takeCaptureTransitions();
+    void writeCaptureTransitions(const std::vector<CaptureControl::Transition>& transitions);
+    // Stops capture control for good (stop()): what is open closes, nothing opens after.
+    void endCapture(int64_t nowNs);
     void installSignalHandlers();
     // The writer's part of onFatalSignal: flush, drain, say why, commit (no indexes: the process
     // is about to die; stallscope-record adds them).
@@ -85,6 +119,13 @@ private:
     std::string signalReason(int signal) const;
 
     RecorderConfig m_config;
+    CaptureControl m_capture; // under m_captureMutex
+    std::unique_ptr<NvtxRangeWatch> m_nvtxWatch;
+    std::mutex m_captureMutex; // serializes transitions and their CUPTI switching
+    std::atomic<int64_t> m_captureDeadlineNs{INT64_MAX};
+    bool m_watchingTriggers = false; // the triggers' callbacks are on (under m_captureMutex)
+    bool m_wantCallbacks = true;     // STALLSCOPE_CALLBACKS
+    bool m_sampling = false;
     ApiClassifier m_classifier;
     CallbackHandler m_handler{&m_classifier};
     PythonSampler m_sampler;
@@ -110,8 +151,9 @@ private:
     sem_t m_wake;
     std::mutex m_stopMutex;
 
-    std::mutex m_queueMutex; // guards the three members below; never held across CUPTI calls
+    std::mutex m_queueMutex; // guards the four members below; never held across CUPTI calls
     std::vector<ActivityBatch*> m_batches;
+    std::vector<CaptureControl::Transition> m_captureLog; // for the writer
     std::vector<std::pair<int64_t, std::string>> m_diagnostics;
     std::vector<std::string> m_reported;
 };

@@ -1,6 +1,7 @@
 // Recorder::switchActivities: which CUPTI activity kinds a recording enables, from its config — the
 // kinds the analysis reads and nothing else (each kind costs the target time on the launch path) —
-// and disables again when it stops.
+// and disables again when it stops or capture control stops recording; switchApiCallbacks: the
+// API callbacks that time syncs and capture their stacks.
 #include "recorder/recorder.h"
 
 #include <cupti.h>
@@ -9,7 +10,7 @@
 
 namespace stallscope::recorder {
 
-bool Recorder::switchActivities(bool on) {
+bool Recorder::switchActivities(bool on, Activities which) {
     auto enable = [this, on](CUpti_ActivityKind kind, const char* name) {
         CUptiResult result = on ? cuptiActivityEnable(kind) : cuptiActivityDisable(kind);
         const char* call = on ? "cuptiActivityEnable(" : "cuptiActivityDisable(";
@@ -18,8 +19,12 @@ bool Recorder::switchActivities(bool on) {
         return result == CUPTI_SUCCESS;
     };
     bool any = false;
-    enable(CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE");
-    enable(CUPTI_ACTIVITY_KIND_CONTEXT, "CONTEXT");
+    if (which != Activities::Events) {
+        enable(CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE");
+        enable(CUPTI_ACTIVITY_KIND_CONTEXT, "CONTEXT");
+    }
+    if (which == Activities::Descriptions)
+        return false;
     if (m_config.kernels)
         any |= enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL");
     if (m_config.memcpy)
@@ -58,6 +63,24 @@ bool Recorder::switchActivities(bool on) {
         }
     }
     return any;
+}
+
+void Recorder::switchApiCallbacks(bool on) {
+    if (!m_wantCallbacks)
+        return;
+    for (int domain : {ApiClassifier::kRuntimeDomain, ApiClassifier::kDriverDomain}) {
+        for (uint32_t cbid : m_classifier.interesting(domain)) {
+            if (!ApiClassifier::wantsStack(m_classifier.lookup(domain, cbid)))
+                continue;
+            const CUptiResult result =
+                cuptiEnableCallback(on ? 1 : 0, static_cast<CUpti_SubscriberHandle>(m_subscriber),
+                                    CUpti_CallbackDomain(domain), cbid);
+            if (result != CUPTI_SUCCESS) {
+                reportError("cuptiEnableCallback", result);
+                return;
+            }
+        }
+    }
 }
 
 } // namespace stallscope::recorder

@@ -1,6 +1,7 @@
 #include "recorder/recorder_calibration.h"
 
 #include "format/output_file.h"
+#include "recorder/recorder_config.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -160,6 +161,10 @@ bool runProbe(const std::string& probe, const std::vector<std::string>& env,
             dup2(null, STDOUT_FILENO);
             dup2(null, STDERR_FILENO);
         }
+        // It measures the recorder while it records: capture control, from the user's own
+        // environment too, would leave nothing to measure.
+        for (const std::string_view name : kCaptureVariables)
+            unsetenv(std::string(name).c_str());
         for (const std::string& entry : env)
             putenv(const_cast<char*>(entry.c_str()));
         unsetenv("CUDA_INJECTION64_PATH");

@@ -87,7 +87,147 @@ void setKinds(RecorderConfig& config, unsigned kinds, bool enable) {
     }
 }
 
+constexpr std::string_view kNvtxRangePrefix = "nvtx:";
+
+bool isDigit(char c) {
+    return c >= '0' && c <= '9';
+}
+
+// Reads variable `name` with `apply` (a CaptureSettings::apply*); a problem is reported.
+void readCaptureSetting(CaptureSettings& settings, std::string_view name,
+                        std::string (CaptureSettings::*apply)(std::string_view),
+                        std::string* warnings) {
+    const char* value = env(std::string(name).c_str());
+    if (!value)
+        return;
+    CaptureSettings changed = settings;
+    if (const std::string why = (changed.*apply)(value); !why.empty()) {
+        if (warnings)
+            *warnings += std::string(name) + "='" + value + "' " + why + "; ignored; ";
+        return;
+    }
+    settings = changed;
+}
+
 } // namespace
+
+std::optional<int64_t> parseSeconds(std::string_view text) {
+    size_t i = 0;
+    int64_t whole = 0;
+    for (; i < text.size() && isDigit(text[i]); ++i) {
+        whole = whole * 10 + (text[i] - '0');
+        if (whole > kMaxCaptureSeconds)
+            return std::nullopt;
+    }
+    if (i == 0)
+        return std::nullopt;
+    int64_t fraction = 0;
+    if (i < text.size()) {
+        if (text[i] != '.' || i + 1 == text.size() || text.size() - i - 1 > 9)
+            return std::nullopt;
+        int64_t scale = kNsPerSecond;
+        for (++i; i < text.size(); ++i) {
+            if (!isDigit(text[i]))
+                return std::nullopt;
+            scale /= 10;
+            fraction += (text[i] - '0') * scale;
+        }
+    }
+    const int64_t ns = whole * kNsPerSecond + fraction;
+    return ns <= kMaxCaptureNs ? std::optional<int64_t>(ns) : std::nullopt;
+}
+
+std::string secondsText(int64_t ns) {
+    std::string text = std::to_string(ns / kNsPerSecond);
+    if (const int64_t fraction = ns % kNsPerSecond; fraction != 0) {
+        std::string digits = std::to_string(fraction);
+        digits.insert(0, 9 - digits.size(), '0');
+        digits.erase(digits.find_last_not_of('0') + 1);
+        text += "." + digits;
+    }
+    return text;
+}
+
+std::string CaptureSettings::rangeText() const {
+    switch (range) {
+    case Range::ProfilerApi:
+        return "cuda-profiler-api";
+    case Range::Nvtx:
+        return std::string(kNvtxRangePrefix) + nvtxName;
+    case Range::None:
+        break;
+    }
+    return "none";
+}
+
+std::vector<std::string> CaptureSettings::environment() const {
+    std::vector<std::string> entries;
+    auto add = [&entries](std::string_view name, const std::string& value) {
+        entries.push_back(std::string(name) + "=" + value);
+    };
+    if (range != Range::None)
+        add(kCaptureRangeVariable, rangeText());
+    if (rangeEnd != RangeEnd::Default)
+        add(kCaptureRangeEndVariable, rangeEndText());
+    if (delayNs > 0)
+        add(kDelayVariable, secondsText(delayNs));
+    if (durationNs > 0)
+        add(kDurationVariable, secondsText(durationNs));
+    return entries;
+}
+
+bool CaptureSettings::isSettingEntry(std::string_view entry) {
+    const std::string_view name = entry.substr(0, entry.find('='));
+    return std::find(std::begin(kCaptureVariables), std::end(kCaptureVariables), name) !=
+           std::end(kCaptureVariables);
+}
+
+std::string CaptureSettings::applyDelay(std::string_view text) {
+    const std::optional<int64_t> ns = parseSeconds(text);
+    if (!ns)
+        return "is not a number of seconds in 0.." + std::to_string(kMaxCaptureSeconds) +
+               " (digits, at most 9 decimals)";
+    delayNs = *ns;
+    return {};
+}
+
+std::string CaptureSettings::applyDuration(std::string_view text) {
+    const std::optional<int64_t> ns = parseSeconds(text);
+    if (!ns || *ns < kMinCaptureDurationNs)
+        return "is not a number of seconds in " + secondsText(kMinCaptureDurationNs) + ".." +
+               std::to_string(kMaxCaptureSeconds) + " (digits, at most 9 decimals)";
+    durationNs = *ns;
+    return {};
+}
+
+std::string CaptureSettings::applyRange(std::string_view text) {
+    if (text == "none") {
+        range = Range::None;
+    } else if (text == "cuda-profiler-api" || text == "cudaProfilerApi") { // nsys's spelling too
+        range = Range::ProfilerApi;
+    } else if (text.substr(0, kNvtxRangePrefix.size()) == kNvtxRangePrefix &&
+               text.size() > kNvtxRangePrefix.size() &&
+               text.size() - kNvtxRangePrefix.size() <= kMaxNvtxCaptureNameBytes) {
+        range = Range::Nvtx;
+        nvtxName = std::string(text.substr(kNvtxRangePrefix.size()));
+        return {};
+    } else {
+        return "is not cuda-profiler-api, nvtx:NAME (NAME 1.." +
+               std::to_string(kMaxNvtxCaptureNameBytes) + " bytes) or none";
+    }
+    nvtxName.clear();
+    return {};
+}
+
+std::string CaptureSettings::applyRangeEnd(std::string_view text) {
+    if (text == "stop")
+        rangeEnd = RangeEnd::Stop;
+    else if (text == "repeat")
+        rangeEnd = RangeEnd::Repeat;
+    else
+        return "is neither stop (the first range) nor repeat (every range)";
+    return {};
+}
 
 std::optional<uint64_t> parseByteSize(std::string_view text) {
     size_t digits = 0;
@@ -211,6 +351,13 @@ RecorderConfig RecorderConfig::fromEnvironment(std::string* warnings) {
             *warnings += std::string("STALLSCOPE_CALIBRATION='") + v + "' is not three costs; ";
         }
     }
+    readCaptureSetting(config.capture, kCaptureRangeVariable, &CaptureSettings::applyRange,
+                       warnings);
+    readCaptureSetting(config.capture, kCaptureRangeEndVariable, &CaptureSettings::applyRangeEnd,
+                       warnings);
+    readCaptureSetting(config.capture, kDelayVariable, &CaptureSettings::applyDelay, warnings);
+    readCaptureSetting(config.capture, kDurationVariable, &CaptureSettings::applyDuration,
+                       warnings);
     if (const char* v = env("STALLSCOPE_DISABLE"))
         config.disabled = parseBool(v, false);
     return config;

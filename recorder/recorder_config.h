@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace stallscope::recorder {
 
@@ -22,9 +23,73 @@ inline constexpr int kMaxFlushMs = 1000; // commits at least once a second
 inline constexpr uint64_t kMinBufferBytes = 64ull << 10;
 inline constexpr uint64_t kMaxBufferBytes = 256ull << 20;
 
+// Capture control's ranges: --delay 0..kMaxCaptureSeconds, --duration kMinCaptureDurationNs..
+// kMaxCaptureSeconds, an NVTX range's name 1..kMaxNvtxCaptureNameBytes bytes.
+inline constexpr int64_t kNsPerSecond = 1'000'000'000;
+inline constexpr int64_t kMaxCaptureSeconds = 1'000'000; // 11.6 days
+inline constexpr int64_t kMaxCaptureNs = kMaxCaptureSeconds * kNsPerSecond;
+inline constexpr int64_t kMinCaptureDurationNs = 1'000'000; // 1 ms
+inline constexpr size_t kMaxNvtxCaptureNameBytes = 1024;
+
 // "8M", "512k", "1048576": bytes, or K, M, G (binary multiples); nullopt for anything else or a
 // size past 2^64.
 std::optional<uint64_t> parseByteSize(std::string_view text);
+// "2", "0.5", "1.000000001": seconds as digits with at most 9 decimals, in ns; nullopt for
+// anything else (a sign, an exponent, a unit) or more than kMaxCaptureSeconds.
+std::optional<int64_t> parseSeconds(std::string_view text);
+// `ns` as parseSeconds reads it back ("1.5"; "0" for 0).
+std::string secondsText(int64_t ns);
+
+// The variables that carry CaptureSettings to the program's recorder
+// (CaptureSettings::environment).
+inline constexpr std::string_view kCaptureRangeVariable = "STALLSCOPE_CAPTURE_RANGE";
+inline constexpr std::string_view kCaptureRangeEndVariable = "STALLSCOPE_CAPTURE_RANGE_END";
+inline constexpr std::string_view kDelayVariable = "STALLSCOPE_DELAY";
+inline constexpr std::string_view kDurationVariable = "STALLSCOPE_DURATION";
+inline constexpr std::string_view kCaptureVariables[] = {
+    kCaptureRangeVariable, kCaptureRangeEndVariable, kDelayVariable, kDurationVariable};
+
+// Capture control: which part of the run is recorded (stallscope-record --delay, --duration,
+// --capture-range, --capture-range-end; the environment's STALLSCOPE_DELAY, STALLSCOPE_DURATION,
+// STALLSCOPE_CAPTURE_RANGE, STALLSCOPE_CAPTURE_RANGE_END). The recorder applies it with
+// CaptureControl (capture_control.h). Inactive by default: everything is recorded.
+struct CaptureSettings {
+    enum class Range : uint8_t { None, ProfilerApi, Nvtx };
+    enum class RangeEnd : uint8_t { Default, Stop, Repeat };
+    Range range = Range::None;
+    std::string nvtxName; // Range::Nvtx: the message of the ranges to record
+    RangeEnd rangeEnd = RangeEnd::Default;
+    int64_t delayNs = 0;    // nothing is recorded for this long after the recorder starts
+    int64_t durationNs = 0; // recording stops this long after it began; 0: at the end
+
+    bool active() const { return range != Range::None || delayNs > 0 || durationNs > 0; }
+    // Whether every range is recorded (repeat) or the first one only (stop). By default every
+    // cudaProfilerStart/Stop range and the first NVTX range.
+    bool repeats() const {
+        return rangeEnd == RangeEnd::Repeat ||
+               (rangeEnd == RangeEnd::Default && range == Range::ProfilerApi);
+    }
+    // "none", "cuda-profiler-api", "nvtx:NAME": as --capture-range takes it (meta capture_range).
+    std::string rangeText() const;
+    const char* rangeEndText() const { return repeats() ? "repeat" : "stop"; }
+    // The STALLSCOPE_* entries ("NAME=value") that hand these settings to the target's recorder,
+    // which reads them back unchanged (fromEnvironment); none when inactive.
+    std::vector<std::string> environment() const;
+    // Whether an environment entry is one of them (the calibration leaves them out: it measures
+    // the recorder while it records).
+    static bool isSettingEntry(std::string_view entry);
+
+    // What is wrong with a value of --delay, --duration, --capture-range or --capture-range-end
+    // ("" when nothing is: the value is then applied), values outside the ranges above included.
+    // stallscope-record refuses such a value; the recorder reports the environment's and keeps
+    // what it had.
+    std::string applyDelay(std::string_view text);
+    std::string applyDuration(std::string_view text);
+    std::string applyRange(std::string_view text);
+    std::string applyRangeEnd(std::string_view text);
+
+    bool operator==(const CaptureSettings&) const = default;
+};
 
 // The recording modes (RecorderConfig::applyMode, stallscope-record --mode).
 inline bool isRecorderMode(std::string_view mode) {
@@ -68,6 +133,7 @@ struct RecorderConfig {
     int64_t restartOverheadNs = -1;
     int64_t launchOverheadNs = -1;
     int64_t deepQueueDelayNs = -1; // the GPU's, from the same probe (gpu_deep_queue_delay_ns)
+    CaptureSettings capture;       // which part of the run is recorded; all of it by default
 
     // Reads the environment. Unknown values are reported in *warnings (never fatal).
     static RecorderConfig fromEnvironment(std::string* warnings);

@@ -50,6 +50,12 @@ public:
     // Emits joins still waiting for their other half, and sample runs begun, when older than
     // maxAgeNs (all when 0).
     void expirePending(int64_t nowNs, int64_t maxAgeNs);
+    // Capture control (session_sink_capture.cpp): a captured interval begins, or ends (nothing
+    // when none is open). At its end the NVTX ranges still open are written as ending there:
+    // their ends are not recorded (call after the records from before the end were consumed).
+    void captureOpened(int64_t atNs, const std::string& reason);
+    void captureClosed(int64_t atNs, const std::string& reason);
+    bool capturing() const { return m_captureRow != 0; }
     // Picks up modules loaded since the last call (cheap when none were).
     void refreshModules(int64_t nowNs);
     // Writes the statistics into meta and ends the process row.
@@ -91,6 +97,8 @@ private:
     void emitSync(const PendingHost* host, const ActivityRecord* record, int64_t fallbackThread);
     void emitCopySync(const PendingHost& host, const PendingCopy* copy);
     void handleMarker(const ActivityRecord& record, const ActivityBatch& batch);
+    // Writes every open NVTX range as ending at atNs and forgets them.
+    void closeOpenMarkers(int64_t atNs);
     void consumeSample(const HostEvent& event);
 
     // A run of one thread's samples being joined (host_samples row not yet written).
@@ -129,6 +137,7 @@ private:
     };
     std::unordered_map<uint32_t, OpenMarker> m_openMarkers;
     std::unordered_map<int32_t, int> m_markerDepth;
+    int64_t m_captureRow = 0;                            // the open capture interval's row; 0: none
     std::unordered_map<int32_t, SampleRun> m_sampleRuns; // by tid
     CaptureStats m_nativeCapture;
     // The same captures split: every PC's rule cached (warm) or some computed (cold: a thread's

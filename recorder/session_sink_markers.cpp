@@ -1,6 +1,7 @@
 // SessionSink::handleMarker: NVTX's MARKER records into ranges — a start waits for its end, which
 // may come on another thread (start/end ranges) or on the same one (push/pop); instantaneous
-// markers are ranges of no length.
+// markers are ranges of no length. When capture control stops recording, the ranges still open
+// end there.
 #include "recorder/session_sink.h"
 
 #include <cupti.h>
@@ -43,6 +44,29 @@ void SessionSink::handleMarker(const ActivityRecord& record, const ActivityBatch
         row.startNs = row.endNs = record.startNs;
         m_writer->addRange(row);
         ++m_stats.events.ranges;
+    }
+}
+
+void SessionSink::closeOpenMarkers(int64_t atNs) {
+    // Those begun after atNs (recording started again since, in the same drain) stay open.
+    for (auto it = m_openMarkers.begin(); it != m_openMarkers.end();) {
+        const OpenMarker& open = it->second;
+        if (open.startNs > atNs) {
+            ++it;
+            continue;
+        }
+        if (int& depth = m_markerDepth[open.tid]; depth > 0)
+            --depth;
+        format::RangeRow row;
+        row.threadId = threadRow(open.tid ? open.tid : int32_t(m_pid));
+        row.kind = format::RangeKind::NvtxPushPop;
+        row.nameId = open.nameId;
+        row.startNs = open.startNs;
+        row.endNs = atNs;
+        row.depth = open.depth;
+        m_writer->addRange(row);
+        ++m_stats.events.ranges;
+        it = m_openMarkers.erase(it);
     }
 }
 

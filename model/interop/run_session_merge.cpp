@@ -177,6 +177,7 @@ public:
             moveStacks(lane.samples.stackId);
             m_run.hostLanes.push_back(std::move(lane));
         }
+        moveCaptureIntervals(rank, processBase);
         for (auto& [kernel, call] : rank.collectiveCalls) {
             call.processId += processOffset;
             m_run.collectiveCalls.emplace(
@@ -192,6 +193,25 @@ public:
     }
 
 private:
+    // A rank recorded with capture control keeps its intervals; in a run where other ranks used
+    // it, a rank without it recorded its processes' whole time.
+    void moveCaptureIntervals(Session& rank, int32_t processBase) {
+        if (!m_run.captureControlled)
+            return;
+        for (CaptureInterval& interval : rank.captureIntervals) {
+            interval.processIndex += processBase;
+            interval.startNs += m_moves.shiftNs;
+            interval.endNs += m_moves.shiftNs;
+            m_run.captureIntervals.push_back(std::move(interval));
+        }
+        if (!rank.captureControlled) // its processes, moved already
+            for (size_t p = static_cast<size_t>(processBase); p < m_run.processes.size(); ++p)
+                m_run.captureIntervals.push_back(
+                    {static_cast<int32_t>(p), m_run.processes[p].startNs,
+                     rank.endNs + m_moves.shiftNs, format::capture_reason::kStart,
+                     format::capture_reason::kEnd});
+    }
+
     void moveStacks(std::vector<uint32_t>& stackIds) {
         if (const int64_t stacks = m_moves.offset(tables::kStacks); stacks != 0)
             for (uint32_t& stack : stackIds)
@@ -322,6 +342,8 @@ LoadResult mergeLoadedRanks(std::vector<LoadedRank> ranks, const RunFiles& files
     for (const LoadedRank& rank : ranks)
         strings += rank.session->strings.size();
     StringMerger merger(run->strings, strings);
+    for (const LoadedRank& rank : ranks)
+        run->captureControlled = run->captureControlled || rank.session->captureControlled;
     run->startNs = std::numeric_limits<int64_t>::max();
     run->endNs = std::numeric_limits<int64_t>::min();
     for (LoadedRank& rank : ranks) {
@@ -347,6 +369,9 @@ LoadResult mergeLoadedRanks(std::vector<LoadedRank> ranks, const RunFiles& files
     }
     if (run->startNs > run->endNs)
         run->startNs = run->endNs = 0;
+    std::stable_sort(
+        run->captureIntervals.begin(), run->captureIntervals.end(),
+        [](const CaptureInterval& a, const CaptureInterval& b) { return a.startNs < b.startNs; });
     run->warning = loadWarning(*run);
     result.session = std::move(run);
     return result;

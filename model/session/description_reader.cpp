@@ -1,10 +1,12 @@
 #include "model/session/description_reader.h"
 
+#include "format/session_meta.h"
 #include "format/session_row_reader.h"
 #include "format/session_schema.h"
 #include "format/session_schema_check.h"
 #include "format/terminal_text.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace stallscope::model::loading {
@@ -166,6 +168,37 @@ DescriptionIndexes readDescriptions(const format::Database& db, Session& s) {
     for (size_t i = 0; i < s.streams.size(); ++i)
         s.streamLanes[i].streamIndex = static_cast<int32_t>(i);
     return indexes;
+}
+
+void readCaptureIntervals(const format::Database& db, Session& s) {
+    using format::tables::kCaptureIntervals;
+    s.captureControlled = s.meta.count(format::meta::kCaptureRange) > 0;
+    if (!format::hasTable(db, kCaptureIntervals.name)) {
+        if (s.formatVersion >= kCaptureIntervals.sinceVersion)
+            throw LoadFailure{"corrupt session: missing table 'capture_intervals'"};
+        return;
+    }
+    RowIndex processes;
+    for (size_t i = 0; i < s.processes.size(); ++i)
+        processes.add(s.processes[i].rowId, static_cast<int32_t>(i));
+    readTable(db, kCaptureIntervals.name, format::selectSql(kCaptureIntervals) + " ORDER BY id",
+              [&](const CheckedRow& row) {
+                  format::CaptureIntervalRow read = format::readCaptureIntervalRow(row.values());
+                  CaptureInterval interval;
+                  interval.processIndex = row.reference(1, processes, "process");
+                  interval.startNs = row.time(2);
+                  interval.endNs = read.endNs ? row.time(3) : std::max(s.endNs, interval.startNs);
+                  if (interval.endNs < interval.startNs)
+                      row.fail("ends before it starts");
+                  interval.openedBy =
+                      format::clippedText(read.openedBy, format::kMaxMetaValueBytes);
+                  interval.closedBy =
+                      format::clippedText(read.closedBy, format::kMaxMetaValueBytes);
+                  s.captureIntervals.push_back(std::move(interval));
+              });
+    std::stable_sort(
+        s.captureIntervals.begin(), s.captureIntervals.end(),
+        [](const CaptureInterval& a, const CaptureInterval& b) { return a.startNs < b.startNs; });
 }
 
 } // namespace stallscope::model::loading

@@ -19,4 +19,9 @@ struct DescriptionIndexes {
 // throws LoadFailure on the first bad row.
 DescriptionIndexes readDescriptions(const format::Database& db, Session& session);
 
+// Capture control: captureControlled from the meta and captureIntervals from format v5's
+// capture_intervals (required from v5 on), each row checked. Read after the events, so that an
+// interval without an end (still capturing at the last commit) ends at the session's end.
+void readCaptureIntervals(const format::Database& db, Session& session);
+
 } // namespace stallscope::model::loading

@@ -37,6 +37,30 @@ std::vector<bool> Session::processesWithApiCalls() const {
     return withCalls;
 }
 
+std::vector<TimeSpan> Session::notRecorded() const {
+    std::vector<TimeSpan> gaps;
+    if (!captureControlled)
+        return gaps;
+    std::vector<TimeSpan> covered;
+    for (const CaptureInterval& interval : captureIntervals)
+        covered.push_back({interval.startNs, interval.endNs});
+    std::sort(covered.begin(), covered.end(),
+              [](const TimeSpan& a, const TimeSpan& b) { return a.startNs < b.startNs; });
+    int64_t from = startNs; // the start of the stretch not covered yet
+    for (const TimeSpan& span : covered) {
+        if (span.startNs > from)
+            gaps.push_back({from, std::min(span.startNs, endNs)});
+        from = std::max(from, span.endNs);
+        if (from >= endNs)
+            break;
+    }
+    if (from < endNs)
+        gaps.push_back({from, endNs});
+    // An interval that starts past the session's end leaves no gap of negative length.
+    std::erase_if(gaps, [](const TimeSpan& gap) { return gap.endNs <= gap.startNs; });
+    return gaps;
+}
+
 std::vector<std::string> Session::files() const {
     if (parts.empty())
         return {path};

@@ -60,6 +60,26 @@ struct StreamLane {
     TransferColumns memsets;
 };
 
+// A stretch that a recording with capture control recorded (format v5's capture_intervals:
+// stallscope-record --delay, --duration, --capture-range): its process, its times on the session's
+// clock and why it opened and closed (format::capture_reason).
+struct CaptureInterval {
+    int32_t processIndex = -1; // into Session::processes
+    int64_t startNs = 0;
+    // A row without an end (the recorder was still capturing at the file's last commit: a killed
+    // recording) ends at the session's end, closed by "".
+    int64_t endNs = 0;
+    std::string openedBy;
+    std::string closedBy;
+};
+
+// A stretch of the session's time, [startNs, endNs).
+struct TimeSpan {
+    int64_t startNs = 0;
+    int64_t endNs = 0;
+    bool operator==(const TimeSpan&) const = default;
+};
+
 // One file of a run opened as one session (model/interop/run_merge.h), and how its rows were
 // moved into the session: row ids past the previous files' and times onto the run's clock
 // (`moves`), one string id per text (`stringIds`). SessionDatabase reads stacks, sources and
@@ -94,6 +114,14 @@ public:
         const auto found = collectiveCalls.find(kernelRowId);
         return found == collectiveCalls.end() ? nullptr : &found->second;
     }
+
+    // Capture control: whether the recording covered only captureIntervals (its meta names a
+    // capture_range); false: everything from each process's first CUDA call to its end.
+    bool captureControlled = false;
+    std::vector<CaptureInterval> captureIntervals; // by start, then process
+    // The stretches of [startNs, endNs) that no process's capture interval covers, in order: what
+    // was not recorded. Empty when !captureControlled.
+    std::vector<TimeSpan> notRecorded() const;
 
     format::EventCounts counts;
     int64_t hostSamples = 0; // the Python sampler's samples over every lane (not its rows)

@@ -332,7 +332,8 @@ private:
     void upgradeToCurrentVersion(int version) {
         using UpgradeStep = void (Loader::*)();
         static constexpr std::array<UpgradeStep, format::kFormatVersion - 1> kUpgradeSteps = {
-            &Loader::upgradeFromV1, &Loader::upgradeFromV2, &Loader::upgradeFromV3};
+            &Loader::upgradeFromV1, &Loader::upgradeFromV2, &Loader::upgradeFromV3,
+            &Loader::upgradeFromV4};
         for (int from = version; from < format::kFormatVersion; ++from)
             (this->*kUpgradeSteps[from - 1])();
     }
@@ -346,6 +347,8 @@ private:
     // v4 added collective_calls; an older file has none, which readCollectiveCalls assumes when
     // the table is absent.
     void upgradeFromV3() {}
+    // v5 added capture_intervals; an older file recorded everything (no capture control).
+    void upgradeFromV4() {}
 
     void readMeta() {
         // Cut as read: a crafted 300 MB value is held once (SQLite's copy), only its start kept.
@@ -437,6 +440,7 @@ private:
 
         finishLanes(hostReader.bounds(), gpuReader.bounds());
         readCollectiveCalls();
+        loading::readCaptureIntervals(m_db, *m_session);
         if (m_options.progress)
             m_options.progress(1.0);
     }

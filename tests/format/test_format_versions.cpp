@@ -77,8 +77,8 @@ private:
     std::string v1CopyWithVersion(const char* name, const std::string& version);
 };
 
-// v2 only added process_ranks, v3 host_samples, v4 collective_calls: every v1 table and index is
-// written as before.
+// v2 only added process_ranks, v3 host_samples, v4 collective_calls, v5 capture_intervals: every
+// v1 table and index is written as before.
 void TestFormatVersions::newFilesHaveTheV1SchemaAndProcessRanks() {
     const std::string file = m_dir.file("new.stallscope");
     std::string error;
@@ -93,7 +93,8 @@ void TestFormatVersions::newFilesHaveTheV1SchemaAndProcessRanks() {
     const std::vector<std::string> v1Objects = rowsOf(v1, objects);
     const std::string v1Kinds =
         "SELECT type, name, tbl_name FROM sqlite_master WHERE tbl_name "
-        "NOT IN ('process_ranks', 'host_samples', 'collective_calls') ORDER BY name";
+        "NOT IN ('process_ranks', 'host_samples', 'collective_calls', 'capture_intervals') "
+        "ORDER BY name";
     QCOMPARE(rowsOf(now, v1Kinds), v1Objects);
     QCOMPARE(rowsOf(now, "SELECT type, name FROM sqlite_master WHERE tbl_name = "
                          "'process_ranks' ORDER BY name"),
@@ -105,6 +106,9 @@ void TestFormatVersions::newFilesHaveTheV1SchemaAndProcessRanks() {
     QCOMPARE(rowsOf(now, "SELECT type, name FROM sqlite_master WHERE tbl_name = "
                          "'collective_calls' ORDER BY name"),
              (std::vector<std::string>{"table|collective_calls|"}));
+    QCOMPARE(rowsOf(now, "SELECT type, name FROM sqlite_master WHERE tbl_name = "
+                         "'capture_intervals' ORDER BY name"),
+             (std::vector<std::string>{"table|capture_intervals|"}));
     QCOMPARE(v1Objects.size(), size_t(21 + 2 + 1)); // tables, finalize indexes, sources' UNIQUE
     for (const format::Table* table : format::kTables)
         QCOMPARE(

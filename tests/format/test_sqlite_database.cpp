@@ -124,10 +124,11 @@ void TestSqliteDatabase::generatedSqlNamesEveryColumn() {
              std::string("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT "
                          "ROWID;"));
     QCOMPARE(format::tableIndex(format::tables::kMeta), size_t(0));
-    QCOMPARE(format::tableIndex(format::tables::kDiagnostics), format::kTables.size() - 4);
-    QCOMPARE(format::tableIndex(format::tables::kProcessRanks), format::kTables.size() - 3);
-    QCOMPARE(format::tableIndex(format::tables::kHostSamples), format::kTables.size() - 2);
-    QCOMPARE(format::tableIndex(format::tables::kCollectiveCalls), format::kTables.size() - 1);
+    QCOMPARE(format::tableIndex(format::tables::kDiagnostics), format::kTables.size() - 5);
+    QCOMPARE(format::tableIndex(format::tables::kProcessRanks), format::kTables.size() - 4);
+    QCOMPARE(format::tableIndex(format::tables::kHostSamples), format::kTables.size() - 3);
+    QCOMPARE(format::tableIndex(format::tables::kCollectiveCalls), format::kTables.size() - 2);
+    QCOMPARE(format::tableIndex(format::tables::kCaptureIntervals), format::kTables.size() - 1);
 }
 
 QTEST_GUILESS_MAIN(TestSqliteDatabase)

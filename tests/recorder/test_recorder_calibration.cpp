@@ -139,13 +139,16 @@ private slots:
         qputenv("XDG_CACHE_HOME", dir.filePath("cache").toUtf8());
         qputenv("TMPDIR", dir.path().toUtf8());
         qputenv("CUDA_INJECTION64_PATH", "/nonexistent/libstallscope_recorder.so");
+        // Capture control measures nothing while closed: the probe records all of its run.
+        qputenv("STALLSCOPE_CAPTURE_RANGE", "nvtx:never");
         const std::string runs = dir.filePath("runs").toStdString();
-        // Appends what it saw (the injection variable, the mode) to `runs`, then writes the line
-        // to the --output file.
-        const std::string probe = script(dir, "probe",
-                                         "echo \"${CUDA_INJECTION64_PATH:-none} "
-                                         "${STALLSCOPE_MODE:-}\" >> " +
-                                             runs + "\necho '" + kLine + "' > \"$2\"\n");
+        // Appends what it saw (the injection variable, the mode, the capture range) to `runs`,
+        // then writes the line to the --output file.
+        const std::string probe =
+            script(dir, "probe",
+                   "echo \"${CUDA_INJECTION64_PATH:-none} "
+                   "${STALLSCOPE_MODE:-} ${STALLSCOPE_CAPTURE_RANGE:-all}\" >> " +
+                       runs + "\necho '" + kLine + "' > \"$2\"\n");
         std::string why;
         const auto first = RecorderCalibration::obtain(probe, {"STALLSCOPE_MODE=full"}, &why);
         QVERIFY2(first, why.c_str());
@@ -155,11 +158,12 @@ private slots:
         QCOMPARE(QString::fromStdString(again->format()), QString(kLine));
         QVERIFY(RecorderCalibration::obtain(probe, {"STALLSCOPE_MODE=light"}, &why));
         QVERIFY(RecorderCalibration::obtain(probe, {"STALLSCOPE_MODE=full"}, &why));
-        QCOMPARE(readAll(QString::fromStdString(runs)), QString("none full\nnone light\n"));
+        QCOMPARE(readAll(QString::fromStdString(runs)), QString("none full all\nnone light all\n"));
         QCOMPARE(readAll(dir.filePath("cache/stallscope/calibration")).count('\n'), 2);
         // Nothing of the probe's is left behind.
         QCOMPARE(probeFolders(dir), 0);
         qunsetenv("CUDA_INJECTION64_PATH");
+        qunsetenv("STALLSCOPE_CAPTURE_RANGE");
         qunsetenv("TMPDIR");
         qunsetenv("XDG_CACHE_HOME");
     }

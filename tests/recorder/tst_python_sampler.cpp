@@ -204,6 +204,23 @@ private slots:
         QCOMPARE(RecorderConfig::fromEnvironment(nullptr).gpuPowerHz, 20);
     }
 
+    // Capture control's pause: a sampler paused before it starts does not tick while another one
+    // ticks 50 times at the same rate, and ticks once resumed. Both only tick (no frames read).
+    void pausedSamplerDoesNotTick() {
+        setenv("STALLSCOPE_SAMPLER", "tick", 1);
+        PythonSampler paused, running;
+        paused.setPaused(true);
+        QVERIFY(paused.start(PythonSampler::kMaxHz));
+        QVERIFY(running.start(PythonSampler::kMaxHz));
+        unsetenv("STALLSCOPE_SAMPLER");
+        QTRY_VERIFY(running.stats().ticks >= 50);
+        QCOMPARE(paused.stats().ticks, uint64_t(0));
+        paused.setPaused(false);
+        QTRY_VERIFY(paused.stats().ticks > 0);
+        paused.stop();
+        running.stop();
+    }
+
     // Consecutive ticks with one stack: one row; a missed tick or another stack: a new row; the
     // run still open at the end is written by finishProcess; no samples: no rows.
     void runsOfEqualSamplesBecomeOneRow() {

@@ -173,6 +173,50 @@ private slots:
             "--library '' is not a path");
         row("debug dir empty", {QStringLiteral("--debug-dir"), QString()},
             "--debug-dir '' is not a folder");
+        // Capture control (recorder_config.h holds the ranges).
+        const auto seconds = [](const char* option, const char* value) {
+            return QStringList{QString::fromUtf8(option), QString::fromUtf8(value)};
+        };
+        const QString delayRefusal = "is not a number of seconds in 0..1000000";
+        const QString durationRefusal = "is not a number of seconds in 0.001..1000000";
+        row("delay 0", seconds("--delay", "0"), "");
+        row("delay 1000000", seconds("--delay", "1000000"), "");
+        row("delay 0.000000001", seconds("--delay", "0.000000001"), "");
+        row("delay past the limit", seconds("--delay", "1000000.000000001"),
+            "--delay '1000000.000000001' " + delayRefusal);
+        row("delay 10 decimals", seconds("--delay", "0.0000000001"),
+            "--delay '0.0000000001' " + delayRefusal);
+        row("delay -1", seconds("--delay", "-1"), "--delay '-1' " + delayRefusal);
+        row("delay 1s", seconds("--delay", "1s"), "--delay '1s' " + delayRefusal);
+        row("delay .5", seconds("--delay", ".5"), "--delay '.5' " + delayRefusal);
+        row("delay empty", seconds("--delay", ""), "--delay '' " + delayRefusal);
+        row("duration 0.001", seconds("--duration", "0.001"), "");
+        row("duration 0.000999999", seconds("--duration", "0.000999999"),
+            "--duration '0.000999999' " + durationRefusal);
+        row("duration 0", seconds("--duration", "0"), "--duration '0' " + durationRefusal);
+        row("duration 1000000", seconds("--duration", "1000000"), "");
+        row("duration 1000001", seconds("--duration", "1000001"),
+            "--duration '1000001' " + durationRefusal);
+        const QString rangeRefusal = "is not cuda-profiler-api, nvtx:NAME (NAME 1..1024 bytes)";
+        row("range cuda-profiler-api", seconds("--capture-range", "cuda-profiler-api"), "");
+        row("range cudaProfilerApi", seconds("--capture-range", "cudaProfilerApi"), "");
+        row("range nvtx", seconds("--capture-range", "nvtx:train step"), "");
+        row("range nvtx 1024 bytes",
+            {QStringLiteral("--capture-range"), "nvtx:" + QString(1024, QLatin1Char('x'))}, "");
+        row("range nvtx 1025 bytes",
+            {QStringLiteral("--capture-range"), "nvtx:" + QString(1025, QLatin1Char('x'))},
+            "--capture-range 'nvtx:xxx");
+        row("range nvtx without a name", seconds("--capture-range", "nvtx:"),
+            "--capture-range 'nvtx:' " + rangeRefusal);
+        row("range nvtx alone", seconds("--capture-range", "nvtx"),
+            "--capture-range 'nvtx' " + rangeRefusal);
+        row("range end repeat",
+            seconds("--capture-range", "nvtx:step") + seconds("--capture-range-end", "repeat"), "");
+        row("range end always",
+            seconds("--capture-range", "nvtx:step") + seconds("--capture-range-end", "always"),
+            "--capture-range-end 'always' is neither stop (the first range) nor repeat");
+        row("range end without a range", seconds("--capture-range-end", "stop"),
+            "--capture-range-end 'stop' needs a --capture-range");
         row("grace -1", {},
             "STALLSCOPE_RECORD_KILL_GRACE_MS '-1' is not a whole number in 0..3600000", "-1");
         row("grace 0", {}, "", "0");
@@ -212,6 +256,29 @@ private slots:
         QVERIFY2(line.startsWith(QStringLiteral("stallscope-record: ") + refusal),
                  qPrintable(run.output));
         QVERIFY(!QFile::exists(marker));
+    }
+
+    // The capture options reach the program's recorder as the variables it reads
+    // (RecorderConfig::fromEnvironment; tests/recorder/test_capture_control.cpp reads them back).
+    void captureOptionsReachTheProgram() {
+        QTemporaryDir dir;
+        const QString seen = dir.filePath(QStringLiteral("environment"));
+        const Run run = record({"--no-calibration", "--no-symbolize", "-o",
+                                dir.filePath("o.stallscope"), "--delay", "1.50", "--duration", "2",
+                                "--capture-range", "nvtx:train step", "--capture-range-end",
+                                "repeat", "--", "/bin/sh", "-c", "env > '" + seen + "'"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.output));
+        QFile file(seen);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QStringList capture;
+        for (const QByteArray& line : file.readAll().split('\n'))
+            if (line.startsWith("STALLSCOPE_CAPTURE") || line.startsWith("STALLSCOPE_DELAY") ||
+                line.startsWith("STALLSCOPE_DURATION"))
+                capture << QString::fromUtf8(line);
+        capture.sort();
+        QCOMPARE(capture, (QStringList{"STALLSCOPE_CAPTURE_RANGE=nvtx:train step",
+                                       "STALLSCOPE_CAPTURE_RANGE_END=repeat",
+                                       "STALLSCOPE_DELAY=1.5", "STALLSCOPE_DURATION=2"}));
     }
 
     void existingRecordingSurvivesUntilANewOneIsComplete() {

@@ -1,0 +1,198 @@
+// GPU test (ctest label "gpu") of capture control: records tests/recorder/gpu/capture_range with
+// --capture-range cuda-profiler-api and nvtx:capture_me (the first range, every range), a range
+// that never opens, and --delay with --duration, and checks that exactly the kernels and syncs
+// of the captured phases were recorded, each inside an interval of the session, with the
+// intervals' reasons. Skips visibly without a GPU (or without nvcc to build the program).
+#include "format/session_rows.h"
+#include "model/session/session.h"
+#include "model/session/session_loader.h"
+
+#include <QFile>
+#include <QMap>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <memory>
+
+using stallscope::model::Session;
+namespace reason = stallscope::format::capture_reason;
+
+namespace {
+
+bool haveGpu() {
+    return QFile::exists("/dev/nvidia0") || QFile::exists("/dev/nvidiactl");
+}
+
+// The kernel names of capture_range's phases.
+const QStringList kPhases = {"before_range", "in_profiler",     "in_nvtx",      "between_ranges",
+                             "second_nvtx",  "second_profiler", "after_ranges", "tick"};
+
+// Records capture_range `arguments` with stallscope-record `options` into `session`.
+std::unique_ptr<Session> record(const QString& session, const QStringList& options,
+                                const QStringList& arguments) {
+    QProcess process;
+    process.setProcessChannelMode(QProcess::ForwardedChannels);
+    process.start(STALLSCOPE_RECORD,
+                  QStringList{"-q", "--no-symbolize", "--no-calibration", "-o", session} + options +
+                      QStringList{"--", STALLSCOPE_CAPTURE_RANGE} + arguments);
+    if (!process.waitForFinished(300000) || process.exitCode() != 0) {
+        qWarning("stallscope-record %s failed", qPrintable(options.join(' ')));
+        return nullptr;
+    }
+    auto loaded = stallscope::model::SessionLoader::load(session.toStdString());
+    if (!loaded.ok())
+        qWarning("%s", loaded.error.c_str());
+    return std::move(loaded.session);
+}
+
+// Kernels recorded per phase.
+QMap<QString, int> kernelsByPhase(const Session& s) {
+    QMap<QString, int> counts;
+    for (const auto& lane : s.streamLanes)
+        for (size_t i = 0; i < lane.kernels.size(); ++i) {
+            const QString name = QString::fromStdString(s.string(lane.kernels.nameId[i]));
+            if (kPhases.contains(name)) // extern "C": the names as written
+                ++counts[name];
+        }
+    return counts;
+}
+
+int64_t syncCount(const Session& s) {
+    int64_t syncs = 0;
+    for (const auto& lane : s.hostLanes)
+        syncs += static_cast<int64_t>(lane.syncs.size());
+    return syncs;
+}
+
+// Every kernel and sync began inside a capture interval, and with `endsToo` ended inside it
+// (a range the program closes after its syncs). A kernel's times come from the GPU, put on the
+// host's clock per activity buffer, and one launched just before a close may start just after
+// it: they get kClockSlackNs of slack.
+constexpr int64_t kClockSlackNs = 50'000;
+bool everythingInsideIntervals(const Session& s, bool endsToo) {
+    auto inside = [&s, endsToo](int64_t start, int64_t end, int64_t slack) {
+        for (const auto& interval : s.captureIntervals)
+            if (start >= interval.startNs - slack && start <= interval.endNs + slack &&
+                (!endsToo || end <= interval.endNs + slack))
+                return true;
+        qWarning("[%lld, %lld] lies outside every capture interval", (long long)start,
+                 (long long)end);
+        return false;
+    };
+    for (const auto& lane : s.streamLanes)
+        for (size_t i = 0; i < lane.kernels.size(); ++i)
+            if (!inside(lane.kernels.start[i], lane.kernels.end[i], kClockSlackNs))
+                return false;
+    for (const auto& lane : s.hostLanes)
+        for (size_t i = 0; i < lane.syncs.size(); ++i)
+            if (!inside(lane.syncs.start[i], lane.syncs.end[i], 0))
+                return false;
+    return true;
+}
+
+QStringList reasons(const Session& s) {
+    QStringList out;
+    for (const auto& interval : s.captureIntervals)
+        out << QString::fromStdString(interval.openedBy + " -> " + interval.closedBy);
+    return out;
+}
+
+} // namespace
+
+class TestRecorderCaptureGpu : public QObject {
+    Q_OBJECT
+private slots:
+    void init() {
+        if (!haveGpu())
+            QSKIP("SKIP: no GPU");
+        if (QString(STALLSCOPE_CAPTURE_RANGE).isEmpty())
+            QSKIP("SKIP: capture_range not built (no nvcc)");
+    }
+
+    // Each capture range records exactly its phases' kernels, one sync after each, all inside
+    // the session's intervals, which say why they opened and closed.
+    void rangesRecordOnlyTheirPhases_data() {
+        QTest::addColumn<QStringList>("options");
+        QTest::addColumn<QStringList>("phases"); // "phase=count" of the kernels recorded
+        QTest::addColumn<QStringList>("intervals");
+        const QString profiler =
+            QString("%1 -> %2").arg(reason::kProfilerStart, reason::kProfilerStop);
+        const QString nvtx = "nvtx:capture_me -> nvtx:capture_me";
+        QTest::newRow("cuda-profiler-api, every range")
+            << QStringList{"--capture-range", "cuda-profiler-api"}
+            << QStringList{"in_profiler=6", "in_nvtx=4", "second_profiler=5"}
+            << QStringList{profiler, profiler};
+        QTest::newRow("cuda-profiler-api, the first range")
+            << QStringList{"--capture-range", "cudaProfilerApi", "--capture-range-end", "stop"}
+            << QStringList{"in_profiler=6", "in_nvtx=4"} << QStringList{profiler};
+        QTest::newRow("nvtx, the first range") << QStringList{"--capture-range", "nvtx:capture_me"}
+                                               << QStringList{"in_nvtx=4"} << QStringList{nvtx};
+        QTest::newRow("nvtx, every range")
+            << QStringList{"--capture-range", "nvtx:capture_me", "--capture-range-end", "repeat"}
+            << QStringList{"in_nvtx=4", "second_nvtx=3"} << QStringList{nvtx, nvtx};
+        QTest::newRow("a range that never opens")
+            << QStringList{"--capture-range", "nvtx:never"} << QStringList{} << QStringList{};
+    }
+    void rangesRecordOnlyTheirPhases() {
+        QFETCH(QStringList, options);
+        QFETCH(QStringList, phases);
+        QFETCH(QStringList, intervals);
+        QTemporaryDir dir;
+        const auto s = record(dir.filePath("ranges.stallscope"), options, {"ranges"});
+        QVERIFY(s);
+        QStringList recorded;
+        int kernels = 0;
+        const QMap<QString, int> counts = kernelsByPhase(*s);
+        for (auto it = counts.begin(); it != counts.end(); ++it) {
+            recorded << QString("%1=%2").arg(it.key()).arg(it.value());
+            kernels += it.value();
+        }
+        recorded.sort();
+        phases.sort();
+        qInfo("%s: %s; %lld syncs; intervals %s", qPrintable(options.join(' ')),
+              qPrintable(recorded.join(", ")), (long long)syncCount(*s),
+              qPrintable(reasons(*s).join("; ")));
+        QCOMPARE(recorded, phases);
+        QCOMPARE(syncCount(*s), int64_t(kernels)); // one stream sync after each kernel
+        QVERIFY(s->captureControlled);
+        QCOMPARE(reasons(*s), intervals);
+        QVERIFY(everythingInsideIntervals(*s, true));
+        QCOMPARE(QString::fromStdString(s->metaValue("capture_range")),
+                 options[1] == "cudaProfilerApi" ? QString("cuda-profiler-api") : options[1]);
+        if (intervals.isEmpty())
+            QCOMPARE(s->notRecorded().size(), size_t(1)); // all of it
+    }
+
+    // --delay 0.5 --duration 0.5 on a 2-second loop: one interval, from half a second after the
+    // recorder started, half a second long; the kernels inside it, and fewer than were launched.
+    void delayAndDuration() {
+        QTemporaryDir dir;
+        const QString countFile = dir.filePath("count");
+        const auto s = record(dir.filePath("timed.stallscope"),
+                              {"--delay", "0.5", "--duration", "0.5"}, {"timed", "2", countFile});
+        QVERIFY(s);
+        QFile count(countFile);
+        QVERIFY(count.open(QIODevice::ReadOnly));
+        const int launched = count.readAll().trimmed().toInt();
+        const int recorded = kernelsByPhase(*s).value("tick");
+        QCOMPARE(s->captureIntervals.size(), size_t(1));
+        const auto& interval = s->captureIntervals[0];
+        const double afterStartMs =
+            double(interval.startNs - s->metaCount("start_ns").value_or(0)) / 1e6;
+        const double lengthMs = double(interval.endNs - interval.startNs) / 1e6;
+        qInfo("%d of %d kernels recorded; interval %.1f ms after the start, %.1f ms long (%s)",
+              recorded, launched, afterStartMs, lengthMs, qPrintable(reasons(*s).join("; ")));
+        QCOMPARE(reasons(*s),
+                 QStringList{QString("%1 -> %2").arg(reason::kDelay, reason::kDuration)});
+        QVERIFY2(afterStartMs >= 500 && afterStartMs < 550,
+                 qPrintable(QString::number(afterStartMs)));
+        QVERIFY2(lengthMs >= 500 && lengthMs < 550, qPrintable(QString::number(lengthMs)));
+        QVERIFY(recorded > 0 && recorded < launched);
+        // Recording stops at a time, not after a sync: the last kernel and sync may end after it.
+        QVERIFY(everythingInsideIntervals(*s, false));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRecorderCaptureGpu)
+#include "tst_recorder_capture_gpu.moc"
