@@ -232,7 +232,9 @@ struct SessionStatistics {
     int64_t eventCount = 0;
     int64_t windowStartNs = 0, windowEndNs = 0, windowNs = 0;
     std::string windowLabel; // AnalysisWindow::label
-    int64_t startupNs = 0;   // session start to window start (0 when the window starts there)
+    // What a recording with capture control recorded (capturedText); "" without it.
+    std::string captured;
+    int64_t startupNs = 0; // session start to window start (0 when the window starts there)
     // The loop's steps in the window (AnalysisWindow::steps; 0 when the window is not steps) and
     // one step's time; for the default window (the loop), the GPU work before it (warm-up, part
     // of startupNs) and after it (the tail). docs/insights.md, "The steady state".

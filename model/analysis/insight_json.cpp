@@ -106,6 +106,7 @@ QJsonObject summaryObject(const InsightReport& report) {
                                    {"end_ns", integer(s.windowEndNs)},
                                    {"ns", integer(s.windowNs)},
                                    {"label", text(s.windowLabel)}}},
+            {"recorded", text(s.captured)},
             {"startup_ns", integer(s.startupNs)},
             {"loop", QJsonObject{{"steps", integer(s.steps)},
                                  {"step_ns", integer(s.stepNs)},

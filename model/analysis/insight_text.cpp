@@ -44,6 +44,8 @@ std::string insightReportToText(const InsightReport& report) {
            " · host blocked " + formatShare(s.hostBlockedShare) + " in " +
            formatCount(s.hostSyncCount) + (s.hostSyncCount == 1 ? " sync\n" : " syncs\n");
     out += "Window: " + windowDescription(s) + "\n"; // the shares above are over it
+    if (!s.captured.empty())
+        out += "Recorded: " + one(s.captured) + "\n";
     if (s.steps > 0 && (s.warmupNs > 0 || s.tailNs > 0))
         out += "Outside the loop: start-up " + formatDuration(s.startupNs - s.warmupNs) +
                ", warm-up " + formatDuration(s.warmupNs) + ", tail " + formatDuration(s.tailNs) +

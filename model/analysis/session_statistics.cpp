@@ -1,6 +1,7 @@
 #include "model/analysis/session_statistics.h"
 
 #include "format/session_schema.h"
+#include "model/session/session_summary.h"
 
 #include <algorithm>
 #include <numeric>
@@ -39,6 +40,7 @@ SessionStatistics SessionStatisticsBuilder::compute(const Session& session, cons
     stats.windowEndNs = window.endNs;
     stats.windowNs = window.durationNs();
     stats.windowLabel = window.label;
+    stats.captured = capturedText(session);
     stats.startupNs = std::max<int64_t>(0, window.startNs - session.startNs);
     stats.steps = window.steps;
     stats.stepNs = window.steps > 0 ? window.durationNs() / window.steps : 0;

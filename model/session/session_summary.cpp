@@ -69,6 +69,8 @@ SessionSummary SessionSummary::of(const Session& session) {
     add("GPUs", gpus.empty() ? "none recorded" : gpus);
 
     add("Duration", formatDuration(session.durationNs()));
+    if (const std::string captured = capturedText(session); !captured.empty())
+        add("Recorded", captured);
     // Imported traces: what the importer clipped the session to (format/session_meta.h).
     if (const std::string window = session.metaValue(format::meta::kImportWindow);
         !window.empty() && window != "none")
@@ -142,6 +144,46 @@ SessionSummary SessionSummary::of(const Session& session) {
     if (!session.warning.empty())
         add("Warning", session.warning);
     return summary;
+}
+
+namespace {
+
+// A capture_reason in the words of stallscope-record's options.
+std::string captureReasonText(const std::string& reason) {
+    namespace why = format::capture_reason;
+    if (reason == why::kStart)
+        return "the start";
+    if (reason == why::kDelay)
+        return "--delay";
+    if (reason == why::kDuration)
+        return "--duration";
+    if (reason == why::kEnd || reason.empty())
+        return "the end";
+    if (reason.starts_with(why::kNvtxPrefix))
+        return "NVTX range \"" + reason.substr(why::kNvtxPrefix.size()) + "\"";
+    return reason; // cudaProfilerStart, cudaProfilerStop
+}
+
+} // namespace
+
+std::string capturedText(const Session& session) {
+    if (!session.captureControlled)
+        return {};
+    if (session.captureIntervals.empty())
+        return "nothing: " + session.metaValue(format::meta::kCaptureRange) +
+               " never opened a range";
+    int64_t notRecordedNs = 0;
+    for (const TimeSpan& gap : session.notRecorded())
+        notRecordedNs += gap.endNs - gap.startNs;
+    const CaptureInterval& first = session.captureIntervals.front();
+    const size_t ranges = session.captureIntervals.size();
+    std::string text =
+        "from " + captureReasonText(first.openedBy) + " to " + captureReasonText(first.closedBy);
+    if (ranges > 1)
+        text += " (the first of " + std::to_string(ranges) + " ranges)";
+    return text + ": " +
+           formatDuration(std::max<int64_t>(0, session.durationNs() - notRecordedNs)) + " of " +
+           formatDuration(session.durationNs()) + " (the rest not recorded)";
 }
 
 std::string SessionSummary::toText() const {

@@ -20,6 +20,11 @@ struct SessionSummary {
     std::string toText() const;
 };
 
+// What a recording with capture control (stallscope-record --capture-range, --delay,
+// --duration) recorded: "cudaProfilerStart → cudaProfilerStop, 2 ranges: 1.20 s of 10.3 s (the
+// rest not recorded)", "nothing: the range never opened"; "" for a session recorded throughout.
+std::string capturedText(const Session& session);
+
 // Kernel names as people read them: CUPTI reports C++ kernels mangled ("_ZN2at6native…");
 // C names and names that do not demangle come back unchanged.
 std::string readableKernelName(const std::string& name);

@@ -7,6 +7,7 @@
 #include "format/session_writer.h"
 #include "model/interop/run_merge.h"
 #include "model/session/session_loader.h"
+#include "model/session/session_summary.h"
 #include "tests/support/sqlite_edit.h"
 
 #include <QDir>
@@ -92,6 +93,11 @@ private slots:
         QCOMPARE(s->captureIntervals[1].closedBy, std::string(reason::kProfilerStop));
         QCOMPARE(s->notRecorded(),
                  (std::vector<TimeSpan>{{1'000, 10'000}, {20'000, 50'000}, {60'000, 100'000}}));
+        // --info and the insights say it: 20 µs of the 99 µs recorded.
+        QCOMPARE(model::capturedText(*s),
+                 std::string("from NVTX range \"step\" to NVTX range \"step\" (the first of 2 "
+                             "ranges): 20 µs of 99 µs (the rest not recorded)"));
+        QCOMPARE(model::SessionSummary::of(*s).rows[5].first, std::string("Recorded"));
     }
 
     // A recording killed while capturing: its last interval has no end yet and ends with the
@@ -105,6 +111,8 @@ private slots:
         QCOMPARE(s->captureIntervals[0].endNs, s->endNs);
         QCOMPARE(s->captureIntervals[0].closedBy, std::string());
         QCOMPARE(s->notRecorded(), (std::vector<TimeSpan>{{1'000, 30'000}}));
+        QCOMPARE(model::capturedText(*s),
+                 std::string("from --delay to the end: 70 µs of 99 µs (the rest not recorded)"));
     }
 
     // A capture range that never opened recorded nothing: all of the session is not recorded.
@@ -116,6 +124,7 @@ private slots:
         QVERIFY(s->captureControlled);
         QVERIFY(s->captureIntervals.empty());
         QCOMPARE(s->notRecorded(), (std::vector<TimeSpan>{{1'000, 100'000}}));
+        QCOMPARE(model::capturedText(*s), std::string("nothing: nvtx:never never opened a range"));
     }
 
     // Overlapping intervals (two processes) leave one gap between them, none inside.
@@ -140,6 +149,7 @@ private slots:
         QVERIFY(s);
         QVERIFY(!s->captureControlled);
         QVERIFY(s->notRecorded().empty());
+        QCOMPARE(model::capturedText(*s), std::string());
         // A v4 file has no capture_intervals table and recorded everything.
         testing::execSql(file, "DROP TABLE capture_intervals; UPDATE meta SET value = '4' WHERE "
                                "key = 'format_version'");

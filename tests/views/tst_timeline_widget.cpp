@@ -108,6 +108,34 @@ private slots:
         }
     }
 
+    // A recording with capture control: the time it left out is hatched, the rest untouched.
+    void notRecordedTimeHatched() {
+        auto captured = std::make_shared<model::Session>(*m_session);
+        const int64_t middle = (tiny::kStart + tiny::kEnd) / 2;
+        captured->captureControlled = true;
+        captured->captureIntervals = {
+            {0, tiny::kStart, middle, "cudaProfilerStart", "cudaProfilerStop"}};
+        QCOMPARE(captured->notRecorded(), (std::vector<model::TimeSpan>{{middle, tiny::kEnd}}));
+        TimelineWidget plain, hatched;
+        for (TimelineWidget* widget : {&plain, &hatched}) {
+            widget->resize(1000, 400);
+            widget->setSession(widget == &plain ? m_session : captured);
+            widget->zoomToFit();
+        }
+        const QImage before = render(plain), after = render(hatched);
+        const QRect canvas = hatched.canvasRect();
+        auto differing = [&](int fromX, int toX) {
+            int count = 0;
+            for (int x = fromX; x < toX; ++x)
+                for (int y = canvas.top(); y < canvas.bottom(); y += 3)
+                    count += before.pixel(x, y) != after.pixel(x, y);
+            return count;
+        };
+        const int split = int(hatched.xForTime(middle));
+        QCOMPARE(differing(canvas.left(), split - 1), 0);
+        QVERIFY(differing(split + 1, canvas.right()) > (canvas.right() - split) * 5);
+    }
+
     void kernelAndCopyColours() {
         TimelineWidget widget;
         widget.resize(1000, 400);

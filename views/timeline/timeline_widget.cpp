@@ -55,7 +55,9 @@ void TimelineWidget::setSession(std::shared_ptr<const model::Session> session) {
     m_correlations.reset();
     m_afterFix = {};
     m_ghosts.clear();
+    m_notRecorded.clear();
     if (m_session) {
+        m_notRecorded = m_session->notRecorded();
         m_layout.build(*m_session);
         fitLabelColumn();
         m_viewport.setOrigin(m_session->startNs);

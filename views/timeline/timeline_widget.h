@@ -233,6 +233,8 @@ private:
     int m_drawListBuilds = 0;
     AfterFix m_afterFix;
     std::vector<GhostBlock> m_ghosts;
+    // What a recording with capture control left out (Session::notRecorded), hatched.
+    std::vector<model::TimeSpan> m_notRecorded;
     bool m_ghostsDirty = true;
     QScrollBar* m_scrollBar = nullptr;
     int m_labelWidth = kDefaultMinLabelWidth;

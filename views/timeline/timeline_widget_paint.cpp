@@ -256,6 +256,20 @@ QRect TimelineWidget::eventRect(const model::EventRef& event) const {
 void TimelineWidget::paintOverlay(QPainter& painter, const QRect& canvas) {
     painter.save();
     painter.setClipRect(canvas);
+    // Time a capture range left out: hatched, so that an empty stretch is not read as idle.
+    for (const model::TimeSpan& gap : m_notRecorded) {
+        const double a = std::max<double>(canvas.left(), xForTime(gap.startNs));
+        const double b = std::min<double>(canvas.right() + 1, xForTime(gap.endNs));
+        if (b <= a)
+            continue;
+        const QRectF band(a, canvas.top(), b - a, canvas.height());
+        painter.fillRect(band, QBrush(palette().color(QPalette::Mid), Qt::BDiagPattern));
+        if (b - a > 120) {
+            painter.setPen(palette().color(QPalette::PlaceholderText));
+            painter.drawText(band.adjusted(0, 4, 0, 0), Qt::AlignHCenter | Qt::AlignTop,
+                             tr("not recorded"));
+        }
+    }
     if (!m_highlight.empty())
         paintHighlight(painter, canvas);
     if (hasAfterFix()) // over the highlight's veil: the ghosts belong to the selected finding
