@@ -12,7 +12,8 @@ for f in build/test/recorder/stallscope-record build/test/recorder/libstallscope
 done
 # The GPU suite checks that syncs resolve to their source lines: these keep their debug info.
 cp build/test/tests/recorder/sync_sites build/test/tests/recorder/sync_sites.syms \
-  build/test/tests/recorder/crash_loop $C/bin/
+  build/test/tests/recorder/crash_loop build/test/tests/recorder/capture_range $C/bin/
+strip -g -o $C/bin/tst_recorder_capture_gpu build/test/tests/recorder/tst_recorder_capture_gpu
 if [ -d build/fuzz/tests/fuzz ]; then
   for f in build/fuzz/tests/fuzz/fuzz_*; do
     [ -f "$f" ] && [ -x "$f" ] && strip -g -o $C/fuzz/$(basename $f) $f
