@@ -112,6 +112,37 @@ private slots:
         }
     }
 
+    // The capture rows pass the recorder's capture options, which it takes; the whole run with
+    // no delay and no duration passes none.
+    void captureOptionsArePassedToTheRecorder() {
+        skipWithoutRecorder();
+        struct Case {
+            QString range;
+            double delay, duration;
+            QString passed;
+        };
+        for (const Case& c :
+             {Case{QStringLiteral("nvtx:train step"), 1.5, 0,
+                   QStringLiteral(" --capture-range 'nvtx:train step' --delay 1.5 --")},
+              Case{QStringLiteral("cuda-profiler-api"), 0, 20,
+                   QStringLiteral(" --capture-range cuda-profiler-api --duration 20 --")},
+              Case{QString(), 0, 0, QStringLiteral(".stallscope -- /bin/true")}}) {
+            const QString session = m_dir.filePath(QStringLiteral("capture.stallscope"));
+            QFile::remove(session);
+            RecordDialog* dialog = dialogFor(nullptr, session);
+            dialog->setProgram(QStringLiteral("/bin/true"));
+            dialog->setCapture(c.range, c.delay, c.duration);
+            QSignalSpy recorded(dialog, &RecordDialog::sessionRecorded);
+            QVERIFY(dialog->startRecording());
+            QVERIFY2(recorded.wait(60000), qPrintable(dialog->outputText()));
+            QVERIFY2(dialog->outputText().contains(c.passed), qPrintable(dialog->outputText()));
+            QCOMPARE(dialog->outputText().contains(QStringLiteral("--capture-range")),
+                     !c.range.isEmpty());
+            QVERIFY(dialog->errorText().isEmpty());
+            delete dialog;
+        }
+    }
+
     // The default session file is a fresh name; an existing one is replaced only after the user
     // said yes, and then only when the new recording is complete.
     void existingSessionIsReplacedOnlyWhenConfirmed() {

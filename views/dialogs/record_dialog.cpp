@@ -3,9 +3,11 @@
 #include "format/run_folder.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QCoreApplication>
 #include <QDialogButtonBox>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -65,6 +67,7 @@ RecordDialog::RecordDialog(QWidget* parent) : QDialog(parent) {
     form->addRow(QString(), m_stacks);
     form->addRow(QString(), m_symbolize);
     form->addRow(QString(), m_light);
+    addCaptureRows(form);
 
     m_error = new QLabel(this);
     m_error->setWordWrap(true);
@@ -161,6 +164,55 @@ QString RecordDialog::recordedOutput(const QString& sessionPath) {
     return QFileInfo(folder).isDir() ? folder : QString();
 }
 
+// Part of a long run, as Nsight Systems users know it (docs/recorder.md, "Recording part of a
+// run"): the captured range, a delay before recording and a duration.
+void RecordDialog::addCaptureRows(QFormLayout* form) {
+    m_captureRange = new QComboBox(this);
+    m_captureRange->addItem(tr("The whole run"), QString());
+    m_captureRange->addItem(tr("Between cudaProfilerStart and cudaProfilerStop "
+                               "(torch.cuda.profiler.start/stop)"),
+                            QStringLiteral("cuda-profiler-api"));
+    m_captureRange->addItem(tr("Inside the NVTX range named:"), QStringLiteral("nvtx:"));
+    m_nvtxRange = new QLineEdit(this);
+    m_nvtxRange->setPlaceholderText(tr("train_step"));
+    auto* rangeRow = new QHBoxLayout;
+    rangeRow->addWidget(m_captureRange, 1);
+    rangeRow->addWidget(m_nvtxRange);
+    form->addRow(tr("Record:"), rangeRow);
+    auto seconds = [this](const QString& none) {
+        auto* box = new QDoubleSpinBox(this);
+        box->setRange(0, 1'000'000);
+        box->setDecimals(1);
+        box->setSuffix(tr(" s"));
+        box->setSpecialValueText(none);
+        return box;
+    };
+    m_delay = seconds(tr("no delay"));
+    m_duration = seconds(tr("until it ends"));
+    auto* timeRow = new QHBoxLayout;
+    timeRow->addWidget(new QLabel(tr("after"), this));
+    timeRow->addWidget(m_delay);
+    timeRow->addWidget(new QLabel(tr("for"), this));
+    timeRow->addWidget(m_duration);
+    timeRow->addStretch(1);
+    form->addRow(tr("Time:"), timeRow);
+    auto showName = [this] {
+        m_nvtxRange->setEnabled(
+            m_captureRange->currentData().toString().startsWith(QStringLiteral("nvtx:")));
+    };
+    connect(m_captureRange, &QComboBox::currentIndexChanged, this, showName);
+    showName();
+}
+
+void RecordDialog::setCapture(const QString& range, double delaySeconds, double durationSeconds) {
+    const bool nvtx = range.startsWith(QStringLiteral("nvtx:"));
+    m_captureRange->setCurrentIndex(
+        std::max(0, m_captureRange->findData(nvtx ? QStringLiteral("nvtx:") : range)));
+    m_nvtxRange->setText(nvtx ? range.mid(5) : QString());
+    m_delay->setValue(delaySeconds);
+    m_duration->setValue(durationSeconds);
+}
+
 QStringList RecordDialog::recorderArguments(bool overwrite) const {
     QStringList arguments = {QStringLiteral("-o"), m_output->text()};
     if (overwrite)
@@ -171,6 +223,15 @@ QStringList RecordDialog::recorderArguments(bool overwrite) const {
         arguments << QStringLiteral("--mode") << QStringLiteral("light");
     if (!m_symbolize->isChecked())
         arguments << QStringLiteral("--no-symbolize");
+    if (QString range = m_captureRange->currentData().toString(); !range.isEmpty()) {
+        if (range == QStringLiteral("nvtx:"))
+            range += m_nvtxRange->text().trimmed();
+        arguments << QStringLiteral("--capture-range") << range;
+    }
+    if (m_delay->value() > 0)
+        arguments << QStringLiteral("--delay") << QString::number(m_delay->value());
+    if (m_duration->value() > 0)
+        arguments << QStringLiteral("--duration") << QString::number(m_duration->value());
     arguments << QStringLiteral("--") << m_program->text().trimmed()
               << QProcess::splitCommand(m_arguments->text());
     return arguments;

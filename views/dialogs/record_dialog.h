@@ -12,6 +12,9 @@
 #include <optional>
 
 class QCheckBox;
+class QComboBox;
+class QFormLayout;
+class QDoubleSpinBox;
 class QDialogButtonBox;
 class QLabel;
 class QLineEdit;
@@ -50,6 +53,9 @@ public:
     void setOutputFile(const QString& path);
     void setEnvironment(const QStringList& keyValues);
     void setLightMode(bool light);
+    // Capture control (stallscope-record --capture-range, --delay, --duration; 0 s: none):
+    // `range` is "" (everything), "cuda-profiler-api" or "nvtx:NAME".
+    void setCapture(const QString& range, double delaySeconds, double durationSeconds);
 
     // Starts recording (the Record button). False, with the reason shown, when it cannot start.
     bool startRecording();
@@ -70,6 +76,7 @@ private:
     void showError(const QString& error);
     void updateButtons();
     QStringList recorderArguments(bool overwrite) const;
+    void addCaptureRows(QFormLayout* form);
 
     QString m_recorder; // the one the current run uses
     std::optional<QString> m_recorderOverride;
@@ -82,6 +89,10 @@ private:
     QCheckBox* m_stacks = nullptr;
     QCheckBox* m_symbolize = nullptr;
     QCheckBox* m_light = nullptr;
+    QComboBox* m_captureRange = nullptr; // everything, profiler API, NVTX range
+    QLineEdit* m_nvtxRange = nullptr;    // the NVTX range's name
+    QDoubleSpinBox* m_delay = nullptr;
+    QDoubleSpinBox* m_duration = nullptr;
     QPlainTextEdit* m_log = nullptr;
     QLabel* m_error = nullptr;
     QPushButton* m_record = nullptr;
