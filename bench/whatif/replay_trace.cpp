@@ -56,8 +56,10 @@ int main(int argc, char** argv) {
     whatif::WhatIf fix = siteFix(*graph, sites.syncsOf(site), stats.site.language, stats.operation,
                                  window.startNs, window.endNs);
     fix.withoutRecorderOverhead = true;
-    std::printf("fix: %zu syncs removed, %zu narrowed, %zu calls removed, statement time %s\n",
+    std::printf("fix: %zu syncs removed, %zu narrowed, %zu calls and %zu launches removed, "
+                "statement time %s\n",
                 fix.removedSyncs.size(), fix.narrowedSyncs.size(), fix.removedCalls.size(),
+                fix.removedLaunches.size(),
                 fix.removeStatementTime ? "removed" : "kept");
     whatif::ReplayOptions options;
     options.windowStartNs = window.startNs;

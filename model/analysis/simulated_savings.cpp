@@ -3,6 +3,7 @@
 #include "format/api_names.h"
 #include "format/session_meta.h"
 #include "format/session_schema.h"
+#include "model/analysis/replaced_launches.h"
 
 #include <algorithm>
 #include <cmath>
@@ -179,6 +180,8 @@ whatif::WhatIf siteFix(const whatif::RunGraph& graph, std::span<const EventRef> 
     fix.removeStatementTime = language == SourceLanguage::Python;
     if (operation && operation->fix == SyncFix::Preallocate)
         fix.removedCalls = allocationCallsOf(graph, syncs, windowStartNs, windowEndNs);
+    if (operation && operation->fix == SyncFix::FixedShape)
+        fix.removedLaunches = replacedLaunchesOf(graph, syncs, windowStartNs, windowEndNs);
     return fix;
 }
 

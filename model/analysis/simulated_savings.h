@@ -41,7 +41,9 @@ double sampledShareAfter(const whatif::RunGraph& graph, const HostSamples& sampl
 // timeline's after-fix bars replay for a finding.
 // A site whose operation is fixed by allocating once (SyncFix::Preallocate: a free or
 // empty_cache in the loop) also loses its threads' allocation calls in the window
-// (WhatIf::removedCalls): memory freed every step is allocated again every step.
+// (WhatIf::removedCalls): memory freed every step is allocated again every step. One replaced by
+// a shape-static rewrite (SyncFix::FixedShape) loses the launches of its chains around the syncs
+// (WhatIf::removedLaunches, replacedLaunchesOf).
 whatif::WhatIf siteFix(const whatif::RunGraph& graph, std::span<const EventRef> syncs,
                        SourceLanguage language, const SyncOperation* operation,
                        int64_t windowStartNs, int64_t windowEndNs);

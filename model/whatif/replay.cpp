@@ -44,6 +44,8 @@ public:
                 m_narrowed[sync.lane].push_back(sync.index);
         m_removedCalls = changes.removedCalls;
         std::sort(m_removedCalls.begin(), m_removedCalls.end());
+        m_removedLaunches = changes.removedLaunches;
+        std::sort(m_removedLaunches.begin(), m_removedLaunches.end());
         for (auto* lanes : {&m_removed, &m_narrowed})
             for (std::vector<uint32_t>& syncs : *lanes) {
                 std::sort(syncs.begin(), syncs.end());
@@ -175,6 +177,11 @@ private:
         return cursor < sorted.size() && sorted[cursor] == key;
     }
 
+    bool isRemovedLaunch(uint32_t step) const {
+        return !m_removedLaunches.empty() &&
+               std::binary_search(m_removedLaunches.begin(), m_removedLaunches.end(), step);
+    }
+
     bool isRemoved(int32_t lane, uint32_t sync) {
         return containsAt(m_removed[lane], m_hosts[lane].removedCursor, sync);
     }
@@ -216,6 +223,8 @@ private:
                     cpu = 0;
                     m_stepGraphed[step] = 1;
                 }
+                if (isRemovedLaunch(step))
+                    cpu = 0;
                 int64_t start = h.time == kUnset ? recordedStart : plus(h.time, cpu);
                 if (const uint32_t waitedFor = nextPair(m_graph.handoffs(), h.handoffCursor, step);
                     waitedFor != kNone && !h.graphed) {
@@ -294,9 +303,10 @@ private:
             }
             const int64_t recordedEnd = m_graph.stepEnd(lane, h.step);
             int64_t rest = std::max<int64_t>(0, recordedEnd - h.recordedCursor);
-            if (!m_removedCalls.empty() &&
-                std::binary_search(m_removedCalls.begin(), m_removedCalls.end(),
-                                   thread.firstStep + h.step))
+            if (const uint32_t global = thread.firstStep + h.step;
+                isRemovedLaunch(global) ||
+                (!m_removedCalls.empty() &&
+                 std::binary_search(m_removedCalls.begin(), m_removedCalls.end(), global)))
                 rest = 0; // a call taken out of the loop: its own time goes
             if (m_changes.withoutRecorderOverhead &&
                 m_graph.launchesWork(thread.firstStep + h.step))
@@ -426,6 +436,8 @@ private:
             if (graphed)
                 replayedStart = begin.empty() ? graphFloor : std::max(replayedStart, graphFloor);
             int64_t duration = end - start;
+            if (launchStep != kNone && isRemovedLaunch(launchStep))
+                duration = 0; // replaced by the rewrite
             if (isPinned(lane, op)) {
                 const int64_t pinned = std::min(duration, pinnedCopyNs(m_graph.opBytes(lane, k)));
                 m_gpuTimeRemoved = plus(m_gpuTimeRemoved, duration - pinned);
@@ -540,6 +552,7 @@ private:
     std::vector<std::vector<uint32_t>> m_removed;  // per host lane, sorted sync indexes
     std::vector<std::vector<uint32_t>> m_narrowed; // per host lane, sorted sync indexes
     std::vector<uint32_t> m_removedCalls;          // global step ids, sorted
+    std::vector<uint32_t> m_removedLaunches;       // global step ids, sorted
     std::vector<uint32_t> m_pinned;                // global operation ids, sorted
     std::vector<std::vector<StepRange>> m_graphed; // per host lane, sorted, disjoint
     std::vector<char> m_stepGraphed; // per global step once replayed (only with graphedSteps)

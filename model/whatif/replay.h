@@ -42,6 +42,10 @@ struct WhatIf {
     // free or empty_cache). The CPU time before each stays, the program's own work. Calls that
     // launch no GPU work.
     std::vector<uint32_t> removedCalls;
+    // Launches (global step ids) whose operation the fix replaces by a shape-static rewrite
+    // (SyncFix::FixedShape: a boolean mask's nonzero and index kernels): the step loses its CPU
+    // time before it and its own (the op's dispatch and launch), its operations their GPU time.
+    std::vector<uint32_t> removedLaunches;
     // Device->host copies awaited by the removed syncs run at the pinned rate (Latencies):
     // "this pageable copy becomes an asynchronous copy into pinned memory".
     bool pinRemovedCopies = true;

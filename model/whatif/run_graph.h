@@ -115,6 +115,8 @@ public:
     // so its DMA starts when the host has staged the first chunk, not when the GPU could run it.
     bool opStagedByHost(int32_t lane, uint32_t op) const;
     OpKind opKind(int32_t lane, uint32_t op) const { return kindOf(m_streams[lane].ops[op]); }
+    // Its row in its stream lane's column of opKind (e.g. the kernel's name: kernels.nameId).
+    uint32_t opIndex(int32_t lane, uint32_t op) const { return indexOf(m_streams[lane].ops[op]); }
 
     // The step that launched global operation `op` (kNone when unknown) and the recorded time
     // from that launch to the operation's start (launchLag: start - launch call start).

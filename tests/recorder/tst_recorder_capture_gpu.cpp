@@ -14,6 +14,7 @@
 #include <QtTest>
 
 #include <memory>
+#include <unordered_map>
 
 using stallscope::model::Session;
 namespace reason = stallscope::format::capture_reason;
@@ -66,24 +67,40 @@ int64_t syncCount(const Session& s) {
 }
 
 // Every kernel and sync began inside a capture interval, and with `endsToo` ended inside it
-// (a range the program closes after its syncs). A kernel's times come from the GPU, put on the
+// (a range the program closes after its syncs); without it, a kernel may also run after its
+// interval when it was launched inside it. A kernel's times come from the GPU, put on the
 // host's clock per activity buffer, and one launched just before a close may start just after
 // it: they get kClockSlackNs of slack.
 constexpr int64_t kClockSlackNs = 50'000;
 bool everythingInsideIntervals(const Session& s, bool endsToo) {
-    auto inside = [&s, endsToo](int64_t start, int64_t end, int64_t slack) {
+    auto within = [&s](int64_t start, int64_t slack) {
         for (const auto& interval : s.captureIntervals)
-            if (start >= interval.startNs - slack && start <= interval.endNs + slack &&
-                (!endsToo || end <= interval.endNs + slack))
-                return true;
+            if (start >= interval.startNs - slack && start <= interval.endNs + slack)
+                return &interval;
+        return static_cast<const stallscope::model::CaptureInterval*>(nullptr);
+    };
+    auto inside = [&](int64_t start, int64_t end, int64_t slack) {
+        if (const auto* interval = within(start, slack);
+            interval && (!endsToo || end <= interval->endNs + slack))
+            return true;
         qWarning("[%lld, %lld] lies outside every capture interval", (long long)start,
                  (long long)end);
         return false;
     };
+    // Where each kernel was launched: a kernel launched inside an interval that the GPU ran after
+    // it closed (a deep queue at a time-based close) was still captured whole.
+    std::unordered_map<uint32_t, int64_t> launchedAt;
+    for (const auto& lane : s.hostLanes)
+        for (size_t i = 0; i < lane.apiCalls.size(); ++i)
+            launchedAt[lane.apiCalls.correlationId[i]] = lane.apiCalls.start[i];
     for (const auto& lane : s.streamLanes)
-        for (size_t i = 0; i < lane.kernels.size(); ++i)
+        for (size_t i = 0; i < lane.kernels.size(); ++i) {
+            const auto launch = launchedAt.find(lane.kernels.correlationId[i]);
+            if (!endsToo && launch != launchedAt.end() && within(launch->second, 0))
+                continue;
             if (!inside(lane.kernels.start[i], lane.kernels.end[i], kClockSlackNs))
                 return false;
+        }
     for (const auto& lane : s.hostLanes)
         for (size_t i = 0; i < lane.syncs.size(); ++i)
             if (!inside(lane.syncs.start[i], lane.syncs.end[i], 0))
