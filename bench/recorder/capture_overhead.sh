@@ -8,6 +8,8 @@
 #             for a range that never opens; nothing else is on
 #   profiler  stallscope-record --capture-range cuda-profiler-api: a range the program never
 #             opens, with no callback on its path at all
+#   delayed   stallscope-record --delay 100000: a delay that never ends, no trigger callback at
+#             all: what CUPTI's presence alone costs
 #   full      stallscope-record recording everything (for scale)
 # The loop's time is launch_bound's own (after its warm-up: the start-up and CUPTI's
 # initialization are left out). Run on the GPU machine from the repository root:
@@ -46,6 +48,7 @@ run() {
     profiler)
         line=$("${record[@]}" --capture-range cuda-profiler-api -o "$session" -- "${program[@]}")
         ;;
+    delayed) line=$("${record[@]}" --delay 100000 -o "$session" -- "${program[@]}") ;;
     full) line=$("${record[@]}" -o "$session" -- "${program[@]}") ;;
     *)
         echo "capture_overhead.sh: unknown way '$way'" >&2
