@@ -25,8 +25,9 @@ size_t width(const std::string& text) {
     }));
 }
 
-// Rows of cells as aligned columns: the first `leftColumns` left-aligned, the rest right-aligned.
-std::string table(const std::vector<std::vector<std::string>>& rows, size_t leftColumns) {
+// Rows of cells as aligned columns: column c left-aligned where align[c] is 'l', else
+// right-aligned.
+std::string table(const std::vector<std::vector<std::string>>& rows, std::string_view align) {
     std::vector<size_t> widths;
     for (const auto& row : rows)
         for (size_t c = 0; c < row.size(); ++c) {
@@ -39,7 +40,7 @@ std::string table(const std::vector<std::vector<std::string>>& rows, size_t left
         for (size_t c = 0; c < row.size(); ++c) {
             const std::string pad(widths[c] - width(row[c]), ' ');
             line += c == 0 ? "" : "  ";
-            line += c < leftColumns ? row[c] + pad : pad + row[c];
+            line += c < align.size() && align[c] == 'l' ? row[c] + pad : pad + row[c];
         }
         while (!line.empty() && line.back() == ' ')
             line.pop_back();
@@ -72,7 +73,7 @@ std::string rankTable(const FleetSummary& summary) {
                         formatDuration(rank.gpuBusyNs), formatShare(rank.gpuBusyShare()),
                         formatCount(rank.collectives), formatCount(rank.lastAt),
                         quantileText(rank.latenessNs, rank.latenessNs.median())});
-    return table(rows, 3);
+    return table(rows, "lrl");
 }
 
 std::string collectivesText(const FleetSummary& summary) {
@@ -116,8 +117,8 @@ std::string sitesText(const FleetSummary& summary) {
              (site.exact ? "" : "≥ ") + formatDuration(site.blockedNs), formatCount(site.syncs),
              formatCount(site.ranks) + " of " + formatCount(int64_t(summary.ranks.size()))});
     }
-    std::string text =
-        "Top sync sites over the fleet (host-blocked time summed over ranks):\n" + table(rows, 2);
+    std::string text = "Top sync sites over the fleet (host-blocked time summed over ranks):\n" +
+                       table(rows, "rl");
     if (!summary.sitesExact)
         text +=
             "(Each rank passed on its largest sites only: a site marked ≥ lacks its time on the "
