@@ -250,6 +250,45 @@ private slots:
         QCOMPARE(none.mostOftenLast, -1);
     }
 
+    // A run without a straggler: neither the full analysis nor the summary names one.
+    void evenRunHasNoStraggler() {
+        const std::string even = m_dir.file("even");
+        model::SyntheticOptions options = runOptions();
+        options.stragglerRank = -1;
+        std::string error;
+        QVERIFY2(model::writeSyntheticRun(even, options, nullptr, &error), error.c_str());
+        const FleetSummary summary = summarize(even);
+        QVERIFY(!summary.straggler);
+        QVERIFY(m_summary.straggler);
+        const model::LoadResult run = model::RunMerger::load({even});
+        QVERIFY2(run.ok(), run.error.c_str());
+        const model::InsightReport report = model::InsightEngine::analyzeFile(*run.session);
+        QVERIFY(std::none_of(report.insights.begin(), report.insights.end(), [](const auto& i) {
+            return i.rule == model::InsightRule::Straggler;
+        }));
+    }
+
+    // The limits on what a rank's reading tracks, at and one below what the run has: two
+    // host-blocking sites and one collective kernel name per rank.
+    void limitsBothSides() {
+        FleetOptions options;
+        options.maxSitesPerRank = 2;
+        options.maxCollectiveNames = 1;
+        const FleetSummary at = summarize(m_run, options);
+        QVERIFY(at.notes.empty());
+        QCOMPARE(at.sites.size(), m_summary.sites.size());
+        QCOMPARE(at.matchedCollectives, m_summary.matchedCollectives);
+        options.maxSitesPerRank = 1;
+        options.maxCollectiveNames = 0;
+        const FleetSummary below = summarize(m_run, options);
+        QCOMPARE(below.notes.size(), size_t(2 * kRanks));
+        QVERIFY(std::any_of(below.sites.begin(), below.sites.end(),
+                            [](const auto& s) { return s.file == "<other sites>"; }));
+        QCOMPARE(below.ranks.front().blockedNs, m_summary.ranks.front().blockedNs);
+        QCOMPARE(below.matchedCollectives, int64_t(0));
+        QCOMPARE(below.mostOftenLast, -1);
+    }
+
     // Ranks that pass on only their largest site: the fleet's list says which totals are exact.
     void topSitesPerRankCutOff() {
         FleetOptions options;
