@@ -29,9 +29,10 @@ int64_t acceptedTime(int64_t ns) {
     return format::isAcceptedTime(ns) ? ns : 0;
 }
 
-bool failed(const Statement& statement, std::string* error) {
+// Whether a query failed; *error then says what was read ("reading its syncs: integer overflow").
+bool failed(const Statement& statement, const char* what, std::string* error) {
     if (statement.failed())
-        *error = statement.error();
+        *error = std::string("reading its ") + what + ": " + statement.error();
     return statement.failed();
 }
 
@@ -78,7 +79,7 @@ bool readStepRanges(const format::Database& db, RankSummary& rank, std::string* 
         steps.add(acceptedTime(rows.integer(1)), acceptedTime(rows.integer(2)));
     }
     steps.finish();
-    return !failed(rows, error);
+    return !failed(rows, "step ranges", error);
 }
 
 // Without step ranges: the period of the host-blocking syncs of the site with the most.
@@ -105,7 +106,7 @@ bool readSyncSteps(const format::Database& db, const std::map<SiteKey, SiteTally
         any = true;
         previous = start;
     }
-    if (failed(rows, error))
+    if (failed(rows, "syncs", error))
         return false;
     if (rank.steps > 0) {
         rank.stepSource = StepSource::SyncPeriod;
@@ -126,7 +127,7 @@ bool readGpuBusy(const format::Database& db, RankSummary& rank, std::string* err
             format::addSaturated(rank.gpuBusyNs, std::max<int64_t>(0, rows.integer(4)));
         ++rank.devices;
     }
-    return !failed(rows, error);
+    return !failed(rows, "GPU operations", error);
 }
 
 // The site of one stack: the first user frame with a file, as SyncSites::resolve finds it.
@@ -213,7 +214,7 @@ bool readSyncSites(const format::Database& db, const FleetOptions& options, Rank
     if (folded)
         read.notes.push_back("more than " + std::to_string(options.maxSitesPerRank) +
                              " sync sites: the rest counted as " + kOtherSites);
-    return !failed(rows, error);
+    return !failed(rows, "syncs and their stacks", error);
 }
 
 // The rank's largest sites, and the largest one left out.
@@ -253,7 +254,7 @@ bool readArrivals(const format::Database& db, const FleetOptions& options, int32
         fleetName[strings.integer(0)] =
             names.indexOf(format::clippedText(text, format::kMaxNameBytes));
     }
-    if (failed(strings, error))
+    if (failed(strings, "strings", error))
         return false;
     if (capped)
         read.notes.push_back("more than " + std::to_string(options.maxCollectiveNames) +
@@ -281,7 +282,7 @@ bool readArrivals(const format::Database& db, const FleetOptions& options, int32
         ++segment->count;
         ++read.summary.collectives;
     }
-    return !failed(rows, error) && spill.flush(error);
+    return !failed(rows, "collective kernels", error) && spill.flush(error);
 }
 
 } // namespace
