@@ -2,6 +2,7 @@
 // the sync period), bad files named in one error, a pending WAL read from a copy with nothing
 // written beside the input, one session file on its own; and its bounded quantiles.
 #include "format/checked_sql.h"
+#include "format/session_writer.h"
 #include "format/sqlite_database.h"
 #include "model/fleet/bounded_quantiles.h"
 #include "model/fleet/fleet_summary.h"
@@ -165,6 +166,55 @@ private slots:
         QCOMPARE(result.summary->ranks.size(), size_t(1));
         QVERIFY(QString::fromStdString(result.summary->ranks[0].file).startsWith(m_cache.path()));
         QVERIFY(result.summary->notes.at(0).find("write-ahead log") != std::string::npos);
+    }
+
+    // GPU busy by hand: two streams of one device, operations that overlap in part, in whole and
+    // not at all, written out of time order; a second device counted on its own.
+    void gpuBusyIsTheUnionPerDevice() {
+        const std::string file = m_dir.file("busy.stallscope");
+        std::string error;
+        auto writer = format::SessionWriter::create(file, &error);
+        QVERIFY2(writer, error.c_str());
+        const int64_t process = writer->addProcess({1, "h", "cmd", 0, {}, {}});
+        format::DeviceRow gpu0, gpu1;
+        gpu0.processId = gpu1.processId = process;
+        gpu0.name = gpu1.name = "GPU";
+        gpu1.deviceIndex = 1;
+        const int64_t device0 = writer->addDevice(gpu0), device1 = writer->addDevice(gpu1);
+        const int64_t a = writer->addStream({device0, 1, 7, true, 0});
+        const int64_t b = writer->addStream({device0, 1, 13, false, 0});
+        const int64_t c = writer->addStream({device1, 2, 7, true, 0});
+        const int64_t name = writer->internString("gemm");
+        auto kernel = [&](int64_t stream, int64_t start, int64_t end) {
+            format::KernelRow row;
+            row.streamId = stream;
+            row.nameId = name;
+            row.startNs = start;
+            row.endNs = end;
+            writer->addKernel(row);
+        };
+        // Device 0's union: [1'000, 1'020) and [1'030, 1'060), 50 ns; device 1's 100 ns.
+        kernel(a, 1'030, 1'040); // inside the one below
+        kernel(b, 1'005, 1'020); // overlaps the one below by 5
+        kernel(a, 1'000, 1'010);
+        kernel(b, 1'030, 1'050);
+        kernel(c, 2'000, 2'100);
+        format::MemcpyRow copy;
+        copy.streamId = a;
+        copy.startNs = 1'045;
+        copy.endNs = 1'060; // past the kernel it overlaps
+        writer->addMemcpy(copy);
+        QVERIFY(writer->finish(format::kStatusComplete));
+        const FleetResult result = model::fleet::summarizeRun(file);
+        QVERIFY2(result.ok(), result.error.c_str());
+        const auto& rank = result.summary->ranks.at(0);
+        QCOMPARE(rank.devices, int64_t(2));
+        QCOMPARE(rank.gpuBusyNs, int64_t(20 + 30 + 100));
+        QCOMPARE(rank.gpuStartNs, int64_t(1'000));
+        QCOMPARE(rank.gpuEndNs, int64_t(2'100));
+        QCOMPARE(rank.collectives, int64_t(0));
+        QCOMPARE(rank.steps, int64_t(0));
+        QCOMPARE(result.summary->collectiveRanks, int64_t(0));
     }
 
     void quantilesExactThenBucketed() {
