@@ -55,7 +55,7 @@ ORDER BY r.start_ns)SQL";
     return kSql.text();
 }
 
-std::string gpuBusy() {
+std::string gpuOperations() {
     constexpr format::CheckedSql kSql = R"SQL(WITH gpu_ops AS (
   SELECT t.{streams.device_id} AS device_id, o.{kernels.start_ns} AS start_ns,
     o.{kernels.end_ns} AS end_ns
@@ -65,16 +65,9 @@ std::string gpuBusy() {
   FROM {memcpys} o JOIN {streams} t ON t.{streams.id} = o.{memcpys.stream_id}
   UNION ALL
   SELECT t.{streams.device_id}, o.{memsets.start_ns}, o.{memsets.end_ns}
-  FROM {memsets} o JOIN {streams} t ON t.{streams.id} = o.{memsets.stream_id}),
-reached AS (
-  SELECT device_id, start_ns, end_ns,
-    MAX(end_ns) OVER (PARTITION BY device_id ORDER BY start_ns, end_ns
-      ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach
-  FROM gpu_ops WHERE end_ns >= start_ns)
-SELECT device_id, COUNT(*) AS operations, MIN(start_ns) AS first_ns, MAX(end_ns) AS last_ns,
-  SUM(CASE WHEN reach IS NULL OR reach <= start_ns THEN end_ns - start_ns
-           WHEN reach < end_ns THEN end_ns - reach ELSE 0 END) AS busy_ns
-FROM reached GROUP BY device_id ORDER BY device_id)SQL";
+  FROM {memsets} o JOIN {streams} t ON t.{streams.id} = o.{memsets.stream_id})
+SELECT device_id, start_ns, end_ns FROM gpu_ops WHERE end_ns >= start_ns
+ORDER BY device_id, start_ns, end_ns)SQL";
     return kSql.text();
 }
 

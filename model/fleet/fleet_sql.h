@@ -19,9 +19,11 @@ std::string rankIdentity(bool withRanks);
 // outermost depth. Rows: source (1 profiler, 2 NVTX), start_ns, end_ns, in start order.
 std::string stepRanges();
 
-// Per device: GPU operations (kernels, memcpys, memsets), first start, last end, and busy time
-// (the union of their intervals). Rows: device_id, operations, first_ns, last_ns, busy_ns.
-std::string gpuBusy();
+// The GPU operations (kernels, memcpys, memsets) of each device, in start order: rows device_id,
+// start_ns, end_ns. Their union (busy time) is taken as they stream: a sort in SQLite, one pass in
+// C++ (an aggregate with a window function over the same rows, docs/fleet.md's engine form, takes
+// SQLite three times as long).
+std::string gpuOperations();
 
 // Host-blocking syncs per stack with the stack's frames, innermost first. Rows: stack_id (NULL:
 // syncs without a stack), syncs, blocked_ns, position, kind, file, line, is_user (frame columns

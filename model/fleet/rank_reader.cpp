@@ -117,15 +117,27 @@ bool readSyncSteps(const format::Database& db, const std::map<SiteKey, SiteTally
     return true;
 }
 
+// Per device, the union of its operations' intervals as they come in start order: each counts
+// from where the ones before it reached.
 bool readGpuBusy(const format::Database& db, RankSummary& rank, std::string* error) {
-    Statement rows = db.prepare(sql::gpuBusy());
+    Statement rows = db.prepare(sql::gpuOperations());
+    bool any = false;
+    int64_t device = 0, reach = 0;
     while (rows.step()) {
-        const int64_t first = acceptedTime(rows.integer(2)), last = acceptedTime(rows.integer(3));
-        rank.gpuStartNs = rank.devices == 0 ? first : std::min(rank.gpuStartNs, first);
-        rank.gpuEndNs = rank.devices == 0 ? last : std::max(rank.gpuEndNs, last);
-        rank.gpuBusyNs =
-            format::addSaturated(rank.gpuBusyNs, std::max<int64_t>(0, rows.integer(4)));
-        ++rank.devices;
+        const int64_t rowDevice = rows.integer(0);
+        const int64_t start = acceptedTime(rows.integer(1)), end = acceptedTime(rows.integer(2));
+        if (!any || rowDevice != device) {
+            ++rank.devices;
+            device = rowDevice;
+            reach = start;
+            rank.gpuStartNs = any ? std::min(rank.gpuStartNs, start) : start;
+            rank.gpuEndNs = any ? std::max(rank.gpuEndNs, end) : end;
+            any = true;
+        }
+        rank.gpuBusyNs = format::addSaturated(rank.gpuBusyNs,
+                                              std::max<int64_t>(0, end - std::max(start, reach)));
+        reach = std::max(reach, end);
+        rank.gpuEndNs = std::max(rank.gpuEndNs, end);
     }
     return !failed(rows, "GPU operations", error);
 }

@@ -116,14 +116,14 @@ private slots:
         QVERIFY(m_dir.isValid());
         m_sql = docSql();
         for (const char* name :
-             {"step_ranges", "gpu_busy", "blocking_syncs_by_stack", "fleet_tables", "rank_insert",
-              "fleet_steps", "fleet_time", "fleet_stragglers", "fleet_sites"})
+             {"step_ranges", "gpu_operations", "blocking_syncs_by_stack", "fleet_tables",
+              "rank_insert", "fleet_steps", "fleet_time", "fleet_stragglers", "fleet_sites"})
             QVERIFY2(m_sql.count(name), name);
     }
 
     void perRankBlocksAreTheCodesQueries() {
         QCOMPARE(oneSpaced(m_sql["step_ranges"]), oneSpaced(model::fleet::sql::stepRanges()));
-        QCOMPARE(oneSpaced(m_sql["gpu_busy"]), oneSpaced(model::fleet::sql::gpuBusy()));
+        QCOMPARE(oneSpaced(m_sql["gpu_operations"]), oneSpaced(model::fleet::sql::gpuOperations()));
         QCOMPARE(oneSpaced(m_sql["blocking_syncs_by_stack"]),
                  oneSpaced(model::fleet::sql::blockingSyncsByStack()));
     }
