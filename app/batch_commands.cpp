@@ -10,6 +10,8 @@
 #include "model/compare/ci_reports.h"
 #include "model/compare/compare_output.h"
 #include "model/compare/session_compare.h"
+#include "model/fleet/fleet_output.h"
+#include "model/fleet/fleet_summary.h"
 #include "model/interop/chrome_trace_export.h"
 #include "model/interop/import_cache.h"
 #include "model/interop/kineto_importer.h"
@@ -183,6 +185,19 @@ int runInfo(const QStringList& files) {
     if (!result.ok())
         return 1;
     printText(model::SessionSummary::of(*result.session).toText());
+    return 0;
+}
+
+int runSummary(const QString& path, bool json) {
+    const model::fleet::FleetResult result = model::fleet::summarizeRun(path.toStdString());
+    if (!result.ok()) {
+        printError(QString::fromStdString(result.error)); // names the file at fault
+        return 1;
+    }
+    if (json)
+        printJson(model::fleet::fleetSummaryToJson(*result.summary));
+    else
+        printText(model::fleet::fleetSummaryToText(*result.summary));
     return 0;
 }
 

@@ -22,6 +22,9 @@ namespace stallscope::app {
 //
 // --info FILE: the session summary.
 int runInfo(const QStringList& files);
+// --summary [--json] RUN: the fleet summary of a run folder (or one session file), every rank's
+// file streamed with bounded memory, never loaded (model/fleet/fleet_summary.h, docs/fleet.md).
+int runSummary(const QString& path, bool json);
 // What --insights and --compare hand to CI (docs/compare.md): the gate (exit 3 when a finding,
 // or a new or worse site, of `failAt` or above exists) and the SARIF and JUnit XML reports.
 struct CiOutputs {

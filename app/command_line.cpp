@@ -35,9 +35,15 @@ struct Options {
     QCommandLineOption insights{
         QStringLiteral("insights"),
         QStringLiteral("Print the insights of FILE (what to fix, where, what it costs) and exit.")};
+    QCommandLineOption summary{
+        QStringLiteral("summary"),
+        QStringLiteral("Print the fleet summary of a run folder (or one session) and exit: per "
+                       "rank its steps, sync and GPU time, which rank arrived last at the "
+                       "collectives, the top sync sites over all ranks. Each rank's file is "
+                       "streamed with bounded memory, never loaded (docs/fleet.md).")};
     QCommandLineOption json{QStringLiteral("json"),
-                            QStringLiteral("With --insights or --compare: print JSON "
-                                           "(docs/insights.md, docs/compare.md).")};
+                            QStringLiteral("With --insights, --compare or --summary: print JSON "
+                                           "(docs/insights.md, docs/compare.md, docs/fleet.md).")};
     QCommandLineOption window{
         QStringLiteral("window"),
         QStringLiteral("With --insights: the stretch that shares and severity are over: %1.")
@@ -120,11 +126,11 @@ void configure(QCommandLineParser& parser, const Options& options) {
     parser.addHelpOption();
     parser.addVersionOption();
     for (const QCommandLineOption* option :
-         {&options.info, &options.insights, &options.json, &options.window, &options.convert,
-          &options.output, &options.exportChrome, &options.report, &options.pageSize,
-          &options.force, &options.clearCache, &options.compare, &options.compareWith,
-          &options.failOn, &options.failOnNew, &options.sarif, &options.junit, &options.colorScheme,
-          &options.remap})
+         {&options.info,    &options.insights,    &options.summary,     &options.json,
+          &options.window,  &options.convert,     &options.output,      &options.exportChrome,
+          &options.report,  &options.pageSize,    &options.force,       &options.clearCache,
+          &options.compare, &options.compareWith, &options.failOn,      &options.failOnNew,
+          &options.sarif,   &options.junit,       &options.colorScheme, &options.remap})
         parser.addOption(*option);
     parser.addPositionalArgument(
         QStringLiteral("FILE"),
@@ -201,6 +207,14 @@ int runBatch(const QCommandLineParser& parser, const Options& options) {
                            .arg(gate->names().front(), parser.value(*gate)));
             return 2;
         }
+    }
+    if (parser.isSet(options.summary)) {
+        if (files.size() != 1) {
+            printError(QStringLiteral("--summary takes one run folder or session file (see "
+                                      "--help)"));
+            return 2;
+        }
+        return runSummary(files.front(), parser.isSet(options.json));
     }
     if (compare) {
         if (files.size() != 2) {
@@ -326,8 +340,9 @@ int runCommandLine(int argc, char** argv) {
         return runBatch(parser, options);
     }
     if (hasAnyFlag(argc, argv,
-                   {"--info", "--insights", "--compare", "--convert", "--export-chrome",
-                    "--clear-cache", "-v", "--version", "-h", "--help", "--help-all", "-?"})) {
+                   {"--info", "--insights", "--summary", "--compare", "--convert",
+                    "--export-chrome", "--clear-cache", "-v", "--version", "-h", "--help",
+                    "--help-all", "-?"})) {
         QCoreApplication app(argc, argv);
         describe(app);
         parser.process(app); // handles --help and --version (and exits)

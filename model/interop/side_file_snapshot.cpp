@@ -43,56 +43,66 @@ bool hasPendingSideFiles(const std::string& path) {
     return fs::is_regular_file(path, ec) && format::sqliteSideFiles(path).pending();
 }
 
-LoadResult loadSideFileSnapshot(const std::string& path, const LoadOptions& options) {
-    LoadResult failed;
+SideFileCopy madeWholeCopy(const std::string& path) {
+    SideFileCopy made;
     const format::SqliteSideFiles side = format::sqliteSideFiles(path);
-    const std::string dir = writableImportCacheDir(&failed.error);
+    const std::string dir = writableImportCacheDir(&made.error);
     if (dir.empty()) {
-        failed.error =
-            path + ": " + format::pendingSideFilesProblem(path, side) + "; " + failed.error;
-        return failed;
+        made.error = path + ": " + format::pendingSideFilesProblem(path, side) + "; " + made.error;
+        return made;
     }
     std::error_code ec;
     const std::string sideFile = path + (side.hotJournalBytes > 0 ? "-journal" : "-wal");
     const std::string entry =
         cacheEntryPath(dir, fs::path(path).filename().string() + ".copy",
                        "side-file copy|" + fs::absolute(path, ec).string(), {path, sideFile});
-    const std::string why = side.hotJournalBytes > 0
-                                ? "it has an unfinished write (its rollback journal " + sideFile +
-                                      "), rolled back in the copy"
-                                : "its write-ahead log " + sideFile +
-                                      " holds transactions not yet in the file (a recording still "
-                                      "running, or whose writer was killed)";
-    if (failed.error = foreignFileProblem(entry); !failed.error.empty())
-        return failed;
+    made.why = side.hotJournalBytes > 0
+                   ? "it has an unfinished write (its rollback journal " + sideFile +
+                         "), rolled back in the copy"
+                   : "its write-ahead log " + sideFile +
+                         " holds transactions not yet in the file (a recording still running, or "
+                         "whose writer was killed)";
+    if (made.error = foreignFileProblem(entry); !made.error.empty())
+        return made;
     if (!fs::exists(entry, ec)) { // else the cache's own copy, made whole before
         format::OutputFile output;
         format::OutputPolicy policy;
         policy.inputs = {path, sideFile};
-        if (!markCacheEntry(entry) || !output.create(entry, policy, &failed.error)) {
-            if (failed.error.empty())
-                failed.error = entry + ": cannot write the import cache's mark beside it";
+        if (!markCacheEntry(entry) || !output.create(entry, policy, &made.error)) {
+            if (made.error.empty())
+                made.error = entry + ": cannot write the import cache's mark beside it";
             removeCacheEntry(entry);
-            return failed;
+            return made;
         }
         if (std::string problem = makeWhole(path, side, output.temporaryPath());
             !problem.empty() || !output.commit(&problem)) {
             removeCacheEntry(entry);
-            failed.error = path + ": " + problem;
-            return failed;
+            made.error = path + ": " + problem;
+            return made;
         }
         trimImportCache(dir, kImportCacheLimits, entry);
     } else {
         touchCachedSession(entry);
     }
-    LoadResult loaded = SessionLoader::load(entry, options);
+    made.path = entry;
+    return made;
+}
+
+LoadResult loadSideFileSnapshot(const std::string& path, const LoadOptions& options) {
+    LoadResult failed;
+    const SideFileCopy copy = madeWholeCopy(path);
+    if (!copy.error.empty()) {
+        failed.error = copy.error;
+        return failed;
+    }
+    LoadResult loaded = SessionLoader::load(copy.path, options);
     if (!loaded.ok() && !loaded.cancelled)
-        removeCacheEntry(entry); // damaged meanwhile: made again on the next open
+        removeCacheEntry(copy.path); // damaged meanwhile: made again on the next open
     if (loaded.ok()) {
         // What the user opened, as for an imported trace (the summary's "File", then the copy).
         loaded.session->meta.try_emplace(std::string(format::meta::kImportSource), path);
         std::string& warning = loaded.session->warning;
-        warning = "read from a copy in the import cache (" + entry + "): " + why +
+        warning = "read from a copy in the import cache (" + copy.path + "): " + copy.why +
                   (warning.empty() ? std::string() : "; " + warning);
     }
     return loaded;

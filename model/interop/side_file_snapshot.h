@@ -15,6 +15,15 @@ namespace stallscope::model {
 // Whether `path` is a session file with pending side data.
 bool hasPendingSideFiles(const std::string& path);
 
+// The made-whole copy of `path` in the import cache (made now, or reused while the file and its
+// side file are unchanged): its path and why it was made, or the error (naming `path`).
+struct SideFileCopy {
+    std::string path;
+    std::string why; // "its write-ahead log PATH-wal holds transactions not yet in the file (…)"
+    std::string error;
+};
+SideFileCopy madeWholeCopy(const std::string& path);
+
 // Loads the made-whole copy of `path` (made now, or reused while the file and its side file are
 // unchanged).
 LoadResult loadSideFileSnapshot(const std::string& path, const LoadOptions& options = {});

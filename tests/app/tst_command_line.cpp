@@ -334,6 +334,7 @@ private slots:
         QVERIFY(result.out.contains(QStringLiteral("--color-scheme")));
         QVERIFY(result.out.contains(QStringLiteral("--remap")));
         QVERIFY(result.out.contains(QStringLiteral("--force")));
+        QVERIFY(result.out.contains(QStringLiteral("--summary")));
         QVERIFY(result.out.contains(QStringLiteral("--window <SPEC>")));
         QVERIFY(result.out.contains(QStringLiteral("steps:A-B")));
         // The README's pictures are stallscope-screenshots' business.
@@ -437,6 +438,9 @@ private slots:
                            QStringLiteral("--window"), QStringLiteral("50us:10us"), small}
             << QStringLiteral("--window: the end (10 µs) must come after the start (50 µs) in "
                               "\"50us:10us\"");
+        QTest::newRow("summary of two files")
+            << QStringList{QStringLiteral("--summary"), small, small}
+            << QStringLiteral("--summary takes one run folder or session file");
         QTest::newRow("compare with one file")
             << QStringList{QStringLiteral("--compare"), small}
             << QStringLiteral("--compare needs two files, BEFORE and AFTER");

@@ -30,6 +30,7 @@ LAYERS = {
     "model/analysis": {"model/whatif", "model/session", "format"},
     "model/compare": {"model/analysis", "model/whatif", "model/session", "format"},
     "model/interop": {"model/session", "format"},
+    "model/fleet": {"model/interop", "model/analysis", "model/whatif", "model/session", "format"},
     "model/testing": {"format"},
     "views/timeline": {"model/analysis", "model/whatif", "model/session", "format"},
     "views/dialogs": {"format"},
@@ -40,7 +41,7 @@ LAYERS = {
     "views/compare": {"views/panels", "views/timeline", "model/compare", "model/analysis",
                       "model/whatif", "model/session", "format"},
     "app": {"views/report", "views/compare", "views/panels", "views/timeline", "views/dialogs",
-            "model/interop",
+            "model/fleet", "model/interop",
             "model/jobs", "model/compare", "model/analysis", "model/whatif", "model/session",
             "format", "symbolize"},
 }
@@ -48,7 +49,7 @@ LAYERS = {
 FREE = ("tests", "bench")
 QT_FREE = ("format", "symbolize", "recorder", "model/testing", "model/whatif")
 NO_WIDGETS = ("model/jobs", "model/session", "model/whatif", "model/analysis", "model/compare",
-              "model/interop")
+              "model/interop", "model/fleet")
 SOURCE_SUFFIXES = (".h", ".cpp", ".cu")
 INCLUDE = re.compile(r'^\s*#\s*include\s+([<"])([^>"]+)[>"]', re.M)
 
