@@ -59,8 +59,7 @@ int main(int argc, char** argv) {
     std::printf("fix: %zu syncs removed, %zu narrowed, %zu calls and %zu launches removed, "
                 "statement time %s\n",
                 fix.removedSyncs.size(), fix.narrowedSyncs.size(), fix.removedCalls.size(),
-                fix.removedLaunches.size(),
-                fix.removeStatementTime ? "removed" : "kept");
+                fix.removedLaunches.size(), fix.removeStatementTime ? "removed" : "kept");
     whatif::ReplayOptions options;
     options.windowStartNs = window.startNs;
     options.windowEndNs = window.endNs;
