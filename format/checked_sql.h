@@ -15,11 +15,13 @@ namespace stallscope::format {
 
 namespace checked_sql {
 
-constexpr const Table* tableNamed(std::string_view name) {
-    for (const Table* table : kTables)
-        if (table->name == name)
-            return table;
-    return nullptr;
+// The index in kTables of the table named `name`, kTables.size() when none is. An index, not a
+// pointer: with AddressSanitizer, a global's address does not compare in constant expressions.
+constexpr size_t tableNamed(std::string_view name) {
+    size_t index = 0;
+    while (index < kTables.size() && kTables[index]->name != name)
+        ++index;
+    return index;
 }
 
 // Whether every "{...}" of `sql` names a table of kTables, or "table.column" one of its columns,
@@ -35,8 +37,9 @@ constexpr bool namesAreKnown(std::string_view sql) {
             return false;
         const std::string_view name = sql.substr(at + 1, close - at - 1);
         const size_t dot = name.find('.');
-        const Table* table = tableNamed(name.substr(0, dot));
-        if (!table || (dot != std::string_view::npos && !hasColumn(*table, name.substr(dot + 1))))
+        const size_t table = tableNamed(name.substr(0, dot));
+        if (table == kTables.size() ||
+            (dot != std::string_view::npos && !hasColumn(*kTables[table], name.substr(dot + 1))))
             return false;
         at = close;
     }
