@@ -65,7 +65,10 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
                             samples, options.cancel};
     context.windowStartNs = windowStart;
     context.windowEndNs = windowEnd;
-    context.windowNs = std::max<int64_t>(windowEnd - windowStart, 1);
+    // A capture range may leave stretches of the window unrecorded (a range opened again and
+    // again): shares are of the time that was recorded.
+    context.windowNs = std::max<int64_t>(
+        windowEnd - windowStart - session.notRecordedNsWithin(windowStart, windowEnd), 1);
     context.savingsWindowNs =
         std::max<int64_t>(context.windowNs - savings.recorderCostInWindowNs(), 1);
     for (size_t d = 0; d < gpu.deviceCount(); ++d) {

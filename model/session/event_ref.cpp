@@ -160,6 +160,34 @@ EventRef medianEvent(const Session& session, const EventSpans& spans, EventKind 
     return middle->second;
 }
 
+namespace {
+
+// The event of `kind` in the spans that `better(candidate, best)` prefers to every other.
+template <typename Better>
+EventRef bestEvent(const EventSpans& spans, EventKind kind, Better better) {
+    EventRef best;
+    for (const EventSpan& span : spans)
+        if (span.first.kind == kind)
+            for (uint32_t i = 0; i < span.count; ++i)
+                if (const EventRef event = span.at(i); !best.isValid() || better(event, best))
+                    best = event;
+    return best;
+}
+
+} // namespace
+
+EventRef firstEvent(const Session& session, const EventSpans& spans, EventKind kind) {
+    return bestEvent(spans, kind, [&session](const EventRef& a, const EventRef& b) {
+        return a.start(session) < b.start(session);
+    });
+}
+
+EventRef slowestEvent(const Session& session, const EventSpans& spans, EventKind kind) {
+    return bestEvent(spans, kind, [&session](const EventRef& a, const EventRef& b) {
+        return a.end(session) - a.start(session) > b.end(session) - b.start(session);
+    });
+}
+
 bool isHostBlocking(uint8_t syncKind) {
     return syncKind != static_cast<uint8_t>(format::SyncKind::StreamWaitEvent);
 }

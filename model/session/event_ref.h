@@ -68,6 +68,9 @@ int64_t eventCount(const EventSpans& spans);
 // The event of `kind` in the spans whose duration is the median (the upper one of an even count):
 // the typical one of a site's syncs, not its first. Invalid when the spans hold none.
 EventRef medianEvent(const Session& session, const EventSpans& spans, EventKind kind);
+// The event of `kind` that started first, and the one that took longest (the first of equals).
+EventRef firstEvent(const Session& session, const EventSpans& spans, EventKind kind);
+EventRef slowestEvent(const Session& session, const EventSpans& spans, EventKind kind);
 
 // True for syncs that block the host: every format::SyncKind but stream-wait-event.
 bool isHostBlocking(uint8_t syncKind);

@@ -61,6 +61,13 @@ std::vector<TimeSpan> Session::notRecorded() const {
     return gaps;
 }
 
+int64_t Session::notRecordedNsWithin(int64_t fromNs, int64_t toNs) const {
+    int64_t total = 0;
+    for (const TimeSpan& gap : notRecorded())
+        total += std::max<int64_t>(0, std::min(gap.endNs, toNs) - std::max(gap.startNs, fromNs));
+    return total;
+}
+
 std::vector<std::string> Session::files() const {
     if (parts.empty())
         return {path};

@@ -122,6 +122,8 @@ public:
     // The stretches of [startNs, endNs) that no process's capture interval covers, in order: what
     // was not recorded. Empty when !captureControlled.
     std::vector<TimeSpan> notRecorded() const;
+    // How much of [fromNs, toNs) notRecorded() covers: 0 without capture control.
+    int64_t notRecordedNsWithin(int64_t fromNs, int64_t toNs) const;
 
     format::EventCounts counts;
     int64_t hostSamples = 0; // the Python sampler's samples over every lane (not its rows)

@@ -6,8 +6,10 @@
 #include "model/session/session_loader.h"
 #include "views/panels/event_details_widget.h"
 
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
 
 using namespace stallscope;
 using namespace stallscope::views;
@@ -132,7 +134,66 @@ private:
         return details.text();
     }
 
+    // Three syncs of one site: 5, 30 and 10 µs long, in that order.
+    std::shared_ptr<const model::Session> threeSyncs() {
+        using namespace stallscope::format;
+        const QString path = m_dir.filePath(QStringLiteral("three.stallscope"));
+        std::string message;
+        auto writer = SessionWriter::create(path.toStdString(), &message);
+        if (!writer)
+            qFatal("%s", message.c_str());
+        ProcessRow process;
+        process.pid = 8;
+        process.startNs = kT0;
+        process.endNs = kT0 + 1'000'000;
+        const int64_t thread = writer->addThread({writer->addProcess(process), 8, "python"});
+        const int64_t lengths[] = {5'000, 30'000, 10'000};
+        for (int i = 0; i < 3; ++i) {
+            SyncRow sync;
+            sync.threadId = thread;
+            sync.kind = SyncKind::Device;
+            sync.startNs = kT0 + 100'000 * (i + 1);
+            sync.endNs = sync.startNs + lengths[i];
+            sync.correlationId = i + 1;
+            writer->addSync(sync);
+        }
+        if (!writer->finish("complete"))
+            qFatal("%s", writer->lastError().c_str());
+        model::LoadResult loaded = model::SessionLoader::load(path.toStdString());
+        if (!loaded.ok())
+            qFatal("%s", loaded.error.c_str());
+        return std::shared_ptr<const model::Session>(std::move(loaded.session));
+    }
+
 private slots:
+    // A site's syncs: the details offer its first, median and slowest one (issue 42: the first
+    // was shown, and it is not the typical one); one sync alone offers no choice.
+    void firstMedianOrSlowestSync() {
+        const auto session = threeSyncs();
+        model::EventRef first = ref(model::EventKind::Sync, 0);
+        const model::EventSpans syncs = {{first, 3}};
+        EventDetailsWidget details;
+        details.setSession(session, false);
+        const model::EventRef median = model::medianEvent(*session, syncs, model::EventKind::Sync);
+        QCOMPARE(median.index, uint32_t(2)); // 10 µs
+        details.setChoices(syncs, median);
+        const auto buttons = details.findChildren<QToolButton*>();
+        QCOMPARE(buttons.size(), 3);
+        QVERIFY(!buttons[0]->parentWidget()->isHidden());
+        QVERIFY(buttons[1]->isChecked()); // the median is what is shown
+        QSignalSpy chosen(&details, &EventDetailsWidget::syncChosen);
+        buttons[2]->click();
+        buttons[0]->click();
+        QCOMPARE(chosen.count(), 2);
+        QCOMPARE(chosen[0][0].value<model::EventRef>().index, uint32_t(1)); // slowest: 30 µs
+        QCOMPARE(chosen[1][0].value<model::EventRef>().index, uint32_t(0)); // first
+        details.setChoices({{first, 1}}, first);
+        QVERIFY(buttons[0]->parentWidget()->isHidden());
+        details.setChoices(syncs, median);
+        details.clear(); // nothing selected: no choice
+        QVERIFY(buttons[0]->parentWidget()->isHidden());
+    }
+
     void initTestCase() {
         QVERIFY(m_dir.isValid());
         m_path = m_dir.filePath(QStringLiteral("details.stallscope"));

@@ -108,6 +108,12 @@ void AnalysisPanels::connectPanels() {
             clearSelection();
     });
     connect(m_selection, &SelectionHub::changed, this, &AnalysisPanels::applySelection);
+    // First, median or slowest of the selected finding's syncs: the same selection, that sync.
+    connect(m_details, &EventDetailsWidget::syncChosen, this, [this](const model::EventRef& sync) {
+        Selection chosen = m_selection->current();
+        chosen.event = sync;
+        m_selection->select(std::move(chosen));
+    });
     connect(m_afterFix, &AfterFixPreview::shown, this, [this](qint64 savingNs) {
         emit statusMessage(tr("After fix (green outlines): the run ends %1 sooner")
                                .arg(QString::fromStdString(model::formatDuration(savingNs))));

@@ -144,6 +144,10 @@ void AnalysisPanels::applySelection(const Selection& selection) {
     m_applying = true;
     m_cards->markSelected(selection.finding);
     applyToTimeline(selection);
+    // A finding's or a site's syncs: which one the details show is the user's to choose.
+    const bool ofSyncs =
+        selection.kind == Selection::Kind::Finding || selection.kind == Selection::Kind::Site;
+    m_details->setChoices(ofSyncs ? selection.events : model::EventSpans{}, selection.event);
     if (selection.site.hasLocation() && (m_source->currentFile() != qs(selection.site.file) ||
                                          m_source->currentLine() != int(selection.site.line)))
         m_source->showLocation(qs(selection.site.file), int(selection.site.line),

@@ -11,7 +11,10 @@
 #include "views/timeline/sync_link.h"
 
 #include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
 #include <QTextBrowser>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <exception>
@@ -55,6 +58,26 @@ QString share(double value) {
 EventDetailsWidget::EventDetailsWidget(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    m_choiceRow = new QWidget(this);
+    auto* choices = new QHBoxLayout(m_choiceRow);
+    choices->setContentsMargins(4, 2, 4, 0);
+    choices->addWidget(new QLabel(tr("Showing the sync:"), m_choiceRow));
+    const QString names[] = {tr("First"), tr("Median"), tr("Slowest")};
+    for (size_t i = 0; i < m_choiceButtons.size(); ++i) {
+        auto* button = new QToolButton(m_choiceRow);
+        button->setText(names[i]);
+        button->setCheckable(true);
+        button->setAutoExclusive(true);
+        connect(button, &QToolButton::clicked, this, [this, i] {
+            if (m_choiceEvents[i].isValid())
+                emit syncChosen(m_choiceEvents[i]);
+        });
+        choices->addWidget(button);
+        m_choiceButtons[i] = button;
+    }
+    choices->addStretch(1);
+    m_choiceRow->hide();
+    layout->addWidget(m_choiceRow);
     m_browser = new QTextBrowser(this);
     m_browser->setOpenLinks(false);
     m_browser->setFrameShape(QFrame::NoFrame);
@@ -78,6 +101,8 @@ QString EventDetailsWidget::text() const {
 }
 
 void EventDetailsWidget::clear() {
+    m_choiceEvents = {};
+    m_choiceRow->hide();
     m_browser->setHtml(QStringLiteral("<p style='color:gray'>%1</p>")
                            .arg(tr("Click an event in the timeline to see its details; drag on "
                                    "the time ruler to summarise a range.")));
@@ -103,6 +128,21 @@ const model::SessionDatabase* EventDetailsWidget::database() {
 QString EventDetailsWidget::time(int64_t ns) const {
     const double ms = static_cast<double>(ns - (m_session ? m_session->startNs : 0)) / 1e6;
     return QStringLiteral("%1 ms").arg(QString::number(ms, 'f', 6));
+}
+
+void EventDetailsWidget::setChoices(const model::EventSpans& syncs, const model::EventRef& shown) {
+    using model::EventKind;
+    m_choiceEvents = {};
+    if (m_session && model::eventCount(syncs) > 1) {
+        m_choiceEvents = {model::firstEvent(*m_session, syncs, EventKind::Sync),
+                          model::medianEvent(*m_session, syncs, EventKind::Sync),
+                          model::slowestEvent(*m_session, syncs, EventKind::Sync)};
+    }
+    const bool offered = m_choiceEvents[0].isValid();
+    for (size_t i = 0; i < m_choiceButtons.size(); ++i)
+        if (offered && m_choiceEvents[i] == shown)
+            m_choiceButtons[i]->setChecked(true);
+    m_choiceRow->setVisible(offered);
 }
 
 void EventDetailsWidget::showEventDetails(const model::EventRef& event) {

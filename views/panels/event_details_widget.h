@@ -15,9 +15,11 @@
 #include <QString>
 #include <QWidget>
 
+#include <array>
 #include <memory>
 
 class QTextBrowser;
+class QToolButton;
 
 namespace stallscope::model {
 class Session;
@@ -37,6 +39,14 @@ public:
     void setSession(std::shared_ptr<const model::Session> session, bool readFiles = true);
     // What is shown, as plain text (for tests and copying).
     QString text() const;
+    // A finding's or a site's syncs: which of them the panel shows is the user's choice (the
+    // median by default, issue 42), offered as First / Median / Slowest above the details;
+    // `shown` is checked. Empty spans, or a single sync, hide the choice.
+    void setChoices(const model::EventSpans& syncs, const model::EventRef& shown);
+
+signals:
+    // The user chose which of the syncs to show.
+    void syncChosen(const stallscope::model::EventRef& sync);
 
 public slots:
     void showEventDetails(const stallscope::model::EventRef& event);
@@ -56,6 +66,10 @@ private:
     bool m_databaseTried = false;
     QString m_databaseError;
     QTextBrowser* m_browser = nullptr;
+    QWidget* m_choiceRow = nullptr;
+    // First, median, slowest: the buttons and the syncs they show.
+    std::array<QToolButton*, 3> m_choiceButtons{};
+    std::array<model::EventRef, 3> m_choiceEvents{};
 };
 
 } // namespace stallscope::views
