@@ -7,6 +7,7 @@
 #include "model/session/session.h"
 #include "model/session/session_summary.h"
 #include "views/panels/after_fix_preview.h"
+#include "views/panels/event_details_widget.h"
 #include "views/panels/insight_card.h"
 #include "views/panels/insight_cards_widget.h"
 #include "views/panels/source_view.h"
