@@ -204,4 +204,12 @@ inline std::vector<const model::Insight*> insightsOf(const model::InsightReport&
     return found;
 }
 
+// The first finding whose site is line `line` (of any file), or null.
+inline const model::Insight* insightAt(const model::InsightReport& report, int64_t line) {
+    for (const model::Insight& insight : report.insights)
+        if (insight.site.line == line)
+            return &insight;
+    return nullptr;
+}
+
 } // namespace stallscope::testing

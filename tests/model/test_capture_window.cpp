@@ -11,6 +11,7 @@
 #include <QTest>
 
 using namespace stallscope;
+using testing::insightAt;
 using testing::InsightFixture;
 using Kind = format::SyncKind;
 
@@ -42,13 +43,6 @@ model::InsightReport analyze(const std::string& path, bool captureControlled) {
     model::AnalysisOptions options;
     options.window = model::sessionWindow(*loaded.session);
     return loaded.analyze(options);
-}
-
-const model::Insight* insightAt(const model::InsightReport& report, int64_t line) {
-    for (const model::Insight& insight : report.insights)
-        if (insight.site.line == line)
-            return &insight;
-    return nullptr;
 }
 
 } // namespace

@@ -11,6 +11,7 @@
 #include <QTest>
 
 using namespace stallscope;
+using testing::insightAt;
 using testing::InsightFixture;
 using Kind = format::SyncKind;
 
@@ -22,13 +23,6 @@ constexpr int kCycles = 30;
 // for (2.1 ms); the others are 400 µs of main work and 100 µs of host work (0.5 ms each).
 constexpr int64_t kCycleNs = 4'100'000;
 constexpr int64_t kSideNs = 2'000'000;
-
-const model::Insight* insightAt(const model::InsightReport& report, int64_t line) {
-    for (const model::Insight& insight : report.insights)
-        if (insight.site.line == line)
-            return &insight;
-    return nullptr;
-}
 
 } // namespace
 

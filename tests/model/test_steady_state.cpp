@@ -19,6 +19,7 @@
 #include <QTest>
 
 using namespace stallscope;
+using testing::insightAt;
 using testing::InsightFixture;
 using Kind = format::SyncKind;
 
@@ -61,13 +62,6 @@ TrainingRun writeTrainingRun(InsightFixture& f, int steps) {
     f.launch(evalStart - 5'000, evalStart, evalStart + 100'000);
     run.evalEndNs = evalStart + 100'000;
     return run;
-}
-
-const model::Insight* insightAt(const model::InsightReport& report, int64_t line) {
-    for (const model::Insight& insight : report.insights)
-        if (insight.site.line == line)
-            return &insight;
-    return nullptr;
 }
 
 } // namespace
