@@ -10,6 +10,7 @@
 #include <QMouseEvent>
 #include <QSignalSpy>
 #include <QTest>
+#include <QTextDocumentFragment>
 
 using namespace stallscope;
 using namespace stallscope::views;
@@ -277,6 +278,24 @@ private slots:
         QCOMPARE(hit.kind, model::EventKind::Memcpy);
         QCOMPARE(eventName(*m_session, hit), QStringLiteral("Memcpy HtoD"));
         QVERIFY(TimelineWidget::navigationHelp().contains(QStringLiteral("Home")));
+        // A template name keeps the tooltip narrow: lines of at most 60 characters, broken after
+        // "::", "," or "<", all of the name up to its 120th character, escaped.
+        const QString name = QStringLiteral(
+            "void at::native::vectorized_elementwise_kernel<4, at::native::AUnaryFunctor<float, "
+            "float, float, at::native::binary_internal::MulFunctor<float> >, std::array<char*, "
+            "2ul> >(int)");
+        const QString shown = toolTipName(name);
+        const QStringList lines = shown.split(QStringLiteral("<br>"));
+        QVERIFY(lines.size() >= 2);
+        for (const QString& line : lines)
+            QVERIFY2(QTextDocumentFragment::fromHtml(line).toPlainText().size() <= 60,
+                     qPrintable(line));
+        QCOMPARE(QTextDocumentFragment::fromHtml(lines.join(QString())).toPlainText(),
+                 name.left(119) + QChar(0x2026));
+        QVERIFY(lines.front().endsWith(QStringLiteral("::")) ||
+                lines.front().endsWith(QStringLiteral(",")) ||
+                lines.front().endsWith(QStringLiteral("&lt;")));
+        QCOMPARE(toolTipName(QStringLiteral("Memcpy HtoD")), QStringLiteral("Memcpy HtoD"));
     }
 };
 

@@ -227,12 +227,9 @@ bool TimelineWidget::event(QEvent* event) {
 
 QString TimelineWidget::toolTipFor(const model::EventRef& event) const {
     const model::Session& session = *m_session;
-    QString name = eventName(session, event);
-    if (name.size() > 120)
-        name = name.left(117) + QStringLiteral("…");
     const int64_t start = event.start(session);
     const int64_t end = event.end(session);
-    QString text = QStringLiteral("<b>%1</b><br>").arg(name.toHtmlEscaped());
+    QString text = QStringLiteral("<b>%1</b><br>").arg(toolTipName(eventName(session, event)));
     const QString duration = qs(model::formatDuration(end - start));
     switch (event.kind) {
     case model::EventKind::Sync:
