@@ -13,6 +13,7 @@
 #include <QLineEdit>
 #include <QMainWindow>
 #include <QMenu>
+#include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QTextEdit>
@@ -95,7 +96,23 @@ bool WindowNavigation::eventFilter(QObject* watched, QEvent* event) {
         return false; // another window, a dialog of this one
     if (gettingAround())
         hideGettingAround(); // and the click or key goes on
+    if (type == QEvent::KeyPress && leaveMenuBar(receiver, *static_cast<QKeyEvent*>(event)))
+        return true;
     return type == QEvent::KeyPress && forwardToTimeline(receiver, *static_cast<QKeyEvent*>(event));
+}
+
+bool WindowNavigation::leaveMenuBar(QWidget* receiver, const QKeyEvent& key) {
+    // A menu closed with Esc leaves the menu bar focused, waiting for a mnemonic: a plain letter
+    // would open a menu (F: File) where the user meant the timeline's key.
+    if (!qobject_cast<QMenuBar*>(receiver) || QApplication::activePopupWidget() ||
+        (key.modifiers() & ~Qt::KeypadModifier) || key.text().isEmpty() ||
+        !key.text().front().isLetterOrNumber() || !m_timeline->isVisible())
+        return false;
+    m_timeline->setFocus(Qt::OtherFocusReason); // the menu bar leaves its keyboard mode
+    QKeyEvent forwarded(QEvent::KeyPress, key.key(), key.modifiers(), key.text(),
+                        key.isAutoRepeat(), ushort(key.count()));
+    QCoreApplication::sendEvent(m_timeline, &forwarded);
+    return true;
 }
 
 bool WindowNavigation::forwardToTimeline(QWidget* receiver, const QKeyEvent& key) {

@@ -53,6 +53,8 @@ protected:
 
 private:
     bool forwardToTimeline(QWidget* receiver, const QKeyEvent& key);
+    // A plain letter to the menu bar after a menu closed with Esc: the timeline's, with the focus.
+    bool leaveMenuBar(QWidget* receiver, const QKeyEvent& key);
 
     QMainWindow* m_window;
     views::TimelineWidget* m_timeline;

@@ -23,8 +23,10 @@
 #include "views/timeline/timeline_widget.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QDockWidget>
 #include <QLabel>
+#include <QMenuBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -306,6 +308,28 @@ private slots:
         QVERIFY(find->text().isEmpty());
         QVERIFY(!window.timelineWidget()->isHighlighting());
         QVERIFY(window.panels()->selection()->current().isEmpty());
+    }
+
+    // A menu closed with Esc leaves the menu bar waiting for a mnemonic: the next plain letter
+    // goes back to the timeline (W zooms) and opens no menu (issue 42: F opened File, and W then
+    // Compare With…).
+    void keysAfterAMenuClosedWithEscape() {
+        MainWindow window;
+        QVERIFY(openWindow(window));
+        views::TimelineWidget* timeline = window.timelineWidget();
+        QMenuBar* bar = window.menuBar();
+        QTest::keyClick(bar, Qt::Key_F, Qt::AltModifier);
+        QTRY_VERIFY(QApplication::activePopupWidget());
+        QTest::keyClick(QApplication::activePopupWidget(), Qt::Key_Escape);
+        QTRY_VERIFY(!QApplication::activePopupWidget());
+        const int64_t before =
+            timeline->viewport().visibleEndNs() - timeline->viewport().visibleStartNs();
+        QTest::keyClick(bar, Qt::Key_F);
+        QVERIFY(!QApplication::activePopupWidget());
+        QTest::keyClick(QApplication::focusWidget() ? QApplication::focusWidget() : bar, Qt::Key_W);
+        QVERIFY(!QApplication::activePopupWidget());
+        QVERIFY(timeline->viewport().visibleEndNs() - timeline->viewport().visibleStartNs() <
+                before);
     }
 
     // W/A/S/D with the focus in another panel move the timeline; typed into the find box they
