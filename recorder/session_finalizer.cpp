@@ -1,5 +1,6 @@
 #include "recorder/session_finalizer.h"
 
+#include "format/checked_sql.h"
 #include "format/session_meta.h"
 #include "format/session_schema.h"
 #include "format/session_writer.h"
@@ -17,23 +18,26 @@ namespace {
 constexpr const char* kNeverInitializedCuda =
     "the target never initialized CUDA under the recorder: no GPU activity was recorded";
 
-// The first column of the first row of `sql` (with `key` bound to ?1 when given); 0 when none.
-int64_t queryInt(const format::Database& db, std::string_view sql, std::string_view key = {}) {
-    format::Statement statement = db.prepare(sql);
-    if (!key.empty())
-        statement.bind(1, key);
+using format::CheckedSql;
+
+// The first column of the first row of `sql` (with `value` bound to ?1 when given); 0 when none.
+template <typename... Value>
+int64_t queryInt(const format::Database& db, CheckedSql sql, const Value&... value) {
+    format::Statement statement = db.prepare(sql.text());
+    (statement.bind(1, value), ...);
     return statement.step() ? statement.integer(0) : 0;
 }
 
 std::string metaValue(const format::Database& db, std::string_view key) {
-    format::Statement statement = db.prepare("SELECT value FROM meta WHERE key = ?");
+    format::Statement statement =
+        db.prepare(CheckedSql("SELECT {meta.value} FROM {meta} WHERE {meta.key} = ?").text());
     statement.bind(1, key);
     return statement.step() ? statement.text(0) : std::string();
 }
 
 void setMeta(const format::Database& db, std::string_view key, const std::string& value) {
-    format::Statement statement =
-        db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)");
+    format::Statement statement = db.prepare(
+        CheckedSql("INSERT OR REPLACE INTO {meta}({meta.key}, {meta.value}) VALUES (?, ?)").text());
     statement.execute(key, value);
 }
 
@@ -90,23 +94,32 @@ bool SessionFinalizer::finalize(const std::string& path, const Outcome& outcome,
     setMeta(db, format::meta::kDurationNs, std::to_string(outcome.endNs - outcome.startNs));
     setMeta(db, format::meta::kRecordStartNs, std::to_string(outcome.startNs));
     setMeta(db, format::meta::kRecordEndNs, std::to_string(outcome.endNs));
-    format::Statement update = db.prepare(
-        "UPDATE processes SET exit_code = ?, end_ns = COALESCE(end_ns, ?) WHERE pid = ?");
+    format::Statement update =
+        db.prepare(CheckedSql("UPDATE {processes} SET {processes.exit_code} = ?, "
+                              "{processes.end_ns} = COALESCE({processes.end_ns}, ?) "
+                              "WHERE {processes.pid} = ?")
+                       .text());
     update.execute(int64_t{outcome.exitCode}, int64_t{outcome.endNs}, int64_t{outcome.pid});
     const bool committed = db.exec("COMMIT", error);
     if (status != std::string(format::kStatusComplete))
         db.exec(format::kIndexSql);
     db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     summary->status = status;
-    summary->kernels = queryInt(db, "SELECT count(*) FROM kernels");
-    summary->syncs = queryInt(db, "SELECT count(*) FROM syncs WHERE kind != 4");
-    summary->blockedNs =
-        queryInt(db, "SELECT COALESCE(sum(end_ns - start_ns), 0) FROM syncs WHERE kind != 4");
-    summary->memcpys = queryInt(db, "SELECT count(*) FROM memcpys");
-    summary->stacks = queryInt(db, "SELECT count(*) FROM stacks");
-    summary->dropped = queryInt(db, "SELECT COALESCE(sum(count), 0) FROM dropped");
-    summary->captureMedianNs = queryInt(db, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?",
-                                        format::meta::kStackCaptureMedianNs);
+    // The syncs that block the host: every kind but a stream's wait for an event.
+    const auto notBlocking = static_cast<int64_t>(format::SyncKind::StreamWaitEvent);
+    summary->kernels = queryInt(db, "SELECT count(*) FROM {kernels}");
+    summary->syncs =
+        queryInt(db, "SELECT count(*) FROM {syncs} WHERE {syncs.kind} != ?", notBlocking);
+    summary->blockedNs = queryInt(db,
+                                  "SELECT COALESCE(sum({syncs.end_ns} - {syncs.start_ns}), 0) "
+                                  "FROM {syncs} WHERE {syncs.kind} != ?",
+                                  notBlocking);
+    summary->memcpys = queryInt(db, "SELECT count(*) FROM {memcpys}");
+    summary->stacks = queryInt(db, "SELECT count(*) FROM {stacks}");
+    summary->dropped = queryInt(db, "SELECT COALESCE(sum({dropped.count}), 0) FROM {dropped}");
+    summary->captureMedianNs =
+        queryInt(db, "SELECT CAST({meta.value} AS INTEGER) FROM {meta} WHERE {meta.key} = ?",
+                 format::meta::kStackCaptureMedianNs);
     return committed;
 }
 
