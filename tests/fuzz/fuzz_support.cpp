@@ -3,6 +3,7 @@
 #include "model/analysis/insight_engine.h"
 #include "model/analysis/insight_json.h"
 #include "model/analysis/insight_text.h"
+#include "model/fleet/fleet_summary.h"
 #include "model/interop/chrome_trace_export.h"
 #include "model/session/session_database.h"
 #include "model/session/session_summary.h"
@@ -95,6 +96,10 @@ void exercise(const model::LoadResult& result, const std::string& path) {
     replace.inputs = {session.path};
     if (!model::exportChromeTrace(session, database, exported, replace, &error))
         require(!error.empty(), "a failed Chrome export gave no error", session.path);
+    // The fleet summary reads the file on its own, through its own SQL (stallscope --summary).
+    const model::fleet::FleetResult fleet = model::fleet::summarizeRun(session.path);
+    require(fleet.ok() || !fleet.error.empty(), "a failed fleet summary gave no error",
+            session.path);
 }
 
 } // namespace stallscope::fuzz
