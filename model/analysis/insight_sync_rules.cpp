@@ -355,14 +355,8 @@ void syncSites(const AnalysisContext& context, std::vector<Insight>& out) {
         const int64_t perCall = insight.savingsNs / insight.count;
         // The replay took the statement's work after the value too: the timeline's after-fix
         // bars replay that change, not the syncs removed alone.
-        if (const double share = context.savings.statementShareAfterOf(site); share > 0)
-            if (const auto graph = context.savings.sharedGraph()) {
-                auto change = std::make_shared<whatif::WhatIf>(
-                    siteFix(*graph, context.sites.syncsOf(site), stats.site.language,
-                            stats.operation, context.windowStartNs, context.windowEndNs));
-                change->statementShareAfter = share;
-                insight.change = std::move(change);
-            }
+        if (const auto& fix = context.savings.fixOf(site); fix && fix->statementShareAfter > 0)
+            insight.change = fix;
 
         // The evidence, most specific first: it decides the main rule and the fix.
         const bool inLoop =

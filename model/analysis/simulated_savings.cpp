@@ -260,8 +260,7 @@ bool SimulatedSavings::build(const Session& session, std::shared_ptr<whatif::Run
                              const InsightThresholds& thresholds, const std::atomic<bool>* cancel) {
     m_saving.assign(sites.siteCount(), -1);
     m_gpuTimeRemoved.assign(sites.siteCount(), 0);
-    m_narrowed.assign(sites.siteCount(), 0);
-    m_shareAfter.assign(sites.siteCount(), 0.0);
+    m_fix.assign(sites.siteCount(), nullptr);
     m_built = false;
     m_thresholds = thresholds;
     m_windowStartNs = windowStartNs;
@@ -325,9 +324,8 @@ bool SimulatedSavings::build(const Session& session, std::shared_ptr<whatif::Run
             fixes[i].statementShareAfter =
                 sampledShareAfter(*m_graph, samples, stats, fixes[i].removedSyncs,
                                   thresholds.sampledLines.minSamples);
+        m_fix[chosen[i]] = std::make_shared<const whatif::WhatIf>(fixes[i]);
         fixes[i].withoutRecorderOverhead = true;
-        m_narrowed[chosen[i]] = narrowsDeviceSyncs(fixes[i]);
-        m_shareAfter[chosen[i]] = fixes[i].statementShareAfter;
         if (fixes[i].removedSyncs.empty() && fixes[i].narrowedSyncs.empty()) {
             m_saving[chosen[i]] = 0;
             return true;

@@ -120,12 +120,12 @@ public:
     int64_t replayedSavingOf(whatif::WhatIf change, const std::atomic<bool>* cancel) const;
     // GPU time the site's fix takes away (pageable copies made pinned).
     int64_t gpuTimeRemovedOf(int32_t site) const { return m_gpuTimeRemoved[site]; }
+    // The change the site's saving replayed (siteFix, with the statement's share of the time
+    // after its syncs: sampledShareAfter); null for a site not simulated.
+    const std::shared_ptr<const whatif::WhatIf>& fixOf(int32_t site) const { return m_fix[site]; }
     // Whether the site's fix narrowed its device-wide syncs to their own stream (siteFix) rather
     // than removing its syncs.
-    bool narrowedOf(int32_t site) const { return m_narrowed[site] != 0; }
-    // The share of the CPU time after the site's removed syncs its replay took away with them
-    // (WhatIf::statementShareAfter, sampledShareAfter); 0 for most sites.
-    double statementShareAfterOf(int32_t site) const { return m_shareAfter[site]; }
+    bool narrowedOf(int32_t site) const { return m_fix[site] && narrowsDeviceSyncs(*m_fix[site]); }
     // Where the fix's busier GPU passes its power limit (GpuPowerCap::projects): the share of
     // time the fixed replay keeps the busiest GPU busy, and how much longer its kernels were
     // replayed; kernelScale 1 where the limit was not passed.
@@ -157,11 +157,10 @@ public:
 private:
     GpuPowerCap m_powerCap;
     std::shared_ptr<whatif::RunGraph> m_graph;
-    std::vector<int64_t> m_saving;           // per site
-    std::vector<int64_t> m_gpuTimeRemoved;   // per site
-    std::vector<char> m_narrowed;            // per site, written by one worker each
-    std::vector<double> m_shareAfter;        // per site, likewise
-    std::vector<ProjectedClock> m_projected; // per site
+    std::vector<int64_t> m_saving;                            // per site
+    std::vector<int64_t> m_gpuTimeRemoved;                    // per site
+    std::vector<std::shared_ptr<const whatif::WhatIf>> m_fix; // per site, one worker each
+    std::vector<ProjectedClock> m_projected;                  // per site
     double m_recordedDuty = 0;
     InsightThresholds m_thresholds;
     int64_t m_windowStartNs = 0, m_windowEndNs = 0;

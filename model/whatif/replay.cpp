@@ -177,10 +177,10 @@ private:
         return cursor < sorted.size() && sorted[cursor] == key;
     }
 
-    bool isRemovedLaunch(uint32_t step) const {
-        return !m_removedLaunches.empty() &&
-               std::binary_search(m_removedLaunches.begin(), m_removedLaunches.end(), step);
+    static bool contains(const std::vector<uint32_t>& sorted, uint32_t step) {
+        return !sorted.empty() && std::binary_search(sorted.begin(), sorted.end(), step);
     }
+    bool isRemovedLaunch(uint32_t step) const { return contains(m_removedLaunches, step); }
 
     bool isRemoved(int32_t lane, uint32_t sync) {
         return containsAt(m_removed[lane], m_hosts[lane].removedCursor, sync);
@@ -304,9 +304,7 @@ private:
             const int64_t recordedEnd = m_graph.stepEnd(lane, h.step);
             int64_t rest = std::max<int64_t>(0, recordedEnd - h.recordedCursor);
             if (const uint32_t global = thread.firstStep + h.step;
-                isRemovedLaunch(global) ||
-                (!m_removedCalls.empty() &&
-                 std::binary_search(m_removedCalls.begin(), m_removedCalls.end(), global)))
+                isRemovedLaunch(global) || contains(m_removedCalls, global))
                 rest = 0; // a call taken out of the loop: its own time goes
             if (m_changes.withoutRecorderOverhead &&
                 m_graph.launchesWork(thread.firstStep + h.step))
