@@ -8,6 +8,8 @@
 # reach, so a later call runs them.
 #   RECORD  stallscope-record (default .devcarry/bin/stallscope-record)
 #   BIN     the built .cu pairs, <BIN>/<pair>/{before,after} (default .devcarry/corpus)
+#   RAW_TAR  a tar that each finished pair's raw/ files are appended to (in a folder that comes
+#           back even when the call is cut off)
 #   RECORD_ONLY  pairs (space-separated) that are only recorded, RECORDINGS times, not timed:
 #           new recordings of pairs whose timings an earlier call has (a recorder change)
 set -u
@@ -62,6 +64,11 @@ for pair in $PAIRS; do
                 echo "   $pair $variant FAILED: $(tail -n 1 "$OUT/raw/$pair.$variant.$r.err")"
         done
     done
-    echo "[$SECONDS s] $pair: $(cat "$OUT"/raw/"$pair".{before,recorded}.*.out 2>/dev/null | grep -h '^CORPUS' | tr '\n' ' ')"
+    for variant in before after recorded; do
+        echo "[$SECONDS s] $pair $variant: $(cat "$OUT"/raw/"$pair".$variant.*.out 2>/dev/null |
+            grep -h '^CORPUS' | tr '\n' ' ')"
+    done
+    # A call cut off at its time limit still brings back every finished pair's timings.
+    [ -n "${RAW_TAR:-}" ] && tar -C "$OUT" -rf "$RAW_TAR" $(cd "$OUT" && ls raw/"$pair".*)
 done
 echo "not run:$left"

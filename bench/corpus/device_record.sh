@@ -8,7 +8,7 @@ set -u
 FINAL=${OUT:?set OUT}
 SCRATCH=${SCRATCH:-/tmp/corpus-sessions}
 rm -rf "$SCRATCH" && mkdir -p "$SCRATCH" "$FINAL"
-OUT=$SCRATCH bash bench/corpus/device_call.sh 2>&1 | tee "$FINAL/record.log"
+OUT=$SCRATCH RAW_TAR=${RAW_TAR:-$FINAL/raw.tar} bash bench/corpus/device_call.sh 2>&1 | tee "$FINAL/record.log"
 cd "$SCRATCH" || exit 1
 xz -T0 -6 ./*.stallscope
 tar -cf "$FINAL/raw.tar" raw

@@ -8,7 +8,7 @@ import statistics
 import sys
 
 SCORED = sys.argv[1] if len(sys.argv) > 1 else "/tmp/scorework/scored.json"
-TIMED_ON = {"corpus11"}  # the H100 calls of 2026-12-06 (the recordings' machine)
+TIMED_ON = {"corpus11", "corpus12"}  # the H100 calls of 2026-12-06 (the recordings' machine)
 manifest = json.load(open("bench/corpus/manifest.json"))
 holdout = {p["name"] for p in manifest if p["holdout"]}
 scored = json.load(open(SCORED))
