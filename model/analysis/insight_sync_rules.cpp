@@ -200,9 +200,12 @@ void countCalls(const AnalysisContext& context, std::vector<SiteEvidence>& evide
                 syncs.start[i] > context.windowEndNs)
                 continue;
             SiteEvidence& found = evidence[site];
+            // A call whose first sync lies before the window counts at its first one inside.
             const bool sameCall =
-                lastLaunches[site] >= 0 && launches == lastLaunches[site] &&
-                syncs.start[i] - lastEnd[site] <= context.thresholds.counting.sameCallGapNs;
+                lastLaunches[site] >= 0 &&
+                (context.sites.continuesCall(static_cast<int32_t>(l), i) ||
+                 (launches == lastLaunches[site] &&
+                  syncs.start[i] - lastEnd[site] <= context.thresholds.counting.sameCallGapNs));
             lastEnd[site] = syncs.end[i];
             if (sameCall)
                 continue;
@@ -352,10 +355,13 @@ void syncSites(const AnalysisContext& context, std::vector<Insight>& out) {
             insight.ranks[r].calls = r < found.rankCalls.size() ? found.rankCalls[r] : 0;
         context.rateBySavings(insight, context.savings.savingOf(site),
                               context.savings.gpuTimeRemovedOf(site));
+        if (insight.share < t.simulation.minSavingShare)
+            continue; // saves next to nothing: a row of the tables, not a card
         const int64_t perCall = insight.savingsNs / insight.count;
-        // The replay took the statement's work after the value too: the timeline's after-fix
-        // bars replay that change, not the syncs removed alone.
-        if (const auto& fix = context.savings.fixOf(site); fix && fix->statementShareAfter > 0)
+        // The replay took the statement's work too (after the value, or between a call's syncs):
+        // the timeline's after-fix bars replay that change, not the syncs removed alone.
+        if (const auto& fix = context.savings.fixOf(site);
+            fix && (fix->statementShareAfter > 0 || !fix->removedLaunches.empty()))
             insight.change = fix;
 
         // The evidence, most specific first: it decides the main rule and the fix.

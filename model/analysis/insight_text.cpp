@@ -62,11 +62,11 @@ std::string insightReportToText(const InsightReport& report) {
         out += "Savings assume: " + one(report.assumptions) + "\n";
 
     if (!s.topSites.empty()) {
-        out += "\nTop sync sites (blocked, share, count, site):\n";
+        out += "\nTop sync sites (blocked, share, calls, site):\n";
         for (int32_t index : s.topSites) {
             const SyncSiteStats& site = report.sites[index];
             out += "  " + pad(formatDuration(site.blockedNs), 10) +
-                   pad(formatShare(site.share), 9) + pad("× " + formatCount(site.count), 10) +
+                   pad(formatShare(site.share), 9) + pad("× " + formatCount(site.calls), 10) +
                    one(site.site.label()) + "\n";
         }
     }

@@ -18,11 +18,14 @@ struct InsightThresholds {
 
     // The what-if replay (docs/insights.md, "Simulated savings"): sites are simulated in
     // decreasing blocked time while blocked + bubble is at least minBlockedShare of the window,
-    // at most maxSites of them; each simulated site is one finding. The summary and
-    // InsightReport::sites still list every site.
+    // at most maxSites of them; each simulated site whose saving is at least minSavingShare of the
+    // window is one finding. Below that floor a fix saves less than the run-to-run noise of a
+    // step (bench/RESULTS.md: 2-3 % between processes of one program), so it is no card; the
+    // summary and InsightReport::sites still list every site, with its saving.
     struct {
         int maxSites = 20;
         double minBlockedShare = 0.001;
+        double minSavingShare = 0.005;
     } simulation;
 
     // A GPU at its power limit clocks lower once a fix keeps it busier: of the GPU idle time a

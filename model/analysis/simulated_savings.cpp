@@ -185,6 +185,39 @@ whatif::WhatIf siteFix(const whatif::RunGraph& graph, std::span<const EventRef> 
     return fix;
 }
 
+whatif::WhatIf siteFixOf(const whatif::RunGraph& graph, const SyncSites& sites, int32_t site,
+                         int64_t windowStartNs, int64_t windowEndNs) {
+    const SyncSiteStats& stats = sites.stats()[site];
+    const std::span<const EventRef> syncs = sites.syncsOf(site);
+    whatif::WhatIf fix =
+        siteFix(graph, syncs, stats.site.language, stats.operation, windowStartNs, windowEndNs);
+    if (!stats.operation || stats.operation->fix != SyncFix::ReadLater)
+        return fix;
+    const Session& session = graph.session();
+    // The site's syncs run in lane and time order: each one that continues a call has the call's
+    // previous sync just before it.
+    for (size_t k = 1; k < syncs.size(); ++k) {
+        const EventRef& sync = syncs[k];
+        const EventRef& previous = syncs[k - 1];
+        const int64_t start = session.hostLanes[sync.lane].syncs.start[sync.index];
+        if (previous.lane != sync.lane || !sites.continuesCall(sync.lane, sync.index) ||
+            start < windowStartNs || start > windowEndNs)
+            continue;
+        const whatif::RunGraph::HostThread& thread = graph.threads()[sync.lane];
+        const uint32_t from = thread.stepOfSync[previous.index];
+        const uint32_t to = thread.stepOfSync[sync.index];
+        if (from == whatif::kNone || to == whatif::kNone)
+            continue;
+        for (uint32_t step = from + 1; step < to; ++step)
+            if (!(thread.steps[step] & whatif::RunGraph::kSyncStep))
+                fix.removedLaunches.push_back(thread.firstStep + step);
+    }
+    std::sort(fix.removedLaunches.begin(), fix.removedLaunches.end());
+    fix.removedLaunches.erase(std::unique(fix.removedLaunches.begin(), fix.removedLaunches.end()),
+                              fix.removedLaunches.end());
+    return fix;
+}
+
 RunGraphBuild::RunGraphBuild(const Session& session, const std::atomic<bool>* cancel)
     : m_graph(std::make_shared<whatif::RunGraph>()) {
     std::shared_future<void> given = m_eventsGiven.get_future().share();
@@ -317,8 +350,7 @@ bool SimulatedSavings::build(const Session& session, std::shared_ptr<whatif::Run
             return !baseline.cancelled;
         }
         const SyncSiteStats& stats = sites.stats()[chosen[i]];
-        fixes[i] = siteFix(*m_graph, sites.syncsOf(chosen[i]), stats.site.language, stats.operation,
-                           windowStartNs, windowEndNs);
+        fixes[i] = siteFixOf(*m_graph, sites, chosen[i], windowStartNs, windowEndNs);
         // A Python statement's work on what it read (C++'s time after a call is its own work).
         if (stats.site.language == SourceLanguage::Python)
             fixes[i].statementShareAfter =

@@ -17,6 +17,11 @@ namespace stallscope::model {
 
 namespace {
 
+// The same line of the user's (sites that differ at most in the library frame below it).
+bool sameUserLine(const SourceSite& a, const SourceSite& b) {
+    return a.hasLocation() && a.line == b.line && a.file == b.file && a.function == b.function;
+}
+
 SourceSite siteFromFrame(const FrameInfo& frame) {
     SourceSite site;
     site.file = frame.file;
@@ -235,18 +240,20 @@ bool SyncSites::build(const Session& session, const SessionDatabase& database,
 
     // Pass 1: the site of every blocking sync, counts, blocked time and bubbles.
     m_siteOf.assign(session.hostLanes.size(), {});
+    m_continuesCall.assign(session.hostLanes.size(), {});
     m_bubble.assign(session.hostLanes.size(), {});
     std::vector<int64_t> hints;
     for (size_t l = 0; l < session.hostLanes.size(); ++l) {
         const SyncColumns& syncs = session.hostLanes[l].syncs;
         std::vector<int32_t>& siteOf = m_siteOf[l];
         siteOf.assign(syncs.size(), -1);
+        m_continuesCall[l].assign(syncs.size(), 0);
         m_bubble[l].assign(syncs.size(), 0);
         hints.assign(gpu.deviceCount(), -1);
         const std::unordered_map<uint32_t, uint32_t> stacklessCalls =
             callsOfStacklessSyncs(session.hostLanes[l]);
-        uint32_t lastStack = 0;
-        int32_t lastSite = -1;
+        uint32_t lastStack = 0, callStack = 0;
+        int32_t lastSite = -1, callSite = -1; // the site and stack that began the current call
         for (size_t i = 0; i < syncs.size(); ++i) {
             if (!isHostBlocking(syncs.kind[i]))
                 continue;
@@ -259,6 +266,13 @@ bool SyncSites::build(const Session& session, const SessionDatabase& database,
             }
             lastStack = syncs.stackId[i];
             siteOf[i] = lastSite;
+            if (callSite >= 0 && lastStack != 0 && lastStack != callStack &&
+                sameUserLine(m_stats[callSite].site, m_stats[lastSite].site)) {
+                m_continuesCall[l][i] = 1;
+            } else {
+                callSite = lastSite;
+                callStack = lastStack;
+            }
             SyncSiteStats& stats = m_stats[lastSite];
             const int64_t blocked = syncs.duration(i);
             ++stats.count;

@@ -57,6 +57,13 @@ public:
     size_t siteCount() const { return m_stats.size(); }
     // Site of a sync, -1 for syncs that do not block the host.
     int32_t siteOf(int32_t lane, size_t index) const { return m_siteOf[lane][index]; }
+    // Whether a sync is a later part of the user's call that the thread's previous blocking sync
+    // began: the same line of the user's synced again, right after, from another stack (the
+    // library code it called syncs several times: print(tensor) formats through 5 to 8 syncs).
+    // A call that starts again from its first stack is the line's next call.
+    bool continuesCall(int32_t lane, size_t index) const {
+        return m_continuesCall[lane][index] != 0;
+    }
     // The site's syncs (EventKind::Sync refs) by host lane, then time.
     std::span<const EventRef> syncsOf(int32_t site) const {
         return {m_bySite.data() + m_siteOffset[site], m_siteOffset[site + 1] - m_siteOffset[site]};
@@ -114,7 +121,8 @@ private:
     std::unordered_map<std::string, std::optional<std::string>> m_sourceText; // by path
     std::vector<int32_t> m_joinedInto; // per site, the site joinSite moved it into (-1: none)
     std::vector<SyncSiteStats> m_stats;
-    std::vector<std::vector<int32_t>> m_siteOf; // per host lane, per sync
+    std::vector<std::vector<int32_t>> m_siteOf;        // per host lane, per sync
+    std::vector<std::vector<uint8_t>> m_continuesCall; // per host lane, per sync
     // Per host lane, per sync (0 for non-blocking ones); 32 bits hold the per-sync cap.
     std::vector<std::vector<uint32_t>> m_bubble;
     std::vector<EventRef> m_bySite; // syncs (EventKind::Sync)

@@ -19,6 +19,14 @@
 
 namespace stallscope::testing {
 
+// Every simulated site a finding, whatever it saves (simulation.minSavingShare at 0): for tests of
+// other rules and thresholds on sessions too small for their fixes to save much.
+inline model::AnalysisOptions everySimulatedSiteAFinding() {
+    model::AnalysisOptions options;
+    options.thresholds.simulation.minSavingShare = 0;
+    return options;
+}
+
 struct LoadedFixture {
     std::shared_ptr<model::Session> session;
     std::unique_ptr<model::SessionDatabase> database;

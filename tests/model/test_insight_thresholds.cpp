@@ -26,6 +26,7 @@ class TestInsightThresholds : public QObject {
 private slots:
     void severityAtMediumShare();
     void severityAtHighShare();
+    void cardAtMinimumSavingShare();
     void attributionSitesAtMaximum();
     void simulationAtMinimumBlockedShare();
     void inLoopAtMinimumSavingShareOfPeriod();
@@ -53,6 +54,8 @@ private slots:
 private:
     std::string path(const std::string& name) { return m_dir.filePath(name.c_str()).toStdString(); }
     // The severity of a site whose simulated saving is `savingNs` of a 1 ms window.
+    // The report of a C++ sync site whose replayed saving is savingNs of a 1 ms window.
+    model::InsightReport savingReport(int64_t savingNs);
     Severity severityOfSaving(int64_t savingNs);
     // The saving of severityOfSaving's site (200 µs replayed) in a recording whose meta says
     // `busy` busy GPU samples and `capped` of them at the power cap (empty: no such key).
@@ -80,7 +83,7 @@ private:
 // A kernel of D = saving + 1 µs waited for by a stream sync that returns as it ends, 300 µs of
 // host work, then a second kernel that ends the 1 ms window. Without the wait the second launch
 // comes D - 1 µs sooner (the sync began 1 µs after the first kernel's start).
-Severity TestInsightThresholds::severityOfSaving(int64_t savingNs) {
+model::InsightReport TestInsightThresholds::savingReport(int64_t savingNs) {
     InsightFixture f(path("severity" + std::to_string(++m_files) + ".stallscope"), 2'000'000);
     const int64_t first = savingNs + 1'000, hostWork = 300'000;
     const int64_t second = 1'000'000 - first - hostWork - 1'000;
@@ -89,7 +92,11 @@ Severity TestInsightThresholds::severityOfSaving(int64_t savingNs) {
     f.sync(SyncKind::Stream, 11'000, 10'000 + first, f.nativeStack("/t.cpp", 1, "f"), f.stream);
     const int64_t launch = 10'000 + first + hostWork;
     f.launch(launch, launch + 1'000, launch + 1'000 + second);
-    const model::InsightReport report = f.load().analyze();
+    return f.load().analyze();
+}
+
+Severity TestInsightThresholds::severityOfSaving(int64_t savingNs) {
+    const model::InsightReport report = savingReport(savingNs);
     const auto found = insightsOf(report, InsightRule::SyncAttribution);
     if (found.size() != 1 || found[0]->savingsNs != savingNs)
         qFatal("expected one finding saving %lld ns", static_cast<long long>(savingNs));
@@ -106,6 +113,18 @@ void TestInsightThresholds::severityAtHighShare() {
     QCOMPARE(severityOfSaving(200'001), Severity::High);
 }
 
+// A simulated site is a card from a saving of 0.5 % of the window (5 µs of 1 ms); below that it
+// is a row of the sites table, with its saving, and no card.
+void TestInsightThresholds::cardAtMinimumSavingShare() {
+    for (int64_t saving : {int64_t(4'999), int64_t(5'000)}) {
+        const model::InsightReport report = savingReport(saving);
+        QCOMPARE(report.sites.size(), size_t(1));
+        QCOMPARE(report.sites[0].savingsNs, saving);
+        QCOMPARE(insightsOf(report, InsightRule::SyncAttribution).size(),
+                 size_t(saving >= 5'000 ? 1 : 0));
+    }
+}
+
 void TestInsightThresholds::attributionSitesAtMaximum() {
     const int maximum = 20;
     for (int sites : {maximum, maximum + 1}) {
@@ -115,7 +134,7 @@ void TestInsightThresholds::attributionSitesAtMaximum() {
         for (int i = 0; i < sites; ++i)
             f.sync(SyncKind::Device, 10'000 * (i + 1), 10'000 * (i + 1) + 1'000 + i,
                    f.pythonStack("/t.py", 10 * (i + 1), "f"));
-        const auto report = f.load().analyze();
+        const auto report = f.load().analyze(testing::everySimulatedSiteAFinding());
         QCOMPARE(report.sites.size(), size_t(sites));
         const auto shown = insightsOf(report, InsightRule::SyncAttribution);
         QCOMPARE(shown.size(), size_t(maximum));
@@ -158,7 +177,7 @@ model::InsightReport TestInsightThresholds::bubbleAfter(int64_t gapNs, int64_t w
     f.sync(SyncKind::Stream, 12'000, 20'000, f.pythonStack("/t.py", 5, "f"), f.stream);
     f.launch(20'000 + gapNs - 1'000, 20'000 + gapNs, 20'000 + gapNs + 1'000);
     f.kernel(8'000 + windowNs, 10'000 + windowNs, 0, side); // ends the window
-    return f.load().analyze();
+    return f.load().analyze(testing::everySimulatedSiteAFinding());
 }
 
 void TestInsightThresholds::bubbleAtPerSyncCap() {
@@ -191,7 +210,7 @@ void TestInsightThresholds::simulationAtMinimumBlockedShare() {
                f.stream);
         // Busy on the side stream from before the sync returns to the window's end: no bubble.
         f.kernel(19'000 + blocked, 10'010'000, 0, side);
-        const model::InsightReport report = f.load().analyze();
+        const model::InsightReport report = f.load().analyze(testing::everySimulatedSiteAFinding());
         QCOMPARE(report.sites.at(0).bubbleNs, int64_t(0));
         QCOMPARE(report.sites.at(0).savingsNs >= 0, blocked >= 10'000);
         QCOMPARE(insightsOf(report, InsightRule::SyncAttribution).size(),
@@ -240,8 +259,9 @@ void TestInsightThresholds::gpuBoundAtBusyShare() {
         f.launch(9'000, 10'000, 110'000);
         f.sync(SyncKind::Stream, 12'000, 110'000, f.pythonStack("/t.py", 4, "f"), f.stream);
         f.kernel(110'000, 110'000 + busy - 100'000, 0, side);
-        f.kernel(1'008'000, 1'010'000, 0, side);                // ends the window
-        const model::InsightReport report = f.load().analyze(); // the findings point into it
+        f.kernel(1'008'000, 1'010'000, 0, side); // ends the window
+        const model::InsightReport report =
+            f.load().analyze(testing::everySimulatedSiteAFinding()); // the findings point into it
         const auto found = insightsOf(report, InsightRule::SyncAttribution);
         QCOMPARE(found.size(), size_t(1));
         QVERIFY(found[0]->share < 0.05);
