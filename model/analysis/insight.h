@@ -114,6 +114,14 @@ struct StragglerNumbers {
     std::vector<Wait> waits; // per other rank, in rank order
 };
 
+// The user's own line rewritten by its operation's template (line_rewrite.h), shown before the
+// operation's recipe: `total += loss.detach()` for `total += loss.item()`.
+struct LineRewrite {
+    std::string line; // the statement as rewritten, without indentation; "" deletes the line
+    std::string note; // what the user fills in or does elsewhere ("N: ..."); "" when nothing
+    bool operator==(const LineRewrite&) const = default;
+};
+
 // The events an insight covers: runs of consecutive events of one column (EventSpan).
 
 struct Insight {
