@@ -1,13 +1,25 @@
 // model/analysis/line_rewrite.h: the user's own line rewritten by its operation's template. Each
 // template on the lines it rewrites (the exact text and what its note asks of the user) and on
-// the look-alikes it must leave alone (the recipe stays).
+// the look-alikes it must leave alone (the recipe stays); then through the insight engine: an
+// embedded line rewritten on the finding, in the text output and the JSON, and a pinned copy's
+// rewrite only where the copy uploads.
+#include "model/analysis/insight_json.h"
+#include "model/analysis/insight_text.h"
 #include "model/analysis/line_rewrite.h"
+#include "tests/model/insight_fixture.h"
+#include "tests/support/scratch_dir.h"
 
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QTest>
 
 using namespace stallscope;
+using format::CopyKind;
+using format::MemoryKind;
+using format::SyncKind;
 using model::LineRewrite;
+using testing::InsightFixture;
 
 namespace {
 
@@ -16,6 +28,14 @@ const model::SyncOperation& operation(const QString& id) {
     if (!found)
         qFatal("no operation %s", qPrintable(id));
     return *found;
+}
+
+// train.py with `line` as its line 41.
+std::string trainSource(const std::string& line) {
+    std::string text;
+    for (int l = 1; l <= 45; ++l)
+        text += (l == 41 ? line : "# line " + std::to_string(l)) + "\n";
+    return text;
 }
 
 constexpr const char* kTrainPath = "/home/u/train.py";
@@ -30,8 +50,16 @@ private slots:
     void leavesAlone_data();
     void leavesAlone();
     void templatesOfItsOperationOnly();
+    void shownBeforeTheRecipe();
     void sitesOfPythonLinesOnly();
     void everyTemplateIsDocumented();
+    void embeddedLineRewrittenOnTheFinding();
+    void lineWithoutTemplateKeepsTheRecipe();
+    void pinnedCopyRewriteOnlyForUploads_data();
+    void pinnedCopyRewriteOnlyForUploads();
+
+private:
+    testing::ScratchDir m_dir;
 };
 
 void TestLineRewrite::rewrites_data() {
@@ -380,6 +408,18 @@ void TestLineRewrite::templatesOfItsOperationOnly() {
     QVERIFY(!model::hasLineTemplate("bool-condition") && !model::hasLineTemplate("no-such-op"));
 }
 
+void TestLineRewrite::shownBeforeTheRecipe() {
+    model::Insight insight;
+    insight.recommendation = "Keep the value on the GPU.";
+    QCOMPARE(model::fixText(insight), std::string("Keep the value on the GPU."));
+    insight.lineRewrite = LineRewrite{"total += loss.detach()", "read `total` after the loop"};
+    QCOMPARE(model::fixText(insight),
+             std::string("Your line, rewritten: `total += loss.detach()` (read `total` after the "
+                         "loop). Keep the value on the GPU."));
+    insight.lineRewrite = LineRewrite{"", ""};
+    QCOMPARE(model::fixText(insight), std::string("Delete your line. Keep the value on the GPU."));
+}
+
 void TestLineRewrite::sitesOfPythonLinesOnly() {
     const std::string line = "total += loss.item()";
     model::SyncEvidence evidence;
@@ -424,6 +464,103 @@ void TestLineRewrite::everyTemplateIsDocumented() {
         templated += model::hasLineTemplate(op.id);
     }
     QCOMPARE(templated, 14);
+    QVERIFY(text.contains("\"line_rewrite\""));
+}
+
+namespace {
+
+// A loop of five `.item()` reads at train.py:41, whose text is `line`.
+model::InsightReport analyzeReads(const std::string& path, const std::string& line) {
+    InsightFixture f(path);
+    const std::string source = trainSource(line);
+    f.writer().addSource({kTrainPath, "", int64_t(source.size()), false, source});
+    format::FrameRow frame;
+    frame.kind = format::FrameKind::Python;
+    frame.file = kTrainPath;
+    frame.line = 41;
+    frame.function = "train";
+    const int64_t python = f.writer().addFrame(frame);
+    const int64_t stack =
+        f.stackOf({f.driverFrame(),
+                   f.nativeFrame("", 0, "at::_ops::_local_scalar_dense::call(at::Tensor const&)"),
+                   f.nativeFrame("", 0, "at::_ops::item::call(at::Tensor const&)"), python});
+    f.writeLoop(stack, 5, 4);
+    return f.load({python}).analyze();
+}
+
+} // namespace
+
+void TestLineRewrite::embeddedLineRewrittenOnTheFinding() {
+    const model::InsightReport report =
+        analyzeReads(m_dir.file("rewritten.stallscope"), "        total += loss.item()");
+    QCOMPARE(report.insights.size(), size_t(1));
+    const model::Insight& insight = report.insights[0];
+    QVERIFY(insight.operation);
+    QCOMPARE(std::string(insight.operation->id), std::string("item"));
+    QVERIFY(insight.lineRewrite);
+    QCOMPARE(insight.lineRewrite->line, std::string("total += loss.detach()"));
+    // The recipe stays the operation's; the rewritten line comes first wherever the fix shows.
+    QCOMPARE(insight.recommendation,
+             std::string(insight.operation->rewrite(model::SourceLanguage::Python)));
+    const std::string text = model::insightReportToText(report);
+    QVERIFY2(text.find("   Fix: Your line, rewritten: `total += loss.detach()` (`total` becomes "
+                       "a tensor on the GPU: read it once after the loop, `total.item()`). "
+                       "Keep the value on the GPU") != std::string::npos,
+             text.c_str());
+    const QJsonObject json = model::insightReportToJsonObject(report)["insights"][0].toObject();
+    QCOMPARE(json["line_rewrite"]["line"].toString(), QStringLiteral("total += loss.detach()"));
+    QVERIFY(json["line_rewrite"]["note"].toString().startsWith(QStringLiteral("`total` becomes")));
+    QCOMPARE(json["recommendation"].toString(), QString::fromStdString(insight.recommendation));
+}
+
+void TestLineRewrite::lineWithoutTemplateKeepsTheRecipe() {
+    const model::InsightReport report =
+        analyzeReads(m_dir.file("recipe.stallscope"), "        loss_value = loss.item()");
+    QCOMPARE(report.insights.size(), size_t(1));
+    const model::Insight& insight = report.insights[0];
+    QVERIFY(insight.operation);
+    QVERIFY(!insight.lineRewrite);
+    QCOMPARE(model::fixText(insight), insight.recommendation);
+    const std::string text = model::insightReportToText(report);
+    QVERIFY(text.find("   Fix: " + insight.recommendation + "\n") != std::string::npos);
+    const QJsonObject json = model::insightReportToJsonObject(report)["insights"][0].toObject();
+    QVERIFY(json.contains(QStringLiteral("line_rewrite")));
+    QVERIFY(json["line_rewrite"].isNull());
+}
+
+void TestLineRewrite::pinnedCopyRewriteOnlyForUploads_data() {
+    QTest::addColumn<bool>("uploads");
+    QTest::newRow("host to device") << true;
+    QTest::newRow("device to host") << false; // `.to(device)` says no direction
+}
+
+// `x = batch.to(device)` copying through pageable memory: pinning `batch` is the fix where the
+// copy reads host memory; where it writes host memory `batch` is on the GPU and cannot be pinned.
+void TestLineRewrite::pinnedCopyRewriteOnlyForUploads() {
+    QFETCH(bool, uploads);
+    InsightFixture f(m_dir.file(uploads ? "upload.stallscope" : "read.stallscope"));
+    const std::string source = trainSource("    x = batch.to(device)");
+    f.writer().addSource({kTrainPath, "", int64_t(source.size()), false, source});
+    const int64_t stack = f.pythonStack(kTrainPath, 41, "train");
+    for (int i = 0; i < 3; ++i) {
+        const int64_t t0 = 200'000 * i + 10'000;
+        f.launch(t0, t0 + 1'000, t0 + 51'000);
+        const int64_t copy = uploads
+                                 ? f.memcpy(t0 + 51'000, t0 + 53'000, CopyKind::HtoD,
+                                            MemoryKind::Pageable, MemoryKind::Device, 4096, false)
+                                 : f.memcpy(t0 + 51'000, t0 + 53'000, CopyKind::DtoH,
+                                            MemoryKind::Device, MemoryKind::Pageable, 4096, false);
+        f.sync(SyncKind::PageableCopy, t0 + 2'000, t0 + 54'000, stack, f.stream, {}, copy);
+    }
+    const model::InsightReport report = f.load().analyze();
+    QCOMPARE(report.insights.size(), size_t(1));
+    const model::Insight& insight = report.insights[0];
+    QVERIFY(insight.operation);
+    QCOMPARE(std::string(insight.operation->id), std::string("pageable-upload"));
+    QCOMPARE(insight.lineRewrite.has_value(), uploads);
+    if (uploads)
+        QCOMPARE(insight.lineRewrite->line,
+                 std::string("x = batch.pin_memory().to(device, non_blocking=True)"));
 }
 
 QTEST_GUILESS_MAIN(TestLineRewrite)
