@@ -72,6 +72,20 @@ std::string rankNumbersText(const std::vector<RankNumbers>& ranks) {
     return text;
 }
 
+std::string lineRewriteText(const LineRewrite& rewrite) {
+    std::string text =
+        rewrite.line.empty() ? "Delete your line" : "Your line, rewritten: `" + rewrite.line + "`";
+    if (!rewrite.note.empty())
+        text += " (" + rewrite.note + ")";
+    return text + ".";
+}
+
+std::string fixText(const Insight& insight) {
+    if (!insight.lineRewrite)
+        return insight.recommendation;
+    return lineRewriteText(*insight.lineRewrite) + " " + insight.recommendation;
+}
+
 format::SyncKind SyncSiteStats::dominantKind() const {
     const auto most = std::max_element(countByKind.begin() + 1, countByKind.end());
     return static_cast<format::SyncKind>(most - countByKind.begin());

@@ -114,6 +114,14 @@ struct StragglerNumbers {
     std::vector<Wait> waits; // per other rank, in rank order
 };
 
+// The user's own line rewritten by its operation's template (line_rewrite.h), shown before the
+// operation's recipe: `total += loss.detach()` for `total += loss.item()`.
+struct LineRewrite {
+    std::string line; // the statement as rewritten, without indentation; "" deletes the line
+    std::string note; // what the user fills in or does elsewhere ("N: ..."); "" when nothing
+    bool operator==(const LineRewrite&) const = default;
+};
+
 // The events an insight covers: runs of consecutive events of one column (EventSpan).
 
 struct Insight {
@@ -126,6 +134,9 @@ struct Insight {
     std::string evidence;                     // one line with the numbers
     std::string recommendation;               // wording follows site.language
     const SyncOperation* operation = nullptr; // sync sites: SyncSiteStats::operation
+    // Sync sites whose fix is their operation's rewrite: the user's line rewritten, where a
+    // template of that operation fits it (SyncSiteStats::lineRewrite).
+    std::optional<LineRewrite> lineRewrite;
     SourceSite site;
     int32_t siteIndex = -1; // into InsightReport::sites, -1 for GPU rules
 
@@ -158,6 +169,12 @@ struct Insight {
     std::shared_ptr<const EventSpans> events; // never null in a report
     int64_t eventCount = 0;                   // sum of the spans' counts
 };
+
+// "Your line, rewritten: `total += loss.detach()` (note)." or "Delete your line."
+std::string lineRewriteText(const LineRewrite& rewrite);
+// The fix as the text output, the card, the report and the CI reports give it: the line
+// rewritten, if any, then the recommendation.
+std::string fixText(const Insight& insight);
 
 struct SyncSiteStats {
     SourceSite site;
@@ -201,6 +218,8 @@ struct SyncSiteStats {
     // when the catalog does not know it.
     const SyncOperation* operation = nullptr;
     std::string statement; // the user's line as written, trimmed (at most 120 characters)
+    // That line rewritten by the operation's template (siteLineRewrite); none when none fits.
+    std::optional<LineRewrite> lineRewrite;
     bool isUserFinding() const { return !driverInternal && !noStack; }
     std::array<int64_t, format::kSyncKindMax + 1> countByKind{}; // index = format::SyncKind
     std::vector<RankNumbers> ranks; // sessions of several ranks: per rank (session_ranks.h)

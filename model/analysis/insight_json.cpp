@@ -139,6 +139,13 @@ QJsonObject insightObject(const Insight& insight) {
     return object;
 }
 
+// The user's line rewritten ({"line": "", ...} deletes it), null where no template fits.
+QJsonValue lineRewriteObject(const std::optional<LineRewrite>& rewrite) {
+    if (!rewrite)
+        return QJsonValue::Null;
+    return QJsonObject{{"line", text(rewrite->line)}, {"note", text(rewrite->note)}};
+}
+
 QJsonObject insightFields(const Insight& insight) {
     QJsonArray rules;
     for (InsightRule rule : insight.rules)
@@ -166,6 +173,7 @@ QJsonObject insightFields(const Insight& insight) {
             {"end_ns", integer(insight.endNs)},
             {"operation", text(insight.operation ? insight.operation->id : std::string_view())},
             {"recommendation", text(insight.recommendation)},
+            {"line_rewrite", lineRewriteObject(insight.lineRewrite)},
             {"event_count", integer(insight.eventCount)}};
 }
 

@@ -402,8 +402,13 @@ void syncSites(const AnalysisContext& context, std::vector<Insight>& out) {
         // What the user wrote that synced, where the catalog knows it: its rewrite is the fix
         // ("read it after the loop" is no fix of an `if` on a tensor, nor of a library's call).
         insight.operation = stats.operation;
-        if (stats.operation && !narrowed)
+        if (stats.operation && !narrowed) {
             insight.recommendation = std::string(stats.operation->rewrite(stats.site.language));
+            // The user's own line rewritten; a pinned copy's template pins what the line copies,
+            // which holds where that copy reads host memory (`.to(device)` does not say).
+            if (stats.operation->fix != SyncFix::PinnedCopy || uploads)
+                insight.lineRewrite = stats.lineRewrite;
+        }
         insight.bytes = found.pageableBytes;
         insight.assumption = narrowed ? "if it waited for its own stream's work alone"
                              : stats.operation && stats.operation->decidesControlFlow()

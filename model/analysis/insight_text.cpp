@@ -102,7 +102,7 @@ std::string insightReportToText(const InsightReport& report) {
                               std::to_string(insight.site.library.line) + " in " +
                               one(insight.site.library.function)) +
                    "\n";
-        out += "   Fix: " + one(insight.recommendation) + "\n";
+        out += "   Fix: " + one(fixText(insight)) + "\n";
         out += std::string(insight.simulated ? "   Simulated saving: " : "   Estimated savings: ") +
                savingText(insight, s) + " (" + formatCount(insight.eventCount) +
                (insight.eventCount == 1 ? " event)\n" : " events)\n");

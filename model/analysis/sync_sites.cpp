@@ -4,6 +4,7 @@
 #include "format/session_meta.h"
 #include "format/session_schema.h"
 #include "model/analysis/aten_frames.h"
+#include "model/analysis/line_rewrite.h"
 #include "model/session/python_frame_name.h"
 #include "model/whatif/median_sample.h"
 
@@ -344,6 +345,8 @@ void SyncSites::identifyOperations() {
                 evidence.kinds |= syncKindBit(static_cast<format::SyncKind>(k));
         m_stats[site].operation = identifySyncOperation(evidence);
         m_stats[site].statement = statementText(evidence.line);
+        m_stats[site].lineRewrite =
+            siteLineRewrite(m_stats[site].operation, evidence, m_stats[site].site);
     }
     // Only the build needs them (evidence.line points into m_sourceText).
     m_evidenceOfSite.clear();
@@ -356,6 +359,7 @@ void SyncSites::joinSite(int32_t from, int32_t into) {
     if (!target.operation) {
         target.operation = source.operation;
         target.statement = source.statement;
+        target.lineRewrite = source.lineRewrite;
     }
     target.count += source.count;
     target.backwardSyncs += source.backwardSyncs;

@@ -169,7 +169,7 @@ QByteArray insightsToSarif(const InsightReport& report, const std::string& baseD
             {"ruleId", qtext(id)},
             {"level", sarifLevel(insight.severity)},
             {"message", QJsonObject{{"text", qtext(insight.title + ". " + insight.evidence +
-                                                   " Fix: " + insight.recommendation)}}},
+                                                   " Fix: " + fixText(insight))}}},
             {"locations", locationsOf(insight.site, baseDir)},
             {"properties", QJsonObject{{"severity", qtext(severityName(insight.severity))},
                                        {"saving_ns", static_cast<qint64>(insight.savingsNs)},
@@ -204,7 +204,7 @@ QByteArray insightsToJUnit(const InsightReport& report, const std::string& sessi
     for (const Insight& insight : report.insights)
         cases.push_back({qtext(insight.site.label()), qtext(ruleId(insight.rule)),
                          insight.severity >= failAt, qtext(insight.title),
-                         qtext(insight.evidence + "\nFix: " + insight.recommendation)});
+                         qtext(insight.evidence + "\nFix: " + fixText(insight))});
     return junit(QStringLiteral("stallscope insights: ") + qtext(sessionName), cases);
 }
 

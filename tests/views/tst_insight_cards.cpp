@@ -222,6 +222,19 @@ private slots:
         QCOMPARE(site.line, int64_t(90));
         QCOMPARE(activated.size(), 1); // the chip does not also activate the card
     }
+
+    // The user's line rewritten (model::fixText) comes first in the card's fix and its tooltip.
+    void rewrittenLineBeforeTheRecipe() {
+        model::Insight insight = makeInsight(
+            model::InsightRule::InLoopSync, model::Severity::High, "In-loop sync",
+            {"/src/train.py", 90, "train_step", model::SourceLanguage::Python}, 900'000'000, 0);
+        insight.lineRewrite = model::LineRewrite{"total += loss.detach()", "read it once"};
+        const InsightCard card(insight, false);
+        const QString fix =
+            QStringLiteral("Your line, rewritten: `total += loss.detach()` (read it once). fix it");
+        QVERIFY2(card.recommendation().contains(fix), qPrintable(card.recommendation()));
+        QVERIFY(card.toolTip().contains(fix));
+    }
 };
 
 QTEST_MAIN(InsightCardsTest)

@@ -106,7 +106,7 @@ private slots:
         std::set<std::string> sites, fixes;
         for (const model::Insight& insight : run.report.insights) {
             sites.insert(insight.site.label());
-            fixes.insert(insight.recommendation);
+            fixes.insert(model::fixText(insight));
         }
         if (sharedFixes) // sites sharing a fix: its paragraph once is tested
             QVERIFY(fixes.size() < run.report.insights.size());
@@ -244,7 +244,7 @@ private slots:
             QVERIFY(text.contains(QStringLiteral("A stalled step, before and after the fix")));
             std::set<std::string> fixes;
             for (const model::Insight& insight : run.report.insights)
-                fixes.insert(insight.recommendation);
+                fixes.insert(model::fixText(insight));
             std::map<std::string, int> starts; // wrapped lines: the start of each fix, once
             for (const std::string& fix : fixes)
                 ++starts[fix.substr(0, 40)];

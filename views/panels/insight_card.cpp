@@ -98,18 +98,17 @@ InsightCard::InsightCard(const model::Insight& insight, bool defLineSites, QWidg
     m_evidence = plainLabel(QString::fromStdString(insight.evidence), this);
     layout->addWidget(m_evidence);
     // What, where, how much, and the fix: readable without a click (issue 42).
-    m_recommendation = new QLabel(
-        tr("<b>Fix:</b> %1")
-            .arg(breakableText(QString::fromStdString(insight.recommendation)).toHtmlEscaped()),
-        this);
+    // The user's line rewritten, where a template fits it, then the recipe.
+    const QString fix = QString::fromStdString(model::fixText(insight));
+    m_recommendation =
+        new QLabel(tr("<b>Fix:</b> %1").arg(breakableText(fix).toHtmlEscaped()), this);
     m_recommendation->setObjectName(QStringLiteral("recommendation"));
     m_recommendation->setTextFormat(Qt::RichText);
     wrapToWidth(m_recommendation);
-    m_recommendation->setVisible(!insight.recommendation.empty());
+    m_recommendation->setVisible(!fix.isEmpty());
     layout->addWidget(m_recommendation);
-    if (!insight.recommendation.empty())
-        setToolTip(QStringLiteral("<p>%1</p>")
-                       .arg(QString::fromStdString(insight.recommendation).toHtmlEscaped()));
+    if (!fix.isEmpty())
+        setToolTip(QStringLiteral("<p>%1</p>").arg(fix.toHtmlEscaped()));
 
     m_chip = new QToolButton(this);
     m_chip->setObjectName(QStringLiteral("sourceChip"));

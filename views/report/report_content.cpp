@@ -181,7 +181,7 @@ std::vector<ReportSection> findingSections(const model::InsightReport& report,
         addOnce(finding.evidence, text(insight.evidence));
         // A fix that an earlier section gave already (the same advice for every plain sync site)
         // is printed once; later sections point back to it.
-        const QString fix = text(insight.recommendation);
+        const QString fix = text(model::fixText(insight));
         const auto [first, firstTime] = sectionOfFix.try_emplace(fix, found->second);
         if (firstTime || first->second == found->second)
             addOnce(finding.fixes, fix);
