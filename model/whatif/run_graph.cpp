@@ -4,6 +4,7 @@
 #include "model/whatif/correlation_map.h"
 #include "model/whatif/inferred_launches.h"
 #include "model/whatif/median_sample.h"
+#include "model/whatif/pinned_copy_rate.h"
 
 #include <algorithm>
 #include <limits>
@@ -497,6 +498,8 @@ struct RunGraph::Builder {
 
     void calibrate() {
         MedianSample launch, queueGap, overhead, wake;
+        // Operations launched before their predecessor ended: (how long before, the gap to it).
+        std::vector<std::pair<int64_t, int64_t>> queued;
         for (size_t l = 0; l < graph.m_streams.size(); ++l) {
             const Stream& stream = graph.m_streams[l];
             // An inferred launch time is the earliest the launch could have been, not when it
@@ -509,13 +512,18 @@ struct RunGraph::Builder {
                     continue;
                 const int64_t previousEnd = graph.opEnd(lane, k - 1);
                 const int64_t launched = launchedAt(lane, k);
-                const int64_t start = graph.opStart(lane, k);
-                if (previousEnd <= launched)
+                if (const int64_t start = graph.opStart(lane, k); previousEnd <= launched)
                     launch.add(start - launched);
                 else
-                    queueGap.add(start - previousEnd);
+                    queued.emplace_back(previousEnd - launched, start - previousEnd);
             }
         }
+        // Only one launched a launch latency before its predecessor's end waited in the queue; one
+        // launched later starts a launch latency after its call (the host's pace, not the GPU's).
+        const int64_t launchNs = launch.medianOr(graph.m_latencies.launchNs);
+        for (const auto& [before, gap] : queued)
+            if (before >= launchNs)
+                queueGap.add(gap);
         for (size_t l = 0; l < graph.m_threads.size(); ++l) {
             const SyncColumns& syncs = session.hostLanes[l].syncs;
             for (size_t s = 0; s < syncs.size(); ++s) {
@@ -545,18 +553,10 @@ struct RunGraph::Builder {
                                                   graph.stepEnd(static_cast<int32_t>(l), i - 1)));
             thread.medianGapNs = gaps.medianOr(0);
         }
-        MedianSample pinnedRate;
-        for (const StreamLane& lane : session.streamLanes)
-            for (size_t i = 0; i < lane.memcpys.size(); ++i)
-                if (lane.memcpys.copyKind[i] == static_cast<uint8_t>(format::CopyKind::DtoH) &&
-                    lane.memcpys.dstKind[i] == static_cast<uint8_t>(format::MemoryKind::Pinned) &&
-                    lane.memcpys.bytes[i] >= (1u << 20) && lane.memcpys.duration(i) > 0)
-                    pinnedRate.add(static_cast<int64_t>(static_cast<double>(lane.memcpys.bytes[i]) *
-                                                        1e9 / lane.memcpys.duration(i)));
         Latencies& latencies = graph.m_latencies;
-        latencies.pinnedBytesPerSecond = static_cast<double>(
-            pinnedRate.medianOr(static_cast<int64_t>(latencies.pinnedBytesPerSecond)));
-        latencies.launchNs = launch.medianOr(latencies.launchNs);
+        latencies.pinnedBytesPerSecond =
+            pinnedDeviceToHostRate(session, latencies.pinnedBytesPerSecond);
+        latencies.launchNs = launchNs;
         latencies.queueGapNs = queueGap.medianOr(latencies.queueGapNs);
         latencies.syncOverheadNs = overhead.medianOr(latencies.syncOverheadNs);
         latencies.wakeNs = wake.medianOr(latencies.wakeNs);
