@@ -14,7 +14,9 @@
 
 #include <cupti.h>
 
+#include <algorithm>
 #include <string>
+#include <utility>
 
 namespace stallscope::recorder {
 
@@ -110,9 +112,15 @@ void Recorder::applyCapture(const std::optional<CaptureControl::Transition>& tra
     if (m_sampling)
         m_sampler.setPaused(!on);
     m_power.setPaused(!on);
+    CaptureControl::Transition logged = *transition;
+    // The program went on while the activities were switched off: what it launched until then is
+    // recorded, so the interval ends when recording did (a time-based close comes a few
+    // microseconds after its deadline).
+    if (!on)
+        logged.atNs = std::max(logged.atNs, CallbackHandler::nowNs());
     {
         std::lock_guard lock(m_queueMutex);
-        m_captureLog.push_back(*transition);
+        m_captureLog.push_back(std::move(logged));
     }
     sem_post(&m_wake);
 }

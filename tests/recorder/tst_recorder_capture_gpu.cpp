@@ -204,7 +204,9 @@ private slots:
                  QStringList{QString("%1 -> %2").arg(reason::kDelay, reason::kDuration)});
         QVERIFY2(afterStartMs >= 500 && afterStartMs < 550,
                  qPrintable(QString::number(afterStartMs)));
-        QVERIFY2(lengthMs >= 500 && lengthMs < 550, qPrintable(QString::number(lengthMs)));
+        // The interval ends when recording did: after CUPTI was switched off, which took up to
+        // 50 ms on an H100 while this loop launched a kernel every few microseconds.
+        QVERIFY2(lengthMs >= 500 && lengthMs < 600, qPrintable(QString::number(lengthMs)));
         QVERIFY(recorded > 0 && recorded < launched);
         // Recording stops at a time, not after a sync: the last kernel and sync may end after it.
         QVERIFY(everythingInsideIntervals(*s, false));
