@@ -84,7 +84,6 @@ std::string findBuildIdNote(const FileHandle& file, uint64_t offset, uint64_t si
 bool ElfFileInfo::read(const std::string& path, std::string* error) {
     m_buildId.clear();
     m_type = 0;
-    m_executableSegments.clear();
     auto fail = [&](const std::string& why) {
         if (error)
             *error = path + ": " + why;
@@ -106,8 +105,6 @@ bool ElfFileInfo::read(const std::string& path, std::string* error) {
         if (file.readAt(header.e_phoff, programHeaders.data(),
                         programHeaders.size() * sizeof(Elf64_Phdr))) {
             for (const Elf64_Phdr& ph : programHeaders) {
-                if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
-                    m_executableSegments.push_back({ph.p_vaddr, ph.p_memsz});
                 if (ph.p_type == PT_NOTE && m_buildId.empty())
                     m_buildId = findBuildIdNote(file, ph.p_offset, ph.p_filesz);
             }

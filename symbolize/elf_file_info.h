@@ -1,22 +1,16 @@
 // ElfFileInfo: the few facts about an ELF file on disk that symbolization needs before handing it
 // to LLVM — its GNU build id (to check that the file is the one that was loaded when recording, and
-// to find a separate debug file) and its executable segments. Reads headers only (pread), so
+// to find a separate debug file) and its type. Reads headers only (pread), so
 // checking a 1 GB libtorch_cuda.so costs microseconds.
 #pragma once
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
 namespace stallscope::symbolize {
 
 class ElfFileInfo {
 public:
-    struct Segment {
-        uint64_t vaddr = 0;
-        uint64_t size = 0;
-    };
-
     // Returns false (and sets *error) when the file cannot be read or is not a 64-bit ELF.
     bool read(const std::string& path, std::string* error);
 
@@ -24,8 +18,6 @@ public:
     const std::string& buildId() const { return m_buildId; }
     // ET_EXEC (2) or ET_DYN (3, PIE executables and shared objects).
     int type() const { return m_type; }
-    // PT_LOAD segments with PF_X, link-time addresses.
-    const std::vector<Segment>& executableSegments() const { return m_executableSegments; }
 
     // The conventional separate-debug-file location for a build id inside `debugRoot`
     // (e.g. /usr/lib/debug/.build-id/ab/cdef....debug); empty for an id shorter than 2 bytes.
@@ -34,7 +26,6 @@ public:
 private:
     std::string m_buildId;
     int m_type = 0;
-    std::vector<Segment> m_executableSegments;
 };
 
 } // namespace stallscope::symbolize

@@ -422,7 +422,7 @@ private slots:
         QCOMPARE(source->currentFile(), QString::fromLatin1(insight_session::kTrainPath));
         QCOMPARE(source->currentLine(), insight_session::kTrainLine);
         QCOMPARE(source->selectedLineText(), QString::fromLatin1(insight_session::kSyncLineText));
-        QCOMPARE(source->editor()->lineMarks().at(insight_session::kTrainLine).count,
+        QCOMPARE(source->editor()->lineMarks().at(insight_session::kTrainLine).calls,
                  int64_t(insight_session::kSteps));
 
         // Gutter mark → the line's syncs on the timeline.

@@ -25,6 +25,7 @@ model::SyncSiteStats site(const char* file, int line, const char* function, int6
     model::SyncSiteStats stats;
     stats.site = {file, line, function, model::SourceLanguage::Python};
     stats.count = count;
+    stats.calls = count;
     stats.blockedNs = blockedNs;
     return stats;
 }
@@ -63,27 +64,30 @@ private slots:
         QVERIFY(view.showLocation(QString::fromLatin1(fixture::kTrainPath), fixture::kTrainLine));
         const auto& marks = view.editor()->lineMarks();
         QCOMPARE(marks.size(), size_t(2)); // model.py's site is in another file
-        QCOMPARE(marks.at(fixture::kTrainLine).count, int64_t(307));
+        QCOMPARE(marks.at(fixture::kTrainLine).calls, int64_t(307));
         QCOMPARE(marks.at(fixture::kTrainLine).blockedNs, int64_t(2'230'000));
-        QCOMPARE(marks.at(fixture::kTrainLine - 1).count, int64_t(2));
+        QCOMPARE(marks.at(fixture::kTrainLine - 1).calls, int64_t(2));
         QCOMPARE(marks.at(fixture::kTrainLine - 1).blockedNs, int64_t(5'000));
     }
 
     // A site joined with its next statement (one fix: SyncSites::joinStatementsOfOneFix) marks
     // each line with its own part, and either line opens the site; the marks add up to the site.
+    // The site's 300 syncs are 150 calls (a `.cpu()` is a copy and its wait): each line shows its
+    // calls, as the card and the sites table count.
     void gutterSplitsJoinedLines() {
         SourceView view;
         view.resolver().setDatabase(m_database);
         model::SyncSiteStats joined =
             site(fixture::kTrainPath, fixture::kTrainLine, "train_step", 300, 2'000'000);
+        joined.calls = 150;
         joined.joinedLines = {{fixture::kTrainLine + 1, 120, 500'000}};
         view.setSites({joined});
         QVERIFY(view.showLocation(QString::fromLatin1(fixture::kTrainPath), fixture::kTrainLine));
         const auto& marks = view.editor()->lineMarks();
         QCOMPARE(marks.size(), size_t(2));
-        QCOMPARE(marks.at(fixture::kTrainLine).count, int64_t(180));
+        QCOMPARE(marks.at(fixture::kTrainLine).calls, int64_t(90));
         QCOMPARE(marks.at(fixture::kTrainLine).blockedNs, int64_t(1'500'000));
-        QCOMPARE(marks.at(fixture::kTrainLine + 1).count, int64_t(120));
+        QCOMPARE(marks.at(fixture::kTrainLine + 1).calls, int64_t(60));
         QCOMPARE(marks.at(fixture::kTrainLine + 1).blockedNs, int64_t(500'000));
         int64_t opened = 0; // (a direct connection: the slot runs inside the emit)
         connect(&view, &SourceView::siteActivated,

@@ -37,11 +37,13 @@ private:
         train.site = {fixture::kTrainPath, fixture::kTrainLine, "train_step",
                       model::SourceLanguage::Python};
         train.count = 10;
+        train.calls = 10;
         train.blockedNs = 10'000'000;
         model::SyncSiteStats other;
         other.site = {fixture::kModelPath, fixture::kModelLine, "forward",
                       model::SourceLanguage::Python};
         other.count = 4;
+        other.calls = 4;
         other.blockedNs = 80'000;
         return {train, other};
     }
@@ -120,7 +122,7 @@ private slots:
         QVERIFY(view.showLocation(QString::fromLatin1(fixture::kTrainPath), fixture::kTrainLine));
         const auto& marks = view.editor()->lineMarks();
         QCOMPARE(int(marks.size()), 1); // model.py's site is not in this file
-        QCOMPARE(marks.at(fixture::kTrainLine).count, int64_t(10));
+        QCOMPARE(marks.at(fixture::kTrainLine).calls, int64_t(10));
         QCOMPARE(marks.at(fixture::kTrainLine).blockedNs, int64_t(10'000'000));
         QSignalSpy activated(&view, &SourceView::siteActivated);
         // A line without a mark does nothing.

@@ -1,5 +1,6 @@
 // Hit-testing (binary search, sub-pixel events within ±3 px, syncs over the calls they block in)
 // and the sync → GPU work → launching call link.
+#include "model/session/waited_work.h"
 #include "tests/views/tst_timeline_support.h"
 #include "views/timeline/correlation_index.h"
 #include "views/timeline/sync_link.h"
@@ -178,7 +179,7 @@ private slots:
     void streamSyncLinksToTheCopyItWaitedFor() {
         // loss.item(): the 2 ms stream sync on stream 7 waited for the DtoH copy (the last work
         // on stream 7 ending before 7 ms), launched by cudaMemcpyAsync (main thread call 40).
-        const model::EventRef work = SyncLink::waitedWork(*m_session, 0, 0);
+        const model::EventRef work = model::waitedWork(*m_session, 0, 0);
         QCOMPARE(work.kind, model::EventKind::Memcpy);
         QCOMPARE(work.lane, 0);
         QCOMPARE(work.index, 0u);
@@ -197,7 +198,7 @@ private slots:
         QCOMPARE(eventName(*m_session, link.launch), QStringLiteral("cudaMemcpyAsync"));
         // The event sync names no stream: any stream of the process's GPU; the copy still ended
         // last (the memset on stream 13 ended at 1.2 ms).
-        const model::EventRef eventWork = SyncLink::waitedWork(*m_session, 0, 1);
+        const model::EventRef eventWork = model::waitedWork(*m_session, 0, 1);
         QCOMPARE(eventWork, work);
     }
 
@@ -241,7 +242,7 @@ private slots:
         const auto session = linkSession(format::SyncKind::Stream, 0);
         session->streamLanes[0].kernels = {};
         session->streamLanes[0].kernels.nameId.clear();
-        QVERIFY(!SyncLink::waitedWork(*session, 0, 0).isValid());
+        QVERIFY(!model::waitedWork(*session, 0, 0).isValid());
         QCOMPARE(CorrelationIndex().apiCall(0, 12), model::EventRef()); // unbuilt index: nothing
     }
 };

@@ -21,7 +21,7 @@ bool isDark(const QPalette& palette) {
 QString markLabel(const SourceLineMark& mark) {
     return QStringLiteral("%1 ×%2")
         .arg(QString::fromStdString(model::formatDuration(mark.blockedNs)))
-        .arg(mark.count);
+        .arg(mark.calls);
 }
 } // namespace
 

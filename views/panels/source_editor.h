@@ -12,9 +12,11 @@ namespace stallscope::views {
 
 class SourceGutter;
 
+// A line's syncs: their blocked time and the calls the user made there (SyncSiteStats::calls,
+// the count the card, the sites table and the text give).
 struct SourceLineMark {
     int64_t blockedNs = 0;
-    int64_t count = 0;
+    int64_t calls = 0;
 };
 
 class SourceEditor : public QPlainTextEdit {

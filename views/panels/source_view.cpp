@@ -10,6 +10,8 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include <cmath>
+
 namespace stallscope::views {
 
 SourceView::SourceView(QWidget* parent) : QWidget(parent) {
@@ -70,16 +72,21 @@ void SourceView::updateMarks() {
         if (!site.site.hasLocation() || QString::fromStdString(site.site.file) != m_file)
             continue;
         // Several sites on one line (different functions of one name) add up; the lines joined
-        // to a site (one fix, the next statements) keep their own part.
+        // to a site (one fix, the next statements) keep their own part, their share of its syncs
+        // of its calls.
         SourceLineMark& mark = marks[int(site.site.line)];
         mark.blockedNs += site.blockedNs;
-        mark.count += site.count;
+        mark.calls += site.calls;
         for (const model::SyncSiteStats::JoinedLine& joined : site.joinedLines) {
+            const int64_t calls =
+                site.count > 0
+                    ? std::llround(double(joined.count) * double(site.calls) / double(site.count))
+                    : 0;
             mark.blockedNs -= joined.blockedNs;
-            mark.count -= joined.count;
+            mark.calls -= calls;
             SourceLineMark& own = marks[int(joined.line)];
             own.blockedNs += joined.blockedNs;
-            own.count += joined.count;
+            own.calls += calls;
         }
     }
     m_editor->setLineMarks(std::move(marks));

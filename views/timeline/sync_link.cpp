@@ -8,28 +8,13 @@ namespace stallscope::views {
 
 // One answer for the timeline's arrow and the Chrome export's sync flows
 // (model/session/waited_work.h).
-std::vector<int32_t> SyncLink::candidateStreamLanes(const model::Session& session, int32_t hostLane,
-                                                    uint32_t syncIndex) {
-    return model::waitCandidateStreamLanes(session, hostLane, syncIndex);
-}
-
-model::EventRef SyncLink::lastWorkEndingBy(const model::Session& session, int32_t streamLane,
-                                           int64_t t) {
-    return model::lastWorkEndingBy(session, streamLane, t);
-}
-
-model::EventRef SyncLink::waitedWork(const model::Session& session, int32_t hostLane,
-                                     uint32_t syncIndex) {
-    return model::waitedWork(session, hostLane, syncIndex);
-}
-
 SyncLinkTargets SyncLink::targets(const model::Session& session, const model::EventRef& sync,
                                   const CorrelationIndex& index) {
     SyncLinkTargets result;
     if (sync.kind != model::EventKind::Sync || !sync.isIn(session))
         return result;
     result.sync = sync;
-    result.work = waitedWork(session, sync.lane, sync.index);
+    result.work = model::waitedWork(session, sync.lane, sync.index);
     if (result.work.isValid() && index.isBuilt())
         result.launch =
             index.apiCall(result.work.processIndex(session), result.work.correlationId(session));

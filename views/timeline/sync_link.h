@@ -26,14 +26,6 @@ struct SyncLinkTargets {
 
 class SyncLink {
 public:
-    // Stream lanes (Session::streamLanes indexes) the sync may have waited on.
-    static std::vector<int32_t> candidateStreamLanes(const model::Session& session,
-                                                     int32_t hostLane, uint32_t syncIndex);
-    // The last work on one stream lane ending at or before t, or invalid.
-    static model::EventRef lastWorkEndingBy(const model::Session& session, int32_t streamLane,
-                                            int64_t t);
-    static model::EventRef waitedWork(const model::Session& session, int32_t hostLane,
-                                      uint32_t syncIndex);
     // work and (when `index` has it) launch for a sync; an empty result for other events.
     static SyncLinkTargets targets(const model::Session& session, const model::EventRef& sync,
                                    const CorrelationIndex& index);
