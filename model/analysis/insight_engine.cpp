@@ -80,6 +80,8 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
         context.gpuBusyShare = std::max(context.gpuBusyShare, context.shareOf(busy));
     }
     context.language = sites.dominantLanguage();
+    SessionCalls sessionCalls;
+    context.sessionCalls = &sessionCalls;
     using Rule = void (*)(const AnalysisContext&, std::vector<Insight>&);
     // hostGaps after syncSites and straggler: a sampled line that is a sync site, or the
     // straggler's cause, is evidence of that finding.
@@ -120,11 +122,17 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
     report.summary.gpuDeepQueueDelayNs = savings.deepQueueDelayNs();
     report.sites = sites.stats();
     report.runGraph = savings.sharedGraph();
+    // A site's calls: its finding's, in the window (below), else those of the whole session.
     for (size_t s = 0; s < report.sites.size(); ++s) {
-        report.sites[s].calls = report.sites[s].count;
-        for (RankNumbers& rank : report.sites[s].ranks)
-            rank.calls = rank.count;
-        report.sites[s].savingsNs = savings.savingOf(static_cast<int32_t>(s));
+        SyncSiteStats& site = report.sites[s];
+        const bool counted = s < sessionCalls.calls.size();
+        site.calls = counted ? sessionCalls.calls[s] : site.count;
+        for (size_t r = 0; r < site.ranks.size(); ++r)
+            site.ranks[r].calls = !counted ? site.ranks[r].count
+                                  : r < sessionCalls.rankCalls[s].size()
+                                      ? sessionCalls.rankCalls[s][r]
+                                      : 0;
+        site.savingsNs = savings.savingOf(static_cast<int32_t>(s));
     }
     for (const Insight& insight : report.insights)
         if (insight.siteIndex >= 0) {

@@ -17,6 +17,13 @@
 
 namespace stallscope::model {
 
+// Per site (SyncSites order), the calls of the whole session and per rank (SyncSites::ranks):
+// what syncSites counted, the count of a site that is no finding.
+struct SessionCalls {
+    std::vector<int64_t> calls;
+    std::vector<std::vector<int64_t>> rankCalls;
+};
+
 struct AnalysisContext {
     const Session& session;
     const InsightThresholds& thresholds;
@@ -37,6 +44,7 @@ struct AnalysisContext {
     int64_t gpuIdleNs = 0;
     double gpuBusyShare = 0;                           // in the window, the busiest device
     SourceLanguage language = SourceLanguage::Unknown; // wording for rules without a site
+    SessionCalls* sessionCalls = nullptr;              // syncSites writes it when set
 
     bool cancelled() const { return cancel && cancel->load(std::memory_order_relaxed); }
     Severity severityFor(double share) const;

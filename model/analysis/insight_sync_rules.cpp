@@ -146,7 +146,8 @@ void appendEvent(EventSpans& spans, const EventRef& event) {
 
 // What the per-site passes found about one site.
 struct SiteEvidence {
-    int64_t calls = 0;                     // user-visible calls
+    int64_t calls = 0;                     // user-visible calls in the window
+    int64_t sessionCalls = 0;              // and in the whole session
     std::vector<uint32_t> launchesBetween; // consecutive calls on one thread
     std::vector<int64_t> periods;          // start to start of consecutive calls on one thread
     int64_t pageableCopies = 0, pageableBytes = 0;
@@ -155,15 +156,35 @@ struct SiteEvidence {
     int64_t deviceSyncs = 0, narrowableDeviceSyncs = 0;
     int32_t busyStream = -1;        // the one stream device syncs waited for, -2 when it varied
     std::vector<int64_t> rankCalls; // calls per rank (SyncSites::ranks), multi-rank sessions
+    std::vector<int64_t> rankSessionCalls;
+};
+
+// One site's calls on one thread, in time order: a sync that continues the call before it on the
+// thread (SyncSites::continuesCall), or that follows the site's last sync back to back with no
+// kernel launch between (`.cpu()`: a blocking copy plus a stream sync), is no new call.
+struct CallCounter {
+    int64_t launches = -1; // the thread's launches at the call's first sync; -1 before any
+    int64_t lastEnd = 0;   // of the site's last sync
+    bool isNewCall(bool continues, int64_t launchesNow, int64_t start, int64_t end,
+                   int64_t sameCallGapNs) {
+        const bool same =
+            launches >= 0 &&
+            (continues || (launchesNow == launches && start - lastEnd <= sameCallGapNs));
+        lastEnd = end;
+        if (!same)
+            launches = launchesNow;
+        return !same;
+    }
 };
 
 // Calls, launches and periods between calls: one walk over each thread's syncs and API calls.
-// Back-to-back syncs of a site with no kernel launch between them are one call: `.cpu()` is a
-// blocking copy plus a stream sync at the same line.
+// The calls inside the window are the finding's (those its simulated saving removed); those of
+// the whole session are the count of a site without a finding.
 void countCalls(const AnalysisContext& context, std::vector<SiteEvidence>& evidence) {
     const Session& session = context.session;
-    std::vector<int64_t> lastLaunches(evidence.size()), lastStart(evidence.size()),
-        lastEnd(evidence.size());
+    const int64_t gap = context.thresholds.counting.sameCallGapNs;
+    std::vector<CallCounter> inWindow(evidence.size()), inSession(evidence.size());
+    std::vector<int64_t> lastStart(evidence.size());
     for (size_t l = 0; l < session.hostLanes.size(); ++l) {
         const HostLane& lane = session.hostLanes[l];
         const SyncColumns& syncs = lane.syncs;
@@ -171,7 +192,9 @@ void countCalls(const AnalysisContext& context, std::vector<SiteEvidence>& evide
             continue;
         const int32_t process = context.gpu.processOfThread(lane.threadIndex);
         const ApiCallColumns& calls = lane.apiCalls;
-        std::fill(lastLaunches.begin(), lastLaunches.end(), -1);
+        std::fill(inWindow.begin(), inWindow.end(), CallCounter{});
+        std::fill(inSession.begin(), inSession.end(), CallCounter{});
+        const int32_t slot = context.sites.rankSlotOfLane(static_cast<int32_t>(l));
         size_t a = 0;
         int64_t launches = 0;
         uint32_t lastCounted = 0;
@@ -195,32 +218,32 @@ void countCalls(const AnalysisContext& context, std::vector<SiteEvidence>& evide
                 }
             }
             const int32_t site = context.sites.siteOf(static_cast<int32_t>(l), i);
-            // Calls inside the window: the ones the simulated saving removed.
-            if (site < 0 || syncs.start[i] < context.windowStartNs ||
-                syncs.start[i] > context.windowEndNs)
+            if (site < 0)
                 continue;
             SiteEvidence& found = evidence[site];
+            const bool continues = context.sites.continuesCall(static_cast<int32_t>(l), i);
+            if (inSession[site].isNewCall(continues, launches, syncs.start[i], syncs.end[i], gap)) {
+                ++found.sessionCalls;
+                if (slot >= 0) {
+                    found.rankSessionCalls.resize(context.sites.ranks().size());
+                    ++found.rankSessionCalls[slot];
+                }
+            }
+            if (syncs.start[i] < context.windowStartNs || syncs.start[i] > context.windowEndNs)
+                continue;
             // A call whose first sync lies before the window counts at its first one inside.
-            const bool sameCall =
-                lastLaunches[site] >= 0 &&
-                (context.sites.continuesCall(static_cast<int32_t>(l), i) ||
-                 (launches == lastLaunches[site] &&
-                  syncs.start[i] - lastEnd[site] <= context.thresholds.counting.sameCallGapNs));
-            lastEnd[site] = syncs.end[i];
-            if (sameCall)
+            const int64_t previousLaunches = inWindow[site].launches;
+            if (!inWindow[site].isNewCall(continues, launches, syncs.start[i], syncs.end[i], gap))
                 continue;
             ++found.calls;
-            if (const int32_t slot = context.sites.rankSlotOfLane(static_cast<int32_t>(l));
-                slot >= 0) {
+            if (slot >= 0) {
                 found.rankCalls.resize(context.sites.ranks().size());
                 ++found.rankCalls[slot];
             }
-            if (lastLaunches[site] >= 0) {
-                found.launchesBetween.push_back(
-                    static_cast<uint32_t>(launches - lastLaunches[site]));
+            if (previousLaunches >= 0) {
+                found.launchesBetween.push_back(static_cast<uint32_t>(launches - previousLaunches));
                 found.periods.push_back(syncs.start[i] - lastStart[site]);
             }
-            lastLaunches[site] = launches;
             lastStart[site] = syncs.start[i];
         }
     }
@@ -329,6 +352,14 @@ void syncSites(const AnalysisContext& context, std::vector<Insight>& out) {
     const auto& sites = context.sites.stats();
     std::vector<SiteEvidence> evidence(sites.size());
     countCalls(context, evidence);
+    if (SessionCalls* counted = context.sessionCalls) {
+        counted->calls.resize(evidence.size());
+        counted->rankCalls.resize(evidence.size());
+        for (size_t s = 0; s < evidence.size(); ++s) {
+            counted->calls[s] = evidence[s].sessionCalls;
+            counted->rankCalls[s] = evidence[s].rankSessionCalls;
+        }
+    }
     findPageableCopies(context, evidence);
     findNarrowableDeviceSyncs(context, evidence);
     if (context.cancelled())

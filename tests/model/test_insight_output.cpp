@@ -447,6 +447,7 @@ void TestInsightOutput::recordedSampleFindings() {
                      [](const model::SyncSiteStats& s) { return s.site.line == 45; });
     QVERIFY(copies != report.sites.end());
     QCOMPARE(copies->count, int64_t(12)); // each a copy and its wait
+    QCOMPARE(copies->calls, int64_t(6));  // the count the table, the text and the gutter give
     QVERIFY(copies->savingsNs > 0);
     QVERIFY(double(copies->savingsNs) < 0.005 * double(report.summary.windowNs));
     const auto analyzeAll = testing::everySimulatedSiteAFinding();
