@@ -88,8 +88,11 @@ bool outputAllowed(const QString& output, const format::OutputPolicy& policy) {
 }
 
 // Refuses the CI report paths before any work is done (an input, an existing file without
-// --force, one file named for both), as every command refuses its OUT.
+// --force, one file named for both), as every command refuses its OUT. Without a report asked
+// for, the inputs are not examined (a run folder's rank files would be opened for nothing).
 bool ciOutputsAllowed(const CiOutputs& ci, const QStringList& inputs) {
+    if (!ci.any())
+        return true;
     if (!ci.sarif.isEmpty() && !ci.junit.isEmpty() && sameOutput(ci.sarif, ci.junit)) {
         printError(QStringLiteral("%1: named by both --sarif and --junit; give each its own file")
                        .arg(ci.junit));
@@ -105,6 +108,8 @@ bool ciOutputsAllowed(const CiOutputs& ci, const QStringList& inputs) {
 // The SARIF and JUnit files CI asked for; false (after saying why) when one cannot be written.
 bool writeCiReports(const CiOutputs& ci, const QStringList& inputs, const QByteArray& sarif,
                     const QByteArray& junit) {
+    if (!ci.any())
+        return true;
     const format::OutputPolicy policy = outputPolicy(inputs, ci.replace);
     for (const auto& [path, bytes] : {std::pair{ci.sarif, sarif}, std::pair{ci.junit, junit}}) {
         if (path.isEmpty())

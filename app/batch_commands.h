@@ -32,6 +32,7 @@ struct CiOutputs {
     QString sarif; // empty: none
     QString junit;
     bool replace = false; // --force: replace existing report files
+    bool any() const { return !sarif.isEmpty() || !junit.isEmpty(); }
 };
 
 // --insights [--json] [--window SPEC] FILE: the insight report as text or JSON, over the window
