@@ -194,14 +194,20 @@ whatif::WhatIf siteFixOf(const whatif::RunGraph& graph, const SyncSites& sites, 
     if (!stats.operation || stats.operation->fix != SyncFix::ReadLater)
         return fix;
     const Session& session = graph.session();
-    // The site's syncs run in lane and time order: each one that continues a call has the call's
-    // previous sync just before it.
+    // The site's syncs run in lane and time order: one that continues a call follows the call's
+    // previous sync, the thread's blocking sync before it (never past another site's).
     for (size_t k = 1; k < syncs.size(); ++k) {
         const EventRef& sync = syncs[k];
         const EventRef& previous = syncs[k - 1];
-        const int64_t start = session.hostLanes[sync.lane].syncs.start[sync.index];
+        const SyncColumns& columns = session.hostLanes[sync.lane].syncs;
+        const int64_t start = columns.start[sync.index];
         if (previous.lane != sync.lane || !sites.continuesCall(sync.lane, sync.index) ||
             start < windowStartNs || start > windowEndNs)
+            continue;
+        bool adjacent = true;
+        for (uint32_t j = previous.index + 1; j < sync.index && adjacent; ++j)
+            adjacent = !isHostBlocking(columns.kind[j]);
+        if (!adjacent)
             continue;
         const whatif::RunGraph::HostThread& thread = graph.threads()[sync.lane];
         const uint32_t from = thread.stepOfSync[previous.index];
