@@ -154,6 +154,35 @@ std::vector<uint32_t> allocationCallsOf(const whatif::RunGraph& graph,
     return calls;
 }
 
+// The steps (global ids, sorted) that launched a device->host copy of at most 64 bytes: a scalar
+// read by the host.
+std::vector<uint32_t> scalarReadSteps(const whatif::RunGraph& graph) {
+    const Session& session = graph.session();
+    std::vector<uint32_t> steps;
+    for (size_t lane = 0; lane < graph.streams().size(); ++lane) {
+        const auto l = static_cast<int32_t>(lane);
+        const whatif::RunGraph::Stream& stream = graph.streams()[lane];
+        for (uint32_t k = 0; k < stream.ops.size(); ++k) {
+            if (graph.opKind(l, k) != whatif::RunGraph::OpKind::Memcpy ||
+                graph.opBytes(l, k) > 64 ||
+                session.streamLanes[lane].memcpys.copyKind[graph.opIndex(l, k)] !=
+                    static_cast<uint8_t>(format::CopyKind::DtoH))
+                continue;
+            if (const uint32_t step = graph.launchStep(stream.firstOp + k); step != whatif::kNone)
+                steps.push_back(step);
+        }
+    }
+    std::sort(steps.begin(), steps.end());
+    return steps;
+}
+
+whatif::WhatIf sortedUnique(whatif::WhatIf fix) {
+    std::sort(fix.removedLaunches.begin(), fix.removedLaunches.end());
+    fix.removedLaunches.erase(std::unique(fix.removedLaunches.begin(), fix.removedLaunches.end()),
+                              fix.removedLaunches.end());
+    return fix;
+}
+
 } // namespace
 
 whatif::WhatIf siteFix(const whatif::RunGraph& graph, std::span<const EventRef> syncs,
@@ -191,9 +220,23 @@ whatif::WhatIf siteFixOf(const whatif::RunGraph& graph, const SyncSites& sites, 
     const std::span<const EventRef> syncs = sites.syncsOf(site);
     whatif::WhatIf fix =
         siteFix(graph, syncs, stats.site.language, stats.operation, windowStartNs, windowEndNs);
-    if (!stats.operation || stats.operation->fix != SyncFix::ReadLater)
+    if (!stats.operation || (stats.operation->fix != SyncFix::ReadLater &&
+                             stats.operation->fix != SyncFix::DecideOnGpu))
         return fix;
     const Session& session = graph.session();
+    // A value no longer read on the host (read later, or decided on the GPU) is not copied to it
+    // either: the scalar's device->host copy launched just before each removed wait goes too
+    // (`.item()`, `bool()`: a cudaMemcpyAsync of the value, then the stream sync).
+    const std::vector<uint32_t> readSteps = scalarReadSteps(graph);
+    for (const EventRef& sync : fix.removedSyncs) {
+        const uint32_t step = graph.threads()[sync.lane].stepOfSync[sync.index];
+        const uint32_t global = graph.threads()[sync.lane].firstStep + step;
+        if (step != whatif::kNone && step > 0 &&
+            std::binary_search(readSteps.begin(), readSteps.end(), global - 1))
+            fix.removedLaunches.push_back(global - 1);
+    }
+    if (stats.operation->fix != SyncFix::ReadLater)
+        return sortedUnique(std::move(fix));
     // The site's syncs run in lane and time order: one that continues a call follows the call's
     // previous sync, the thread's blocking sync before it (never past another site's).
     for (size_t k = 1; k < syncs.size(); ++k) {
@@ -218,10 +261,7 @@ whatif::WhatIf siteFixOf(const whatif::RunGraph& graph, const SyncSites& sites, 
             if (!(thread.steps[step] & whatif::RunGraph::kSyncStep))
                 fix.removedLaunches.push_back(thread.firstStep + step);
     }
-    std::sort(fix.removedLaunches.begin(), fix.removedLaunches.end());
-    fix.removedLaunches.erase(std::unique(fix.removedLaunches.begin(), fix.removedLaunches.end()),
-                              fix.removedLaunches.end());
-    return fix;
+    return sortedUnique(std::move(fix));
 }
 
 RunGraphBuild::RunGraphBuild(const Session& session, const std::atomic<bool>* cancel)

@@ -2,6 +2,7 @@
 // another line of torch/_tensor_str.py, with the formatting's kernels launched between them. That
 // is one call of the user's a step (SyncSites::continuesCall), and its fix — print every N steps —
 // takes the formatting with the reads (siteFixOf: WhatIf::removedLaunches), not the waits alone.
+// A value read later (or decided on the GPU) is not copied either: `.item()`'s scalar copy goes.
 #include "model/analysis/insight_engine.h"
 #include "model/analysis/sync_operations.h"
 #include "model/whatif/replay.h"
@@ -59,6 +60,29 @@ model::InsightReport analyzePrintLoop(const QTemporaryDir& dir, bool oneStack) {
     return f.load().analyze();
 }
 
+// Each 200 µs step: a 50 µs kernel, then `total += loss.item()` at train.py:47: the scalar's
+// cudaMemcpyAsync (4 µs, its 4-byte copy after the kernel) and the stream sync that waits for it.
+model::InsightReport analyzeItemLoop(const QTemporaryDir& dir) {
+    const std::string path = dir.filePath("item.stallscope").toStdString();
+    InsightFixture f(path, 20'000'000);
+    const int64_t item =
+        f.stackOf({f.driverFrame(),
+                   pythonFrame(f, "/venv/lib/python3.12/site-packages/torch/_tensor.py", 1, "item"),
+                   pythonFrame(f, "/home/u/train.py", 47, "step")});
+    const int64_t memcpyName = f.writer().internString("cudaMemcpyAsync_v3020");
+    for (int i = 0; i < kSteps; ++i) {
+        const int64_t t = 10'000 + kPeriod * i;
+        f.launch(t, t + 2'000, t + 52'000);
+        const int64_t copy =
+            f.memcpy(t + 62'000, t + 63'000, format::CopyKind::DtoH, format::MemoryKind::Device,
+                     format::MemoryKind::Pageable, 4, true);
+        f.writer().addApiCall({f.thread, format::ApiDomain::Runtime, 41, memcpyName, t + 60'000,
+                               t + 64'000, copy, 0});
+        f.sync(SyncKind::Stream, t + 64'000, t + 66'000, item, f.stream);
+    }
+    return f.load().analyze();
+}
+
 const model::Insight* printFinding(const model::InsightReport& report) {
     for (const model::Insight& insight : report.insights)
         if (insight.site.line == 47)
@@ -95,6 +119,21 @@ private slots:
         // From the first read's start to the last one's end, 52 µs of each step go.
         QVERIFY2(print->savingsNs / print->count >= 50'000,
                  qPrintable(QString::number(print->savingsNs / print->count)));
+    }
+
+    // A value read later is not copied to the host in the loop: the fix of `.item()` takes the
+    // scalar's copy call launched before each wait, with its time.
+    void itemLosesItsScalarCopy() {
+        QTemporaryDir dir;
+        const model::InsightReport report = analyzeItemLoop(dir);
+        const model::Insight* item = printFinding(report);
+        QVERIFY(item);
+        QVERIFY(item->operation);
+        QCOMPARE(std::string(item->operation->id), std::string("item"));
+        QVERIFY(item->change);
+        const auto removed = int64_t(item->change->removedLaunches.size());
+        QVERIFY2(removed >= item->count - 1 && removed <= item->count,
+                 qPrintable(QString::number(removed)));
     }
 
     // The same reads from one stack are three calls a step (the line's next call starts at its
