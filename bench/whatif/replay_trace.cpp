@@ -53,7 +53,8 @@ int main(int argc, char** argv) {
                 static_cast<long long>(stats.blockedNs));
     std::printf("window %lld .. %lld (%lld steps)\n", static_cast<long long>(window.startNs),
                 static_cast<long long>(window.endNs), static_cast<long long>(window.steps));
-    whatif::WhatIf fix = siteFixOf(*graph, sites, site, window.startNs, window.endNs);
+    whatif::WhatIf fix =
+        siteFixOf(*graph, sites, site, scalarReadSteps(*graph), window.startNs, window.endNs);
     fix.withoutRecorderOverhead = true;
     std::printf("fix: %zu syncs removed, %zu narrowed, %zu calls and %zu launches removed, "
                 "statement time %s\n",

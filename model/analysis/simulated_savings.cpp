@@ -154,28 +154,6 @@ std::vector<uint32_t> allocationCallsOf(const whatif::RunGraph& graph,
     return calls;
 }
 
-// The steps (global ids, sorted) that launched a device->host copy of at most 64 bytes: a scalar
-// read by the host.
-std::vector<uint32_t> scalarReadSteps(const whatif::RunGraph& graph) {
-    const Session& session = graph.session();
-    std::vector<uint32_t> steps;
-    for (size_t lane = 0; lane < graph.streams().size(); ++lane) {
-        const auto l = static_cast<int32_t>(lane);
-        const whatif::RunGraph::Stream& stream = graph.streams()[lane];
-        for (uint32_t k = 0; k < stream.ops.size(); ++k) {
-            if (graph.opKind(l, k) != whatif::RunGraph::OpKind::Memcpy ||
-                graph.opBytes(l, k) > 64 ||
-                session.streamLanes[lane].memcpys.copyKind[graph.opIndex(l, k)] !=
-                    static_cast<uint8_t>(format::CopyKind::DtoH))
-                continue;
-            if (const uint32_t step = graph.launchStep(stream.firstOp + k); step != whatif::kNone)
-                steps.push_back(step);
-        }
-    }
-    std::sort(steps.begin(), steps.end());
-    return steps;
-}
-
 whatif::WhatIf sortedUnique(whatif::WhatIf fix) {
     std::sort(fix.removedLaunches.begin(), fix.removedLaunches.end());
     fix.removedLaunches.erase(std::unique(fix.removedLaunches.begin(), fix.removedLaunches.end()),
@@ -214,8 +192,29 @@ whatif::WhatIf siteFix(const whatif::RunGraph& graph, std::span<const EventRef> 
     return fix;
 }
 
+std::vector<uint32_t> scalarReadSteps(const whatif::RunGraph& graph) {
+    const Session& session = graph.session();
+    std::vector<uint32_t> steps;
+    for (size_t lane = 0; lane < graph.streams().size(); ++lane) {
+        const auto l = static_cast<int32_t>(lane);
+        const whatif::RunGraph::Stream& stream = graph.streams()[lane];
+        for (uint32_t k = 0; k < stream.ops.size(); ++k) {
+            if (graph.opKind(l, k) != whatif::RunGraph::OpKind::Memcpy ||
+                graph.opBytes(l, k) > 64 ||
+                session.streamLanes[lane].memcpys.copyKind[graph.opIndex(l, k)] !=
+                    static_cast<uint8_t>(format::CopyKind::DtoH))
+                continue;
+            if (const uint32_t step = graph.launchStep(stream.firstOp + k); step != whatif::kNone)
+                steps.push_back(step);
+        }
+    }
+    std::sort(steps.begin(), steps.end());
+    return steps;
+}
+
 whatif::WhatIf siteFixOf(const whatif::RunGraph& graph, const SyncSites& sites, int32_t site,
-                         int64_t windowStartNs, int64_t windowEndNs) {
+                         std::span<const uint32_t> scalarReads, int64_t windowStartNs,
+                         int64_t windowEndNs) {
     const SyncSiteStats& stats = sites.stats()[site];
     const std::span<const EventRef> syncs = sites.syncsOf(site);
     whatif::WhatIf fix =
@@ -227,12 +226,11 @@ whatif::WhatIf siteFixOf(const whatif::RunGraph& graph, const SyncSites& sites, 
     // A value no longer read on the host (read later, or decided on the GPU) is not copied to it
     // either: the scalar's device->host copy launched just before each removed wait goes too
     // (`.item()`, `bool()`: a cudaMemcpyAsync of the value, then the stream sync).
-    const std::vector<uint32_t> readSteps = scalarReadSteps(graph);
     for (const EventRef& sync : fix.removedSyncs) {
         const uint32_t step = graph.threads()[sync.lane].stepOfSync[sync.index];
         const uint32_t global = graph.threads()[sync.lane].firstStep + step;
         if (step != whatif::kNone && step > 0 &&
-            std::binary_search(readSteps.begin(), readSteps.end(), global - 1))
+            std::binary_search(scalarReads.begin(), scalarReads.end(), global - 1))
             fix.removedLaunches.push_back(global - 1);
     }
     if (stats.operation->fix != SyncFix::ReadLater)
@@ -374,6 +372,7 @@ bool SimulatedSavings::build(const Session& session, std::shared_ptr<whatif::Run
     whatif::WhatIf withoutRecorder;
     withoutRecorder.withoutRecorderOverhead = true;
     whatif::ReplayResult baseline;
+    const std::vector<uint32_t> scalarReads = scalarReadSteps(*m_graph); // once, for every site
     std::vector<whatif::WhatIf> fixes(chosen.size());
     std::vector<int64_t> replayedEnd(chosen.size(), 0);
     std::vector<int64_t> busiestNs(chosen.size(), 0);
@@ -396,7 +395,7 @@ bool SimulatedSavings::build(const Session& session, std::shared_ptr<whatif::Run
             return !baseline.cancelled;
         }
         const SyncSiteStats& stats = sites.stats()[chosen[i]];
-        fixes[i] = siteFixOf(*m_graph, sites, chosen[i], windowStartNs, windowEndNs);
+        fixes[i] = siteFixOf(*m_graph, sites, chosen[i], scalarReads, windowStartNs, windowEndNs);
         // A Python statement's work on what it read (C++'s time after a call is its own work).
         if (stats.site.language == SourceLanguage::Python)
             fixes[i].statementShareAfter =

@@ -47,12 +47,20 @@ double sampledShareAfter(const whatif::RunGraph& graph, const HostSamples& sampl
 whatif::WhatIf siteFix(const whatif::RunGraph& graph, std::span<const EventRef> syncs,
                        SourceLanguage language, const SyncOperation* operation,
                        int64_t windowStartNs, int64_t windowEndNs);
-// siteFix of site `site` of `sites`, and where the fix reads the value later (SyncFix::ReadLater)
-// the work of each call between its first and last sync too (WhatIf::removedLaunches): a
-// print(tensor) made every N steps takes its formatting's kernels and dispatch with its reads
-// (SyncSites::continuesCall tells the syncs of one call). What SimulatedSavings replays.
+// The steps (global ids, sorted) that launched a device->host copy of at most 64 bytes: a scalar
+// the host read (`.item()`, `bool()`). One scan of the graph's operations, for siteFixOf.
+std::vector<uint32_t> scalarReadSteps(const whatif::RunGraph& graph);
+// siteFix of site `site` of `sites`, plus (WhatIf::removedLaunches):
+// - where the fix reads the value later or decides on the GPU (SyncFix::ReadLater, DecideOnGpu),
+//   the scalar's copy launched just before each removed wait (a step of `scalarReads`,
+//   scalarReadSteps): a value the host no longer reads is not copied to it;
+// - where it reads later, the work of each call between its first and last sync: a print(tensor)
+//   made every N steps takes its formatting's kernels and dispatch with its reads
+//   (SyncSites::continuesCall tells the syncs of one call).
+// What SimulatedSavings replays.
 whatif::WhatIf siteFixOf(const whatif::RunGraph& graph, const SyncSites& sites, int32_t site,
-                         int64_t windowStartNs, int64_t windowEndNs);
+                         std::span<const uint32_t> scalarReads, int64_t windowStartNs,
+                         int64_t windowEndNs);
 // Whether `fix` narrows device-wide syncs rather than removing them all.
 inline bool narrowsDeviceSyncs(const whatif::WhatIf& fix) {
     return !fix.narrowedSyncs.empty() && fix.removedSyncs.empty();
