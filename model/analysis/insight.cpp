@@ -33,6 +33,10 @@ std::string formatShare(double share) {
     return text;
 }
 
+std::string siteShareText(const SyncSiteStats& site) {
+    return site.windowBlockedNs > 0 || site.blockedNs == 0 ? formatShare(site.share) : "–";
+}
+
 std::string SourceSite::label() const {
     if (hasLocation()) {
         const size_t slash = file.find_last_of('/');

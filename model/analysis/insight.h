@@ -184,7 +184,11 @@ struct SyncSiteStats {
     int64_t blockedNs = 0;
     int64_t medianBlockedNs = 0;
     int64_t bubbleNs = 0;
-    double share = 0; // blockedNs / wall time
+    // Of blockedNs, the syncs that began in the analysis window, and their share of that window
+    // without the recorder's cost (AnalysisContext::savingsWindowNs): the one share definition of
+    // every figure the user reads, a finding's saving included (InsightEngine fills both).
+    int64_t windowBlockedNs = 0;
+    double share = 0;
     // No line of the user's made these syncs, so they are never a user finding (rules skip
     // them; they stay in the sites list). driverInternal: `<driver-internal>` — the driver
     // synchronized on its own (only CUDA and C-runtime frames), or a CUPTI synchronization record
@@ -226,6 +230,10 @@ struct SyncSiteStats {
     // The most frequent kind, for titles ("cudaStreamSynchronize × 50").
     format::SyncKind dominantKind() const;
 };
+
+// A site's share as a table shows it: "–" for a site whose syncs all lie outside the analysis
+// window (start-up, tail), which counts in no share.
+std::string siteShareText(const SyncSiteStats& site);
 
 struct DeviceBusy {
     int32_t deviceIndex = -1; // into Session::devices

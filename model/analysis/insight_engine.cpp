@@ -1,5 +1,6 @@
 #include "model/analysis/insight_engine.h"
 
+#include "format/session_schema.h"
 #include "model/analysis/gpu_activity.h"
 #include "model/analysis/insight_rules.h"
 #include "model/analysis/kernel_launch_index.h"
@@ -133,6 +134,13 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
                                       ? sessionCalls.rankCalls[s][r]
                                       : 0;
         site.savingsNs = savings.savingOf(static_cast<int32_t>(s));
+        for (const EventRef& ref : sites.syncsOf(static_cast<int32_t>(s)))
+            if (const SyncColumns& syncs = session.hostLanes[ref.lane].syncs;
+                context.inWindow(syncs.start[ref.index]))
+                site.windowBlockedNs =
+                    format::addSaturated(site.windowBlockedNs, syncs.duration(ref.index));
+        site.share = std::min(1.0, static_cast<double>(site.windowBlockedNs) /
+                                       static_cast<double>(context.savingsWindowNs));
     }
     for (const Insight& insight : report.insights)
         if (insight.siteIndex >= 0) {

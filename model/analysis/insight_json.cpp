@@ -76,6 +76,7 @@ QJsonObject siteStatsFields(const SyncSiteStats& stats) {
             {"calls", integer(stats.calls)},
             {"savings_ns", integer(stats.savingsNs)},
             {"blocked_ns", integer(stats.blockedNs)},
+            {"window_blocked_ns", integer(stats.windowBlockedNs)},
             {"median_blocked_ns", integer(stats.medianBlockedNs)},
             {"bubble_ns", integer(stats.bubbleNs)},
             {"share", stats.share}};

@@ -51,6 +51,10 @@ struct AnalysisContext {
     double shareOf(int64_t ns) const {
         return static_cast<double>(ns) / static_cast<double>(windowNs);
     }
+    // A sync counts in the window (its calls, its blocked time) when it began inside it.
+    bool inWindow(int64_t syncStartNs) const {
+        return syncStartNs >= windowStartNs && syncStartNs <= windowEndNs;
+    }
     // Rates an insight by what fixing it would save: savingsNs (at most the GPU idle time of the
     // window plus the GPU time the fix takes away: no fix recovers more), its share of the window
     // without the recorder's cost (savingsWindowNs) and the severity that share earns.

@@ -229,7 +229,7 @@ void countCalls(const AnalysisContext& context, std::vector<SiteEvidence>& evide
                     ++found.rankSessionCalls[slot];
                 }
             }
-            if (syncs.start[i] < context.windowStartNs || syncs.start[i] > context.windowEndNs)
+            if (!context.inWindow(syncs.start[i]))
                 continue;
             // A call whose first sync lies before the window counts at its first one inside.
             const int64_t previousLaunches = inWindow[site].launches;

@@ -62,12 +62,11 @@ std::string insightReportToText(const InsightReport& report) {
         out += "Savings assume: " + one(report.assumptions) + "\n";
 
     if (!s.topSites.empty()) {
-        out += "\nTop sync sites (blocked, share, calls, site):\n";
+        out += "\nTop sync sites (blocked over the run, share of the window, calls, site):\n";
         for (int32_t index : s.topSites) {
             const SyncSiteStats& site = report.sites[index];
-            out += "  " + pad(formatDuration(site.blockedNs), 10) +
-                   pad(formatShare(site.share), 9) + pad("× " + formatCount(site.calls), 10) +
-                   one(site.site.label()) + "\n";
+            out += "  " + pad(formatDuration(site.blockedNs), 10) + pad(siteShareText(site), 9) +
+                   pad("× " + formatCount(site.calls), 10) + one(site.site.label()) + "\n";
         }
     }
     if (!s.topKernels.empty()) {

@@ -315,15 +315,13 @@ bool SyncSites::build(const Session& session, const SessionDatabase& database,
                 m_bySite[fill[m_siteOf[l][i]]++] =
                     EventRef::sync(static_cast<int32_t>(l), static_cast<uint32_t>(i));
 
-    // Medians and shares.
-    const int64_t wall = std::max<int64_t>(session.durationNs(), 1);
+    // Medians (the shares are of the analysis window, which the engine knows).
     std::vector<int64_t> durations;
     for (size_t s = 0; s < m_stats.size(); ++s) {
         durations.clear();
         for (const EventRef& ref : syncsOf(static_cast<int32_t>(s)))
             durations.push_back(session.hostLanes[ref.lane].syncs.duration(ref.index));
         m_stats[s].medianBlockedNs = whatif::upperMedian(durations);
-        m_stats[s].share = static_cast<double>(m_stats[s].blockedNs) / static_cast<double>(wall);
     }
     m_spans.assign(m_stats.size(), nullptr);
     return !(cancel && cancel->load());

@@ -14,6 +14,7 @@
 #include "model/analysis/sync_operations.h"
 #include "tests/model/insight_fixture.h"
 
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
@@ -71,6 +72,7 @@ class TestSteadyState : public QObject {
 private slots:
     void loopAfterLongStartup();
     void sharesAndSeverityPerStep();
+    void siteSharesAreOfTheWindow();
     void fewestSteps_data();
     void fewestSteps();
     void slowFirstStepIsWarmup();
@@ -165,6 +167,41 @@ void TestSteadyState::sharesAndSeverityPerStep() {
     QVERIFY(same->share < 0.02);
     QCOMPARE(same->severity, model::Severity::Low);
     QCOMPARE(same->stepSavingsNs, int64_t(0));
+}
+
+// A site's share is of the same window as a finding's (issue 42: a card's 27.7 % beside a table's
+// 7.8 % of the wall time): the loop site's syncs in the window over the window without the
+// recorder's cost; a start-up site counts in no share and shows "–".
+void TestSteadyState::siteSharesAreOfTheWindow() {
+    InsightFixture f(path("site-shares.stallscope"), 3'000'000'000);
+    const int64_t setup = f.pythonStack("/home/u/train.py", 12, "main");
+    f.sync(Kind::Device, 30'000'000, 130'000'000, setup); // 100 ms in start-up
+    writeTrainingRun(f, 40);
+    const auto loaded = f.load();
+    const model::InsightReport report = loaded.analyze();
+    const model::SessionStatistics& s = report.summary;
+    const auto site = [&](int64_t line) {
+        for (const model::SyncSiteStats& stats : report.sites)
+            if (stats.site.line == line)
+                return stats;
+        return model::SyncSiteStats{};
+    };
+    const model::SyncSiteStats loop = site(41), startup = site(12);
+    QCOMPARE(loop.blockedNs, 40 * 595'000LL);
+    QCOMPARE(loop.windowBlockedNs, loop.blockedNs); // every loop sync begins in the window
+    QCOMPARE(loop.share,
+             double(loop.windowBlockedNs) / double(s.windowNs - s.recorderCostInWindowNs));
+    QCOMPARE(startup.blockedNs, 100'000'000LL);
+    QCOMPARE(startup.windowBlockedNs, 0LL);
+    QCOMPARE(startup.share, 0.0);
+    QCOMPARE(model::siteShareText(startup), std::string("–"));
+    QCOMPARE(model::siteShareText(loop), model::formatShare(loop.share));
+    const QJsonArray sites = model::insightReportToJsonObject(report)["sites"].toArray();
+    for (const QJsonValue& value : sites)
+        if (value["site"]["line"].toInteger() == 12)
+            QCOMPARE(value["window_blocked_ns"].toInteger(), 0);
+    const std::string text = model::insightReportToText(report);
+    QVERIFY2(text.find("share of the window") != std::string::npos, text.c_str());
 }
 
 void TestSteadyState::fewestSteps_data() {

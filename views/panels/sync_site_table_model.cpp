@@ -45,7 +45,7 @@ QVariant SyncSiteTableModel::data(const QModelIndex& index, int role) const {
         case MedianColumn:
             return duration(s.medianBlockedNs);
         case ShareColumn:
-            return QString::fromStdString(model::formatShare(s.share));
+            return QString::fromStdString(model::siteShareText(s));
         case BubbleColumn:
             return duration(s.bubbleNs);
         case SavingColumn:
@@ -74,6 +74,9 @@ QVariant SyncSiteTableModel::data(const QModelIndex& index, int role) const {
         return int(Qt::AlignRight | Qt::AlignVCenter);
     } else if (role == Qt::ToolTipRole && index.column() == SiteColumn) {
         return QString::fromStdString(s.site.file + ":" + std::to_string(s.site.line));
+    } else if (role == Qt::ToolTipRole && index.column() == ShareColumn) {
+        return tr("%1 blocked in the analysis window, %2 over the whole run")
+            .arg(duration(s.windowBlockedNs), duration(s.blockedNs));
     } else if (role == Qt::ToolTipRole && index.column() == SavingColumn) {
         return s.savingsNs >= 0 ? tr("The run replayed without this site's waits ends this much "
                                      "sooner")
@@ -86,7 +89,7 @@ QVariant SyncSiteTableModel::data(const QModelIndex& index, int role) const {
 QString SyncSiteTableModel::columnTitle(int section) const {
     static const char* const names[] = {QT_TR_NOOP("Sync site"),      QT_TR_NOOP("Count"),
                                         QT_TR_NOOP("Calls"),          QT_TR_NOOP("Blocked"),
-                                        QT_TR_NOOP("Median"),         QT_TR_NOOP("Blocked share"),
+                                        QT_TR_NOOP("Median"),         QT_TR_NOOP("Window share"),
                                         QT_TR_NOOP("GPU idle after"), QT_TR_NOOP("Saving")};
     return tr(names[section]);
 }
@@ -100,8 +103,9 @@ QString SyncSiteTableModel::columnToolTip(int section) const {
     case TotalColumn:
         return tr("Host time blocked at the site, over the whole session");
     case ShareColumn:
-        return tr("The host time blocked at the site, as a share of the session's wall time (an "
-                  "insight card's share is of what its fix saves, of the analysis window)");
+        return tr("The host time blocked at the site in the analysis window (the loop, or the "
+                  "window you chose), as a share of that window without the recorder's cost: the "
+                  "same share as an insight card's saving. \u2013: no sync in the window");
     case SavingColumn:
         return tr("What removing the site's waits saves, replayed over the analysis window");
     }

@@ -241,14 +241,14 @@ ReportSection topTables(const model::InsightReport& report, bool sites) {
     table.nameColumn = 0;
     if (sites) {
         table.header = {QStringLiteral("Site"), QStringLiteral("Syncs"), QStringLiteral("Blocked"),
-                        QStringLiteral("Median"), QStringLiteral("Share")};
+                        QStringLiteral("Median"), QStringLiteral("Window share")};
         table.columns = {0.0, 0.56, 0.67, 0.78, 0.89};
         for (int32_t index : stats.topSites) {
             const model::SyncSiteStats& site = report.sites[size_t(index)];
             table.rows.push_back({text(site.site.label()), text(model::formatCount(site.count)),
                                   text(model::formatDuration(site.blockedNs)),
                                   text(model::formatDuration(site.medianBlockedNs)),
-                                  text(model::formatShare(site.share))});
+                                  text(model::siteShareText(site))});
         }
         return {QStringLiteral("top-sites"), QStringLiteral("Top sync sites"), 1, {block}};
     }
