@@ -83,7 +83,49 @@ std::vector<FrameInfo> SessionDatabase::stack(int64_t stackId) const {
             frame.isUser = rows.integer(9) != 0;
         frames.push_back(std::move(frame));
     }
-    return frames;
+    return withInlinedCallers(*file, localId, std::move(frames));
+}
+
+// Each frame followed by the callers the compiler inlined it into (frame_inlines, depth 1 and
+// up): a sync call in the user's main() inlined with cuda_runtime.h's cudaMemcpyToSymbol<…>
+// template has main's line only there. At most kMaxStackDepth of them per stack.
+std::vector<FrameInfo> SessionDatabase::withInlinedCallers(const File& file, int64_t localStackId,
+                                                           std::vector<FrameInfo> frames) {
+    const std::string limit = " LIMIT " + std::to_string(format::kMaxStackDepth);
+    format::Statement inlined = file.connection.prepare(
+        "SELECT sf.position, i.depth, i.function, i.file, i.line, i.column FROM stack_frames sf "
+        "JOIN frame_inlines i ON i.frame_id = sf.frame_id WHERE sf.stack_id = ? AND i.depth > 0 "
+        "AND sf.frame_id IN (SELECT id FROM frames) ORDER BY sf.position, i.depth" +
+        limit);
+    inlined.bind(1, localStackId);
+    if (!inlined.step())
+        return frames;
+    // The positions of `frames`, as the query that read them joined them.
+    format::Statement positions = file.connection.prepare(
+        "SELECT sf.position FROM stack_frames sf JOIN frames f ON f.id = sf.frame_id "
+        "WHERE sf.stack_id = ? ORDER BY sf.position" +
+        limit);
+    positions.bind(1, localStackId);
+    std::vector<FrameInfo> expanded;
+    size_t next = 0;
+    bool more = true;
+    while (positions.step() && next < frames.size()) {
+        const int64_t position = positions.integer(0);
+        expanded.push_back(frames[next]);
+        for (; more && inlined.integer(0) <= position; more = inlined.step()) {
+            if (inlined.integer(0) < position)
+                continue;
+            FrameInfo caller = frames[next];
+            caller.inlineDepth = inlined.integer(1);
+            caller.function = clippedFrameText(inlined.textView(2));
+            caller.file = clippedFrameText(inlined.textView(3));
+            caller.line = inlined.integer(4);
+            caller.column = inlined.integer(5);
+            expanded.push_back(std::move(caller));
+        }
+        ++next;
+    }
+    return next == frames.size() ? expanded : frames;
 }
 
 std::vector<ModuleInfo> SessionDatabase::modules() const {

@@ -29,6 +29,9 @@ struct FrameInfo {
     int64_t column = 0;
     bool symbolized = false;
     std::optional<bool> isUser;
+    // 0 for the frame where the PC is; 1, 2, … for the callers the compiler inlined it into
+    // (frame_inlines), which share its address, module and verdict.
+    int64_t inlineDepth = 0;
 
     // The frame's verdict when its writer set one; else Python frames by their path
     // (format::isUserPythonFile: sessions recorded with --no-symbolize), native frames not.
@@ -87,6 +90,8 @@ private:
     // The file holding the session's row `id` of `table`, with *localId its id there; null when
     // no file does.
     const File* fileOf(const format::Table& table, int64_t id, int64_t* localId) const;
+    static std::vector<FrameInfo> withInlinedCallers(const File& file, int64_t localStackId,
+                                                     std::vector<FrameInfo> frames);
 
     std::vector<File> m_files;
 };

@@ -163,18 +163,35 @@ public:
         }
     }
 
-    // Finishes the file; `userFrames` get frames.is_user = 1 afterwards (the symbolizer's job).
+    // The chain the symbolizer writes when `frame` lies in functions inlined into others
+    // (frame_inlines): depth 0 is the frame's own row, then its callers, outermost last.
+    struct InlineLevel {
+        std::string function, file;
+        int64_t line = 0;
+    };
+    void setInlineChain(int64_t frame, const std::vector<InlineLevel>& chain) {
+        for (size_t depth = 0; depth < chain.size(); ++depth)
+            m_afterFinish.push_back(
+                "INSERT INTO frame_inlines(frame_id, depth, function, file, line) VALUES (" +
+                std::to_string(frame) + ", " + std::to_string(depth) + ", '" +
+                chain[depth].function + "', '" + chain[depth].file + "', " +
+                std::to_string(chain[depth].line) + ")");
+    }
+
+    // Finishes the file; `userFrames` get frames.is_user = 1 afterwards (the symbolizer's job),
+    // as do the inline chains.
     LoadedFixture load(std::initializer_list<int64_t> userFrames = {}) {
         if (!m_writer->finish("complete"))
             qFatal("cannot finish %s: %s", m_path.c_str(), m_writer->lastError().c_str());
-        if (userFrames.size() > 0) {
+        for (int64_t frame : userFrames)
+            m_afterFinish.push_back("UPDATE frames SET is_user = 1 WHERE id = " +
+                                    std::to_string(frame));
+        if (!m_afterFinish.empty()) {
             sqlite3* db = nullptr;
             sqlite3_open(m_path.c_str(), &db);
-            for (int64_t frame : userFrames)
-                sqlite3_exec(
-                    db,
-                    ("UPDATE frames SET is_user = 1 WHERE id = " + std::to_string(frame)).c_str(),
-                    nullptr, nullptr, nullptr);
+            for (const std::string& sql : m_afterFinish)
+                if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK)
+                    qFatal("%s: %s", sql.c_str(), sqlite3_errmsg(db));
             sqlite3_close(db);
         }
         LoadedFixture loaded;
@@ -196,6 +213,7 @@ private:
     std::unique_ptr<format::SessionWriter> m_writer;
     int64_t m_module = 0, m_launchName = 0, m_syncName = 0, m_kernelName = 0;
     int64_t m_correlation = 0, m_frames = 0;
+    std::vector<std::string> m_afterFinish; // SQL run on the finished file
     bool m_light = false;
     int32_t m_kernelBlocks = 1024;
     uint64_t m_stacks = 0;

@@ -69,6 +69,7 @@ class TestSyncSites : public QObject {
 private slots:
     void userLineAndLibraryLine();
     void toolkitHeadersAreNotTheUsersLine();
+    void inlinedCallerIsTheUsersLine();
     void onlyLibraryFrames();
     void nativeUserFrames();
     void verdictBeatsPath();
@@ -134,6 +135,36 @@ void TestSyncSites::toolkitHeadersAreNotTheUsersLine() {
     for (const char* own : {"/home/u/src/main.cu", "/home/u/cuda_utils/include/helpers.h",
                             "/usr/include/stdio.h", "cuda_kernels.cu"})
         QVERIFY2(!format::isCudaToolkitHeader(own), own);
+}
+
+// cuda_runtime.h's template inlined into main(): the frame's own row names the header, and only
+// its inline chain (frame_inlines) has main's line, which is the site. A chain row of a frame
+// that is not in the stack changes nothing.
+void TestSyncSites::inlinedCallerIsTheUsersLine() {
+    InsightFixture f(m_dir.filePath("inlined.stallscope").toStdString());
+    const std::string header = "/usr/local/cuda/bin/../targets/x86_64-linux/include/cuda_runtime.h";
+    const int64_t wrapper = f.nativeFrame(header, 1038, "cudaMemcpyToSymbol<float [64]>");
+    const int64_t start = f.nativeFrame("", 0, "__libc_start_main");
+    const int64_t elsewhere = f.nativeFrame("/home/u/src/other.cu", 5, "helper");
+    f.setInlineChain(wrapper, {{"cudaMemcpyToSymbol<float [64]>", header, 1038},
+                               {"main", "/home/u/src/main.cu", 61}});
+    f.setInlineChain(elsewhere, {{"helper", "/home/u/src/other.cu", 5}, {"run", "x.cu", 9}});
+    const int64_t stack = f.stackOf({f.driverFrame(), wrapper, start});
+    f.sync(SyncKind::Stream, 10'000, 90'000, stack, f.stream);
+    const auto loaded = f.load({wrapper});
+    const std::vector<FrameInfo> frames = loaded.database->stack(stack);
+    QCOMPARE(frames.size(), size_t(4));
+    QCOMPARE(frames[1].function, std::string("cudaMemcpyToSymbol<float [64]>"));
+    QCOMPARE(frames[1].inlineDepth, int64_t(0));
+    QCOMPARE(frames[2].function, std::string("main"));
+    QCOMPARE(frames[2].line, int64_t(61));
+    QCOMPARE(frames[2].inlineDepth, int64_t(1));
+    QCOMPARE(frames[2].address, frames[1].address);
+    QVERIFY(frames[2].isUserCode());
+    QCOMPARE(frames[3].function, std::string("__libc_start_main"));
+    const model::InsightReport report = loaded.analyze();
+    QCOMPARE(report.sites.size(), size_t(1));
+    QCOMPARE(report.sites.front().site.label(), std::string("main.cu:61 in main"));
 }
 
 void TestSyncSites::onlyLibraryFrames() {
