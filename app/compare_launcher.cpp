@@ -1,6 +1,5 @@
 #include "app/compare_launcher.h"
 
-#include "app/main_window.h"
 #include "app/session_openers.h"
 #include "model/jobs/job_tracker.h"
 #include "model/session/session.h"
@@ -14,6 +13,9 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QShortcut>
+#include <QWidget>
+
+#include <utility>
 
 namespace stallscope::app {
 
@@ -30,7 +32,7 @@ constexpr double kLoadShare = 0.6;
 
 } // namespace
 
-CompareLauncher::CompareLauncher(MainWindow* window, QMenu* fileMenu)
+CompareLauncher::CompareLauncher(QWidget* window, QMenu* fileMenu)
     : QObject(window), m_window(window), m_jobs(new model::JobTracker(this)) {
     m_jobs->setObjectName(QStringLiteral("comparisons")); // tests wait on it
     qRegisterMetaType<views::CompareView*>(); // compared()'s argument, for queued slots and spies
@@ -39,7 +41,6 @@ CompareLauncher::CompareLauncher(MainWindow* window, QMenu* fileMenu)
     m_action->setStatusTip(tr("Open a second run of the program beside this one and compare "
                               "them per sync site"));
     m_action->setEnabled(false);
-    connect(window, &MainWindow::sessionLoaded, m_action, [this] { m_action->setEnabled(true); });
     connect(m_jobs, &model::JobTracker::progress, this, [this](double fraction) {
         if (m_view)
             m_view->showProgress(m_view->progressLabel()->text(), fraction * kLoadShare);
@@ -49,10 +50,19 @@ CompareLauncher::CompareLauncher(MainWindow* window, QMenu* fileMenu)
 // The tracker, a child, cancels the comparison and waits for it when deleted.
 CompareLauncher::~CompareLauncher() = default;
 
+void CompareLauncher::setBefore(std::shared_ptr<const model::Session> session,
+                                const QString& file) {
+    m_before = std::move(session);
+    m_beforeFile = file;
+    m_action->setEnabled(m_before != nullptr);
+    if (m_before && !m_pendingAfter.isEmpty())
+        compareWith(std::exchange(m_pendingAfter, QString()));
+}
+
 void CompareLauncher::showDialog() {
-    if (!m_window->session())
+    if (!m_before)
         return;
-    const QString dir = QFileInfo(m_window->currentFile()).absolutePath();
+    const QString dir = QFileInfo(m_beforeFile).absolutePath();
     const QString path = QFileDialog::getOpenFileName(
         m_window, tr("Compare With"), dir,
         tr("Stallscope sessions and traces (*.stallscope *.json *.json.gz);;All files (*)"));
@@ -92,10 +102,10 @@ views::CompareView* CompareLauncher::ensureView() {
 }
 
 bool CompareLauncher::compareWith(const QString& afterPath) {
-    const std::shared_ptr<const model::Session> before = m_window->session();
+    const std::shared_ptr<const model::Session> before = m_before;
     if (!before)
         return false;
-    const QString beforeFile = m_window->currentFile();
+    const QString beforeFile = m_beforeFile;
     views::CompareView* view = ensureView();
     view->setWindowTitle(
         tr("%1 → %2 — Compare — Stallscope")
@@ -132,9 +142,7 @@ bool CompareLauncher::compareWith(const QString& afterPath) {
 }
 
 void CompareLauncher::compareWhenLoaded(const QString& afterPath) {
-    connect(
-        m_window, &MainWindow::sessionLoaded, this, [this, afterPath] { compareWith(afterPath); },
-        Qt::SingleShotConnection);
+    m_pendingAfter = afterPath;
 }
 
 void CompareLauncher::onFailed(const QString& error) {

@@ -10,13 +10,17 @@
 #include <QPointer>
 #include <QString>
 
+#include <memory>
+
 class QAction;
 class QMenu;
 class QMessageBox;
+class QWidget;
 
 namespace stallscope::model {
 class JobTracker;
-}
+struct Session;
+} // namespace stallscope::model
 
 namespace stallscope::views {
 class CompareView;
@@ -24,20 +28,21 @@ class CompareView;
 
 namespace stallscope::app {
 
-class MainWindow;
-
 class CompareLauncher : public QObject {
     Q_OBJECT
 public:
-    // Adds File ▸ Compare With… to `fileMenu`, enabled while `window` shows a session.
-    CompareLauncher(MainWindow* window, QMenu* fileMenu);
+    // Adds File ▸ Compare With… to `fileMenu`, enabled once setBefore() gave it a session;
+    // `window` parents the dialogs and the compare window.
+    CompareLauncher(QWidget* window, QMenu* fileMenu);
     ~CompareLauncher() override;
 
     QAction* action() const { return m_action; }
-    // Compares the window's session with `afterPath`; replaces a comparison still being made.
-    // False when the window has no session.
+    // The session the window shows (the before run) and its file, after each load.
+    void setBefore(std::shared_ptr<const model::Session> session, const QString& file);
+    // Compares the before session with `afterPath`; replaces a comparison still being made.
+    // False when there is no before session yet.
     bool compareWith(const QString& afterPath);
-    // Compares with `afterPath` once the window has loaded its next session (the command line's
+    // Compares with `afterPath` once the next before session is set (the command line's
     // FILE --compare-with AFTER).
     void compareWhenLoaded(const QString& afterPath);
     bool isRunning() const;
@@ -58,7 +63,10 @@ private:
     views::CompareView* ensureView();
     void onFailed(const QString& error);
 
-    MainWindow* m_window;
+    QWidget* m_window;
+    std::shared_ptr<const model::Session> m_before;
+    QString m_beforeFile;
+    QString m_pendingAfter; // compareWhenLoaded's
     QAction* m_action = nullptr;
     model::JobTracker* m_jobs = nullptr;
     QPointer<views::CompareView> m_view;

@@ -113,7 +113,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     createStatusBar();
     createJobTrackers();
     connect(m_panels, &AnalysisPanels::statusMessage, m_statusLabel, &QLabel::setText);
-    restoreLayout();
+    m_layout = std::make_unique<SavedLayout>(*this);
     updateTitle();
 }
 
@@ -157,6 +157,8 @@ void MainWindow::createMenus() {
         file->addAction(tr("Save &Symbolized Copy…"), this, &MainWindow::showSaveCopyDialog);
     m_saveCopyAction->setEnabled(false);
     m_compare = new CompareLauncher(this, file); // File ▸ Compare With…
+    connect(this, &MainWindow::sessionLoaded, m_compare,
+            [this] { m_compare->setBefore(m_session, m_currentFile); });
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     // Some platforms (offscreen, some desktops) map QKeySequence::Quit to nothing.
@@ -586,7 +588,7 @@ void MainWindow::rebuildRecentMenu() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-    saveLayout();
+    m_layout->save();
     QMainWindow::closeEvent(event);
 }
 

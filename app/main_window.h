@@ -13,6 +13,8 @@
 // window-modal QMessageBox opened with open(), so tests can check and close it without a hang.
 #pragma once
 
+#include "app/window_layout.h"
+
 #include <QMainWindow>
 #include <QPointer>
 #include <QSet>
@@ -102,7 +104,7 @@ public slots:
     void showShortcuts();
     void focusFindBox();
     // Docks back where a fresh install puts them.
-    void resetLayout();
+    void resetLayout() { m_layout->reset(); }
     // Writes the open session as Chrome/Perfetto trace JSON in the background (File ▸ Export).
     void exportChromeTrace(const QString& outPath);
     // Writes the PDF report of the open session once its analysis has finished. False (and the
@@ -149,8 +151,6 @@ private:
     void updateTitle();
     void addRecentFile(const QString& path);
     void rebuildRecentMenu();
-    void restoreLayout();
-    void saveLayout();
     void onAnalysisStarted();
     void onAnalysisFinished();
     void startLoad(const QStringList& files, const QString& symbolizedCopy);
@@ -184,7 +184,7 @@ private:
     FindBox* m_findBox = nullptr;
     QMenu* m_recentMenu = nullptr;
     QPointer<ShortcutsDialog> m_shortcutsDialog;
-    QByteArray m_defaultState; // dock layout before restoring, for resetLayout()
+    std::unique_ptr<SavedLayout> m_layout;
     QAction* m_exportAction = nullptr;
     QAction* m_reportAction = nullptr;
     QAction* m_saveCopyAction = nullptr;     // enabled while a symbolized copy is shown

@@ -1,7 +1,5 @@
 #include "app/window_layout.h"
 
-#include "app/main_window.h"
-
 #include "views/panels/analysis_panels.h"
 
 #include <QDockWidget>
@@ -85,28 +83,27 @@ void arrangeDocks(QMainWindow& window, views::AnalysisPanels& panels) {
     // The screen it opens on, not a constant.
     window.resize(window.screen()->availableGeometry().size() * 0.85);
     applyDockSizes(window, panels);
-    // The key MainWindow::restoreLayout reads: a layout the user left stays theirs.
+    // The key SavedLayout reads: a layout the user left stays theirs.
     if (!QSettings().contains(QStringLiteral("window/state")))
         new FirstShow(window, panels);
 }
 
-// The layout the user left, kept across runs; the default one stays for View ▸ Reset Layout.
-void MainWindow::restoreLayout() {
-    m_defaultState = saveState();
+SavedLayout::SavedLayout(QMainWindow& window)
+    : m_window(window), m_defaultState(window.saveState()) {
     QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    m_window.restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    m_window.restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
 }
 
-void MainWindow::saveLayout() {
+void SavedLayout::save() const {
     QSettings settings;
-    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("window/state"), saveState());
+    settings.setValue(QStringLiteral("window/geometry"), m_window.saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), m_window.saveState());
 }
 
-void MainWindow::resetLayout() {
-    restoreState(m_defaultState);
-    for (QDockWidget* dock : findChildren<QDockWidget*>())
+void SavedLayout::reset() const {
+    m_window.restoreState(m_defaultState);
+    for (QDockWidget* dock : m_window.findChildren<QDockWidget*>())
         dock->show();
 }
 

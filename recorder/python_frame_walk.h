@@ -6,10 +6,10 @@
 //                  no longer mapped instead of faulting. What it reads may be torn or stale (the
 //                  thread runs on); each code object is type-checked before its fields are used
 //                  and a failed read or check ends the walk.
-// A frame word packs a code id, a line and the activation-end bit (PythonFrames::pack).
+// A frame word packs a code id, a line and the activation-end bit (PythonFrameWord::pack).
 #pragma once
 
-#include "recorder/python_frames.h"
+#include "recorder/python_frame_word.h"
 #include "recorder/python_runtime.h"
 
 #include <sys/uio.h>
@@ -271,7 +271,7 @@ int walkFrames(FrameCache& cache, const void* frame, uint64_t* out, int maxFrame
         }
         const bool end = rt.layout == PythonLayout::FrameObject ||
                          (rt.frIsEntry >= 0 && f.template at<uint8_t>(rt.frIsEntry) != 0);
-        out[n++] = PythonFrames::pack(id, line < 0 ? 0 : line, end);
+        out[n++] = PythonFrameWord::pack(id, line < 0 ? 0 : line, end);
         frame = previous;
     }
     return n;

@@ -36,26 +36,19 @@
 // table and the caches never free anything, so the writer may read an id at any later time.
 #pragma once
 
+#include "recorder/python_frame_word.h"
+
 #include <cstdint>
 
 namespace stallscope::recorder {
 
-class PythonFrames {
+// The frames it captures are PythonFrameWord words (pack, codeIdOf, lineOf, endsActivation).
+class PythonFrames : public PythonFrameWord {
 public:
     struct CodeInfo {
         const char* file = "";
         const char* function = "";
     };
-
-    // Packed frame word: code id (bits 0-31), line (32-62), bit 63 set on the outermost Python
-    // frame of one eval-loop activation (where the native stack has one _PyEval_EvalFrameDefault).
-    static uint64_t pack(uint32_t codeId, int line, bool activationEnd) {
-        return uint64_t(codeId) | (uint64_t(uint32_t(line) & 0x7fffffffu) << 32) |
-               (activationEnd ? (uint64_t(1) << 63) : 0);
-    }
-    static uint32_t codeIdOf(uint64_t word) { return uint32_t(word); }
-    static int lineOf(uint64_t word) { return int((word >> 32) & 0x7fffffffu); }
-    static bool endsActivation(uint64_t word) { return (word >> 63) != 0; }
 
     // Finds CPython in this process. Idempotent; call it off the hot path (recorder start).
     static bool initialize();

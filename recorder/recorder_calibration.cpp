@@ -1,7 +1,7 @@
 #include "recorder/recorder_calibration.h"
 
 #include "format/output_file.h"
-#include "recorder/recorder_config.h"
+#include "recorder/capture_variables.h"
 
 #include <fcntl.h>
 #include <signal.h>

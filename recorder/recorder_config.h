@@ -3,6 +3,7 @@
 // every variable.
 #pragma once
 
+#include "recorder/capture_variables.h"
 #include "recorder/host_event.h"
 
 #include <cstdint>
@@ -39,15 +40,6 @@ std::optional<uint64_t> parseByteSize(std::string_view text);
 std::optional<int64_t> parseSeconds(std::string_view text);
 // `ns` as parseSeconds reads it back ("1.5"; "0" for 0).
 std::string secondsText(int64_t ns);
-
-// The variables that carry CaptureSettings to the program's recorder
-// (CaptureSettings::environment).
-inline constexpr std::string_view kCaptureRangeVariable = "STALLSCOPE_CAPTURE_RANGE";
-inline constexpr std::string_view kCaptureRangeEndVariable = "STALLSCOPE_CAPTURE_RANGE_END";
-inline constexpr std::string_view kDelayVariable = "STALLSCOPE_DELAY";
-inline constexpr std::string_view kDurationVariable = "STALLSCOPE_DURATION";
-inline constexpr std::string_view kCaptureVariables[] = {
-    kCaptureRangeVariable, kCaptureRangeEndVariable, kDelayVariable, kDurationVariable};
 
 // Capture control: which part of the run is recorded (stallscope-record --delay, --duration,
 // --capture-range, --capture-range-end; the environment's STALLSCOPE_DELAY, STALLSCOPE_DURATION,

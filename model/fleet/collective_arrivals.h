@@ -6,7 +6,7 @@
 // few hundred at a time. Memory: ranks × read-ahead × 8 bytes, whatever the number of collectives.
 #pragma once
 
-#include "model/fleet/fleet_summary.h"
+#include "model/fleet/fleet_types.h"
 
 #include <cstdint>
 #include <cstdio>

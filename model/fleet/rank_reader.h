@@ -5,7 +5,7 @@
 #pragma once
 
 #include "model/fleet/collective_arrivals.h"
-#include "model/fleet/fleet_summary.h"
+#include "model/fleet/fleet_types.h"
 #include "model/fleet/rank_files.h"
 
 #include <cstdint>

@@ -6,7 +6,7 @@
 
 #include "format/session_writer.h"
 #include "model/testing/synthetic_catalog.h"
-#include "model/testing/synthetic_session.h"
+#include "model/testing/synthetic_options.h"
 
 #include <array>
 #include <cstdint>

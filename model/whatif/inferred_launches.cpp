@@ -5,7 +5,7 @@
 namespace stallscope::model::whatif {
 
 void InferredLaunches::build(const Session& session, std::span<const int32_t> processOfLane,
-                             std::span<const RunGraph::HostThread> threads) {
+                             std::span<const HostThreadSteps> threads) {
     m_processes.assign(session.processes.size(), PerProcess{});
     m_any = false;
     const std::vector<bool> withCalls = session.processesWithApiCalls();
@@ -16,7 +16,7 @@ void InferredLaunches::build(const Session& session, std::span<const int32_t> pr
         if (p < 0 || !m_processes[p].infer)
             continue;
         const SyncColumns& syncs = session.hostLanes[l].syncs;
-        const RunGraph::HostThread& thread = threads[l];
+        const HostThreadSteps& thread = threads[l];
         for (size_t s = 0; s < syncs.size(); ++s) {
             const uint32_t local = thread.stepOfSync[s];
             m_processes[p].syncs.push_back(

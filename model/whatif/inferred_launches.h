@@ -10,7 +10,7 @@
 #pragma once
 
 #include "model/session/session.h"
-#include "model/whatif/run_graph.h"
+#include "model/whatif/host_thread_steps.h"
 
 #include <cstdint>
 #include <optional>
@@ -28,7 +28,7 @@ public:
     // `processOfLane` and `threads` are parallel to session.hostLanes. Processes with any API
     // call keep their recorded launches and get no inference.
     void build(const Session& session, std::span<const int32_t> processOfLane,
-               std::span<const RunGraph::HostThread> threads);
+               std::span<const HostThreadSteps> threads);
     bool infers(int32_t process) const {
         return process >= 0 && static_cast<size_t>(process) < m_processes.size() &&
                m_processes[process].infer;

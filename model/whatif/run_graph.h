@@ -14,6 +14,7 @@
 
 #include "model/session/session.h"
 #include "model/session/session_database.h"
+#include "model/whatif/host_thread_steps.h"
 
 #include <algorithm>
 #include <atomic>
@@ -24,8 +25,6 @@
 #include <vector>
 
 namespace stallscope::model::whatif {
-
-inline constexpr uint32_t kNone = UINT32_MAX;
 
 // The calibration of the replay: typical latencies, read off the recording itself. A delay
 // that bound an event in the recording is replayed exactly; these stand in for the constraints
@@ -55,16 +54,7 @@ class RunGraph {
 public:
     enum class OpKind : uint8_t { Kernel = 0, Memcpy = 1, Memset = 2 };
 
-    struct HostThread {
-        // Step: the index of an API call of the lane, or kSyncStep | the index of a sync record.
-        std::vector<uint32_t> steps;
-        // Per sync record of the lane: the (lane-local) step that contains it.
-        std::vector<uint32_t> stepOfSync;
-        // Per sync record: its awaited operations are awaited[awaitedBegin[i] .. [i + 1]).
-        std::vector<uint32_t> awaitedBegin;
-        uint32_t firstStep = 0;  // global id of steps[0]
-        int64_t medianGapNs = 0; // CPU time between two consecutive steps, the median
-    };
+    using HostThread = HostThreadSteps;
     struct Stream {
         std::vector<uint32_t> ops;     // OpKind << 30 | index into the lane's column of that kind
         uint32_t firstOp = 0;          // global id of ops[0]

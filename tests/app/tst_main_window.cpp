@@ -19,7 +19,6 @@
 #include "views/panels/name_statistics.h"
 #include "views/panels/session_summary_widget.h"
 #include "views/panels/source_editor.h"
-#include "views/panels/source_gutter.h"
 #include "views/panels/source_view.h"
 #include "views/panels/stack_model.h"
 #include "views/panels/stack_view.h"

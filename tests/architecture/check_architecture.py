@@ -4,7 +4,8 @@
 * Every project include names a header by its path from the repository root.
 * A library includes only its own headers and those of the libraries below it (LAYERS); tests
   and benches may include anything.
-* No include cycle between files.
+* No include cycle between files, and no two-way include between units (a header and its .cpp):
+  when a.cpp includes b.h and b.cpp includes a.h, neither can be understood or tested alone.
 * Qt-free libraries include no Qt header; the model includes no Qt Widgets header.
 * No source file is longer than MAX_LINES.
 
@@ -148,6 +149,16 @@ def check(root):
     if cycle:
         problems.append("include cycle: " + " -> ".join(cycle))
 
+    units = {}
+    for path, names in graph.items():
+        unit = os.path.splitext(path)[0]
+        units.setdefault(unit, set()).update(os.path.splitext(n)[0] for n in names)
+    for unit, used in sorted(units.items()):
+        for other in sorted(used):
+            if other > unit and unit in units.get(other, ()):
+                problems.append(f"two-way include: {unit} <-> {other} (one of them should not "
+                                "need the other)")
+
     return files, problems
 
 
@@ -162,9 +173,14 @@ def self_test():
         "model/analysis/f.h": "\n" * (MAX_LINES + 1),                            # too long
         "model/interop/g.cpp": '#include <QWidget>\n',                           # widgets in model
         "app/ok.cpp": '#include "views/timeline/c.h"\n#include "model/session/b.h"\n',
+        "views/dialogs/x.h": "",
+        "views/dialogs/x.cpp": '#include "views/dialogs/x.h"\n#include "views/dialogs/y.h"\n',
+        "views/dialogs/y.h": "",
+        "views/dialogs/y.cpp": '#include "views/dialogs/y.h"\n#include "views/dialogs/x.h"\n',
     }
+    # c.h <-> d.h is a cycle and a two-way include; x <-> y only a two-way include.
     expected = ["Qt-free", "may not include", "include cycle", "from the root", "from the root",
-                "lines (at most", "has no widgets"]
+                "lines (at most", "has no widgets", "two-way include", "two-way include"]
     with tempfile.TemporaryDirectory() as root:
         for path, text in planted.items():
             os.makedirs(os.path.join(root, os.path.dirname(path)), exist_ok=True)

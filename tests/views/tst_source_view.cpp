@@ -5,7 +5,6 @@
 #include "tests/views/insight_session.h"
 #include "views/dialogs/path_remap_dialog.h"
 #include "views/panels/source_editor.h"
-#include "views/panels/source_gutter.h"
 #include "views/panels/source_highlighter.h"
 #include "views/panels/source_view.h"
 

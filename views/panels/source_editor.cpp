@@ -1,9 +1,9 @@
 #include "views/panels/source_editor.h"
 
 #include "model/session/session_summary.h"
-#include "views/panels/source_gutter.h"
 
 #include <QFontDatabase>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QTextBlock>
 
@@ -24,6 +24,35 @@ QString markLabel(const SourceLineMark& mark) {
         .arg(mark.calls);
 }
 } // namespace
+
+// The strip left of the text: the editor paints it and answers its clicks.
+class SourceGutter : public QWidget {
+public:
+    explicit SourceGutter(SourceEditor* editor) : QWidget(editor), m_editor(editor) {
+        setObjectName(QStringLiteral("sourceGutter"));
+        setMouseTracking(true);
+    }
+    QSize sizeHint() const override { return {m_editor->gutterWidth(), 0}; }
+
+protected:
+    void paintEvent(QPaintEvent* event) override { m_editor->paintGutter(event); }
+    void mouseReleaseEvent(QMouseEvent* event) override {
+        const int line = m_editor->lineAtGutterY(int(event->position().y()));
+        if (event->button() == Qt::LeftButton && m_editor->lineMarks().count(line))
+            emit m_editor->lineMarkClicked(line);
+    }
+    void mouseMoveEvent(QMouseEvent* event) override {
+        const int line = m_editor->lineAtGutterY(int(event->position().y()));
+        setCursor(m_editor->lineMarks().count(line) ? Qt::PointingHandCursor : Qt::ArrowCursor);
+    }
+
+private:
+    SourceEditor* m_editor;
+};
+
+QWidget* SourceEditor::gutter() const {
+    return m_gutter;
+}
 
 SourceEditor::SourceEditor(QWidget* parent) : QPlainTextEdit(parent) {
     setObjectName(QStringLiteral("sourceEditor"));

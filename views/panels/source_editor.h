@@ -1,6 +1,7 @@
-// SourceEditor: the read-only text of the source view with a gutter (SourceGutter) showing line
-// numbers and, for lines that issued syncs, the blocked time and sync count. The selected line
-// is marked across the full width and centred when set.
+// SourceEditor: the read-only text of the source view with a gutter showing line numbers and,
+// for lines that issued syncs, the blocked time and sync count. The selected line is marked across
+// the full width and centred when set. The gutter (SourceGutter, in source_editor.cpp) is a strip
+// that hands its paint and mouse events to the editor, which knows the block geometry.
 #pragma once
 
 #include <QPlainTextEdit>
@@ -35,7 +36,7 @@ public:
     int selectedLastLine() const { return m_selectedLast; }
     QString lineText(int line) const;
 
-    SourceGutter* gutter() const { return m_gutter; }
+    QWidget* gutter() const;
     int gutterWidth() const;
     // The gutter rectangle of a line, in gutter coordinates (empty when the line is not shown).
     QRect gutterLineRect(int line) const;
