@@ -232,7 +232,20 @@ void TestSyncOperations::firstMatchWins() {
     // transfer): both match the file.
     const std::string file = "/x/site-packages/lightning_fabric/utilities/apply_func.py";
     QCOMPARE(idOf(insideLibrary(file, "convert_tensors_to_scalars")), std::string("lightning-log"));
+    // Its nested to_item is where Lightning 2.6 reads a logged value (recorded on an H100).
+    QCOMPARE(idOf(insideLibrary(file, "to_item")), std::string("lightning-log"));
     QCOMPARE(idOf(insideLibrary(file, "move_data_to_device")), std::string("lightning-transfer"));
+    // transformers 5 reads each step's loss for nan/inf in _run_epoch; Accelerate moves the
+    // Trainer's batches (both recorded under a transformers Trainer on an H100).
+    const std::string trainer = "/x/site-packages/transformers/trainer.py";
+    QCOMPARE(idOf(insideLibrary(trainer, "_run_epoch")), std::string("trainer-step-reads"));
+    QCOMPARE(idOf(insideLibrary(trainer, "_maybe_log_save_evaluate")),
+             std::string("trainer-logging"));
+    QCOMPARE(
+        idOf(insideLibrary("/x/site-packages/accelerate/utils/operations.py", "send_to_device")),
+        std::string("trainer-batch-transfer"));
+    QCOMPARE(idOf(insideLibrary("/x/site-packages/accelerate/utils/operations.py", "gather")),
+             std::string("(none)"));
     // A library's frame names the sync before the op it made: Lightning's .item().
     SyncEvidence logged = insideLibrary("/x/site-packages/lightning/pytorch/core/module.py", "log");
     logged.aten.calledOp = "item";
