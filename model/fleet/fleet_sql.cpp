@@ -77,11 +77,13 @@ std::string blockingSyncsByStack() {
     SUM({syncs.end_ns} - {syncs.start_ns}) AS blocked_ns
   FROM {syncs} WHERE {syncs.kind} <> 4 GROUP BY {syncs.stack_id})
 SELECT b.stack_id, b.syncs, b.blocked_ns, sf.{stack_frames.position}, f.{frames.kind},
-  f.{frames.file}, f.{frames.line}, f.{frames.is_user}
+  COALESCE(i.{frame_inlines.file}, f.{frames.file}), COALESCE(i.{frame_inlines.line}, f.{frames.line}),
+  f.{frames.is_user}
 FROM by_stack b
 LEFT JOIN {stack_frames} sf ON sf.{stack_frames.stack_id} = b.stack_id
 LEFT JOIN {frames} f ON f.{frames.id} = sf.{stack_frames.frame_id}
-ORDER BY b.stack_id, sf.{stack_frames.position})SQL";
+LEFT JOIN {frame_inlines} i ON i.{frame_inlines.frame_id} = f.{frames.id}
+ORDER BY b.stack_id, sf.{stack_frames.position}, i.{frame_inlines.depth})SQL";
     return kSql.text();
 }
 

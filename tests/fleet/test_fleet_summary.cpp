@@ -10,7 +10,9 @@
 #include "model/session/session_loader.h"
 #include "model/testing/synthetic_session.h"
 #include "tests/support/scratch_dir.h"
+#include "tests/support/sqlite_edit.h"
 
+#include <QFile>
 #include <QTest>
 
 #include <algorithm>
@@ -298,6 +300,42 @@ private slots:
         QCOMPARE(cut.sites.front().label(), m_summary.sites.front().label());
         QCOMPARE(cut.sites.front().blockedNs, m_summary.sites.front().blockedNs);
         QVERIFY(cut.sites.front().exact); // every rank listed it
+    }
+
+    // A user frame the compiler inlined from cuda_runtime.h's template into main(): the site is
+    // main's line from the inline chain, as the loaded analysis has it (SyncSites), not the
+    // header's.
+    void inlinedCallerIsTheSite() {
+        const std::string file = m_dir.file("inlined.stallscope");
+        QVERIFY(QFile::copy(QString::fromStdString(m_run + "/rank0.stallscope"),
+                            QString::fromStdString(file)));
+        const std::string header = "/usr/local/cuda/include/cuda_runtime.h";
+        testing::execSql(file, ("UPDATE frames SET kind = 1, is_user = 1, file = '" + header +
+                                "', line = 1038 WHERE file LIKE '%train.py' AND line = 48")
+                                   .c_str());
+        testing::execSql(file, ("INSERT INTO frame_inlines(frame_id, depth, function, file, line) "
+                                "SELECT id, 0, 'cudaMemcpyToSymbol<float [64]>', file, line FROM "
+                                "frames WHERE file = '" +
+                                header +
+                                "' UNION ALL "
+                                "SELECT id, 1, 'main', '/home/u/main.cu', 61 FROM frames WHERE "
+                                "file = '" +
+                                header + "'")
+                                   .c_str());
+        auto site = [](const FleetSummary& summary, const std::string& label) {
+            const auto found = std::find_if(summary.sites.begin(), summary.sites.end(),
+                                            [&label](const auto& s) { return s.label() == label; });
+            return found == summary.sites.end() ? nullptr : &*found;
+        };
+        const FleetSummary before = summarize(m_run + "/rank0.stallscope");
+        const FleetSummary after = summarize(file);
+        QVERIFY(site(before, "train.py:48"));
+        QVERIFY(site(after, "/home/u/main.cu:61"));
+        QCOMPARE(site(after, "/home/u/main.cu:61")->syncs, site(before, "train.py:48")->syncs);
+        QCOMPARE(site(after, "/home/u/main.cu:61")->blockedNs,
+                 site(before, "train.py:48")->blockedNs);
+        QVERIFY(!site(after, "cuda_runtime.h:1038"));
+        QVERIFY(!site(after, "train.py:48"));
     }
 
     // What the summary holds does not grow with the events: four times the steps, the same peak
