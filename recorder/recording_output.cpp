@@ -1,5 +1,6 @@
 #include "recorder/recording_output.h"
 
+#include "format/checked_sql.h"
 #include "format/run_folder.h"
 #include "format/sqlite_database.h"
 
@@ -210,13 +211,18 @@ RecordingOutput::SessionFacts RecordingOutput::inspect(const std::string& sessio
     std::string error;
     if (!db.open(session, format::Database::Mode::ReadOnly, &error))
         return facts;
-    format::Statement process = db.prepare("SELECT id, pid FROM processes ORDER BY id LIMIT 1");
+    format::Statement process =
+        db.prepare(format::CheckedSql("SELECT {processes.id}, {processes.pid} FROM {processes} "
+                                      "ORDER BY {processes.id} LIMIT 1")
+                       .text());
     if (!process.step())
         return facts;
     const int64_t processId = process.integer(0);
     facts.pid = process.integer(1);
-    format::Statement rank =
-        db.prepare("SELECT rank, launcher FROM process_ranks WHERE process_id = ? LIMIT 1");
+    format::Statement rank = db.prepare(
+        format::CheckedSql("SELECT {process_ranks.rank}, {process_ranks.launcher} FROM "
+                           "{process_ranks} WHERE {process_ranks.process_id} = ? LIMIT 1")
+            .text());
     rank.bind(1, processId);
     if (rank.step()) {
         facts.rank = rank.integer(0);

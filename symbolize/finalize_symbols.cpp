@@ -1,5 +1,6 @@
 #include "symbolize/finalize_symbols.h"
 
+#include "format/checked_sql.h"
 #include "format/session_meta.h"
 #include "format/session_schema.h"
 #include "format/session_schema_check.h"
@@ -32,7 +33,9 @@ bool checkIsSession(format::Database& db, std::string* why) {
         *why = "not a Stallscope session (" + problem + ")";
         return false;
     }
-    format::Statement query = db.prepare("SELECT key, value FROM meta WHERE key IN (?, ?)");
+    format::Statement query = db.prepare(
+        format::CheckedSql("SELECT {meta.key}, {meta.value} FROM {meta} WHERE {meta.key} IN (?, ?)")
+            .text());
     query.bind(1, format::meta::kFormatName);
     query.bind(2, format::meta::kFormatVersion);
     if (!query.prepared()) {
@@ -63,10 +66,13 @@ bool checkIsSession(format::Database& db, std::string* why) {
 // Counts the verdicts the views will show: a user frame, `<driver-internal>`, or neither.
 bool classifyStacks(format::Database& db, SymbolizeStats* stats, std::string* error) {
     format::Statement query =
-        db.prepare("SELECT sf.stack_id, f.kind, f.is_user, m.path FROM stack_frames sf "
-                   "JOIN frames f ON f.id = sf.frame_id "
-                   "LEFT JOIN modules m ON m.id = f.module_id "
-                   "ORDER BY sf.stack_id, sf.position");
+        db.prepare(format::CheckedSql(
+                       "SELECT sf.{stack_frames.stack_id}, f.{frames.kind}, f.{frames.is_user}, "
+                       "m.{modules.path} FROM {stack_frames} sf JOIN {frames} f ON f.{frames.id} "
+                       "= sf.{stack_frames.frame_id} LEFT JOIN {modules} m ON m.{modules.id} = "
+                       "f.{frames.module_id} ORDER BY sf.{stack_frames.stack_id}, "
+                       "sf.{stack_frames.position}")
+                       .text());
     std::vector<UserFrameFilter::FrameFacts> frames;
     int64_t currentStack = -1;
     auto flush = [&] {
@@ -110,7 +116,8 @@ bool classifyStacks(format::Database& db, SymbolizeStats* stats, std::string* er
 
 // Diagnostics carry a session time; use the end of the recording, when this step logically runs.
 int64_t diagnosticTime(format::Database& db) {
-    format::Statement query = db.prepare("SELECT value FROM meta WHERE key = ?");
+    format::Statement query = db.prepare(
+        format::CheckedSql("SELECT {meta.value} FROM {meta} WHERE {meta.key} = ?").text());
     query.bind(1, format::meta::kEndNs);
     if (query.step())
         return query.integer(0);
@@ -119,8 +126,10 @@ int64_t diagnosticTime(format::Database& db) {
 
 bool writeDiagnosticsAndMeta(format::Database& db, const std::vector<std::string>& warnings,
                              const SymbolizeStats& stats, std::string* error) {
-    format::Statement diagnostic = db.prepare("INSERT INTO diagnostics(at_ns, severity, message) "
-                                              "VALUES (?, 'warning', ?)");
+    format::Statement diagnostic = db.prepare(
+        format::CheckedSql("INSERT INTO {diagnostics}({diagnostics.at_ns}, {diagnostics.severity}, "
+                           "{diagnostics.message}) VALUES (?, 'warning', ?)")
+            .text());
     const int64_t at = diagnosticTime(db);
     for (const std::string& message : warnings) {
         if (!diagnostic.execute(at, message)) {
@@ -128,7 +137,9 @@ bool writeDiagnosticsAndMeta(format::Database& db, const std::vector<std::string
             return false;
         }
     }
-    format::Statement meta = db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)");
+    format::Statement meta = db.prepare(
+        format::CheckedSql("INSERT OR REPLACE INTO {meta}({meta.key}, {meta.value}) VALUES (?, ?)")
+            .text());
     const std::pair<std::string_view, std::string> entries[] = {
         {format::meta::kSymbolizer,
          std::string("stallscope-symbolize (LLVM ") + STALLSCOPE_LLVM_VERSION + ")"},

@@ -1,5 +1,6 @@
 #include "symbolize/session_symbolizer.h"
 
+#include "format/checked_sql.h"
 #include "format/session_row_reader.h"
 #include "format/session_schema.h"
 #include "format/sqlite_database.h"
@@ -55,8 +56,8 @@ int64_t SessionSymbolizer::countResolvable(format::Database& db, std::string* er
 }
 
 bool SessionSymbolizer::loadModules(format::Database& db, std::string* error) {
-    format::Statement query =
-        db.prepare(format::selectSql(format::tables::kModules) + " ORDER BY id");
+    format::Statement query = db.prepare(format::selectSql(format::tables::kModules) +
+                                         format::CheckedSql(" ORDER BY {modules.id}").text());
     while (query.step()) {
         Module module{format::readModuleRow(query), query.integer(0)};
         m_moduleById[module.id] = static_cast<int>(m_modules.size());
@@ -70,10 +71,13 @@ bool SessionSymbolizer::loadModules(format::Database& db, std::string* error) {
 }
 
 bool SessionSymbolizer::loadFrames(format::Database& db, std::string* error) {
-    const std::string sql = std::string("SELECT id, address, module_id FROM frames WHERE kind = ") +
+    constexpr format::CheckedSql kNativeFrames =
+        "SELECT {frames.id}, {frames.address}, {frames.module_id} FROM {frames} WHERE "
+        "{frames.address} IS NOT NULL AND {frames.kind} = ";
+    constexpr format::CheckedSql kNotSymbolized = " AND {frames.symbolized} = 0";
+    const std::string sql = kNativeFrames.text() +
                             std::to_string(static_cast<int>(format::FrameKind::Native)) +
-                            " AND address IS NOT NULL" +
-                            (m_options.resymbolize ? "" : " AND symbolized = 0");
+                            (m_options.resymbolize ? "" : kNotSymbolized.text());
     format::Statement query = db.prepare(sql);
     while (query.step()) {
         Frame frame;
@@ -218,14 +222,23 @@ void SessionSymbolizer::resolveAll(SymbolizeStats* stats) {
 bool SessionSymbolizer::writeFrames(format::Database& db, SymbolizeStats* stats,
                                     std::string* error) {
     format::Statement update =
-        db.prepare("UPDATE frames SET function = ?, file = ?, line = ?, column = ?, "
-                   "symbolized = 1 WHERE id = ?");
+        db.prepare(format::CheckedSql("UPDATE {frames} SET {frames.function} = ?, {frames.file} = "
+                                      "?, {frames.line} = ?, {frames.column} = ?, "
+                                      "{frames.symbolized} = 1 WHERE {frames.id} = ?")
+                       .text());
     format::Statement setModule =
-        db.prepare("UPDATE frames SET module_id = ? WHERE id = ? AND module_id IS NULL");
-    format::Statement clearInlines = db.prepare("DELETE FROM frame_inlines WHERE frame_id = ?");
+        db.prepare(format::CheckedSql("UPDATE {frames} SET {frames.module_id} = ? WHERE "
+                                      "{frames.id} = ? AND {frames.module_id} IS NULL")
+                       .text());
+    format::Statement clearInlines = db.prepare(
+        format::CheckedSql("DELETE FROM {frame_inlines} WHERE {frame_inlines.frame_id} = ?")
+            .text());
     format::Statement addInline =
-        db.prepare("INSERT INTO frame_inlines(frame_id, depth, function, file, line, "
-                   "column) VALUES (?, ?, ?, ?, ?, ?)");
+        db.prepare(format::CheckedSql(
+                       "INSERT INTO {frame_inlines}({frame_inlines.frame_id}, "
+                       "{frame_inlines.depth}, {frame_inlines.function}, {frame_inlines.file}, "
+                       "{frame_inlines.line}, {frame_inlines.column}) VALUES (?, ?, ?, ?, ?, ?)")
+                       .text());
     for (const format::Statement* statement : {&update, &setModule, &clearInlines, &addInline}) {
         if (!statement->prepared()) {
             *error = statement->error();
@@ -293,9 +306,13 @@ bool SessionSymbolizer::writeFrames(format::Database& db, SymbolizeStats* stats,
 bool SessionSymbolizer::markUserFrames(format::Database& db, SymbolizeStats* stats,
                                        std::string* error) {
     format::Statement query =
-        db.prepare("SELECT f.id, f.kind, f.file, f.is_user, m.path FROM frames f "
-                   "LEFT JOIN modules m ON m.id = f.module_id");
-    format::Statement update = db.prepare("UPDATE frames SET is_user = ? WHERE id = ?");
+        db.prepare(format::CheckedSql("SELECT f.{frames.id}, f.{frames.kind}, f.{frames.file}, "
+                                      "f.{frames.is_user}, m.{modules.path} FROM {frames} f LEFT "
+                                      "JOIN {modules} m ON m.{modules.id} = f.{frames.module_id}")
+                       .text());
+    format::Statement update = db.prepare(
+        format::CheckedSql("UPDATE {frames} SET {frames.is_user} = ? WHERE {frames.id} = ?")
+            .text());
     if (!update.prepared()) {
         *error = update.error();
         return false;

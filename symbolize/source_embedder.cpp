@@ -1,5 +1,6 @@
 #include "symbolize/source_embedder.h"
 
+#include "format/checked_sql.h"
 #include "format/sqlite_database.h"
 #include "symbolize/sha256.h"
 
@@ -97,11 +98,14 @@ bool SourceEmbedder::readFile(const std::string& path, int64_t cap, FileText* ou
 bool SourceEmbedder::run(format::Database& db, SymbolizeStats* stats,
                          std::vector<std::string>* warnings, std::string* error) {
     format::Statement query =
-        db.prepare("SELECT file FROM frames WHERE is_user = 1 AND file IS NOT NULL "
-                   "AND file != '' "
-                   "UNION SELECT i.file FROM frame_inlines i JOIN frames f "
-                   "ON f.id = i.frame_id WHERE f.is_user = 1 AND i.file != '' "
-                   "EXCEPT SELECT path FROM sources");
+        db.prepare(format::CheckedSql(
+                       "SELECT {frames.file} FROM {frames} WHERE {frames.is_user} = 1 AND "
+                       "{frames.file} IS NOT NULL AND {frames.file} != '' UNION SELECT "
+                       "i.{frame_inlines.file} FROM {frame_inlines} i JOIN {frames} f ON "
+                       "f.{frames.id} = i.{frame_inlines.frame_id} WHERE f.{frames.is_user} = 1 "
+                       "AND i.{frame_inlines.file} != '' EXCEPT SELECT {sources.path} FROM "
+                       "{sources}")
+                       .text());
     std::set<std::string> paths;
     while (query.step())
         paths.insert(query.text(0));
@@ -110,8 +114,10 @@ bool SourceEmbedder::run(format::Database& db, SymbolizeStats* stats,
         return false;
     }
     format::Statement insert =
-        db.prepare("INSERT OR REPLACE INTO sources(path, sha256, size_bytes, "
-                   "truncated, text) VALUES (?, ?, ?, ?, ?)");
+        db.prepare(format::CheckedSql("INSERT OR REPLACE INTO {sources}({sources.path}, "
+                                      "{sources.sha256}, {sources.size_bytes}, "
+                                      "{sources.truncated}, {sources.text}) VALUES (?, ?, ?, ?, ?)")
+                       .text());
     if (!insert.prepared()) {
         *error = insert.error();
         return false;

@@ -2,6 +2,7 @@
 
 #include "format/sqlite_database.h"
 
+#include "format/checked_sql.h"
 #include "format/session_meta.h"
 #include "format/session_writer.h"
 #include "model/interop/import_cache.h"
@@ -95,25 +96,38 @@ std::string parseFile(const std::string& path, KinetoConverter& converter, bool*
 
 // The CUDA calls and GPU work of each file written before its profiler window was known: those
 // wholly outside are dropped (counted in *dropped), those across its edges clipped.
+// The statements that drop and clip one table's rows of process ?1 to the window [?2, ?3]: the
+// table's id, start_ns and end_ns checked when compiled, `ofProcess` its rows of the process.
+template <const format::Table& table>
+std::pair<std::string, std::string> windowStatements(const format::CheckedSql& ofProcess) {
+    constexpr format::ColumnOf<table> id("id"), start("start_ns"), end("end_ns");
+    const std::string name(table.name), startName(start.name), endName(end.name);
+    const std::string where = " WHERE " + ofProcess.text();
+    return {"DELETE FROM " + name + where + " AND (" + endName + " < ?2 OR " + startName +
+                " > ?3) RETURNING " + std::string(id.name),
+            "UPDATE " + name + " SET " + startName + " = MAX(" + startName + ", ?2), " + endName +
+                " = MIN(" + endName + ", ?3)" + where + " AND (" + startName + " < ?2 OR " +
+                endName + " > ?3)"};
+}
+
 bool clipToWindows(format::Database& db, const KinetoConverter& converter, int64_t* dropped,
                    std::string* error) {
-    static constexpr const char* kOnStreams = "stream_id IN (SELECT s.id FROM streams s JOIN "
-                                              "devices d ON s.device_id = d.id WHERE d.process_id "
-                                              "= ?1)";
-    static constexpr const char* kRowsOfProcess[][2] = {
-        {"api_calls", "thread_id IN (SELECT id FROM threads WHERE process_id = ?1)"},
-        {"kernels", kOnStreams},
-        {"memcpys", kOnStreams},
-        {"memsets", kOnStreams},
+    constexpr format::CheckedSql kOnStreams =
+        "{kernels.stream_id} IN (SELECT s.{streams.id} FROM {streams} s JOIN {devices} d ON "
+        "s.{streams.device_id} = d.{devices.id} WHERE d.{devices.process_id} = ?1)";
+    constexpr format::CheckedSql kOfThreads =
+        "{api_calls.thread_id} IN (SELECT {threads.id} FROM {threads} WHERE "
+        "{threads.process_id} = ?1)";
+    namespace tables = format::tables;
+    const std::pair<std::string, std::string> kRowsOfProcess[] = {
+        windowStatements<tables::kApiCalls>(kOfThreads),
+        windowStatements<tables::kKernels>(kOnStreams),
+        windowStatements<tables::kMemcpys>(kOnStreams),
+        windowStatements<tables::kMemsets>(kOnStreams),
     };
-    for (const auto& [table, ofProcess] : kRowsOfProcess) {
-        const std::string where = std::string(" WHERE ") + ofProcess;
-        format::Statement drop = db.prepare("DELETE FROM " + std::string(table) + where +
-                                            " AND (end_ns < ?2 OR start_ns > ?3) RETURNING id");
-        format::Statement clip = db.prepare("UPDATE " + std::string(table) +
-                                            " SET start_ns = MAX(start_ns, ?2), end_ns = "
-                                            "MIN(end_ns, ?3)" +
-                                            where + " AND (start_ns < ?2 OR end_ns > ?3)");
+    for (const auto& [dropSql, clipSql] : kRowsOfProcess) {
+        format::Statement drop = db.prepare(dropSql);
+        format::Statement clip = db.prepare(clipSql);
         for (const KinetoFileWindow& window : converter.windowsToClip()) {
             drop.bindAll(window.processRow, window.startNs, window.endNs);
             while (drop.step())
@@ -140,13 +154,20 @@ bool finalizeImport(const std::string& path, const KinetoConverter& converter, s
     int64_t dropped = converter.stats().windowDroppedRows;
     if (!clipToWindows(db, converter, &dropped, error))
         return false;
-    format::Statement meta = db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)");
+    format::Statement meta = db.prepare(
+        format::CheckedSql("INSERT OR REPLACE INTO {meta} ({meta.key}, {meta.value}) VALUES (?, ?)")
+            .text());
     meta.execute(std::string(format::meta::kImportWindowDroppedRows), std::to_string(dropped));
-    format::Statement userFlag = db.prepare("UPDATE frames SET is_user = ? WHERE id = ?");
+    format::Statement userFlag = db.prepare(
+        format::CheckedSql("UPDATE {frames} SET {frames.is_user} = ? WHERE {frames.id} = ?")
+            .text());
     for (const auto& [frame, isUser] : converter.frameUserFlags())
         if (!userFlag.execute(int64_t(isUser ? 1 : 0), frame))
             break;
-    format::Statement processStart = db.prepare("UPDATE processes SET start_ns = ? WHERE id = ?");
+    format::Statement processStart =
+        db.prepare(format::CheckedSql(
+                       "UPDATE {processes} SET {processes.start_ns} = ? WHERE {processes.id} = ?")
+                       .text());
     for (const auto& [process, start] : converter.processStarts())
         if (!processStart.execute(start, process))
             break;

@@ -1,5 +1,6 @@
 #include "model/interop/run_merge.h"
 
+#include "format/checked_sql.h"
 #include "format/session_schema.h"
 #include "format/session_schema_check.h"
 #include "format/sqlite_database.h"
@@ -27,7 +28,10 @@ std::string oneValue(const format::Database& db, const std::string& sql) {
 std::optional<int64_t> firstRank(const format::Database& db) {
     if (!format::hasTable(db, format::tables::kProcessRanks.name))
         return std::nullopt;
-    format::Statement rank = db.prepare("SELECT rank FROM process_ranks ORDER BY id LIMIT 1");
+    format::Statement rank = db.prepare(
+        format::CheckedSql(
+            "SELECT {process_ranks.rank} FROM {process_ranks} ORDER BY {process_ranks.id} LIMIT 1")
+            .text());
     if (!rank.step())
         return std::nullopt;
     return rank.integer(0);
@@ -192,10 +196,15 @@ RunFiles RunMerger::runFiles(const std::vector<std::string>& paths, std::string*
         // CUDA subprocess inherits its rank but is another process, and stays.
         const std::optional<int64_t> rank = firstRank(db);
         if (rank) {
-            const std::string identity = std::to_string(*rank) + "|" +
-                                         oneValue(db, "SELECT pid FROM processes ORDER BY id") +
-                                         "|" +
-                                         oneValue(db, "SELECT host FROM processes ORDER BY id");
+            const std::string identity =
+                std::to_string(*rank) + "|" +
+                oneValue(db, format::CheckedSql(
+                                 "SELECT {processes.pid} FROM {processes} ORDER BY {processes.id}")
+                                 .text()) +
+                "|" +
+                oneValue(db, format::CheckedSql(
+                                 "SELECT {processes.host} FROM {processes} ORDER BY {processes.id}")
+                                 .text());
             if (const auto first = ranks.find(identity); first != ranks.end()) {
                 files.skipped.push_back(name + ": a second copy of rank " + std::to_string(*rank) +
                                         " (kept " + first->second + ")");
@@ -204,7 +213,10 @@ RunFiles RunMerger::runFiles(const std::vector<std::string>& paths, std::string*
             ranks[identity] = name;
         }
         kept.push_back(
-            {path, rank, oneValue(db, "SELECT world_size FROM process_ranks ORDER BY id")});
+            {path, rank,
+             oneValue(db, format::CheckedSql("SELECT {process_ranks.world_size} FROM "
+                                             "{process_ranks} ORDER BY {process_ranks.id}")
+                              .text())});
     }
     // A folder is one launch's ranks: recordings of separate runs are not merged into one
     // (issue 42: two unrelated recordings became one 46 s session without a word).

@@ -1,5 +1,6 @@
 #include "model/session/description_reader.h"
 
+#include "format/checked_sql.h"
 #include "format/session_meta.h"
 #include "format/session_row_reader.h"
 #include "format/session_schema.h"
@@ -32,7 +33,9 @@ void readTable(const format::Database& db, std::string_view table, const std::st
 }
 
 void readProcesses(const format::Database& db, Session& s, RowIndex& processes) {
-    readTable(db, "processes", format::selectSql(format::tables::kProcesses) + " ORDER BY id",
+    readTable(db, format::tables::kProcesses.name,
+              format::selectSql(format::tables::kProcesses) +
+                  format::CheckedSql(" ORDER BY {processes.id}").text(),
               [&](const CheckedRow& row) {
                   ProcessInfo p{format::readProcessRow(row.values()), row.id(), {}};
                   row.requireTypes();
@@ -52,8 +55,9 @@ void readProcessRanks(const format::Database& db, Session& s, const RowIndex& pr
         return;
     }
     constexpr int64_t kMaxRanks = int64_t(1) << 24; // far beyond any job, small enough to add
-    readTable(db, "process_ranks",
-              format::selectSql(format::tables::kProcessRanks) + " ORDER BY id",
+    readTable(db, format::tables::kProcessRanks.name,
+              format::selectSql(format::tables::kProcessRanks) +
+                  format::CheckedSql(" ORDER BY {process_ranks.id}").text(),
               [&](const CheckedRow& row) {
                   format::ProcessRankRow rank = format::readProcessRankRow(row.values());
                   const int32_t process = row.reference(1, processes, "process");
@@ -74,8 +78,10 @@ void readProcessRanks(const format::Database& db, Session& s, const RowIndex& pr
 
 void readThreads(const format::Database& db, Session& s, const RowIndex& processes,
                  RowIndex& threads) {
-    readTable(db, "threads",
-              format::selectSql(format::tables::kThreads) + " ORDER BY process_id, tid, id",
+    readTable(db, format::tables::kThreads.name,
+              format::selectSql(format::tables::kThreads) +
+                  format::CheckedSql(" ORDER BY {threads.process_id}, {threads.tid}, {threads.id}")
+                      .text(),
               [&](const CheckedRow& row) {
                   ThreadInfo t{format::readThreadRow(row.values()), row.id()};
                   t.processIndex = row.reference(1, processes, "process");
@@ -86,9 +92,11 @@ void readThreads(const format::Database& db, Session& s, const RowIndex& process
 
 void readDevices(const format::Database& db, Session& s, const RowIndex& processes,
                  RowIndex& devices) {
-    readTable(db, "devices",
+    readTable(db, format::tables::kDevices.name,
               format::selectSql(format::tables::kDevices) +
-                  " ORDER BY process_id, device_index, id",
+                  format::CheckedSql(
+                      " ORDER BY {devices.process_id}, {devices.device_index}, {devices.id}")
+                      .text(),
               [&](const CheckedRow& row) {
                   DeviceInfo d{format::readDeviceRow(row.values()), row.id()};
                   d.processIndex = row.reference(1, processes, "process");
@@ -101,10 +109,13 @@ void readDevices(const format::Database& db, Session& s, const RowIndex& process
 
 void readStreams(const format::Database& db, Session& s, const RowIndex& devices,
                  RowIndex& streams) {
-    readTable(db, "streams",
-              "SELECT s.id, s.device_id, s.context_id, s.stream_id, s.is_default, s.priority "
-              "FROM streams s LEFT JOIN devices d ON d.id = s.device_id "
-              "ORDER BY d.process_id, d.device_index, s.context_id, s.stream_id, s.id",
+    constexpr format::CheckedSql kStreamsInOrder =
+        "SELECT s.{streams.id}, s.{streams.device_id}, s.{streams.context_id}, "
+        "s.{streams.stream_id}, s.{streams.is_default}, s.{streams.priority} FROM {streams} s "
+        "LEFT JOIN {devices} d ON d.{devices.id} = s.{streams.device_id} ORDER BY "
+        "d.{devices.process_id}, d.{devices.device_index}, s.{streams.context_id}, "
+        "s.{streams.stream_id}, s.{streams.id}";
+    readTable(db, format::tables::kStreams.name, kStreamsInOrder.text(),
               [&](const CheckedRow& row) {
                   StreamInfo st{format::readStreamRow(row.values()), row.id()};
                   st.deviceIndex = row.reference(1, devices, "device");
@@ -117,7 +128,9 @@ void readStreams(const format::Database& db, Session& s, const RowIndex& devices
 // size the vector by a number read from the file.
 void readStrings(const format::Database& db, Session& s) {
     s.strings.assign(1, std::string());
-    readTable(db, "strings", format::selectSql(format::tables::kStrings) + " ORDER BY id",
+    readTable(db, format::tables::kStrings.name,
+              format::selectSql(format::tables::kStrings) +
+                  format::CheckedSql(" ORDER BY {strings.id}").text(),
               [&](const CheckedRow& row) {
                   if (row.id() != static_cast<int64_t>(s.strings.size()) || row.id() > kMaxInt32)
                       row.fail("breaks the string ids' run from 1 (expected id " +
@@ -129,7 +142,9 @@ void readStrings(const format::Database& db, Session& s) {
 
 IdSet readStackIds(const format::Database& db) {
     IdSet stacks;
-    readTable(db, "stacks", "SELECT id FROM stacks ORDER BY id", [&](const CheckedRow& row) {
+    constexpr format::CheckedSql kStackIds =
+        "SELECT {stacks.id} FROM {stacks} ORDER BY {stacks.id}";
+    readTable(db, format::tables::kStacks.name, kStackIds.text(), [&](const CheckedRow& row) {
         // syncs.stack_id is held in 32 bits, 0 meaning none.
         if (row.id() < 1 || row.id() > kMaxUint32)
             row.fail("has an id outside [1, 2^32)");
@@ -140,7 +155,8 @@ IdSet readStackIds(const format::Database& db) {
 
 int64_t readDroppedRecords(const format::Database& db) {
     int64_t dropped = 0;
-    readTable(db, "dropped", "SELECT id, count FROM dropped", [&](const CheckedRow& row) {
+    constexpr format::CheckedSql kDropped = "SELECT {dropped.id}, {dropped.count} FROM {dropped}";
+    readTable(db, format::tables::kDropped.name, kDropped.text(), [&](const CheckedRow& row) {
         dropped =
             format::addSaturated(dropped, row.inRange(1, 0, std::numeric_limits<int64_t>::max()));
     });
@@ -181,7 +197,9 @@ void readCaptureIntervals(const format::Database& db, Session& s) {
     RowIndex processes;
     for (size_t i = 0; i < s.processes.size(); ++i)
         processes.add(s.processes[i].rowId, static_cast<int32_t>(i));
-    readTable(db, kCaptureIntervals.name, format::selectSql(kCaptureIntervals) + " ORDER BY id",
+    readTable(db, kCaptureIntervals.name,
+              format::selectSql(kCaptureIntervals) +
+                  format::CheckedSql(" ORDER BY {capture_intervals.id}").text(),
               [&](const CheckedRow& row) {
                   format::CaptureIntervalRow read = format::readCaptureIntervalRow(row.values());
                   CaptureInterval interval;

@@ -1,5 +1,6 @@
 #include "model/session/session_database.h"
 
+#include "format/checked_sql.h"
 #include "format/session_row_reader.h"
 #include "format/session_schema_check.h"
 #include "format/sqlite_database.h"
@@ -62,11 +63,12 @@ std::vector<FrameInfo> SessionDatabase::stack(int64_t stackId) const {
     const File* file = fileOf(format::tables::kStacks, stackId, &localId);
     if (!file)
         return frames;
-    format::Statement rows = file->connection.prepare(
-        format::movedSelectSql(format::tables::kFrames, file->moves, "f") +
-        " JOIN stack_frames sf ON f.id = sf.frame_id WHERE sf.stack_id = ? ORDER BY sf.position "
-        "LIMIT " +
-        std::to_string(format::kMaxStackDepth));
+    constexpr format::CheckedSql kOfStack =
+        " JOIN {stack_frames} sf ON f.{frames.id} = sf.{stack_frames.frame_id} "
+        "WHERE sf.{stack_frames.stack_id} = ? ORDER BY sf.{stack_frames.position} LIMIT ";
+    format::Statement rows =
+        file->connection.prepare(format::movedSelectSql(format::tables::kFrames, file->moves, "f") +
+                                 kOfStack.text() + std::to_string(format::kMaxStackDepth));
     rows.bind(1, localId);
     while (rows.step()) {
         FrameInfo frame;
@@ -91,20 +93,24 @@ std::vector<FrameInfo> SessionDatabase::stack(int64_t stackId) const {
 // template has main's line only there. At most kMaxStackDepth of them per stack.
 std::vector<FrameInfo> SessionDatabase::withInlinedCallers(const File& file, int64_t localStackId,
                                                            std::vector<FrameInfo> frames) {
-    const std::string limit = " LIMIT " + std::to_string(format::kMaxStackDepth);
-    format::Statement inlined = file.connection.prepare(
-        "SELECT sf.position, i.depth, i.function, i.file, i.line, i.column FROM stack_frames sf "
-        "JOIN frame_inlines i ON i.frame_id = sf.frame_id WHERE sf.stack_id = ? AND i.depth > 0 "
-        "AND sf.frame_id IN (SELECT id FROM frames) ORDER BY sf.position, i.depth" +
-        limit);
+    constexpr format::CheckedSql kInlined =
+        "SELECT sf.{stack_frames.position}, i.{frame_inlines.depth}, i.{frame_inlines.function}, "
+        "i.{frame_inlines.file}, i.{frame_inlines.line}, i.{frame_inlines.column} "
+        "FROM {stack_frames} sf JOIN {frame_inlines} i ON i.{frame_inlines.frame_id} = "
+        "sf.{stack_frames.frame_id} WHERE sf.{stack_frames.stack_id} = ? AND "
+        "i.{frame_inlines.depth} > 0 AND sf.{stack_frames.frame_id} IN (SELECT {frames.id} FROM "
+        "{frames}) ORDER BY sf.{stack_frames.position}, i.{frame_inlines.depth} LIMIT ";
+    constexpr format::CheckedSql kPositions =
+        "SELECT sf.{stack_frames.position} FROM {stack_frames} sf JOIN {frames} f ON "
+        "f.{frames.id} = sf.{stack_frames.frame_id} WHERE sf.{stack_frames.stack_id} = ? "
+        "ORDER BY sf.{stack_frames.position} LIMIT ";
+    const std::string limit = std::to_string(format::kMaxStackDepth);
+    format::Statement inlined = file.connection.prepare(kInlined.text() + limit);
     inlined.bind(1, localStackId);
     if (!inlined.step())
         return frames;
     // The positions of `frames`, as the query that read them joined them.
-    format::Statement positions = file.connection.prepare(
-        "SELECT sf.position FROM stack_frames sf JOIN frames f ON f.id = sf.frame_id "
-        "WHERE sf.stack_id = ? ORDER BY sf.position" +
-        limit);
+    format::Statement positions = file.connection.prepare(kPositions.text() + limit);
     positions.bind(1, localStackId);
     std::vector<FrameInfo> expanded;
     size_t next = 0;
@@ -131,8 +137,9 @@ std::vector<FrameInfo> SessionDatabase::withInlinedCallers(const File& file, int
 std::vector<ModuleInfo> SessionDatabase::modules() const {
     std::vector<ModuleInfo> modules;
     for (const File& file : m_files) {
-        format::Statement rows = file.connection.prepare(
-            format::movedSelectSql(format::tables::kModules, file.moves) + " ORDER BY id");
+        format::Statement rows =
+            file.connection.prepare(format::movedSelectSql(format::tables::kModules, file.moves) +
+                                    format::CheckedSql(" ORDER BY {modules.id}").text());
         while (rows.step())
             modules.push_back({format::readModuleRow(rows), rows.integer(0)});
     }
@@ -141,8 +148,9 @@ std::vector<ModuleInfo> SessionDatabase::modules() const {
 
 std::optional<SourceFile> SessionDatabase::source(const std::string& path) const {
     for (const File& file : m_files) {
-        format::Statement rows = file.connection.prepare(
-            format::selectSql(format::tables::kSources) + " WHERE path = ?");
+        format::Statement rows =
+            file.connection.prepare(format::selectSql(format::tables::kSources) +
+                                    format::CheckedSql(" WHERE {sources.path} = ?").text());
         rows.bind(1, path);
         if (rows.step())
             return format::readSourceRow(rows);
@@ -153,7 +161,8 @@ std::optional<SourceFile> SessionDatabase::source(const std::string& path) const
 std::vector<std::string> SessionDatabase::sourcePaths() const {
     std::set<std::string> paths;
     for (const File& file : m_files) {
-        format::Statement rows = file.connection.prepare("SELECT path FROM sources");
+        format::Statement rows = file.connection.prepare(
+            format::CheckedSql("SELECT {sources.path} FROM {sources}").text());
         while (rows.step())
             paths.insert(rows.text(0));
     }
@@ -166,7 +175,8 @@ std::vector<CudaEventInfo> SessionDatabase::cudaEvents() const {
         // In row order, which SQLite reads without sorting (no index on record_ns); recorders
         // write them in time order nearly always, and the sort below puts right the rest.
         format::Statement rows = file.connection.prepare(
-            format::movedSelectSql(format::tables::kCudaEvents, file.moves) + " ORDER BY id");
+            format::movedSelectSql(format::tables::kCudaEvents, file.moves) +
+            format::CheckedSql(" ORDER BY {cuda_events.id}").text());
         while (rows.step())
             events.push_back({format::readCudaEventRow(rows), rows.integer(0)});
     }
@@ -183,7 +193,8 @@ std::vector<Diagnostic> SessionDatabase::diagnostics() const {
     std::vector<Diagnostic> diagnostics;
     for (const File& file : m_files) {
         format::Statement rows = file.connection.prepare(
-            format::movedSelectSql(format::tables::kDiagnostics, file.moves) + " ORDER BY id");
+            format::movedSelectSql(format::tables::kDiagnostics, file.moves) +
+            format::CheckedSql(" ORDER BY {diagnostics.id}").text());
         while (rows.step())
             diagnostics.push_back({rows.integer(1), rows.text(2), rows.text(3)});
     }
@@ -195,8 +206,9 @@ std::optional<format::KernelRow> SessionDatabase::kernelDetails(int64_t kernelRo
     const File* file = fileOf(format::tables::kKernels, kernelRowId, &localId);
     if (!file)
         return std::nullopt;
-    format::Statement rows = file->connection.prepare(
-        format::movedSelectSql(format::tables::kKernels, file->moves) + " WHERE id = ?");
+    format::Statement rows =
+        file->connection.prepare(format::movedSelectSql(format::tables::kKernels, file->moves) +
+                                 format::CheckedSql(" WHERE {kernels.id} = ?").text());
     rows.bind(1, localId);
     if (!rows.step())
         return std::nullopt;

@@ -1,5 +1,6 @@
 #include "model/session/session_loader.h"
 
+#include "format/checked_sql.h"
 #include "format/session_meta.h"
 #include "format/session_schema.h"
 #include "format/session_schema_check.h"
@@ -352,7 +353,8 @@ private:
 
     void readMeta() {
         // Cut as read: a crafted 300 MB value is held once (SQLite's copy), only its start kept.
-        format::Statement rows = m_db.prepare("SELECT key, value FROM meta");
+        format::Statement rows =
+            m_db.prepare(format::CheckedSql("SELECT {meta.key}, {meta.value} FROM {meta}").text());
         while (rows.step())
             m_session->meta[format::clippedText(rows.textView(0), 256)] =
                 format::clippedText(rows.textView(1), format::kMaxMetaValueBytes);

@@ -1,5 +1,6 @@
 // The data-parallel job as a run folder (synthetic_session.h: writeSyntheticRun): the job is
 // written as one session, then each process's rows are copied into its rank's own file.
+#include "format/checked_sql.h"
 #include "format/session_schema.h"
 #include "format/sqlite_database.h"
 #include "model/testing/synthetic_session.h"
@@ -17,23 +18,32 @@ namespace tables = format::tables;
 // a process, thread, device or stream; "" when the table is every file's (strings, sources,
 // diagnostics).
 std::string processFilter(const format::Table& table, int64_t process) {
+    using format::CheckedSql;
     const std::string p = std::to_string(process);
-    const std::string threads = "SELECT id FROM src.threads WHERE process_id = " + p;
+    const std::string threads =
+        CheckedSql("SELECT {threads.id} FROM src.{threads} WHERE {threads.process_id} = ").text() +
+        p;
     const std::string stacks =
-        "SELECT stack_id FROM src.syncs WHERE thread_id IN (" + threads +
-        ") UNION SELECT stack_id FROM src.host_samples WHERE thread_id IN (" + threads + ")";
-    const std::string frames =
-        "SELECT frame_id FROM src.stack_frames WHERE stack_id IN (" + stacks + ")";
+        CheckedSql("SELECT {syncs.stack_id} FROM src.{syncs} WHERE {syncs.thread_id} IN (").text() +
+        threads +
+        CheckedSql(") UNION SELECT {host_samples.stack_id} FROM src.{host_samples} WHERE "
+                   "{host_samples.thread_id} IN (")
+            .text() +
+        threads + ")";
+    const std::string frames = CheckedSql("SELECT {stack_frames.frame_id} FROM src.{stack_frames} "
+                                          "WHERE {stack_frames.stack_id} IN (")
+                                   .text() +
+                               stacks + ")";
     if (table.name == tables::kProcesses.name)
-        return "id = " + p;
+        return CheckedSql("{processes.id} = ").text() + p;
     if (table.name == tables::kStacks.name)
-        return "id IN (" + stacks + ")";
+        return CheckedSql("{stacks.id} IN (").text() + stacks + ")";
     if (table.name == tables::kStackFrames.name)
-        return "stack_id IN (" + stacks + ")";
+        return CheckedSql("{stack_frames.stack_id} IN (").text() + stacks + ")";
     if (table.name == tables::kFrames.name)
-        return "id IN (" + frames + ")";
+        return CheckedSql("{frames.id} IN (").text() + frames + ")";
     if (table.name == tables::kFrameInlines.name)
-        return "frame_id IN (" + frames + ")";
+        return CheckedSql("{frame_inlines.frame_id} IN (").text() + frames + ")";
     for (const format::Column& column : table.columns) {
         const format::Table* target = format::referencedTable(table, column);
         const std::string name(column.name);
@@ -42,11 +52,17 @@ std::string processFilter(const format::Table& table, int64_t process) {
         if (target == &tables::kThreads)
             return name + " IN (" + threads + ")";
         if (target == &tables::kDevices)
-            return name + " IN (SELECT id FROM src.devices WHERE process_id = " + p + ")";
+            return name +
+                   CheckedSql(" IN (SELECT {devices.id} FROM src.{devices} WHERE "
+                              "{devices.process_id} = ")
+                       .text() +
+                   p + ")";
         if (target == &tables::kStreams)
             return name +
-                   " IN (SELECT s.id FROM src.streams s JOIN src.devices d ON "
-                   "d.id = s.device_id WHERE d.process_id = " +
+                   CheckedSql(" IN (SELECT s.{streams.id} FROM src.{streams} s JOIN src.{devices} "
+                              "d ON d.{devices.id} = s.{streams.device_id} WHERE "
+                              "d.{devices.process_id} = ")
+                       .text() +
                    p + ")";
     }
     return {};

@@ -7,6 +7,9 @@
 * No include cycle between files, and no two-way include between units (a header and its .cpp):
   when a.cpp includes b.h and b.cpp includes a.h, neither can be understood or tested alone.
 * Qt-free libraries include no Qt header; the model includes no Qt Widgets header.
+* SQL outside format/ names the session's tables and columns through format::CheckedSql
+  ("{kernels.start_ns}") or the table descriptors, never by hand: a string literal with a table of
+  format/session_tables.h after FROM, JOIN, INTO, UPDATE or TABLE is a violation.
 * No source file is longer than MAX_LINES.
 
 Exits non-zero with one line per violation. Usage: check_architecture.py [REPO_ROOT]
@@ -53,6 +56,24 @@ NO_WIDGETS = ("model/jobs", "model/session", "model/whatif", "model/analysis", "
               "model/interop", "model/fleet")
 SOURCE_SUFFIXES = (".h", ".cpp", ".cu")
 INCLUDE = re.compile(r'^\s*#\s*include\s+([<"])([^>"]+)[>"]', re.M)
+TABLES_HEADER = "format/session_tables.h"
+TABLE_DESCRIPTOR = re.compile(r'Table k\w+\{\s*"(\w+)"')
+STRING_LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+SQL_TABLE = re.compile(r'\b(?:FROM|JOIN|INTO|UPDATE|TABLE)\s+(?:\w+\.)?(\w+)')
+
+
+def handwritten_sql(path, text, tables):
+    """The lines of `text` whose string literals name a session table in SQL."""
+    found = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.lstrip().startswith("//"):
+            continue
+        for literal in STRING_LITERAL.finditer(line):
+            for use in SQL_TABLE.finditer(literal.group(1)):
+                if use.group(1) in tables:
+                    found.append(f'{path}:{number}: SQL names table "{use.group(1)}" by hand '
+                                 f'("{use.group(0)}"): write it through format::CheckedSql')
+    return found
 
 
 def module_of(path):
@@ -103,6 +124,11 @@ def check(root):
     problems = []
     graph = {}
 
+    tables = set()
+    if os.path.exists(os.path.join(root, TABLES_HEADER)):
+        with open(os.path.join(root, TABLES_HEADER), encoding="utf-8") as f:
+            tables = set(TABLE_DESCRIPTOR.findall(f.read()))
+
     layer_cycle = find_cycle(LAYERS)
     if layer_cycle:
         problems.append("LAYERS itself has a cycle: " + " -> ".join(layer_cycle))
@@ -116,6 +142,8 @@ def check(root):
         module = module_of(path)
         if module is None:
             continue
+        if module != "format" and module not in FREE:
+            problems += handwritten_sql(path, text, tables)
         graph.setdefault(path, set())
         for match in INCLUDE.finditer(text):
             bracket, name = match.group(1), match.group(2)
@@ -177,10 +205,15 @@ def self_test():
         "views/dialogs/x.cpp": '#include "views/dialogs/x.h"\n#include "views/dialogs/y.h"\n',
         "views/dialogs/y.h": "",
         "views/dialogs/y.cpp": '#include "views/dialogs/y.h"\n#include "views/dialogs/x.h"\n',
+        "format/session_tables.h": 'inline constexpr Table kKernels{"kernels", columns::kKernels};\n',
+        "model/session/h.cpp": ('auto a = "SELECT id FROM kernels";\n'             # SQL by hand
+                                'auto b = CheckedSql("SELECT {kernels.id} FROM {kernels}");\n'
+                                'auto c = "the kernels FROM the GPU";\n'),
     }
     # c.h <-> d.h is a cycle and a two-way include; x <-> y only a two-way include.
     expected = ["Qt-free", "may not include", "include cycle", "from the root", "from the root",
-                "lines (at most", "has no widgets", "two-way include", "two-way include"]
+                "lines (at most", "has no widgets", "two-way include", "two-way include",
+                "by hand"]
     with tempfile.TemporaryDirectory() as root:
         for path, text in planted.items():
             os.makedirs(os.path.join(root, os.path.dirname(path)), exist_ok=True)
