@@ -20,8 +20,8 @@ model::SessionOpener standardSessionOpener() {
 std::vector<std::string> filesReadToOpen(const QString& file) {
     std::string ignored; // a missing file is the opener's error to report
     std::vector<std::string> files =
-        model::RunMerger::looksLikeRun(file.toStdString())
-            ? model::RunMerger::runFiles({file.toStdString()}, &ignored).sessions
+        model::looksLikeRun(file.toStdString())
+            ? model::findRunFiles({file.toStdString()}, &ignored).sessions
             : model::KinetoImporter::traceFiles(file.toStdString(), &ignored);
     files.push_back(file.toStdString());
     return files;

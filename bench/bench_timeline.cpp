@@ -158,9 +158,8 @@ int main(int argc, char** argv) {
         return 1;
     QApplication app(argc, argv);
     const auto loadStart = std::chrono::steady_clock::now();
-    model::LoadResult result = model::RunMerger::looksLikeRun(path)
-                                   ? model::RunMerger::load({path})
-                                   : model::SessionLoader::load(path);
+    model::LoadResult result = model::looksLikeRun(path) ? model::RunMerger::load({path})
+                                                         : model::SessionLoader::load(path);
     if (!result.ok()) {
         std::fprintf(stderr, "stallscope-bench-timeline: %s\n", result.error.c_str());
         return 1;

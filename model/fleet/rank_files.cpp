@@ -155,7 +155,7 @@ RankFileList listRankFiles(const std::string& path) {
         list.error = path + ": no Stallscope session to summarize";
         return list;
     }
-    // A folder is one launch's ranks (issue 42): as RunMerger::runFiles decides.
+    // A folder is one launch's ranks (issue 42): as findRunFiles decides.
     if (folder && list.files.size() > 1)
         for (const RankFile& file : list.files) {
             std::string why;

@@ -1,5 +1,5 @@
 // The files of a run the fleet summary reads, found and checked before any is streamed: a run
-// folder's *.stallscope files in rank order (as RunMerger::runFiles orders and skips them: partial
+// folder's *.stallscope files in rank order (as findRunFiles orders and skips them: partial
 // recordings and second copies of a rank are left out with a note; a folder's files must be one
 // launch's ranks), or one session file. Every file is opened read-only and immutable, its schema
 // checked (format::openSession); one with a pending WAL or hot journal is read from its

@@ -4,6 +4,7 @@
 #include "format/session_schema.h"
 #include "format/session_schema_check.h"
 #include "format/sqlite_database.h"
+#include "model/interop/run_clock.h"
 #include "model/session/collective_names.h"
 
 #include <algorithm>

@@ -4,7 +4,8 @@
 // event: the lanes' columns are moved and changed in place.
 #pragma once
 
-#include "model/interop/run_merge.h"
+#include "model/interop/run_files.h"
+#include "model/session/session_loader.h"
 
 #include <memory>
 #include <string>

@@ -165,6 +165,9 @@ public:
 
 private:
     struct Builder;
+    friend bool buildRunGraph(RunGraph& graph, const Session& session,
+                              const std::function<std::span<const CudaEventInfo>()>& loadCudaEvents,
+                              const std::atomic<bool>* cancel);
     // Stream::ops entries: the kind in the top two bits, the row in its column below.
     static OpKind kindOf(uint32_t ref) { return static_cast<OpKind>(ref >> 30); }
     static uint32_t indexOf(uint32_t ref) { return ref & 0x3fff'ffff; }
@@ -189,8 +192,8 @@ private:
         }
         return lane.memsets;
     }
-    // Latencies::recorder* and deepQueueDelayNs from the session's meta, and m_launchesWork
-    // (run_graph_access.cpp).
+    // Latencies::recorder* and deepQueueDelayNs from the session's meta, and m_launchesWork (the
+    // last step of building: buildRunGraph).
     void readCalibration();
 
     const Session* m_session = nullptr;
@@ -208,5 +211,12 @@ private:
     std::vector<uint8_t> m_launchesWork; // per global step, with the recorder's launch cost only
     Latencies m_latencies;
 };
+
+// Replaces `graph` by the session's (what RunGraph::build runs; run_graph_builder.cpp builds it:
+// each thread's steps, each stream's operations and what they wait for, the hand-offs between
+// threads, the calibration); false when cancelled.
+bool buildRunGraph(RunGraph& graph, const Session& session,
+                   const std::function<std::span<const CudaEventInfo>()>& loadCudaEvents,
+                   const std::atomic<bool>* cancel);
 
 } // namespace stallscope::model::whatif

@@ -138,7 +138,7 @@ void TestRunMerge::folderOpensAsOneSessionInRankOrder() {
     // Name order is the reverse of rank order: ranks decide.
     writeRank((run + "/a.stallscope").toStdString(), {.rank = 1});
     writeRank((run + "/b.stallscope").toStdString(), {.rank = 0});
-    QVERIFY(model::RunMerger::looksLikeRun(run.toStdString()));
+    QVERIFY(model::looksLikeRun(run.toStdString()));
 
     const model::LoadResult loaded = model::RunMerger::load({run.toStdString()});
     QVERIFY2(loaded.ok(), loaded.error.c_str());
@@ -368,7 +368,7 @@ void TestRunMerge::badDuplicateAndPartialFilesAreSkippedByName() {
     junk.write("not a session");
     junk.close();
     std::string error;
-    const model::RunFiles files = model::RunMerger::runFiles({run.toStdString()}, &error);
+    const model::RunFiles files = model::findRunFiles({run.toStdString()}, &error);
     QCOMPARE(files.sessions.size(), size_t(3));
     QVERIFY(files.sessions[0].ends_with("/rank0.stallscope"));
     QVERIFY(files.sessions[1].ends_with("/pid5001.stallscope"));    // rank 1, first by name
@@ -417,7 +417,7 @@ void TestRunMerge::brokenReferenceNamesTheInput() {
 
 void TestRunMerge::emptyFolderIsAnError() {
     const QString run = folder("empty");
-    QVERIFY(!model::RunMerger::looksLikeRun(run.toStdString()));
+    QVERIFY(!model::looksLikeRun(run.toStdString()));
     const model::LoadResult loaded = model::RunMerger::load({run.toStdString()});
     QVERIFY(!loaded.ok());
     QVERIFY2(loaded.error.rfind(run.toStdString() + ": no Stallscope session", 0) == 0,

@@ -277,7 +277,7 @@ bool merge(const model::RunFiles& files, const std::string& source, const std::s
 model::LoadResult loadThroughMergedFile(const std::vector<std::string>& paths,
                                         const std::string& mergedPath) {
     model::LoadResult failed;
-    const model::RunFiles files = model::RunMerger::runFiles(paths, &failed.error);
+    const model::RunFiles files = model::findRunFiles(paths, &failed.error);
     if (files.sessions.empty())
         return failed;
     if (!merge(files, paths.front(), mergedPath, &failed.error))
