@@ -104,30 +104,35 @@ void SyntheticGenerator::setUpProcess(int index) {
     process.batchBytes = m_random.range(2, 16) << 20;
 }
 
+int64_t SyntheticGenerator::addH100(int64_t processRowId, int32_t deviceIndex) {
+    DeviceRow device;
+    device.processId = processRowId;
+    device.deviceIndex = deviceIndex;
+    device.name = "NVIDIA H100 80GB HBM3";
+    char uuid[64];
+    const uint64_t a = m_random.next(), b = m_random.next();
+    std::snprintf(uuid, sizeof uuid, "GPU-%08x-%04x-%04x-%04x-%012llx",
+                  static_cast<unsigned>(a >> 32), static_cast<unsigned>((a >> 16) & 0xffff),
+                  static_cast<unsigned>(a & 0xffff), static_cast<unsigned>(b >> 48),
+                  static_cast<unsigned long long>(b & 0xffffffffffffULL));
+    device.uuid = uuid;
+    device.computeMajor = 9;
+    device.computeMinor = 0;
+    device.smCount = 132;
+    device.globalMemoryBytes = 85'520'809'984;
+    return m_writer.addDevice(device);
+}
+
 void SyntheticGenerator::setUpDevices(ProcessState& process, int index) {
     for (int d = 0; d < m_options.devicesPerProcess; ++d) {
-        DeviceRow device;
-        device.processId = process.rowId;
-        device.deviceIndex = index * m_options.devicesPerProcess + d; // rank r drives GPU r
-        device.name = "NVIDIA H100 80GB HBM3";
-        char uuid[64];
-        const uint64_t a = m_random.next(), b = m_random.next();
-        std::snprintf(uuid, sizeof uuid, "GPU-%08x-%04x-%04x-%04x-%012llx",
-                      static_cast<unsigned>(a >> 32), static_cast<unsigned>((a >> 16) & 0xffff),
-                      static_cast<unsigned>(a & 0xffff), static_cast<unsigned>(b >> 48),
-                      static_cast<unsigned long long>(b & 0xffffffffffffULL));
-        device.uuid = uuid;
-        device.computeMajor = 9;
-        device.computeMinor = 0;
-        device.smCount = 132;
-        device.globalMemoryBytes = 85'520'809'984;
-        const int64_t deviceId = m_writer.addDevice(device);
+        const int32_t deviceIndex = index * m_options.devicesPerProcess + d; // rank r drives GPU r
+        const int64_t deviceId = addH100(process.rowId, deviceIndex);
         DeviceState& state = process.devices.emplace_back();
         for (int s = 0; s < m_options.streamsPerDevice; ++s) {
             // CUPTI numbers the legacy default stream 7 in a context; PyTorch computes there.
             StreamRow stream;
             stream.deviceId = deviceId;
-            stream.contextId = device.deviceIndex + 1;
+            stream.contextId = deviceIndex + 1;
             stream.streamId = s == 0 ? 7 : 12 + s;
             stream.isDefault = s == 0;
             stream.priority = s >= 2 ? -1 : 0; // NCCL streams run at high priority

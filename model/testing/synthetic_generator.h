@@ -98,6 +98,8 @@ private:
     // Ends every process after `steps` steps and tallies the sites; false after a write error.
     bool finishRun(int64_t steps);
     void setUpDevices(ProcessState& process, int index);
+    // One H100 row of process `processRowId` (a random UUID); its row id.
+    int64_t addH100(int64_t processRowId, int32_t deviceIndex);
     void setUpModules(ProcessState& process, int64_t startNs);
     int64_t stackFor(ProcessState& process, Site site);
     std::vector<KernelSpec> makeKernels(std::span<const char* const> names, int count,

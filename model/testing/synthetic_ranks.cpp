@@ -44,21 +44,7 @@ void SyntheticGenerator::setUpRank(int rank) {
     main.nowNs = startNs + 250'000'000 + m_random.range(0, 99'999);
     main.lastLaunchesAtSite.fill(-1);
 
-    DeviceRow device;
-    device.processId = process.rowId;
-    device.deviceIndex = rank; // rank r drives GPU r
-    device.name = "NVIDIA H100 80GB HBM3";
-    char uuid[64];
-    const uint64_t a = m_random.next(), b = m_random.next();
-    std::snprintf(uuid, sizeof uuid, "GPU-%08x-%04x-%04x-%04x-%012llx",
-                  static_cast<unsigned>(a >> 32), static_cast<unsigned>((a >> 16) & 0xffff),
-                  static_cast<unsigned>(a & 0xffff), static_cast<unsigned>(b >> 48),
-                  static_cast<unsigned long long>(b & 0xffffffffffffULL));
-    device.uuid = uuid;
-    device.computeMajor = 9;
-    device.smCount = 132;
-    device.globalMemoryBytes = 85'520'809'984;
-    const int64_t deviceId = m_writer.addDevice(device);
+    const int64_t deviceId = addH100(process.rowId, rank); // rank r drives GPU r
     DeviceState& state = process.devices.emplace_back();
     // PyTorch computes on the legacy default stream; NCCL runs on its own high-priority stream.
     state.streams.push_back({m_writer.addStream({deviceId, rank + 1, 7, true, 0}), 0});
