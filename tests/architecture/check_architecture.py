@@ -57,7 +57,6 @@ LAYERS = {
 # waits for. Remove a class once it is cut; adding one fails review.
 SPREAD_CLASSES = {
     "TimelineWidget": "input handling, overlays and labels as classes of their own",
-    "AnalysisPanels": "the selection routing (analysis_panels_selection.cpp) as its own class",
     "KinetoConverter": "the per-thread stack resolution of kineto_converter_finish.cpp",
     "SyntheticGenerator": "the ranks and the Python samples as generators of their own",
     "Recorder": "Recorder::start's steps, signals and the activity buffers (needs the GPU suite)",

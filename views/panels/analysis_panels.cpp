@@ -12,6 +12,7 @@
 #include "views/panels/insight_card.h"
 #include "views/panels/insight_cards_widget.h"
 #include "views/panels/name_statistics.h"
+#include "views/panels/selection_presenter.h"
 #include "views/panels/source_view.h"
 #include "views/panels/stack_view.h"
 #include "views/panels/statistics_tables_widget.h"
@@ -27,6 +28,16 @@
 namespace stallscope::views {
 
 namespace {
+
+QString qs(const std::string& text) {
+    return QString::fromStdString(text);
+}
+
+// The sync the details show for a finding or a site: its median one, the typical cost (issue 42:
+// the first, 10.8 µs, was not what the site's syncs cost).
+model::EventRef typicalSync(const model::Session& session, const model::EventSpans& events) {
+    return model::medianEvent(session, events, model::EventKind::Sync);
+}
 
 QDockWidget* makeDock(QMainWindow* window, const QString& title, const QString& objectName,
                       QWidget* content) {
@@ -74,6 +85,9 @@ void AnalysisPanels::createDocks() {
     m_window->resizeDocks({m_insightsDock}, {400}, Qt::Horizontal);
     m_window->resizeDocks({m_sourceDock}, {300}, Qt::Vertical);
     m_window->resizeDocks({m_sourceDock, m_stackDock}, {700, 420}, Qt::Horizontal);
+    m_presenter = new SelectionPresenter(
+        {m_timeline, m_cards, m_source, m_stack, m_tables, m_details, m_detailsDock, m_afterFix},
+        [this](int lane, int index) { showSyncStack(lane, index); }, this);
 }
 
 void AnalysisPanels::connectPanels() {
@@ -92,22 +106,22 @@ void AnalysisPanels::connectPanels() {
     // becomes the selection of every panel (not what applySelection itself makes it select).
     connect(m_timeline, &TimelineWidget::eventSelected, this, [this](const model::EventRef& event) {
         m_details->showEventDetails(event);
-        if (!m_applying)
+        if (!m_presenter->isApplying())
             selectEvent(event);
     });
     connect(m_timeline, &TimelineWidget::rangeSelected, this, [this](qint64 start, qint64 end) {
         m_details->showRange(start, end);
-        if (!m_applying)
+        if (!m_presenter->isApplying())
             selectRange(start, end);
     });
     connect(m_timeline, &TimelineWidget::selectionCleared, this, [this] {
         m_details->clear();
-        m_afterFix->clear();
-        m_ghostFinding = -1;
-        if (!m_applying)
+        m_presenter->forgetGhosts();
+        if (!m_presenter->isApplying())
             clearSelection();
     });
-    connect(m_selection, &SelectionHub::changed, this, &AnalysisPanels::applySelection);
+    connect(m_selection, &SelectionHub::changed, m_presenter, &SelectionPresenter::apply);
+    connect(m_presenter, &SelectionPresenter::statusMessage, this, &AnalysisPanels::statusMessage);
     // First, median or slowest of the selected finding's syncs: the same selection, that sync.
     connect(m_details, &EventDetailsWidget::syncChosen, this, [this](const model::EventRef& sync) {
         Selection chosen = m_selection->current();
@@ -123,9 +137,7 @@ void AnalysisPanels::connectPanels() {
 void AnalysisPanels::setSession(std::shared_ptr<const model::Session> session) {
     m_analysis->cancel(); // silent: nothing listens to cancelled(); a new start() supersedes anyway
     clearSelection();     // refers to the previous session's events
-    m_afterFix->clear();
-    m_ghostFinding = -1;
-    m_stackSync = {};
+    m_presenter->setSession(session);
     m_session = std::move(session);
     m_report.reset();
     m_modules.clear();
@@ -182,8 +194,7 @@ void AnalysisPanels::onReport(std::shared_ptr<const model::InsightReport> report
     // A finding of the previous report is no longer on a card; its ghosts go with it.
     if (m_selection->current().kind == Selection::Kind::Finding)
         clearSelection();
-    m_afterFix->clear();
-    m_ghostFinding = -1;
+    m_presenter->setReport(report);
     m_report = std::move(report);
     m_siteEvents.reset(m_session, m_database, m_report);
     m_cards->setReport(m_report, defLineSites());
@@ -202,6 +213,107 @@ void AnalysisPanels::onReport(std::shared_ptr<const model::InsightReport> report
     }
     emit statusMessage(tr("%n finding(s)", nullptr, int(m_report->insights.size())));
     emit analysisFinished();
+}
+
+// Making selections: what the user picks in any panel becomes the one Selection (SelectionHub);
+// SelectionPresenter shows it in every view.
+
+int AnalysisPanels::findingOfSite(const model::SourceSite& site) const {
+    if (!m_report || site.file.empty())
+        return -1;
+    for (size_t i = 0; i < m_report->insights.size(); ++i)
+        if (m_report->insights[i].siteIndex >= 0 && sameSite(m_report->insights[i].site, site))
+            return int(i);
+    return -1;
+}
+
+void AnalysisPanels::selectFinding(int index) {
+    if (!m_report || index < 0 || index >= int(m_report->insights.size()))
+        return;
+    const model::Insight& insight = m_report->insights[size_t(index)];
+    Selection selection;
+    selection.kind = Selection::Kind::Finding;
+    selection.finding = index;
+    selection.site = insight.site;
+    if (insight.events)
+        selection.events = *insight.events;
+    if (m_session)
+        selection.event = typicalSync(*m_session, selection.events);
+    selection.label = qs(insight.title);
+    m_selection->select(std::move(selection));
+}
+
+void AnalysisPanels::selectSite(const model::SourceSite& site) {
+    Selection selection;
+    selection.kind = Selection::Kind::Site;
+    selection.site = site;
+    selection.finding = findingOfSite(site);
+    selection.events = m_siteEvents.eventsFor(site);
+    if (m_session)
+        selection.event = typicalSync(*m_session, selection.events);
+    selection.label = qs(site.label());
+    m_selection->select(std::move(selection));
+}
+
+void AnalysisPanels::highlightEvents(const model::EventSpans& events, const QString& label) {
+    Selection selection;
+    selection.kind = Selection::Kind::Events;
+    selection.events = events;
+    selection.label = label;
+    m_selection->select(std::move(selection));
+}
+
+void AnalysisPanels::selectEvent(const model::EventRef& event) {
+    if (!m_session || !event.isIn(*m_session))
+        return clearSelection();
+    const Selection& current = m_selection->current();
+    Selection selection;
+    // An event of the highlight keeps it (and its finding): the user looks through its events.
+    if (!current.events.empty() && spansContain(current.events, event)) {
+        selection = current;
+    } else {
+        selection.kind = Selection::Kind::Event;
+        selection.label = qs(event.name(*m_session));
+    }
+    selection.event = event;
+    if (event.kind == model::EventKind::Sync)
+        if (const auto site = m_siteEvents.siteOf(event)) {
+            selection.site = *site;
+            if (selection.kind == Selection::Kind::Event)
+                selection.finding = findingOfSite(*site);
+        }
+    m_selection->select(std::move(selection));
+}
+
+void AnalysisPanels::selectRange(qint64 startNs, qint64 endNs) {
+    Selection selection;
+    selection.kind = Selection::Kind::Range;
+    selection.rangeStartNs = startNs;
+    selection.rangeEndNs = endNs;
+    selection.label = tr("Range of %1").arg(qs(model::formatDuration(endNs - startNs)));
+    m_selection->select(std::move(selection));
+}
+
+void AnalysisPanels::clearSelection() {
+    m_selection->clear();
+}
+
+void AnalysisPanels::clearHighlight() {
+    clearSelection();
+}
+
+// A card's source chip: that finding selected (timeline, stack, table follow) and the source in
+// front, on its line.
+void AnalysisPanels::onSourceChip(const model::SourceSite& site) {
+    const int selected = m_cards->selectedIndex();
+    const InsightCard* card = m_cards->card(selected);
+    if (!card || !sameSite(card->insight().site, site))
+        for (size_t i = 0; i < m_cards->cards().size(); ++i)
+            if (sameSite(m_cards->cards()[i]->insight().site, site)) {
+                m_cards->activate(int(i));
+                break;
+            }
+    openSource(qs(site.file), int(site.line), site.lineIsDefinition);
 }
 
 void AnalysisPanels::activateInsight(int index) {

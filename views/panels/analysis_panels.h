@@ -5,10 +5,10 @@
 // at".
 //
 // One selection (SelectionHub, issue 17): a card, a gutter mark, a table row, a click or a range on
-// the timeline becomes a Selection, and applySelection (analysis_panels_selection.cpp) shows it in
-// every view that can: the card marked, the source on its line, the stack of its first sync, the
-// timeline framed and highlighted (the rest dimmed), the table row marked, the details in front,
-// the status line. Clearing it anywhere (an empty click on the timeline, Esc) clears it everywhere.
+// the timeline becomes a Selection (made here), and SelectionPresenter shows it in every view
+// that can: the card marked, the source on its line, the stack of its first sync, the timeline
+// framed and highlighted (the rest dimmed), the table row marked, the details in front, the
+// status line. Clearing it anywhere (an empty click on the timeline, Esc) clears it everywhere.
 // A selected finding with a simulated saving also gets its "after fix" ghosts (AfterFixPreview).
 #pragma once
 
@@ -43,6 +43,7 @@ class StackView;
 class StatisticsTablesWidget;
 class TimelineWidget;
 class PathRemapDialog;
+class SelectionPresenter;
 
 class AnalysisPanels : public QObject {
     Q_OBJECT
@@ -112,12 +113,6 @@ private:
     void startAnalysis(std::optional<model::AnalysisWindow> window);
     void onReport(std::shared_ptr<const model::InsightReport> report);
     bool defLineSites() const;
-    // analysis_panels_selection.cpp
-    void applySelection(const Selection& selection);
-    void applyToTimeline(const Selection& selection);
-    void applyToTables(const Selection& selection);
-    void applyToStack(const Selection& selection);
-    void showStatus(const Selection& selection);
     void onSourceChip(const model::SourceSite& site);
     int findingOfSite(const model::SourceSite& site) const;
 
@@ -131,9 +126,7 @@ private:
     AfterFixPreview* m_afterFix;   // the selected finding's ghosts
     SiteEventIndex m_siteEvents;
     SelectionHub* m_selection;
-    bool m_applying = false;     // views changed by applySelection do not select again
-    int m_ghostFinding = -1;     // the finding whose after-fix ghosts show (or are replayed)
-    model::EventRef m_stackSync; // the sync the stack view shows
+    SelectionPresenter* m_presenter = nullptr; // shows the selection in every view
 
     InsightCardsWidget* m_cards = nullptr;
     SourceView* m_source = nullptr;
