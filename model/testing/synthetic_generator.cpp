@@ -158,16 +158,7 @@ int64_t SyntheticGenerator::stackFor(ProcessState& process, Site site) {
         frames.push_back(it->second);
     };
     auto python = [&](const char* file, int line, const char* function) {
-        auto [it, added] = process.pythonFrames.try_emplace({file, line, function});
-        if (added) {
-            FrameRow frame;
-            frame.kind = FrameKind::Python;
-            frame.file = file;
-            frame.function = function;
-            frame.line = line;
-            it->second = m_writer.addFrame(frame);
-        }
-        frames.push_back(it->second);
+        frames.push_back(m_sampler.frameId(process.python, {file, line, function}));
     };
     // Innermost first: driver, runtime entry point (one per API), the torch operator and its
     // Python binding (one per site), the interpreter loop (shared), then the Python frames.
@@ -409,8 +400,9 @@ void SyntheticGenerator::step(ProcessState& process, int64_t stepIndex) {
         // Plain Python before the step (collating the batch): no CUDA call, the GPU idles.
         const int64_t start = main.nowNs + m_random.range(1'000, 3'000);
         main.nowNs = start + m_options.hostWorkNs;
-        addSamples(process, main, m_options.hostWorkAtSyncSite ? kSampleAtItem : kSampleCollate,
-                   start, main.nowNs);
+        m_sampler.addSamples(process.python, main.rowId, main.samples,
+                             m_options.hostWorkAtSyncSite ? kSampleAtItem : kSampleCollate, start,
+                             main.nowNs);
     }
 
     if (loaders > 0) {

@@ -7,6 +7,7 @@
 #include "format/session_writer.h"
 #include "model/testing/synthetic_catalog.h"
 #include "model/testing/synthetic_options.h"
+#include "model/testing/synthetic_samples.h"
 
 #include <array>
 #include <cstdint>
@@ -69,10 +70,9 @@ struct ProcessState {
     std::vector<ThreadState> threads; // 0 trains, then loaders
     std::vector<DeviceState> devices;
     std::array<int64_t, kSiteCount> stackIds{};
-    std::array<int64_t, kSampleSiteCount> sampleStackIds{};
     std::vector<int64_t> moduleIds, moduleStarts;
     std::map<std::pair<int64_t, int64_t>, int64_t> nativeFrames; // (module, offset) -> frame
-    std::map<std::tuple<std::string, int, std::string>, int64_t> pythonFrames;
+    SyntheticSampler::PythonFrames python; // its Python frames and sample stacks
     std::vector<KernelSpec> forward, backward, optimizer;
     KernelSpec allReduce;
 };
@@ -81,7 +81,8 @@ class SyntheticGenerator {
 public:
     SyntheticGenerator(format::SessionWriter& writer, const SyntheticOptions& options,
                        SyntheticStats& stats)
-        : m_writer(writer), m_options(options), m_stats(stats), m_random(options.seed) {}
+        : m_writer(writer), m_options(options), m_stats(stats), m_random(options.seed),
+          m_sampler(writer, options, stats) {}
 
     // Writes everything but meta and the final status; false when the writer failed.
     bool run();
@@ -136,16 +137,13 @@ private:
                  int64_t endNs, int64_t correlationId, std::optional<int64_t> streamRowId,
                  std::optional<int64_t> eventId);
     void addRange(ThreadState& thread, int64_t nameId, int64_t startNs, int64_t endNs, int depth);
-    // The sampler's samples of `thread` in [startNs, endNs) at `site` (synthetic_samples.cpp).
-    void addSamples(ProcessState& process, ThreadState& thread, SampleSite site, int64_t startNs,
-                    int64_t endNs);
-    int64_t pythonFrame(ProcessState& process, const PyFrame& frame);
     void tallySites();
 
     format::SessionWriter& m_writer;
     const SyntheticOptions& m_options;
     SyntheticStats& m_stats;
     Random m_random;
+    SyntheticSampler m_sampler;
     std::vector<ProcessState> m_processes;
     std::array<SiteTally, kSiteCount> m_tallies;
     std::unordered_map<int64_t, int64_t> m_apiNames; // cbid -> string id

@@ -84,7 +84,8 @@ void SyntheticGenerator::rankCompute(ProcessState& process, int rank) {
             // Plain Python: no CUDA call for the whole delay.
             const int64_t start = main.nowNs + m_random.range(1'000, 3'000);
             main.nowNs = start + m_options.stragglerDelayNs;
-            addSamples(process, main, kSampleSleep, start, main.nowNs);
+            m_sampler.addSamples(process.python, main.rowId, main.samples, kSampleSleep, start,
+                                 main.nowNs);
             if (!m_options.stragglerRange.empty())
                 addRange(main, intern(m_options.stragglerRange), start, main.nowNs, 1);
         }

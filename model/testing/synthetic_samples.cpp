@@ -1,14 +1,11 @@
-// The Python sampler's samples of synthetic sessions (SyntheticOptions::sampleHz): a sample at
-// every tick of the rate's grid inside planted host work, written as the recorder writes them —
-// runs of consecutive ticks with one stack.
-#include "model/testing/synthetic_generator.h"
+#include "model/testing/synthetic_samples.h"
 
 namespace stallscope::model::synthetic {
 
 using namespace stallscope::format;
 
-int64_t SyntheticGenerator::pythonFrame(ProcessState& process, const PyFrame& frame) {
-    auto [it, added] = process.pythonFrames.try_emplace({frame.file, frame.line, frame.function});
+int64_t SyntheticSampler::frameId(PythonFrames& process, const PyFrame& frame) {
+    auto [it, added] = process.frameIds.try_emplace({frame.file, frame.line, frame.function});
     if (added) {
         FrameRow row;
         row.kind = FrameKind::Python;
@@ -20,8 +17,8 @@ int64_t SyntheticGenerator::pythonFrame(ProcessState& process, const PyFrame& fr
     return it->second;
 }
 
-void SyntheticGenerator::addSamples(ProcessState& process, ThreadState& thread, SampleSite site,
-                                    int64_t startNs, int64_t endNs) {
+void SyntheticSampler::addSamples(PythonFrames& process, int64_t threadRowId, int64_t& ticks,
+                                  SampleSite site, int64_t startNs, int64_t endNs) {
     if (m_options.sampleHz <= 0 || endNs <= startNs)
         return;
     const int64_t periodNs = 1'000'000'000 / m_options.sampleHz;
@@ -31,7 +28,7 @@ void SyntheticGenerator::addSamples(ProcessState& process, ThreadState& thread, 
             std::vector<int64_t> frames;
             uint64_t hash = 0x5a3d'0000'0000'0000ULL + static_cast<uint64_t>(at);
             for (const PyFrame& frame : kSampleStacks[at]) {
-                frames.push_back(pythonFrame(process, frame));
+                frames.push_back(frameId(process, frame));
                 hash = (hash ^ static_cast<uint64_t>(frames.back())) * 0x100000001b3ULL;
             }
             id = m_writer.addStack(hash, frames);
@@ -48,7 +45,7 @@ void SyntheticGenerator::addSamples(ProcessState& process, ThreadState& thread, 
     const int every = m_options.sampleSecondLineEvery;
     for (int64_t tick = (startNs + periodNs - 1) / periodNs; tick * periodNs < endNs; ++tick) {
         const int64_t at = tick * periodNs;
-        const bool second = every > 0 && ++thread.samples % every == 0;
+        const bool second = every > 0 && ++ticks % every == 0;
         const int64_t stack = stackOf(second ? kSampleCollateSecond : site);
         ++m_stats.hostSamples;
         if (second)
@@ -59,7 +56,7 @@ void SyntheticGenerator::addSamples(ProcessState& process, ThreadState& thread, 
             continue;
         }
         flush();
-        run = {thread.rowId, at, at, 1, stack};
+        run = {threadRowId, at, at, 1, stack};
     }
     flush();
 }
