@@ -1,6 +1,7 @@
 // StackModel and StackView: frames as stored (Python and native merged), user frames bold,
 // unresolved frames as module+offset, a frame click asks for its source; the model passes
 // QAbstractItemModelTester.
+#include "format/session_enums.h"
 #include "model/session/session_database.h"
 #include "tests/views/insight_session.h"
 #include "views/panels/stack_model.h"
@@ -68,6 +69,26 @@ private slots:
         QVERIFY(model.index(1, 0).data(StackModel::IsUserRole).toBool());
         QCOMPARE(text(2, StackModel::FunctionColumn), QStringLiteral("train"));
         QVERIFY(model.hasSource(2));
+    }
+
+    // A function inlined into its caller (frame_inlines) says so; the caller, the frame that
+    // holds the PC, and a frame without inlining do not.
+    void inlinedFunctionsSaySo() {
+        std::vector<model::FrameInfo> frames = m_frames;
+        model::FrameInfo wrapper = frames[1], caller = frames[1];
+        wrapper.kind = caller.kind = format::FrameKind::Native;
+        wrapper.function = "cudaMemcpyToSymbol<float [64]>";
+        caller.function = "main";
+        caller.inlineDepth = 1;
+        frames.insert(frames.begin() + 1, {wrapper, caller});
+        StackModel model;
+        model.setStack(frames, &m_modules);
+        const auto function = [&](int row) {
+            return model.index(row, StackModel::FunctionColumn).data().toString();
+        };
+        QCOMPARE(function(1), QStringLiteral("cudaMemcpyToSymbol<float [64]> (inlined)"));
+        QCOMPARE(function(2), QStringLiteral("main"));
+        QCOMPARE(function(3), QStringLiteral("train_step"));
     }
 
     // Issue 42: the stack opened on 20 recorder and CUPTI frames, the user's line at #21. Those

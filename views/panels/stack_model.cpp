@@ -69,8 +69,12 @@ QString StackModel::functionText(int row) const {
         return isFoldRow(row) // only ever two or more
                    ? tr("▸ %1 CUDA frames").arg(m_aboveApiCall)
                    : QString();
+    // A function the compiler inlined into the next row's (frame_inlines): both share one PC.
+    const size_t at = size_t(frameIndex(row));
+    const bool inlined = at + 1 < m_frames.size() && m_frames[at + 1].inlineDepth > f->inlineDepth;
     if (!f->function.empty())
-        return QString::fromStdString(f->function);
+        return inlined ? tr("%1 (inlined)").arg(QString::fromStdString(f->function))
+                       : QString::fromStdString(f->function);
     // Unresolved native frame: module+offset is what a symbolizer would need later.
     const auto it = m_modules.find(f->moduleId);
     if (it == m_modules.end())
