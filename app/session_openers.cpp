@@ -17,20 +17,11 @@ model::SessionOpener standardSessionOpener() {
     return opener;
 }
 
-std::vector<std::string> filesReadToOpen(const QString& file) {
-    std::string ignored; // a missing file is the opener's error to report
-    std::vector<std::string> files =
-        model::looksLikeRun(file.toStdString())
-            ? model::findRunFiles({file.toStdString()}, &ignored).sessions
-            : model::KinetoImporter::traceFiles(file.toStdString(), &ignored);
-    files.push_back(file.toStdString());
-    return files;
-}
-
 std::vector<std::string> filesReadToOpen(const QStringList& files) {
+    const model::SessionOpener opener = standardSessionOpener();
     std::vector<std::string> read;
     for (const QString& file : files)
-        for (std::string& path : filesReadToOpen(file))
+        for (std::string& path : opener.inputsOf(file.toStdString()))
             read.push_back(std::move(path));
     return read;
 }

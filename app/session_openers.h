@@ -15,10 +15,9 @@ namespace stallscope::app {
 
 model::SessionOpener standardSessionOpener();
 
-// The files that opening `file` reads: the file itself, and for a run folder or a folder of rank
-// traces each file in it. An output must replace none of them (format::OutputPolicy::inputs).
-std::vector<std::string> filesReadToOpen(const QString& file);
-// The same for several files opened as one run.
+// The files that opening `files` reads, as the importer that opens each says
+// (SessionOpener::inputsOf): each file itself, and for a run folder or a folder of rank traces
+// each file in it. An output must replace none of them (format::OutputPolicy::inputs).
 std::vector<std::string> filesReadToOpen(const QStringList& files);
 
 // Opens `files` as one session: one file or folder through standardSessionOpener(); several

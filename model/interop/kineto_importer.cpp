@@ -393,6 +393,10 @@ void registerKinetoImporter(SessionOpener& opener) {
     opener.add(SessionImporter{"torch.profiler trace", &KinetoImporter::looksLikeTrace,
                                [](const std::string& path, const LoadOptions& options) {
                                    return KinetoImporter::load(path, options);
+                               },
+                               [](const std::string& path) {
+                                   std::string ignored; // open() reports a missing file
+                                   return KinetoImporter::traceFiles(path, &ignored);
                                }});
 }
 

@@ -152,6 +152,10 @@ void registerRunImporter(SessionOpener& opener) {
     opener.add(SessionImporter{"Stallscope run (a folder of sessions)", &looksLikeRun,
                                [](const std::string& path, const LoadOptions& options) {
                                    return RunMerger::load({path}, options);
+                               },
+                               [](const std::string& path) {
+                                   std::string ignored; // load() reports what is wrong
+                                   return findRunFiles({path}, &ignored).sessions;
                                }});
 }
 

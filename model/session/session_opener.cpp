@@ -1,5 +1,7 @@
 #include "model/session/session_opener.h"
 
+#include <algorithm>
+
 namespace stallscope::model {
 
 SessionOpener::SessionOpener() {
@@ -19,6 +21,15 @@ const SessionImporter& SessionOpener::importerFor(const std::string& path) const
         if (it->canOpen(path))
             return *it;
     return m_importers.front();
+}
+
+std::vector<std::string> SessionOpener::inputsOf(const std::string& path) const {
+    const SessionImporter& importer = importerFor(path);
+    std::vector<std::string> inputs =
+        importer.otherInputs ? importer.otherInputs(path) : std::vector<std::string>{};
+    if (std::find(inputs.begin(), inputs.end(), path) == inputs.end())
+        inputs.push_back(path); // a single trace file stands for itself
+    return inputs;
 }
 
 LoadResult SessionOpener::open(const std::string& path, const LoadOptions& options) const {

@@ -17,6 +17,9 @@ struct SessionImporter {
     std::string name; // "Stallscope session", "torch.profiler trace", ... (for messages)
     std::function<bool(const std::string& path)> canOpen;
     std::function<LoadResult(const std::string& path, const LoadOptions& options)> open;
+    // The files other than `path` that opening it reads (a folder's traces, a run's rank files);
+    // none when unset.
+    std::function<std::vector<std::string>(const std::string& path)> otherInputs;
 };
 
 class SessionOpener {
@@ -29,6 +32,8 @@ public:
     LoadResult open(const std::string& path, const LoadOptions& options = {}) const;
     // The importer that would open `path` (never null: the session-file importer at worst).
     const SessionImporter& importerFor(const std::string& path) const;
+    // Every file opening `path` reads, `path` last and once: what an output must never replace.
+    std::vector<std::string> inputsOf(const std::string& path) const;
 
 private:
     std::vector<SessionImporter> m_importers; // asked from the back

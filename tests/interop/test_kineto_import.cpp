@@ -250,6 +250,7 @@ private slots:
         SessionOpener opener;
         registerKinetoImporter(opener);
         QCOMPARE(opener.importerFor(trace).name, std::string("torch.profiler trace"));
+        QCOMPARE(opener.inputsOf(trace), std::vector<std::string>{trace});
         LoadResult first = opener.open(trace);
         QVERIFY2(first.ok(), first.error.c_str());
         QCOMPARE(first.session->path, cached);

@@ -139,6 +139,15 @@ void TestRunMerge::folderOpensAsOneSessionInRankOrder() {
     writeRank((run + "/a.stallscope").toStdString(), {.rank = 1});
     writeRank((run + "/b.stallscope").toStdString(), {.rank = 0});
     QVERIFY(model::looksLikeRun(run.toStdString()));
+    // What opening the folder reads, as the opener's importer says: its files in rank order,
+    // then the folder; a plain session file reads only itself.
+    model::SessionOpener opener;
+    model::registerRunImporter(opener);
+    QCOMPARE(opener.inputsOf(run.toStdString()),
+             (std::vector<std::string>{(run + "/b.stallscope").toStdString(),
+                                       (run + "/a.stallscope").toStdString(), run.toStdString()}));
+    QCOMPARE(opener.inputsOf((run + "/a.stallscope").toStdString()),
+             std::vector<std::string>{(run + "/a.stallscope").toStdString()});
 
     const model::LoadResult loaded = model::RunMerger::load({run.toStdString()});
     QVERIFY2(loaded.ok(), loaded.error.c_str());
