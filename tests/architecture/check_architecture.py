@@ -244,14 +244,15 @@ def self_test():
     # c.h <-> d.h is a cycle and a two-way include; x <-> y only a two-way include.
     expected = ["Qt-free", "may not include", "include cycle", "from the root", "from the root",
                 "lines (at most", "has no widgets", "two-way include", "two-way include",
-                "by hand", "defined in 2 files"]
+                "by hand", "defined in 2 files", "no longer spread"]
     with tempfile.TemporaryDirectory() as root:
         for path, text in planted.items():
             os.makedirs(os.path.join(root, os.path.dirname(path)), exist_ok=True)
             with open(os.path.join(root, path), "w") as f:
                 f.write(text)
         subprocess.check_call(["git", "init", "-q", root])
-        _, problems = check(root, spread_classes={})
+        # "Listed" is allowed to be spread and is not: a stale entry of the list.
+        _, problems = check(root, spread_classes={"Listed": "planted"})
     missing = [e for e in expected if sum(e in p for p in problems) != expected.count(e)]
     for problem in problems:
         print("found:", problem)
