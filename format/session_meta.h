@@ -46,6 +46,9 @@ inline constexpr int64_t kMaxRecorderOverheadNs = 100'000;
 // absent when not measured. The what-if replay adds it where a change deepens a queue, takes it off
 // where one empties it.
 inline constexpr std::string_view kGpuDeepQueueDelayNs = "gpu_deep_queue_delay_ns";
+// The recorder's in-run overhead probe (format/overhead_probe.h): the stretches in which it
+// switched its own collection off to time the program without it. Absent when it did not run.
+inline constexpr std::string_view kRecorderOverheadProbe = "recorder_overhead_probe";
 inline constexpr int kDeepQueueLaunches = 8;
 inline constexpr std::string_view kRecorderStacks = "recorder_stacks";
 inline constexpr std::string_view kRecorderStackDepth = "recorder_stack_depth";

@@ -36,7 +36,7 @@ void CUPTIAPI apiTrampoline(void*, CUpti_CallbackDomain domain, CUpti_CallbackId
     Recorder& recorder = Recorder::instance();
     if (domain == CUPTI_CB_DOMAIN_NVTX || Recorder::isProfilerCallback(int(domain), cbid))
         recorder.onCaptureTrigger(int(domain), cbid, data);
-    else
+    else if (!recorder.countProbeCall(int(domain), cbid, data))
         recorder.handler().onApi(int(domain), cbid, data);
 }
 
@@ -251,6 +251,7 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     // another thread waits until the samplers below know too.
     std::unique_lock captureLock(m_captureMutex);
     const bool capturing = startCapture(startNs);
+    m_probing = probeWanted();
     if (capturing)
         switchApiCallbacks(true);
     // One host clock (cupti_clock.h): by default CUPTI's timestamps plus a per-buffer offset to
@@ -326,12 +327,17 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
 void Recorder::drainRings() {
     struct Context {
         SessionSink* sink;
+        OverheadProbe* probe; // null when it does not watch
         int64_t dropped;
-    } context{m_sink.get(), 0};
+    } context{m_sink.get(), m_probing && !m_probe.found() ? &m_probe : nullptr, 0};
     EventRing::forEach(
         [](EventRing* ring, void* data) {
             auto* c = static_cast<Context*>(data);
-            ring->drain([c](const HostEvent& event) { c->sink->consumeHostEvent(event); });
+            ring->drain([c](const HostEvent& event) {
+                if (c->probe && event.type == HostEvent::Type::ApiCall)
+                    c->probe->onSync(event.stackHash, event.domain, event.cbid, event.startNs);
+                c->sink->consumeHostEvent(event);
+            });
             c->dropped += int64_t(ring->takeDropped());
         },
         &context);
@@ -340,7 +346,7 @@ void Recorder::drainRings() {
                            context.dropped);
 }
 
-void Recorder::drainOnce() {
+void Recorder::drainOnce(bool stepsProbe) {
     const std::vector<CaptureControl::Transition> transitions = takeCaptureTransitions();
     drainRings();
     std::vector<ActivityBatch*> batches;
@@ -356,6 +362,9 @@ void Recorder::drainOnce() {
         // Writing a full activity buffer takes tens of milliseconds, in which a thread that
         // syncs thousands of times a second fills its ring: empty the rings between buffers.
         drainRings();
+        // Nor may a backlog of buffers keep the probe's stretch off past its time.
+        if (stepsProbe)
+            stepProbe(CallbackHandler::nowNs());
     }
     for (auto& [at, message] : diagnostics)
         m_writer->addDiagnostic(at, "error", message);
@@ -378,7 +387,8 @@ void Recorder::writerLoop() {
     while (true) {
         // Half a period, or sooner when capture control waits for a time (delay, duration).
         const int64_t wakeNs =
-            std::min(CallbackHandler::nowNs() + periodNs / 2, m_captureDeadlineNs.load());
+            std::min({CallbackHandler::nowNs() + periodNs / 2, m_captureDeadlineNs.load(),
+                      m_probing ? m_probe.nextDeadlineNs() : INT64_MAX});
         const timespec deadline{time_t(wakeNs / 1000000000), long(wakeNs % 1000000000)};
         while (sem_clockwait(&m_wake, CLOCK_MONOTONIC, &deadline) != 0 && errno == EINTR) {
         }
@@ -397,7 +407,12 @@ void Recorder::writerLoop() {
             cuptiActivityFlushAll(0);
             lastFlush = now;
         }
-        drainOnce();
+        const bool probing = m_probing && !stopping;
+        if (probing)
+            stepProbe(now);
+        drainOnce(probing);
+        if (probing)
+            stepProbe(CallbackHandler::nowNs());
         m_buffers.keepReady();
         m_sink->expirePending(now, kJoinMaxAgeNs);
         m_sink->refreshModules(now);
@@ -426,6 +441,8 @@ void Recorder::finishWriter(std::string_view status) {
     drainOnce();
     int64_t endNs = CallbackHandler::nowNs();
     m_sink->captureClosed(endNs, format::capture_reason::kEnd); // still open: a signal's end
+    if (m_probing)
+        finishProbe();
     m_sink->finishProcess(endNs);
     m_sampler.writeStats(*m_writer, m_sink->stats().hostSamples);
     m_power.stop(); // here only: on the thread that finishes the writer (a signal: the writer's)

@@ -13,6 +13,7 @@
 #include "recorder/fde_index.h"
 #include "recorder/gpu_power_sampler.h"
 #include "recorder/nvtx_range_watch.h"
+#include "recorder/overhead_probe.h"
 #include "recorder/python_sampler.h"
 #include "recorder/recorder_config.h"
 
@@ -65,6 +66,9 @@ public:
                           cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
     }
     void onCaptureTrigger(int domain, uint32_t cbid, const void* data);
+    // The overhead probe's counting callback (recorder_probe.cpp): true when it took the call
+    // (collection is off and this is the API it counts).
+    bool countProbeCall(int domain, uint32_t cbid, const void* data);
     void pushBatch(ActivityBatch* batch);
     uint8_t* takeBuffer(size_t* size);
     void returnBuffer(uint8_t* buffer);
@@ -84,7 +88,8 @@ public:
 private:
     Recorder() = default;
     void writerLoop();
-    void drainOnce();
+    // `stepsProbe`: the overhead probe may switch between buffers (the writer loop's drains).
+    void drainOnce(bool stepsProbe = false);
     // Hands every thread's ring of host events to the sink.
     void drainRings();
     // Which activity kinds switchActivities switches: DEVICE and CONTEXT (describing the GPUs,
@@ -110,6 +115,13 @@ private:
     void writeCaptureTransitions(const std::vector<CaptureControl::Transition>& transitions);
     // Stops capture control for good (stop()): what is open closes, nothing opens after.
     void endCapture(int64_t nowNs);
+    // The in-run overhead probe (recorder_probe.cpp, overhead_probe.h), on the writer thread:
+    // whether this recording runs it, one step of it, and its end (an open stretch closed, its
+    // stretches written into the meta).
+    bool probeWanted() const;
+    void stepProbe(int64_t nowNs);
+    void finishProbe();
+    void writeProbe();
     void installSignalHandlers();
     // The writer's part of onFatalSignal: flush, drain, say why, commit (no indexes: the process
     // is about to die; stallscope-record adds them).
@@ -126,6 +138,11 @@ private:
     bool m_watchingTriggers = false; // the triggers' callbacks are on (under m_captureMutex)
     bool m_wantCallbacks = true;     // STALLSCOPE_CALLBACKS
     bool m_sampling = false;
+    bool m_probing = false; // the overhead probe runs (probeWanted at start)
+    OverheadProbe m_probe;  // the writer thread's
+    std::atomic<bool> m_probeCounting{false};
+    std::atomic<uint32_t> m_probeDomain{0}, m_probeCbid{0};
+    std::atomic<int64_t> m_probeCalls{0}, m_probeFirstNs{0}, m_probeLastNs{0};
     ApiClassifier m_classifier;
     CallbackHandler m_handler{&m_classifier};
     PythonSampler m_sampler;

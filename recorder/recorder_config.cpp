@@ -360,6 +360,8 @@ RecorderConfig RecorderConfig::fromEnvironment(std::string* warnings) {
                        warnings);
     if (const char* v = env("STALLSCOPE_DISABLE"))
         config.disabled = parseBool(v, false);
+    if (const char* v = env("STALLSCOPE_OVERHEAD_PROBE"))
+        config.overheadProbe = parseBool(v, false);
     return config;
 }
 

@@ -120,6 +120,10 @@ struct RecorderConfig {
     // no API records, no Python samples. The analysis infers each launch from the correlation
     // ids' order instead.
     bool light = false;
+    // The in-run overhead probe (overhead_probe.h): a few stretches of the loop recorded with the
+    // collection off, to measure what the recorder costs this program (STALLSCOPE_OVERHEAD_PROBE
+    // =1 turns it on; off by default: see docs/insights.md, "The recorder's own cost").
+    bool overheadProbe = false;
     // What this recorder costs on this machine (STALLSCOPE_CALIBRATION, from stallscope-record's
     // stallscope-calibrate run: recorder_calibration.h), written into the meta; -1: not measured.
     int64_t restartOverheadNs = -1;

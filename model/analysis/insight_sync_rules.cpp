@@ -70,7 +70,20 @@ std::string inferredLaunchNote(const AnalysisContext& context) {
 std::string calibrationNote(const AnalysisContext& context) {
     const SimulatedSavings& savings = context.savings;
     std::string note;
-    if (savings.recorderRestartNs() != 0 || savings.recorderLaunchNs() != 0)
+    if (const whatif::MeasuredRecorderCost* measured = savings.measuredRecorderCost()) {
+        const auto percent = [](double slowdown) {
+            return std::to_string(std::lround((slowdown - 1.0) * 100.0)) + " %";
+        };
+        note = "; the recorder's own cost left out, measured in this run (its collection off " +
+               std::to_string(measured->comparisons.size()) +
+               " times beside recorded stretches): it slowed the loop by " +
+               percent(measured->slowdown());
+        // A spread this wide says the run's own speed varied as much: a range, not a figure.
+        if (measured->noisy())
+            note += " (" + percent(measured->lowestSlowdown()) + " to " +
+                    percent(measured->highestSlowdown()) + ": the run's speed varied that much)";
+        note += ", " + formatDuration(savings.recorderLaunchNs()) + " a launch call";
+    } else if (savings.recorderRestartNs() != 0 || savings.recorderLaunchNs() != 0)
         note = "; the recorder's own cost left out (" +
                formatDuration(savings.recorderRestartNs()) +
                " a restart of the idle GPU after a sync, " +

@@ -161,6 +161,13 @@ public:
         return m_graph ? m_graph->latencies().recorderRestartNs : 0;
     }
     int64_t recorderLaunchNs() const { return m_graph ? m_graph->latencies().recorderLaunchNs : 0; }
+    // The recorder's cost as its overhead probe measured it in this run (not measured: the
+    // latencies above are the recording machine's calibration).
+    const whatif::MeasuredRecorderCost* measuredRecorderCost() const {
+        return m_graph && m_graph->measuredRecorderCost().measured()
+                   ? &m_graph->measuredRecorderCost()
+                   : nullptr;
+    }
     // How much of the window's GPU work the recorder's own cost took: its recorded span less
     // the unmodified replay's without that cost (0 when the session did not measure the cost).
     // The savings are of the run without it, and so are their shares (AnalysisContext).

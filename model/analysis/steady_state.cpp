@@ -149,6 +149,23 @@ std::vector<int64_t> stepDurations(const std::vector<int64_t>& bounds, size_t fi
     return durations;
 }
 
+// The stretches the recording left out (Session::notRecorded: capture control's, the recorder's
+// overhead probe's), in order: no step may span one, since what ran in it is not there.
+class Unrecorded {
+public:
+    explicit Unrecorded(const Session& session) : m_gaps(session.notRecorded()) {}
+    // Whether a stretch not recorded lies within (fromNs, toNs).
+    bool within(int64_t fromNs, int64_t toNs) const {
+        const auto after =
+            std::lower_bound(m_gaps.begin(), m_gaps.end(), fromNs,
+                             [](const TimeSpan& gap, int64_t at) { return gap.endNs <= at; });
+        return after != m_gaps.end() && after->startNs < toNs;
+    }
+
+private:
+    std::vector<TimeSpan> m_gaps;
+};
+
 // Step boundaries [first, last] of a run of `bounds` (times in order) less the slow steps at either
 // end; false when fewer than `minSteps` steps remain.
 bool trimSlowEnds(const std::vector<int64_t>& bounds, size_t* first, size_t* last,
@@ -167,7 +184,20 @@ bool trimSlowEnds(const std::vector<int64_t>& bounds, size_t* first, size_t* las
     return static_cast<int64_t>(*last - *first) >= minSteps;
 }
 
-SteadyState fromSteps(const StepSpans& spans) {
+SteadyState fromSteps(const StepSpans& allSpans, const Unrecorded& unrecorded) {
+    // The longest run of steps that no unrecorded stretch cuts.
+    size_t bestFirst = 0, bestEnd = 0;
+    for (size_t runFirst = 0, k = 1; k <= allSpans.size(); ++k) {
+        if (k < allSpans.size() && !unrecorded.within(allSpans[k - 1].first, allSpans[k].first))
+            continue;
+        if (k - runFirst > bestEnd - bestFirst) {
+            bestFirst = runFirst;
+            bestEnd = k;
+        }
+        runFirst = k;
+    }
+    const StepSpans spans(allSpans.begin() + static_cast<std::ptrdiff_t>(bestFirst),
+                          allSpans.begin() + static_cast<std::ptrdiff_t>(bestEnd));
     if (static_cast<int64_t>(spans.size()) < kSteadyStateMinSteps)
         return {};
     // Step i runs from its start to the next step's start; the last one to its own end.
@@ -215,7 +245,7 @@ bool regularSteps(const std::vector<int64_t>& bounds, size_t first, size_t last,
 
 // The loop in one token sequence of the busiest stream's kernels (a token per kernel).
 SteadyState loopOfPeriod(const KernelColumns& kernels, const std::vector<uint32_t>& tokens,
-                         const PeriodFit& fit) {
+                         const PeriodFit& fit, const Unrecorded& unrecorded) {
     if (fit.period == 0)
         return {};
     const size_t p = fit.period;
@@ -265,7 +295,8 @@ SteadyState loopOfPeriod(const KernelColumns& kernels, const std::vector<uint32_
     };
     size_t bestFirst = 0, bestLast = 0;
     for (size_t runFirst = 0, k = 1; k <= at.size(); ++k) {
-        if (k < at.size() && periodsBetween(at[k] - at[k - 1]) > 0)
+        if (k < at.size() && periodsBetween(at[k] - at[k - 1]) > 0 &&
+            !unrecorded.within(kernels.start[at[k - 1]], kernels.start[at[k]]))
             continue;
         if (k - 1 - runFirst > bestLast - bestFirst) {
             bestFirst = runFirst;
@@ -307,12 +338,13 @@ SteadyState loopOfPeriod(const KernelColumns& kernels, const std::vector<uint32_
 
 // The loop of the smallest repeating period of `tokens`, or of the best-agreeing one where the
 // smallest one's loop is much shorter.
-SteadyState loopOfTokens(const KernelColumns& kernels, const std::vector<uint32_t>& tokens) {
+SteadyState loopOfTokens(const KernelColumns& kernels, const std::vector<uint32_t>& tokens,
+                         const Unrecorded& unrecorded) {
     const Periods periods = findPeriods(tokens);
-    SteadyState smallest = loopOfPeriod(kernels, tokens, periods.smallest);
+    SteadyState smallest = loopOfPeriod(kernels, tokens, periods.smallest, unrecorded);
     if (periods.best.period == periods.smallest.period)
         return smallest;
-    SteadyState best = loopOfPeriod(kernels, tokens, periods.best);
+    SteadyState best = loopOfPeriod(kernels, tokens, periods.best, unrecorded);
     const auto span = [](const SteadyState& state) {
         return static_cast<double>(state.endNs - state.startNs);
     };
@@ -324,11 +356,11 @@ SteadyState loopOfTokens(const KernelColumns& kernels, const std::vector<uint32_
 // The kernel names; where their period cuts steps apart (a kernel launched several times a
 // step), the names with whether the GPU sat idle before the kernel (a step starts after the
 // host's sync or its batch preparation; kernels queued back to back follow each other closely).
-SteadyState kernelPeriodLoop(const Session& session) {
+SteadyState kernelPeriodLoop(const Session& session, const Unrecorded& unrecorded) {
     const KernelColumns* kernels = busiestKernels(session);
     if (!kernels || kernels->size() <= kPeriodsCompared)
         return {};
-    SteadyState state = loopOfTokens(*kernels, kernels->nameId);
+    SteadyState state = loopOfTokens(*kernels, kernels->nameId, unrecorded);
     if (state.found())
         return state;
     std::vector<int64_t> gaps;
@@ -339,7 +371,7 @@ SteadyState kernelPeriodLoop(const Session& session) {
     std::vector<uint32_t> tokens(kernels->size());
     for (size_t i = 0; i < tokens.size(); ++i)
         tokens[i] = kernels->nameId[i] * 2 + (i == 0 || gaps[i - 1] >= idle ? 1 : 0);
-    return loopOfTokens(*kernels, tokens);
+    return loopOfTokens(*kernels, tokens, unrecorded);
 }
 
 // Whether the thread launched GPU work between two consecutive syncs (starts, in order), nearly
@@ -413,8 +445,8 @@ void stepsBySyncs(const Session& session, SteadyState& state) {
     state.steps *= perPeriod;
 }
 
-SteadyState fromKernelPeriod(const Session& session) {
-    SteadyState state = kernelPeriodLoop(session);
+SteadyState fromKernelPeriod(const Session& session, const Unrecorded& unrecorded) {
+    SteadyState state = kernelPeriodLoop(session, unrecorded);
     if (state.found())
         stepsBySyncs(session, state);
     return state;
@@ -438,9 +470,10 @@ std::string SteadyState::description() const {
 
 SteadyState findSteadyState(const Session& session, const StepSpans& steps, int64_t gpuStartNs,
                             int64_t gpuEndNs) {
-    SteadyState state = fromSteps(steps);
+    const Unrecorded unrecorded(session);
+    SteadyState state = fromSteps(steps, unrecorded);
     if (!state.found())
-        state = fromKernelPeriod(session);
+        state = fromKernelPeriod(session, unrecorded);
     if (!state.found())
         return state;
     state.warmupNs = std::max<int64_t>(0, state.startNs - gpuStartNs);

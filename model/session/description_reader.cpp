@@ -186,6 +186,17 @@ DescriptionIndexes readDescriptions(const format::Database& db, Session& s) {
     return indexes;
 }
 
+void readOverheadProbe(Session& s) {
+    const auto found = s.meta.find(format::meta::kRecorderOverheadProbe);
+    if (found == s.meta.end())
+        return;
+    s.overheadProbe = format::OverheadProbeRecord::parse(found->second);
+    if (!s.overheadProbe)
+        throw LoadFailure{"corrupt session: meta '" +
+                          std::string(format::meta::kRecorderOverheadProbe) +
+                          "' is not an overhead probe's stretches"};
+}
+
 void readCaptureIntervals(const format::Database& db, Session& s) {
     using format::tables::kCaptureIntervals;
     s.captureControlled = s.meta.count(format::meta::kCaptureRange) > 0;

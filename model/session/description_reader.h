@@ -23,5 +23,8 @@ DescriptionIndexes readDescriptions(const format::Database& db, Session& session
 // capture_intervals (required from v5 on), each row checked. Read after the events, so that an
 // interval without an end (still capturing at the last commit) ends at the session's end.
 void readCaptureIntervals(const format::Database& db, Session& session);
+// The recorder's overhead probe from the meta (Session::overheadProbe); a value no recorder
+// writes fails the load.
+void readOverheadProbe(Session& session);
 
 } // namespace stallscope::model::loading

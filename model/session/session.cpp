@@ -39,26 +39,39 @@ std::vector<bool> Session::processesWithApiCalls() const {
 
 std::vector<TimeSpan> Session::notRecorded() const {
     std::vector<TimeSpan> gaps;
-    if (!captureControlled)
-        return gaps;
-    std::vector<TimeSpan> covered;
-    for (const CaptureInterval& interval : captureIntervals)
-        covered.push_back({interval.startNs, interval.endNs});
-    std::sort(covered.begin(), covered.end(),
-              [](const TimeSpan& a, const TimeSpan& b) { return a.startNs < b.startNs; });
-    int64_t from = startNs; // the start of the stretch not covered yet
-    for (const TimeSpan& span : covered) {
-        if (span.startNs > from)
-            gaps.push_back({from, std::min(span.startNs, endNs)});
-        from = std::max(from, span.endNs);
-        if (from >= endNs)
-            break;
+    if (captureControlled) {
+        std::vector<TimeSpan> covered;
+        for (const CaptureInterval& interval : captureIntervals)
+            covered.push_back({interval.startNs, interval.endNs});
+        std::sort(covered.begin(), covered.end(),
+                  [](const TimeSpan& a, const TimeSpan& b) { return a.startNs < b.startNs; });
+        int64_t from = startNs; // the start of the stretch not covered yet
+        for (const TimeSpan& span : covered) {
+            if (span.startNs > from)
+                gaps.push_back({from, std::min(span.startNs, endNs)});
+            from = std::max(from, span.endNs);
+            if (from >= endNs)
+                break;
+        }
+        if (from < endNs)
+            gaps.push_back({from, endNs});
     }
-    if (from < endNs)
-        gaps.push_back({from, endNs});
+    if (overheadProbe)
+        for (const format::OverheadProbeRecord::OffPhase& phase : overheadProbe->offPhases)
+            gaps.push_back({std::max(phase.startNs, startNs), std::min(phase.endNs, endNs)});
     // An interval that starts past the session's end leaves no gap of negative length.
     std::erase_if(gaps, [](const TimeSpan& gap) { return gap.endNs <= gap.startNs; });
-    return gaps;
+    // In order and merged: the probe's stretches may lie in or beside a capture gap.
+    std::sort(gaps.begin(), gaps.end(),
+              [](const TimeSpan& a, const TimeSpan& b) { return a.startNs < b.startNs; });
+    std::vector<TimeSpan> merged;
+    for (const TimeSpan& gap : gaps) {
+        if (!merged.empty() && gap.startNs <= merged.back().endNs)
+            merged.back().endNs = std::max(merged.back().endNs, gap.endNs);
+        else
+            merged.push_back(gap);
+    }
+    return merged;
 }
 
 int64_t Session::notRecordedNsWithin(int64_t fromNs, int64_t toNs) const {

@@ -2,6 +2,7 @@
 // Built by SessionLoader; immutable afterwards, so the GUI and analysis threads may share it.
 #pragma once
 
+#include "format/overhead_probe.h"
 #include "format/session_rows.h"
 #include "model/session/event_columns.h"
 
@@ -119,10 +120,14 @@ public:
     // capture_range); false: everything from each process's first CUDA call to its end.
     bool captureControlled = false;
     std::vector<CaptureInterval> captureIntervals; // by start, then process
-    // The stretches of [startNs, endNs) that no process's capture interval covers, in order: what
-    // was not recorded. Empty when !captureControlled.
+    // The recorder's in-run overhead probe (meta recorder_overhead_probe): the stretches in which
+    // it recorded nothing but the calls of one API, to time the program without itself. A
+    // single recording's only (a run's files keep theirs).
+    std::optional<format::OverheadProbeRecord> overheadProbe;
+    // The stretches of [startNs, endNs) that were not recorded, in order, none overlapping: those
+    // no process's capture interval covers (with capture control) and the overhead probe's.
     std::vector<TimeSpan> notRecorded() const;
-    // How much of [fromNs, toNs) notRecorded() covers: 0 without capture control.
+    // How much of [fromNs, toNs) notRecorded() covers.
     int64_t notRecordedNsWithin(int64_t fromNs, int64_t toNs) const;
 
     format::EventCounts counts;

@@ -443,6 +443,7 @@ private:
         finishLanes(hostReader.bounds(), gpuReader.bounds());
         readCollectiveCalls();
         loading::readCaptureIntervals(m_db, *m_session);
+        loading::readOverheadProbe(*m_session);
         if (m_options.progress)
             m_options.progress(1.0);
     }

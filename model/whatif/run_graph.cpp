@@ -91,7 +91,8 @@ void RunGraph::readCalibration() {
     m_latencies.recorderLaunchNs = read(format::meta::kRecorderLaunchOverheadNs);
     m_latencies.deepQueueDelayNs = read(format::meta::kGpuDeepQueueDelayNs);
     m_launchesWork.clear();
-    if (m_latencies.recorderLaunchNs == 0)
+    m_measuredCost = {};
+    if (m_latencies.recorderLaunchNs == 0 && !m_session->overheadProbe)
         return;
     // Inferred launches (light recordings) hang off syncs, whose recorded time has no launch call.
     m_launchesWork.assign(m_stepCount, 0);
@@ -101,6 +102,21 @@ void RunGraph::readCalibration() {
         for (uint32_t op = stream.firstOp; op < stream.firstOp + stream.ops.size(); ++op)
             if (const uint32_t step = m_launchStep[op]; step != kNone && step < m_stepCount)
                 m_launchesWork[step] = 1;
+    }
+    // The recorder's cost measured in this run replaces the machine's calibration: all of what it
+    // added goes with the launching calls (the restart's share included).
+    std::vector<int64_t> launchingCallStarts;
+    if (m_session->overheadProbe)
+        for (size_t lane = 0; lane < m_threads.size(); ++lane)
+            for (size_t i = 0; i < m_threads[lane].steps.size(); ++i)
+                if (launchesWork(m_threads[lane].firstStep + static_cast<uint32_t>(i)))
+                    launchingCallStarts.push_back(
+                        stepStart(static_cast<int32_t>(lane), static_cast<uint32_t>(i)));
+    std::sort(launchingCallStarts.begin(), launchingCallStarts.end());
+    m_measuredCost = measureRecorderCost(*m_session, launchingCallStarts);
+    if (m_measuredCost.measured()) {
+        m_latencies.recorderLaunchNs = m_measuredCost.launchCostNs();
+        m_latencies.recorderRestartNs = 0;
     }
 }
 

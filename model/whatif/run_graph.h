@@ -15,6 +15,7 @@
 #include "model/session/session.h"
 #include "model/session/session_database.h"
 #include "model/whatif/host_thread_steps.h"
+#include "model/whatif/recorder_cost.h"
 
 #include <algorithm>
 #include <atomic>
@@ -79,6 +80,9 @@ public:
     size_t stepCount() const { return m_stepCount; }
     size_t opCount() const { return m_launchStep.size(); }
     const Latencies& latencies() const { return m_latencies; }
+    // The recorder's cost as its overhead probe measured it in this run (nothing measured: the
+    // latencies are the calibration's).
+    const MeasuredRecorderCost& measuredRecorderCost() const { return m_measuredCost; }
 
     // Recorded times of a step of host lane `lane` and of an operation of stream lane `lane`.
     // Inline: the build and every replay read them once or more per step and operation.
@@ -210,6 +214,7 @@ private:
     std::vector<uint32_t> m_awaited;
     std::vector<uint8_t> m_launchesWork; // per global step, with the recorder's launch cost only
     Latencies m_latencies;
+    MeasuredRecorderCost m_measuredCost;
 };
 
 // Replaces `graph` by the session's (what RunGraph::build runs; run_graph_builder.cpp builds it:

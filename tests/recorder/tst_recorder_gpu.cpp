@@ -82,6 +82,11 @@ void checkEnding(const QStringList& program, const QString& progressFile, int si
     for (const auto& lane : s.hostLanes)
         for (size_t i = 0; i < lane.syncs.size(); ++i)
             recordedLast = std::max(recordedLast, lane.syncs.end[i]);
+    // The program may end in a stretch of the recorder's overhead probe: the session then says
+    // it recorded nothing there but the times of the loop's sync calls.
+    if (s.overheadProbe)
+        for (const auto& off : s.overheadProbe->offPhases)
+            recordedLast = std::max(recordedLast, off.lastCallNs);
     const double lostMs = double(lastSyncNs - recordedLast) / 1e6;
     qInfo("%s: %s; last sync recorded %.1f ms before the program's last (bound %d ms), %lld "
           "kernels",
