@@ -31,15 +31,15 @@ constexpr size_t kMaxCacheLines = 32;
 
 // A stop (Ctrl-C, the record dialog's Stop) while the probe runs: the probe is killed, its folder
 // removed, and then the signal takes its default course, as it would have without the probe.
-volatile sig_atomic_t g_stopSignal = 0;
+volatile sig_atomic_t g_probeStopSignal = 0;
 
 class StopSignals {
 public:
     StopSignals() {
         struct sigaction action {};
-        action.sa_handler = [](int signal) { g_stopSignal = signal; };
+        action.sa_handler = [](int signal) { g_probeStopSignal = signal; };
         sigemptyset(&action.sa_mask);
-        g_stopSignal = 0;
+        g_probeStopSignal = 0;
         for (int i = 0; i < kCount; ++i)
             sigaction(kSignals[i], &action, &m_previous[i]);
     }
@@ -49,8 +49,8 @@ public:
     }
     // After the handlers are restored: the stop's own effect.
     static void raiseStop() {
-        if (g_stopSignal != 0)
-            raise(g_stopSignal);
+        if (g_probeStopSignal != 0)
+            raise(g_probeStopSignal);
     }
 
 private:
@@ -183,11 +183,11 @@ bool runProbe(const std::string& probe, const std::vector<std::string>& env,
             *why = std::string("waitpid: ") + strerror(errno);
             return false;
         }
-        if (time(nullptr) > deadline || g_stopSignal != 0) {
+        if (time(nullptr) > deadline || g_probeStopSignal != 0) {
             kill(child, SIGKILL);
             waitpid(child, &status, 0);
-            *why = g_stopSignal != 0
-                       ? "stopped by signal " + std::to_string(g_stopSignal)
+            *why = g_probeStopSignal != 0
+                       ? "stopped by signal " + std::to_string(g_probeStopSignal)
                        : "it did not finish in " + std::to_string(kProbeTimeoutSeconds) + " s";
             return false;
         }

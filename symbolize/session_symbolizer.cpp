@@ -5,6 +5,7 @@
 #include "format/session_schema.h"
 #include "format/sqlite_database.h"
 #include "symbolize/elf_file_info.h"
+#include "symbolize/regular_file.h"
 #include "symbolize/user_frame_filter.h"
 
 #include <sys/stat.h>
@@ -13,15 +14,6 @@
 #include <map>
 
 namespace stallscope::symbolize {
-
-namespace {
-
-bool isRegularFile(const std::string& path) {
-    struct stat info;
-    return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
-}
-
-} // namespace
 
 SessionSymbolizer::SessionSymbolizer(const SymbolizeOptions& options)
     : m_options(options), m_resolver(options.debugDirectories) {}

@@ -2,6 +2,7 @@
 
 #include "format/checked_sql.h"
 #include "format/sqlite_database.h"
+#include "symbolize/regular_file.h"
 #include "symbolize/sha256.h"
 
 #include <sys/stat.h>
@@ -16,11 +17,6 @@
 namespace stallscope::symbolize {
 
 namespace {
-
-bool isRegularFile(const std::string& path) {
-    struct stat info;
-    return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
-}
 
 struct FileCloser {
     void operator()(std::FILE* file) const { std::fclose(file); }

@@ -2,6 +2,7 @@
 
 #include "model/compare/compare_output.h"
 #include "model/session/session_summary.h"
+#include "views/panels/duration_text.h"
 #include "views/panels/insight_card.h"
 #include "views/timeline/timeline_palette.h"
 
@@ -13,15 +14,11 @@ namespace stallscope::views {
 
 namespace {
 
-QString duration(double ns) {
-    return QString::fromStdString(model::formatDuration(std::llround(ns)));
-}
-
 // A count or time per unit, "—" on the side where the site is absent.
 QString perUnit(const model::SiteNumbers& numbers, double value, bool isTime) {
     if (!numbers.present)
         return QStringLiteral("—");
-    return isTime ? duration(value) : QString::fromStdString(model::formatPerUnit(value));
+    return isTime ? durationText(value) : QString::fromStdString(model::formatPerUnit(value));
 }
 
 // Sorting by status, descending, puts what asks for attention first.
@@ -99,7 +96,7 @@ QVariant CompareTableModel::display(const model::SiteComparison& s, int column) 
         return perUnit(s.after, s.after.blockedNs, true);
     case PredictedSavingColumn:
         return s.status == model::SiteStatus::Fixed && s.before.savingsNs >= 0
-                   ? duration(s.before.savingsNs)
+                   ? durationText(s.before.savingsNs)
                    : QString();
     }
     return {};

@@ -1,6 +1,7 @@
 #include "views/compare/compare_view.h"
 
 #include "format/session_meta.h"
+#include "views/panels/duration_text.h"
 
 #include "model/compare/compare_output.h"
 #include "model/session/session_summary.h"
@@ -27,14 +28,10 @@ namespace stallscope::views {
 
 namespace {
 
-QString duration(double ns) {
-    return QString::fromStdString(model::formatDuration(std::llround(ns)));
-}
-
 // "1.05 ms → 812 µs (−22.7 %)"
 QString beforeAfter(double before, double after, bool isTime) {
     auto text = [isTime](double value) {
-        return isTime ? duration(value) : QString::fromStdString(model::formatPerUnit(value));
+        return isTime ? durationText(value) : QString::fromStdString(model::formatPerUnit(value));
     };
     const QString change = QString::fromStdString(model::formatChange(before, after));
     return QStringLiteral("%1 → %2").arg(text(before), text(after)) +
@@ -218,7 +215,7 @@ void CompareView::showHeading() {
                       .arg(QString::fromStdString(model::formatPerUnit(c.before.units)),
                            QString::fromStdString(model::formatPerUnit(c.after.units)))
                 : tr("%1 and %2 of kernel time")
-                      .arg(duration(c.before.units * 1e9), duration(c.after.units * 1e9));
+                      .arg(durationText(c.before.units * 1e9), durationText(c.after.units * 1e9));
     QString html =
         tr("<b>Before</b> %1 &nbsp;→&nbsp; <b>After</b> %2 &nbsp;·&nbsp; numbers per %3 (%4 in "
            "the active windows)")
@@ -231,16 +228,17 @@ void CompareView::showHeading() {
                      beforeAfter(c.before.hostBlockedNs, c.after.hostBlockedNs, true),
                      beforeAfter(c.before.hostSyncs, c.after.hostSyncs, false));
     if (c.fixedSites > 0)
-        html += QStringLiteral(" &nbsp;·&nbsp; ") +
-                (c.fixedSites == 1 ? tr("<b>1 fixed site</b>")
-                                   : tr("<b>%1 fixed sites</b>").arg(c.fixedSites)) +
-                (c.achievedSavingNs >= 0
-                     ? tr(": predicted saving %1, achieved %2")
-                           .arg(duration(c.predictedSavingNs), duration(c.achievedSavingNs))
-                     // A slower after run achieved nothing (issue 42: "achieved −3.802 s").
-                     : tr(": predicted saving %1; <span style='color:#c62828'>the after run is %2 "
-                          "slower, nothing achieved</span>")
-                           .arg(duration(c.predictedSavingNs), duration(-c.achievedSavingNs)));
+        html +=
+            QStringLiteral(" &nbsp;·&nbsp; ") +
+            (c.fixedSites == 1 ? tr("<b>1 fixed site</b>")
+                               : tr("<b>%1 fixed sites</b>").arg(c.fixedSites)) +
+            (c.achievedSavingNs >= 0
+                 ? tr(": predicted saving %1, achieved %2")
+                       .arg(durationText(c.predictedSavingNs), durationText(c.achievedSavingNs))
+                 // A slower after run achieved nothing (issue 42: "achieved −3.802 s").
+                 : tr(": predicted saving %1; <span style='color:#c62828'>the after run is %2 "
+                      "slower, nothing achieved</span>")
+                       .arg(durationText(c.predictedSavingNs), durationText(-c.achievedSavingNs)));
     if (const QString differs = differentPrograms(*m_runs); !differs.isEmpty())
         html += QStringLiteral("<br><span style='color:#c62828'>%1</span>").arg(differs);
     m_heading->setText(html);

@@ -6,6 +6,7 @@
 #include "model/session/session.h"
 #include "model/session/session_database.h"
 #include "model/session/session_summary.h"
+#include "views/panels/duration_text.h"
 #include "views/timeline/correlation_index.h"
 #include "views/timeline/range_summary.h"
 #include "views/timeline/sync_link.h"
@@ -25,10 +26,6 @@ namespace {
 
 QString esc(const QString& text) {
     return text.toHtmlEscaped();
-}
-
-QString duration(int64_t ns) {
-    return QString::fromStdString(model::formatDuration(ns));
 }
 
 QString bytes(int64_t n) {
@@ -164,7 +161,7 @@ QString EventDetailsWidget::eventHtml(const model::EventRef& event) {
     html += row(tr("Start"), time(start));
     html += row(tr("End"), time(end));
     html += row(event.kind == model::EventKind::Sync ? tr("Blocked") : tr("Duration"),
-                QStringLiteral("<b>%1</b>").arg(duration(end - start)));
+                QStringLiteral("<b>%1</b>").arg(durationText(end - start)));
     if (const uint32_t correlation = event.correlationId(session))
         html += row(tr("Correlation id"), QString::number(correlation));
     const model::IntervalColumns* columns = event.columns(session);
@@ -250,10 +247,10 @@ QString EventDetailsWidget::syncHtml(const model::EventRef& event) {
     const SyncLinkTargets link = SyncLink::targets(session, event, *index);
     if (link.work.isValid()) {
         const int64_t gap = syncs.end[event.index] - link.work.end(session);
-        html +=
-            row(tr("Waited for"), tr("<b>%1</b> on %2, ended %3 before the sync returned")
-                                      .arg(esc(eventName(session, link.work)),
-                                           esc(eventLaneLabel(session, link.work)), duration(gap)));
+        html += row(tr("Waited for"),
+                    tr("<b>%1</b> on %2, ended %3 before the sync returned")
+                        .arg(esc(eventName(session, link.work)),
+                             esc(eventLaneLabel(session, link.work)), durationText(gap)));
     } else {
         html += row(tr("Waited for"), tr("no GPU work ended before the sync returned"));
     }
@@ -347,19 +344,19 @@ void EventDetailsWidget::showRange(qint64 startNs, qint64 endNs) {
     }
     const RangeSummary summary = RangeSummary::compute(*m_session, startNs, endNs);
     QString html = QStringLiteral("<h3 style='margin:2px 0'>%1</h3>")
-                       .arg(tr("Range %1").arg(duration(summary.durationNs())));
+                       .arg(tr("Range %1").arg(durationText(summary.durationNs())));
     html += QStringLiteral("<table cellspacing='0' cellpadding='1'>");
     html += row(tr("From"), time(summary.startNs));
     html += row(tr("To"), time(summary.endNs));
     html +=
         row(tr("GPU busy (range)"), QStringLiteral("<b>%1</b>").arg(share(summary.gpuBusyShare)));
     for (const RangeSummary::Device& device : summary.devices)
-        html +=
-            row(QStringLiteral("  ") + device.label,
-                QStringLiteral("%1 (%2)").arg(share(device.busyShare), duration(device.busyNs)));
+        html += row(
+            QStringLiteral("  ") + device.label,
+            QStringLiteral("%1 (%2)").arg(share(device.busyShare), durationText(device.busyNs)));
     html += row(tr("Host blocked"),
                 QStringLiteral("<b>%1</b> in %2 syncs (%3 of the range)")
-                    .arg(duration(summary.blockedNs))
+                    .arg(durationText(summary.blockedNs))
                     .arg(summary.hostSyncs)
                     .arg(share(static_cast<double>(summary.blockedNs) /
                                std::max<double>(1.0, static_cast<double>(summary.durationNs())))));

@@ -3,6 +3,7 @@
 #include "model/analysis/insight_text.h"
 #include "model/session/session_summary.h"
 #include "views/panels/breakable_text.h"
+#include "views/panels/duration_text.h"
 #include "views/panels/insight_card.h"
 
 #include <QLabel>
@@ -12,10 +13,6 @@
 namespace stallscope::views {
 
 namespace {
-
-QString duration(int64_t ns) {
-    return QString::fromStdString(model::formatDuration(ns));
-}
 
 QString percent(double share) {
     return QString::fromStdString(model::formatShare(share));
@@ -29,7 +26,7 @@ QString summaryHtml(const model::SessionStatistics& s) {
                               "%1</span><br><small>%2</small></td>")
             .arg(value, label);
     };
-    html += cell(duration(s.wallNs), QObject::tr("wall time"));
+    html += cell(durationText(s.wallNs), QObject::tr("wall time"));
     // The session's share; the timeline's busy lanes say the visible range's, "(view)".
     html += cell(percent(s.gpuBusyShare), QObject::tr("GPU busy (session)"));
     html += cell(percent(s.hostBlockedShare), QObject::tr("host blocked"));
@@ -38,25 +35,25 @@ QString summaryHtml(const model::SessionStatistics& s) {
     html += QObject::tr("<small>Window: %1</small><br>")
                 .arg(QString::fromStdString(model::windowDescription(s)).toHtmlEscaped());
     if (s.steps > 0 && (s.warmupNs > 0 || s.tailNs > 0))
-        html +=
-            QObject::tr("<small>Outside the loop: start-up %1, warm-up %2, tail %3 (not "
-                        "counted in shares)</small><br>")
-                .arg(duration(s.startupNs - s.warmupNs), duration(s.warmupNs), duration(s.tailNs));
+        html += QObject::tr("<small>Outside the loop: start-up %1, warm-up %2, tail %3 (not "
+                            "counted in shares)</small><br>")
+                    .arg(durationText(s.startupNs - s.warmupNs), durationText(s.warmupNs),
+                         durationText(s.tailNs));
     else if (s.startupNs > 0)
         html += QObject::tr("<small>Start-up: %1 before the window (not counted in shares)</small>"
                             "<br>")
-                    .arg(duration(s.startupNs));
+                    .arg(durationText(s.startupNs));
     if (s.hostSyncCount > 0)
         html += QObject::tr("<small>%1 host-blocking syncs, %2 blocked in total</small>")
                     .arg(QString::fromStdString(model::formatCount(s.hostSyncCount)),
-                         duration(s.hostBlockedNs));
+                         durationText(s.hostBlockedNs));
     return html;
 }
 
 // Plain text of the same, for tests and copying.
 QString summaryPlain(const model::SessionStatistics& s) {
     return QObject::tr("Wall time %1 · GPU busy %2 · host blocked %3")
-        .arg(duration(s.wallNs), percent(s.gpuBusyShare), percent(s.hostBlockedShare));
+        .arg(durationText(s.wallNs), percent(s.gpuBusyShare), percent(s.hostBlockedShare));
 }
 
 } // namespace

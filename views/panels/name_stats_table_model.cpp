@@ -2,14 +2,9 @@
 
 #include "model/session/session.h"
 #include "model/session/session_summary.h"
+#include "views/panels/duration_text.h"
 
 namespace stallscope::views {
-
-namespace {
-QString duration(int64_t ns) {
-    return QString::fromStdString(model::formatDuration(ns));
-}
-} // namespace
 
 NameStatsTableModel::NameStatsTableModel(model::EventKind kind, const char* nameHeader,
                                          int columnCount, QObject* parent)
@@ -69,11 +64,11 @@ QVariant NameStatsTableModel::data(const QModelIndex& index, int role) const {
         return display ? QVariant(QString::fromStdString(model::formatCount(s.count)))
                        : QVariant(qlonglong(s.count));
     case TotalColumn:
-        return display ? QVariant(duration(s.totalNs)) : QVariant(qlonglong(s.totalNs));
+        return display ? QVariant(durationText(s.totalNs)) : QVariant(qlonglong(s.totalNs));
     case AverageColumn:
-        return display ? QVariant(duration(s.averageNs())) : QVariant(qlonglong(s.averageNs()));
+        return display ? QVariant(durationText(s.averageNs())) : QVariant(qlonglong(s.averageNs()));
     case MaxColumn:
-        return display ? QVariant(duration(s.maxNs)) : QVariant(qlonglong(s.maxNs));
+        return display ? QVariant(durationText(s.maxNs)) : QVariant(qlonglong(s.maxNs));
     default:
         return extraData(index.row(), index.column(), role);
     }

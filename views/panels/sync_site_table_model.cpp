@@ -1,14 +1,9 @@
 #include "views/panels/sync_site_table_model.h"
 
 #include "model/session/session_summary.h"
+#include "views/panels/duration_text.h"
 
 namespace stallscope::views {
-
-namespace {
-QString duration(int64_t ns) {
-    return QString::fromStdString(model::formatDuration(ns));
-}
-} // namespace
 
 SyncSiteTableModel::SyncSiteTableModel(QObject* parent) : TitledTableModel(ColumnCount, parent) {}
 
@@ -41,15 +36,15 @@ QVariant SyncSiteTableModel::data(const QModelIndex& index, int role) const {
         case CallsColumn:
             return QString::fromStdString(model::formatCount(s.calls));
         case TotalColumn:
-            return duration(s.blockedNs);
+            return durationText(s.blockedNs);
         case MedianColumn:
-            return duration(s.medianBlockedNs);
+            return durationText(s.medianBlockedNs);
         case ShareColumn:
             return QString::fromStdString(model::siteShareText(s));
         case BubbleColumn:
-            return duration(s.bubbleNs);
+            return durationText(s.bubbleNs);
         case SavingColumn:
-            return s.savingsNs >= 0 ? duration(s.savingsNs) : QStringLiteral("—");
+            return s.savingsNs >= 0 ? durationText(s.savingsNs) : QStringLiteral("—");
         }
     } else if (role == SortRole) {
         switch (index.column()) {
@@ -76,7 +71,7 @@ QVariant SyncSiteTableModel::data(const QModelIndex& index, int role) const {
         return QString::fromStdString(s.site.file + ":" + std::to_string(s.site.line));
     } else if (role == Qt::ToolTipRole && index.column() == ShareColumn) {
         return tr("%1 blocked in the analysis window, %2 over the whole run")
-            .arg(duration(s.windowBlockedNs), duration(s.blockedNs));
+            .arg(durationText(s.windowBlockedNs), durationText(s.blockedNs));
     } else if (role == Qt::ToolTipRole && index.column() == SavingColumn) {
         return s.savingsNs >= 0 ? tr("The run replayed without this site's waits ends this much "
                                      "sooner")
