@@ -108,6 +108,9 @@ private:
     // Applies a transition, if any (under m_captureMutex): CUPTI's activities and callbacks, the
     // samplers, the interval queued for the writer; the triggers off once nothing can open.
     void applyCapture(const std::optional<CaptureControl::Transition>& transition);
+    // Collection off or on outside the descriptions (under m_captureMutex): CUPTI's event
+    // activities, the stack callbacks and the samplers; capture control and the overhead probe.
+    void switchCollection(bool on);
     void advanceCapture(int64_t nowNs);
     // The writer's part (drainOnce): the transitions queued, taken before the records are drained
     // (a close first has CUPTI deliver the records from before it), then written as intervals.

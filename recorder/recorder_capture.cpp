@@ -105,13 +105,7 @@ void Recorder::applyCapture(const std::optional<CaptureControl::Transition>& tra
     if (!transition)
         return;
     const bool on = transition->open;
-    if (on)
-        m_handler.newEpoch(); // before the callbacks come back
-    switchActivities(on, Activities::Events);
-    switchApiCallbacks(on);
-    if (m_sampling)
-        m_sampler.setPaused(!on);
-    m_power.setPaused(!on);
+    switchCollection(on);
     CaptureControl::Transition logged = *transition;
     // The program went on while the activities were switched off: what it launched until then is
     // recorded, so the interval ends when recording did (a time-based close comes a few
@@ -123,6 +117,16 @@ void Recorder::applyCapture(const std::optional<CaptureControl::Transition>& tra
         m_captureLog.push_back(std::move(logged));
     }
     sem_post(&m_wake);
+}
+
+void Recorder::switchCollection(bool on) {
+    if (on)
+        m_handler.newEpoch(); // before the callbacks come back
+    switchActivities(on, Activities::Events);
+    switchApiCallbacks(on);
+    if (m_sampling)
+        m_sampler.setPaused(!on);
+    m_power.setPaused(!on);
 }
 
 void Recorder::advanceCapture(int64_t nowNs) {

@@ -48,11 +48,7 @@ void Recorder::stepProbe(int64_t nowNs) { // the writer thread
         m_probeCalls.store(0, std::memory_order_relaxed);
         m_probeFirstNs.store(0, std::memory_order_relaxed);
         m_probeLastNs.store(0, std::memory_order_relaxed);
-        switchActivities(false, Activities::Events);
-        switchApiCallbacks(false);
-        if (m_sampling)
-            m_sampler.setPaused(true);
-        m_power.setPaused(true);
+        switchCollection(false);
         m_probeCounting.store(true, std::memory_order_release);
         if (const CUptiResult result = cuptiEnableCallback(1, subscriber, domain, m_probe.cbid());
             result != CUPTI_SUCCESS)
@@ -63,12 +59,7 @@ void Recorder::stepProbe(int64_t nowNs) { // the writer thread
     const int64_t endNs = CallbackHandler::nowNs();
     m_probeCounting.store(false, std::memory_order_release);
     m_probe.switchedOn(endNs, m_probeCalls.load(), m_probeFirstNs.load(), m_probeLastNs.load());
-    m_handler.newEpoch(); // before the callbacks come back
-    switchActivities(true, Activities::Events);
-    switchApiCallbacks(true); // the counted API's callback among them
-    if (m_sampling)
-        m_sampler.setPaused(false);
-    m_power.setPaused(false);
+    switchCollection(true); // the counted API's callback among them
     if (m_probe.done())
         writeProbe();
 }

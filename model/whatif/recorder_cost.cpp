@@ -1,22 +1,14 @@
 #include "model/whatif/recorder_cost.h"
 
 #include "format/session_meta.h"
+#include "model/whatif/median_sample.h"
 
 #include <algorithm>
 #include <cmath>
-#include <string_view>
 
 namespace stallscope::model::whatif {
 
 namespace {
-
-template <typename Value> Value medianOf(std::vector<Value> values) {
-    if (values.empty())
-        return Value{};
-    const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
-    std::nth_element(values.begin(), middle, values.end());
-    return *middle;
-}
 
 // The starts of every recorded call named `nameId`, over all host lanes, in order.
 std::vector<int64_t> callStarts(const Session& session, uint32_t nameId) {
@@ -41,28 +33,29 @@ int64_t MeasuredRecorderCost::launchCostNs() const {
     std::vector<int64_t> costs;
     for (const RecorderCostComparison& comparison : comparisons)
         costs.push_back(comparison.launchCostNs());
-    return std::min(medianOf(std::move(costs)), format::meta::kMaxRecorderOverheadNs);
+    return std::min(upperMedian(costs), format::meta::kMaxRecorderOverheadNs);
 }
 
-double MeasuredRecorderCost::slowdown() const {
+std::vector<double> MeasuredRecorderCost::slowdowns() const {
     std::vector<double> slowdowns;
     for (const RecorderCostComparison& comparison : comparisons)
         slowdowns.push_back(comparison.slowdown());
-    return medianOf(std::move(slowdowns));
+    return slowdowns;
+}
+
+double MeasuredRecorderCost::slowdown() const {
+    std::vector<double> all = slowdowns();
+    return upperMedian(all);
 }
 
 double MeasuredRecorderCost::lowestSlowdown() const {
-    double lowest = comparisons.empty() ? 1.0 : comparisons.front().slowdown();
-    for (const RecorderCostComparison& comparison : comparisons)
-        lowest = std::min(lowest, comparison.slowdown());
-    return lowest;
+    const std::vector<double> all = slowdowns();
+    return all.empty() ? 1.0 : *std::min_element(all.begin(), all.end());
 }
 
 double MeasuredRecorderCost::highestSlowdown() const {
-    double highest = comparisons.empty() ? 1.0 : comparisons.front().slowdown();
-    for (const RecorderCostComparison& comparison : comparisons)
-        highest = std::max(highest, comparison.slowdown());
-    return highest;
+    const std::vector<double> all = slowdowns();
+    return all.empty() ? 1.0 : *std::max_element(all.begin(), all.end());
 }
 
 bool MeasuredRecorderCost::noisy() const {
@@ -80,7 +73,6 @@ MeasuredRecorderCost measureRecorderCost(const Session& session,
         return cost;
     const std::vector<int64_t> starts =
         callStarts(session, static_cast<uint32_t>(name - session.strings.begin()));
-    const std::vector<TimeSpan> unrecorded = session.notRecorded();
     for (const format::OverheadProbeRecord::OffPhase& off : session.overheadProbe->offPhases) {
         if (off.calls < kMinProbeCalls || off.lastCallNs <= off.firstCallNs)
             continue;
@@ -89,11 +81,7 @@ MeasuredRecorderCost measureRecorderCost(const Session& session,
         // The recorded stretches of the same length just before and just after it.
         for (const TimeSpan beside : {TimeSpan{off.startNs - lengthNs, off.startNs},
                                       TimeSpan{off.endNs, off.endNs + lengthNs}}) {
-            const bool cut = std::any_of(unrecorded.begin(), unrecorded.end(), [&](auto gap) {
-                return gap.startNs < beside.endNs && gap.endNs > beside.startNs &&
-                       !(gap.startNs <= off.startNs && gap.endNs >= off.endNs);
-            });
-            if (cut)
+            if (session.notRecordedNsWithin(beside.startNs, beside.endNs) > 0)
                 continue; // another stretch of the probe, or capture control's
             const auto first = std::lower_bound(starts.begin(), starts.end(), beside.startNs);
             const auto end = std::lower_bound(first, starts.end(), beside.endNs);

@@ -36,6 +36,7 @@ struct MeasuredRecorderCost {
     double slowdown() const;
     double lowestSlowdown() const;
     double highestSlowdown() const;
+    std::vector<double> slowdowns() const; // one per comparison
     // The comparisons disagree by more than kNoisyProbeSpread: the run's own speed varied that
     // much, and the cost is a range, not a figure.
     bool noisy() const;
