@@ -56,6 +56,9 @@ inline constexpr std::string_view kRecorderBufferBytes = "recorder_buffer_bytes"
 inline constexpr std::string_view kRecorderFlushMs = "recorder_flush_ms";
 inline constexpr std::string_view kRecorderClock = "recorder_clock";
 inline constexpr std::string_view kRecorderFlush = "recorder_flush";
+// The benchmarks' ablations the recorder ran with (RecorderExperiments::text, as
+// STALLSCOPE_EXPERIMENT takes them); absent for a user's recording.
+inline constexpr std::string_view kRecorderExperiments = "recorder_experiments";
 // Who zeroes CUPTI's activity buffers: "recorder" (off the program's threads) or "cupti".
 inline constexpr std::string_view kRecorderBufferZeroing = "recorder_buffer_zeroing";
 inline constexpr std::string_view kCuptiApiVersion = "cupti_api_version";

@@ -251,7 +251,7 @@ int PythonSampler::sampleOnce(int64_t nowNs, uint32_t tick) {
             m_failedReads.fetch_add(1, std::memory_order_relaxed);
             continue; // the slot stays unpublished
         }
-        if (m_ablation == Ablation::WalkOnly)
+        if (m_ablation == RecorderExperiments::Sampler::WalkOnly)
             continue;
         event->type = HostEvent::Type::Sample;
         event->domain = 0;
@@ -281,15 +281,11 @@ std::mutex g_wakeMutex;
 std::condition_variable g_wake;
 } // namespace
 
-bool PythonSampler::start(int hz) {
+bool PythonSampler::start(int hz, RecorderExperiments::Sampler ablation) {
     if (running() || hz <= 0 || !prepare())
         return false;
     m_hz = std::clamp(hz, kMinHz, kMaxHz);
-    const char* ablation = getenv("STALLSCOPE_SAMPLER");
-    m_ablation = !ablation                       ? Ablation::None
-                 : strcmp(ablation, "tick") == 0 ? Ablation::TickOnly
-                 : strcmp(ablation, "walk") == 0 ? Ablation::WalkOnly
-                                                 : Ablation::None;
+    m_ablation = ablation;
     m_stop.store(false);
     m_thread = std::thread([this] { run(); });
     return true;
@@ -326,7 +322,7 @@ void PythonSampler::run() {
         const int64_t before = CallbackHandler::nowNs();
         // The tick's number counts periods since the start: a tick missed (the machine was busy)
         // leaves a gap, so that the writer does not join samples across it.
-        if (m_ablation != Ablation::TickOnly)
+        if (m_ablation != RecorderExperiments::Sampler::TickOnly)
             sampleOnce(before, uint32_t((before - startNs) / periodNs));
         const int64_t after = CallbackHandler::nowNs();
         m_ticks.fetch_add(1, std::memory_order_relaxed);

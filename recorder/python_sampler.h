@@ -24,6 +24,8 @@
 // writer turns runs of equal samples into host_samples rows (session_sink.cpp).
 #pragma once
 
+#include "recorder/recorder_experiments.h"
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -56,7 +58,9 @@ public:
     static const char* status();
 
     // Starts the sampling thread (false when prepare() fails or hz is 0).
-    bool start(int hz);
+    // `ablation` is the benchmarks' (RecorderExperiments::sampler): a sampler that only ticks or
+    // only reads.
+    bool start(int hz, RecorderExperiments::Sampler ablation = RecorderExperiments::Sampler::Full);
     // Stops and joins it; what it sampled is in its ring for the writer's last drain.
     void stop();
     // Paused (capture control, outside the captured range): the thread sleeps until resumed, and
@@ -81,14 +85,10 @@ public:
     static int lineFromLocationTable(const uint8_t* table, size_t size, int firstLine, int lasti);
 
 private:
-    // STALLSCOPE_SAMPLER (overhead experiments only, bench/sampling): `tick` wakes at the rate
-    // and reads nothing, `walk` reads every stack but publishes no sample.
-    enum class Ablation : uint8_t { None, TickOnly, WalkOnly };
-
     void run();
 
     std::thread m_thread;
-    Ablation m_ablation = Ablation::None;
+    RecorderExperiments::Sampler m_ablation = RecorderExperiments::Sampler::Full;
     std::atomic<bool> m_stop{false};
     std::atomic<bool> m_paused{false};
     int m_hz = 0;

@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <utility>
 
 namespace stallscope::recorder {
 
@@ -50,19 +51,19 @@ void CUPTIAPI bufferCompletedTrampoline(CUcontext context, uint32_t streamId, ui
     Recorder& recorder = Recorder::instance();
     if (!buffer)
         return;
-    auto* batch = new (std::nothrow) ActivityBatch;
+    std::unique_ptr<ActivityBatch> batch(new (std::nothrow) ActivityBatch);
     if (batch) {
         batch->records.reserve(validSize / 128);
-        ActivityDecoder::decodeBuffer(buffer, validSize, batch);
+        ActivityDecoder::decodeBuffer(buffer, validSize, batch.get());
         size_t dropped = 0;
         if (cuptiActivityGetNumDroppedRecords(context, streamId, &dropped) == CUPTI_SUCCESS)
             batch->droppedRecords = dropped;
     }
     recorder.returnBuffer(buffer);
     if (batch && recorder.shiftsCuptiClock())
-        CuptiClock::shift(batch, CuptiClock::measureOffset());
+        CuptiClock::shift(batch.get(), CuptiClock::measureOffset());
     if (batch)
-        recorder.pushBatch(batch);
+        recorder.pushBatch(std::move(batch));
 }
 
 uint64_t CUPTIAPI monotonicTimestamp() {
@@ -143,14 +144,12 @@ void Recorder::returnBuffer(uint8_t* buffer) {
     m_buffers.give(buffer);
 }
 
-void Recorder::pushBatch(ActivityBatch* batch) {
-    if (!m_takingBatches.load()) {
-        delete batch; // no session to write it to (after stop(): see switchActivities)
-        return;
-    }
+void Recorder::pushBatch(std::unique_ptr<ActivityBatch> batch) {
+    if (!m_takingBatches.load())
+        return; // no session to write it to (after stop(): see switchActivities)
     {
         std::lock_guard<std::mutex> lock(m_queueMutex);
-        m_batches.push_back(batch);
+        m_batches.push_back(std::move(batch));
     }
     sem_post(&m_wake);
 }
@@ -243,10 +242,7 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     m_writer->setMeta(format::meta::kNcclProfiler,
                       NcclCollectives::status(m_config.kernels && m_config.driverApi));
     m_handler.setEnabled(true);
-    // STALLSCOPE_CALLBACKS=0: no API callbacks at all (overhead experiments only: no stacks, no
-    // host intervals).
-    const char* callbacks = getenv("STALLSCOPE_CALLBACKS");
-    m_wantCallbacks = !(callbacks && strcmp(callbacks, "0") == 0);
+    m_wantCallbacks = m_config.experiments.apiCallbacks;
     // Capture control may start closed: then only its triggers' callbacks are on. A trigger on
     // another thread waits until the samplers below know too.
     std::unique_lock captureLock(m_captureMutex);
@@ -254,40 +250,38 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     m_probing = probeWanted();
     if (capturing)
         switchApiCallbacks(true);
-    // One host clock (cupti_clock.h): by default CUPTI's timestamps plus a per-buffer offset to
-    // CLOCK_MONOTONIC; STALLSCOPE_CLOCK=callback registers CUPTI's per-timestamp callback instead,
-    // =cupti keeps CUPTI's clock unconverted (overhead experiments only).
-    const char* clock = getenv("STALLSCOPE_CLOCK");
-    std::string clockMode = clock ? clock : "offset";
-    if (getenv("STALLSCOPE_CUPTI_CLOCK") && strcmp(getenv("STALLSCOPE_CUPTI_CLOCK"), "1") == 0)
-        clockMode = "cupti";
+    // One host clock (cupti_clock.h): CUPTI's timestamps plus a per-buffer offset to
+    // CLOCK_MONOTONIC; the benchmarks' clock experiments register CUPTI's per-timestamp callback
+    // instead or keep CUPTI's clock unconverted.
+    const RecorderExperiments& experiments = m_config.experiments;
+    std::string clockMode = experiments.clockName();
     m_writer->setMeta(format::meta::kCuptiClockVsHost, CuptiClock::describe());
-    if (clockMode == "cupti") {
-        m_writer->setMeta(format::meta::kClockWarning, "CUPTI clock kept (STALLSCOPE_CLOCK=cupti)");
-    } else if (clockMode == "callback") {
+    if (!experiments.text().empty())
+        m_writer->setMeta(format::meta::kRecorderExperiments, experiments.text());
+    if (experiments.clock == RecorderExperiments::Clock::Cupti) {
+        m_writer->setMeta(format::meta::kClockWarning,
+                          "CUPTI clock kept (STALLSCOPE_EXPERIMENT=clock=cupti)");
+    } else if (experiments.clock == RecorderExperiments::Clock::Callback) {
         if ((result = cuptiActivityRegisterTimestampCallback(monotonicTimestamp)) != CUPTI_SUCCESS)
             reportError(
                 "cuptiActivityRegisterTimestampCallback (timestamps not on CLOCK_MONOTONIC)",
                 result);
     } else {
-        clockMode = "offset";
         m_shiftClock.store(true);
     }
     m_writer->setMeta(format::meta::kRecorderClock, clockMode);
-    // STALLSCOPE_FLUSH=cupti lets CUPTI's own thread deliver buffers (cuptiActivityFlushPeriod)
-    // instead of the writer's periodic cuptiActivityFlushAll.
-    const char* flush = getenv("STALLSCOPE_FLUSH");
-    m_cuptiFlushes = flush && strcmp(flush, "cupti") == 0;
+    // The writer's periodic cuptiActivityFlushAll delivers the buffers, or in the flush experiment
+    // CUPTI's own thread (cuptiActivityFlushPeriod).
+    m_cuptiFlushes = experiments.cuptiFlushes;
     if (m_cuptiFlushes && cuptiActivityFlushPeriod(uint32_t(m_config.flushMs)) != CUPTI_SUCCESS)
         m_cuptiFlushes = false;
     m_writer->setMeta(format::meta::kRecorderFlush, m_cuptiFlushes ? "cupti" : "writer");
     if ((result = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM)) != CUPTI_SUCCESS)
         reportError("cuptiSetThreadIdType", result);
-    // The pool zeroes CUPTI's buffers off the program's threads (activity_buffer_pool.h);
-    // STALLSCOPE_BUFFER_ZEROING=cupti leaves it to CUPTI (overhead experiments).
-    const char* zeroing = getenv("STALLSCOPE_BUFFER_ZEROING");
+    // The pool zeroes CUPTI's buffers off the program's threads (activity_buffer_pool.h); the
+    // zeroing experiment leaves it to CUPTI.
     bool poolZeroes = false;
-    if (!(zeroing && strcmp(zeroing, "cupti") == 0)) {
+    if (!experiments.cuptiZeroes) {
         uint8_t zeroed = 1;
         size_t attributeSize = sizeof(zeroed);
         poolZeroes = cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER,
@@ -312,14 +306,12 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     m_thread = std::thread([this] { writerLoop(); });
     if (sampling) {
         m_sampler.setPaused(!capturing);
-        m_sampler.start(m_config.sampleHz);
+        m_sampler.start(m_config.sampleHz, experiments.sampler);
     }
     m_power.setPaused(!capturing);
     captureLock.unlock();
     m_power.start(m_config.gpuPowerHz);
-    // STALLSCOPE_FDE_INDEX=0 leaves FDE lookups to libgcc (overhead experiments only).
-    const char* fdeIndex = getenv("STALLSCOPE_FDE_INDEX");
-    if (m_config.stacks && !(fdeIndex && strcmp(fdeIndex, "0") == 0))
+    if (m_config.stacks && experiments.fdeIndex) // else libgcc finds each FDE (an experiment)
         m_fdeIndex.start();
     return true;
 }
@@ -349,16 +341,16 @@ void Recorder::drainRings() {
 void Recorder::drainOnce(bool stepsProbe) {
     const std::vector<CaptureControl::Transition> transitions = takeCaptureTransitions();
     drainRings();
-    std::vector<ActivityBatch*> batches;
+    std::vector<std::unique_ptr<ActivityBatch>> batches;
     std::vector<std::pair<int64_t, std::string>> diagnostics;
     {
         std::lock_guard<std::mutex> lock(m_queueMutex);
         batches.swap(m_batches);
         diagnostics.swap(m_diagnostics);
     }
-    for (ActivityBatch* batch : batches) {
+    for (std::unique_ptr<ActivityBatch>& batch : batches) {
         m_sink->consumeBatch(*batch);
-        delete batch;
+        batch.reset();
         // Writing a full activity buffer takes tens of milliseconds, in which a thread that
         // syncs thousands of times a second fills its ring: empty the rings between buffers.
         drainRings();
@@ -479,9 +471,7 @@ void Recorder::stop() {
     m_takingBatches.store(false);
     {
         std::lock_guard<std::mutex> lock(m_queueMutex);
-        for (ActivityBatch* batch : m_batches) // pushed after the writer's last drain
-            delete batch;
-        m_batches.clear();
+        m_batches.clear(); // pushed after the writer's last drain
     }
     m_active.store(false);
     if (m_subscriber) {

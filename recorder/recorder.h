@@ -7,6 +7,7 @@
 #pragma once
 
 #include "recorder/activity_buffer_pool.h"
+#include "recorder/activity_record.h"
 #include "recorder/api_classifier.h"
 #include "recorder/callback_handler.h"
 #include "recorder/capture_control.h"
@@ -36,7 +37,6 @@ class SessionWriter;
 
 namespace stallscope::recorder {
 
-struct ActivityBatch;
 class SessionSink;
 
 class Recorder {
@@ -69,7 +69,7 @@ public:
     // The overhead probe's counting callback (recorder_probe.cpp): true when it took the call
     // (collection is off and this is the API it counts).
     bool countProbeCall(int domain, uint32_t cbid, const void* data);
-    void pushBatch(ActivityBatch* batch);
+    void pushBatch(std::unique_ptr<ActivityBatch> batch);
     uint8_t* takeBuffer(size_t* size);
     void returnBuffer(uint8_t* buffer);
     void onAtExit();
@@ -172,7 +172,7 @@ private:
     std::mutex m_stopMutex;
 
     std::mutex m_queueMutex; // guards the four members below; never held across CUPTI calls
-    std::vector<ActivityBatch*> m_batches;
+    std::vector<std::unique_ptr<ActivityBatch>> m_batches;
     std::vector<CaptureControl::Transition> m_captureLog; // for the writer
     std::vector<std::pair<int64_t, std::string>> m_diagnostics;
     std::vector<std::string> m_reported;

@@ -362,6 +362,8 @@ RecorderConfig RecorderConfig::fromEnvironment(std::string* warnings) {
         config.disabled = parseBool(v, false);
     if (const char* v = env("STALLSCOPE_OVERHEAD_PROBE"))
         config.overheadProbe = parseBool(v, false);
+    if (const char* v = env(RecorderExperiments::kVariable.data()))
+        config.experiments.apply(v, warnings);
     return config;
 }
 

@@ -5,6 +5,7 @@
 
 #include "recorder/capture_variables.h"
 #include "recorder/host_event.h"
+#include "recorder/recorder_experiments.h"
 
 #include <cstdint>
 #include <optional>
@@ -128,8 +129,9 @@ struct RecorderConfig {
     // stallscope-calibrate run: recorder_calibration.h), written into the meta; -1: not measured.
     int64_t restartOverheadNs = -1;
     int64_t launchOverheadNs = -1;
-    int64_t deepQueueDelayNs = -1; // the GPU's, from the same probe (gpu_deep_queue_delay_ns)
-    CaptureSettings capture;       // which part of the run is recorded; all of it by default
+    int64_t deepQueueDelayNs = -1;   // the GPU's, from the same probe (gpu_deep_queue_delay_ns)
+    CaptureSettings capture;         // which part of the run is recorded; all of it by default
+    RecorderExperiments experiments; // the benchmarks' ablations (STALLSCOPE_EXPERIMENT); none
 
     // Reads the environment. Unknown values are reported in *warnings (never fatal).
     static RecorderConfig fromEnvironment(std::string* warnings);

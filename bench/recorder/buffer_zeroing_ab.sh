@@ -1,7 +1,7 @@
 #!/bin/bash
 # Does the recorder still stall the program's threads? Runs a what-if pair's "before" ROUNDS times
 # in three ways, interleaved: plain, recorded with CUPTI zeroing its activity buffers on the
-# program's threads (STALLSCOPE_BUFFER_ZEROING=cupti, the recorder before 2026-11-26), recorded
+# program's threads (STALLSCOPE_EXPERIMENT=zeroing=cupti, the recorder before 2026-11-26), recorded
 # with the recorder zeroing them on its writer thread (the default). Writes the loop times to
 # $OUT/<pair>.<way>.<round>.json and the sessions beside them; bench/recorder/host_stalls.py
 # reads the sessions' long API calls and host gaps.
@@ -21,7 +21,7 @@ for pair in $PAIRS; do
             case $way in
             plain) python3 bench/whatif/$pair.py --variant before >"$base.json" 2>"$base.stderr" ;;
             *) rm -f "$base.stallscope"
-               env STALLSCOPE_BUFFER_ZEROING=$way $RECORD -q -o "$base.stallscope" -- \
+               env STALLSCOPE_EXPERIMENT=zeroing=$way $RECORD -q -o "$base.stallscope" -- \
                    python3 bench/whatif/$pair.py --variant before >"$base.json" 2>"$base.stderr" ;;
             esac
             echo "[$SECONDS s] $pair $way $round: $(tail -n 1 "$base.json")"

@@ -6,7 +6,7 @@ under stallscope-record with sampling off, at 200 Hz and at 1000 Hz, ROUNDS (>= 
 configurations interleaved so drift hits all alike; prints a markdown table of medians (the timed
 loop inside the process: start-up and CUPTI init excluded), the overhead of each rate against
 sampling off, and the sampler's own cost per tick from the session's meta. ABLATIONS=1 adds the
-sampler waking at 1000 Hz without reading, and reading without publishing (STALLSCOPE_SAMPLER).
+sampler waking at 1000 Hz without reading, and reading without publishing (STALLSCOPE_EXPERIMENT=sampler=tick|walk).
 WORKLOADS=launch limits the workloads."""
 import os
 import re
@@ -26,7 +26,7 @@ if os.environ.get("WORKLOADS"):
 rates = {"sampling off": ["--no-sampling"], "200 Hz": ["--sample-hz", "200"],
          "1000 Hz": ["--sample-hz", "1000"]}
 # Ablations (ABLATIONS=1): the sampler thread waking at 1000 Hz and reading nothing, or reading
-# every stack and publishing nothing (STALLSCOPE_SAMPLER, python_sampler.h).
+# every stack and publishing nothing (STALLSCOPE_EXPERIMENT=sampler=..., recorder_experiments.h).
 ablations = {"1000 Hz, wake only": "tick", "1000 Hz, read only": "walk"}
 if os.environ.get("ABLATIONS") == "1":
     rates.update({name: ["--sample-hz", "1000"] for name in ablations})
@@ -37,9 +37,9 @@ for _ in range(rounds):
             argv = [record, "-q", "--no-symbolize", "--force-overwrite", "-o", session, *flags, "--",
                     "python3", "bench/recorder/torch_bench.py", workload, "plain"]
             env = dict(os.environ)
-            env.pop("STALLSCOPE_SAMPLER", None)
+            env.pop("STALLSCOPE_EXPERIMENT", None)
             if rate in ablations:
-                env["STALLSCOPE_SAMPLER"] = ablations[rate]
+                env["STALLSCOPE_EXPERIMENT"] = "sampler=" + ablations[rate]
             p = subprocess.run(argv, capture_output=True, text=True, env=env)
             m = re.search(r"RESULT \S+ \S+ ([0-9.]+)", p.stdout)
             if not m:

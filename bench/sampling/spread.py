@@ -4,7 +4,7 @@ machine: every value of ROUNDS interleaved rounds, sorted, beside the median, so
 configuration shows as one.
   spread.py STALLSCOPE_RECORD [ROUNDS] [WORKLOAD]
 Configurations: no recorder; recorder, sampling off; 200 Hz; 1000 Hz waking only
-(STALLSCOPE_SAMPLER=tick); 1000 Hz reading only (=walk); 1000 Hz. CONFIGS="no recorder,200 Hz"
+(STALLSCOPE_EXPERIMENT=sampler=tick); 1000 Hz reading only (sampler=walk); 1000 Hz. CONFIGS="no recorder,200 Hz"
 limits them; CPUS=0-7 runs every process on those CPUs (taskset), e.g. the GPU's NUMA node's
 (nvidia-smi topo -m), which removes a machine's two speed modes from the comparison."""
 import os
@@ -38,9 +38,9 @@ for r in range(rounds):
     for name in names:
         prefix, ablation = configs[name]
         env = dict(os.environ)
-        env.pop("STALLSCOPE_SAMPLER", None)
+        env.pop("STALLSCOPE_EXPERIMENT", None)
         if ablation:
-            env["STALLSCOPE_SAMPLER"] = ablation
+            env["STALLSCOPE_EXPERIMENT"] = "sampler=" + ablation
         p = subprocess.run(pin + prefix + ["python3", "bench/recorder/torch_bench.py", workload, "plain"],
                            capture_output=True, text=True, env=env)
         m = re.search(r"RESULT \S+ \S+ ([0-9.]+)", p.stdout)

@@ -16,7 +16,7 @@ RECORD=${RECORD:-build/dev/recorder/stallscope-record}
 PAIRS=${PAIRS:-gpu_bound_item}
 ROUNDS=${ROUNDS:-3}
 PAIR_ARGS=${PAIR_ARGS:-}
-CONFIGS=${CONFIGS:-"plain=;default=;flush-1000ms=--flush-ms 1000;cupti-flush=STALLSCOPE_FLUSH=cupti"}
+CONFIGS=${CONFIGS:-"plain=;default=;flush-1000ms=--flush-ms 1000;cupti-flush=STALLSCOPE_EXPERIMENT=flush=cupti"}
 export PYTHONUNBUFFERED=1
 export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}
 mkdir -p "$OUT"

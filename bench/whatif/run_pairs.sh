@@ -14,7 +14,7 @@
 #   PAIR_ARGS  extra arguments for every run, e.g. "--iters 20 --warmup 2" for a smoke test
 #   RECORD_AFTER=1  also record "after" into $OUT/<pair>.after.stallscope (for stallscope --compare)
 #   RECORD_LIGHT=1  also record "before" with --mode light into $OUT/<pair>.light.stallscope
-#   RECORD_ENV  extra environment for the recordings, e.g. "STALLSCOPE_BUFFER_ZEROING=cupti"
+#   RECORD_ENV  extra environment for the recordings, e.g. "STALLSCOPE_EXPERIMENT=zeroing=cupti"
 #   SAME_PROCESS=1  no separate timing processes: each recording, after its loop, ends the
 #               recording and times ROUNDS rounds of both variants in the same process
 #               (--rounds-after-recording): the saving of the very process, and speed, that was

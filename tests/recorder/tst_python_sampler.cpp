@@ -207,12 +207,10 @@ private slots:
     // Capture control's pause: a sampler paused before it starts does not tick while another one
     // ticks 50 times at the same rate, and ticks once resumed. Both only tick (no frames read).
     void pausedSamplerDoesNotTick() {
-        setenv("STALLSCOPE_SAMPLER", "tick", 1);
         PythonSampler paused, running;
         paused.setPaused(true);
-        QVERIFY(paused.start(PythonSampler::kMaxHz));
-        QVERIFY(running.start(PythonSampler::kMaxHz));
-        unsetenv("STALLSCOPE_SAMPLER");
+        QVERIFY(paused.start(PythonSampler::kMaxHz, RecorderExperiments::Sampler::TickOnly));
+        QVERIFY(running.start(PythonSampler::kMaxHz, RecorderExperiments::Sampler::TickOnly));
         QTRY_VERIFY(running.stats().ticks >= 50);
         QCOMPARE(paused.stats().ticks, uint64_t(0));
         paused.setPaused(false);
