@@ -93,8 +93,9 @@ private:
     // Hands every thread's ring of host events to the sink.
     void drainRings();
     // Which activity kinds switchActivities switches: DEVICE and CONTEXT (describing the GPUs,
-    // on for the whole recording), the rest (the events: off outside a captured range), or all.
-    enum class Activities : uint8_t { All, Descriptions, Events };
+    // on for the whole recording), the rest (the events: off outside a captured range), or all;
+    // EventsButApiRecords leaves the per-call API records as they are.
+    enum class Activities : uint8_t { All, Descriptions, Events, EventsButApiRecords };
     // Enables (on) or disables the activity kinds and API records m_config asks for; true when
     // any of the kinds that make a session (GPU work, syncs, API records) was switched.
     bool switchActivities(bool on, Activities which = Activities::All);
@@ -110,7 +111,7 @@ private:
     void applyCapture(const std::optional<CaptureControl::Transition>& transition);
     // Collection off or on outside the descriptions (under m_captureMutex): CUPTI's event
     // activities, the stack callbacks and the samplers; capture control and the overhead probe.
-    void switchCollection(bool on);
+    void switchCollection(bool on, Activities which = Activities::Events);
     void advanceCapture(int64_t nowNs);
     // The writer's part (drainOnce): the transitions queued, taken before the records are drained
     // (a close first has CUPTI deliver the records from before it), then written as intervals.
@@ -122,6 +123,8 @@ private:
     // whether this recording runs it, one step of it, and its end (an open stretch closed, its
     // stretches written into the meta).
     bool probeWanted() const;
+    // What the probe switches (RecorderExperiments::probeKeepsApiRecords).
+    Activities probeSwitches() const;
     void stepProbe(int64_t nowNs);
     void finishProbe();
     void writeProbe();

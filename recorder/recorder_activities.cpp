@@ -44,6 +44,8 @@ bool Recorder::switchActivities(bool on, Activities which) {
     // API records only for what the analysis reads: the RUNTIME/DRIVER kinds would record every
     // call (~1.7 us per launch measured, shared/notes/gpu-facts.md).
     for (int domain : {ApiClassifier::kRuntimeDomain, ApiClassifier::kDriverDomain}) {
+        if (which == Activities::EventsButApiRecords)
+            break;
         bool wanted =
             domain == ApiClassifier::kRuntimeDomain ? m_config.runtimeApi : m_config.driverApi;
         if (!wanted)

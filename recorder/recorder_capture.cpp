@@ -119,10 +119,10 @@ void Recorder::applyCapture(const std::optional<CaptureControl::Transition>& tra
     sem_post(&m_wake);
 }
 
-void Recorder::switchCollection(bool on) {
+void Recorder::switchCollection(bool on, Activities which) {
     if (on)
         m_handler.newEpoch(); // before the callbacks come back
-    switchActivities(on, Activities::Events);
+    switchActivities(on, which);
     switchApiCallbacks(on);
     if (m_sampling)
         m_sampler.setPaused(!on);

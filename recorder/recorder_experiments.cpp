@@ -35,6 +35,8 @@ constexpr std::array kChoices = {
            [](RecorderExperiments& e) { e.sampler = RecorderExperiments::Sampler::TickOnly; }},
     Choice{"sampler", "walk",
            [](RecorderExperiments& e) { e.sampler = RecorderExperiments::Sampler::WalkOnly; }},
+    Choice{"probe-api", "switch", [](RecorderExperiments& e) { e.probeKeepsApiRecords = false; }},
+    Choice{"probe-api", "keep", [](RecorderExperiments& e) { e.probeKeepsApiRecords = true; }},
 };
 
 } // namespace

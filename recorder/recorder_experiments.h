@@ -28,6 +28,9 @@ struct RecorderExperiments {
     bool fdeIndex = true;      // fde-index=off: libgcc finds each new PC's FDE
     bool apiCallbacks = true;  // callbacks=off: no API callbacks (no stacks, no host intervals)
     Sampler sampler = Sampler::Full;
+    // probe-api=keep: the overhead probe leaves the per-call API records on in its stretches
+    // (whether switching them mid-call is what breaks correlation ids; bench/RESULTS.md).
+    bool probeKeepsApiRecords = false;
 
     // Applies a list such as "clock=callback,flush=cupti"; an unknown name or value is reported
     // in *warnings and changes nothing.

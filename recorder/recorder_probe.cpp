@@ -19,6 +19,11 @@ bool Recorder::probeWanted() const {
            m_wantCallbacks;
 }
 
+Recorder::Activities Recorder::probeSwitches() const {
+    return m_config.experiments.probeKeepsApiRecords ? Activities::EventsButApiRecords
+                                                     : Activities::Events;
+}
+
 bool Recorder::countProbeCall(int domain, uint32_t cbid, const void* data) {
     if (!m_probeCounting.load(std::memory_order_acquire))
         return false;
@@ -48,7 +53,7 @@ void Recorder::stepProbe(int64_t nowNs) { // the writer thread
         m_probeCalls.store(0, std::memory_order_relaxed);
         m_probeFirstNs.store(0, std::memory_order_relaxed);
         m_probeLastNs.store(0, std::memory_order_relaxed);
-        switchCollection(false);
+        switchCollection(false, probeSwitches());
         m_probeCounting.store(true, std::memory_order_release);
         if (const CUptiResult result = cuptiEnableCallback(1, subscriber, domain, m_probe.cbid());
             result != CUPTI_SUCCESS)
@@ -59,7 +64,7 @@ void Recorder::stepProbe(int64_t nowNs) { // the writer thread
     const int64_t endNs = CallbackHandler::nowNs();
     m_probeCounting.store(false, std::memory_order_release);
     m_probe.switchedOn(endNs, m_probeCalls.load(), m_probeFirstNs.load(), m_probeLastNs.load());
-    switchCollection(true); // the counted API's callback among them
+    switchCollection(true, probeSwitches()); // the counted API's callback among them
     if (m_probe.done())
         writeProbe();
 }

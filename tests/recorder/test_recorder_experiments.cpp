@@ -45,6 +45,7 @@ private slots:
         QTest::newRow("callbacks=off") << "callbacks=off";
         QTest::newRow("sampler=tick") << "sampler=tick";
         QTest::newRow("sampler=walk") << "sampler=walk";
+        QTest::newRow("probe-api=keep") << "probe-api=keep";
     }
     void eachItemSwitchesItsOwnSetting() {
         QFETCH(QString, item);
