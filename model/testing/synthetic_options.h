@@ -1,5 +1,6 @@
 // What a synthetic session is asked for (SyntheticOptions) and what was written (SyntheticStats):
-// synthetic_session.h writes one; its generator (synthetic_generator.h) fills the stats.
+// synthetic_session.h writes one; its generator (synthetic_generator.h, synthetic_ranks.h) fills
+// the stats.
 #pragma once
 
 #include "format/session_rows.h"

@@ -1,6 +1,4 @@
-// The data-parallel job of synthetic sessions (SyntheticOptions::ranks, synthetic_session.h): one
-// process per rank, all on one clock, whose all-reduce kernels end together on every rank.
-#include "model/testing/synthetic_generator.h"
+#include "model/testing/synthetic_ranks.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -20,7 +18,7 @@ struct PendingCollective {
 };
 } // namespace
 
-void SyntheticGenerator::setUpRank(int rank) {
+void DataParallelGenerator::setUpRank(int rank) {
     ProcessState& process = m_processes.emplace_back();
     // torchrun starts its workers within a few milliseconds of each other.
     const int64_t startNs = m_stats.startNs + rank * m_random.range(1'000'000, 4'000'000);
@@ -57,7 +55,7 @@ void SyntheticGenerator::setUpRank(int rank) {
 }
 
 // Forward and backward, then what the straggler does before it launches the all-reduce.
-void SyntheticGenerator::rankCompute(ProcessState& process, int rank) {
+void DataParallelGenerator::rankCompute(ProcessState& process, int rank) {
     ThreadState& main = process.threads[0];
     StreamState& compute = process.devices.front().streams[kComputeStream];
     const int64_t forwardStart = main.nowNs;
@@ -95,8 +93,8 @@ void SyntheticGenerator::rankCompute(ProcessState& process, int rank) {
 }
 
 // After the all-reduce: the optimizer waits for the gradients, then `loss.item()`.
-void SyntheticGenerator::rankFinishStep(ProcessState& process, int64_t stepIndex,
-                                        int64_t stepStartNs) {
+void DataParallelGenerator::rankFinishStep(ProcessState& process, int64_t stepIndex,
+                                           int64_t stepStartNs) {
     ThreadState& main = process.threads[0];
     DeviceState& device = process.devices.front();
     StreamState& compute = device.streams[kComputeStream];
@@ -116,12 +114,8 @@ void SyntheticGenerator::rankFinishStep(ProcessState& process, int64_t stepIndex
     process.lastStepNs = main.nowNs - stepStartNs;
 }
 
-bool SyntheticGenerator::runRanks() {
-    m_maxRunAheadNs = INT64_MAX / 4;
-    m_rangeForward = intern("forward");
-    m_rangeBackward = intern("backward");
-    m_rangeOptimizer = intern("optimizer");
-    m_stats.startNs = 1'000'000'000'000 + m_random.range(0, 999'999'999);
+bool DataParallelGenerator::run() {
+    startSession();
     m_processes.reserve(static_cast<size_t>(m_options.ranks));
     for (int rank = 0; rank < m_options.ranks; ++rank)
         setUpRank(rank);

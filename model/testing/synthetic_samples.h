@@ -1,7 +1,7 @@
 // SyntheticSampler: the Python sampler's samples of synthetic sessions
 // (SyntheticOptions::sampleHz): a sample at every tick of the rate's grid inside planted host work,
 // written as the recorder writes them — runs of consecutive ticks with one stack.
-// SyntheticGenerator calls it where it plants host work.
+// The generators call it where they plant host work.
 #pragma once
 
 #include "format/session_writer.h"

@@ -3,6 +3,7 @@
 #include "format/session_meta.h"
 #include "format/session_writer.h"
 #include "model/testing/synthetic_generator.h"
+#include "model/testing/synthetic_ranks.h"
 
 #include <chrono>
 #include <cstdio>
@@ -98,8 +99,11 @@ bool writeSyntheticSession(const std::string& path, const SyntheticOptions& opti
     SyntheticStats local;
     SyntheticStats& out = stats ? *stats : local;
     out = SyntheticStats{};
-    synthetic::SyntheticGenerator generator(*writer, options, out);
-    if (!generator.run())
+    // The program: a data-parallel job with ranks, else a training loop per process.
+    const bool written = options.ranks > 0
+                             ? synthetic::DataParallelGenerator(*writer, options, out).run()
+                             : synthetic::TrainingLoopGenerator(*writer, options, out).run();
+    if (!written)
         return fail(writer->lastError());
     for (size_t table = 0; table < format::kTables.size(); ++table)
         out.rows[table] = writer->rowsWritten(*format::kTables[table]);

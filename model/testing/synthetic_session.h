@@ -10,7 +10,7 @@
 //   loader threads per batch: cudaEventSynchronize on the pinned buffer's previous copy, an H2D
 //                 copy on the copy stream and a cudaEventRecord the main thread waits on
 //                 (cudaStreamWaitEvent).
-// With `ranks` set the program is a data-parallel job instead (synthetic_ranks.cpp), one process
+// With `ranks` set the program is a data-parallel job instead (synthetic_ranks.h), one process
 // per rank (a process_ranks row: rank i of N, launcher "torchrun", one GPU each), per step:
 //   forward and backward kernels, then an NCCL all-reduce on its own stream whose kernel ends at
 //   the same time on every rank (when the last rank has arrived, plus the transfer), then the
