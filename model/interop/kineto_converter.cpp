@@ -47,9 +47,8 @@ void KinetoConverter::beginFile(const std::string&, const std::string& displayNa
     m_threadIndex.clear();
     m_annotationIndex.clear();
     m_threads.clear();
-    m_pageableCopies.clear();
     m_exportStacks.clear();
-    m_syncDetails.clear();
+    m_threadResolver.clearFile();
     m_threadNames.clear();
     m_pythonCalls.clear();
     m_opChains.clearFile();
@@ -212,17 +211,6 @@ int64_t KinetoConverter::pythonFrame(const std::string& rawName) {
     return id;
 }
 
-int64_t KinetoConverter::internStack(const std::vector<int64_t>& frames) {
-    std::string key(reinterpret_cast<const char*>(frames.data()), frames.size() * sizeof(int64_t));
-    auto it = m_stacks.find(key);
-    if (it != m_stacks.end())
-        return it->second;
-    const uint64_t hash = std::hash<std::string>{}(key);
-    const int64_t id = m_writer.addStack(hash, frames);
-    m_stacks.emplace(std::move(key), id);
-    return id;
-}
-
 bool KinetoConverter::onEvent(const KinetoEvent& e) {
     ++m_stats.events;
     ++m_fileEvents;
@@ -325,7 +313,7 @@ bool KinetoConverter::onEvent(const KinetoEvent& e) {
         break;
     }
     case C::CudaSync: {
-        SyncDetail& detail = m_syncDetails[e.correlation];
+        KinetoThreadResolver::SyncDetail& detail = m_threadResolver.syncDetail(e.correlation);
         if (e.stream >= 0)
             detail.streamRow = streamRow(gpuDevice(e), e.stream, e.context);
         detail.eventId = e.waitEventId;
@@ -377,7 +365,7 @@ void KinetoConverter::onMemcpy(const KinetoEvent& e) {
     m_writer.addMemcpy(row);
     countRow();
     if (row.copyKind == format::CopyKind::DtoH && row.dstKind == format::MemoryKind::Pageable)
-        m_pageableCopies.insert(e.correlation);
+        m_threadResolver.addPageableCopy(e.correlation);
 }
 
 int64_t KinetoConverter::stackFrame(const std::string& text) {
@@ -405,7 +393,7 @@ void KinetoConverter::onExplicitSync(const KinetoEvent& e) {
         frames.reserve(e.stackSize);
         for (size_t i = 0; i < e.stackSize; ++i)
             frames.push_back(stackFrame(e.stack[i]));
-        pending.stackId = internStack(frames);
+        pending.stackId = m_threadResolver.internStack(frames);
         if (e.stackId >= 0)
             m_exportStacks[e.stackId] = pending.stackId;
     } else if (const auto written = m_exportStacks.find(e.stackId);
@@ -420,6 +408,89 @@ void KinetoConverter::onMetadata(const KinetoEvent& e) {
     if (e.name == "thread_name" && e.tidIsNumber && e.pidIsNumber && e.pid == m_hostPid &&
         !e.argName.empty())
         m_threadNames[e.tid] = e.argName; // the last one wins (pt_autograd_0 over python3)
+}
+
+// Once a file is read: its profiler window, its threads' syncs and ranges (KinetoThreadResolver),
+// the process's span; after the last file the session's import meta.
+
+void KinetoConverter::resolveWindow() {
+    for (const auto& thread : m_threads)
+        for (const PendingSync& sync : thread->syncs)
+            m_window.addSync(sync.start, sync.end);
+    m_span = m_fileIsExport ? KinetoWindow::Span() : m_window.resolve(); // exports: as recorded
+    if (!m_span.valid() || m_lastNs == INT64_MIN)
+        return;
+    m_stats.windowClippedNs += std::max<int64_t>(0, m_span.startNs - m_firstNs) +
+                               std::max<int64_t>(0, m_lastNs - m_span.endNs);
+    m_windowLabels += (m_windowLabels.empty() ? "" : "; ") +
+                      (m_stats.files > 1 ? m_fileName + ": " + m_span.label : m_span.label);
+}
+
+bool KinetoConverter::finishFile(std::string* error) {
+    if (m_fileEvents > 0 && m_fileKnownEvents == 0) {
+        *error = "not a PyTorch profiler (Kineto) trace: none of its " +
+                 std::to_string(m_fileEvents) +
+                 " events has a Kineto category (cuda_runtime, kernel, python_function, ...)";
+        return false;
+    }
+    if (!m_threadResolver.keepEnclosingCalls(m_pythonCalls, m_threads)) {
+        *error = "cannot spool Python calls to a temporary file";
+        return false;
+    }
+    m_pythonCalls.clear();
+    std::unordered_map<int64_t, std::vector<int64_t>> syncStartsByTid;
+    for (const auto& thread : m_threads) {
+        std::vector<int64_t>& starts = syncStartsByTid[thread->tid];
+        for (const PendingSync& sync : thread->syncs)
+            starts.push_back(sync.start);
+        std::sort(starts.begin(), starts.end());
+    }
+    if (!m_opChains.keepEnclosing(syncStartsByTid)) {
+        *error = "cannot spool CPU ops to a temporary file";
+        return false;
+    }
+    resolveWindow();
+    const bool syncsListed = m_fileExplicitSyncs > 0 || m_fileIsExport;
+    for (auto& thread : m_threads) {
+        m_threadResolver.writeThread(*thread, m_span, syncsListed);
+        auto name = m_threadNames.find(thread->tid);
+        if (name != m_threadNames.end() && thread->tid >= 0)
+            m_writer.setThreadName(thread->row, name->second);
+    }
+    if (m_processRow != 0 && m_lastNs != INT64_MIN) {
+        m_writer.finishProcess(m_processRow, m_span.valid() ? m_span.endNs : m_lastNs,
+                               std::nullopt);
+        m_processStarts.emplace_back(m_processRow, m_span.valid() ? m_span.startNs : m_firstNs);
+        if (m_span.valid() && m_window.writtenRowsOutside(m_span))
+            m_windowsToClip.push_back({m_processRow, m_span.startNs, m_span.endNs});
+    }
+    m_writer.commit();
+    m_rowsSinceCommit = 0;
+    return true;
+}
+
+void KinetoConverter::writeMeta() {
+    auto join = [](const std::map<std::string, int64_t>& counts) {
+        std::string text;
+        for (const auto& [name, count] : counts)
+            text += (text.empty() ? "" : " ") + name + "=" + std::to_string(count);
+        return text;
+    };
+    m_writer.setMeta(format::meta::kImportFormat, "kineto");
+    // Kineto's timestamps are the profiler's host clock in µs, not necessarily CLOCK_MONOTONIC.
+    m_writer.setMeta(format::meta::kClock, "kineto-host-us");
+    m_writer.setMeta(format::meta::kImportFiles, std::to_string(m_stats.files));
+    m_writer.setMeta(format::meta::kImportEvents, std::to_string(m_stats.events));
+    m_writer.setMeta(format::meta::kImportIgnoredCategories, join(m_stats.ignoredCategories));
+    m_writer.setMeta(format::meta::kImportUnknownCategories, join(m_stats.unknownCategories));
+    int64_t unknown = 0;
+    for (const auto& [name, count] : m_stats.unknownCategories)
+        unknown += count;
+    m_writer.setMeta(format::meta::kImportUnknownEvents, std::to_string(unknown));
+    m_writer.setMeta(format::meta::kImportWindow, m_windowLabels.empty() ? "none" : m_windowLabels);
+    m_writer.setMeta(format::meta::kImportWindowClippedNs, std::to_string(m_stats.windowClippedNs));
+    m_writer.setMeta(format::meta::kPythonLineKind,
+                     "def"); // frames.column = -1: see python_frame_name.h
 }
 
 } // namespace stallscope::model

@@ -3,14 +3,16 @@
 // once; what needs the whole file — the Python stack of each sync (the chain of python_function
 // events enclosing it on its thread), whether a cudaMemcpy* blocked on pageable memory (its
 // gpu_memcpy may come later), range depths — is kept in compact per-thread buffers and resolved
-// by finishFile(). One process row per trace file.
+// by finishFile() (KinetoThreadResolver). One process row per trace file.
 #pragma once
 
 #include "format/session_rows.h"
 #include "model/interop/kineto_call_spool.h"
 #include "model/interop/kineto_event_records.h"
+#include "model/interop/kineto_import_stats.h"
 #include "model/interop/kineto_op_chains.h"
 #include "model/interop/kineto_sax_handler.h"
+#include "model/interop/kineto_thread_resolver.h"
 #include "model/interop/kineto_window.h"
 
 #include <cstdint>
@@ -20,7 +22,6 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 namespace stallscope::format {
@@ -28,24 +29,6 @@ class SessionWriter;
 }
 
 namespace stallscope::model {
-
-struct KinetoImportStats {
-    int64_t files = 0;
-    int64_t jsonBytes = 0; // decompressed JSON parsed
-    int64_t fileBytes = 0; // bytes on disk (compressed for .gz)
-    int64_t events = 0;    // trace events seen
-    int64_t rows = 0;      // event rows written (API calls, GPU work, syncs, ranges)
-    int64_t syncs = 0;
-    int64_t cudaEvents = 0;   // GPU work, CUDA API calls and syncs written: 0 means nothing to show
-    int64_t pythonFrames = 0; // distinct Python frames
-    std::map<std::string, int64_t> ignoredCategories; // known, not mapped (cpu_op, ...)
-    std::map<std::string, int64_t> unknownCategories;
-    int64_t windowClippedNs = 0;   // host time outside the profiler's window (KinetoWindow)
-    int64_t windowDroppedRows = 0; // buffered rows (syncs, ranges) entirely outside it
-    int64_t controlCharacters = 0; // raw control characters in strings, read as spaces
-    int64_t unpairedBeginEnd = 0;  // 'B' or 'E' events without their pair (kineto_begin_end.h)
-    int64_t untimedEvents = 0;     // complete ('X') events without a numeric "ts": not read
-};
 
 // One file's profiler window, for the rows written before it was known (see finalizeImport).
 struct KinetoFileWindow {
@@ -89,40 +72,8 @@ public:
     bool onEvent(const KinetoEvent& event) override;
 
 private:
-    struct PyCall {
-        int64_t start;
-        int64_t end;
-        int64_t frameId;
-    };
-    struct PendingSync {
-        int64_t start;
-        int64_t end;
-        int64_t correlation;
-        format::SyncKind kind;
-        int64_t streamRow = 0; // 0: none
-        int64_t eventId = -1;
-        int64_t stackId = 0;       // explicit syncs carry theirs
-        uint8_t copyCandidate = 0; // 1: cudaMemcpy*Async, 2: synchronous cudaMemcpy*
-    };
-    struct PendingRange {
-        int64_t start;
-        int64_t end;
-        int64_t nameId;
-    };
-    struct ThreadState {
-        int64_t row = 0;
-        int64_t tid = 0;
-        uint32_t index = 0;
-        std::vector<PyCall> python; // only the calls that enclose a sync (finishFile)
-        std::vector<PendingSync> syncs;
-        std::vector<PendingRange> ranges;
-    };
-    struct SyncDetail {
-        int64_t streamRow = 0;
-        int64_t eventId = -1;
-        int64_t recordCorrelation = -1;
-        int64_t recordStreamRow = 0;
-    };
+    using ThreadState = KinetoThreadResolver::Thread;
+    using PendingSync = KinetoThreadResolver::PendingSync;
     struct TransparentHash {
         using is_transparent = void;
         size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
@@ -141,18 +92,13 @@ private:
     int64_t stringId(std::string_view text);
     int64_t pythonFrame(const std::string& kinetoName);
     int64_t stackFrame(const std::string& text);
-    int64_t internStack(const std::vector<int64_t>& framesInnermostFirst);
     void onApiCall(const KinetoEvent& event);
     void onMemcpy(const KinetoEvent& event);
     void onExplicitSync(const KinetoEvent& event);
     void onMetadata(const KinetoEvent& event);
     void countRow();
-    bool keepEnclosingCalls();
-    // Clips [start, end) to the file's window; false (counted) when it lies wholly outside.
-    bool clipToWindow(int64_t& start, int64_t& end);
+    // The file's profiler window, from its events and syncs (none for a Stallscope export).
     void resolveWindow();
-    void resolveThread(ThreadState& thread);
-    void writeRanges(ThreadState& thread);
 
     format::SessionWriter& m_writer;
     std::function<bool()> m_poll;
@@ -163,7 +109,6 @@ private:
     StringIdMap m_rawPythonNames; // event name as written -> frame id
     StringIdMap m_pythonFrames;   // canonical name (no object address) -> frame id
     StringIdMap m_otherFrames;    // explicit-sync stack entries -> frame id
-    std::unordered_map<std::string, int64_t> m_stacks;   // frame ids as bytes -> stack id
     std::unordered_map<int64_t, int64_t> m_exportStacks; // this file's "stack_id" -> stack id
 
     // Per-file state.
@@ -183,8 +128,6 @@ private:
     std::unordered_map<int64_t, size_t> m_threadIndex;     // tid -> m_threads index
     std::unordered_map<int64_t, size_t> m_annotationIndex; // (device << 32 | stream) -> index
     std::vector<std::unique_ptr<ThreadState>> m_threads;
-    std::unordered_set<int64_t> m_pageableCopies;           // correlations of DtoH pageable
-    std::unordered_map<int64_t, SyncDetail> m_syncDetails;  // cuda_sync, by correlation
     std::unordered_map<int64_t, std::string> m_threadNames; // tid -> name (metadata)
     int64_t m_rowsSinceCommit = 0;
     std::vector<std::pair<int64_t, bool>> m_frameUser;
@@ -194,6 +137,9 @@ private:
     KinetoWindow m_window;
     KinetoWindow::Span m_span;
     KinetoEventRecords m_eventRecords;
+    // Writes the buffered syncs and ranges once a file is read; interns the session's stacks.
+    KinetoThreadResolver m_threadResolver{m_writer, m_stats, m_opChains, m_eventRecords,
+                                          [this] { countRow(); }};
     std::vector<KinetoFileWindow> m_windowsToClip;
     std::string m_windowLabels; // per file, "; "-separated (meta import_window)
 };

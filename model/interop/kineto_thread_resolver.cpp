@@ -1,56 +1,75 @@
-// KinetoConverter, once a file is read: its profiler window, the Python stacks and event records
-// of its syncs, its ranges, the process's span and the session's import meta. What it does while
-// events stream by is in kineto_converter.cpp.
-#include "model/interop/kineto_converter.h"
+#include "model/interop/kineto_thread_resolver.h"
 
 #include "format/session_enums.h"
-#include "format/session_meta.h"
 #include "format/session_writer.h"
+#include "model/interop/kineto_call_spool.h"
+#include "model/interop/kineto_event_records.h"
+#include "model/interop/kineto_op_chains.h"
 
 #include <algorithm>
-#include <climits>
+#include <utility>
 
 namespace stallscope::model {
 
 using format::SyncKind;
 
-// Reads the spooled python_function calls back and keeps, per thread, those that enclose the
-// start of at least one of its syncs (binary search over the sorted sync starts).
-bool KinetoConverter::keepEnclosingCalls() {
-    std::vector<std::vector<int64_t>> syncStarts(m_threads.size());
-    for (size_t i = 0; i < m_threads.size(); ++i) {
-        for (const PendingSync& sync : m_threads[i]->syncs)
+KinetoThreadResolver::KinetoThreadResolver(format::SessionWriter& writer, KinetoImportStats& stats,
+                                           KinetoOpChains& opChains,
+                                           KinetoEventRecords& eventRecords,
+                                           std::function<void()> countRow)
+    : m_writer(writer), m_stats(stats), m_opChains(opChains), m_eventRecords(eventRecords),
+      m_countRow(std::move(countRow)) {}
+
+void KinetoThreadResolver::clearFile() {
+    m_pageableCopies.clear();
+    m_syncDetails.clear();
+    m_span = {};
+    m_syncsListed = false;
+}
+
+int64_t KinetoThreadResolver::internStack(const std::vector<int64_t>& frames) {
+    std::string key(reinterpret_cast<const char*>(frames.data()), frames.size() * sizeof(int64_t));
+    auto it = m_stacks.find(key);
+    if (it != m_stacks.end())
+        return it->second;
+    const uint64_t hash = std::hash<std::string>{}(key);
+    const int64_t id = m_writer.addStack(hash, frames);
+    m_stacks.emplace(std::move(key), id);
+    return id;
+}
+
+// Binary search over each thread's sorted sync starts.
+bool KinetoThreadResolver::keepEnclosingCalls(KinetoCallSpool& calls,
+                                              const std::vector<std::unique_ptr<Thread>>& threads) {
+    std::vector<std::vector<int64_t>> syncStarts(threads.size());
+    for (size_t i = 0; i < threads.size(); ++i) {
+        for (const PendingSync& sync : threads[i]->syncs)
             syncStarts[i].push_back(sync.start);
         std::sort(syncStarts[i].begin(), syncStarts[i].end());
     }
-    return m_pythonCalls.forEach([&](const KinetoCallSpool::Call& call) {
+    return calls.forEach([&](const KinetoCallSpool::Call& call) {
         const std::vector<int64_t>& starts = syncStarts[call.thread];
         auto it = std::lower_bound(starts.begin(), starts.end(), call.start);
         if (it != starts.end() && *it < call.end)
-            m_threads[call.thread]->python.push_back({call.start, call.end, call.frameId});
+            threads[call.thread]->python.push_back({call.start, call.end, call.frameId});
     });
 }
 
-void KinetoConverter::resolveWindow() {
-    for (const auto& thread : m_threads)
-        for (const PendingSync& sync : thread->syncs)
-            m_window.addSync(sync.start, sync.end);
-    m_span = m_fileIsExport ? KinetoWindow::Span() : m_window.resolve(); // exports: as recorded
-    if (!m_span.valid() || m_lastNs == INT64_MIN)
-        return;
-    m_stats.windowClippedNs += std::max<int64_t>(0, m_span.startNs - m_firstNs) +
-                               std::max<int64_t>(0, m_lastNs - m_span.endNs);
-    m_windowLabels += (m_windowLabels.empty() ? "" : "; ") +
-                      (m_stats.files > 1 ? m_fileName + ": " + m_span.label : m_span.label);
+void KinetoThreadResolver::writeThread(Thread& thread, const KinetoWindow::Span& window,
+                                       bool syncsListed) {
+    m_span = window;
+    m_syncsListed = syncsListed;
+    resolveSyncs(thread);
+    writeRanges(thread);
 }
 
-bool KinetoConverter::clipToWindow(int64_t& start, int64_t& end) {
+bool KinetoThreadResolver::clipToWindow(int64_t& start, int64_t& end) {
     const bool keep = m_span.clip(start, end);
     m_stats.windowDroppedRows += keep ? 0 : 1;
     return keep;
 }
 
-void KinetoConverter::resolveThread(ThreadState& thread) {
+void KinetoThreadResolver::resolveSyncs(Thread& thread) {
     // Python stacks: sweep the thread's python_function intervals (properly nested, sorted by
     // start, longer first on ties) against its syncs; the open intervals at a sync's start are
     // its enclosing chain.
@@ -70,7 +89,7 @@ void KinetoConverter::resolveThread(ThreadState& thread) {
     for (PendingSync& sync : thread.syncs) {
         const bool isExplicit = sync.copyCandidate == 3;
         int64_t recordCorrelation = -1, recordStreamRow = 0;
-        if ((m_fileExplicitSyncs > 0 || m_fileIsExport) && !isExplicit)
+        if (m_syncsListed && !isExplicit)
             continue; // a Stallscope export lists its syncs: don't derive them a second time
         if (sync.copyCandidate == 1 || sync.copyCandidate == 2) {
             if (m_pageableCopies.count(sync.correlation))
@@ -127,13 +146,13 @@ void KinetoConverter::resolveThread(ThreadState& thread) {
             m_eventRecords.link(m_writer, thread.index, row, recordCorrelation, recordStreamRow);
         m_writer.addSync(row);
         ++m_stats.syncs;
-        countRow();
+        m_countRow();
     }
     std::vector<PyCall>().swap(thread.python);
     std::vector<PendingSync>().swap(thread.syncs);
 }
 
-void KinetoConverter::writeRanges(ThreadState& thread) {
+void KinetoThreadResolver::writeRanges(Thread& thread) {
     std::sort(thread.ranges.begin(), thread.ranges.end(),
               [](const PendingRange& a, const PendingRange& b) {
                   return a.start != b.start ? a.start < b.start : a.end > b.end;
@@ -152,77 +171,10 @@ void KinetoConverter::writeRanges(ThreadState& thread) {
             continue;
         row.depth = std::min<int64_t>(static_cast<int64_t>(openEnds.size()), 255);
         m_writer.addRange(row);
-        countRow();
+        m_countRow();
         openEnds.push_back(range.end);
     }
     std::vector<PendingRange>().swap(thread.ranges);
-}
-
-bool KinetoConverter::finishFile(std::string* error) {
-    if (m_fileEvents > 0 && m_fileKnownEvents == 0) {
-        *error = "not a PyTorch profiler (Kineto) trace: none of its " +
-                 std::to_string(m_fileEvents) +
-                 " events has a Kineto category (cuda_runtime, kernel, python_function, ...)";
-        return false;
-    }
-    if (!keepEnclosingCalls()) {
-        *error = "cannot spool Python calls to a temporary file";
-        return false;
-    }
-    m_pythonCalls.clear();
-    std::unordered_map<int64_t, std::vector<int64_t>> syncStartsByTid;
-    for (const auto& thread : m_threads) {
-        std::vector<int64_t>& starts = syncStartsByTid[thread->tid];
-        for (const PendingSync& sync : thread->syncs)
-            starts.push_back(sync.start);
-        std::sort(starts.begin(), starts.end());
-    }
-    if (!m_opChains.keepEnclosing(syncStartsByTid)) {
-        *error = "cannot spool CPU ops to a temporary file";
-        return false;
-    }
-    resolveWindow();
-    for (auto& thread : m_threads) {
-        resolveThread(*thread);
-        writeRanges(*thread);
-        auto name = m_threadNames.find(thread->tid);
-        if (name != m_threadNames.end() && thread->tid >= 0)
-            m_writer.setThreadName(thread->row, name->second);
-    }
-    if (m_processRow != 0 && m_lastNs != INT64_MIN) {
-        m_writer.finishProcess(m_processRow, m_span.valid() ? m_span.endNs : m_lastNs,
-                               std::nullopt);
-        m_processStarts.emplace_back(m_processRow, m_span.valid() ? m_span.startNs : m_firstNs);
-        if (m_span.valid() && m_window.writtenRowsOutside(m_span))
-            m_windowsToClip.push_back({m_processRow, m_span.startNs, m_span.endNs});
-    }
-    m_writer.commit();
-    m_rowsSinceCommit = 0;
-    return true;
-}
-
-void KinetoConverter::writeMeta() {
-    auto join = [](const std::map<std::string, int64_t>& counts) {
-        std::string text;
-        for (const auto& [name, count] : counts)
-            text += (text.empty() ? "" : " ") + name + "=" + std::to_string(count);
-        return text;
-    };
-    m_writer.setMeta(format::meta::kImportFormat, "kineto");
-    // Kineto's timestamps are the profiler's host clock in µs, not necessarily CLOCK_MONOTONIC.
-    m_writer.setMeta(format::meta::kClock, "kineto-host-us");
-    m_writer.setMeta(format::meta::kImportFiles, std::to_string(m_stats.files));
-    m_writer.setMeta(format::meta::kImportEvents, std::to_string(m_stats.events));
-    m_writer.setMeta(format::meta::kImportIgnoredCategories, join(m_stats.ignoredCategories));
-    m_writer.setMeta(format::meta::kImportUnknownCategories, join(m_stats.unknownCategories));
-    int64_t unknown = 0;
-    for (const auto& [name, count] : m_stats.unknownCategories)
-        unknown += count;
-    m_writer.setMeta(format::meta::kImportUnknownEvents, std::to_string(unknown));
-    m_writer.setMeta(format::meta::kImportWindow, m_windowLabels.empty() ? "none" : m_windowLabels);
-    m_writer.setMeta(format::meta::kImportWindowClippedNs, std::to_string(m_stats.windowClippedNs));
-    m_writer.setMeta(format::meta::kPythonLineKind,
-                     "def"); // frames.column = -1: see python_frame_name.h
 }
 
 } // namespace stallscope::model
