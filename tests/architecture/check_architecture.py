@@ -57,8 +57,6 @@ LAYERS = {
 # waits for. Remove a class once it is cut; adding one fails review.
 SPREAD_CLASSES = {
     "TimelineWidget": "input handling, overlays and labels as classes of their own",
-    "KinetoConverter": "the per-thread stack resolution of kineto_converter_finish.cpp",
-    "SyntheticGenerator": "the data-parallel ranks (synthetic_ranks.cpp) as a generator of its own",
     "Recorder": "Recorder::start's steps, signals and the activity buffers (needs the GPU suite)",
     "SessionSink": "capture intervals and range markers (needs the GPU suite)",
     "StackUnwinder": "the CFI evaluation (stack_unwinder_cfi.cpp) (needs the GPU suite)",
