@@ -18,6 +18,9 @@ struct RulerTick {
 
 class TimeRuler {
 public:
+    // The ruler's height above the canvas, in pixels.
+    static constexpr int kHeight = 26;
+
     // The smallest 1-2-5 step (ns) that keeps ticks at least minSpacingPx apart.
     static double stepFor(double nsPerPixel, double minSpacingPx);
     static std::vector<RulerTick> ticks(const TimelineViewport& viewport,

@@ -59,7 +59,7 @@ void TimelineWidget::setSession(std::shared_ptr<const model::Session> session) {
     if (m_session) {
         m_notRecorded = m_session->notRecorded();
         m_layout.build(*m_session);
-        fitLabelColumn();
+        m_labels.fitTo(m_layout, font());
         m_viewport.setOrigin(m_session->startNs);
         m_viewport.setDataRange(m_session->startNs, m_session->endNs);
     }
@@ -130,37 +130,38 @@ QString TimelineWidget::afterFixLegend() const {
 }
 
 QRect TimelineWidget::canvasRect() const {
+    const int labelWidth = m_labels.width();
     const int scrollBarWidth = m_scrollBar->isVisibleTo(this) ? m_scrollBar->sizeHint().width() : 0;
-    return QRect(m_labelWidth, kRulerHeight, std::max(1, width() - m_labelWidth - scrollBarWidth),
+    return QRect(labelWidth, kRulerHeight, std::max(1, width() - labelWidth - scrollBarWidth),
                  std::max(1, height() - kRulerHeight));
 }
 
+TimelineGeometry TimelineWidget::timelineGeometry() const {
+    return TimelineGeometry(m_layout, m_viewport, canvasRect(), m_scrollBar->value());
+}
+
 QRect TimelineWidget::laneRect(int laneIndex) const {
-    const TimelineLane& lane = m_layout.lanes().at(laneIndex);
-    const QRect canvas = canvasRect();
-    return QRect(canvas.left(), canvas.top() + lane.y - m_scrollBar->value(), canvas.width(),
-                 lane.height);
+    return timelineGeometry().laneRect(laneIndex);
 }
 
 int TimelineWidget::laneAtY(int widgetY) const {
-    if (widgetY < kRulerHeight)
-        return -1;
-    return m_layout.laneAt(widgetY - kRulerHeight + m_scrollBar->value());
+    return timelineGeometry().laneAtY(widgetY);
 }
 
 double TimelineWidget::xForTime(int64_t timeNs) const {
-    return canvasRect().left() + m_viewport.xForTime(timeNs);
+    return timelineGeometry().xForTime(timeNs);
 }
 
 int64_t TimelineWidget::timeForX(double widgetX) const {
-    return m_viewport.timeForX(widgetX - canvasRect().left());
+    return timelineGeometry().timeForX(widgetX);
 }
 
 model::EventRef TimelineWidget::eventAt(const QPoint& widgetPos) const {
-    const QRect canvas = canvasRect();
+    const TimelineGeometry geometry = timelineGeometry();
+    const QRect& canvas = geometry.canvas();
     if (!m_session || !canvas.contains(widgetPos))
         return {};
-    const int row = laneAtY(widgetPos.y());
+    const int row = geometry.laneAtY(widgetPos.y());
     if (row < 0)
         return {};
     // Pixel centres: the event drawn in the column under the cursor is at distance 0.
@@ -169,17 +170,7 @@ model::EventRef TimelineWidget::eventAt(const QPoint& widgetPos) const {
 }
 
 int TimelineWidget::rowOf(const model::EventRef& event) const {
-    if (!event.isValid())
-        return -1;
-    switch (event.kind) {
-    case model::EventKind::ApiCall:
-    case model::EventKind::Sync:
-        return m_layout.find(LaneKind::HostThread, event.lane);
-    case model::EventKind::Range:
-        return m_layout.find(LaneKind::Range, event.lane, event.depth);
-    default:
-        return m_layout.find(LaneKind::Stream, event.lane);
-    }
+    return timelineGeometry().rowOf(event);
 }
 
 void TimelineWidget::zoomToFit() {
@@ -245,6 +236,48 @@ void TimelineWidget::updateScrollBar() {
     const int barWidth = m_scrollBar->sizeHint().width();
     m_scrollBar->setGeometry(width() - barWidth, kRulerHeight, barWidth,
                              std::max(0, height() - kRulerHeight));
+}
+
+// --- the label column and the ruler's texts ----------------------------------------------------
+
+void TimelineWidget::setLabelColumnWidth(int width) {
+    // The visible range stays; the scale follows the canvas's new width.
+    const int64_t start = m_viewport.visibleStartNs();
+    const int64_t end = m_viewport.visibleEndNs();
+    if (!m_labels.setUserWidth(width, this->width()))
+        return;
+    m_viewport.setWidth(canvasRect().width());
+    m_viewport.setVisibleRange(start, end);
+    viewportEdited();
+    emit labelColumnWidthChanged(m_labels.width());
+}
+
+bool TimelineWidget::onLabelEdge(const QPoint& pos) const {
+    return m_labels.onEdge(pos, height());
+}
+
+QString TimelineWidget::laneLabelFull(int row) const {
+    return LaneLabelColumn::fullText(m_layout, m_drawList, row);
+}
+
+QString TimelineWidget::laneLabelShown(int row) const {
+    return m_labels.shownText(m_layout, m_drawList, row, font());
+}
+
+RulerLabels TimelineWidget::rulerLabels() const {
+    return RulerLabels(timelineGeometry(), m_range, fontMetrics());
+}
+
+std::vector<QRect> TimelineWidget::rulerLabelRects() const {
+    const RulerLabels labels = rulerLabels();
+    std::vector<QRect> rects;
+    for (const RulerLabels::Label& label : labels.ticks())
+        rects.push_back(label.rect);
+    return rects;
+}
+
+QRect TimelineWidget::rangeBadgeRect() const {
+    return rulerLabels().badgeRect();
 }
 
 void TimelineWidget::resizeEvent(QResizeEvent* event) {

@@ -21,7 +21,11 @@
 #include "views/timeline/after_fix_bars.h"
 #include "views/timeline/draw_list.h"
 #include "views/timeline/event_style.h"
+#include "views/timeline/lane_label_column.h"
+#include "views/timeline/ruler_labels.h"
 #include "views/timeline/sync_link.h"
+#include "views/timeline/time_ruler.h"
+#include "views/timeline/timeline_geometry.h"
 #include "views/timeline/timeline_layout.h"
 #include "views/timeline/timeline_viewport.h"
 
@@ -50,10 +54,10 @@ class TimelineWidget : public QWidget {
     Q_OBJECT
 public:
     // The label column: fitted to the lane labels (within these bounds) until the user drags it.
-    static constexpr int kMinLabelWidth = 120;
-    static constexpr int kDefaultMinLabelWidth = 210;
-    static constexpr int kDefaultMaxLabelWidth = 340;
-    static constexpr int kRulerHeight = 26;
+    static constexpr int kMinLabelWidth = LaneLabelColumn::kMinWidth;
+    static constexpr int kDefaultMinLabelWidth = LaneLabelColumn::kDefaultMinWidth;
+    static constexpr int kDefaultMaxLabelWidth = LaneLabelColumn::kDefaultMaxWidth;
+    static constexpr int kRulerHeight = TimeRuler::kHeight;
     // Below this many pixels a press-and-release is a click, not a drag.
     static constexpr int kClickSlop = 3;
 
@@ -71,7 +75,7 @@ public:
     int drawListBuilds() const { return m_drawListBuilds; }
 
     // The label column's width: the canvas starts at its right edge.
-    int labelColumnWidth() const { return m_labelWidth; }
+    int labelColumnWidth() const { return m_labels.width(); }
     // Sets it as the user would (clamped to kMinLabelWidth..half the widget); no more auto-fit.
     void setLabelColumnWidth(int width);
     // A lane's label as painted (elided on the right to fit the column) and as its tooltip.
@@ -179,25 +183,13 @@ protected:
 
 private:
     enum class Drag { None, Pending, Pan, Range, Lane, LabelEdge };
-    struct RangeSelection {
-        bool active = false;
-        int64_t startNs = 0;
-        int64_t endNs = 0;
-    };
 
+    TimelineGeometry timelineGeometry() const;
+    RulerLabels rulerLabels() const;
     void viewportEdited();
     void layoutEdited();
     void updateScrollBar();
-    void fitLabelColumn();
     bool onLabelEdge(const QPoint& pos) const;
-    QFont laneLabelFont(const TimelineLane& lane) const;
-    QRect laneLabelRect(int row) const; // where the label text goes, widget coordinates
-    struct RulerLabel {
-        QRect rect;
-        QString text;
-    };
-    std::vector<RulerLabel> rulerLabels() const;
-    QString rangeBadgeText() const;
     void frameRange(int64_t startNs, int64_t endNs, int laneRow = -1);
     void ensureRowVisible(int row);
     void setHover(const model::EventRef& event);
@@ -221,14 +213,7 @@ private:
     TimelineViewport m_viewport;
     DrawList m_drawList;
     LodSummaries m_lodSummaries; // the session's, for every draw-list build
-    struct ShownLabel { // laneLabelShown's last elision of a row, and what it was made from
-        QString full;
-        QFont font;
-        int width = -1;
-        QString text;
-    };
-    mutable std::vector<ShownLabel> m_shownLabels;
-    QImage m_laneImage; // the canvas's lanes, painted anew each frame (paintLanes)
+    QImage m_laneImage;          // the canvas's lanes, painted anew each frame (paintLanes)
     bool m_drawListDirty = true;
     int m_drawListBuilds = 0;
     AfterFix m_afterFix;
@@ -237,8 +222,7 @@ private:
     std::vector<model::TimeSpan> m_notRecorded;
     bool m_ghostsDirty = true;
     QScrollBar* m_scrollBar = nullptr;
-    int m_labelWidth = kDefaultMinLabelWidth;
-    bool m_labelWidthByUser = false;
+    LaneLabelColumn m_labels;
 
     Drag m_drag = Drag::None;
     QPoint m_pressPos;
@@ -253,7 +237,7 @@ private:
     model::EventRef m_selection;
     model::EventRef m_hover;
     SyncLinkTargets m_link;
-    RangeSelection m_range;
+    RulerRange m_range;
     model::EventSpans m_highlight;
     std::shared_ptr<const CorrelationIndex> m_correlations; // built on the first sync selected
 };

@@ -88,7 +88,7 @@ void TimelineWidget::mousePressEvent(QMouseEvent* event) {
         const int64_t t = timeForX(std::clamp(pos.x(), canvas.left(), canvas.right()));
         m_range = {true, t, t};
         update();
-    } else if (pos.x() < m_labelWidth && laneAtY(pos.y()) >= 0) {
+    } else if (pos.x() < m_labels.width() && laneAtY(pos.y()) >= 0) {
         m_drag = Drag::Lane;
         m_dragRow = laneAtY(pos.y());
         m_dropRow = -1;
@@ -213,7 +213,7 @@ bool TimelineWidget::event(QEvent* event) {
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
         const model::EventRef hit = eventAt(help->pos());
-        const int row = help->pos().x() < m_labelWidth ? laneAtY(help->pos().y()) : -1;
+        const int row = help->pos().x() < m_labels.width() ? laneAtY(help->pos().y()) : -1;
         if (hit.isValid())
             QToolTip::showText(help->globalPos(), toolTipFor(hit), this);
         else if (row >= 0) // the whole label, however narrow the column

@@ -430,7 +430,7 @@ void TimelineWidget::paintLinks(QPainter& painter, const QRect&) {
 }
 
 void TimelineWidget::paintHeaders(QPainter& painter, const QRect& canvas) {
-    const QRect column(0, canvas.top(), m_labelWidth, canvas.height());
+    const QRect column(0, canvas.top(), m_labels.width(), canvas.height());
     painter.save();
     painter.setClipRect(column); // group titles too: the canvas is the events' alone
     painter.fillRect(column, palette().window());
@@ -439,11 +439,11 @@ void TimelineWidget::paintHeaders(QPainter& painter, const QRect& canvas) {
     for (size_t i = 0; i < lanes.size(); ++i) {
         const TimelineLane& lane = lanes[i];
         const QRect rect = laneRect(static_cast<int>(i));
-        const QRect row(0, rect.top(), m_labelWidth, rect.height());
+        const QRect row(0, rect.top(), m_labels.width(), rect.height());
         if (!row.intersects(column))
             continue;
-        const QRect text = laneLabelRect(static_cast<int>(i));
-        painter.setFont(laneLabelFont(lane));
+        const QRect text = m_labels.labelRect(lane, rect);
+        painter.setFont(LaneLabelColumn::labelFont(lane, font()));
         if (lane.isHeader()) {
             painter.fillRect(row, palette().window().color().darker(110));
             painter.setPen(palette().color(QPalette::WindowText));
@@ -477,7 +477,8 @@ void TimelineWidget::paintHeaders(QPainter& painter, const QRect& canvas) {
     if (dropping) { // where the dragged lane will land
         const QRect target = laneRect(m_dropRow);
         const int y = m_dropRow > m_dragRow ? target.bottom() : target.top();
-        painter.fillRect(QRect(0, y - 1, m_labelWidth, 3), QColor(TimelinePalette::selection()));
+        painter.fillRect(QRect(0, y - 1, m_labels.width(), 3),
+                         QColor(TimelinePalette::selection()));
     }
     painter.restore();
     // The column's edge, thicker while dragged: it is a handle.
@@ -492,7 +493,8 @@ void TimelineWidget::paintRuler(QPainter& painter, const QRect& canvas) {
     painter.fillRect(QRect(0, 0, width(), kRulerHeight), palette().window());
     // Corner: the visible span, so the scale is readable at a glance.
     painter.setPen(palette().color(QPalette::WindowText));
-    painter.drawText(QRect(8, 0, m_labelWidth - 16, kRulerHeight), Qt::AlignVCenter | Qt::AlignLeft,
+    painter.drawText(QRect(8, 0, m_labels.width() - 16, kRulerHeight),
+                     Qt::AlignVCenter | Qt::AlignLeft,
                      tr("View: %1")
                          .arg(QString::fromStdString(
                              model::formatDuration(std::llround(m_viewport.visibleDurationNs())))));
@@ -513,13 +515,14 @@ void TimelineWidget::paintRuler(QPainter& painter, const QRect& canvas) {
         painter.drawLine(x, kRulerHeight - 8, x, kRulerHeight - 1);
     }
     painter.setPen(palette().color(QPalette::WindowText));
-    for (const RulerLabel& label : rulerLabels()) // none under the badge
+    const RulerLabels labels = rulerLabels();
+    for (const RulerLabels::Label& label : labels.ticks()) // none under the badge
         painter.drawText(label.rect, Qt::AlignVCenter | Qt::AlignLeft, label.text);
-    const QRect plate = rangeBadgeRect(); // the range's length, over the ticks
+    const QRect& plate = labels.badgeRect(); // the range's length, over the ticks
     if (plate.isValid()) {
         painter.fillRect(plate, QColor(TimelinePalette::selection()));
         painter.setPen(Qt::white);
-        painter.drawText(plate, Qt::AlignCenter, rangeBadgeText());
+        painter.drawText(plate, Qt::AlignCenter, labels.badgeText());
     }
     painter.restore();
     painter.setPen(palette().color(QPalette::Mid));
