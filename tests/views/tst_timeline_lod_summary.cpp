@@ -186,7 +186,7 @@ private slots:
         };
         const auto [many, manyBlocks] = paintFirstThread(2'000);
         const auto [one, oneBlocks] = paintFirstThread(1);
-        QVERIFY(manyBlocks >= 20'000); // TimelineWidget::kBlocksForTheImage
+        QVERIFY(manyBlocks >= 20'000); // TimelinePainter::kBlocksForTheImage
         QVERIFY(oneBlocks < 2'000);
         QVERIFY(many.height() > 10);
         QCOMPARE(many.size(), one.size());

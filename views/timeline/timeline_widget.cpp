@@ -5,7 +5,9 @@
 #include "views/timeline/correlation_index.h"
 #include "views/timeline/timeline_activity.h"
 #include "views/timeline/timeline_hit_test.h"
+#include "views/timeline/timeline_overlay_painter.h"
 
+#include <QPainter>
 #include <QScrollBar>
 
 #include <algorithm>
@@ -278,6 +280,37 @@ std::vector<QRect> TimelineWidget::rulerLabelRects() const {
 
 QRect TimelineWidget::rangeBadgeRect() const {
     return rulerLabels().badgeRect();
+}
+
+// --- painting -----------------------------------------------------------------------------------
+
+// The lanes (TimelinePainter), the overlay over them (TimelineOverlayPainter), then the label
+// column and the ruler: each covers its own part of the widget.
+void TimelineWidget::paintEvent(QPaintEvent*) {
+    QPainter painter(this);
+    if (!m_session) {
+        painter.fillRect(rect(), palette().base());
+        painter.setPen(palette().color(QPalette::PlaceholderText));
+        painter.drawText(rect(), Qt::AlignCenter, tr("No session loaded"));
+        return;
+    }
+    const DrawList& list = drawList();
+    const TimelineGeometry geometry = timelineGeometry();
+    const TimelineFrame frame{geometry, list, palette(), font(), width()};
+    m_painter.paintLanes(painter, frame);
+    const TimelineOverlay overlay{.notRecorded = m_notRecorded,
+                                  .highlight = m_highlight,
+                                  .ghosts = hasAfterFix() ? &ghostBlocks() : nullptr,
+                                  .afterFixLegend = afterFixLegend(),
+                                  .range = m_range,
+                                  .hover = m_hover,
+                                  .selection = m_selection,
+                                  .link = m_link};
+    TimelineOverlayPainter(*m_session, frame).paint(painter, overlay);
+    const std::pair<int, int> laneDrag =
+        m_drag == Drag::Lane ? std::pair(m_dragRow, m_dropRow) : std::pair(-1, -1);
+    TimelinePainter::paintHeaders(painter, frame, m_labels, laneDrag, m_drag == Drag::LabelEdge);
+    TimelinePainter::paintRuler(painter, frame, rulerLabels(), m_range);
 }
 
 void TimelineWidget::resizeEvent(QResizeEvent* event) {

@@ -27,14 +27,12 @@
 #include "views/timeline/time_ruler.h"
 #include "views/timeline/timeline_geometry.h"
 #include "views/timeline/timeline_layout.h"
+#include "views/timeline/timeline_painter.h"
 #include "views/timeline/timeline_viewport.h"
 
-#include <QFont>
-#include <QImage>
 #include <QPoint>
 #include <QWidget>
 
-#include <functional>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -193,27 +191,12 @@ private:
     void frameRange(int64_t startNs, int64_t endNs, int laneRow = -1);
     void ensureRowVisible(int row);
     void setHover(const model::EventRef& event);
-    // timeline_widget_paint.cpp
-    void paintLanes(QPainter& painter, const QRect& canvas);
-    // From this many blocks on, paintLanes writes the lanes into m_laneImage.
-    static constexpr size_t kBlocksForTheImage = 20'000;
-    void paintLaneRects(QSize size, const std::function<void(const QRect&, QRgb)>& fill);
-    void paintBusyTrack(const std::function<void(const QRect&, QRgb)>& fill, const QRect& lane,
-                        size_t row);
-    void paintHeaders(QPainter& painter, const QRect& canvas);
-    void paintRuler(QPainter& painter, const QRect& canvas);
-    void paintOverlay(QPainter& painter, const QRect& canvas);
-    void paintHighlight(QPainter& painter, const QRect& canvas);
-    void paintLinks(QPainter& painter, const QRect& canvas);
-    void paintAfterFix(QPainter& painter, const QRect& canvas);
-    QRect eventRect(const model::EventRef& event) const; // widget coordinates, at least 3 px wide
 
     std::shared_ptr<const model::Session> m_session;
     TimelineLayout m_layout;
     TimelineViewport m_viewport;
     DrawList m_drawList;
     LodSummaries m_lodSummaries; // the session's, for every draw-list build
-    QImage m_laneImage;          // the canvas's lanes, painted anew each frame (paintLanes)
     bool m_drawListDirty = true;
     int m_drawListBuilds = 0;
     AfterFix m_afterFix;
@@ -223,6 +206,7 @@ private:
     bool m_ghostsDirty = true;
     QScrollBar* m_scrollBar = nullptr;
     LaneLabelColumn m_labels;
+    TimelinePainter m_painter;
 
     Drag m_drag = Drag::None;
     QPoint m_pressPos;
