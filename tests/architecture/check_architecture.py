@@ -56,7 +56,6 @@ LAYERS = {
 # Classes whose member functions still lie in several .cpp files (issue 41), and the cut each
 # waits for. Remove a class once it is cut; adding one fails review.
 SPREAD_CLASSES = {
-    "TimelineWidget": "input handling, overlays and labels as classes of their own",
     "Recorder": "Recorder::start's steps, signals and the activity buffers (needs the GPU suite)",
     "SessionSink": "capture intervals and range markers (needs the GPU suite)",
     "StackUnwinder": "the CFI evaluation (stack_unwinder_cfi.cpp) (needs the GPU suite)",

@@ -282,7 +282,7 @@ QRect TimelineWidget::rangeBadgeRect() const {
     return rulerLabels().badgeRect();
 }
 
-// --- painting -----------------------------------------------------------------------------------
+// --- painting and input ------------------------------------------------------------------------
 
 // The lanes (TimelinePainter), the overlay over them (TimelineOverlayPainter), then the label
 // column and the ruler: each covers its own part of the widget.
@@ -307,10 +307,52 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
                                   .selection = m_selection,
                                   .link = m_link};
     TimelineOverlayPainter(*m_session, frame).paint(painter, overlay);
-    const std::pair<int, int> laneDrag =
-        m_drag == Drag::Lane ? std::pair(m_dragRow, m_dropRow) : std::pair(-1, -1);
-    TimelinePainter::paintHeaders(painter, frame, m_labels, laneDrag, m_drag == Drag::LabelEdge);
+    TimelinePainter::paintHeaders(painter, frame, m_labels, m_interaction.laneDrag(),
+                                  m_interaction.draggingLabelEdge());
     TimelinePainter::paintRuler(painter, frame, rulerLabels(), m_range);
+}
+
+bool TimelineWidget::event(QEvent* event) {
+    return m_interaction.toolTip(event) || QWidget::event(event);
+}
+
+void TimelineWidget::wheelEvent(QWheelEvent* event) {
+    m_interaction.wheel(event);
+}
+
+void TimelineWidget::mousePressEvent(QMouseEvent* event) {
+    if (!m_interaction.mousePress(event))
+        QWidget::mousePressEvent(event);
+}
+
+void TimelineWidget::mouseMoveEvent(QMouseEvent* event) {
+    if (!m_interaction.mouseMove(event))
+        QWidget::mouseMoveEvent(event);
+}
+
+void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
+    if (!m_interaction.mouseRelease(event))
+        QWidget::mouseReleaseEvent(event);
+}
+
+void TimelineWidget::mouseDoubleClickEvent(QMouseEvent* event) {
+    if (!m_interaction.mouseDoubleClick(event))
+        QWidget::mouseDoubleClickEvent(event);
+}
+
+void TimelineWidget::keyPressEvent(QKeyEvent* event) {
+    if (!m_interaction.key(event))
+        QWidget::keyPressEvent(event);
+}
+
+void TimelineWidget::focusInEvent(QFocusEvent* event) {
+    m_interaction.focusIn(event);
+    QWidget::focusInEvent(event);
+}
+
+void TimelineWidget::leaveEvent(QEvent* event) {
+    m_interaction.leave();
+    QWidget::leaveEvent(event);
 }
 
 void TimelineWidget::resizeEvent(QResizeEvent* event) {
@@ -453,6 +495,46 @@ bool TimelineWidget::moveLane(int fromRow, int toRow) {
         return false;
     layoutEdited();
     return true;
+}
+
+QString TimelineWidget::toolTipFor(const model::EventRef& event) const {
+    const model::Session& session = *m_session;
+    const int64_t start = event.start(session);
+    const int64_t end = event.end(session);
+    QString text = QStringLiteral("<b>%1</b><br>").arg(toolTipName(eventName(session, event)));
+    const QString duration = QString::fromStdString(model::formatDuration(end - start));
+    switch (event.kind) {
+    case model::EventKind::Sync:
+        text += tr("<span style='color:#C62828'>host blocked <b>%1</b></span>").arg(duration);
+        break;
+    case model::EventKind::Memcpy:
+    case model::EventKind::Memset: {
+        const model::TransferColumns& transfers = *event.transfers(session);
+        text +=
+            tr("%1 · %2").arg(duration, QString::fromStdString(model::formatBytes(
+                                            static_cast<int64_t>(transfers.bytes[event.index]))));
+        if (event.kind == model::EventKind::Memcpy)
+            text += QStringLiteral(" · %1 → %2")
+                        .arg(memoryKindName(transfers.srcKind[event.index]),
+                             memoryKindName(transfers.dstKind[event.index]));
+        break;
+    }
+    default:
+        text += duration;
+        break;
+    }
+    text += tr("<br>at %1 · %2")
+                .arg(QString::fromStdString(model::formatDuration(start - session.startNs)),
+                     eventLaneLabel(session, event).toHtmlEscaped());
+    if (const auto after = afterFixInterval(event)) {
+        const int64_t shift = after->first - start;
+        text += shift == 0
+                    ? tr("<br>after fix: starts at the same time")
+                    : tr("<br>after fix: starts %1 %2")
+                          .arg(QString::fromStdString(model::formatDuration(std::abs(shift))),
+                               shift < 0 ? tr("sooner") : tr("later"));
+    }
+    return text;
 }
 
 void TimelineWidget::setHover(const model::EventRef& event) {

@@ -2,16 +2,15 @@
 // NVTX, GPU-busy and GPU-stream lanes below. Paints from a cached DrawList that is rebuilt only
 // when the viewport, the canvas size, the lane layout or the session change (m_drawListDirty),
 // never per event; selection, hover, highlight, links and the ruler range are an overlay pass
-// over it, so they repaint without rebuilding it.
+// over it, so they repaint without rebuilding it. Lanes grow to fill the pane (TimelineLayout).
 //
-// Mouse: wheel zooms around the cursor, Shift+wheel scrolls lanes, horizontal wheel and
-// left-drag pan; click selects (nearest event within 3 px; on empty space it clears the
-// selection, unless that press only gave the timeline focus), double-click frames an event; drag
-// on the ruler selects a time range; click a lane header to collapse it, drag it to reorder;
-// drag the label column's right edge to widen or narrow it (kept for the rest of the app's run:
-// opening another session keeps it). Lanes grow to fill the pane (TimelineLayout); labels too
-// long for the column are elided on the right and show in full as a tooltip.
-// Keys: see navigationHelp().
+// The widget holds the session, the view (layout, viewport, scroll) and the selection, and
+// emits their changes; its parts are classes of their own, each with its own state:
+// TimelineInteraction turns the mouse, wheel, keys and tooltips into calls of the widget's API
+// (its event handlers hand their events there); LaneLabelColumn is the label column (its width,
+// fitted or the user's; each label's font, place and elided text); TimelinePainter paints the
+// lanes, headers and ruler, TimelineOverlayPainter what goes over the lanes, both from what the
+// widget gives them (TimelineGeometry: where things lie; RulerLabels: the ruler's texts).
 //
 // A finding's fix, replayed (setAfterFix), shows as "after fix" ghosts over the stream lanes
 // (AfterFixBars) with a legend; clearing the selection removes them.
@@ -26,6 +25,7 @@
 #include "views/timeline/sync_link.h"
 #include "views/timeline/time_ruler.h"
 #include "views/timeline/timeline_geometry.h"
+#include "views/timeline/timeline_interaction.h"
 #include "views/timeline/timeline_layout.h"
 #include "views/timeline/timeline_painter.h"
 #include "views/timeline/timeline_viewport.h"
@@ -48,7 +48,9 @@ namespace stallscope::views {
 
 class CorrelationIndex;
 
-class TimelineWidget : public QWidget {
+// Besides QWidget's, the functions marked override are TimelineInteraction::Target's: what the
+// interaction calls, the public API where it has one.
+class TimelineWidget : public QWidget, private TimelineInteraction::Target {
     Q_OBJECT
 public:
     // The label column: fitted to the lane labels (within these bounds) until the user drags it.
@@ -57,7 +59,7 @@ public:
     static constexpr int kDefaultMaxLabelWidth = LaneLabelColumn::kDefaultMaxWidth;
     static constexpr int kRulerHeight = TimeRuler::kHeight;
     // Below this many pixels a press-and-release is a click, not a drag.
-    static constexpr int kClickSlop = 3;
+    static constexpr int kClickSlop = TimelineInteraction::kClickSlop;
 
     explicit TimelineWidget(QWidget* parent = nullptr);
     ~TimelineWidget() override;
@@ -73,28 +75,28 @@ public:
     int drawListBuilds() const { return m_drawListBuilds; }
 
     // The label column's width: the canvas starts at its right edge.
-    int labelColumnWidth() const { return m_labels.width(); }
+    int labelColumnWidth() const override { return m_labels.width(); }
     // Sets it as the user would (clamped to kMinLabelWidth..half the widget); no more auto-fit.
-    void setLabelColumnWidth(int width);
+    void setLabelColumnWidth(int width) override;
     // A lane's label as painted (elided on the right to fit the column) and as its tooltip.
     QString laneLabelShown(int row) const;
-    QString laneLabelFull(int row) const;
+    QString laneLabelFull(int row) const override;
     // The ruler's tick labels and the selected range's length badge, widget coordinates (the
     // badge is empty without a range, and tick labels under it are left out).
     std::vector<QRect> rulerLabelRects() const;
     QRect rangeBadgeRect() const;
 
     // The area where events are drawn, in widget coordinates.
-    QRect canvasRect() const;
+    QRect canvasRect() const override;
     // A lane's rectangle in widget coordinates (may lie outside the visible canvas).
     QRect laneRect(int laneIndex) const;
     // Layout row at widget y (below the ruler), or -1.
-    int laneAtY(int widgetY) const;
+    int laneAtY(int widgetY) const override;
     // Widget x of a time / time at a widget x.
     double xForTime(int64_t timeNs) const;
-    int64_t timeForX(double widgetX) const;
+    int64_t timeForX(double widgetX) const override;
     // The event at a widget position (nearest within 3 px on the lane under it), or invalid.
-    model::EventRef eventAt(const QPoint& widgetPos) const;
+    model::EventRef eventAt(const QPoint& widgetPos) const override;
     // Layout row showing an event's lane, or -1 when it is collapsed away.
     int rowOf(const model::EventRef& event) const;
 
@@ -104,8 +106,8 @@ public:
     // Keeps the visible range.
     void setTimeOrigin(int64_t originNs);
     int64_t timeOrigin() const { return m_viewport.originNs(); }
-    void zoomAround(double widgetX, double factor);
-    void panByPixels(double dx);
+    void zoomAround(double widgetX, double factor) override;
+    void panByPixels(double dx) override;
     // The span with GPU work (TimelineActivity): what a long import/CUDA-init lead-in would
     // otherwise squeeze into a corner. The whole session when there is no GPU work.
     static std::pair<int64_t, int64_t> activityRange(const model::Session& session);
@@ -113,11 +115,11 @@ public:
     // Selection.
     model::EventRef selectedEvent() const { return m_selection; }
     // Selects an event (invalid: clears); emits eventSelected. frame: zoom to it as well.
-    void selectEvent(const model::EventRef& event, bool frame = false);
-    void clearSelection(); // event, range and highlight; emits selectionCleared
+    void selectEvent(const model::EventRef& event, bool frame = false) override;
+    void clearSelection() override; // event, range and highlight; emits selectionCleared
     bool hasRangeSelection() const { return m_range.active; }
     std::pair<int64_t, int64_t> rangeSelection() const { return {m_range.startNs, m_range.endNs}; }
-    void selectRange(int64_t startNs, int64_t endNs); // emits rangeSelected
+    void selectRange(int64_t startNs, int64_t endNs) override; // emits rangeSelected
     // For a selected sync: the GPU work it waited for and the call that launched that work.
     const SyncLinkTargets& syncLink() const { return m_link; }
     model::EventRef hoveredEvent() const { return m_hover; }
@@ -142,22 +144,22 @@ public:
     // The legend drawn over the canvas while ghosts show ("After fix: ends 367 ms sooner").
     QString afterFixLegend() const;
     // The hover tooltip of an event (rich text); with ghosts, GPU work says how it moves.
-    QString toolTipFor(const model::EventRef& event) const;
+    QString toolTipFor(const model::EventRef& event) const override;
 
     // Lanes: collapse/expand a layout row, move one before/after a sibling.
-    void toggleLane(int row);
-    bool moveLane(int fromRow, int toRow);
+    void toggleLane(int row) override;
+    bool moveLane(int fromRow, int toRow) override;
 
     // The keys and mouse gestures, as HTML for Help ▸ Timeline Navigation.
-    static QString navigationHelp();
+    static QString navigationHelp() { return TimelineInteraction::navigationHelp(); }
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
 
 public slots:
-    void zoomToFit();      // the whole session (Ctrl+0, 0)
-    void zoomToActivity(); // activityRange() (Home; the default after loading)
-    void frameSelection(); // F: the highlight, else the selected event, else the range
+    void zoomToFit() override;      // the whole session (Ctrl+0, 0)
+    void zoomToActivity() override; // activityRange() (Home; the default after loading)
+    void frameSelection() override; // F: the highlight, else the selected event, else the range
 
 signals:
     void viewportChanged(qint64 startNs, qint64 endNs);
@@ -180,17 +182,20 @@ protected:
     void focusInEvent(QFocusEvent* event) override;
 
 private:
-    enum class Drag { None, Pending, Pan, Range, Lane, LabelEdge };
+    // TimelineInteraction::Target, beyond the public API.
+    QWidget& widget() override { return *this; }
+    QScrollBar& laneScrollBar() override { return *m_scrollBar; }
+    bool onLabelEdge(const QPoint& pos) const override;
+    void setHover(const model::EventRef& event) override;
+    RulerRange& rulerRange() override { return m_range; }
 
     TimelineGeometry timelineGeometry() const;
     RulerLabels rulerLabels() const;
     void viewportEdited();
     void layoutEdited();
     void updateScrollBar();
-    bool onLabelEdge(const QPoint& pos) const;
     void frameRange(int64_t startNs, int64_t endNs, int laneRow = -1);
     void ensureRowVisible(int row);
-    void setHover(const model::EventRef& event);
 
     std::shared_ptr<const model::Session> m_session;
     TimelineLayout m_layout;
@@ -207,16 +212,7 @@ private:
     QScrollBar* m_scrollBar = nullptr;
     LaneLabelColumn m_labels;
     TimelinePainter m_painter;
-
-    Drag m_drag = Drag::None;
-    QPoint m_pressPos;
-    QPoint m_lastDragPos;
-    int m_dragRow = -1;
-    int m_dropRow = -1;
-    // The press that gave the timeline focus only focuses it: released on empty space, it keeps
-    // the selection (the keys work without focus; a click to "wake" the timeline must not clear).
-    bool m_focusedByPress = false;
-    bool m_pressGaveFocus = false;
+    TimelineInteraction m_interaction{*this};
 
     model::EventRef m_selection;
     model::EventRef m_hover;
