@@ -34,6 +34,7 @@ private:
         return stallscope::testing::runStallscope(arguments, m_dir.filePath("cache"), display);
     }
 
+    // Empty when the write failed (which failed the test).
     QString writeFile(const QString& name, const QByteArray& bytes) {
         return stallscope::testing::writeFile(m_dir, name, bytes);
     }
@@ -123,6 +124,7 @@ private slots:
         QFETCH(QByteArray, bytes);
         QFETCH(bool, create);
         const QString path = create ? writeFile(name, bytes) : m_dir.filePath(name);
+        QVERIFY(!path.isEmpty());
         const Run result = run({QStringLiteral("--info"), path});
         QVERIFY(result.exitCode > 0);
         QVERIFY(result.out.isEmpty());
@@ -173,7 +175,7 @@ private slots:
     // "forward" 1.6–4.8 µs): the active window by default, a range, a time range in the text.
     void insightsWindow() {
         const QString path = m_dir.filePath(QStringLiteral("window.stallscope"));
-        stallscope::testing::writeSmallSession(path.toStdString());
+        QVERIFY(stallscope::testing::writeSmallSession(path.toStdString()));
         auto summaryOf = [](const Run& result) {
             return QJsonDocument::fromJson(result.out.toUtf8())
                 .object()
@@ -237,6 +239,7 @@ private slots:
         QVERIFY2(row(QStringLiteral("Import cache")).startsWith(cache + QLatin1Char('/')),
                  qPrintable(info.out));
         const QString notOurs = writeFile(QStringLiteral("cache/notes.txt"), "keep me");
+        QVERIFY(!notOurs.isEmpty());
         auto cachedSessions = [&] {
             return QDir(cache).entryList({QStringLiteral("*.stallscope")}, QDir::Files).size();
         };
@@ -257,6 +260,7 @@ private slots:
 
     void convertRejectsWhatIsNotATrace() {
         const QString notJson = writeFile(QStringLiteral("notes.json"), "step,loss\n1,0.5\n");
+        QVERIFY(!notJson.isEmpty());
         const Run result = run({QStringLiteral("--convert"), notJson, QStringLiteral("-o"),
                                 m_dir.filePath(QStringLiteral("never.stallscope"))});
         QCOMPARE(result.exitCode, 1);
@@ -291,6 +295,7 @@ private slots:
         // Summary and seven findings, the timeline picture and the tables: two A4 pages.
         QVERIFY2(pdf.count("/Type /Page\n") >= 2, qPrintable(QString::number(pdf.size())));
         const QString bad = writeFile(QStringLiteral("bad.stallscope"), "not a session");
+        QVERIFY(!bad.isEmpty());
         const Run failed =
             run({QStringLiteral("--report"), m_dir.filePath(QStringLiteral("bad.pdf")), bad});
         QCOMPARE(failed.exitCode, 1);
@@ -382,7 +387,7 @@ private slots:
         QVERIFY(result.out.isEmpty());
 
         const QString base = m_dir.filePath(QStringLiteral("base.stallscope"));
-        stallscope::testing::writeSmallSession(base.toStdString());
+        QVERIFY(stallscope::testing::writeSmallSession(base.toStdString()));
         result = run({QStringLiteral("--compare"), QStringLiteral("--json"), base, sample});
         QCOMPARE(result.exitCode, 0);
         const QJsonObject json = QJsonDocument::fromJson(result.out.toUtf8()).object();
@@ -427,7 +432,7 @@ private slots:
             << QStringList{QStringLiteral("--report"), m_dir.filePath(QStringLiteral("x.pdf"))}
             << QStringLiteral("--report needs a FILE");
         const QString small = m_dir.filePath(QStringLiteral("usage.stallscope"));
-        stallscope::testing::writeSmallSession(small.toStdString());
+        QVERIFY(stallscope::testing::writeSmallSession(small.toStdString()));
         QTest::newRow("unknown range")
             << QStringList{QStringLiteral("--insights"), QStringLiteral("--window"),
                            QStringLiteral("range:nope"), small}

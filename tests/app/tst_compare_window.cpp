@@ -7,6 +7,7 @@
 #include "format/session_meta.h"
 #include "model/session/session.h"
 #include "tests/support/loop_session.h"
+#include "tests/support/test_failure.h"
 #include "views/compare/compare_table_model.h"
 #include "views/compare/compare_view.h"
 #include "views/timeline/timeline_widget.h"
@@ -31,11 +32,14 @@ private:
     QTemporaryDir m_dir;
     QString m_before, m_after;
 
+    // Empty when the loop cannot be written (which fails the test).
     QString writeLoop(const char* name, const loop_session::Options& options) {
         const QString path = m_dir.filePath(QString::fromLatin1(name));
         const std::string error = loop_session::write(path.toStdString(), options);
-        if (!error.empty())
-            qFatal("%s", error.c_str());
+        if (!error.empty()) {
+            STALLSCOPE_FAIL("cannot write %s: %s", qPrintable(path), error.c_str());
+            return {};
+        }
         return path;
     }
     static bool openAndWait(MainWindow& window, const QString& path) {
@@ -51,6 +55,7 @@ private slots:
         QVERIFY(m_dir.isValid());
         m_before = writeLoop("before run.stallscope", {});
         m_after = writeLoop("after run.stallscope", {.syncs = false, .startNs = 2'000'000});
+        QVERIFY(!m_before.isEmpty() && !m_after.isEmpty());
     }
 
     void comparesWithASecondRunInTheBackground() {

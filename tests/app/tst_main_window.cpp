@@ -84,10 +84,6 @@ private:
         return -1;
     }
 
-    QString writeFile(const QString& name, const QByteArray& bytes) {
-        return stallscope::testing::writeFile(m_dir, name, bytes);
-    }
-
     // Opens path and waits for the outcome; returns "loaded", "failed" or "timeout".
     static QString openAndWait(MainWindow& window, const QString& path) {
         QSignalSpy loaded(&window, &MainWindow::sessionLoaded);
@@ -212,7 +208,8 @@ private slots:
     void badFileShowsError() {
         QFETCH(QString, name);
         QFETCH(QByteArray, bytes);
-        const QString path = writeFile(name, bytes);
+        const QString path = testing::writeFile(m_dir, name, bytes);
+        QVERIFY(!path.isEmpty());
         MainWindow window;
         window.show();
         QSignalSpy failed(&window, &MainWindow::loadFailed);
@@ -246,8 +243,9 @@ private slots:
         window.setErrorDialogsEnabled(false);
         QCOMPARE(openAndWait(window, m_valid), QStringLiteral("loaded"));
         const auto session = window.session();
-        QCOMPARE(openAndWait(window, writeFile(QStringLiteral("zero.stallscope"), {})),
-                 QStringLiteral("failed"));
+        const QString zero = testing::writeFile(m_dir, QStringLiteral("zero.stallscope"), {});
+        QVERIFY(!zero.isEmpty());
+        QCOMPARE(openAndWait(window, zero), QStringLiteral("failed"));
         QCOMPARE(window.session(), session);
         QCOMPARE(window.windowTitle(), QStringLiteral("tiny run.stallscope — Stallscope"));
     }
@@ -458,6 +456,7 @@ private slots:
         QVERIFY(dialog); // open, and this test still runs: not a nested modal loop
         // Pre-filled with the recorded directory; point it at a local checkout.
         const QString local = insight_session::writeCheckout(m_dir);
+        QVERIFY(!local.isEmpty());
         QTableWidget* rules = dialog->table();
         QCOMPARE(rules->item(rules->rowCount() - 1, 0)->text(),
                  QString::fromLatin1(insight_session::kRecordedDir));

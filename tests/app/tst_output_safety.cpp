@@ -97,6 +97,7 @@ private slots:
         QString error;
         QVERIFY2(tiny::write(m_session, &error), qPrintable(error));
         m_trace = stallscope::testing::writeFile(m_dir, QStringLiteral("t.json"), kTrace);
+        QVERIFY(!m_trace.isEmpty());
     }
 
     // The reported cases, and other spellings of the input with --force.
@@ -145,7 +146,9 @@ private slots:
         QFETCH(QString, name);
         QFETCH(QByteArray, magic);
         const QString out = m_dir.filePath(name + QStringLiteral(".existing"));
-        stallscope::testing::writeFile(m_dir, QFileInfo(out).fileName(), "keep me");
+        const QString existing =
+            stallscope::testing::writeFile(m_dir, QFileInfo(out).fileName(), "keep me");
+        QVERIFY(!existing.isEmpty());
         const Run kept = run(command(name, out));
         QCOMPARE(kept.exitCode, 2);
         QCOMPARE(

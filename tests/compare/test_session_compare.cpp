@@ -11,6 +11,7 @@
 #include "model/session/session_loader.h"
 #include "model/testing/synthetic_session.h"
 #include "tests/support/loop_session.h"
+#include "tests/support/test_failure.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -38,15 +39,23 @@ struct Run {
     model::CompareInput input() const { return {session.get(), &database, &report}; }
 };
 
+// The helpers give nothing (null, an empty path) when a run cannot be written or loaded, which
+// fails the test; analyze() takes the empty path of a failed write.
 std::unique_ptr<Run> analyze(const std::string& path) {
+    if (path.empty())
+        return nullptr;
     auto run = std::make_unique<Run>();
     model::LoadResult loaded = model::SessionLoader::load(path);
-    if (!loaded.ok())
-        qFatal("%s", loaded.error.c_str());
+    if (!loaded.ok()) {
+        STALLSCOPE_FAIL("cannot load %s: %s", path.c_str(), loaded.error.c_str());
+        return nullptr;
+    }
     run->session = std::move(loaded.session);
     std::string error;
-    if (!run->database.open(path, &error))
-        qFatal("%s", error.c_str());
+    if (!run->database.open(path, &error)) {
+        STALLSCOPE_FAIL("cannot open %s: %s", path.c_str(), error.c_str());
+        return nullptr;
+    }
     run->report = model::InsightEngine::analyze(*run->session, run->database);
     return run;
 }
@@ -55,8 +64,10 @@ std::string generate(const QTemporaryDir& dir, const char* name,
                      const model::SyntheticOptions& options) {
     const std::string path = dir.filePath(QString::fromLatin1(name)).toStdString();
     std::string error;
-    if (!model::writeSyntheticSession(path, options, nullptr, &error))
-        qFatal("%s", error.c_str());
+    if (!model::writeSyntheticSession(path, options, nullptr, &error)) {
+        STALLSCOPE_FAIL("cannot generate %s: %s", path.c_str(), error.c_str());
+        return {};
+    }
     return path;
 }
 
@@ -79,8 +90,10 @@ std::string writeLoop(const QTemporaryDir& dir, const char* name, int syncLine,
                       const std::string& lineText, bool steps = true) {
     const std::string path = dir.filePath(QString::fromLatin1(name)).toStdString();
     const std::string error = loop_session::write(path, {syncLine, lineText, steps});
-    if (!error.empty())
-        qFatal("%s", error.c_str());
+    if (!error.empty()) {
+        STALLSCOPE_FAIL("cannot write %s: %s", path.c_str(), error.c_str());
+        return {};
+    }
     return path;
 }
 
@@ -97,9 +110,11 @@ private slots:
     void initTestCase() {
         QVERIFY(m_dir.isValid());
         m_base = analyze(generate(m_dir, "base.stallscope", loop()));
+        QVERIFY(m_base);
         model::SyntheticOptions pipelined = loop();
         pipelined.inLoopSync = false;
         m_pipelined = analyze(generate(m_dir, "pipelined.stallscope", pipelined));
+        QVERIFY(m_pipelined);
     }
 
     // A run against itself: every site and kernel the same, nothing saved, no gate fails.
@@ -168,6 +183,7 @@ private slots:
         model::SyntheticOptions often = loop();
         often.pageableEvery = 2;
         const auto frequent = analyze(generate(m_dir, "often.stallscope", often));
+        QVERIFY(frequent);
         const auto c = model::compareSessions(m_base->input(), frequent->input());
         const auto* copy = siteAt(c, "train.py", 53);
         QVERIFY(copy);
@@ -207,6 +223,7 @@ private slots:
         auto before = analyze(writeLoop(m_dir, "edit0.stallscope", 30, "loss_value = loss.item()"));
         auto moved = analyze(writeLoop(m_dir, "edit1.stallscope", 32, "loss_value = loss.item()"));
         auto edited = analyze(writeLoop(m_dir, "edit2.stallscope", 30, "value = float(loss)"));
+        QVERIFY(before && moved && edited);
         const auto same = model::compareSessions(before->input(), moved->input());
         QCOMPARE(same.sites.size(), size_t(1));
         QCOMPARE(same.sites[0].status, SiteStatus::Same);
@@ -225,6 +242,7 @@ private slots:
     // Without steps the unit is a second of kernel time: 20 kernels of 590 µs.
     void withoutStepsTheUnitIsKernelTime() {
         auto run = analyze(writeLoop(m_dir, "nosteps.stallscope", 30, "x.item()", false));
+        QVERIFY(run);
         const auto c = model::compareSessions(run->input(), run->input());
         QCOMPARE(c.unit, std::string("s of kernel time"));
         QCOMPARE(c.before.units, 20 * 590e-6);

@@ -11,6 +11,7 @@
 #include "model/testing/synthetic_session.h"
 #include "tests/support/scratch_dir.h"
 #include "tests/support/sqlite_edit.h"
+#include "tests/support/test_failure.h"
 
 #include <QFile>
 #include <QTest>
@@ -18,6 +19,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 
 using namespace stallscope;
 using model::fleet::FleetOptions;
@@ -112,10 +114,14 @@ class TestFleetSummary : public QObject {
     model::SyntheticStats m_stats;
     FleetSummary m_summary;
 
-    FleetSummary summarize(const std::string& path, const FleetOptions& options = {}) {
+    // Nothing when the summary fails (which fails the test).
+    std::optional<FleetSummary> summarize(const std::string& path,
+                                          const FleetOptions& options = {}) {
         model::fleet::FleetResult result = model::fleet::summarizeRun(path, options);
-        if (!result.ok())
-            qFatal("summary of %s failed: %s", path.c_str(), result.error.c_str());
+        if (!result.ok()) {
+            STALLSCOPE_FAIL("summary of %s failed: %s", path.c_str(), result.error.c_str());
+            return std::nullopt;
+        }
         return std::move(*result.summary);
     }
 
@@ -125,7 +131,9 @@ private slots:
         m_run = m_dir.file("run");
         std::string error;
         QVERIFY2(model::writeSyntheticRun(m_run, runOptions(), &m_stats, &error), error.c_str());
-        m_summary = summarize(m_run);
+        std::optional<FleetSummary> summary = summarize(m_run);
+        QVERIFY(summary);
+        m_summary = std::move(*summary);
     }
 
     // Every rank, the first and the last included, against its own file loaded in full.
@@ -239,17 +247,19 @@ private slots:
     void contendedThresholdBothSides() {
         FleetOptions options;
         options.contendedNs = 1;
-        const FleetSummary all = summarize(m_run, options);
-        QCOMPARE(all.contendedCollectives, all.matchedCollectives);
+        const std::optional<FleetSummary> all = summarize(m_run, options);
+        QVERIFY(all);
+        QCOMPARE(all->contendedCollectives, all->matchedCollectives);
         int64_t lastAt = 0;
-        for (const RankSummary& rank : all.ranks)
+        for (const RankSummary& rank : all->ranks)
             lastAt += rank.lastAt;
-        QCOMPARE(lastAt, all.matchedCollectives);
+        QCOMPARE(lastAt, all->matchedCollectives);
         options.contendedNs = 60'000'000'000;
-        const FleetSummary none = summarize(m_run, options);
-        QCOMPARE(none.matchedCollectives, all.matchedCollectives);
-        QCOMPARE(none.contendedCollectives, int64_t(0));
-        QCOMPARE(none.mostOftenLast, -1);
+        const std::optional<FleetSummary> none = summarize(m_run, options);
+        QVERIFY(none);
+        QCOMPARE(none->matchedCollectives, all->matchedCollectives);
+        QCOMPARE(none->contendedCollectives, int64_t(0));
+        QCOMPARE(none->mostOftenLast, -1);
     }
 
     // A run without a straggler: neither the full analysis nor the summary names one.
@@ -259,8 +269,9 @@ private slots:
         options.stragglerRank = -1;
         std::string error;
         QVERIFY2(model::writeSyntheticRun(even, options, nullptr, &error), error.c_str());
-        const FleetSummary summary = summarize(even);
-        QVERIFY(!summary.straggler);
+        const std::optional<FleetSummary> summary = summarize(even);
+        QVERIFY(summary);
+        QVERIFY(!summary->straggler);
         QVERIFY(m_summary.straggler);
         const model::LoadResult run = model::RunMerger::load({even});
         QVERIFY2(run.ok(), run.error.c_str());
@@ -276,30 +287,33 @@ private slots:
         FleetOptions options;
         options.maxSitesPerRank = 2;
         options.maxCollectiveNames = 1;
-        const FleetSummary at = summarize(m_run, options);
-        QVERIFY(at.notes.empty());
-        QCOMPARE(at.sites.size(), m_summary.sites.size());
-        QCOMPARE(at.matchedCollectives, m_summary.matchedCollectives);
+        const std::optional<FleetSummary> at = summarize(m_run, options);
+        QVERIFY(at);
+        QVERIFY(at->notes.empty());
+        QCOMPARE(at->sites.size(), m_summary.sites.size());
+        QCOMPARE(at->matchedCollectives, m_summary.matchedCollectives);
         options.maxSitesPerRank = 1;
         options.maxCollectiveNames = 0;
-        const FleetSummary below = summarize(m_run, options);
-        QCOMPARE(below.notes.size(), size_t(2 * kRanks));
-        QVERIFY(std::any_of(below.sites.begin(), below.sites.end(),
+        const std::optional<FleetSummary> below = summarize(m_run, options);
+        QVERIFY(below);
+        QCOMPARE(below->notes.size(), size_t(2 * kRanks));
+        QVERIFY(std::any_of(below->sites.begin(), below->sites.end(),
                             [](const auto& s) { return s.file == "<other sites>"; }));
-        QCOMPARE(below.ranks.front().blockedNs, m_summary.ranks.front().blockedNs);
-        QCOMPARE(below.matchedCollectives, int64_t(0));
-        QCOMPARE(below.mostOftenLast, -1);
+        QCOMPARE(below->ranks.front().blockedNs, m_summary.ranks.front().blockedNs);
+        QCOMPARE(below->matchedCollectives, int64_t(0));
+        QCOMPARE(below->mostOftenLast, -1);
     }
 
     // Ranks that pass on only their largest site: the fleet's list says which totals are exact.
     void topSitesPerRankCutOff() {
         FleetOptions options;
         options.sitesPerRank = 1;
-        const FleetSummary cut = summarize(m_run, options);
-        QVERIFY(!cut.sitesExact);
-        QCOMPARE(cut.sites.front().label(), m_summary.sites.front().label());
-        QCOMPARE(cut.sites.front().blockedNs, m_summary.sites.front().blockedNs);
-        QVERIFY(cut.sites.front().exact); // every rank listed it
+        const std::optional<FleetSummary> cut = summarize(m_run, options);
+        QVERIFY(cut);
+        QVERIFY(!cut->sitesExact);
+        QCOMPARE(cut->sites.front().label(), m_summary.sites.front().label());
+        QCOMPARE(cut->sites.front().blockedNs, m_summary.sites.front().blockedNs);
+        QVERIFY(cut->sites.front().exact); // every rank listed it
     }
 
     // A user frame the compiler inlined from cuda_runtime.h's template into main(): the site is
@@ -327,15 +341,17 @@ private slots:
                                             [&label](const auto& s) { return s.label() == label; });
             return found == summary.sites.end() ? nullptr : &*found;
         };
-        const FleetSummary before = summarize(m_run + "/rank0.stallscope");
-        const FleetSummary after = summarize(file);
-        QVERIFY(site(before, "train.py:48"));
-        QVERIFY(site(after, "/home/u/main.cu:61"));
-        QCOMPARE(site(after, "/home/u/main.cu:61")->syncs, site(before, "train.py:48")->syncs);
-        QCOMPARE(site(after, "/home/u/main.cu:61")->blockedNs,
-                 site(before, "train.py:48")->blockedNs);
-        QVERIFY(!site(after, "cuda_runtime.h:1038"));
-        QVERIFY(!site(after, "train.py:48"));
+        const std::optional<FleetSummary> before = summarize(m_run + "/rank0.stallscope");
+        QVERIFY(before);
+        const std::optional<FleetSummary> after = summarize(file);
+        QVERIFY(after);
+        QVERIFY(site(*before, "train.py:48"));
+        QVERIFY(site(*after, "/home/u/main.cu:61"));
+        QCOMPARE(site(*after, "/home/u/main.cu:61")->syncs, site(*before, "train.py:48")->syncs);
+        QCOMPARE(site(*after, "/home/u/main.cu:61")->blockedNs,
+                 site(*before, "train.py:48")->blockedNs);
+        QVERIFY(!site(*after, "cuda_runtime.h:1038"));
+        QVERIFY(!site(*after, "train.py:48"));
     }
 
     // What the summary holds does not grow with the events: four times the steps, the same peak
@@ -348,15 +364,19 @@ private slots:
         std::string error;
         QVERIFY2(model::writeSyntheticRun(longer, runOptions(4 * kSteps), nullptr, &error),
                  error.c_str());
-        const FleetSummary small = summarize(m_run, options);
-        const FleetSummary large = summarize(longer, options);
-        QCOMPARE(large.ranks.front().steps, 4 * kSteps);
-        QVERIFY(!large.ranks.front().stepNs.exact());
-        QVERIFY(small.peakStateBytes > 0);
-        QCOMPARE(large.peakStateBytes, small.peakStateBytes);
+        const std::optional<FleetSummary> small = summarize(m_run, options);
+        QVERIFY(small);
+        const std::optional<FleetSummary> large = summarize(longer, options);
+        QVERIFY(large);
+        QCOMPARE(large->ranks.front().steps, 4 * kSteps);
+        QVERIFY(!large->ranks.front().stepNs.exact());
+        QVERIFY(small->peakStateBytes > 0);
+        QCOMPARE(large->peakStateBytes, small->peakStateBytes);
         // ... and the bucketed median stays within 1/64 of the exact one.
-        const int64_t exact = summarize(longer).ranks.front().stepNs.median();
-        const int64_t bucketed = large.ranks.front().stepNs.median();
+        const std::optional<FleetSummary> whole = summarize(longer);
+        QVERIFY(whole);
+        const int64_t exact = whole->ranks.front().stepNs.median();
+        const int64_t bucketed = large->ranks.front().stepNs.median();
         QVERIFY2(std::abs(bucketed - exact) * 64 <= exact,
                  (std::to_string(bucketed) + " vs " + std::to_string(exact)).c_str());
     }

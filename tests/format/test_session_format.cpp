@@ -35,7 +35,9 @@ private:
 
 void TestSessionFormat::initTestCase() {
     const std::string file = m_dir.file("small.stallscope");
-    m_smallIds = testing::writeSmallSession(file);
+    const std::optional<testing::SmallSessionIds> ids = testing::writeSmallSession(file);
+    QVERIFY(ids);
+    m_smallIds = *ids;
     m_loaded = model::SessionLoader::load(file);
     QVERIFY2(m_loaded.ok(), m_loaded.error.c_str());
     std::string error;
@@ -157,7 +159,7 @@ void TestSessionFormat::roundTripStacksModulesSources() {
 
 void TestSessionFormat::finishedSessionIsOneFile() {
     const std::string file = m_dir.file("single.stallscope");
-    testing::writeSmallSession(file);
+    QVERIFY(testing::writeSmallSession(file));
     QVERIFY(QFile::exists(QString::fromStdString(file)));
     QVERIFY(!QFile::exists(QString::fromStdString(file + "-wal")));
     QVERIFY(!QFile::exists(QString::fromStdString(file + "-shm")));

@@ -56,6 +56,7 @@ importTrace(const QTemporaryDir& dir, const std::string& trace,
 // and contains `expected`, and no session (nor its partial file) left behind.
 inline void expectImportError(const QTemporaryDir& dir, const std::string& trace,
                               const std::string& expected) {
+    QVERIFY2(!trace.empty(), "no trace: its write failed");
     const std::string out = dir.filePath("out.stallscope").toStdString();
     const KinetoImportResult result = KinetoImporter::convert(trace, out);
     QVERIFY2(!result.ok, trace.c_str());

@@ -1,6 +1,7 @@
 // Bad input to the Kineto importer: each case fails with one line that names the file and the
 // problem (byte offset for malformed JSON), leaves no session file behind, and never crashes.
 #include "tests/interop/interop_support.h"
+#include "tests/support/write_file.h"
 
 #include <QDir>
 #include <QFile>
@@ -25,11 +26,9 @@ class TestKinetoErrors : public QObject {
 private:
     QTemporaryDir m_dir;
 
+    // Empty when the write failed (which failed the test).
     std::string write(const QString& name, const QByteArray& bytes) {
-        QFile file(m_dir.filePath(name));
-        if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size())
-            qFatal("cannot write test file");
-        return file.fileName().toStdString();
+        return stallscope::testing::writeFile(m_dir, name, bytes).toStdString();
     }
     void expectError(const std::string& trace, const std::string& expected) {
         expectImportError(m_dir, trace, expected);
@@ -127,8 +126,9 @@ private slots:
         big +=
             R"({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 1, "dur": 1}]})";
         const std::string out = m_dir.filePath("cancelled.stallscope").toStdString();
-        const KinetoImportResult result =
-            KinetoImporter::convert(write("big.json", big), out, options);
+        const std::string trace = write("big.json", big);
+        QVERIFY(!trace.empty());
+        const KinetoImportResult result = KinetoImporter::convert(trace, out, options);
         QVERIFY(!result.ok);
         QVERIFY(result.cancelled);
         QVERIFY(!QFile::exists(QString::fromStdString(out)));

@@ -5,6 +5,7 @@
 // thousands of deterministic mutations of a small trace — each read in chunks of 1, 3, 7 and 64
 // bytes as well as whole, so every token also lies across the buffer's end.
 #include "model/interop/kineto_json_reader.h"
+#include "tests/support/test_failure.h"
 #include "tests/support/write_file.h"
 
 #include <rapidjson/reader.h>
@@ -14,6 +15,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -74,11 +76,14 @@ struct Reading {
     size_t tell = 0; // where reading stopped (a malformed text: not compared)
 };
 
-Reading readWithRapidJson(const std::string& path, size_t stopAt) {
+// Nothing when `path` cannot be opened (which fails the test).
+std::optional<Reading> readWithRapidJson(const std::string& path, size_t stopAt) {
     KinetoInputStream stream;
     std::string error;
-    if (!stream.open(path, &error))
-        qFatal("cannot open %s", path.c_str());
+    if (!stream.open(path, &error)) {
+        STALLSCOPE_FAIL("cannot open %s: %s", path.c_str(), error.c_str());
+        return std::nullopt;
+    }
     RecordingHandler handler(stopAt);
     rapidjson::Reader reader;
     const rapidjson::ParseResult result =
@@ -90,15 +95,23 @@ Reading readWithRapidJson(const std::string& path, size_t stopAt) {
     return reading;
 }
 
-Reading readWithKinetoReader(const std::string& path, size_t chunkBytes, size_t stopAt) {
+// Nothing when `path` cannot be opened or is too long or deep to read (which fails the test: no
+// test input is).
+std::optional<Reading> readWithKinetoReader(const std::string& path, size_t chunkBytes,
+                                            size_t stopAt) {
     KinetoInputStream stream(chunkBytes);
     std::string error;
-    if (!stream.open(path, &error))
-        qFatal("cannot open %s", path.c_str());
+    if (!stream.open(path, &error)) {
+        STALLSCOPE_FAIL("cannot open %s: %s", path.c_str(), error.c_str());
+        return std::nullopt;
+    }
     RecordingHandler handler(stopAt);
     const JsonReadStatus status = KinetoJsonReader<RecordingHandler>(stream, handler).read();
-    if (status == JsonReadStatus::TooLong || status == JsonReadStatus::TooDeep)
-        qFatal("no test input is too long or too deep");
+    if (status == JsonReadStatus::TooLong || status == JsonReadStatus::TooDeep) {
+        STALLSCOPE_FAIL("%s: read as too %s, which no test input is", path.c_str(),
+                        status == JsonReadStatus::TooLong ? "long" : "deep");
+        return std::nullopt;
+    }
     Reading reading{handler.log(), handler.calls()};
     reading.stopped = status == JsonReadStatus::Stopped;
     reading.malformed = status == JsonReadStatus::Malformed;
@@ -115,6 +128,7 @@ private:
     int m_files = 0;
     int m_compared = 0;
 
+    // Empty when the write failed (which failed the test).
     std::string write(const QByteArray& bytes) {
         const QString name = QString("input%1.json").arg(m_files++);
         return stallscope::testing::writeFile(m_dir, name, bytes).toStdString();
@@ -123,23 +137,27 @@ private:
     // Both readers on `path`: whole, in small chunks, and stopped by the handler half-way.
     void expectSameReading(const std::string& path, const QByteArray& shown,
                            const std::vector<size_t>& chunkSizes = kEveryChunkSize) {
-        const Reading expected = readWithRapidJson(path, 0);
+        QVERIFY2(!path.empty(), "no input: its write failed");
+        const std::optional<Reading> expected = readWithRapidJson(path, 0);
+        QVERIFY(expected);
         for (const size_t chunk : chunkSizes) {
-            const Reading actual = readWithKinetoReader(path, chunk, 0);
+            const std::optional<Reading> actual = readWithKinetoReader(path, chunk, 0);
+            QVERIFY(actual);
             const QByteArray context = shown.left(200).toPercentEncoding(" {}[]\":,") + " chunk " +
                                        QByteArray::number(qulonglong(chunk));
-            QVERIFY2(actual.log == expected.log, context.constData());
-            QVERIFY2(actual.malformed == expected.malformed, context.constData());
-            if (!expected.malformed)
-                QVERIFY2(actual.tell == expected.tell, context.constData());
+            QVERIFY2(actual->log == expected->log, context.constData());
+            QVERIFY2(actual->malformed == expected->malformed, context.constData());
+            if (!expected->malformed)
+                QVERIFY2(actual->tell == expected->tell, context.constData());
         }
-        if (expected.calls > 1) { // the handler stops the reading: same call, same byte
-            const size_t stopAt = (expected.calls + 1) / 2;
-            const Reading reference = readWithRapidJson(path, stopAt);
-            const Reading stopped = readWithKinetoReader(path, 7, stopAt);
-            QVERIFY2(stopped.stopped && reference.stopped, shown.left(200).constData());
-            QCOMPARE(stopped.tell, reference.tell);
-            QCOMPARE(stopped.log, reference.log);
+        if (expected->calls > 1) { // the handler stops the reading: same call, same byte
+            const size_t stopAt = (expected->calls + 1) / 2;
+            const std::optional<Reading> reference = readWithRapidJson(path, stopAt);
+            const std::optional<Reading> stopped = readWithKinetoReader(path, 7, stopAt);
+            QVERIFY(reference && stopped);
+            QVERIFY2(stopped->stopped && reference->stopped, shown.left(200).constData());
+            QCOMPARE(stopped->tell, reference->tell);
+            QCOMPARE(stopped->log, reference->log);
         }
         ++m_compared;
     }

@@ -11,6 +11,7 @@
 #include "model/interop/chrome_trace_export.h"
 #include "model/interop/kineto_event_pipe.h"
 #include "tests/support/gzip.h"
+#include "tests/support/test_failure.h"
 #include "tests/support/write_file.h"
 
 #include <QDir>
@@ -119,21 +120,27 @@ class TestKinetoPipeline : public QObject {
 private:
     QTemporaryDir m_dir;
 
+    // Empty when the write failed (which failed the test).
     std::string write(const QString& name, const QByteArray& bytes) {
         return stallscope::testing::writeFile(m_dir, name, bytes).toStdString();
     }
     std::string out(const char* name) const { return m_dir.filePath(name).toStdString(); }
 
-    // The text of a real trace, many events past the first batches.
+    // The text of a real trace, many events past the first batches; empty when it cannot be read
+    // (which fails the test).
     static QByteArray realTraceText() {
         QFile file(QString::fromStdString(dataPath("item_loop.json.gz")));
-        if (!file.open(QIODevice::ReadOnly))
-            qFatal("cannot read item_loop.json.gz");
-        return stallscope::testing::gunzip(file.readAll());
+        if (!file.open(QIODevice::ReadOnly)) {
+            STALLSCOPE_FAIL("cannot read %s: %s", qPrintable(file.fileName()),
+                            qPrintable(file.errorString()));
+            return {};
+        }
+        return stallscope::testing::gunzip(file.readAll()).value_or(QByteArray());
     }
 
     // Both modes fail on `trace` with the same error, which names it and says `expected`.
     void expectSameError(const std::string& trace, const std::string& expected) {
+        QVERIFY2(!trace.empty(), "no trace: its write failed");
         const KinetoImportResult sequential = convertWith(trace, out("failed1.stallscope"), false);
         const KinetoImportResult pipelined = convertWith(trace, out("failed2.stallscope"), true);
         QVERIFY(!sequential.ok && !pipelined.ok);
@@ -192,6 +199,7 @@ private slots:
     // string over the limit, a truncated .gz.
     void errorsOnTheReadingThreadNameTheFile() {
         QByteArray text = realTraceText();
+        QVERIFY(!text.isEmpty());
         const int lastEvent = text.lastIndexOf("\"ph\":"); // the last event's first member
         QVERIFY(lastEvent > text.size() / 2);
         QByteArray outOfRange = text;
@@ -204,6 +212,7 @@ private slots:
         longString.insert(lastEvent, "\"x\": \"" + QByteArray(3 << 20, 'x') + "\", ");
         expectSameError(write("long.json", longString), jsonValueTooLongError());
         const QByteArray compressed = stallscope::testing::gzip(text);
+        QVERIFY(!compressed.isEmpty());
         expectSameError(write("cut.json.gz", compressed.left(compressed.size() - 100)),
                         "truncated");
     }
@@ -217,6 +226,7 @@ private slots:
         big +=
             R"({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 1}]})";
         const std::string trace = write("big.json", big);
+        QVERIFY(!trace.empty());
         std::atomic<bool> cancel{true};
         const KinetoImportResult result =
             convertWith(trace, out("cancelled.stallscope"), true, &cancel);

@@ -13,6 +13,7 @@
 #include "model/session/session_database.h"
 #include "model/testing/synthetic_session.h"
 #include "tests/support/sql_run_merge.h"
+#include "tests/support/test_failure.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -227,7 +228,8 @@ private slots:
     void progressRisesToOne();
 
 private:
-    // A generated data-parallel job of `ranks` ranks as a run folder.
+    // A generated data-parallel job of `ranks` ranks as a run folder; empty when it cannot be
+    // written (which fails the test).
     std::string writeRun(const char* name, int ranks, int stragglerRank) {
         const std::string folder = m_dir.filePath(name).toStdString();
         model::SyntheticOptions options;
@@ -240,28 +242,41 @@ private:
         options.rankJitterNs = 50'000;
         options.sampleHz = 200; // the straggler's host work sampled (host_samples)
         std::string error;
-        if (!model::writeSyntheticRun(folder, options, nullptr, &error))
-            qFatal("%s", error.c_str());
+        if (!model::writeSyntheticRun(folder, options, nullptr, &error)) {
+            STALLSCOPE_FAIL("cannot write the run %s: %s", folder.c_str(), error.c_str());
+            return {};
+        }
         return folder;
     }
 
-    // Opens `paths` both ways and checks they agree everywhere; the new path's report.
+    // Opens `paths` both ways and checks they agree everywhere; the new path's report (empty once
+    // the test failed).
     model::InsightReport expectSameBothWays(const std::vector<std::string>& paths,
                                             const char* merged) {
         const model::LoadResult now = model::RunMerger::load(paths);
         const model::LoadResult before =
             testing::loadThroughMergedFile(paths, m_dir.filePath(merged).toStdString());
-        if (!now.ok() || !before.ok())
-            qFatal("%s | %s", now.error.c_str(), before.error.c_str());
-        if (now.session->parts.size() != before.session->processes.size())
-            qFatal("one part per rank file expected");
+        if (!now.ok() || !before.ok()) {
+            STALLSCOPE_FAIL("cannot open %s both ways: %s | %s", paths.front().c_str(),
+                            now.error.c_str(), before.error.c_str());
+            return {};
+        }
+        if (now.session->parts.size() != before.session->processes.size()) {
+            STALLSCOPE_FAIL("%s: one part per rank file expected, %zu parts for %zu processes",
+                            paths.front().c_str(), now.session->parts.size(),
+                            before.session->processes.size());
+            return {};
+        }
         expectSameModel(*now.session, *before.session);
         if (QTest::currentTestFailed())
             return {};
         model::SessionDatabase nowDb, beforeDb;
         std::string error;
-        if (!nowDb.open(*now.session, &error) || !beforeDb.open(*before.session, &error))
-            qFatal("%s", error.c_str());
+        if (!nowDb.open(*now.session, &error) || !beforeDb.open(*before.session, &error)) {
+            STALLSCOPE_FAIL("cannot open the databases of %s: %s", paths.front().c_str(),
+                            error.c_str());
+            return {};
+        }
         expectSameDatabase(*now.session, nowDb, beforeDb);
         if (QTest::currentTestFailed())
             return {};
@@ -275,6 +290,7 @@ private:
 
 void TestRunMergeEquivalence::oneHostRunEqualsTheMergedFile() {
     const std::string run = writeRun("one-host", 4, 2);
+    QVERIFY(!run.empty());
     reverseStrings(run + "/rank1.stallscope"); // its names under other ids than rank 0's
     const model::InsightReport report = expectSameBothWays({run}, "one-host.stallscope");
     const model::Insight* late = straggler(report);
@@ -285,6 +301,7 @@ void TestRunMergeEquivalence::oneHostRunEqualsTheMergedFile() {
 
 void TestRunMergeEquivalence::evenRunEqualsTheMergedFile() {
     const std::string run = writeRun("even", 3, -1);
+    QVERIFY(!run.empty());
     const model::InsightReport report = expectSameBothWays({run}, "even.stallscope");
     QVERIFY(!QTest::currentTestFailed());
     QVERIFY(!straggler(report));
@@ -295,6 +312,7 @@ void TestRunMergeEquivalence::twoHostRunEqualsTheMergedFile() {
     // just before the job (its times near 0), and node-b loaded a module 50 ms before its
     // process started: on rank 0's clock that is before 0, so every host is moved on.
     const std::string run = writeRun("two-hosts", 4, 1);
+    QVERIFY(!run.empty());
     const int64_t rank0Start = [&] {
         const model::LoadResult rank0 = model::SessionLoader::load(run + "/rank0.stallscope");
         return rank0.ok() ? rank0.session->startNs : 0;
@@ -328,12 +346,14 @@ void TestRunMergeEquivalence::twoHostRunEqualsTheMergedFile() {
 void TestRunMergeEquivalence::oldFormatRankEqualsTheMergedFile() {
     // A v1 file (no process_ranks) beside a current one: both paths upgrade it alike.
     const std::string run = writeRun("mixed", 1, -1);
+    QVERIFY(!run.empty());
     const std::string v1 = STALLSCOPE_SOURCE_DIR "/tests/format/data/format-v1.stallscope";
     expectSameBothWays({run + "/rank0.stallscope", v1}, "mixed.stallscope");
 }
 
 void TestRunMergeEquivalence::badRankFileIsNamed() {
     const std::string run = writeRun("bad", 8, -1);
+    QVERIFY(!run.empty());
     const std::string bad = run + "/rank5.stallscope";
     {
         format::Database db;
@@ -353,6 +373,7 @@ void TestRunMergeEquivalence::badRankFileIsNamed() {
 
 void TestRunMergeEquivalence::cancelledOpenStops() {
     const std::string run = writeRun("cancelled", 2, -1);
+    QVERIFY(!run.empty());
     std::atomic<bool> cancel{true};
     model::LoadOptions options;
     options.cancel = &cancel;
@@ -364,6 +385,7 @@ void TestRunMergeEquivalence::cancelledOpenStops() {
 
 void TestRunMergeEquivalence::progressRisesToOne() {
     const std::string run = writeRun("progress", 3, -1);
+    QVERIFY(!run.empty());
     std::vector<double> fractions;
     model::LoadOptions options;
     options.progress = [&](double f) { fractions.push_back(f); };

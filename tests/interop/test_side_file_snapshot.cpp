@@ -77,7 +77,7 @@ private slots:
     void hotJournalIsRolledBackInTheCopy() {
         QTemporaryDir dir;
         const std::string file = dir.filePath("hot.stallscope").toStdString();
-        testing::writeSmallSession(file);
+        QVERIFY(testing::writeSmallSession(file));
         const int64_t kernels = [&] {
             const model::LoadResult loaded = model::SessionLoader::load(file);
             return loaded.ok() ? loaded.session->counts.kernels : -1;
@@ -111,7 +111,7 @@ private slots:
     void walModeWithoutPendingDataOpensInPlace() {
         QTemporaryDir dir;
         const std::string file = dir.filePath("wal.stallscope").toStdString();
-        testing::writeSmallSession(file);
+        QVERIFY(testing::writeSmallSession(file));
         {
             format::Database db;
             std::string error;

@@ -1,12 +1,17 @@
 // Hand-written sessions for the insight tests: a builder over the real SessionWriter with helpers
 // for launches, syncs and copies, so each test states its timeline in round numbers and the
 // expected counts and nanoseconds follow by hand. Header-only test support.
+//
+// A fixture that cannot be written or loaded fails the running test (not the whole suite) and is
+// not ok() from then on; the test checks `QVERIFY(f.ok())` (or the LoadedFixture's ok()) after
+// load() and before it uses the session or the report.
 #pragma once
 
 #include "format/session_writer.h"
 #include "model/analysis/insight_engine.h"
 #include "model/session/session_database.h"
 #include "model/session/session_loader.h"
+#include "tests/support/test_failure.h"
 
 #include <QTest>
 
@@ -30,7 +35,12 @@ inline model::AnalysisOptions everySimulatedSiteAFinding() {
 struct LoadedFixture {
     std::shared_ptr<model::Session> session;
     std::unique_ptr<model::SessionDatabase> database;
+    // False when the fixture could not be written or loaded: no session, no database.
+    bool ok() const { return session && database; }
+    // An empty report when not ok(), so `f.load().analyze()` is safe before the test checks.
     model::InsightReport analyze(const model::AnalysisOptions& options = {}) const {
+        if (!ok())
+            return {};
         return model::InsightEngine::analyze(*session, *database, options);
     }
 };
@@ -42,8 +52,16 @@ public:
         : m_path(std::move(path)) {
         std::string error;
         m_writer = format::SessionWriter::create(m_path, &error);
-        if (!m_writer)
-            qFatal("cannot create %s: %s", m_path.c_str(), error.c_str());
+        if (!m_writer) {
+            STALLSCOPE_FAIL("cannot create %s: %s", m_path.c_str(), error.c_str());
+            m_failed = true;
+            // The calls that build the session go to one in memory, so none of them needs a check
+            // of its own: load() gives nothing and the test stops at its check of ok().
+            m_writer = format::SessionWriter::create(":memory:", &error);
+            if (!m_writer) // not even memory: no writer to hand the builder calls to
+                qFatal("cannot create %s, nor a session in memory: %s", m_path.c_str(),
+                       error.c_str());
+        }
         process = m_writer->addProcess({4242, "box", "python train.py", 0, wallNs, 0});
         thread = m_writer->addThread({process, 4242, "python"});
         device = m_writer->addDevice({process, 0, "NVIDIA H100", "GPU-1", 9, 0, 132, 0});
@@ -56,6 +74,8 @@ public:
     }
 
     format::SessionWriter& writer() { return *m_writer; }
+    // False once the file could not be created, finished or loaded (which failed the test).
+    bool ok() const { return !m_failed; }
     // The name of the kernels written from now on (default "gemm").
     void setKernelName(const std::string& name) { m_kernelName = m_writer->internString(name); }
     // The launch grid of the kernels written next, in blocks (default: more than the device's
@@ -179,10 +199,15 @@ public:
     }
 
     // Finishes the file; `userFrames` get frames.is_user = 1 afterwards (the symbolizer's job),
-    // as do the inline chains.
-    LoadedFixture load(std::initializer_list<int64_t> userFrames = {}) {
-        if (!m_writer->finish("complete"))
-            qFatal("cannot finish %s: %s", m_path.c_str(), m_writer->lastError().c_str());
+    // as do the inline chains. Not ok() when any step fails (which fails the test).
+    [[nodiscard]] LoadedFixture load(std::initializer_list<int64_t> userFrames = {}) {
+        if (m_failed)
+            return {};
+        m_failed = true; // until the last step succeeded
+        if (!m_writer->finish("complete")) {
+            STALLSCOPE_FAIL("cannot finish %s: %s", m_path.c_str(), m_writer->lastError().c_str());
+            return {};
+        }
         for (int64_t frame : userFrames)
             m_afterFinish.push_back("UPDATE frames SET is_user = 1 WHERE id = " +
                                     std::to_string(frame));
@@ -190,19 +215,27 @@ public:
             sqlite3* db = nullptr;
             sqlite3_open(m_path.c_str(), &db);
             for (const std::string& sql : m_afterFinish)
-                if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK)
-                    qFatal("%s: %s", sql.c_str(), sqlite3_errmsg(db));
+                if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
+                    STALLSCOPE_FAIL("%s: %s: %s", m_path.c_str(), sql.c_str(), sqlite3_errmsg(db));
+                    sqlite3_close(db);
+                    return {};
+                }
             sqlite3_close(db);
         }
         LoadedFixture loaded;
         auto result = model::SessionLoader::load(m_path);
-        if (!result.ok())
-            qFatal("cannot load %s: %s", m_path.c_str(), result.error.c_str());
+        if (!result.ok()) {
+            STALLSCOPE_FAIL("cannot load %s: %s", m_path.c_str(), result.error.c_str());
+            return {};
+        }
         loaded.session = std::move(result.session);
         loaded.database = std::make_unique<model::SessionDatabase>();
         std::string error;
-        if (!loaded.database->open(m_path, &error))
-            qFatal("cannot open %s: %s", m_path.c_str(), error.c_str());
+        if (!loaded.database->open(m_path, &error)) {
+            STALLSCOPE_FAIL("cannot open %s: %s", m_path.c_str(), error.c_str());
+            return {};
+        }
+        m_failed = false;
         return loaded;
     }
 
@@ -215,6 +248,7 @@ private:
     int64_t m_correlation = 0, m_frames = 0;
     std::vector<std::string> m_afterFinish; // SQL run on the finished file
     bool m_light = false;
+    bool m_failed = false; // the file could not be created, finished or loaded
     int32_t m_kernelBlocks = 1024;
     uint64_t m_stacks = 0;
 };

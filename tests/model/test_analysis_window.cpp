@@ -9,6 +9,7 @@
 #include "model/session/session_loader.h"
 #include "tests/model/insight_fixture.h"
 #include "tests/support/small_session.h"
+#include "tests/support/test_failure.h"
 
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -35,17 +36,21 @@ private slots:
 private:
     std::string path(const std::string& name) { return m_dir.filePath(name.c_str()).toStdString(); }
     // The small session: starts at 1 µs (its process), ends at 100 µs; GPU work 1.5–23 µs;
-    // ranges "step 0" [1.5, 24] µs and "forward" [1.6, 4.8] µs on the main thread.
-    const model::Session& smallSession() {
+    // ranges "step 0" [1.5, 24] µs and "forward" [1.6, 4.8] µs on the main thread. Null when it
+    // cannot be written or loaded (which fails the test).
+    const model::Session* smallSession() {
         if (!m_small) {
             const std::string file = path("small.stallscope");
-            testing::writeSmallSession(file);
+            if (!testing::writeSmallSession(file))
+                return nullptr;
             auto result = model::SessionLoader::load(file);
-            if (!result.ok())
-                qFatal("cannot load %s: %s", file.c_str(), result.error.c_str());
+            if (!result.ok()) {
+                STALLSCOPE_FAIL("cannot load %s: %s", file.c_str(), result.error.c_str());
+                return nullptr;
+            }
             m_small = std::move(result.session);
         }
-        return *m_small;
+        return m_small.get();
     }
     void range(InsightFixture& f, int64_t thread, const std::string& name, int64_t start,
                int64_t end, int64_t depth = 0) {
@@ -67,6 +72,7 @@ void TestAnalysisWindow::activeWindowSkipsStartup() {
     f.memcpy(600'000, 700'000, format::CopyKind::DtoH, format::MemoryKind::Device,
              format::MemoryKind::Pinned, 64, true);
     const auto loaded = f.load();
+    QVERIFY(loaded.ok());
     const model::AnalysisWindow window = model::activeWindow(*loaded.session);
     QCOMPARE(window.kind, model::AnalysisWindow::Kind::Active);
     QCOMPARE(window.startNs, int64_t(300'000));
@@ -88,6 +94,7 @@ void TestAnalysisWindow::activeWindowWithoutGpuWork() {
     InsightFixture f(path("idle.stallscope"));
     f.sync(format::SyncKind::Device, 100'000, 200'000, std::nullopt);
     const auto loaded = f.load();
+    QVERIFY(loaded.ok());
     const model::AnalysisWindow window = model::activeWindow(*loaded.session);
     QCOMPARE(window.startNs, int64_t(0));
     QCOMPARE(window.endNs, int64_t(1'000'000));
@@ -152,8 +159,10 @@ void TestAnalysisWindow::parseForms() {
     QFETCH(qint64, end);
     QFETCH(QString, label);
     QFETCH(int, kind);
+    const model::Session* small = smallSession();
+    QVERIFY(small);
     std::string error;
-    const auto window = model::parseWindow(spec.toStdString(), smallSession(), &error);
+    const auto window = model::parseWindow(spec.toStdString(), *small, &error);
     QVERIFY2(window, error.c_str());
     QVERIFY(error.empty());
     QCOMPARE(window->startNs, start);
@@ -173,6 +182,7 @@ void TestAnalysisWindow::profilerStepsBeforeNvtxSteps() {
         range(f, f.thread, "ProfilerStep#" + std::to_string(7 + i), 100'000 * (i + 1),
               100'000 * (i + 1) + 50'000);
     const auto loaded = f.load();
+    QVERIFY(loaded.ok());
     std::string error;
     const auto window = model::parseWindow("steps:2-3", *loaded.session, &error);
     QVERIFY2(window, error.c_str());
@@ -205,6 +215,7 @@ void TestAnalysisWindow::nvtxStepsOfTheBusiestThreadAtTheOutermostDepth() {
     for (int i = 0; i < 3; ++i)
         range(f, worker, "step", 500'000 + 100'000 * i, 500'000 + 100'000 * i + 10'000);
     const auto loaded = f.load();
+    QVERIFY(loaded.ok());
     std::string error;
     const auto window = model::parseWindow("steps:3", *loaded.session, &error);
     QVERIFY2(window, error.c_str());
@@ -260,8 +271,10 @@ void TestAnalysisWindow::parseErrors_data() {
 void TestAnalysisWindow::parseErrors() {
     QFETCH(QString, spec);
     QFETCH(QString, error);
+    const model::Session* small = smallSession();
+    QVERIFY(small);
     std::string message;
-    QVERIFY(!model::parseWindow(spec.toStdString(), smallSession(), &message));
+    QVERIFY(!model::parseWindow(spec.toStdString(), *small, &message));
     QVERIFY2(QString::fromStdString(message).startsWith(error), message.c_str());
 }
 
@@ -280,6 +293,7 @@ void TestAnalysisWindow::statisticsClippedToTheWindow() {
     f.sync(format::SyncKind::StreamWaitEvent, 400'000, 410'000, std::nullopt, f.stream);
     f.sync(format::SyncKind::Device, 800'000, 900'000, std::nullopt); // after
     const auto loaded = f.load();
+    QVERIFY(loaded.ok());
     std::string error;
     model::AnalysisOptions options;
     options.window = model::parseWindow("200us:600us", *loaded.session, &error);
@@ -310,6 +324,7 @@ void TestAnalysisWindow::summaryTextAndJson() {
     InsightFixture f(path("output.stallscope"));
     f.kernel(250'000, 750'000);
     const auto loaded = f.load();
+    QVERIFY(loaded.ok());
     const model::InsightReport report = loaded.analyze();
     const std::string text = model::insightReportToText(report);
     QVERIFY2(text.find("\nWindow: active (first kernel to last GPU work) 250 µs – 750 µs (500 µs)\n"

@@ -92,7 +92,7 @@ void TestBadInput::rejected() {
     QFETCH(QString, expected);
     const std::string file = m_dir.filePath(name + ".stallscope").toStdString();
     const std::string good = m_dir.filePath("good-" + name + ".stallscope").toStdString();
-    testing::writeSmallSession(good);
+    QVERIFY(testing::writeSmallSession(good));
     const QByteArray goodBytes = readBytes(good);
 
     if (name == "directory") {
@@ -132,7 +132,7 @@ void TestBadInput::rejected() {
 // Garbage written over every page in turn: the loader must fail cleanly or load, never crash.
 void TestBadInput::corruptPagesNeverCrash() {
     const std::string good = m_dir.filePath("corrupt-source.stallscope").toStdString();
-    testing::writeSmallSession(good);
+    QVERIFY(testing::writeSmallSession(good));
     const QByteArray goodBytes = readBytes(good);
     const std::string file = m_dir.filePath("corrupt.stallscope").toStdString();
     const int pageSize = 4096;
@@ -154,7 +154,7 @@ void TestBadInput::corruptPagesNeverCrash() {
 
 void TestBadInput::recordingSessionOpensWithWarning() {
     const std::string file = m_dir.filePath("recording.stallscope").toStdString();
-    testing::writeSmallSession(file, format::kStatusRecording);
+    QVERIFY(testing::writeSmallSession(file, format::kStatusRecording));
     const auto result = model::SessionLoader::load(file);
     QVERIFY2(result.ok(), result.error.c_str());
     QCOMPARE(result.session->status, std::string("recording"));
@@ -167,7 +167,7 @@ void TestBadInput::recordingSessionOpensWithWarning() {
 
 void TestBadInput::incompleteSessionOpensWithWarning() {
     const std::string file = m_dir.filePath("incomplete.stallscope").toStdString();
-    testing::writeSmallSession(file, format::kStatusIncomplete);
+    QVERIFY(testing::writeSmallSession(file, format::kStatusIncomplete));
     const auto result = model::SessionLoader::load(file);
     QVERIFY2(result.ok(), result.error.c_str());
     QVERIFY(result.session->warning.find("incomplete") != std::string::npos);

@@ -116,6 +116,7 @@ private slots:
         options.rankSteps = 12;
         options.collectiveBytes = 4 << 20;
         const testing::GeneratedSession run = testing::generateSession(dir, "ranks", options);
+        QVERIFY(run.ok());
         const model::Session& session = *run.session;
         QCOMPARE(run.stats.rowsIn(format::tables::kCollectiveCalls), qint64(24));
         int64_t withCall = 0, collectives = 0;
@@ -159,6 +160,7 @@ private slots:
         options.rankSteps = 3;
         options.collectiveBytes = 0;
         const testing::GeneratedSession run = testing::generateSession(dir, "plain", options);
+        QVERIFY(run.ok());
         for (const model::StreamLane& lane : run.session->streamLanes)
             for (size_t i = 0; i < lane.kernels.size(); ++i)
                 QVERIFY(!run.session->collectiveCall(lane.kernels.rowId[i]));

@@ -100,7 +100,9 @@ private:
 
 void TestHostSamples::initTestCase() {
     m_straggler = generateSession(m_dir, "straggler.stallscope", straggler(200));
+    QVERIFY(m_straggler.ok());
     m_collate = generateSession(m_dir, "collate.stallscope", collating(1000));
+    QVERIFY(m_collate.ok());
 }
 
 void TestHostSamples::samplesRoundTrip() {
@@ -154,6 +156,7 @@ void TestHostSamples::collectiveFromAThreadWithoutPython() {
     model::SyntheticOptions options = straggler(200);
     options.collectivesFromSecondThread = true;
     const Run run = generateSession(m_dir, "straggler-autograd.stallscope", options);
+    QVERIFY(run.ok());
     QCOMPARE(run.session->threads.size(), size_t(4)); // two threads per rank
     const QString cause = causeOf(run.analyze());
     QVERIFY2(cause.contains("sampled, the host was at train.py:41 in train_step (100.0 % of "),
@@ -163,6 +166,7 @@ void TestHostSamples::collectiveFromAThreadWithoutPython() {
 
 void TestHostSamples::withoutSamplesTheCauseNamesNoLine() {
     const Run run = generateSession(m_dir, "straggler-unsampled.stallscope", straggler(0));
+    QVERIFY(run.ok());
     QCOMPARE(run.session->hostSamples, int64_t(0));
     const QString cause = causeOf(run.analyze());
     QVERIFY2(cause.startsWith("host work between") && !cause.contains("sampled"),
@@ -184,6 +188,7 @@ void TestHostSamples::minSamplesOfTheGapsBothSides() {
 void TestHostSamples::minLineShareBothSides() {
     // Every 4th sample at data.py:75: the sleep line holds 75 %, the second 25 %.
     const Run run = generateSession(m_dir, "straggler-two-lines.stallscope", straggler(200, 4));
+    QVERIFY(run.ok());
     QVERIFY(run.stats.secondLineSamples * 4 == run.stats.hostSamples);
     model::InsightThresholds t;
     t.sampledLines.minLineShare = 0.25;
@@ -226,6 +231,7 @@ void TestHostSamples::gpuIdleNamesTheCollateLine() {
 
 void TestHostSamples::noSamplesNoHostGap() {
     const Run run = generateSession(m_dir, "collate-unsampled.stallscope", collating(0));
+    QVERIFY(run.ok());
     QVERIFY(!hasRule(run.analyze(), InsightRule::HostGap));
 }
 
@@ -258,6 +264,7 @@ void TestHostSamples::hostGapThresholdsBothSides() {
 
 void TestHostSamples::sampledSyncSiteLineIsEvidenceOfItsFinding() {
     const Run run = generateSession(m_dir, "collate-at-item.stallscope", collating(1000, true));
+    QVERIFY(run.ok());
     const model::InsightReport report = run.analyze();
     QVERIFY(!ruleOf(report, InsightRule::HostGap)); // no finding of its own
     const model::Insight* site = nullptr;

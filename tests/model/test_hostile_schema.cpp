@@ -93,7 +93,7 @@ void TestHostileSchema::foreignSchemaIsRefusedUnread() {
     QFETCH(QString, sql);
     QFETCH(QString, expected);
     const std::string file = m_dir.file(QTest::currentDataTag());
-    testing::writeSmallSession(file);
+    QVERIFY(testing::writeSmallSession(file));
     testing::execSql(file, sql.toUtf8().constData());
     const QByteArray before = fileHash(file);
 
@@ -123,7 +123,7 @@ void TestHostileSchema::foreignMetaIsNotASession() {
 void TestHostileSchema::triggersNeverFire() {
     // Even a connection that skips the schema check (any format::Database) runs no trigger.
     const std::string file = m_dir.file("trigger.stallscope");
-    testing::writeSmallSession(file);
+    QVERIFY(testing::writeSmallSession(file));
     testing::execSql(file, "CREATE TRIGGER leak AFTER INSERT ON strings BEGIN "
                            "INSERT INTO diagnostics(at_ns, severity, message) "
                            "VALUES (0, 'x', 'fired'); END");
@@ -144,7 +144,7 @@ void TestHostileSchema::triggersNeverFire() {
 void TestHostileSchema::finalizeIndexesAreOptional() {
     // A session whose recording was cut short has no finalize indexes: still ours.
     const std::string file = m_dir.file("no-indexes.stallscope");
-    testing::writeSmallSession(file);
+    QVERIFY(testing::writeSmallSession(file));
     testing::execSql(file, "DROP INDEX syncs_by_stack; DROP INDEX stack_frames_by_frame");
     QVERIFY(model::SessionLoader::load(file).ok());
     format::Database db;
@@ -156,7 +156,7 @@ void TestHostileSchema::finalizeIndexesAreOptional() {
 void TestHostileSchema::readOnlyFileInReadOnlyFolderOpens() {
     testing::ScratchDir folder;
     const std::string file = folder.file("shared.stallscope");
-    testing::writeSmallSession(file);
+    QVERIFY(testing::writeSmallSession(file));
     const QByteArray before = fileHash(file);
     const std::string dir = folder.path().toStdString();
     QCOMPARE(chmod(file.c_str(), 0444), 0);

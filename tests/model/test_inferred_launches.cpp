@@ -45,6 +45,7 @@ private slots:
         f.sync(SyncKind::PageableCopy, 13'000, 15'000, stack, f.stream, {}, copy);
         f.sync(SyncKind::Stream, 16'000, 17'000, stack, f.stream);
         const testing::LoadedFixture loaded = f.load();
+        QVERIFY(loaded.ok());
         RunGraph graph;
         QVERIFY(graph.build(*loaded.session, std::span<const model::CudaEventInfo>(), nullptr));
         QCOMPARE(graph.launchesInferred(), light);

@@ -159,6 +159,7 @@ void TestInsightOutput::userFrameWinsEndToEnd() {
     const int64_t driverOnly = f.stackOf({f.driverFrame(0x3000), f.driverFrame(0x3100)});
     f.sync(SyncKind::Device, 900'000, 900'150, driverOnly, f.stream);
     const auto report = f.load({user}).analyze();
+    QVERIFY(f.ok());
     QCOMPARE(report.sites.size(), size_t(5));
     QCOMPARE(report.sites[0].site.label(), std::string("ops.cpp:42 in fusedStep"));
     QCOMPARE(report.sites[1].site.label(),
@@ -240,6 +241,7 @@ void TestInsightOutput::measuredCostsInEvidenceAndJson() {
     f.writer().setMeta(format::meta::kRecorderLaunchOverheadNs, "300");
     f.writer().setMeta(format::meta::kGpuDeepQueueDelayNs, "700");
     const model::InsightReport report = f.load().analyze();
+    QVERIFY(f.ok());
     const QJsonObject root = QJsonDocument::fromJson(model::insightReportToJson(report)).object();
     const QJsonObject summary = root["summary"].toObject();
     QCOMPARE(summary["recorder_overhead"]["restart_ns"].toInteger(), 1'500);

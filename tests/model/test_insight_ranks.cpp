@@ -75,7 +75,9 @@ private:
 
 void TestInsightRanks::initTestCase() {
     m_late = generateSession(m_dir, "late.stallscope", job(2, 1, kDelayNs));
+    QVERIFY(m_late.ok());
     m_even = generateSession(m_dir, "even.stallscope", job(2, -1, 0));
+    QVERIFY(m_even.ok());
 }
 
 // The generator: a rank row per process, one all-reduce per step and rank, ending together.
@@ -155,8 +157,10 @@ void TestInsightRanks::evenRanksHaveNoStraggler() {
 // 500 µs late every step: below straggler.minLatenessNs (1 ms); 5 ms: above.
 void TestInsightRanks::smallDelayIsNoStraggler() {
     const Run small = generateSession(m_dir, "small.stallscope", job(2, 1, 500'000));
+    QVERIFY(small.ok());
     QVERIFY(!stragglerOf(small.analyze()));
     const Run two = generateSession(m_dir, "five.stallscope", job(2, 1, 5'000'000));
+    QVERIFY(two.ok());
     const model::InsightReport report = two.analyze();
     const model::Insight* found = stragglerOf(report);
     QVERIFY(found);
@@ -220,6 +224,7 @@ void TestInsightRanks::stragglerLateByItsOwnSync() {
     model::SyntheticOptions options = job(3, 2, kDelayNs);
     options.stragglerSyncs = true;
     const Run run = generateSession(m_dir, "own_sync.stallscope", options);
+    QVERIFY(run.ok());
     const model::InsightReport report = run.analyze();
     const model::Insight* found = stragglerOf(report);
     QVERIFY(found);
@@ -286,6 +291,7 @@ void TestInsightRanks::perRankNumbersAddUp() {
     model::SyntheticOptions single;
     single.targetEvents = 5'000;
     const Run one = generateSession(m_dir, "single.stallscope", single);
+    QVERIFY(one.ok());
     for (const model::SyncSiteStats& site : one.analyze().sites)
         QVERIFY(site.ranks.empty());
 }

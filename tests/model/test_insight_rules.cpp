@@ -4,9 +4,13 @@
 // the active window (first kernel to last GPU work).
 #include "format/session_meta.h"
 #include "tests/model/insight_fixture.h"
+#include "tests/support/optional_text.h"
 #include "tests/support/scratch_dir.h"
+#include "tests/support/test_failure.h"
 
 #include <QTest>
+
+#include <optional>
 
 using namespace stallscope;
 using format::CopyKind;
@@ -53,6 +57,7 @@ void TestInsightRules::inLoopSyncFires() {
     InsightFixture f(m_dir.file("loop.stallscope"));
     f.writeLoop(f.pythonStack("/home/u/train.py", 90, "train_step"), 5, 4);
     const model::InsightReport report = f.load().analyze();
+    QVERIFY(f.ok());
     QVERIFY(!report.cancelled);
     QCOMPARE(report.insights.size(), size_t(1)); // one finding for the site
 
@@ -114,6 +119,7 @@ void TestInsightRules::inLoopSyncFromALightRecording() {
     f.setLightRecording(true);
     f.writeLoop(f.pythonStack("/home/u/train.py", 90, "train_step"), 5, 4);
     const model::InsightReport report = f.load().analyze();
+    QVERIFY(f.ok());
     QCOMPARE(report.insights.size(), size_t(1));
     const model::Insight& loop = report.insights[0];
     QCOMPARE(loop.rule, InsightRule::InLoopSync);
@@ -134,6 +140,7 @@ void TestInsightRules::inLoopSyncNativeWording() {
     InsightFixture f(m_dir.file("native.stallscope"));
     f.writeLoop(f.nativeStack("/src/train.cu", 120, "runStep"), 5, 4);
     const auto report = f.load().analyze();
+    QVERIFY(f.ok());
     const auto loops = insightsOf(report, InsightRule::InLoopSync);
     QCOMPARE(loops.size(), size_t(1));
     QCOMPARE(loops[0]->site.language, model::SourceLanguage::Native);
@@ -149,6 +156,7 @@ void TestInsightRules::pipelinedLoopIsNotInLoop() {
     f.sync(SyncKind::Stream, 455'000, 455'500, stack, f.stream); // total_loss.item() after the loop
     const auto report =
         f.load().analyze(testing::everySimulatedSiteAFinding()); // 500 ns saves little
+    QVERIFY(f.ok());
     QVERIFY(insightsOf(report, InsightRule::InLoopSync).empty());
     QVERIFY(insightsOf(report, InsightRule::GpuBubble).empty()); // no GPU work follows it
     const auto attribution = insightsOf(report, InsightRule::SyncAttribution);
@@ -173,6 +181,7 @@ void TestInsightRules::tooFewToBeALoop() {
     InsightFixture f(m_dir.file(file.c_str()));
     f.writeLoop(f.pythonStack("/home/u/train.py", 90, "train_step"), steps, launchesBetween);
     const auto report = f.load().analyze();
+    QVERIFY(f.ok());
     QVERIFY(insightsOf(report, InsightRule::InLoopSync).empty());
     QCOMPARE(insightsOf(report, InsightRule::SyncAttribution).at(0)->count, int64_t(steps));
 }
@@ -181,6 +190,7 @@ void TestInsightRules::thresholdsComeFromOnePlace() {
     InsightFixture f(m_dir.file("thresholds.stallscope"));
     f.writeLoop(f.pythonStack("/home/u/train.py", 90, "train_step"), 5, 4);
     const auto loaded = f.load();
+    QVERIFY(loaded.ok());
     model::AnalysisOptions options;
     options.thresholds.inLoop.minLaunches = 5;
     QVERIFY(insightsOf(loaded.analyze(options), InsightRule::InLoopSync).empty());
@@ -201,6 +211,7 @@ void TestInsightRules::pageableCopyFires() {
         f.sync(SyncKind::PageableCopy, t0 + 2'000, t0 + 54'000, stack, f.stream, {}, copy);
     }
     const auto report = f.load().analyze();
+    QVERIFY(f.ok());
     const auto copies = insightsOf(report, InsightRule::PageableCopy);
     QCOMPARE(copies.size(), size_t(1));
     const model::Insight& insight = *copies[0];
@@ -241,6 +252,7 @@ void TestInsightRules::pinnedAsyncCopyIsNotPageable() {
         f.sync(SyncKind::BlockingCopy, t0 + 2'000, t0 + 56'000, stack, f.stream, {}, copy);
     }
     const auto report = f.load().analyze();
+    QVERIFY(f.ok());
     QVERIFY(insightsOf(report, InsightRule::PageableCopy).empty());
     QCOMPARE(insightsOf(report, InsightRule::SyncAttribution).at(0)->count, int64_t(3));
 }
@@ -253,6 +265,7 @@ void TestInsightRules::deviceSyncWithOneActiveStream() {
     f.launch(199'000, 200'000, 300'000);
     f.sync(SyncKind::Device, 210'000, 300'500, stack);
     const auto report = f.load().analyze();
+    QVERIFY(f.ok());
     const auto device = insightsOf(report, InsightRule::DeviceSync);
     QCOMPARE(device.size(), size_t(1));
     QCOMPARE(device[0]->rule, InsightRule::SyncAttribution); // narrowing is evidence, not a fix
@@ -278,6 +291,7 @@ void TestInsightRules::deviceSyncWithTwoActiveStreamsIsSilent() {
     f.sync(SyncKind::Device, 20'000, 110'500, stack);
     f.sync(SyncKind::Device, 500'000, 501'000, stack); // nothing running: not flagged either
     const auto report = f.load().analyze(testing::everySimulatedSiteAFinding());
+    QVERIFY(f.ok());
     QVERIFY(insightsOf(report, InsightRule::DeviceSync).empty());
     // Calls count inside the window: the second sync comes after the last GPU work.
     QCOMPARE(insightsOf(report, InsightRule::SyncAttribution).at(0)->count, int64_t(1));
@@ -302,6 +316,7 @@ void TestInsightRules::defaultStreamSerializes() {
     InsightFixture f(m_dir.file("default.stallscope"));
     writeThreeStreamPeriods(f);
     const auto report = f.load().analyze();
+    QVERIFY(f.ok());
     const auto serial = insightsOf(report, InsightRule::DefaultStream);
     QCOMPARE(serial.size(), size_t(1));
     QCOMPARE(serial[0]->count, int64_t(3));
@@ -320,7 +335,9 @@ void TestInsightRules::overlappingStreamsAreNotSerialized() {
     InsightFixture f(m_dir.file("overlap.stallscope"));
     // Overlaps stream 7 once: the streams do not synchronize with the default stream.
     writeThreeStreamPeriods(f, /*overlapPeriod=*/1);
-    QVERIFY(insightsOf(f.load().analyze(), InsightRule::DefaultStream).empty());
+    const model::InsightReport report = f.load().analyze();
+    QVERIFY(f.ok());
+    QVERIFY(insightsOf(report, InsightRule::DefaultStream).empty());
 }
 
 void TestInsightRules::launchBoundStretch() {
@@ -330,6 +347,7 @@ void TestInsightRules::launchBoundStretch() {
     for (int i = 0; i <= 40; ++i)
         f.kernel(10'000 + 10'000 * i, 12'000 + 10'000 * i);
     const auto report = f.load().analyze();
+    QVERIFY(f.ok());
     const auto bound = insightsOf(report, InsightRule::LaunchBound);
     QCOMPARE(bound.size(), size_t(1));
     QCOMPARE(bound[0]->count, int64_t(1));
@@ -352,7 +370,9 @@ void TestInsightRules::launchBoundSilent() {
         f.kernel(1'000'000 + 70'000 * i, 1'030'000 + 70'000 * i);
     for (int i = 0; i <= 20; ++i) // a short launch-bound run below the threshold
         f.kernel(5'000'000 + 10'000 * i, 5'002'000 + 10'000 * i);
-    QVERIFY(insightsOf(f.load().analyze(), InsightRule::LaunchBound).empty());
+    const model::InsightReport report = f.load().analyze();
+    QVERIFY(f.ok());
+    QVERIFY(insightsOf(report, InsightRule::LaunchBound).empty());
 }
 
 // Two threads wait 600 µs each for one kernel that keeps the GPU busy the whole window: no fix
@@ -365,6 +385,7 @@ void TestInsightRules::savingsCappedByGpuIdleTime() {
     f.sync(SyncKind::Stream, 100'000, 700'000, stack, f.stream);
     f.sync(SyncKind::Stream, 100'000, 700'000, stack, f.stream, second);
     const auto loaded = f.load();
+    QVERIFY(loaded.ok());
     // By default a fix that saves nothing is no card (simulation.minSavingShare): a table row.
     const auto byDefault = loaded.analyze();
     QVERIFY(byDefault.insights.empty());
@@ -388,6 +409,7 @@ void TestInsightRules::bubbleNeedsAnIdleGpu() {
     f.kernel(0, 900'000, 0, side); // keeps the device busy past every sync
     f.writeLoop(stack, 5, 4);
     const auto report = f.load().analyze(testing::everySimulatedSiteAFinding());
+    QVERIFY(f.ok());
     QVERIFY(insightsOf(report, InsightRule::GpuBubble).empty());
     QCOMPARE(report.sites.at(0).bubbleNs, int64_t(0));
     // The side stream keeps the GPU busy until after the loop: the waits cost nothing, so the
@@ -406,6 +428,7 @@ void TestInsightRules::bubbleIsCappedPerSync() {
     f.sync(SyncKind::Stream, 20'000, 100'000, stack, f.stream);
     f.launch(2'099'000, 2'100'000, 2'200'000); // 2 ms later: only 1 ms counts
     const auto report = f.load().analyze();
+    QVERIFY(f.ok());
     QCOMPARE(report.sites.at(0).bubbleNs, int64_t(1'000'000));
     const auto bubble = insightsOf(report, InsightRule::GpuBubble);
     QCOMPARE(bubble.size(), size_t(1));
@@ -427,6 +450,7 @@ void TestInsightRules::syncOnIdleGpuHasNoBubble() {
         f.launch(t0 + 80'000, t0 + 90'000, t0 + 100'000);
     }
     const auto report = f.load().analyze();
+    QVERIFY(f.ok());
     QCOMPARE(report.sites.at(0).count, int64_t(5));
     QCOMPARE(report.sites.at(0).bubbleNs, int64_t(0));
     QVERIFY(insightsOf(report, InsightRule::GpuBubble).empty());
@@ -437,7 +461,9 @@ void TestInsightRules::syncOnIdleGpuHasNoBubble() {
 // kernels. When the last gap ends in a kernel's first run (another name) it is CUDA loading that
 // kernel's module, not collate: 4 gaps are counted, and the evidence says why the fifth is not.
 void TestInsightRules::hostGapLeavesOutModuleLoads() {
-    auto hostGap = [this](bool lastIsFirstRun, std::string* evidence, bool powerCapped = false) {
+    // Nothing when the fixture or the one finding failed (which failed the test).
+    auto hostGap = [this](bool lastIsFirstRun, std::string* evidence,
+                          bool powerCapped = false) -> std::optional<int64_t> {
         const std::string name = std::string(lastIsFirstRun ? "module-load" : "no-load") +
                                  (powerCapped ? "-capped" : "") + ".stallscope";
         InsightFixture f(m_dir.file(name.c_str()), 20'000'000);
@@ -470,25 +496,31 @@ void TestInsightRules::hostGapLeavesOutModuleLoads() {
             f.writer().setMeta(format::meta::kGpuPowerBusySamples, "10");
             f.writer().setMeta(format::meta::kGpuPowerCappedSamples, "10");
         }
-        const model::InsightReport report = f.load().analyze();
+        const testing::LoadedFixture loaded = f.load();
+        if (!loaded.ok())
+            return std::nullopt;
+        const model::InsightReport report = loaded.analyze();
         const auto found = insightsOf(report, InsightRule::HostGap);
-        if (found.size() != 1)
-            qFatal("expected one host-gap finding");
+        if (found.size() != 1) {
+            STALLSCOPE_FAIL("%s: expected one host-gap finding, found %zu", name.c_str(),
+                            found.size());
+            return std::nullopt;
+        }
         *evidence = found[0]->evidence + "\nassumed: " + report.assumptions;
         return found[0]->savingsNs;
     };
     std::string all, rest;
-    QCOMPARE(hostGap(false, &all), int64_t(10'000'000));
+    QCOMPARE(hostGap(false, &all), std::optional<int64_t>(10'000'000));
     QVERIFY2(all.find("in 5 gaps") != std::string::npos &&
                  all.find("first run") == std::string::npos,
              all.c_str());
-    QCOMPARE(hostGap(true, &rest), int64_t(8'000'000));
+    QCOMPARE(hostGap(true, &rest), std::optional<int64_t>(8'000'000));
     QVERIFY2(rest.find("in 4 gaps") != std::string::npos, rest.c_str());
     QVERIFY2(rest.find("not counted: 1 gap before a kernel's first run") != std::string::npos,
              rest.c_str());
     // At the GPU's power cap the overlapped idle time is discounted as a sync fix's is.
     std::string capped;
-    QCOMPARE(hostGap(false, &capped, true), int64_t(6'000'000));
+    QCOMPARE(hostGap(false, &capped, true), std::optional<int64_t>(6'000'000));
     QVERIFY2(capped.find("power limit (10 of 10 busy samples)") != std::string::npos,
              capped.c_str());
 }
@@ -505,6 +537,7 @@ void TestInsightRules::inLoopFreeGetsTheAllocationAdvice() {
         f.sync(SyncKind::BlockingAlloc, t0 + 4'000, t0 + 42'500, stack);
     }
     const model::InsightReport report = f.load().analyze(); // (insightsOf points into it)
+    QVERIFY(f.ok());
     const auto loops = insightsOf(report, InsightRule::InLoopSync);
     QCOMPARE(loops.size(), size_t(1));
     QVERIFY(loops[0]->recommendation.find("preallocate buffers outside the loop") !=
@@ -529,6 +562,7 @@ void TestInsightRules::launchBoundThroughQueuedKernels() {
                 f.kernel(t + 500, t + 1'500);
         }
         const model::InsightReport report = f.load().analyze();
+        QVERIFY(f.ok());
         const auto bound = insightsOf(report, InsightRule::LaunchBound);
         if (queued == 2) {
             QVERIFY(bound.empty());

@@ -35,6 +35,7 @@ private slots:
             t += 1'000;
         }
         const testing::LoadedFixture loaded = fixture.load();
+        QVERIFY(loaded.ok());
         model::KernelLaunchIndex index;
         index.build(*loaded.session);
         QVERIFY(!index.callsRecorded(0)); // kernels alone, as a light recording has them
@@ -56,6 +57,7 @@ private slots:
         testing::InsightFixture fixture(m_dir.file("calls.stallscope"));
         fixture.launch(1'000, 2'000, 3'000);
         const testing::LoadedFixture loaded = fixture.load();
+        QVERIFY(loaded.ok());
         model::KernelLaunchIndex index;
         index.build(*loaded.session);
         QVERIFY(index.callsRecorded(0));

@@ -8,11 +8,14 @@
 #include "model/analysis/line_rewrite.h"
 #include "tests/model/insight_fixture.h"
 #include "tests/support/scratch_dir.h"
+#include "tests/support/test_failure.h"
 
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QTest>
+
+#include <optional>
 
 using namespace stallscope;
 using format::CopyKind;
@@ -23,11 +26,12 @@ using testing::InsightFixture;
 
 namespace {
 
-const model::SyncOperation& operation(const QString& id) {
+// Null for an unknown id (which fails the test).
+const model::SyncOperation* operation(const QString& id) {
     const model::SyncOperation* found = model::syncOperationById(id.toStdString());
     if (!found)
-        qFatal("no operation %s", qPrintable(id));
-    return *found;
+        STALLSCOPE_FAIL("no operation %s", qPrintable(id));
+    return found;
 }
 
 // train.py with `line` as its line 41.
@@ -253,7 +257,9 @@ void TestLineRewrite::rewrites() {
     QFETCH(QString, rewritten);
     QFETCH(QString, note);
     const std::string text = line.toStdString();
-    const std::optional<LineRewrite> rewrite = model::rewrittenLine(::operation(operation), text);
+    const model::SyncOperation* op = ::operation(operation);
+    QVERIFY(op);
+    const std::optional<LineRewrite> rewrite = model::rewrittenLine(*op, text);
     QVERIFY(rewrite);
     QCOMPARE(QString::fromStdString(rewrite->line), rewritten);
     QVERIFY2(note.isEmpty() ? rewrite->note.empty()
@@ -392,18 +398,23 @@ void TestLineRewrite::leavesAlone() {
     QFETCH(QString, operation);
     QFETCH(QString, line);
     const std::string text = line.toStdString();
-    const std::optional<LineRewrite> rewrite = model::rewrittenLine(::operation(operation), text);
+    const model::SyncOperation* op = ::operation(operation);
+    QVERIFY(op);
+    const std::optional<LineRewrite> rewrite = model::rewrittenLine(*op, text);
     QVERIFY2(!rewrite, rewrite ? rewrite->line.c_str() : "");
 }
 
 // A template rewrites lines of its own operation: the line says what it is only together with
 // what the recording says synced.
 void TestLineRewrite::templatesOfItsOperationOnly() {
-    QVERIFY(model::rewrittenLine(operation("item"), "total += loss.item()"));
-    QVERIFY(!model::rewrittenLine(operation("nonzero"), "total += loss.item()"));
-    QVERIFY(!model::rewrittenLine(operation("item"), "idx = torch.nonzero(mask)"));
-    QVERIFY(
-        !model::rewrittenLine(operation("cuda-stream-synchronize"), "torch.cuda.synchronize()"));
+    const model::SyncOperation* item = operation("item");
+    const model::SyncOperation* nonzero = operation("nonzero");
+    const model::SyncOperation* streamSync = operation("cuda-stream-synchronize");
+    QVERIFY(item && nonzero && streamSync);
+    QVERIFY(model::rewrittenLine(*item, "total += loss.item()"));
+    QVERIFY(!model::rewrittenLine(*nonzero, "total += loss.item()"));
+    QVERIFY(!model::rewrittenLine(*item, "idx = torch.nonzero(mask)"));
+    QVERIFY(!model::rewrittenLine(*streamSync, "torch.cuda.synchronize()"));
     QVERIFY(model::hasLineTemplate("item") && model::hasLineTemplate("empty-cache"));
     QVERIFY(!model::hasLineTemplate("bool-condition") && !model::hasLineTemplate("no-such-op"));
 }
@@ -424,7 +435,8 @@ void TestLineRewrite::sitesOfPythonLinesOnly() {
     const std::string line = "total += loss.item()";
     model::SyncEvidence evidence;
     evidence.line = line;
-    const model::SyncOperation* item = &operation("item");
+    const model::SyncOperation* item = operation("item");
+    QVERIFY(item);
     model::SourceSite site{kTrainPath, 41, "train", model::SourceLanguage::Python};
     QVERIFY(model::siteLineRewrite(item, evidence, site));
     QVERIFY(!model::siteLineRewrite(nullptr, evidence, site));
@@ -469,8 +481,9 @@ void TestLineRewrite::everyTemplateIsDocumented() {
 
 namespace {
 
-// A loop of five `.item()` reads at train.py:41, whose text is `line`.
-model::InsightReport analyzeReads(const std::string& path, const std::string& line) {
+// A loop of five `.item()` reads at train.py:41, whose text is `line`. Nothing when the fixture
+// failed (which failed the test).
+std::optional<model::InsightReport> analyzeReads(const std::string& path, const std::string& line) {
     InsightFixture f(path);
     const std::string source = trainSource(line);
     f.writer().addSource({kTrainPath, "", int64_t(source.size()), false, source});
@@ -485,16 +498,20 @@ model::InsightReport analyzeReads(const std::string& path, const std::string& li
                    f.nativeFrame("", 0, "at::_ops::_local_scalar_dense::call(at::Tensor const&)"),
                    f.nativeFrame("", 0, "at::_ops::item::call(at::Tensor const&)"), python});
     f.writeLoop(stack, 5, 4);
-    return f.load({python}).analyze();
+    const testing::LoadedFixture loaded = f.load({python});
+    if (!loaded.ok())
+        return std::nullopt;
+    return loaded.analyze();
 }
 
 } // namespace
 
 void TestLineRewrite::embeddedLineRewrittenOnTheFinding() {
-    const model::InsightReport report =
+    const std::optional<model::InsightReport> report =
         analyzeReads(m_dir.file("rewritten.stallscope"), "        total += loss.item()");
-    QCOMPARE(report.insights.size(), size_t(1));
-    const model::Insight& insight = report.insights[0];
+    QVERIFY(report);
+    QCOMPARE(report->insights.size(), size_t(1));
+    const model::Insight& insight = report->insights[0];
     QVERIFY(insight.operation);
     QCOMPARE(std::string(insight.operation->id), std::string("item"));
     QVERIFY(insight.lineRewrite);
@@ -502,28 +519,29 @@ void TestLineRewrite::embeddedLineRewrittenOnTheFinding() {
     // The recipe stays the operation's; the rewritten line comes first wherever the fix shows.
     QCOMPARE(insight.recommendation,
              std::string(insight.operation->rewrite(model::SourceLanguage::Python)));
-    const std::string text = model::insightReportToText(report);
+    const std::string text = model::insightReportToText(*report);
     QVERIFY2(text.find("   Fix: Your line, rewritten: `total += loss.detach()` (`total` becomes "
                        "a tensor on the GPU: read it once after the loop, `total.item()`). "
                        "Keep the value on the GPU") != std::string::npos,
              text.c_str());
-    const QJsonObject json = model::insightReportToJsonObject(report)["insights"][0].toObject();
+    const QJsonObject json = model::insightReportToJsonObject(*report)["insights"][0].toObject();
     QCOMPARE(json["line_rewrite"]["line"].toString(), QStringLiteral("total += loss.detach()"));
     QVERIFY(json["line_rewrite"]["note"].toString().startsWith(QStringLiteral("`total` becomes")));
     QCOMPARE(json["recommendation"].toString(), QString::fromStdString(insight.recommendation));
 }
 
 void TestLineRewrite::lineWithoutTemplateKeepsTheRecipe() {
-    const model::InsightReport report =
+    const std::optional<model::InsightReport> report =
         analyzeReads(m_dir.file("recipe.stallscope"), "        loss_value = loss.item()");
-    QCOMPARE(report.insights.size(), size_t(1));
-    const model::Insight& insight = report.insights[0];
+    QVERIFY(report);
+    QCOMPARE(report->insights.size(), size_t(1));
+    const model::Insight& insight = report->insights[0];
     QVERIFY(insight.operation);
     QVERIFY(!insight.lineRewrite);
     QCOMPARE(model::fixText(insight), insight.recommendation);
-    const std::string text = model::insightReportToText(report);
+    const std::string text = model::insightReportToText(*report);
     QVERIFY(text.find("   Fix: " + insight.recommendation + "\n") != std::string::npos);
-    const QJsonObject json = model::insightReportToJsonObject(report)["insights"][0].toObject();
+    const QJsonObject json = model::insightReportToJsonObject(*report)["insights"][0].toObject();
     QVERIFY(json.contains(QStringLiteral("line_rewrite")));
     QVERIFY(json["line_rewrite"].isNull());
 }
@@ -553,6 +571,7 @@ void TestLineRewrite::pinnedCopyRewriteOnlyForUploads() {
         f.sync(SyncKind::PageableCopy, t0 + 2'000, t0 + 54'000, stack, f.stream, {}, copy);
     }
     const model::InsightReport report = f.load().analyze();
+    QVERIFY(f.ok());
     QCOMPARE(report.insights.size(), size_t(1));
     const model::Insight& insight = report.insights[0];
     QVERIFY(insight.operation);

@@ -22,7 +22,8 @@ private slots:
     void accepted();
 
 private:
-    // The small session with `sql` applied, named after the data row; returns its path.
+    // The small session with `sql` applied, named after the data row; returns its path (empty when
+    // the session cannot be written, which fails the test).
     std::string writeEdited(const QString& sql);
     QTemporaryDir m_dir;
 };
@@ -30,7 +31,8 @@ private:
 std::string TestLoaderValidity::writeEdited(const QString& sql) {
     const QString name = QString(QTest::currentDataTag()).replace(' ', '-');
     const std::string file = m_dir.filePath(name + ".stallscope").toStdString();
-    testing::writeSmallSession(file);
+    if (!testing::writeSmallSession(file))
+        return {};
     testing::execSql(file, sql.toUtf8().constData());
     return file;
 }
@@ -147,7 +149,9 @@ void TestLoaderValidity::rejected_data() {
 void TestLoaderValidity::rejected() {
     QFETCH(QString, sql);
     QFETCH(QString, expected);
-    testing::expectLoadError(writeEdited(sql), expected);
+    const std::string file = writeEdited(sql);
+    QVERIFY(!file.empty());
+    testing::expectLoadError(file, expected);
 }
 
 // The valid side of each boundary above.
@@ -178,7 +182,9 @@ void TestLoaderValidity::accepted_data() {
 
 void TestLoaderValidity::accepted() {
     QFETCH(QString, sql);
-    const auto result = model::SessionLoader::load(writeEdited(sql));
+    const std::string file = writeEdited(sql);
+    QVERIFY(!file.empty());
+    const auto result = model::SessionLoader::load(file);
     QVERIFY2(result.ok(), result.error.c_str());
     QCOMPARE(result.session->counts.kernels, int64_t(3));
     QCOMPARE(result.session->counts.syncs, int64_t(2));

@@ -25,7 +25,8 @@ constexpr int64_t kMallocNs = 40'000;
 
 // Steps 500 µs apart: cudaMalloc [+0, +40 µs], cudaMallocAsync [+45, +50 µs] (stream-ordered:
 // a fix keeps it), a launch at +60 µs of a 100 µs kernel, cudaFree waiting for it [+70, +170 µs]
-// from `stack`, then host work until the next step. Returns the stack's file.
+// from `stack`, then host work until the next step. Returns the stack's file, empty when it cannot
+// be written (which fails the test).
 std::string writeLoop(const QTemporaryDir& dir, int64_t* stack) {
     const std::string file = dir.filePath("free.stallscope").toStdString();
     InsightFixture f(file, 100'000'000);
@@ -40,7 +41,8 @@ std::string writeLoop(const QTemporaryDir& dir, int64_t* stack) {
         f.launch(t + 60'000, t + 65'000, t + 165'000);
         f.sync(SyncKind::BlockingAlloc, t + 70'000, t + 170'000, *stack);
     }
-    f.load();
+    if (!f.load().ok())
+        return {};
     return file;
 }
 
@@ -56,7 +58,10 @@ private slots:
     void allocationCallsGoWithTheFree() {
         QTemporaryDir dir;
         int64_t stack = 0;
-        const std::unique_ptr<testing::Built> built = testing::buildGraph(writeLoop(dir, &stack));
+        const std::string file = writeLoop(dir, &stack);
+        QVERIFY(!file.empty());
+        const std::unique_ptr<testing::Built> built = testing::buildGraph(file);
+        QVERIFY(built);
         const std::vector<model::EventRef> syncs = testing::syncsOfStack(*built->session, stack);
         QCOMPARE(syncs.size(), size_t(kSteps));
         const model::whatif::RunGraph& graph = built->graph;

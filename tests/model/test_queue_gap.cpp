@@ -34,7 +34,7 @@ private slots:
                 t += 2'000; // the next launch after the pair's end, as the host paces them
             }
         }
-        f.load();
+        QVERIFY(f.load().ok());
         const std::unique_ptr<testing::Built> built = testing::buildGraph(file);
         QVERIFY(built);
         QCOMPARE(built->graph.latencies().launchNs, int64_t(6'000));

@@ -11,6 +11,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <optional>
+
 using namespace stallscope;
 using format::SyncKind;
 using testing::InsightFixture;
@@ -34,8 +36,8 @@ int64_t pythonFrame(InsightFixture& f, const std::string& file, int64_t line,
 // train.py:47: a read at +60 µs (2 µs), two formatting launches at +70 and +80 µs, a read at +90,
 // a launch at +100 and a read at +110, each read from its own line of torch/_tensor_str.py. With
 // `oneStack` every read comes from one stack instead: three calls a step, as `.item()` three
-// times on one line would be.
-model::InsightReport analyzePrintLoop(const QTemporaryDir& dir, bool oneStack) {
+// times on one line would be. Nothing when the fixture failed (which failed the test).
+std::optional<model::InsightReport> analyzePrintLoop(const QTemporaryDir& dir, bool oneStack) {
     const std::string path =
         dir.filePath(oneStack ? "reads.stallscope" : "print.stallscope").toStdString();
     InsightFixture f(path, 20'000'000);
@@ -57,12 +59,16 @@ model::InsightReport analyzePrintLoop(const QTemporaryDir& dir, bool oneStack) {
         f.launch(t + 100'000, t + 101'000, t + 102'000);
         f.sync(SyncKind::Stream, t + 110'000, t + 112'000, stacks[oneStack ? 0 : 2], f.stream);
     }
-    return f.load().analyze();
+    const testing::LoadedFixture loaded = f.load();
+    if (!loaded.ok())
+        return std::nullopt;
+    return loaded.analyze();
 }
 
 // Each 200 µs step: a 50 µs kernel, then `total += loss.item()` at train.py:47: the scalar's
 // cudaMemcpyAsync (4 µs, its 4-byte copy after the kernel) and the stream sync that waits for it.
-model::InsightReport analyzeItemLoop(const QTemporaryDir& dir) {
+// Nothing when the fixture failed (which failed the test).
+std::optional<model::InsightReport> analyzeItemLoop(const QTemporaryDir& dir) {
     const std::string path = dir.filePath("item.stallscope").toStdString();
     InsightFixture f(path, 20'000'000);
     const int64_t item =
@@ -80,7 +86,10 @@ model::InsightReport analyzeItemLoop(const QTemporaryDir& dir) {
                                t + 64'000, copy, 0});
         f.sync(SyncKind::Stream, t + 64'000, t + 66'000, item, f.stream);
     }
-    return f.load().analyze();
+    const testing::LoadedFixture loaded = f.load();
+    if (!loaded.ok())
+        return std::nullopt;
+    return loaded.analyze();
 }
 
 const model::Insight* printFinding(const model::InsightReport& report) {
@@ -98,14 +107,15 @@ private slots:
     // One print a step is one call, its three reads and the launches between them one fix.
     void printIsOneCallAStepAndTakesItsFormatting() {
         QTemporaryDir dir;
-        const model::InsightReport report = analyzePrintLoop(dir, false);
-        const model::Insight* print = printFinding(report);
+        const std::optional<model::InsightReport> report = analyzePrintLoop(dir, false);
+        QVERIFY(report);
+        const model::Insight* print = printFinding(*report);
         QVERIFY(print);
         QVERIFY(print->operation);
         QCOMPARE(std::string(print->operation->id), std::string("print-tensor"));
-        QCOMPARE(report.sites.size(), size_t(1));
-        QCOMPARE(report.sites[0].count, int64_t(3 * kSteps));
-        const int64_t steps = report.summary.steps;
+        QCOMPARE(report->sites.size(), size_t(1));
+        QCOMPARE(report->sites[0].count, int64_t(3 * kSteps));
+        const int64_t steps = report->summary.steps;
         QVERIFY2(steps >= kSteps - 2, qPrintable(QString::number(steps)));
         // One call a step of the loop (the window may hold the step before its first too).
         QVERIFY2(print->count >= steps && print->count <= steps + 1,
@@ -125,8 +135,9 @@ private slots:
     // scalar's copy call launched before each wait, with its time.
     void itemLosesItsScalarCopy() {
         QTemporaryDir dir;
-        const model::InsightReport report = analyzeItemLoop(dir);
-        const model::Insight* item = printFinding(report);
+        const std::optional<model::InsightReport> report = analyzeItemLoop(dir);
+        QVERIFY(report);
+        const model::Insight* item = printFinding(*report);
         QVERIFY(item);
         QVERIFY(item->operation);
         QCOMPARE(std::string(item->operation->id), std::string("item"));
@@ -140,8 +151,9 @@ private slots:
     // first stack), and the launches between them stay: they are not one call's formatting.
     void readsFromOneStackAreCallsOfTheirOwn() {
         QTemporaryDir dir;
-        const model::InsightReport report = analyzePrintLoop(dir, true);
-        const model::Insight* reads = printFinding(report);
+        const std::optional<model::InsightReport> report = analyzePrintLoop(dir, true);
+        QVERIFY(report);
+        const model::Insight* reads = printFinding(*report);
         QVERIFY(reads);
         QVERIFY(reads->count >= 3 * (kSteps - 2));
         QVERIFY(!reads->change || reads->change->removedLaunches.empty());

@@ -59,6 +59,7 @@ void writeLoop(InsightFixture& f, const std::optional<std::string>& probe) {
     }
 }
 
+// Not ok() when the fixture failed (which failed the test).
 testing::LoadedFixture record(const std::string& path, const std::optional<std::string>& probe) {
     InsightFixture f(path, 50 * kMs);
     writeLoop(f, probe);
@@ -114,6 +115,7 @@ private slots:
         QTemporaryDir dir;
         const auto loaded =
             record(dir.filePath("probe.stallscope").toStdString(), probeOf(20).text());
+        QVERIFY(loaded.ok());
         const model::Session& s = *loaded.session;
         const std::vector<model::TimeSpan> expected{{kOff[0][0], kOff[0][1]},
                                                     {kOff[1][0], kOff[1][1]}};
@@ -127,6 +129,7 @@ private slots:
             const auto loaded = record(
                 dir.filePath(withProbe ? "with.stallscope" : "without.stallscope").toStdString(),
                 withProbe ? std::optional(probeOf(20).text()) : std::nullopt);
+            QVERIFY(loaded.ok());
             const model::InsightReport report = loaded.analyze();
             const auto& summary = report.summary;
             if (withProbe) {
@@ -147,6 +150,7 @@ private slots:
         QTemporaryDir dir;
         const auto loaded =
             record(dir.filePath("probe.stallscope").toStdString(), probeOf(20).text());
+        QVERIFY(loaded.ok());
         const model::InsightReport report = loaded.analyze();
         QCOMPARE(report.summary.recorderLaunchOverheadNs, kLaunchCostNs);
         QCOMPARE(report.summary.recorderRestartOverheadNs, int64_t(0));
@@ -160,6 +164,7 @@ private slots:
         // Two calls a stretch (kMinProbeCalls is 3): no interval to trust, nothing left out.
         QTemporaryDir dir;
         const auto loaded = record(dir.filePath("few.stallscope").toStdString(), probeOf(2).text());
+        QVERIFY(loaded.ok());
         const model::InsightReport report = loaded.analyze();
         QCOMPARE(report.summary.recorderLaunchOverheadNs, int64_t(0));
         QVERIFY(!QString::fromStdString(report.assumptions).contains("measured in this run"));

@@ -49,6 +49,7 @@ const char* const kStep[] = {"gemm_forward",
                              "nll_loss_forward"};
 constexpr int kChainLaunches = 6; // reduce, copy, compact init, select, write_indices, index
 
+// The loop's file (empty when it cannot be written, which fails the test) and its stack.
 std::string writeLoop(const QTemporaryDir& dir, int64_t* stack) {
     const std::string file = dir.filePath("mask.stallscope").toStdString();
     InsightFixture f(file, 100'000'000);
@@ -73,7 +74,8 @@ std::string writeLoop(const QTemporaryDir& dir, int64_t* stack) {
             t += kLaunchEvery;
         }
     }
-    f.load();
+    if (!f.load().ok())
+        return {};
     return file;
 }
 
@@ -110,7 +112,10 @@ private slots:
     void theChainAroundEachSync() {
         QTemporaryDir dir;
         int64_t stack = 0;
-        const std::unique_ptr<testing::Built> built = testing::buildGraph(writeLoop(dir, &stack));
+        const std::string file = writeLoop(dir, &stack);
+        QVERIFY(!file.empty());
+        const std::unique_ptr<testing::Built> built = testing::buildGraph(file);
+        QVERIFY(built);
         const std::vector<model::EventRef> syncs = testing::syncsOfStack(*built->session, stack);
         QCOMPARE(syncs.size(), size_t(kSteps));
         const std::vector<uint32_t> replaced =

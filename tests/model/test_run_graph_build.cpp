@@ -74,6 +74,7 @@ void TestRunGraphBuild::graphBuiltOnItsOwnThread() {
     std::string error;
     QVERIFY2(model::writeSyntheticSession(file, options, nullptr, &error), error.c_str());
     const std::unique_ptr<Built> inPlace = buildGraph(file);
+    QVERIFY(inPlace);
     QVERIFY(!inPlace->events.empty());
     QVERIFY(!inPlace->graph.eventDependencies().empty());
     const model::Session& session = *inPlace->session;

@@ -39,7 +39,7 @@ private:
 
 void TestSessionLoader::initTestCase() {
     m_small = m_dir.filePath("small.stallscope").toStdString();
-    testing::writeSmallSession(m_small);
+    QVERIFY(testing::writeSmallSession(m_small));
     // 300k kernels in shuffled order on one stream: enough to exercise progress and cancel.
     m_large = m_dir.filePath("large.stallscope").toStdString();
     std::string error;

@@ -45,6 +45,7 @@ void TestSessionStatistics::gpuBusyOverDevices() {
     f.kernel(50'000, 200'000, 0, f.addStream(9)); // overlaps: the union counts
     f.kernel(100'000, 400'000, 0, secondStream);
     const model::SessionStatistics s = f.load().analyze().summary;
+    QVERIFY(f.ok());
     QCOMPARE(s.wallNs, int64_t(1'000'000));
     QCOMPARE(s.windowNs, int64_t(400'000)); // the active window: [0, 400] µs
     QCOMPARE(s.devices.size(), size_t(3));
@@ -65,6 +66,7 @@ void TestSessionStatistics::topKernelsOrderAndTotals() {
     for (int i = 0; i < 3; ++i)
         namedKernel(f, "tiny", f.stream, 800'000 + 10'000 * i, 801'000 + 10'000 * i);
     const auto top = f.load().analyze().summary.topKernels;
+    QVERIFY(f.ok());
     QCOMPARE(top.size(), size_t(3));
     QCOMPARE(top.front().name, std::string("relu"));
     QCOMPARE(top.front().totalNs, int64_t(300'000));
@@ -95,6 +97,7 @@ void TestSessionStatistics::topKernelsCut() {
             namedKernel(f, "k" + std::to_string(i), f.stream, int64_t(i) * 20'000,
                         int64_t(i) * 20'000 + int64_t(i + 1) * 1'000);
         const auto top = f.load().analyze().summary.topKernels;
+        QVERIFY(f.ok());
         QCOMPARE(top.size(), cut);
         QCOMPARE(top.front().name, "k" + std::to_string(names - 1));
         QCOMPARE(top.back().name, "k" + std::to_string(names - cut));

@@ -18,7 +18,7 @@ private slots:
     void countsAndTotal() {
         QTemporaryDir dir;
         const std::string path = dir.filePath("small.stallscope").toStdString();
-        testing::writeSmallSession(path);
+        QVERIFY(testing::writeSmallSession(path));
         auto loaded = model::SessionLoader::load(path);
         QVERIFY2(loaded.ok(), loaded.error.c_str());
         const auto summary = model::SessionSummary::of(*loaded.session);

@@ -69,7 +69,8 @@ private slots:
 
 private:
     // The small session with each SQL text applied in turn (one connection each), named after
-    // the current test and data row; returns its path.
+    // the current test and data row; returns its path, empty when the session cannot be written
+    // (which fails the test).
     std::string writeEdited(const QStringList& edits);
     // Loads `file` and compares the whole error line with "<file>: corrupt session: <expected>".
     void expectCorrupt(const std::string& file, const QString& expected);
@@ -92,13 +93,15 @@ std::string TestSessionValidation::writeEdited(const QStringList& edits) {
     const QString name =
         QString("%1-%2.stallscope").arg(QTest::currentTestFunction()).arg(++m_files);
     const std::string file = m_dir.filePath(name).toStdString();
-    testing::writeSmallSession(file);
+    if (!testing::writeSmallSession(file))
+        return {};
     for (const QString& sql : edits)
         testing::execSql(file, sql.toUtf8().constData());
     return file;
 }
 
 void TestSessionValidation::expectCorrupt(const std::string& file, const QString& expected) {
+    QVERIFY2(!file.empty(), "no session: its write failed");
     const auto result = model::SessionLoader::load(file);
     QVERIFY(!result.ok());
     QVERIFY(!result.cancelled);
@@ -269,6 +272,7 @@ void TestSessionValidation::hugeDurationsSaturateTheSums() {
          "INSERT INTO syncs(thread_id, kind, start_ns, end_ns, correlation_id, stream_id, "
          "stack_id) SELECT thread_id, kind, start_ns, end_ns, 0, stream_id, stack_id FROM syncs "
          "WHERE id = 1"});
+    QVERIFY(!file.empty());
     const Run run =
         runStallscope({"--insights", "--json", "--window", "all", QString::fromStdString(file)});
     QVERIFY2(run.exitCode == 0, qPrintable(run.err));
@@ -346,6 +350,7 @@ void TestSessionValidation::realsAndNullsInIntegerColumns() {
     // A NULL in a NOT NULL column needs an edited schema, which the schema check refuses before
     // any row is read; the loader's own NULL check (`expected`) stands behind it.
     const std::string file = writeEdited({dropNotNull(table.toUtf8().constData()), sql});
+    QVERIFY(!file.empty());
     const auto result = model::SessionLoader::load(file);
     QVERIFY(!result.ok());
     QVERIFY2(QString::fromStdString(result.error)
@@ -472,6 +477,7 @@ void TestSessionValidation::threeThousandProcessesExport() {
                      "3001) INSERT INTO processes(id, pid, host, command, start_ns) SELECT i, "
                      "i, 'gpu-box', 'rank', 1000 FROM n",
                      "UPDATE devices SET process_id = 3001"});
+    QVERIFY(!file.empty());
     const QByteArray text = exportChrome(file, "processes.json");
     // Process 3001 is the 3000th after the first: 10^6 * 3001 + device index 0.
     QVERIFY(text.contains("\"pid\":3001000000,"));
@@ -486,6 +492,7 @@ void TestSessionValidation::deepRecursiveStackIsRead() {
         {"WITH RECURSIVE n(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM n WHERE i < 50001) "
          "INSERT INTO stack_frames(stack_id, position, frame_id) SELECT 1, i, frame_id FROM "
          "stack_frames, n WHERE stack_id = 1 AND position = 1"});
+    QVERIFY(!file.empty());
     const Run insights = runStallscope({"--insights", "--json", QString::fromStdString(file)});
     QVERIFY2(insights.exitCode == 0, qPrintable(insights.err));
     const QJsonArray events =
@@ -507,6 +514,7 @@ void TestSessionValidation::deepStackOfLongNamesIsBounded() {
          "INSERT INTO stack_frames(stack_id, position, frame_id) SELECT 1, i, frame_id FROM "
          "stack_frames, n WHERE stack_id = 1 AND position = 1",
          "UPDATE syncs SET stack_id = 1"});
+    QVERIFY(!file.empty());
     const Run insights = runStallscope({"--insights", QString::fromStdString(file)});
     QVERIFY2(insights.exitCode == 0, qPrintable(insights.err));
     const QByteArray exported = exportChrome(file, "long-names.json");
@@ -549,6 +557,7 @@ void TestSessionValidation::batchCommandsNameFileTableAndRow() {
     QFETCH(QString, sql);
     QFETCH(QString, expected);
     const QString file = QString::fromStdString(writeEdited({sql}));
+    QVERIFY(!file.isEmpty());
     const QString line = "stallscope: " + file + ": corrupt session: " + expected + "\n";
     const QString exported = m_dir.filePath("never-written.json");
     for (const QStringList& arguments :

@@ -71,6 +71,7 @@ void TestSideStreamFix::narrowSideKernelDoesNotCapSaving() {
         }
     }
     const auto loaded = f.load();
+    QVERIFY(loaded.ok());
 
     // The filling busy time leaves out exactly the narrow side kernels.
     model::SessionDatabase database;

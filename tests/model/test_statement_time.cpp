@@ -12,6 +12,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <optional>
+
 using namespace stallscope;
 using format::SyncKind;
 using model::whatif::Replayer;
@@ -57,8 +59,9 @@ private slots:
         InsightFixture f(file, 100'000'000);
         const int64_t stack = f.nativeStack("eval.cu", 38, "evaluate");
         writeLoop(f, 10, stack);
-        f.load();
+        QVERIFY(f.load().ok());
         const std::unique_ptr<testing::Built> built = testing::buildGraph(file);
+        QVERIFY(built);
         WhatIf removed;
         removed.removedSyncs = testing::syncsOfStack(*built->session, stack);
         const int64_t without = replayedEnd(*built, removed);
@@ -78,7 +81,8 @@ private slots:
     void sampledShareOfTheLine() {
         QTemporaryDir dir;
         double replayedShare = -1;
-        auto saving = [&](int steps, bool onTheLine) {
+        // Nothing when the fixture failed (which failed the test).
+        auto saving = [&](int steps, bool onTheLine) -> std::optional<int64_t> {
             const std::string file =
                 dir.filePath(QStringLiteral("s%1-%2.stallscope").arg(steps).arg(onTheLine))
                     .toStdString();
@@ -87,6 +91,8 @@ private slots:
             const int64_t next = f.pythonStack("/home/u/eval.py", 40, "evaluate");
             writeLoop(f, steps, stack, {onTheLine ? stack : next, next});
             const testing::LoadedFixture loaded = f.load();
+            if (!loaded.ok())
+                return std::nullopt;
             model::AnalysisOptions options;
             options.window = model::sessionWindow(*loaded.session);
             const model::InsightReport report = loaded.analyze(options);
@@ -99,14 +105,20 @@ private slots:
                     return site.savingsNs;
             return int64_t(-1);
         };
-        QCOMPARE(saving(20, true) - saving(20, false), 19 * kGapAfter / 2);
+        const std::optional<int64_t> on20 = saving(20, true), off20 = saving(20, false);
+        QVERIFY(on20 && off20);
+        QCOMPARE(*on20 - *off20, 19 * kGapAfter / 2);
         QCOMPARE(replayedShare, 0.0); // the samples after the sync all on line 40
-        saving(20, true);
+        QVERIFY(saving(20, true));
         QCOMPARE(replayedShare, 0.5);
         // The last sync has no next call, so its samples are not counted: 5 steps give 8 samples,
         // 6 give 10.
-        QCOMPARE(saving(5, true), saving(5, false));
-        QCOMPARE(saving(6, true) - saving(6, false), 5 * kGapAfter / 2);
+        const std::optional<int64_t> on5 = saving(5, true), off5 = saving(5, false);
+        QVERIFY(on5 && off5);
+        QCOMPARE(*on5, *off5);
+        const std::optional<int64_t> on6 = saving(6, true), off6 = saving(6, false);
+        QVERIFY(on6 && off6);
+        QCOMPARE(*on6 - *off6, 5 * kGapAfter / 2);
     }
 };
 

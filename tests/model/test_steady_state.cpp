@@ -4,10 +4,9 @@
 // several times a step, and from profiler steps; the finding's share and severity are per step of
 // the loop where the active window dilutes them. Also the fix each card recommends is the one
 // replayed: a device-wide sync beside a busy side stream waits for its own stream alone; a
-// pageable host->device copy is a finding whose fix pins the source. One fix, one finding: the
-// syncs of a line's op in its backward pass (on the autograd thread) join the line's.
+// pageable host->device copy is a finding whose fix pins the source. The syncs of a line's op in
+// its backward pass: test_backward_syncs.
 #include "model/analysis/analysis_window.h"
-#include "model/analysis/aten_frames.h"
 #include "model/analysis/insight_json.h"
 #include "model/analysis/insight_text.h"
 #include "model/analysis/steady_state.h"
@@ -85,9 +84,6 @@ private slots:
     void deviceSyncBesideBusySideStream_data();
     void deviceSyncBesideBusySideStream();
     void pageableUploadIsAFinding();
-    void backwardOfAnOp_data();
-    void backwardOfAnOp();
-    void backwardPassSyncsJoinTheirLine();
     void controlFlowRead_data();
     void controlFlowRead();
 
@@ -100,6 +96,7 @@ void TestSteadyState::loopAfterLongStartup() {
     InsightFixture f(path("startup.stallscope"), 3'000'000'000);
     const TrainingRun run = writeTrainingRun(f, 40);
     const auto loaded = f.load();
+    QVERIFY(loaded.ok());
     const model::AnalysisWindow window = model::defaultWindow(*loaded.session);
     QCOMPARE(window.kind, model::AnalysisWindow::Kind::Loop);
     QCOMPARE(window.loop.source, model::SteadyState::Source::KernelPeriod);
@@ -142,6 +139,7 @@ void TestSteadyState::sharesAndSeverityPerStep() {
     InsightFixture f(path("per-step.stallscope"), 3'000'000'000);
     writeTrainingRun(f, 40);
     const auto loaded = f.load();
+    QVERIFY(loaded.ok());
     const model::InsightReport perStep = loaded.analyze();
     const model::Insight* read = insightAt(perStep, 41);
     QVERIFY(read);
@@ -178,6 +176,7 @@ void TestSteadyState::siteSharesAreOfTheWindow() {
     f.sync(Kind::Device, 30'000'000, 130'000'000, setup); // 100 ms in start-up
     writeTrainingRun(f, 40);
     const auto loaded = f.load();
+    QVERIFY(loaded.ok());
     const model::InsightReport report = loaded.analyze();
     const model::SessionStatistics& s = report.summary;
     const auto site = [&](int64_t line) {
@@ -220,6 +219,7 @@ void TestSteadyState::fewestSteps() {
     for (int i = 0; i < iterations; ++i)
         trainingStep(f, kLoopStartNs + i * kStepNs, stack);
     const auto loaded = f.load();
+    QVERIFY(loaded.ok());
     const model::AnalysisWindow window = model::defaultWindow(*loaded.session);
     QCOMPARE(window.kind == model::AnalysisWindow::Kind::Loop, loop);
     QCOMPARE(window.steps, loop ? int64_t(iterations) : int64_t(0));
@@ -238,6 +238,7 @@ void TestSteadyState::slowFirstStepIsWarmup() {
     for (int i = 0; i < 30; ++i)
         trainingStep(f, steady + i * kStepNs, stack);
     const auto loaded = f.load();
+    QVERIFY(loaded.ok());
     const model::AnalysisWindow window = model::defaultWindow(*loaded.session);
     QCOMPARE(window.kind, model::AnalysisWindow::Kind::Loop);
     QCOMPARE(window.startNs, steady + 20'000);
@@ -263,6 +264,7 @@ void TestSteadyState::extraKernelEveryTenSteps() {
         f.sync(Kind::Stream, t0 + 35'000, t0 + 655'000, stack, f.stream);
     }
     const auto loaded = f.load();
+    QVERIFY(loaded.ok());
     const model::AnalysisWindow window = model::defaultWindow(*loaded.session);
     QCOMPARE(window.kind, model::AnalysisWindow::Kind::Loop);
     QCOMPARE(window.loop.kernelsPerStep, int64_t(30));
@@ -300,6 +302,7 @@ void TestSteadyState::oneKernelSeveralTimesAStep() {
         f.sync(Kind::Stream, t0 + 4'000, t0 + 615'000, stack, f.stream);
     }
     const auto loaded = f.load();
+    QVERIFY(loaded.ok());
     const model::AnalysisWindow window = model::defaultWindow(*loaded.session);
     QCOMPARE(window.kind, model::AnalysisWindow::Kind::Loop);
     QCOMPARE(window.loop.kernelsPerStep, int64_t(launches));
@@ -348,6 +351,7 @@ void TestSteadyState::kernelsRepeatEveryFewSyncs() {
         }
     }
     const auto loaded = f.load();
+    QVERIFY(loaded.ok());
     const model::AnalysisWindow window = model::defaultWindow(*loaded.session);
     QCOMPARE(window.kind, model::AnalysisWindow::Kind::Loop);
     QCOMPARE(window.loop.kernelsPerStep, int64_t(6));
@@ -375,6 +379,7 @@ void TestSteadyState::profilerStepsFirst() {
         t += length;
     }
     const auto loaded = f.load();
+    QVERIFY(loaded.ok());
     const model::AnalysisWindow window = model::defaultWindow(*loaded.session);
     QCOMPARE(window.kind, model::AnalysisWindow::Kind::Loop);
     QCOMPARE(window.loop.source, model::SteadyState::Source::Steps);
@@ -420,6 +425,7 @@ void TestSteadyState::deviceSyncBesideBusySideStream() {
                stack);
     }
     const auto loaded = f.load();
+    QVERIFY(loaded.ok());
     const model::InsightReport report = loaded.analyze();
     QCOMPARE(report.summary.steps, int64_t(30));
     const model::Insight* sync = insightAt(report, 30);
@@ -446,6 +452,7 @@ void TestSteadyState::pageableUploadIsAFinding() {
         f.launch(t0 + 410'000, t0 + 420'000, t0 + 900'000);
     }
     const auto loaded = f.load();
+    QVERIFY(loaded.ok());
     const model::InsightReport report = loaded.analyze();
     const model::Insight* upload = insightAt(report, 12);
     QVERIFY(upload);
@@ -458,95 +465,6 @@ void TestSteadyState::pageableUploadIsAFinding() {
                  std::string::npos,
              upload->evidence.c_str());
     QVERIFY(upload->stepSavingsNs > 0);
-}
-
-void TestSteadyState::backwardOfAnOp_data() {
-    QTest::addColumn<QString>("node");
-    QTest::addColumn<QString>("op");
-    QTest::addColumn<bool>("backward");
-    QTest::newRow("overload") << "IndexBackward0"
-                              << "index_Tensor" << true;
-    QTest::newRow("plain") << "IndexBackward0"
-                           << "index" << true;
-    QTest::newRow("another op") << "IndexBackward0"
-                                << "index_select" << false;
-    QTest::newRow("in place") << "IndexPutBackward0"
-                              << "index_put_" << true;
-    QTest::newRow("longer node") << "IndexPutBackward0"
-                                 << "index" << false;
-    QTest::newRow("not a node") << "Backward0"
-                                << "index" << false;
-}
-
-void TestSteadyState::backwardOfAnOp() {
-    QFETCH(QString, node);
-    QFETCH(QString, op);
-    QFETCH(bool, backward);
-    QCOMPARE(model::isBackwardOf(node.toStdString(), op.toStdString()), backward);
-}
-
-void TestSteadyState::backwardPassSyncsJoinTheirLine() {
-    // `logits[mask]` at train.py:59 syncs in `index` (nonzero) on the main thread, and again in
-    // IndexBackward0 on the autograd thread; a `torch.unique` backward elsewhere has no line of
-    // its op that synced, and keeps a readable name of its own.
-    InsightFixture f(path("backward.stallscope"), 2'000'000'000);
-    const int64_t autograd = f.addThread(4243);
-    auto native = [&](const std::string& function) { return f.nativeFrame("", 0, function); };
-    format::FrameRow line;
-    line.kind = format::FrameKind::Python;
-    line.file = "/home/u/train.py";
-    line.line = 59;
-    line.function = "train_step";
-    const int64_t python = f.writer().addFrame(line);
-    const int64_t nonzero = native("at::_ops::nonzero::call(at::Tensor const&)");
-    const int64_t forward = f.stackOf(
-        {f.driverFrame(), nonzero,
-         native("at::_ops::index_Tensor::call(at::Tensor const&, c10::List<> const&)"), python});
-    const int64_t engine = native("torch::autograd::Engine::thread_main(std::shared_ptr<> const&)");
-    const int64_t backward = f.stackOf(
-        {f.driverFrame(), nonzero,
-         native("torch::autograd::generated::IndexBackward0::apply(std::vector<> &&)"), engine});
-    const int64_t other = f.stackOf(
-        {f.driverFrame(), nonzero,
-         native("torch::autograd::generated::UniqueBackward0::apply(std::vector<> &&)"), engine});
-    for (int i = 0; i < 20; ++i) {
-        const int64_t t0 = kLoopStartNs + i * kStepNs;
-        f.setKernelName("forward");
-        f.launch(t0, t0 + 10'000, t0 + 200'000);
-        f.sync(Kind::Stream, t0 + 5'000, t0 + 205'000, forward, f.stream);
-        f.setKernelName("backward");
-        f.launch(t0 + 300'000, t0 + 310'000, t0 + 500'000, std::nullopt, autograd);
-        f.sync(Kind::Stream, t0 + 305'000, t0 + 505'000, backward, f.stream, autograd);
-        f.sync(Kind::Stream, t0 + 600'000, t0 + 601'000, other, f.stream, autograd);
-    }
-    const auto loaded = f.load({python});
-    const model::InsightReport report = loaded.analyze();
-    const model::Insight* masked = insightAt(report, 59);
-    QVERIFY(masked);
-    QCOMPARE(masked->site.file, std::string("/home/u/train.py"));
-    QVERIFY2(masked->evidence.find("20 of its syncs in the backward pass (IndexBackward0") !=
-                 std::string::npos,
-             masked->evidence.c_str());
-    const model::SyncSiteStats& site = report.sites[masked->siteIndex];
-    QCOMPARE(site.count, int64_t(40)); // the first and the last of the joined syncs both count
-    QCOMPARE(site.backwardSyncs, int64_t(20));
-    QCOMPARE(site.blockedNs, int64_t(40 * 200'000));
-    // The finding's events are its syncs on both threads.
-    int64_t onAutograd = 0;
-    for (const model::EventSpan& span : *masked->events)
-        if (span.first.kind == model::EventKind::Sync &&
-            loaded.session->hostLanes[span.first.lane].threadIndex !=
-                loaded.session->hostLanes[0].threadIndex)
-            onAutograd += span.count;
-    QCOMPARE(onAutograd, int64_t(20));
-    // The unique backward: its own site, named by its op and node, never a C++ template.
-    bool named = false;
-    for (const model::SyncSiteStats& s : report.sites) {
-        QVERIFY2(s.site.function.find("IndexBackward0") == std::string::npos,
-                 s.site.function.c_str());
-        named |= s.site.label() == "nonzero in the backward pass (UniqueBackward0)";
-    }
-    QVERIFY(named);
 }
 
 void TestSteadyState::controlFlowRead_data() {
@@ -574,6 +492,7 @@ void TestSteadyState::controlFlowRead() {
     for (int i = 0; i < 20; ++i)
         trainingStep(f, kLoopStartNs + i * kStepNs, stack);
     const auto loaded = f.load({python});
+    QVERIFY(loaded.ok());
     const model::InsightReport report = loaded.analyze();
     const model::Insight* read = insightAt(report, 77);
     QVERIFY(read);

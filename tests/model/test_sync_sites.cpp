@@ -152,6 +152,7 @@ void TestSyncSites::inlinedCallerIsTheUsersLine() {
     const int64_t stack = f.stackOf({f.driverFrame(), wrapper, start});
     f.sync(SyncKind::Stream, 10'000, 90'000, stack, f.stream);
     const auto loaded = f.load({wrapper});
+    QVERIFY(loaded.ok());
     const std::vector<FrameInfo> frames = loaded.database->stack(stack);
     QCOMPARE(frames.size(), size_t(4));
     QCOMPARE(frames[1].function, std::string("cudaMemcpyToSymbol<float [64]>"));
@@ -256,6 +257,7 @@ void TestSyncSites::oneLineIsOneSite() {
     f.sync(SyncKind::Device, 30'000, 30'200, viaScalars, f.stream);
     f.sync(SyncKind::Stream, 40'000, 40'100, direct, f.stream);
     const model::InsightReport report = f.load().analyze();
+    QVERIFY(f.ok());
     QCOMPARE(report.sites.size(), size_t(1));
     const model::SyncSiteStats& site = report.sites.front();
     QCOMPARE(site.site.label(), std::string("train.py:34 in main → "
@@ -300,6 +302,7 @@ void TestSyncSites::nextStatementsOfOneFix() {
     syncs(40, 20);                          // 40,
     syncs(41, 22);                          // 41: 10 % more, its own
     const model::InsightReport report = f.load().analyze();
+    QVERIFY(f.ok());
     auto site = [&](int64_t line) -> const model::SyncSiteStats* {
         for (const model::SyncSiteStats& stats : report.sites)
             if (stats.site.line == line)
@@ -365,6 +368,7 @@ void TestSyncSites::stacklessSyncsJoinTheirCall() {
     f.sync(SyncKind::Stream, 600'000, 600'100, f.pythonStack("/home/u/train.py", 9, "main"),
            f.stream);
     const testing::LoadedFixture loaded = f.load();
+    QVERIFY(loaded.ok());
     const model::Session& session = *loaded.session;
 
     // The pinning sync moved to the pin-memory thread; the others stay on the main thread.
@@ -405,6 +409,7 @@ void TestSyncSites::stacklessSyncsOfUnstackedSessions() {
     InsightFixture f(m_dir.filePath("unstacked.stallscope").toStdString());
     recordOnlySync(f, SyncKind::Stream, 10'000, 12'000, 77);
     const model::InsightReport report = f.load().analyze();
+    QVERIFY(f.ok());
     QCOMPARE(report.sites.size(), size_t(1));
     QCOMPARE(report.sites[0].site.function, std::string("<no stack>"));
     QVERIFY(report.sites[0].noStack && !report.sites[0].driverInternal);

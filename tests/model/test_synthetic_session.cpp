@@ -3,35 +3,47 @@
 #include "model/session/session_loader.h"
 #include "model/testing/synthetic_session.h"
 #include "tests/support/event_counts_text.h"
+#include "tests/support/optional_text.h"
 #include "tests/support/scratch_dir.h"
+#include "tests/support/test_failure.h"
 
 #include <QTest>
 
 #include <sqlite3.h>
 
 #include <map>
+#include <optional>
 #include <string>
 
 using namespace stallscope;
 
 namespace {
 
-// Opens a session read-only; closes on scope exit.
+using Count = std::optional<int64_t>; // nothing when the query failed (which failed the test)
+
+// Opens a session read-only; closes on scope exit. Not ok() when it cannot be opened (which fails
+// the test).
 class Database {
 public:
     explicit Database(const std::string& path) {
-        if (sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK)
-            qFatal("cannot open %s", path.c_str());
+        if (sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+            STALLSCOPE_FAIL("cannot open %s: %s", path.c_str(), sqlite3_errmsg(m_db));
+            sqlite3_close(m_db);
+            m_db = nullptr;
+        }
     }
     ~Database() { sqlite3_close(m_db); }
     Database(const Database&) = delete;
     Database& operator=(const Database&) = delete;
+    bool ok() const { return m_db != nullptr; }
 
-    // Every row of the query as "a|b|c\n" lines.
-    std::string rows(const std::string& sql) const {
+    // Every row of the query as "a|b|c\n" lines; nothing when it fails (which fails the test).
+    std::optional<std::string> rows(const std::string& sql) const {
         sqlite3_stmt* statement = nullptr;
-        if (sqlite3_prepare_v2(m_db, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK)
-            qFatal("bad SQL %s: %s", sql.c_str(), sqlite3_errmsg(m_db));
+        if (sqlite3_prepare_v2(m_db, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
+            STALLSCOPE_FAIL("bad SQL %s: %s", sql.c_str(), sqlite3_errmsg(m_db));
+            return std::nullopt;
+        }
         std::string out;
         while (sqlite3_step(statement) == SQLITE_ROW) {
             for (int c = 0; c < sqlite3_column_count(statement); ++c) {
@@ -44,17 +56,27 @@ public:
         sqlite3_finalize(statement);
         return out;
     }
-    int64_t count(const std::string& sql) const { return std::stoll(rows(sql)); }
+    Count count(const std::string& sql) const {
+        const std::optional<std::string> text = rows(sql);
+        return text ? Count(std::stoll(*text)) : std::nullopt;
+    }
 
-    // All tables, every row in key order: the session's content, independent of page layout.
-    std::string dump() const {
+    // All tables, every row in key order: the session's content, independent of page layout;
+    // nothing when a query failed.
+    std::optional<std::string> dump() const {
         std::string out;
-        const std::string tables =
+        const std::optional<std::string> tables =
             rows("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
+        if (!tables)
+            return std::nullopt;
         size_t from = 0;
-        for (size_t to; (to = tables.find('\n', from)) != std::string::npos; from = to + 1) {
-            const std::string table = tables.substr(from, to - from);
-            out += "## " + table + "\n" + rows("SELECT * FROM " + table + " ORDER BY 1, 2");
+        for (size_t to; (to = tables->find('\n', from)) != std::string::npos; from = to + 1) {
+            const std::string table = tables->substr(from, to - from);
+            const std::optional<std::string> content =
+                rows("SELECT * FROM " + table + " ORDER BY 1, 2");
+            if (!content)
+                return std::nullopt;
+            out += "## " + table + "\n" + *content;
         }
         return out;
     }
@@ -70,9 +92,10 @@ model::SyntheticOptions smallOptions(uint64_t seed) {
     return options;
 }
 
-// Sync counts per innermost Python frame (file:line), read from the file's stacks.
-std::map<std::string, int64_t> syncsPerLine(const Database& db) {
-    const std::string rows = db.rows(R"SQL(
+// Sync counts per innermost Python frame (file:line), read from the file's stacks; nothing when the
+// query failed (which failed the test).
+std::optional<std::map<std::string, int64_t>> syncsPerLine(const Database& db) {
+    const std::optional<std::string> rows = db.rows(R"SQL(
         SELECT f.file || ':' || f.line, COUNT(*) FROM syncs s
         JOIN stack_frames sf ON sf.stack_id = s.stack_id
         JOIN frames f ON f.id = sf.frame_id
@@ -80,10 +103,12 @@ std::map<std::string, int64_t> syncsPerLine(const Database& db) {
             SELECT MIN(sf2.position) FROM stack_frames sf2 JOIN frames f2 ON f2.id = sf2.frame_id
             WHERE sf2.stack_id = s.stack_id AND f2.kind = 2)
         GROUP BY 1)SQL");
+    if (!rows)
+        return std::nullopt;
     std::map<std::string, int64_t> out;
     size_t from = 0;
-    for (size_t to; (to = rows.find('\n', from)) != std::string::npos; from = to + 1) {
-        const std::string row = rows.substr(from, to - from);
+    for (size_t to; (to = rows->find('\n', from)) != std::string::npos; from = to + 1) {
+        const std::string row = rows->substr(from, to - from);
         const size_t bar = row.find('|');
         out[row.substr(0, bar)] = std::stoll(row.substr(bar + 1));
     }
@@ -108,11 +133,15 @@ private slots:
     void rejectsBadOptions();
 
 private:
-    model::SyntheticStats write(const std::string& file, const model::SyntheticOptions& options) {
+    // Nothing when the session cannot be written (which fails the test).
+    std::optional<model::SyntheticStats> write(const std::string& file,
+                                               const model::SyntheticOptions& options) {
         model::SyntheticStats stats;
         std::string error;
-        if (!model::writeSyntheticSession(file, options, &stats, &error))
-            qFatal("%s", error.c_str());
+        if (!model::writeSyntheticSession(file, options, &stats, &error)) {
+            STALLSCOPE_FAIL("cannot write %s: %s", file.c_str(), error.c_str());
+            return std::nullopt;
+        }
         return stats;
     }
 
@@ -120,20 +149,28 @@ private:
 };
 
 void TestSyntheticSession::sameSeedSameContent() {
-    write(m_dir.file("a.stallscope"), smallOptions(7));
-    write(m_dir.file("b.stallscope"), smallOptions(7));
-    const std::string a = Database(m_dir.file("a.stallscope")).dump();
-    QVERIFY(a.size() > 100'000);
-    QCOMPARE(a, Database(m_dir.file("b.stallscope")).dump());
+    QVERIFY(write(m_dir.file("a.stallscope"), smallOptions(7)));
+    QVERIFY(write(m_dir.file("b.stallscope"), smallOptions(7)));
+    const Database first(m_dir.file("a.stallscope")), second(m_dir.file("b.stallscope"));
+    QVERIFY(first.ok() && second.ok());
+    const std::optional<std::string> a = first.dump();
+    QVERIFY(a);
+    QVERIFY(a->size() > 100'000);
+    QCOMPARE(a, second.dump());
 }
 
 void TestSyntheticSession::differentSeedDifferentContent() {
-    write(m_dir.file("a.stallscope"), smallOptions(7));
-    write(m_dir.file("c.stallscope"), smallOptions(8));
+    QVERIFY(write(m_dir.file("a.stallscope"), smallOptions(7)));
+    QVERIFY(write(m_dir.file("c.stallscope"), smallOptions(8)));
     const Database a(m_dir.file("a.stallscope")), c(m_dir.file("c.stallscope"));
-    QVERIFY(a.dump() != c.dump());
-    QVERIFY(a.rows("SELECT start_ns, end_ns FROM kernels ORDER BY id") !=
-            c.rows("SELECT start_ns, end_ns FROM kernels ORDER BY id"));
+    QVERIFY(a.ok() && c.ok());
+    const std::optional<std::string> aDump = a.dump(), cDump = c.dump();
+    QVERIFY(aDump && cDump);
+    QVERIFY(*aDump != *cDump);
+    const auto aKernels = a.rows("SELECT start_ns, end_ns FROM kernels ORDER BY id");
+    const auto cKernels = c.rows("SELECT start_ns, end_ns FROM kernels ORDER BY id");
+    QVERIFY(aKernels && cKernels);
+    QVERIFY(*aKernels != *cKernels);
 }
 
 void TestSyntheticSession::statsMatchTables() {
@@ -142,38 +179,48 @@ void TestSyntheticSession::statsMatchTables() {
     options.threadsPerProcess = 3;
     options.devicesPerProcess = 2;
     options.streamsPerDevice = 4;
-    const model::SyntheticStats stats = write(m_dir.file("multi.stallscope"), options);
+    const std::optional<model::SyntheticStats> written =
+        write(m_dir.file("multi.stallscope"), options);
+    QVERIFY(written);
+    const model::SyntheticStats& stats = *written;
     const Database db(m_dir.file("multi.stallscope"));
-    QCOMPARE(db.count("SELECT COUNT(*) FROM processes"), stats.rowsIn(format::tables::kProcesses));
+    QVERIFY(db.ok());
+    QCOMPARE(db.count("SELECT COUNT(*) FROM processes"),
+             Count(stats.rowsIn(format::tables::kProcesses)));
     QCOMPARE(stats.rowsIn(format::tables::kProcesses), 2);
-    QCOMPARE(db.count("SELECT COUNT(*) FROM threads"), 6);
-    QCOMPARE(db.count("SELECT COUNT(*) FROM devices"), 4);
-    QCOMPARE(db.count("SELECT COUNT(*) FROM streams"), 16);
-    QCOMPARE(db.count("SELECT COUNT(*) FROM api_calls"), stats.events.apiCalls);
-    QCOMPARE(db.count("SELECT COUNT(*) FROM kernels"), stats.events.kernels);
-    QCOMPARE(db.count("SELECT COUNT(*) FROM memcpys"), stats.events.memcpys);
-    QCOMPARE(db.count("SELECT COUNT(*) FROM memsets"), stats.events.memsets);
-    QCOMPARE(db.count("SELECT COUNT(*) FROM syncs"), stats.events.syncs);
-    QCOMPARE(db.count("SELECT COUNT(*) FROM cuda_events"), stats.cudaEvents);
-    QCOMPARE(db.count("SELECT COUNT(*) FROM ranges"), stats.events.ranges);
-    QCOMPARE(db.count("SELECT COUNT(*) FROM stacks"), stats.rowsIn(format::tables::kStacks));
-    QCOMPARE(db.count("SELECT COUNT(*) FROM frames"), stats.rowsIn(format::tables::kFrames));
-    QCOMPARE(db.count("SELECT COUNT(*) FROM strings"), stats.rowsIn(format::tables::kStrings));
-    QCOMPARE(db.count("SELECT COUNT(*) FROM modules"), stats.rowsIn(format::tables::kModules));
+    QCOMPARE(db.count("SELECT COUNT(*) FROM threads"), Count(6));
+    QCOMPARE(db.count("SELECT COUNT(*) FROM devices"), Count(4));
+    QCOMPARE(db.count("SELECT COUNT(*) FROM streams"), Count(16));
+    QCOMPARE(db.count("SELECT COUNT(*) FROM api_calls"), Count(stats.events.apiCalls));
+    QCOMPARE(db.count("SELECT COUNT(*) FROM kernels"), Count(stats.events.kernels));
+    QCOMPARE(db.count("SELECT COUNT(*) FROM memcpys"), Count(stats.events.memcpys));
+    QCOMPARE(db.count("SELECT COUNT(*) FROM memsets"), Count(stats.events.memsets));
+    QCOMPARE(db.count("SELECT COUNT(*) FROM syncs"), Count(stats.events.syncs));
+    QCOMPARE(db.count("SELECT COUNT(*) FROM cuda_events"), Count(stats.cudaEvents));
+    QCOMPARE(db.count("SELECT COUNT(*) FROM ranges"), Count(stats.events.ranges));
+    QCOMPARE(db.count("SELECT COUNT(*) FROM stacks"), Count(stats.rowsIn(format::tables::kStacks)));
+    QCOMPARE(db.count("SELECT COUNT(*) FROM frames"), Count(stats.rowsIn(format::tables::kFrames)));
+    QCOMPARE(db.count("SELECT COUNT(*) FROM strings"),
+             Count(stats.rowsIn(format::tables::kStrings)));
+    QCOMPARE(db.count("SELECT COUNT(*) FROM modules"),
+             Count(stats.rowsIn(format::tables::kModules)));
     for (int kind = 1; kind <= format::kSyncKindMax; ++kind)
         QCOMPARE(db.count("SELECT COUNT(*) FROM syncs WHERE kind = " + std::to_string(kind)),
-                 stats.syncsByKind[kind]);
-    QCOMPARE(db.rows("SELECT value FROM meta WHERE key = 'status'"), std::string("complete\n"));
+                 Count(stats.syncsByKind[kind]));
+    QCOMPARE(db.rows("SELECT value FROM meta WHERE key = 'status'"),
+             std::optional<std::string>("complete\n"));
     // Kernels run on each GPU's compute and two all-reduce streams; batches use the copy streams.
-    QCOMPARE(db.count("SELECT COUNT(DISTINCT stream_id) FROM kernels"), 12);
-    QCOMPARE(db.count("SELECT COUNT(DISTINCT stream_id) FROM memcpys WHERE copy_kind = 1"), 4);
+    QCOMPARE(db.count("SELECT COUNT(DISTINCT stream_id) FROM kernels"), Count(12));
+    QCOMPARE(db.count("SELECT COUNT(DISTINCT stream_id) FROM memcpys WHERE copy_kind = 1"),
+             Count(4));
 }
 
 void TestSyntheticSession::timingIsConsistent() {
     model::SyntheticOptions options = smallOptions(11);
     options.processes = 2;
-    write(m_dir.file("timing.stallscope"), options);
+    QVERIFY(write(m_dir.file("timing.stallscope"), options));
     const Database db(m_dir.file("timing.stallscope"));
+    QVERIFY(db.ok());
     // Every GPU operation has exactly one API call of its own process, and starts after it.
     for (const char* table : {"kernels", "memcpys", "memsets"}) {
         const std::string join = std::string("FROM ") + table + R"SQL( g
@@ -182,7 +229,7 @@ void TestSyntheticSession::timingIsConsistent() {
             JOIN threads t ON t.id = a.thread_id AND t.process_id = d.process_id)SQL";
         QCOMPARE(db.count("SELECT COUNT(*) " + join),
                  db.count(std::string("SELECT COUNT(*) FROM ") + table));
-        QCOMPARE(db.count("SELECT COUNT(*) " + join + " WHERE g.start_ns <= a.start_ns"), 0);
+        QCOMPARE(db.count("SELECT COUNT(*) " + join + " WHERE g.start_ns <= a.start_ns"), Count(0));
     }
     // A stream runs one operation at a time.
     QCOMPARE(db.count(R"SQL(SELECT COUNT(*) FROM (
@@ -191,17 +238,17 @@ void TestSyntheticSession::timingIsConsistent() {
               SELECT stream_id, start_ns, end_ns FROM memcpys UNION ALL
               SELECT stream_id, start_ns, end_ns FROM memsets))
         WHERE start_ns < previous)SQL"),
-             0);
+             Count(0));
     // A stream sync returns only after everything queued on its stream before it has finished.
     QCOMPARE(db.count(R"SQL(SELECT COUNT(*) FROM syncs s WHERE s.kind = 1 AND s.end_ns < (
         SELECT MAX(k.end_ns) FROM kernels k JOIN api_calls a ON a.correlation_id = k.correlation_id
         AND a.thread_id = s.thread_id WHERE k.stream_id = s.stream_id AND a.start_ns < s.start_ns))SQL"),
-             0);
+             Count(0));
     // Each host thread's API calls follow one another without overlapping.
     QCOMPARE(db.count(R"SQL(SELECT COUNT(*) FROM (
         SELECT start_ns, LAG(end_ns) OVER (PARTITION BY thread_id ORDER BY start_ns) AS previous
         FROM api_calls) WHERE start_ns < previous)SQL"),
-             0);
+             Count(0));
     // Syncs coincide with their API call.
     QCOMPARE(db.count(R"SQL(SELECT COUNT(*) FROM syncs s JOIN api_calls a
         ON a.correlation_id = s.correlation_id AND a.thread_id = s.thread_id
@@ -211,26 +258,34 @@ void TestSyntheticSession::timingIsConsistent() {
     QCOMPARE(db.count(R"SQL(SELECT COUNT(*) FROM ranges r WHERE r.depth = 1 AND NOT EXISTS (
         SELECT 1 FROM ranges p WHERE p.depth = 0 AND p.thread_id = r.thread_id
         AND p.start_ns <= r.start_ns AND r.end_ns <= p.end_ns))SQL"),
-             0);
+             Count(0));
 }
 
 void TestSyntheticSession::everySyncHasItsSiteStack() {
-    const model::SyntheticStats stats = write(m_dir.file("sites.stallscope"), smallOptions(5));
+    const std::optional<model::SyntheticStats> written =
+        write(m_dir.file("sites.stallscope"), smallOptions(5));
+    QVERIFY(written);
+    const model::SyntheticStats& stats = *written;
     const Database db(m_dir.file("sites.stallscope"));
-    QCOMPARE(db.count("SELECT COUNT(*) FROM syncs WHERE stack_id IS NULL"), 0);
-    const std::map<std::string, int64_t> perLine = syncsPerLine(db);
-    QCOMPARE(static_cast<size_t>(perLine.size()), stats.sites.size());
+    QVERIFY(db.ok());
+    QCOMPARE(db.count("SELECT COUNT(*) FROM syncs WHERE stack_id IS NULL"), Count(0));
+    const std::optional<std::map<std::string, int64_t>> perLine = syncsPerLine(db);
+    QVERIFY(perLine);
+    QCOMPARE(static_cast<size_t>(perLine->size()), stats.sites.size());
     for (const model::SyntheticSyncSite& site : stats.sites)
-        QCOMPARE(perLine.at(site.file + ":" + std::to_string(site.line)), site.count);
+        QCOMPARE(perLine->at(site.file + ":" + std::to_string(site.line)), site.count);
     // One process: one stack per site.
-    QCOMPARE(static_cast<size_t>(db.count("SELECT COUNT(DISTINCT stack_id) FROM syncs")),
-             stats.sites.size());
+    QCOMPARE(db.count("SELECT COUNT(DISTINCT stack_id) FROM syncs"),
+             Count(static_cast<int64_t>(stats.sites.size())));
 }
 
 void TestSyntheticSession::inLoopPattern() {
     model::SyntheticOptions options = smallOptions(9);
     options.processes = 2;
-    const model::SyntheticStats stats = write(m_dir.file("inloop.stallscope"), options);
+    const std::optional<model::SyntheticStats> written =
+        write(m_dir.file("inloop.stallscope"), options);
+    QVERIFY(written);
+    const model::SyntheticStats& stats = *written;
     QVERIFY(stats.stepsPerProcess >= 10);
     const model::SyntheticSyncSite* item = stats.site("train.py", 48);
     QVERIFY(item);
@@ -254,11 +309,14 @@ void TestSyntheticSession::inLoopPattern() {
     QVERIFY(item->blockedNs > 10 * cpu->blockedNs);
 
     const Database db(m_dir.file("inloop.stallscope"));
-    QCOMPARE(syncsPerLine(db).at("train.py:48"), item->count);
+    QVERIFY(db.ok());
+    const std::optional<std::map<std::string, int64_t>> perLine = syncsPerLine(db);
+    QVERIFY(perLine);
+    QCOMPARE(perLine->at("train.py:48"), item->count);
     // Each .item() sync follows a 4-byte DtoH copy into pageable memory.
     QCOMPARE(db.count("SELECT COUNT(*) FROM memcpys WHERE copy_kind = 2 AND dst_kind = 1 "
                       "AND bytes = 4"),
-             item->count);
+             Count(item->count));
 }
 
 void TestSyntheticSession::pipelinedPattern() {
@@ -267,7 +325,10 @@ void TestSyntheticSession::pipelinedPattern() {
     options.inLoopSync = false;
     options.deviceSyncs = false;
     options.pageableCopies = false;
-    const model::SyntheticStats stats = write(m_dir.file("pipelined.stallscope"), options);
+    const std::optional<model::SyntheticStats> written =
+        write(m_dir.file("pipelined.stallscope"), options);
+    QVERIFY(written);
+    const model::SyntheticStats& stats = *written;
     QVERIFY(stats.stepsPerProcess >= 10);
     QVERIFY(!stats.site("train.py", 48));
     QVERIFY(!stats.site("train.py", 53));
@@ -280,9 +341,10 @@ void TestSyntheticSession::pipelinedPattern() {
     QVERIFY(final->blockedNs > 1'000'000);
 
     const Database db(m_dir.file("pipelined.stallscope"));
+    QVERIFY(db.ok());
     QCOMPARE(db.count("SELECT COUNT(*) FROM syncs s JOIN threads t ON t.id = s.thread_id "
                       "WHERE t.name = 'python3' AND s.kind != 4"),
-             2);
+             Count(2));
 }
 
 void TestSyntheticSession::sizesFollowTarget_data() {
@@ -296,7 +358,10 @@ void TestSyntheticSession::sizesFollowTarget() {
     QFETCH(qint64, target);
     model::SyntheticOptions options = smallOptions(2);
     options.targetEvents = target;
-    const model::SyntheticStats stats = write(m_dir.file("size.stallscope"), options);
+    const std::optional<model::SyntheticStats> written =
+        write(m_dir.file("size.stallscope"), options);
+    QVERIFY(written);
+    const model::SyntheticStats& stats = *written;
     QVERIFY(stats.totalEvents() >= target);
     // Generation stops after the step that reaches the target (a step is < 200 events here).
     QVERIFY(stats.totalEvents() < target + 200);
@@ -307,7 +372,10 @@ void TestSyntheticSession::loadsWithExpectedCounts() {
     options.processes = 2;
     options.threadsPerProcess = 3;
     options.streamsPerDevice = 4;
-    const model::SyntheticStats stats = write(m_dir.file("load.stallscope"), options);
+    const std::optional<model::SyntheticStats> written =
+        write(m_dir.file("load.stallscope"), options);
+    QVERIFY(written);
+    const model::SyntheticStats& stats = *written;
     const model::LoadResult result = model::SessionLoader::load(m_dir.file("load.stallscope"));
     QVERIFY2(result.ok(), result.error.c_str());
     const model::Session& session = *result.session;

@@ -44,7 +44,8 @@ void writeStagedUploads(testing::InsightFixture& fixture, int64_t stack, int64_t
     }
 }
 
-// The uploads of writeStagedUploads from `source` memory, written to `file` and loaded.
+// The uploads of writeStagedUploads from `source` memory, written to `file` and loaded; no graph
+// when that failed (which failed the test).
 struct Uploads {
     int64_t stack = 0;
     std::unique_ptr<Built> built;
@@ -55,8 +56,8 @@ Uploads loadUploads(const std::string& file, MemoryKind source) {
     Uploads uploads;
     uploads.stack = fixture.nativeStack("upload.cu", 82, "main");
     writeStagedUploads(fixture, uploads.stack, copyStream, source);
-    fixture.load();
-    uploads.built = buildGraph(file);
+    if (fixture.load().ok())
+        uploads.built = buildGraph(file);
     return uploads;
 }
 
@@ -74,6 +75,7 @@ private slots:
         const std::string file = dir.filePath("uploads.stallscope").toStdString();
         const Uploads uploads = loadUploads(file, MemoryKind::Pageable);
         const std::unique_ptr<Built>& built = uploads.built;
+        QVERIFY(built);
         const int64_t stack = uploads.stack;
         // The kernels' launch latency alone; no queue gap measured (the default 1 µs).
         QCOMPARE(built->graph.latencies().launchNs, int64_t(5'000));
@@ -115,6 +117,7 @@ private slots:
         QTemporaryDir dir;
         const std::unique_ptr<Built> built =
             loadUploads(dir.filePath("pinned.stallscope").toStdString(), MemoryKind::Pinned).built;
+        QVERIFY(built);
         for (size_t l = 0; l < built->graph.streams().size(); ++l)
             for (uint32_t k = 0; k < built->graph.streams()[l].ops.size(); ++k)
                 QVERIFY(!built->graph.opStagedByHost(static_cast<int32_t>(l), k));

@@ -35,7 +35,8 @@ void setRecorderCost(testing::InsightFixture& fixture, const char* restartNs,
 
 // Ten launch calls 10 µs apart, each 500 ns long, their 2 µs kernels starting 3 µs after the call,
 // written to `file` with the recorder's costs (none when `restartNs` is empty) and the GPU's
-// deep-queue delay (none when `delayNs` is empty), and loaded.
+// deep-queue delay (none when `delayNs` is empty), and loaded. Null when that failed (which failed
+// the test).
 std::unique_ptr<Built> launchLoop(const std::string& file, const QString& restartNs,
                                   const QString& launchNs, const QString& delayNs = {}) {
     QFile::remove(QString::fromStdString(file));
@@ -46,7 +47,8 @@ std::unique_ptr<Built> launchLoop(const std::string& file, const QString& restar
         setRecorderCost(fixture, restartNs.toUtf8().constData(), launchNs.toUtf8().constData());
     if (!delayNs.isEmpty())
         fixture.writer().setMeta(format::meta::kGpuDeepQueueDelayNs, delayNs.toUtf8().constData());
-    fixture.load();
+    if (!fixture.load().ok())
+        return nullptr;
     return buildGraph(file);
 }
 
@@ -54,7 +56,8 @@ std::unique_ptr<Built> launchLoop(const std::string& file, const QString& restar
 // the other (the first 8 µs after its call, each next one 1 µs after its predecessor), then a
 // cudaStreamSynchronize that returns 3 µs after the last kernel; the next iteration 1 µs later.
 // Only the iterations for which `synced` is true sync; the others go straight on. The GPU's
-// deep-queue delay in the meta is `delayNs` (none when empty).
+// deep-queue delay in the meta is `delayNs` (none when empty). Null when the loop cannot be written
+// or loaded (which failed the test).
 std::unique_ptr<Built> queueLoop(const std::string& file, int steps,
                                  const std::function<bool(int)>& synced, const QString& delayNs,
                                  int64_t* stack) {
@@ -79,7 +82,8 @@ std::unique_ptr<Built> queueLoop(const std::string& file, int steps,
     setRecorderCost(fixture, "0", "0");
     if (!delayNs.isEmpty())
         fixture.writer().setMeta(format::meta::kGpuDeepQueueDelayNs, delayNs.toUtf8().constData());
-    fixture.load();
+    if (!fixture.load().ok())
+        return nullptr;
     return buildGraph(file);
 }
 
@@ -129,10 +133,11 @@ void TestWhatIfRecorderCost::recorderCostLeavesTheRestarts() {
         fixture.sync(SyncKind::Stream, t0 + 1'000, t0 + 211'000, stack, fixture.stream);
     }
     setRecorderCost(fixture, "2000", "300");
-    fixture.load();
+    QVERIFY(fixture.load().ok());
     const std::string file = path("restart_cost.stallscope");
     testing::checkReplayIdentity(file);
     const std::unique_ptr<Built> built = buildGraph(file);
+    QVERIFY(built);
     QCOMPARE(built->graph.latencies().recorderRestartNs, int64_t(2'000));
     QCOMPARE(built->graph.latencies().recorderLaunchNs, int64_t(300));
     model::whatif::ReplayOptions options;
@@ -175,6 +180,7 @@ void TestWhatIfRecorderCost::recorderCostShortensLaunchCalls() {
     QFETCH(qint64, sooner);
     const std::unique_ptr<Built> built =
         launchLoop(path("launch_cost.stallscope"), restartNs, launchNs);
+    QVERIFY(built);
     model::whatif::ReplayOptions options;
     options.windowEndNs = lastGpuEnd(*built->session);
     const Replayer replayer(built->graph);
@@ -198,6 +204,7 @@ void TestWhatIfRecorderCost::recorderCostFromHostileMeta() {
     QFETCH(qint64, read);
     const std::unique_ptr<Built> built =
         launchLoop(path("hostile_cost.stallscope"), value, value, value);
+    QVERIFY(built);
     QCOMPARE(built->graph.latencies().recorderRestartNs, read);
     QCOMPARE(built->graph.latencies().recorderLaunchNs, read);
     QCOMPARE(built->graph.latencies().deepQueueDelayNs, read);
@@ -220,9 +227,10 @@ void TestWhatIfRecorderCost::graphLaunchLeavesTheRestartCost() {
             fixture.launch(starts[i], starts[i] + 3'000, starts[i] + 5'000,
                            i == 0 ? std::optional<int64_t>{} : second);
         setRecorderCost(fixture, "2000", "300");
-        fixture.load();
+        QVERIFY(fixture.load().ok());
     }
     const std::unique_ptr<Built> built = buildGraph(file);
+    QVERIFY(built);
     const model::whatif::RunGraph& graph = built->graph;
     std::vector<uint32_t> ops(graph.opCount());
     std::iota(ops.begin(), ops.end(), 0u);
@@ -251,10 +259,12 @@ void TestWhatIfRecorderCost::deepQueueDelaysKernelsWithEightQueued() {
     const auto everyStep = [](int) { return true; };
     const std::unique_ptr<Built> delayed =
         queueLoop(path("deep_queue.stallscope"), kSteps, everyStep, "700", &stack);
+    QVERIFY(delayed);
     QCOMPARE(delayed->graph.latencies().deepQueueDelayNs, int64_t(700));
     testing::checkReplayIdentity(path("deep_queue.stallscope"));
     const std::unique_ptr<Built> undelayed =
         queueLoop(path("no_delay.stallscope"), kSteps, everyStep, "", &stack);
+    QVERIFY(undelayed);
     QCOMPARE(undelayed->graph.latencies().deepQueueDelayNs, int64_t(0));
 
     // The syncs of every iteration but each third one.
@@ -280,6 +290,7 @@ void TestWhatIfRecorderCost::deepQueueDelaysKernelsWithEightQueued() {
     const auto groupsOfTwelve = [](int i) { return i % 3 == 2; };
     const std::unique_ptr<Built> deepRecorded =
         queueLoop(path("deep_recorded.stallscope"), kSteps, groupsOfTwelve, "700", &stack);
+    QVERIFY(deepRecorded);
     testing::checkReplayIdentity(path("deep_recorded.stallscope"));
     const std::vector<int64_t> unchanged = kernelStartShifts(*deepRecorded, {});
     QCOMPARE(std::count(unchanged.begin(), unchanged.end(), 0), qsizetype(unchanged.size()));
@@ -306,9 +317,10 @@ void TestWhatIfRecorderCost::deepQueueDelayComesOffAnEmptiedQueue() {
         }
         setRecorderCost(fixture, "2000", "0");
         fixture.writer().setMeta(format::meta::kGpuDeepQueueDelayNs, delay);
-        fixture.load();
+        QVERIFY(fixture.load().ok());
         testing::checkReplayIdentity(file);
         const std::unique_ptr<Built> built = buildGraph(file);
+        QVERIFY(built);
         shifts.push_back(kernelStartShifts(*built, withoutRecorder())[1]);
     }
     QCOMPARE(shifts[1], int64_t(-2'000)); // kernel 0 started 2 µs sooner

@@ -8,6 +8,7 @@
 #include "model/session/session_loader.h"
 #include "model/whatif/replay.h"
 #include "model/whatif/run_graph.h"
+#include "tests/support/test_failure.h"
 
 #include <QTest>
 
@@ -24,18 +25,24 @@ struct Built {
     model::whatif::RunGraph graph;
 };
 
-inline std::unique_ptr<Built> buildGraph(const std::string& path) {
+// The session at `path` and its run graph; null when it cannot be loaded or the build stops (which
+// fails the test).
+[[nodiscard]] inline std::unique_ptr<Built> buildGraph(const std::string& path) {
     auto built = std::make_unique<Built>();
     auto result = model::SessionLoader::load(path);
-    if (!result.ok())
-        qFatal("cannot load %s: %s", path.c_str(), result.error.c_str());
+    if (!result.ok()) {
+        STALLSCOPE_FAIL("cannot load %s: %s", path.c_str(), result.error.c_str());
+        return nullptr;
+    }
     built->session = std::move(result.session);
     model::SessionDatabase database;
     std::string error;
     if (database.open(path, &error))
         built->events = database.cudaEvents();
-    if (!built->graph.build(*built->session, built->events, nullptr))
-        qFatal("graph build cancelled");
+    if (!built->graph.build(*built->session, built->events, nullptr)) {
+        STALLSCOPE_FAIL("%s: the run graph's build stopped", path.c_str());
+        return nullptr;
+    }
     return built;
 }
 
@@ -75,6 +82,7 @@ inline int64_t lastGpuEnd(const model::Session& session) {
 // The unmodified replay of the session at `path` moves nothing and ends where the GPU work ends.
 inline void checkReplayIdentity(const std::string& path) {
     const std::unique_ptr<Built> built = buildGraph(path);
+    QVERIFY(built);
     model::whatif::ReplayOptions options;
     options.keepShifts = true;
     const model::whatif::ReplayResult result =

@@ -8,6 +8,7 @@
 #include "recorder/nccl_collectives.h"
 #include "recorder/session_sink.h"
 #include "tests/recorder/scratch_session.h"
+#include "tests/support/test_failure.h"
 
 #include <cupti.h>
 #include <unistd.h>
@@ -22,12 +23,15 @@ using stallscope::testing::ScratchSession;
 
 namespace {
 
-// Each row of `sql` on the file at `path`, its columns joined by "|" (NULL as "").
+// Each row of `sql` on the file at `path`, its columns joined by "|" (NULL as ""); none when the
+// file cannot be opened (which fails the test, and no query here expects no rows).
 QStringList rows(const QString& path, const char* sql) {
     fmt::Database db;
     std::string error;
-    if (!db.open(path.toStdString(), fmt::Database::Mode::ReadOnly, &error))
-        qFatal("%s", error.c_str());
+    if (!db.open(path.toStdString(), fmt::Database::Mode::ReadOnly, &error)) {
+        STALLSCOPE_FAIL("cannot open %s: %s", qPrintable(path), error.c_str());
+        return {};
+    }
     fmt::Statement statement = db.prepare(sql);
     QStringList out;
     while (statement.step()) {

@@ -6,6 +6,7 @@
 // behind. The real probe runs in tst_recorder_gpu.
 #include "recorder/recorder_calibration.h"
 #include "recorder/recorder_config.h"
+#include "tests/support/test_failure.h"
 
 #include <QDir>
 #include <QFile>
@@ -149,6 +150,7 @@ private slots:
                    "echo \"${CUDA_INJECTION64_PATH:-none} "
                    "${STALLSCOPE_MODE:-} ${STALLSCOPE_CAPTURE_RANGE:-all}\" >> " +
                        runs + "\necho '" + kLine + "' > \"$2\"\n");
+        QVERIFY(!probe.empty());
         std::string why;
         const auto first = RecorderCalibration::obtain(probe, {"STALLSCOPE_MODE=full"}, &why);
         QVERIFY2(first, why.c_str());
@@ -187,6 +189,7 @@ private slots:
         qputenv("XDG_CACHE_HOME", dir.filePath("cache").toUtf8());
         const std::string probe = body.isEmpty() ? dir.filePath("absent").toStdString()
                                                  : script(dir, "probe", body.toStdString());
+        QVERIFY(!probe.empty());
         std::string reason;
         QVERIFY(!RecorderCalibration::obtain(probe, {}, &reason));
         QVERIFY2(reason.find(why.toStdString()) != std::string::npos, reason.c_str());
@@ -202,6 +205,7 @@ private slots:
         const QString pidFile = dir.filePath("probe.pid");
         const std::string probe =
             script(dir, "probe", "echo $$ > " + pidFile.toStdString() + "\nexec sleep 30\n");
+        QVERIFY(!probe.empty());
         const pid_t recorder = fork();
         QVERIFY(recorder >= 0);
         if (recorder == 0) {
@@ -228,11 +232,16 @@ private:
     static int probeFolders(const QTemporaryDir& dir) {
         return QDir(dir.path()).entryList({"stallscope-calibrate.*"}, QDir::Dirs).size();
     }
+    // A shell script `name` in `dir` running `body`; its path, empty when it cannot be written
+    // (which fails the test).
     static std::string script(const QTemporaryDir& dir, const char* name, const std::string& body) {
         const QString path = dir.filePath(name);
         QFile file(path);
-        if (!file.open(QIODevice::WriteOnly))
-            qFatal("cannot write %s", qPrintable(path));
+        if (!file.open(QIODevice::WriteOnly)) {
+            STALLSCOPE_FAIL("cannot write %s: %s", qPrintable(path),
+                            qPrintable(file.errorString()));
+            return {};
+        }
         file.write(("#!/bin/sh\n" + body).c_str());
         file.close();
         chmod(path.toUtf8().constData(), 0755);

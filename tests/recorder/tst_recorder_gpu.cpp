@@ -15,6 +15,7 @@
 #include "model/session/collective_names.h"
 #include "model/session/session.h"
 #include "model/session/session_loader.h"
+#include "tests/support/test_failure.h"
 
 #include <QDir>
 #include <QFile>
@@ -263,7 +264,9 @@ private slots:
         environment.insert("XDG_CACHE_HOME", dir.filePath("cache"));
         environment.remove("STALLSCOPE_CALIBRATION");
         const QString cache = dir.filePath("cache/stallscope/calibration");
-        auto recordWith = [&](const QString& name, const QStringList& options) {
+        // Nothing when the recording fails or cannot be loaded (which fails the test).
+        auto recordWith = [&](const QString& name, const QStringList& options)
+            -> std::optional<std::tuple<QString, QString, QString>> {
             const QString session = dir.filePath(name);
             QProcess record;
             record.setProcessEnvironment(environment);
@@ -271,11 +274,15 @@ private slots:
             record.start(STALLSCOPE_RECORD,
                          options + QStringList{"-q", "--no-symbolize", "-o", session, "--",
                                                STALLSCOPE_SYNC_SITES});
-            if (!record.waitForFinished(120000) || record.exitCode() != 0)
-                qFatal("stallscope-record failed on %s", qPrintable(name));
+            if (!record.waitForFinished(120000) || record.exitCode() != 0) {
+                STALLSCOPE_FAIL("stallscope-record failed on %s", qPrintable(name));
+                return std::nullopt;
+            }
             const auto loaded = stallscope::model::SessionLoader::load(session.toStdString());
-            if (!loaded.ok())
-                qFatal("%s", loaded.error.c_str());
+            if (!loaded.ok()) {
+                STALLSCOPE_FAIL("cannot load %s: %s", qPrintable(session), loaded.error.c_str());
+                return std::nullopt;
+            }
             return std::make_tuple(
                 QString::fromStdString(loaded.session->metaValue("recorder_restart_overhead_ns")),
                 QString::fromStdString(loaded.session->metaValue("recorder_launch_overhead_ns")),
@@ -285,7 +292,9 @@ private slots:
             QFile file(cache);
             return file.open(QIODevice::ReadOnly) ? file.readAll().count('\n') : -1;
         };
-        const auto [restart, launch, deepQueue] = recordWith("first.stallscope", {});
+        const auto first = recordWith("first.stallscope", {});
+        QVERIFY(first);
+        const auto [restart, launch, deepQueue] = *first;
         qInfo("the recorder's cost here: %s ns a restart, %s ns a launch; the GPU's deep-queue "
               "delay %s ns",
               qPrintable(restart), qPrintable(launch), qPrintable(deepQueue));
@@ -296,16 +305,20 @@ private slots:
         QVERIFY(deepQueue.toLongLong(&isNumber) >= 0 && isNumber &&
                 deepQueue.toLongLong() <= 100'000);
         QCOMPARE(cacheLines(), 1);
-        QCOMPARE(recordWith("again.stallscope", {}), std::make_tuple(restart, launch, deepQueue));
+        const auto again = recordWith("again.stallscope", {});
+        QVERIFY(again);
+        QCOMPARE(*again, std::make_tuple(restart, launch, deepQueue));
         QCOMPARE(cacheLines(), 1);
         const auto light = recordWith("light.stallscope", {"--mode", "light"});
+        QVERIFY(light);
         qInfo("light mode: %s ns a restart, %s ns a launch, %s ns deep-queue delay",
-              qPrintable(std::get<0>(light)), qPrintable(std::get<1>(light)),
-              qPrintable(std::get<2>(light)));
-        QVERIFY(!std::get<0>(light).isEmpty() && !std::get<2>(light).isEmpty());
+              qPrintable(std::get<0>(*light)), qPrintable(std::get<1>(*light)),
+              qPrintable(std::get<2>(*light)));
+        QVERIFY(!std::get<0>(*light).isEmpty() && !std::get<2>(*light).isEmpty());
         QCOMPARE(cacheLines(), 2);
-        QCOMPARE(recordWith("none.stallscope", {"--no-calibration"}),
-                 std::make_tuple(QString(), QString(), QString()));
+        const auto none = recordWith("none.stallscope", {"--no-calibration"});
+        QVERIFY(none);
+        QCOMPARE(*none, std::make_tuple(QString(), QString(), QString()));
     }
 
     // NVML's power samples (recorder/gpu_power_sampler.h): a GPU kept busy for 2.5 s is found

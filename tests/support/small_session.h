@@ -3,10 +3,12 @@
 #pragma once
 
 #include "format/session_writer.h"
+#include "tests/support/test_failure.h"
 
 #include <QString>
 #include <QTemporaryDir>
 
+#include <optional>
 #include <string>
 
 namespace stallscope::testing {
@@ -26,14 +28,17 @@ struct SmallSessionIds {
 
 // Two threads, two streams on one GPU, three kernels (written out of time order on purpose),
 // one copy, one memset, two syncs (one with a stack), two nested ranges, every descriptive
-// table filled. Times are small round numbers so tests can state them.
-inline SmallSessionIds writeSmallSession(const std::string& path,
-                                         std::string_view status = "complete") {
+// table filled. Times are small round numbers so tests can state them. Nothing when the file cannot
+// be written (which fails the test).
+[[nodiscard]] inline std::optional<SmallSessionIds>
+writeSmallSession(const std::string& path, std::string_view status = "complete") {
     using namespace stallscope::format;
     std::string error;
     auto writer = SessionWriter::create(path, &error);
-    if (!writer)
-        qFatal("cannot create %s: %s", path.c_str(), error.c_str());
+    if (!writer) {
+        STALLSCOPE_FAIL("cannot create %s: %s", path.c_str(), error.c_str());
+        return std::nullopt;
+    }
     SmallSessionIds ids;
     writer->setMeta("command", "python train.py --epochs 1");
     writer->setMeta("host", "gpu-box");
@@ -93,8 +98,10 @@ inline SmallSessionIds writeSmallSession(const std::string& path,
     writer->addRange({ids.mainThread, RangeKind::NvtxPushPop, forward, 1600, 4800, 1});
     writer->addDropped({ids.process, 30000, format::dropped_source::kActivityBuffer, 3});
     writer->addDiagnostic(1000, "warning", "example diagnostic");
-    if (!writer->finish(status))
-        qFatal("cannot finish %s: %s", path.c_str(), writer->lastError().c_str());
+    if (!writer->finish(status)) {
+        STALLSCOPE_FAIL("cannot finish %s: %s", path.c_str(), writer->lastError().c_str());
+        return std::nullopt;
+    }
     return ids;
 }
 

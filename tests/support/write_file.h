@@ -2,20 +2,25 @@
 // (header-only test support).
 #pragma once
 
+#include "tests/support/test_failure.h"
+
 #include <QByteArray>
 #include <QFile>
 #include <QString>
 #include <QTemporaryDir>
-#include <QtGlobal>
 
 namespace stallscope::testing {
 
-// Writes `bytes` to `dir`/`name` and returns the path; a failure ends the test run.
-inline QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& bytes) {
+// Writes `bytes` to `dir`/`name` and returns the path; a failure fails the running test and returns
+// an empty path.
+[[nodiscard]] inline QString writeFile(const QTemporaryDir& dir, const QString& name,
+                                       const QByteArray& bytes) {
     const QString path = dir.filePath(name);
     QFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size())
-        qFatal("cannot write %s", qPrintable(path));
+    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size()) {
+        STALLSCOPE_FAIL("cannot write %s: %s", qPrintable(path), qPrintable(file.errorString()));
+        return {};
+    }
     return path;
 }
 

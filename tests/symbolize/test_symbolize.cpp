@@ -4,6 +4,7 @@
 // library, survive unknown modules, mark user frames and embed user sources with their SHA-256.
 #include "symbolize/elf_file_info.h"
 #include "symbolize/finalize_symbols.h"
+#include "tests/support/test_failure.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -150,7 +151,8 @@ private slots:
     void refusesFilesThatAreNotSessions();
 
 private:
-    // A fresh copy of the program's session, so every test finalizes its own.
+    // A fresh copy of the program's session, so every test finalizes its own; empty when it cannot
+    // be copied (which fails the test).
     std::string freshSession(const char* name);
     bool finalize(const std::string& path, SymbolizeStats* stats = nullptr,
                   SymbolizeOptions options = {});
@@ -171,8 +173,11 @@ void TestSymbolize::initTestCase() {
 std::string TestSymbolize::freshSession(const char* name) {
     const QString path = m_dir.filePath(QString::fromLatin1(name) + ".stallscope");
     QFile::remove(path);
-    if (!QFile::copy(m_template, path))
-        qFatal("cannot copy the template session");
+    if (!QFile::copy(m_template, path)) {
+        STALLSCOPE_FAIL("cannot copy the template session %s to %s", qPrintable(m_template),
+                        qPrintable(path));
+        return {};
+    }
     return path.toStdString();
 }
 
@@ -188,6 +193,7 @@ bool TestSymbolize::finalize(const std::string& path, SymbolizeStats* stats,
 
 void TestSymbolize::resolvesPieExecutableFrame() {
     const std::string path = freshSession("pie");
+    QVERIFY(!path.empty());
     QVERIFY(finalize(path));
     SessionReader session(path);
     const FrameRecord frame = session.frame(session.expect("program.frame"));
@@ -201,6 +207,7 @@ void TestSymbolize::resolvesPieExecutableFrame() {
 
 void TestSymbolize::resolvesDlopenedLibraryFrame() {
     const std::string path = freshSession("dlopen");
+    QVERIFY(!path.empty());
     QVERIFY(finalize(path));
     SessionReader session(path);
     const int64_t id = session.expect("lib_plain.frame");
@@ -213,6 +220,7 @@ void TestSymbolize::resolvesDlopenedLibraryFrame() {
 
 void TestSymbolize::expandsInlineChain() {
     const std::string path = freshSession("inline");
+    QVERIFY(!path.empty());
     QVERIFY(finalize(path));
     SessionReader session(path);
     const int64_t id = session.expect("lib_inline.frame");
@@ -235,6 +243,7 @@ void TestSymbolize::expandsInlineChain() {
 
 void TestSymbolize::strippedLibraryGivesNamesWithoutLines() {
     const std::string path = freshSession("stripped");
+    QVERIFY(!path.empty());
     SymbolizeOptions options;
     options.debugDirectories = {m_dir.filePath("no-debug-here").toStdString()};
     QVERIFY(finalize(path, nullptr, options));
@@ -259,6 +268,7 @@ void TestSymbolize::strippedLibraryGivesNamesWithoutLines() {
 void TestSymbolize::dynamicSymbolsNameExportedFunctions() {
     // A copy stripped of .symtab too (as release builds of libtorch ship): only .dynsym is left.
     const std::string path = freshSession("dynsym");
+    QVERIFY(!path.empty());
     {
         SessionReader edit(path);
         edit.exec(std::string("UPDATE modules SET path = '") + SYMTEST_STRIPPED_ALL_LIB +
@@ -299,6 +309,8 @@ void TestSymbolize::findsSeparateDebugFileByBuildId() {
     QVERIFY(QFile::copy(SYMTEST_DEBUG_FILE, debugPath));
 
     const std::string path = freshSession("debugfile");
+
+    QVERIFY(!path.empty());
     SymbolizeOptions options;
     options.debugDirectories = {root.toStdString()};
     QVERIFY(finalize(path, nullptr, options));
@@ -312,6 +324,7 @@ void TestSymbolize::findsSeparateDebugFileByBuildId() {
 
     // The binary itself gone: the debug file found by the RECORDED build id stands in for it.
     const std::string moved = freshSession("debugfile-moved");
+    QVERIFY(!moved.empty());
     {
         SessionReader edit(moved);
         edit.exec("UPDATE modules SET path = '/gone/libsymtest_lib_stripped.so' "
@@ -325,6 +338,7 @@ void TestSymbolize::findsSeparateDebugFileByBuildId() {
 
 void TestSymbolize::changedBinaryIsNotTrusted() {
     const std::string path = freshSession("changed");
+    QVERIFY(!path.empty());
     {
         SessionReader edit(path);
         edit.exec("UPDATE modules SET build_id = '00112233445566778899aabbccddeeff00112233' "
@@ -345,6 +359,7 @@ void TestSymbolize::changedBinaryIsNotTrusted() {
 
 void TestSymbolize::unknownModulesDoNotFailTheSession() {
     const std::string path = freshSession("unknown");
+    QVERIFY(!path.empty());
     SymbolizeStats stats;
     QVERIFY(finalize(path, &stats));
     SessionReader session(path);
@@ -369,6 +384,7 @@ void TestSymbolize::unknownModulesDoNotFailTheSession() {
 
 void TestSymbolize::marksUserFramesAndStacks() {
     const std::string path = freshSession("user");
+    QVERIFY(!path.empty());
     SymbolizeStats stats;
     QVERIFY(finalize(path, &stats));
     SessionReader session(path);
@@ -393,6 +409,7 @@ void TestSymbolize::marksUserFramesAndStacks() {
 
 void TestSymbolize::embedsUserSourcesWithHash() {
     const std::string path = freshSession("sources");
+    QVERIFY(!path.empty());
     SymbolizeStats stats;
     QVERIFY(finalize(path, &stats));
     SessionReader session(path);
@@ -417,6 +434,7 @@ void TestSymbolize::embedsUserSourcesWithHash() {
 
 void TestSymbolize::truncatesLargeSources() {
     const std::string path = freshSession("truncated");
+    QVERIFY(!path.empty());
     SymbolizeOptions options;
     options.sourceSizeCap = 300;
     QVERIFY(finalize(path, nullptr, options));
@@ -434,6 +452,7 @@ void TestSymbolize::truncatesLargeSources() {
 
 void TestSymbolize::rerunIsIdempotent() {
     const std::string path = freshSession("rerun");
+    QVERIFY(!path.empty());
     SymbolizeStats first, second;
     QVERIFY(finalize(path, &first));
     SessionReader session(path);
@@ -452,6 +471,7 @@ void TestSymbolize::rerunIsIdempotent() {
 void TestSymbolize::keepsPresetPythonVerdicts() {
     // The Kineto importer sets is_user for Python frames itself; even --resymbolize keeps it.
     const std::string path = freshSession("preset");
+    QVERIFY(!path.empty());
     SessionReader session(path);
     const int64_t id = session.expect("py_user.frame");
     session.exec("UPDATE frames SET is_user = 0 WHERE id = " + std::to_string(id));

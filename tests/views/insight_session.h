@@ -10,6 +10,7 @@
 
 #include "format/session_writer.h"
 #include "model/session/session_database.h"
+#include "tests/support/test_failure.h"
 #include "tests/support/write_file.h"
 
 #include <QDir>
@@ -76,12 +77,16 @@ inline std::string modelSource() {
 }
 
 // The recorded sources as checked out on "this machine": model.py in `dir`/checkout. Returns that
-// folder; a failure ends the test run.
-inline QString writeCheckout(const QTemporaryDir& dir) {
-    if (!QDir(dir.path()).mkpath(QStringLiteral("checkout")))
-        qFatal("cannot create %s/checkout", qPrintable(dir.path()));
-    stallscope::testing::writeFile(dir, QStringLiteral("checkout/model.py"),
-                                   QByteArray::fromStdString(modelSource()));
+// folder; empty when it cannot be written (which fails the test).
+[[nodiscard]] inline QString writeCheckout(const QTemporaryDir& dir) {
+    if (!QDir(dir.path()).mkpath(QStringLiteral("checkout"))) {
+        STALLSCOPE_FAIL("cannot create %s/checkout", qPrintable(dir.path()));
+        return {};
+    }
+    if (stallscope::testing::writeFile(dir, QStringLiteral("checkout/model.py"),
+                                       QByteArray::fromStdString(modelSource()))
+            .isEmpty())
+        return {};
     return dir.filePath(QStringLiteral("checkout"));
 }
 
@@ -192,18 +197,22 @@ inline bool write(const QString& path, QString* error) {
     return ok;
 }
 
-// Writes the session as `dir`/run.stallscope (its path in *path) and opens its database; a
-// failure ends the test run.
-inline std::shared_ptr<stallscope::model::SessionDatabase> writeAndOpen(const QTemporaryDir& dir,
-                                                                        QString* path = nullptr) {
+// Writes the session as `dir`/run.stallscope (its path in *path) and opens its database; null when
+// that fails (which fails the test).
+[[nodiscard]] inline std::shared_ptr<stallscope::model::SessionDatabase>
+writeAndOpen(const QTemporaryDir& dir, QString* path = nullptr) {
     const QString file = dir.filePath(QStringLiteral("run.stallscope"));
     QString error;
-    if (!write(file, &error))
-        qFatal("cannot write %s: %s", qPrintable(file), qPrintable(error));
+    if (!write(file, &error)) {
+        STALLSCOPE_FAIL("cannot write %s: %s", qPrintable(file), qPrintable(error));
+        return nullptr;
+    }
     auto database = std::make_shared<stallscope::model::SessionDatabase>();
     std::string message;
-    if (!database->open(file.toStdString(), &message))
-        qFatal("cannot open %s: %s", qPrintable(file), message.c_str());
+    if (!database->open(file.toStdString(), &message)) {
+        STALLSCOPE_FAIL("cannot open %s: %s", qPrintable(file), message.c_str());
+        return nullptr;
+    }
     if (path)
         *path = file;
     return database;

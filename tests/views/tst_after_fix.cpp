@@ -65,6 +65,7 @@ private slots:
         QVERIFY(m_dir.isValid());
         QString path;
         const auto database = fixture::writeAndOpen(m_dir, &path);
+        QVERIFY(database);
         model::LoadResult loaded = model::SessionLoader::load(path.toStdString());
         QVERIFY2(loaded.ok(), loaded.error.c_str());
         m_session = std::shared_ptr<const model::Session>(std::move(loaded.session));
@@ -188,6 +189,7 @@ private slots:
             fixture.launch(call, call + 5'000, call + 7'000);
         }
         const testing::LoadedFixture loaded = fixture.load();
+        QVERIFY(loaded.ok());
         const auto report = std::make_shared<const model::InsightReport>(loaded.analyze());
         const model::Insight* bound = nullptr;
         for (const model::Insight& insight : report->insights)

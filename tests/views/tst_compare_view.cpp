@@ -9,6 +9,7 @@
 #include "model/session/session_loader.h"
 #include "model/testing/synthetic_session.h"
 #include "tests/support/loop_session.h"
+#include "tests/support/test_failure.h"
 #include "views/compare/compare_table_model.h"
 #include "views/compare/compare_view.h"
 #include "views/compare/compared_runs.h"
@@ -33,18 +34,28 @@ using model::SiteStatus;
 
 namespace {
 
+// The helpers give nothing (null, an empty path) when a run cannot be written, loaded or
+// compared, which fails the test.
 std::shared_ptr<const model::Session> load(const std::string& path) {
     model::LoadResult loaded = model::SessionLoader::load(path);
-    if (!loaded.ok())
-        qFatal("%s", loaded.error.c_str());
+    if (!loaded.ok()) {
+        STALLSCOPE_FAIL("cannot load %s: %s", path.c_str(), loaded.error.c_str());
+        return nullptr;
+    }
     return std::shared_ptr<const model::Session>(std::move(loaded.session));
 }
 
 std::shared_ptr<const ComparedRuns> compare(const std::string& before, const std::string& after) {
-    auto runs = compareRuns({load(before), nullptr, QString::fromStdString(before), 0},
-                            {load(after), nullptr, QString::fromStdString(after), 0});
+    if (before.empty() || after.empty()) // a run's write failed
+        return nullptr;
+    auto beforeSession = load(before);
+    auto afterSession = load(after);
+    if (!beforeSession || !afterSession)
+        return nullptr;
+    auto runs = compareRuns({beforeSession, nullptr, QString::fromStdString(before), 0},
+                            {afterSession, nullptr, QString::fromStdString(after), 0});
     if (!runs)
-        qFatal("compareRuns returned nothing");
+        STALLSCOPE_FAIL("compareRuns(%s, %s) returned nothing", before.c_str(), after.c_str());
     return runs;
 }
 
@@ -87,14 +98,18 @@ private:
     std::string generate(const char* name, const model::SyntheticOptions& options,
                          model::SyntheticStats* stats = nullptr) {
         std::string error;
-        if (!model::writeSyntheticSession(path(name), options, stats, &error))
-            qFatal("%s", error.c_str());
+        if (!model::writeSyntheticSession(path(name), options, stats, &error)) {
+            STALLSCOPE_FAIL("cannot generate %s: %s", path(name).c_str(), error.c_str());
+            return {};
+        }
         return path(name);
     }
     std::string writeLoop(const char* name, const loop_session::Options& options) {
         const std::string error = loop_session::write(path(name), options);
-        if (!error.empty())
-            qFatal("%s", error.c_str());
+        if (!error.empty()) {
+            STALLSCOPE_FAIL("cannot write %s: %s", path(name).c_str(), error.c_str());
+            return {};
+        }
         return path(name);
     }
     // A view showing `runs` at a desktop size, on screen.
@@ -111,11 +126,14 @@ private slots:
         model::SyntheticOptions options;
         options.targetEvents = 60'000;
         m_base = generate("base.stallscope", options, &m_baseStats);
+        QVERIFY(!m_base.empty());
         options.inLoopSync = false; // the loop's loss.item() removed
         m_pipelined = generate("pipelined.stallscope", options);
+        QVERIFY(!m_pipelined.empty());
         options.inLoopSync = true;
         options.pageableEvery = 2; // blocking copies five times as often
         m_often = generate("often.stallscope", options);
+        QVERIFY(!m_often.empty());
     }
 
     // Row for row what compareSessions() says of the same two runs analyzed on their own:
@@ -124,6 +142,7 @@ private slots:
     void tableRowsAreTheComparisonsSites() {
         for (const auto& after : {m_pipelined, m_often}) {
             const auto runs = compare(m_base, after);
+            QVERIFY(runs);
             CompareTableModel model;
             QAbstractItemModelTester tester(&model,
                                             QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -131,6 +150,7 @@ private slots:
                 std::shared_ptr<const model::SessionComparison>(runs, &runs->comparison));
 
             const auto beforeSession = load(m_base), afterSession = load(after);
+            QVERIFY(beforeSession && afterSession);
             model::SessionDatabase beforeDb, afterDb;
             std::string error;
             QVERIFY(beforeDb.open(m_base, &error) && afterDb.open(after, &error));
@@ -183,8 +203,10 @@ private slots:
     // The loop's .item() removed: fixed, in green, with its saving; copies more often: worse,
     // in red; unchanged sites have no colour of their own. The heading grades the estimate.
     void statusesAreColouredAndTheHeadingGradesTheEstimate() {
+        const auto pipelined = compare(m_base, m_pipelined);
+        QVERIFY(pipelined);
         CompareView view;
-        view.setRuns(compare(m_base, m_pipelined));
+        view.setRuns(pipelined);
         const CompareTableModel& model = *view.tableModel();
         const int item = rowOf(model, "train.py", 48);
         QVERIFY(item >= 0);
@@ -200,8 +222,10 @@ private slots:
         QVERIFY2(heading.contains(QStringLiteral("predicted saving")), qPrintable(heading));
         QVERIFY2(heading.contains(QStringLiteral("Step time")), qPrintable(heading));
 
+        const auto oftenRuns = compare(m_base, m_often);
+        QVERIFY(oftenRuns);
         CompareView worse;
-        worse.setRuns(compare(m_base, m_often));
+        worse.setRuns(oftenRuns);
         const CompareTableModel& often = *worse.tableModel();
         const int copy = rowOf(often, "train.py", 53);
         QVERIFY(copy >= 0);
@@ -222,7 +246,9 @@ private slots:
         CompareView view;
         QAbstractItemModelTester tester(view.proxy(),
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QVERIFY(show(view, compare(m_base, m_often)));
+        const auto runs = compare(m_base, m_often);
+        QVERIFY(runs);
+        QVERIFY(show(view, runs));
         const QModelIndex top = view.proxy()->index(0, CompareTableModel::StatusColumn);
         QCOMPARE(view.proxy()->mapToSource(top).row(), 0);
         QHeaderView* header = view.table()->horizontalHeader();
@@ -247,6 +273,7 @@ private slots:
     void timelinesShareOneAxisAlignedByStep() {
         const auto runs = compare(writeLoop("aligned0.stallscope", {}),
                                   writeLoop("aligned1.stallscope", {.startNs = 3'500'000}));
+        QVERIFY(runs);
         QVERIFY(runs->alignedOnSteps);
         QCOMPARE(runs->comparison.unit, std::string("step"));
         QCOMPARE(runs->before.anchorNs, int64_t(1'000'000));
@@ -294,6 +321,7 @@ private slots:
         const auto runs =
             compare(writeLoop("nosteps0.stallscope", {.steps = false}),
                     writeLoop("nosteps1.stallscope", {.steps = false, .startNs = 7'000'000}));
+        QVERIFY(runs);
         QVERIFY(!runs->alignedOnSteps);
         QCOMPARE(runs->comparison.unit, std::string("s of kernel time"));
         QCOMPARE(runs->before.anchorNs, 1'000'000 + loop_session::kKernelOffsetNs);
@@ -311,6 +339,7 @@ private slots:
         const auto runs =
             compare(writeLoop("click0.stallscope", {}),
                     writeLoop("click1.stallscope", {.syncLine = 32, .startNs = 4'000'000}));
+        QVERIFY(runs);
         CompareView view;
         QVERIFY(show(view, runs));
         QCOMPARE(view.tableModel()->rowCount(), 1);
@@ -338,6 +367,7 @@ private slots:
     void aFixedSiteIsHighlightedOnlyWhereItIs() {
         const auto small = compare(writeLoop("fixed0.stallscope", {}),
                                    writeLoop("fixed1.stallscope", {.syncs = false}));
+        QVERIFY(small);
         CompareView view;
         QVERIFY(show(view, small));
         QCOMPARE(view.tableModel()->rowCount(), 1);
@@ -351,7 +381,9 @@ private slots:
 
         // The synthetic loop: the .item() site's syncs, as many as the generator wrote.
         CompareView synthetic;
-        QVERIFY(show(synthetic, compare(m_base, m_pipelined)));
+        const auto pipelined = compare(m_base, m_pipelined);
+        QVERIFY(pipelined);
+        QVERIFY(show(synthetic, pipelined));
         const int item = rowOf(*synthetic.tableModel(), "train.py", 48);
         QVERIFY(item >= 0);
         clickRow(synthetic, item);
@@ -361,7 +393,9 @@ private slots:
         QCOMPARE(highlighted(synthetic.afterTimeline()), int64_t(0));
         // And the other way round: new in the after run, highlighted there only.
         CompareView reversed;
-        QVERIFY(show(reversed, compare(m_pipelined, m_base)));
+        const auto reversedRuns = compare(m_pipelined, m_base);
+        QVERIFY(reversedRuns);
+        QVERIFY(show(reversed, reversedRuns));
         const int added = rowOf(*reversed.tableModel(), "train.py", 48);
         QCOMPARE(reversed.tableModel()->site(added)->status, SiteStatus::New);
         clickRow(reversed, added);

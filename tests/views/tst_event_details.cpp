@@ -4,6 +4,7 @@
 #include "format/session_writer.h"
 #include "model/session/session.h"
 #include "model/session/session_loader.h"
+#include "tests/support/test_failure.h"
 #include "views/panels/event_details_widget.h"
 
 #include <QSignalSpy>
@@ -134,14 +135,17 @@ private:
         return details.text();
     }
 
-    // Three syncs of one site: 5, 30 and 10 µs long, in that order.
+    // Three syncs of one site: 5, 30 and 10 µs long, in that order. Null when the session cannot
+    // be written or loaded (which fails the test).
     std::shared_ptr<const model::Session> threeSyncs() {
         using namespace stallscope::format;
         const QString path = m_dir.filePath(QStringLiteral("three.stallscope"));
         std::string message;
         auto writer = SessionWriter::create(path.toStdString(), &message);
-        if (!writer)
-            qFatal("%s", message.c_str());
+        if (!writer) {
+            STALLSCOPE_FAIL("cannot create %s: %s", qPrintable(path), message.c_str());
+            return nullptr;
+        }
         ProcessRow process;
         process.pid = 8;
         process.startNs = kT0;
@@ -157,11 +161,15 @@ private:
             sync.correlationId = i + 1;
             writer->addSync(sync);
         }
-        if (!writer->finish("complete"))
-            qFatal("%s", writer->lastError().c_str());
+        if (!writer->finish("complete")) {
+            STALLSCOPE_FAIL("cannot finish %s: %s", qPrintable(path), writer->lastError().c_str());
+            return nullptr;
+        }
         model::LoadResult loaded = model::SessionLoader::load(path.toStdString());
-        if (!loaded.ok())
-            qFatal("%s", loaded.error.c_str());
+        if (!loaded.ok()) {
+            STALLSCOPE_FAIL("cannot load %s: %s", qPrintable(path), loaded.error.c_str());
+            return nullptr;
+        }
         return std::shared_ptr<const model::Session>(std::move(loaded.session));
     }
 
@@ -170,6 +178,7 @@ private slots:
     // was shown, and it is not the typical one); one sync alone offers no choice.
     void firstMedianOrSlowestSync() {
         const auto session = threeSyncs();
+        QVERIFY(session);
         model::EventRef first = ref(model::EventKind::Sync, 0);
         const model::EventSpans syncs = {{first, 3}};
         EventDetailsWidget details;

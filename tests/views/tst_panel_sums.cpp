@@ -47,8 +47,9 @@ private slots:
     void initTestCase() {
         QVERIFY(m_dir.isValid());
         m_database = fixture::writeAndOpen(m_dir);
+        QVERIFY(m_database);
         const std::string small = m_dir.filePath(QStringLiteral("small.stallscope")).toStdString();
-        testing::writeSmallSession(small);
+        QVERIFY(testing::writeSmallSession(small));
         auto loaded = model::SessionLoader::load(small);
         QVERIFY2(loaded.ok(), loaded.error.c_str());
         m_small = std::move(loaded.session);

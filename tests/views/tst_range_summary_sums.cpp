@@ -18,7 +18,7 @@ class TestRangeSummarySums : public QObject {
 private slots:
     void initTestCase() {
         const std::string path = m_dir.filePath("small.stallscope").toStdString();
-        testing::writeSmallSession(path);
+        QVERIFY(testing::writeSmallSession(path));
         auto result = model::SessionLoader::load(path);
         QVERIFY2(result.ok(), result.error.c_str());
         m_session = std::move(result.session);

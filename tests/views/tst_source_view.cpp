@@ -52,6 +52,7 @@ private slots:
         QStandardPaths::setTestModeEnabled(true);
         QVERIFY(m_dir.isValid());
         m_database = fixture::writeAndOpen(m_dir, &m_session);
+        QVERIFY(m_database);
     }
 
     void embeddedSourceAtLine() {
@@ -160,6 +161,7 @@ private slots:
 
     void remappingLoadsFromDisk() {
         const QString local = fixture::writeCheckout(m_dir);
+        QVERIFY(!local.isEmpty());
 
         SourceView view;
         view.resolver().setDatabase(m_database);
@@ -183,7 +185,9 @@ private slots:
     // A session naming a local file that exists does not make the view show it (issue 13): only
     // the user's own rule does.
     void existingLocalFileNeedsTheUsersRule() {
-        const QString local = fixture::writeCheckout(m_dir) + QStringLiteral("/model.py");
+        const QString checkout = fixture::writeCheckout(m_dir);
+        QVERIFY(!checkout.isEmpty());
+        const QString local = checkout + QStringLiteral("/model.py");
         QVERIFY(QFile::exists(local));
         SourceView view;
         view.resolver().setDatabase(m_database);

@@ -30,6 +30,7 @@ private slots:
     void initTestCase() {
         QVERIFY(m_dir.isValid());
         const auto database = fixture::writeAndOpen(m_dir);
+        QVERIFY(database);
         m_frames = database->stack(1);
         QCOMPARE(int(m_frames.size()), 3);
         for (model::ModuleInfo& module : database->modules())

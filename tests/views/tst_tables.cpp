@@ -63,6 +63,7 @@ private slots:
         QVERIFY(m_dir.isValid());
         QString path;
         m_database = fixture::writeAndOpen(m_dir, &path);
+        QVERIFY(m_database);
         model::LoadResult result = model::SessionLoader::load(path.toStdString());
         QVERIFY2(result.ok(), result.error.c_str());
         m_session = std::shared_ptr<const model::Session>(std::move(result.session));

@@ -1,6 +1,7 @@
 // Hit-testing (binary search, sub-pixel events within ±3 px, syncs over the calls they block in)
 // and the sync → GPU work → launching call link.
 #include "model/session/waited_work.h"
+#include "tests/support/test_failure.h"
 #include "tests/views/tst_timeline_support.h"
 #include "views/timeline/correlation_index.h"
 #include "views/timeline/sync_link.h"
@@ -80,18 +81,25 @@ class TimelineHitTestTest : public QObject {
     Q_OBJECT
 private:
     QTemporaryDir m_dir;
-    const std::shared_ptr<const model::Session> m_session = tinyload::load(m_dir);
+    std::shared_ptr<const model::Session> m_session;
     TimelineLayout m_layout;
 
-    const TimelineLane& lane(LaneKind kind, int32_t source, int32_t depth = 0) {
+    // Null when the layout has no such lane (which fails the test).
+    const TimelineLane* lane(LaneKind kind, int32_t source, int32_t depth = 0) {
         const int row = m_layout.find(kind, source, depth);
-        if (row < 0)
-            qFatal("no such lane");
-        return m_layout.lanes()[row];
+        if (row < 0) {
+            STALLSCOPE_FAIL("no lane of kind %d, source %d, depth %d", int(kind), source, depth);
+            return nullptr;
+        }
+        return &m_layout.lanes()[row];
     }
 
 private slots:
-    void initTestCase() { m_layout.build(*m_session); }
+    void initTestCase() {
+        m_session = tinyload::load(m_dir);
+        QVERIFY(m_session);
+        m_layout.build(*m_session);
+    }
 
     void nearestInColumn_data() {
         QTest::addColumn<int64_t>("t");
@@ -127,37 +135,41 @@ private slots:
         // 1 ms over 1000 px: 1 µs per pixel.
         const TimelineViewport view =
             tinyload::viewport(tiny::kStart, tiny::kStart, tiny::kStart + 1'000'000, 1000);
+        const TimelineLane* stream7 = lane(LaneKind::Stream, 0);
+        const TimelineLane* stream13 = lane(LaneKind::Stream, 1);
+        const TimelineLane* host = lane(LaneKind::HostThread, 0);
+        const TimelineLane* ranges = lane(LaneKind::Range, 0, 1);
+        const TimelineLane* busy = lane(LaneKind::GpuBusy, 0);
+        QVERIFY(stream7 && stream13 && host && ranges && busy);
         // Kernel 0 runs 120..200 µs on stream 7 (stream lane 0).
-        model::EventRef hit =
-            TimelineHitTest::at(*m_session, lane(LaneKind::Stream, 0), view, 150.5);
+        model::EventRef hit = TimelineHitTest::at(*m_session, *stream7, view, 150.5);
         QCOMPARE(hit.kind, model::EventKind::Kernel);
         QCOMPARE(hit.lane, 0);
         QCOMPARE(hit.index, 0u);
         // The batch copy (70..900 µs) on stream 13.
-        hit = TimelineHitTest::at(*m_session, lane(LaneKind::Stream, 1), view, 500.5);
+        hit = TimelineHitTest::at(*m_session, *stream13, view, 500.5);
         QCOMPARE(hit.kind, model::EventKind::Memcpy);
         // The launch call of kernel 1 (200..206 µs) on the main thread.
-        hit = TimelineHitTest::at(*m_session, lane(LaneKind::HostThread, 0), view, 203.5);
+        hit = TimelineHitTest::at(*m_session, *host, view, 203.5);
         QCOMPARE(hit.kind, model::EventKind::ApiCall);
         QCOMPARE(hit.index, 1u);
         // 50 µs away from any call: nothing.
-        QVERIFY(
-            !TimelineHitTest::at(*m_session, lane(LaneKind::HostThread, 0), view, 250.5).isValid());
+        QVERIFY(!TimelineHitTest::at(*m_session, *host, view, 250.5).isValid());
         // NVTX "step 0" and "forward".
-        hit = TimelineHitTest::at(*m_session, lane(LaneKind::Range, 0, 1), view, 500.5);
+        hit = TimelineHitTest::at(*m_session, *ranges, view, 500.5);
         QCOMPARE(hit.kind, model::EventKind::Range);
         QCOMPARE(eventName(*m_session, hit), QStringLiteral("forward"));
         // Headers and busy tracks hold no events.
-        QVERIFY(
-            !TimelineHitTest::at(*m_session, lane(LaneKind::GpuBusy, 0), view, 150.5).isValid());
+        QVERIFY(!TimelineHitTest::at(*m_session, *busy, view, 150.5).isValid());
     }
 
     void syncWinsOverItsCall() {
         const TimelineViewport view =
             tinyload::viewport(tiny::kStart, tiny::kStart, tiny::kEnd, 1000); // 10 µs/px
         const double x = view.xForTime(tiny::kSyncStart + 1'000'000);
-        const model::EventRef hit =
-            TimelineHitTest::at(*m_session, lane(LaneKind::HostThread, 0), view, x);
+        const TimelineLane* host = lane(LaneKind::HostThread, 0);
+        QVERIFY(host);
+        const model::EventRef hit = TimelineHitTest::at(*m_session, *host, view, x);
         QCOMPARE(hit.kind, model::EventKind::Sync);
         QCOMPARE(hit.index, 0u);
     }
@@ -166,14 +178,15 @@ private slots:
         const TimelineViewport view =
             tinyload::viewport(tiny::kStart, tiny::kStart, tiny::kEnd, 1000); // 10 µs/px
         const double x = view.xForTime(tiny::kShortSyncStart); // the 2 µs sync: 0.2 px
-        const TimelineLane& host = lane(LaneKind::HostThread, 0);
+        const TimelineLane* host = lane(LaneKind::HostThread, 0);
+        QVERIFY(host);
         for (double dx : {-2.5, -1.0, 0.0, 0.1, 1.0, 2.5}) {
-            const model::EventRef hit = TimelineHitTest::at(*m_session, host, view, x + dx);
+            const model::EventRef hit = TimelineHitTest::at(*m_session, *host, view, x + dx);
             QVERIFY2(hit.kind == model::EventKind::Sync && hit.index == 1,
                      qPrintable(QStringLiteral("dx %1").arg(dx)));
         }
         for (double dx : {-4.0, 4.0})
-            QVERIFY(!TimelineHitTest::at(*m_session, host, view, x + dx).isValid());
+            QVERIFY(!TimelineHitTest::at(*m_session, *host, view, x + dx).isValid());
     }
 
     void streamSyncLinksToTheCopyItWaitedFor() {

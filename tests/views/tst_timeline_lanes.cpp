@@ -17,7 +17,7 @@ class TimelineLanesTest : public QObject {
     Q_OBJECT
 private:
     QTemporaryDir m_dir;
-    const std::shared_ptr<const model::Session> m_session = tinyload::load(m_dir);
+    std::shared_ptr<const model::Session> m_session; // loaded by initTestCase
 
     static QStringList labels(const TimelineLayout& layout) {
         QStringList result;
@@ -27,6 +27,11 @@ private:
     }
 
 private slots:
+    void initTestCase() {
+        m_session = tinyload::load(m_dir);
+        QVERIFY(m_session);
+    }
+
     void collapseChangesTheLayout() {
         TimelineLayout layout;
         layout.build(*m_session);

@@ -1,12 +1,15 @@
 // The first and the last event of each merged run: a run's extent reaches its last event's end
 // (also past the exact-scan limit), and a merged block's stall flag sees a sync over its first or
 // its last call, or one begun before it, and none just past it.
+#include "tests/support/test_failure.h"
 #include "tests/views/timeline_lod_support.h"
 #include "views/timeline/draw_list.h"
 #include "views/timeline/lod_merge.h"
 #include "views/timeline/timeline_layout.h"
 
 #include <QTest>
+
+#include <optional>
 
 using namespace stallscope;
 using namespace stallscope::views;
@@ -23,8 +26,9 @@ std::vector<MergedRun> runsOf(const model::IntervalColumns& columns, int64_t end
 }
 
 // The API-call block whose first call is `first`, in a session of 1,000 calls (1 µs every 2 µs)
-// on 200 px (10 µs a pixel: five calls a block) with one sync [syncStart, syncEnd].
-DrawBlock callBlock(uint32_t first, int64_t syncStart, int64_t syncEnd) {
+// on 200 px (10 µs a pixel: five calls a block) with one sync [syncStart, syncEnd]; nothing when no
+// block starts there (which fails the test).
+std::optional<DrawBlock> callBlock(uint32_t first, int64_t syncStart, int64_t syncEnd) {
     auto session = hostSession(1000, syncStart, syncEnd);
     TimelineLayout layout;
     layout.build(*session);
@@ -33,7 +37,8 @@ DrawBlock callBlock(uint32_t first, int64_t syncStart, int64_t syncEnd) {
     for (const DrawBlock& block : list.laneBlocks(layout.find(LaneKind::HostThread, 0)))
         if (block.kind == model::EventKind::ApiCall && block.first == first)
             return block;
-    qFatal("no API-call block starts at call %u", first);
+    STALLSCOPE_FAIL("no API-call block starts at call %u", first);
+    return std::nullopt;
 }
 
 } // namespace
@@ -107,21 +112,34 @@ private slots:
     }
 
     void stallOverTheLastCallOfABlock() {
-        const DrawBlock block = callBlock(250, 508'500, 508'800);
-        QCOMPARE(block.count, uint32_t(5));
-        QVERIFY(block.stall);
+        const std::optional<DrawBlock> block = callBlock(250, 508'500, 508'800);
+        QVERIFY(block);
+        QCOMPARE(block->count, uint32_t(5));
+        QVERIFY(block->stall);
     }
-    void stallOverTheFirstCallOfABlock() { QVERIFY(callBlock(250, 500'100, 500'200).stall); }
+    void stallOverTheFirstCallOfABlock() {
+        const std::optional<DrawBlock> block = callBlock(250, 500'100, 500'200);
+        QVERIFY(block);
+        QVERIFY(block->stall);
+    }
     void stallBegunBeforeTheBlock() {
         // From the gap before call 250 into it: the previous block (calls 245–249, to 499 µs) is
         // asked first, and the overlap check must not pass this sync by.
-        QVERIFY(!callBlock(245, 499'500, 500'300).stall);
-        QVERIFY(callBlock(250, 499'500, 500'300).stall);
+        const std::optional<DrawBlock> previous = callBlock(245, 499'500, 500'300);
+        QVERIFY(previous);
+        QVERIFY(!previous->stall);
+        const std::optional<DrawBlock> block = callBlock(250, 499'500, 500'300);
+        QVERIFY(block);
+        QVERIFY(block->stall);
     }
     void syncJustAfterABlockIsNotItsStall() {
         // Starts where call 254 ends: the next block's business, not this one's.
-        QVERIFY(!callBlock(250, 509'000, 509'500).stall);
-        QVERIFY(!callBlock(245, 499'000, 499'500).stall); // before it: block 49 ends at 499 µs
+        const std::optional<DrawBlock> block = callBlock(250, 509'000, 509'500);
+        QVERIFY(block);
+        QVERIFY(!block->stall);
+        const std::optional<DrawBlock> previous = callBlock(245, 499'000, 499'500);
+        QVERIFY(previous);
+        QVERIFY(!previous->stall); // before it: block 49 ends at 499 µs
     }
 };
 

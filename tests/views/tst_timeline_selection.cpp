@@ -33,7 +33,7 @@ class TimelineSelectionTest : public QObject {
     Q_OBJECT
 private:
     QTemporaryDir m_dir;
-    const std::shared_ptr<const model::Session> m_session = tinyload::load(m_dir);
+    std::shared_ptr<const model::Session> m_session; // loaded by initTestCase
 
     // A 1000×400 widget showing the first millisecond (kernels 80 px wide).
     void prepare(TimelineWidget& widget) {
@@ -47,6 +47,11 @@ private:
     }
 
 private slots:
+    void initTestCase() {
+        m_session = tinyload::load(m_dir);
+        QVERIFY(m_session);
+    }
+
     void clickSelectsAnEvent() {
         TimelineWidget widget;
         prepare(widget);

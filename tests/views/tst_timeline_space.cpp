@@ -19,11 +19,16 @@ class TimelineSpaceTest : public QObject {
     Q_OBJECT
 private:
     QTemporaryDir m_dir;
-    const std::shared_ptr<const model::Session> m_session = tinyload::load(m_dir);
+    std::shared_ptr<const model::Session> m_session; // loaded by initTestCase
 
     static QScrollBar* scrollBar(TimelineWidget& widget) { return widget.findChild<QScrollBar*>(); }
 
 private slots:
+    void initTestCase() {
+        m_session = tinyload::load(m_dir);
+        QVERIFY(m_session);
+    }
+
     void lanesFillThePaneOrScroll() {
         TimelineWidget widget;
         widget.setSession(m_session);

@@ -4,6 +4,7 @@
 
 #include "model/session/session.h"
 #include "model/session/session_loader.h"
+#include "tests/support/test_failure.h"
 #include "tests/views/tiny_session.h"
 #include "views/timeline/timeline_viewport.h"
 
@@ -13,18 +14,22 @@
 
 namespace tinyload {
 
-// Stops the run (qFatal) when the fixture cannot be written or loaded, so a suite may load it in a
-// member initializer.
-inline std::shared_ptr<const stallscope::model::Session> load(const QTemporaryDir& dir,
-                                                              QString* path = nullptr) {
+// Null when the fixture cannot be written or loaded, which fails the running test: a suite loads it
+// in initTestCase (or a test) and checks it there.
+[[nodiscard]] inline std::shared_ptr<const stallscope::model::Session>
+load(const QTemporaryDir& dir, QString* path = nullptr) {
     const QString file = dir.filePath(QStringLiteral("tiny.stallscope"));
     QString error;
-    if (!tiny::write(file, &error))
-        qFatal("cannot write the fixture: %s", qPrintable(error));
+    if (!tiny::write(file, &error)) {
+        STALLSCOPE_FAIL("cannot write the fixture %s: %s", qPrintable(file), qPrintable(error));
+        return nullptr;
+    }
     stallscope::model::LoadResult result =
         stallscope::model::SessionLoader::load(file.toStdString());
-    if (!result.ok())
-        qFatal("cannot load the fixture: %s", result.error.c_str());
+    if (!result.ok()) {
+        STALLSCOPE_FAIL("cannot load the fixture %s: %s", qPrintable(file), result.error.c_str());
+        return nullptr;
+    }
     if (path)
         *path = file;
     return std::shared_ptr<const stallscope::model::Session>(std::move(result.session));

@@ -1,6 +1,7 @@
 // TimelineWidget and SessionSummaryWidget on a tiny session: lanes, the stall colour at the
 // syncs' pixels, zoom around the cursor, the cached draw list; the summary and its warning.
 #include "model/session/session_loader.h"
+#include "tests/support/test_failure.h"
 #include "tests/views/tiny_session.h"
 #include "views/panels/session_summary_widget.h"
 #include "views/timeline/time_ruler.h"
@@ -22,15 +23,22 @@ private:
     QTemporaryDir m_dir;
     std::shared_ptr<const model::Session> m_session;
 
+    // The tiny session with `status`; null when it cannot be written or loaded (which fails the
+    // test).
     std::shared_ptr<const model::Session> load(const std::string& status) {
         const QString path =
             m_dir.filePath(QString::fromStdString(status) + QStringLiteral(".stallscope"));
         QString error;
-        if (!tiny::write(path, &error, status))
-            qFatal("cannot write the fixture: %s", qPrintable(error));
+        if (!tiny::write(path, &error, status)) {
+            STALLSCOPE_FAIL("cannot write the fixture %s: %s", qPrintable(path), qPrintable(error));
+            return nullptr;
+        }
         model::LoadResult result = model::SessionLoader::load(path.toStdString());
-        if (!result.ok())
-            qFatal("cannot load the fixture: %s", result.error.c_str());
+        if (!result.ok()) {
+            STALLSCOPE_FAIL("cannot load the fixture %s: %s", qPrintable(path),
+                            result.error.c_str());
+            return nullptr;
+        }
         return std::shared_ptr<const model::Session>(std::move(result.session));
     }
 
@@ -45,6 +53,7 @@ private slots:
     void initTestCase() {
         QVERIFY(m_dir.isValid());
         m_session = load("complete");
+        QVERIFY(m_session);
     }
 
     void lanes() {
@@ -225,6 +234,7 @@ private slots:
 
     void summaryWarnsAboutUnfinishedRecording() {
         const auto session = load("recording");
+        QVERIFY(session);
         QVERIFY(!session->warning.empty());
         SessionSummaryWidget widget;
         widget.setSession(session);
