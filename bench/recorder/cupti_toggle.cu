@@ -118,7 +118,9 @@ __global__ void spin(long long cycles) {
     }
 }
 
-__global__ void touch(float* data) { data[threadIdx.x] += 1.0f; }
+__global__ void touch(float* data) {
+    data[threadIdx.x] += 1.0f;
+}
 
 } // namespace
 
