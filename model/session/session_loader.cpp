@@ -6,8 +6,10 @@
 #include "format/session_schema_check.h"
 #include "format/sqlite_database.h"
 #include "format/terminal_text.h"
+#include "model/session/correlation_health.h"
 #include "model/session/description_reader.h"
 #include "model/session/load_checks.h"
+#include "model/session/number_format.h"
 #include "model/session/session_file_check.h"
 #include "model/session/sync_callers.h"
 
@@ -454,7 +456,6 @@ private:
         bounds.first = std::min(a.first, b.first);
         bounds.last = std::max(a.last, b.last);
         s.untimedEvents = a.untimedRows + b.untimedRows;
-        s.warning = loadWarning(s);
         for (const ProcessInfo& p : s.processes)
             bounds.add(p.startNs, p.spanEndNs());
         s.startNs = bounds.first == std::numeric_limits<int64_t>::max() ? 0 : bounds.first;
@@ -482,6 +483,7 @@ private:
             s.counts.memcpys += static_cast<int64_t>(lane.memcpys.size());
             s.counts.memsets += static_cast<int64_t>(lane.memsets.size());
         }
+        s.warning = loadWarning(s); // over the sorted lanes (apiCallsSharingIds)
     }
 
     // Format v4's collective_calls (few rows: one per NCCL launch), each joined to its kernel by
@@ -563,6 +565,13 @@ std::string loadWarning(const Session& s) {
     if (s.untimedEvents > 0)
         add(std::to_string(s.untimedEvents) +
             " event(s) without times (cut short when the recording ended) were left out");
+    if (const SharedCorrelationIds shared = apiCallsSharingIds(s); shared.collapsed())
+        add(std::to_string(shared.calls) +
+            " API calls share their correlation id with the call "
+            "before them, from " +
+            formatDuration(shared.firstNs - s.startNs) +
+            " into the session: CUPTI's ids collapsed, so launches from there on are not tied to "
+            "their GPU work");
     return warning;
 }
 
