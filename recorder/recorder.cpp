@@ -254,10 +254,9 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     // CLOCK_MONOTONIC; the benchmarks' clock experiments register CUPTI's per-timestamp callback
     // instead or keep CUPTI's clock unconverted.
     const RecorderExperiments& experiments = m_config.experiments;
-    std::string clockMode = experiments.clockName();
     m_writer->setMeta(format::meta::kCuptiClockVsHost, CuptiClock::describe());
-    if (!experiments.text().empty())
-        m_writer->setMeta(format::meta::kRecorderExperiments, experiments.text());
+    if (const std::string list = experiments.text(); !list.empty())
+        m_writer->setMeta(format::meta::kRecorderExperiments, list);
     if (experiments.clock == RecorderExperiments::Clock::Cupti) {
         m_writer->setMeta(format::meta::kClockWarning,
                           "CUPTI clock kept (STALLSCOPE_EXPERIMENT=clock=cupti)");
@@ -269,7 +268,7 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     } else {
         m_shiftClock.store(true);
     }
-    m_writer->setMeta(format::meta::kRecorderClock, clockMode);
+    m_writer->setMeta(format::meta::kRecorderClock, experiments.clockName());
     // The writer's periodic cuptiActivityFlushAll delivers the buffers, or in the flush experiment
     // CUPTI's own thread (cuptiActivityFlushPeriod).
     m_cuptiFlushes = experiments.cuptiFlushes;
