@@ -50,6 +50,8 @@ public:
     // Collection came back at atNs; `calls` counted, the first and last entered then.
     void switchedOn(int64_t atNs, int64_t calls, int64_t firstCallNs, int64_t lastCallNs);
 
+    // The recorder could not switch (api_gate.h): no more stretches; those done are kept.
+    void abandon() { m_state = State::Done; }
     bool found() const { return m_state != State::Watching; }
     bool off() const { return m_state == State::Off; }
     bool done() const { return m_state == State::Done; }

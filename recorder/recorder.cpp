@@ -37,8 +37,8 @@ void CUPTIAPI apiTrampoline(void*, CUpti_CallbackDomain domain, CUpti_CallbackId
     Recorder& recorder = Recorder::instance();
     if (domain == CUPTI_CB_DOMAIN_NVTX || Recorder::isProfilerCallback(int(domain), cbid))
         recorder.onCaptureTrigger(int(domain), cbid, data);
-    else if (!recorder.countProbeCall(int(domain), cbid, data))
-        recorder.handler().onApi(int(domain), cbid, data);
+    else
+        recorder.onApi(int(domain), cbid, data);
 }
 
 void CUPTIAPI bufferRequestedTrampoline(uint8_t** buffer, size_t* size, size_t* maxNumRecords) {
@@ -250,6 +250,8 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     m_probing = probeWanted();
     if (capturing)
         switchApiCallbacks(true);
+    if (m_probing && m_config.experiments.probeGate)
+        armGate();
     // One host clock (cupti_clock.h): CUPTI's timestamps plus a per-buffer offset to
     // CLOCK_MONOTONIC; the benchmarks' clock experiments register CUPTI's per-timestamp callback
     // instead or keep CUPTI's clock unconverted.
@@ -379,7 +381,7 @@ void Recorder::writerLoop() {
         // Half a period, or sooner when capture control waits for a time (delay, duration).
         const int64_t wakeNs =
             std::min({CallbackHandler::nowNs() + periodNs / 2, m_captureDeadlineNs.load(),
-                      m_probing ? m_probe.nextDeadlineNs() : INT64_MAX});
+                      m_probing ? probeDeadlineNs() : INT64_MAX});
         const timespec deadline{time_t(wakeNs / 1000000000), long(wakeNs % 1000000000)};
         while (sem_clockwait(&m_wake, CLOCK_MONOTONIC, &deadline) != 0 && errno == EINTR) {
         }
@@ -498,6 +500,8 @@ void Recorder::onForkChild() {
     // The child shares the parent's file and SQLite connection but not its writer thread: it must
     // never write. An exec'ed child starts afresh (injection again) and writes its own session.
     m_handler.setEnabled(false);
+    m_gated.store(false);
+    m_gate.reset(); // no writer thread here to open it
     m_sampler.forgetAfterFork();
     m_power.forgetAfterFork();
     m_fdeIndex.forgetAfterFork();

@@ -9,6 +9,7 @@
 #include "recorder/activity_buffer_pool.h"
 #include "recorder/activity_record.h"
 #include "recorder/api_classifier.h"
+#include "recorder/api_gate.h"
 #include "recorder/callback_handler.h"
 #include "recorder/capture_control.h"
 #include "recorder/fde_index.h"
@@ -66,9 +67,9 @@ public:
                           cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
     }
     void onCaptureTrigger(int domain, uint32_t cbid, const void* data);
-    // The overhead probe's counting callback (recorder_probe.cpp): true when it took the call
-    // (collection is off and this is the API it counts).
-    bool countProbeCall(int domain, uint32_t cbid, const void* data);
+    // The runtime and driver API callbacks: the gate, the probe's count, the stacks
+    // (recorder_probe.cpp).
+    void onApi(int domain, uint32_t cbid, const void* data);
     void pushBatch(std::unique_ptr<ActivityBatch> batch);
     uint8_t* takeBuffer(size_t* size);
     void returnBuffer(uint8_t* buffer);
@@ -125,6 +126,14 @@ private:
     bool probeWanted() const;
     // What the probe switches (RecorderExperiments::probeKeepsApiRecords).
     Activities probeSwitches() const;
+    // The overhead probe's counting callback: true when it took the call (collection is off and
+    // this is the API it counts).
+    bool countProbeCall(int domain, uint32_t cbid, const void* data);
+    // The gate that keeps the probe's switches out of calls in flight (api_gate.h): the callbacks
+    // of every API whose records the probe switches, on for the whole recording.
+    void armGate();
+    // When the writer next has the probe to step: its deadline, or a retry after the gate missed.
+    int64_t probeDeadlineNs() const;
     void stepProbe(int64_t nowNs);
     void finishProbe();
     void writeProbe();
@@ -149,6 +158,11 @@ private:
     std::atomic<bool> m_probeCounting{false};
     std::atomic<uint32_t> m_probeDomain{0}, m_probeCbid{0};
     std::atomic<int64_t> m_probeCalls{0}, m_probeFirstNs{0}, m_probeLastNs{0};
+    ApiGate m_gate;
+    std::atomic<bool> m_gated{false};         // armGate() ran: every traced call passes m_gate
+    std::atomic<bool> m_stackCallbacks{true}; // switchApiCallbacks' state while m_gated
+    int m_gateMisses = 0;                     // the writer's: switches the gate held off
+    int64_t m_gateRetryNs = 0;
     ApiClassifier m_classifier;
     CallbackHandler m_handler{&m_classifier};
     PythonSampler m_sampler;

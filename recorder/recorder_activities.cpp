@@ -70,6 +70,10 @@ bool Recorder::switchActivities(bool on, Activities which) {
 void Recorder::switchApiCallbacks(bool on) {
     if (!m_wantCallbacks)
         return;
+    if (m_gated.load()) { // the gate keeps every traced API's callback on: onApi filters
+        m_stackCallbacks.store(on);
+        return;
+    }
     for (int domain : {ApiClassifier::kRuntimeDomain, ApiClassifier::kDriverDomain}) {
         for (uint32_t cbid : m_classifier.interesting(domain)) {
             if (!ApiClassifier::wantsStack(m_classifier.lookup(domain, cbid)))

@@ -37,6 +37,8 @@ constexpr std::array kChoices = {
            [](RecorderExperiments& e) { e.sampler = RecorderExperiments::Sampler::WalkOnly; }},
     Choice{"probe-api", "switch", [](RecorderExperiments& e) { e.probeKeepsApiRecords = false; }},
     Choice{"probe-api", "keep", [](RecorderExperiments& e) { e.probeKeepsApiRecords = true; }},
+    Choice{"probe-gate", "on", [](RecorderExperiments& e) { e.probeGate = true; }},
+    Choice{"probe-gate", "off", [](RecorderExperiments& e) { e.probeGate = false; }},
 };
 
 } // namespace

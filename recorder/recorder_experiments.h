@@ -31,6 +31,9 @@ struct RecorderExperiments {
     // probe-api=keep: the overhead probe leaves the per-call API records on in its stretches
     // (whether switching them mid-call is what breaks correlation ids; bench/RESULTS.md).
     bool probeKeepsApiRecords = false;
+    // probe-gate=off: the overhead probe switches without waiting for the calls in flight
+    // (api_gate.h), which is what broke correlation ids.
+    bool probeGate = true;
 
     // Applies a list such as "clock=callback,flush=cupti"; an unknown name or value is reported
     // in *warnings and changes nothing.

@@ -1,7 +1,9 @@
 // The Recorder's in-run overhead probe (OverheadProbe): the writer thread switches collection off
 // and on as the probe asks, exactly as capture control does outside its range, except that one
 // API callback stays on to count the loop's sync calls; at the end the stretches go into the
-// session's meta (format::OverheadProbeRecord).
+// session's meta (format::OverheadProbeRecord). Each switch waits behind the API gate for the
+// calls in flight to leave (api_gate.h): switching under a call in flight breaks CUPTI's
+// correlation ids.
 #include "recorder/recorder.h"
 
 #include "format/session_meta.h"
@@ -9,7 +11,23 @@
 
 #include <cupti.h>
 
+#include <algorithm>
+#include <chrono>
+#include <optional>
+#include <string>
+
 namespace stallscope::recorder {
+
+namespace {
+
+// How long a switch waits for the calls in flight, holding the program's new calls meanwhile;
+// after a miss the writer tries again this much later, and gives up a stretch's start after
+// this many misses (a thread that always sits in a call: the probe would only slow it down).
+constexpr std::chrono::milliseconds kGateWait{5};
+constexpr int64_t kGateRetryNs = 50'000'000;
+constexpr int kGateMissesBeforeGivingUp = 10;
+
+} // namespace
 
 bool Recorder::probeWanted() const {
     // Capture control already decides when collection is on; the model counts the recorded
@@ -22,6 +40,46 @@ bool Recorder::probeWanted() const {
 Recorder::Activities Recorder::probeSwitches() const {
     return m_config.experiments.probeKeepsApiRecords ? Activities::EventsButApiRecords
                                                      : Activities::Events;
+}
+
+void Recorder::onApi(int domain, uint32_t cbid, const void* data) {
+    if (!m_gated.load(std::memory_order_relaxed)) {
+        if (!countProbeCall(domain, cbid, data))
+            m_handler.onApi(domain, cbid, data);
+        return;
+    }
+    if (!data)
+        return;
+    const bool entering =
+        static_cast<const CUpti_CallbackData*>(data)->callbackSite == CUPTI_API_ENTER;
+    if (entering)
+        m_gate.enter();
+    // The handler sees the calls it would see with only the stack callbacks on.
+    if (!countProbeCall(domain, cbid, data) && m_stackCallbacks.load(std::memory_order_relaxed) &&
+        ApiClassifier::wantsStack(m_classifier.lookup(domain, cbid)))
+        m_handler.onApi(domain, cbid, data);
+    if (!entering)
+        m_gate.exit();
+}
+
+void Recorder::armGate() {
+    m_gated.store(true); // before the callbacks below: onApi filters them from the first
+    auto* subscriber = static_cast<CUpti_SubscriberHandle>(m_subscriber);
+    for (int domain : {ApiClassifier::kRuntimeDomain, ApiClassifier::kDriverDomain}) {
+        if (!(domain == ApiClassifier::kRuntimeDomain ? m_config.runtimeApi : m_config.driverApi))
+            continue;
+        for (uint32_t cbid : m_classifier.interesting(domain))
+            if (const CUptiResult result =
+                    cuptiEnableCallback(1, subscriber, CUpti_CallbackDomain(domain), cbid);
+                result != CUPTI_SUCCESS) {
+                reportError("cuptiEnableCallback (the probe's gate)", result);
+                return;
+            }
+    }
+}
+
+int64_t Recorder::probeDeadlineNs() const {
+    return std::max(m_probe.nextDeadlineNs(), m_gateRetryNs);
 }
 
 bool Recorder::countProbeCall(int domain, uint32_t cbid, const void* data) {
@@ -42,9 +100,27 @@ bool Recorder::countProbeCall(int domain, uint32_t cbid, const void* data) {
 
 void Recorder::stepProbe(int64_t nowNs) { // the writer thread
     const OverheadProbe::Action action = m_probe.advance(nowNs);
-    if (action == OverheadProbe::Action::None)
+    if (action == OverheadProbe::Action::None || nowNs < m_gateRetryNs)
         return;
     std::lock_guard lock(m_captureMutex); // never beside a capture transition
+    std::optional<ClosedGate> closed;
+    if (m_gated.load()) {
+        closed.emplace(m_gate, kGateWait);
+        if (!*closed) {
+            m_gateRetryNs = nowNs + kGateRetryNs;
+            // Collection that is off must come back: only a stretch's start is given up.
+            if (action == OverheadProbe::Action::SwitchOff &&
+                ++m_gateMisses >= kGateMissesBeforeGivingUp) {
+                m_probe.abandon();
+                m_writer->addDiagnostic(
+                    nowNs, "warning",
+                    "overhead probe stopped: API calls were always in flight (" +
+                        std::to_string(m_gateMisses) + " tries)");
+            }
+            return;
+        }
+        m_gateMisses = 0;
+    }
     auto* subscriber = static_cast<CUpti_SubscriberHandle>(m_subscriber);
     const auto domain = static_cast<CUpti_CallbackDomain>(m_probe.domain());
     if (action == OverheadProbe::Action::SwitchOff) {

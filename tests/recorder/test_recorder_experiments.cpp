@@ -46,6 +46,7 @@ private slots:
         QTest::newRow("sampler=tick") << "sampler=tick";
         QTest::newRow("sampler=walk") << "sampler=walk";
         QTest::newRow("probe-api=keep") << "probe-api=keep";
+        QTest::newRow("probe-gate=off") << "probe-gate=off";
     }
     void eachItemSwitchesItsOwnSetting() {
         QFETCH(QString, item);
