@@ -78,6 +78,23 @@ int64_t kernelsSharingAnId(const Session& s) {
     return kernels - static_cast<int64_t>(ids.size());
 }
 
+// Kernels whose launching API call was not recorded: should be 0 when capture control records
+// the calls of its ranges. A capture that starts closed records no API calls at all on CUDA 13.0
+// (bench/RESULTS.md, "Capture control's missing API calls"): the checks expect that failure, and
+// turn into an unexpected pass once it is fixed.
+constexpr char kNoApiCallsInCaptures[] =
+    "a capture that starts closed records no API calls (CUPTI's API records switched on mid-run)";
+int64_t kernelsWithoutLaunchCall(const Session& s) {
+    std::unordered_set<uint32_t> calls;
+    for (const auto& lane : s.hostLanes)
+        calls.insert(lane.apiCalls.correlationId.begin(), lane.apiCalls.correlationId.end());
+    int64_t missing = 0;
+    for (const auto& lane : s.streamLanes)
+        for (const uint32_t id : lane.kernels.correlationId)
+            missing += calls.count(id) == 0;
+    return missing;
+}
+
 int64_t syncCount(const Session& s) {
     int64_t syncs = 0;
     for (const auto& lane : s.hostLanes)
@@ -195,6 +212,9 @@ private slots:
         QCOMPARE(reasons(*s), intervals);
         QVERIFY(everythingInsideIntervals(*s, true));
         QCOMPARE(kernelsSharingAnId(*s), int64_t(0));
+        if (kernels > 0)
+            QEXPECT_FAIL("", kNoApiCallsInCaptures, Continue);
+        QCOMPARE(kernelsWithoutLaunchCall(*s), int64_t(0));
         QCOMPARE(QString::fromStdString(s->metaValue("capture_range")),
                  options[1] == "cudaProfilerApi" ? QString("cuda-profiler-api") : options[1]);
         if (intervals.isEmpty())
@@ -229,6 +249,10 @@ private slots:
         QVERIFY2(lengthMs >= 500 && lengthMs < 600, qPrintable(QString::number(lengthMs)));
         QVERIFY(recorded > 0 && recorded < launched);
         QCOMPARE(kernelsSharingAnId(*s), int64_t(0));
+        // At most the kernel whose launch the opening overtook lacks its call.
+        QEXPECT_FAIL("", kNoApiCallsInCaptures, Continue);
+        QVERIFY2(kernelsWithoutLaunchCall(*s) <= 1,
+                 qPrintable(QString::number(kernelsWithoutLaunchCall(*s))));
         // Recording stops at a time, not after a sync: the last kernel and sync may end after it.
         QVERIFY(everythingInsideIntervals(*s, false));
     }

@@ -1,0 +1,99 @@
+// Whether CUPTI writes per-API activity records (cuptiActivityEnableRuntimeApi) that are switched
+// on after the program's context exists: capture control switches them on only when its range
+// opens, and its sessions had no API calls (bench/RESULTS.md, "Capture control's missing API
+// calls"). CUPTI alone, no recorder; kernel records on from the start in every mode.
+//   cupti_api_late start           API records on before the first CUDA call (the recorder's
+//   default) cupti_api_late after-context   on only once the context exists (capture control)
+//   cupti_api_late off-before      on and off before the context, on again after it
+//   cupti_api_late off-after       on before the context, off after it, on again (the probe)
+//   cupti_api_late kind-after      CUPTI_ACTIVITY_KIND_RUNTIME (every runtime API) after it
+// Prints the API records and launch records of the 100 launches made after the last switch.
+#include <cuda_runtime.h>
+#include <cupti.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace {
+
+long g_apiRecords = 0, g_launchRecords = 0, g_kernels = 0;
+
+void CUPTIAPI requestBuffer(uint8_t** buffer, size_t* size, size_t* maxRecords) {
+    *size = 8 << 20;
+    *buffer = static_cast<uint8_t*>(aligned_alloc(8, *size));
+    *maxRecords = 0;
+}
+
+void CUPTIAPI completeBuffer(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t validSize) {
+    CUpti_Activity* record = nullptr;
+    while (cuptiActivityGetNextRecord(buffer, validSize, &record) == CUPTI_SUCCESS) {
+        if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
+            ++g_kernels;
+        } else if (record->kind == CUPTI_ACTIVITY_KIND_RUNTIME) {
+            ++g_apiRecords;
+            const uint32_t cbid = reinterpret_cast<CUpti_ActivityAPI*>(record)->cbid;
+            g_launchRecords += cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 ||
+                               cbid == CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000;
+        }
+    }
+    free(buffer);
+}
+
+constexpr CUpti_CallbackId kTraced[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
+};
+
+void switchApiRecords(bool on) {
+    for (CUpti_CallbackId cbid : kTraced)
+        if (cuptiActivityEnableRuntimeApi(cbid, on ? 1 : 0) != CUPTI_SUCCESS)
+            fprintf(stderr, "cuptiActivityEnableRuntimeApi failed\n");
+}
+
+__global__ void touch(float* data) {
+    data[threadIdx.x] += 1.0f;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    const std::string mode = argc == 2 ? argv[1] : "";
+    if (mode != "start" && mode != "after-context" && mode != "off-before" && mode != "off-after" &&
+        mode != "kind-after") {
+        fprintf(stderr,
+                "usage: cupti_api_late start|after-context|off-before|off-after|kind-after\n");
+        return 2;
+    }
+    cuptiActivityRegisterCallbacks(requestBuffer, completeBuffer);
+    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    if (mode == "start" || mode == "off-before" || mode == "off-after")
+        switchApiRecords(true);
+    if (mode == "off-before")
+        switchApiRecords(false);
+    float* data = nullptr;
+    cudaMalloc(&data, 256 * sizeof(float)); // the context
+    cudaStream_t stream;
+    cudaStreamCreate(&stream);
+    touch<<<1, 256, 0, stream>>>(data);
+    cudaStreamSynchronize(stream);
+    if (mode == "off-after") {
+        switchApiRecords(false);
+        touch<<<1, 256, 0, stream>>>(data);
+        cudaStreamSynchronize(stream);
+    }
+    if (mode == "after-context" || mode == "off-before" || mode == "off-after")
+        switchApiRecords(true);
+    if (mode == "kind-after")
+        cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
+    cuptiActivityFlushAll(1);
+    g_apiRecords = g_launchRecords = g_kernels = 0;
+    for (int i = 0; i < 100; ++i)
+        touch<<<1, 256, 0, stream>>>(data);
+    cudaStreamSynchronize(stream);
+    cuptiActivityFlushAll(1);
+    printf("mode=%s api_records=%ld launch_records=%ld kernels=%ld\n", mode.c_str(), g_apiRecords,
+           g_launchRecords, g_kernels);
+    return 0;
+}
