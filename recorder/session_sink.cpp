@@ -71,7 +71,21 @@ const char* invalidTiming(const ActivityRecord& r) {
 } // namespace
 
 SessionSink::SessionSink(format::SessionWriter* writer)
-    : m_writer(writer), m_stackInterner(writer, [this](uintptr_t pc) { return moduleRowFor(pc); }) {
+    : m_writer(writer), m_stackInterner(writer, [this](uintptr_t pc) { return moduleRowFor(pc); }),
+      m_ranges(writer, [this](int32_t tid) { return threadRow(tid ? tid : int32_t(m_pid)); }) {}
+
+void SessionSink::captureOpened(int64_t atNs, const std::string& reason) {
+    if (m_captureRow != 0)
+        captureClosed(atNs, reason); // never two open: the recorder alternates them
+    m_captureRow = m_writer->addCaptureInterval({m_processId, atNs, std::nullopt, reason, {}});
+}
+
+void SessionSink::captureClosed(int64_t atNs, const std::string& reason) {
+    if (m_captureRow == 0)
+        return;
+    m_writer->endCaptureInterval(m_captureRow, atNs, reason);
+    m_captureRow = 0;
+    m_stats.events.ranges += m_ranges.closeOpenBy(atNs); // their ends are not recorded
 }
 
 void SessionSink::beginProcess(int64_t pid, const std::string& host, const std::string& command,
@@ -467,7 +481,7 @@ void SessionSink::consumeBatch(const ActivityBatch& batch) {
             m_contextNullStream[r.contextId] = r.streamId;
             break;
         case ActivityRecord::Kind::Marker:
-            handleMarker(r, batch);
+            m_stats.events.ranges += m_ranges.onMarker(r, batch.text(r.nameOffset, r.nameLength));
             break;
         case ActivityRecord::Kind::CudaEvent: {
             format::CudaEventRow row;

@@ -11,6 +11,7 @@
 #include "recorder/host_event.h"
 #include "recorder/launch_environment.h"
 #include "recorder/module_table.h"
+#include "recorder/nvtx_ranges.h"
 #include "recorder/stack_interner.h"
 
 #include "format/session_writer.h"
@@ -50,7 +51,7 @@ public:
     // Emits joins still waiting for their other half, and sample runs begun, when older than
     // maxAgeNs (all when 0).
     void expirePending(int64_t nowNs, int64_t maxAgeNs);
-    // Capture control (session_sink_capture.cpp): a captured interval begins, or ends (nothing
+    // Capture control: a captured interval begins, or ends (nothing
     // when none is open). At its end the NVTX ranges still open are written as ending there:
     // their ends are not recorded (call after the records from before the end were consumed).
     void captureOpened(int64_t atNs, const std::string& reason);
@@ -96,9 +97,6 @@ private:
     int64_t apiName(uint8_t domain, uint32_t cbid);
     void emitSync(const PendingHost* host, const ActivityRecord* record, int64_t fallbackThread);
     void emitCopySync(const PendingHost& host, const PendingCopy* copy);
-    void handleMarker(const ActivityRecord& record, const ActivityBatch& batch);
-    // Writes every open NVTX range as ending at atNs and forgets them.
-    void closeOpenMarkers(int64_t atNs);
     void consumeSample(const HostEvent& event);
 
     // A run of one thread's samples being joined (host_samples row not yet written).
@@ -129,14 +127,7 @@ private:
     std::unordered_map<uint32_t, PendingHost> m_pendingHost;
     std::unordered_map<uint32_t, ActivityRecord> m_pendingSyncRecords;
     std::unordered_map<uint32_t, PendingCopy> m_pendingCopies;
-    struct OpenMarker {
-        int64_t startNs;
-        int64_t nameId;
-        int32_t tid;
-        int depth;
-    };
-    std::unordered_map<uint32_t, OpenMarker> m_openMarkers;
-    std::unordered_map<int32_t, int> m_markerDepth;
+    NvtxRanges m_ranges;
     int64_t m_captureRow = 0;                            // the open capture interval's row; 0: none
     std::unordered_map<int32_t, SampleRun> m_sampleRuns; // by tid
     CaptureStats m_nativeCapture;

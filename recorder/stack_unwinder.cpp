@@ -94,13 +94,13 @@ const StackUnwinder::Rule* tableRule(ThreadState& state, uintptr_t pc, bool retu
             return &entry.rule;
         if (entry.pc == 0) {
             ++state.misses;
-            entry.rule = StackUnwinder::computeRule(pc, returnAddress);
+            entry.rule = cfiRuleAt(pc, returnAddress);
             entry.pc = pc;
             return &entry.rule;
         }
     }
     ++state.misses;
-    *uncached = StackUnwinder::computeRule(pc, returnAddress);
+    *uncached = cfiRuleAt(pc, returnAddress);
     return uncached;
 }
 

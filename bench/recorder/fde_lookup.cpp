@@ -5,8 +5,8 @@
 //   stallscope-bench-fde-lookup libgcc|index [LIBRARY] [PCS]
 // Prints one line: mode, PCs, ns per PC cold and again. Run each mode in fresh processes,
 // interleaved (bench/RESULTS.md); a process measures only one mode, as its first touch counts.
+#include "recorder/cfi_rule.h"
 #include "recorder/fde_index.h"
-#include "recorder/stack_unwinder.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -17,8 +17,9 @@
 #include <cstring>
 #include <vector>
 
+using stallscope::recorder::CfiRule;
+using stallscope::recorder::cfiRuleAt;
 using stallscope::recorder::FdeIndex;
-using stallscope::recorder::StackUnwinder;
 
 namespace {
 
@@ -44,7 +45,7 @@ int sample(dl_phdr_info* info, size_t, void* data) {
 double nsPerPc(const std::vector<uintptr_t>& pcs, int* valid) {
     const auto start = std::chrono::steady_clock::now();
     for (uintptr_t pc : pcs)
-        *valid += StackUnwinder::computeRule(pc, false).valid;
+        *valid += cfiRuleAt(pc, false).valid;
     return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start)
                .count() /
            double(pcs.size());

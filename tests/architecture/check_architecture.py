@@ -57,8 +57,6 @@ LAYERS = {
 # waits for. Remove a class once it is cut; adding one fails review.
 SPREAD_CLASSES = {
     "Recorder": "Recorder::start's steps, signals and the activity buffers (needs the GPU suite)",
-    "SessionSink": "capture intervals and range markers (needs the GPU suite)",
-    "StackUnwinder": "the CFI evaluation (stack_unwinder_cfi.cpp) (needs the GPU suite)",
 }
 MEMBER_DEFINITION = re.compile(r'^[^\s#/][^\n;{}()]*?\b([A-Z]\w+)::~?\w+\s*\(', re.M)
 

@@ -3,8 +3,8 @@
 // loaded libraries (libLLVM's 95,000 FDEs when it is installed, as on CI); a module loaded later is
 // looked up by libgcc until it is indexed; a crafted header (bad version, foreign encodings, a
 // count past its segment, a header outside every segment) gives no table.
+#include "recorder/cfi_rule.h"
 #include "recorder/fde_index.h"
-#include "recorder/stack_unwinder.h"
 
 #include <QTest>
 
@@ -14,8 +14,9 @@
 #include <cstring>
 #include <vector>
 
+using stallscope::recorder::CfiRule;
+using stallscope::recorder::cfiRuleAt;
 using stallscope::recorder::FdeIndex;
-using stallscope::recorder::StackUnwinder;
 
 extern "C" const void* _Unwind_Find_FDE(void* pc, void* bases);
 
@@ -43,7 +44,7 @@ int samplePcs(dl_phdr_info* info, size_t, void* data) {
     return 0;
 }
 
-bool sameRule(const StackUnwinder::Rule& a, const StackUnwinder::Rule& b) {
+bool sameRule(const CfiRule& a, const CfiRule& b) {
     return a.valid == b.valid && a.cfaOffset == b.cfaOffset && a.cfaIsRbp == b.cfaIsRbp &&
            a.rbpSaved == b.rbpSaved && a.rbpOffset == b.rbpOffset && a.raOffset == b.raOffset;
 }
@@ -86,11 +87,11 @@ private slots:
         dl_iterate_phdr(samplePcs, &pcs);
         QVERIFY2(pcs.size() > 1000, qPrintable(QString::number(pcs.size())));
         std::vector<const void*> libgcc;
-        std::vector<StackUnwinder::Rule> before;
+        std::vector<CfiRule> before;
         for (uintptr_t pc : pcs) {
             QVERIFY(FdeIndex::find(pc) == nullptr || FdeIndex::indexedModules() > 0);
             libgcc.push_back(libgccFde(pc));
-            before.push_back(StackUnwinder::computeRule(pc, false));
+            before.push_back(cfiRuleAt(pc, false));
         }
         FdeIndex index;
         QVERIFY(index.indexNewModules() >= 3); // this test, libc, libstdc++ (and more)
@@ -102,7 +103,7 @@ private slots:
                 ++inside;
                 QCOMPARE(static_cast<const void*>(fde), libgcc[i]);
             }
-            const StackUnwinder::Rule after = StackUnwinder::computeRule(pcs[i], false);
+            const CfiRule after = cfiRuleAt(pcs[i], false);
             validRules += after.valid;
             QVERIFY2(sameRule(before[i], after), qPrintable(QString::number(pcs[i], 16)));
         }

@@ -1,6 +1,6 @@
-// StackUnwinder::computeRule: the DWARF half of the unwinder. Finds a PC's FDE (FdeIndex, else
-// libgcc), runs its CIE's and its own CFA instructions up to the PC, and reduces the row to a Rule.
-#include "recorder/stack_unwinder.h"
+// cfiRuleAt: finds a PC's FDE (FdeIndex, else libgcc), runs its CIE's and its own CFA
+// instructions up to the PC, and reduces the row to a CfiRule.
+#include "recorder/cfi_rule.h"
 
 #include "recorder/fde_index.h"
 
@@ -385,8 +385,8 @@ bool runInstructions(const uint8_t* p, const uint8_t* end, const Cie& cie, uintp
 
 } // namespace
 
-StackUnwinder::Rule StackUnwinder::computeRule(uintptr_t pc, bool isReturnAddress) {
-    Rule rule;
+CfiRule cfiRuleAt(uintptr_t pc, bool isReturnAddress) {
+    CfiRule rule;
     uintptr_t lookup = isReturnAddress ? pc - 1 : pc;
     // x86-64 FDEs use no text or data base (libgcc leaves both null there too).
     StallscopeEhBases bases{};
