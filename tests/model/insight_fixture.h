@@ -11,6 +11,7 @@
 #include "model/analysis/insight_engine.h"
 #include "model/session/session_database.h"
 #include "model/session/session_loader.h"
+#include "tests/support/hand_written_session.h"
 #include "tests/support/test_failure.h"
 
 #include <QTest>
@@ -62,9 +63,10 @@ public:
                 qFatal("cannot create %s, nor a session in memory: %s", m_path.c_str(),
                        error.c_str());
         }
-        process = m_writer->addProcess({4242, "box", "python train.py", 0, wallNs, 0});
-        thread = m_writer->addThread({process, 4242, "python"});
-        device = m_writer->addDevice({process, 0, "NVIDIA H100", "GPU-1", 9, 0, 132, 0});
+        m_rows.emplace(*m_writer);
+        process = m_rows->process(4242, "box", "python train.py", 0, wallNs);
+        thread = m_rows->thread(4242, "python");
+        device = m_rows->h100("NVIDIA H100", "GPU-1");
         stream = addStream(7);
         m_module = m_writer->addModule({process, "/usr/lib/libcuda.so.1", 0x7f0000000000,
                                         0x7f0000000000, 0x7f0000100000, "", 0});
@@ -85,16 +87,11 @@ public:
     int64_t addStream(int64_t streamId, bool isDefault = false) {
         return m_writer->addStream({device, 1, streamId, isDefault, 0});
     }
-    int64_t addThread(int64_t tid) { return m_writer->addThread({process, tid, "worker"}); }
+    int64_t addThread(int64_t tid) { return m_rows->thread(tid, "worker"); }
 
     // Innermost first: a libcuda frame without source, then the given frame.
     int64_t pythonStack(const std::string& file, int64_t line, const std::string& function) {
-        format::FrameRow python;
-        python.kind = format::FrameKind::Python;
-        python.file = file;
-        python.line = line;
-        python.function = function;
-        return stackOf({driverFrame(), m_writer->addFrame(python)});
+        return stackOf({driverFrame(), m_rows->pythonFrame(file, line, function)});
     }
     int64_t nativeStack(const std::string& file, int64_t line, const std::string& function) {
         return stackOf({driverFrame(), nativeFrame(file, line, function)});
@@ -124,7 +121,7 @@ public:
     // cudaLaunchKernel [apiStart, apiStart+500] on `onThread` and its kernel [start, end].
     int64_t launch(int64_t apiStart, int64_t start, int64_t end,
                    std::optional<int64_t> onStream = {}, std::optional<int64_t> onThread = {}) {
-        const int64_t correlation = ++m_correlation;
+        const int64_t correlation = m_rows->nextCorrelation();
         if (!m_light)
             m_writer->addApiCall({onThread.value_or(thread), format::ApiDomain::Runtime, 211,
                                   m_launchName, apiStart, apiStart + 500, correlation, 0});
@@ -135,7 +132,7 @@ public:
     void kernel(int64_t start, int64_t end, int64_t correlation = 0,
                 std::optional<int64_t> onStream = {}) {
         if (correlation == 0)
-            correlation = ++m_correlation;
+            correlation = m_rows->nextCorrelation();
         format::KernelRow row{onStream.value_or(stream), m_kernelName, start, end, correlation,
                               {m_kernelBlocks, 1, 1},    {128, 1, 1},  32,    0,   0};
         m_writer->addKernel(row);
@@ -145,7 +142,7 @@ public:
                  std::optional<int64_t> onStream = {}, std::optional<int64_t> onThread = {},
                  int64_t correlation = 0) {
         if (correlation == 0)
-            correlation = ++m_correlation;
+            correlation = m_rows->nextCorrelation();
         if (!m_light)
             m_writer->addApiCall({onThread.value_or(thread), format::ApiDomain::Runtime, 131,
                                   m_syncName, start, end, correlation, 0});
@@ -163,7 +160,7 @@ public:
     int64_t memcpy(int64_t start, int64_t end, format::CopyKind kind, format::MemoryKind src,
                    format::MemoryKind dst, int64_t bytes, bool isAsync,
                    std::optional<int64_t> onStream = {}) {
-        const int64_t correlation = ++m_correlation;
+        const int64_t correlation = m_rows->nextCorrelation();
         m_writer->addMemcpy(
             {onStream.value_or(stream), start, end, correlation, kind, src, dst, bytes, isAsync});
         return correlation;
@@ -245,7 +242,8 @@ private:
     std::string m_path;
     std::unique_ptr<format::SessionWriter> m_writer;
     int64_t m_module = 0, m_launchName = 0, m_syncName = 0, m_kernelName = 0;
-    int64_t m_correlation = 0, m_frames = 0;
+    std::optional<HandWrittenSession> m_rows; // the rows every hand-written session shares
+    int64_t m_frames = 0;
     std::vector<std::string> m_afterFinish; // SQL run on the finished file
     bool m_light = false;
     bool m_failed = false; // the file could not be created, finished or loaded

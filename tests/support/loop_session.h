@@ -7,6 +7,7 @@
 #pragma once
 
 #include "format/session_writer.h"
+#include "tests/support/hand_written_session.h"
 
 #include <cstdint>
 #include <string>
@@ -33,50 +34,38 @@ inline std::string write(const std::string& path, const Options& options) {
     if (!writer)
         return error;
     const int64_t start = options.startNs;
-    const int64_t pid =
-        writer->addProcess({1, "host", "python train.py", start, start + kSteps * kStepNs, 0});
-    const int64_t thread = writer->addThread({pid, 1, "python"});
-    const int64_t gpu = writer->addDevice({pid, 0, "NVIDIA H100", "GPU-1", 9, 0, 132, 80LL << 30});
-    const int64_t stream = writer->addStream({gpu, 1, 7, false, 0});
+    stallscope::testing::HandWrittenSession rows(*writer);
+    rows.process(1, "host", "python train.py", start, start + kSteps * kStepNs);
+    const int64_t thread = rows.thread(1, "python");
+    rows.h100("NVIDIA H100", "GPU-1");
+    const int64_t stream = rows.stream(7);
     std::string source;
     for (int line = 1; line <= options.syncLine + 5; ++line)
         source +=
             (line == options.syncLine ? options.lineText : "# line " + std::to_string(line)) + "\n";
     writer->addSource({"/src/train.py", "", int64_t(source.size()), false, source});
-    FrameRow frame;
-    frame.kind = FrameKind::Python;
-    frame.file = "/src/train.py";
-    frame.line = options.syncLine;
-    frame.function = "train_step";
-    const int64_t frames[] = {writer->addFrame(frame)};
+    const int64_t frames[] = {rows.pythonFrame("/src/train.py", options.syncLine, "train_step")};
     const int64_t stack = writer->addStack(1, frames);
     const int64_t launch = writer->internString("cudaLaunchKernel");
     const int64_t kernelName = writer->internString("gemm");
     const int64_t stepName = writer->internString("step");
-    int64_t correlation = 0;
     for (int step = 0; step < kSteps; ++step) {
         const int64_t t = start + step * kStepNs;
         if (options.steps)
             writer->addRange({thread, RangeKind::NvtxPushPop, stepName, t, t + kStepNs - 1, 0});
-        writer->addApiCall(
-            {thread, ApiDomain::Runtime, 211, launch, t, t + 5'000, ++correlation, 0});
         KernelRow kernel;
         kernel.streamId = stream;
         kernel.nameId = kernelName;
         kernel.startNs = t + kKernelOffsetNs;
         kernel.endNs = t + 600'000;
-        kernel.correlationId = correlation;
-        writer->addKernel(kernel);
+        rows.launch(thread, launch, t, t + 5'000, kernel);
         if (!options.syncs)
             continue;
-        SyncRow sync;
+        SyncRow sync = stallscope::testing::streamSync(stream, stack);
         sync.threadId = thread;
-        sync.kind = SyncKind::Stream;
         sync.startNs = t + 20'000;
         sync.endNs = t + 600'000;
-        sync.correlationId = ++correlation;
-        sync.streamId = stream;
-        sync.stackId = stack;
+        sync.correlationId = rows.nextCorrelation(); // no API call: a sync record alone
         writer->addSync(sync);
     }
     if (!writer->finish("complete"))

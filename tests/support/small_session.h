@@ -3,6 +3,7 @@
 #pragma once
 
 #include "format/session_writer.h"
+#include "tests/support/hand_written_session.h"
 #include "tests/support/test_failure.h"
 
 #include <QString>
@@ -42,22 +43,16 @@ writeSmallSession(const std::string& path, std::string_view status = "complete")
     SmallSessionIds ids;
     writer->setMeta("command", "python train.py --epochs 1");
     writer->setMeta("host", "gpu-box");
-    ids.process =
-        writer->addProcess({4242, "gpu-box", "python train.py --epochs 1", 1000, 100000, 0});
-    ids.mainThread = writer->addThread({ids.process, 4242, "python"});
-    ids.loaderThread = writer->addThread({ids.process, 4250, "loader"});
-    ids.device = writer->addDevice(
-        {ids.process, 0, "NVIDIA H100 80GB HBM3", "GPU-1234", 9, 0, 132, int64_t(80) << 30});
-    ids.computeStream = writer->addStream({ids.device, 1, 7, false, 0});
-    ids.copyStream = writer->addStream({ids.device, 1, 13, false, -1});
+    HandWrittenSession rows(*writer);
+    ids.process = rows.process(4242, "gpu-box", "python train.py --epochs 1", 1000, 100000);
+    ids.mainThread = rows.thread(4242, "python");
+    ids.loaderThread = rows.thread(4250, "loader");
+    ids.device = rows.h100("NVIDIA H100 80GB HBM3", "GPU-1234");
+    ids.computeStream = rows.stream(7);
+    ids.copyStream = rows.stream(13, -1);
     ids.module = writer->addModule(
         {ids.process, "/usr/bin/python3.12", 0x400000, 0x400000, 0x900000, "abcdef0123", 1000});
-    FrameRow python;
-    python.kind = FrameKind::Python;
-    python.function = "train_step";
-    python.file = "/home/u/train.py";
-    python.line = 90;
-    ids.pythonFrame = writer->addFrame(python);
+    ids.pythonFrame = rows.pythonFrame("/home/u/train.py", 90, "train_step");
     FrameRow native;
     native.address = 0x401234;
     native.moduleId = ids.module;

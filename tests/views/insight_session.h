@@ -10,6 +10,7 @@
 
 #include "format/session_writer.h"
 #include "model/session/session_database.h"
+#include "tests/support/hand_written_session.h"
 #include "tests/support/test_failure.h"
 #include "tests/support/write_file.h"
 
@@ -100,10 +101,11 @@ inline bool write(const QString& path, QString* error) {
     }
     const int64_t end = kStart + kSteps * kStepNs + 1'000'000;
     writer->setMeta("command", "python train.py");
-    const int64_t pid = writer->addProcess({4242, "testhost", "python train.py", kStart, end, 0});
-    const int64_t thread = writer->addThread({pid, 4242, "python"});
-    const int64_t gpu = writer->addDevice({pid, 0, "NVIDIA H100", "GPU-1", 9, 0, 132, 80LL << 30});
-    const int64_t stream = writer->addStream({gpu, 1, 7, false, 0});
+    stallscope::testing::HandWrittenSession rows(*writer);
+    const int64_t pid = rows.process(4242, "testhost", "python train.py", kStart, end);
+    const int64_t thread = rows.thread(4242, "python");
+    rows.h100("NVIDIA H100", "GPU-1");
+    const int64_t stream = rows.stream(7);
     const int64_t libcuda =
         writer->addModule({pid, "/usr/lib/x86_64-linux-gnu/libcuda.so.1", kLibcudaBias,
                            kLibcudaBias, kLibcudaBias + 0x1000000, "", kStart});
@@ -111,13 +113,8 @@ inline bool write(const QString& path, QString* error) {
     driver.address = kLibcudaBias + kLibcudaOffset;
     driver.moduleId = libcuda;
     const int64_t driverFrame = writer->addFrame(driver);
-    const auto python = [&](const char* file, int line, const char* function) {
-        FrameRow frame;
-        frame.kind = FrameKind::Python;
-        frame.file = file;
-        frame.line = line;
-        frame.function = function;
-        return writer->addFrame(frame);
+    const auto python = [&rows](const char* file, int line, const char* function) {
+        return rows.pythonFrame(file, line, function);
     };
     const int64_t syncFrame = python(kTrainPath, kTrainLine, "train_step");
     const int64_t callerFrame = python(kTrainPath, kCallerLine, "train");
@@ -133,47 +130,28 @@ inline bool write(const QString& path, QString* error) {
     const int64_t deviceSyncName = writer->internString("cudaDeviceSynchronize");
     const int64_t gemm = writer->internString(kGemm);
     const int64_t relu = writer->internString(kRelu);
-    int64_t correlation = 0;
     for (int step = 0; step < kSteps; ++step) {
         const int64_t t0 = kStart + step * kStepNs;
         for (int k = 0; k < kLaunchesPerStep; ++k) {
             const int64_t t = t0 + k * 20'000;
-            writer->addApiCall(
-                {thread, ApiDomain::Runtime, 211, launchName, t, t + 5'000, ++correlation, 0});
             KernelRow kernel;
             kernel.streamId = stream;
             kernel.nameId = k % 2 ? relu : gemm;
             kernel.startNs = t0 + 50'000 + k * 200'000;
             kernel.endNs = kernel.startNs + 100'000;
-            kernel.correlationId = correlation;
             kernel.grid[0] = k % 2 ? 64 : 128;
             kernel.block[0] = 256;
-            writer->addKernel(kernel);
+            rows.launch(thread, launchName, t, t + 5'000, kernel);
         }
         const int64_t s = t0 + 100'000;
-        writer->addApiCall(
-            {thread, ApiDomain::Runtime, 131, syncName, s, s + kSyncNs, ++correlation, 0});
-        SyncRow sync;
-        sync.threadId = thread;
-        sync.kind = SyncKind::Stream;
-        sync.startNs = s;
-        sync.endNs = s + kSyncNs;
-        sync.correlationId = correlation;
-        sync.streamId = stream;
-        sync.stackId = trainStack;
-        writer->addSync(sync);
+        rows.blockingCall(thread, 131, syncName, s, s + kSyncNs,
+                          stallscope::testing::streamSync(stream, trainStack));
         if (step % 3 == 0) {
             const int64_t d = s + kSyncNs + 50'000;
-            writer->addApiCall(
-                {thread, ApiDomain::Runtime, 165, deviceSyncName, d, d + 20'000, ++correlation, 0});
-            SyncRow device = sync;
+            SyncRow device;
             device.kind = SyncKind::Device;
-            device.startNs = d;
-            device.endNs = d + 20'000;
-            device.correlationId = correlation;
-            device.streamId.reset();
             device.stackId = modelStack;
-            writer->addSync(device);
+            rows.blockingCall(thread, 165, deviceSyncName, d, d + 20'000, device);
         }
     }
     if (!writer->finish("complete")) {

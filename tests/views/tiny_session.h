@@ -4,6 +4,7 @@
 #pragma once
 
 #include "format/session_writer.h"
+#include "tests/support/hand_written_session.h"
 
 #include <QString>
 
@@ -33,25 +34,13 @@ inline bool write(const QString& path, QString* error, const std::string& status
     }
     writer->setMeta("command", kCommand);
     writer->setMeta("host", kHost);
-    ProcessRow process;
-    process.pid = 4242;
-    process.host = kHost;
-    process.command = kCommand;
-    process.startNs = kStart;
-    process.endNs = kEnd;
-    process.exitCode = 0;
-    const int64_t pid = writer->addProcess(process);
-    const int64_t mainThread = writer->addThread({pid, 4242, "python"});
-    const int64_t loaderThread = writer->addThread({pid, 4250, "pt_data_worker"});
-    DeviceRow device;
-    device.processId = pid;
-    device.name = kGpu;
-    device.computeMajor = 9;
-    device.smCount = 132;
-    device.globalMemoryBytes = 80LL << 30;
-    const int64_t gpu = writer->addDevice(device);
-    const int64_t compute = writer->addStream({gpu, 1, 7, false, 0});
-    const int64_t copy = writer->addStream({gpu, 1, 13, false, 0});
+    stallscope::testing::HandWrittenSession rows(*writer);
+    rows.process(4242, kHost, kCommand, kStart, kEnd);
+    const int64_t mainThread = rows.thread(4242, "python");
+    const int64_t loaderThread = rows.thread(4250, "pt_data_worker");
+    rows.h100(kGpu, "");
+    const int64_t compute = rows.stream(7);
+    const int64_t copy = rows.stream(13);
 
     const int64_t launch = writer->internString("cudaLaunchKernel");
     const int64_t streamSync = writer->internString("cudaStreamSynchronize");
@@ -59,61 +48,41 @@ inline bool write(const QString& path, QString* error, const std::string& status
     const int64_t memcpyName = writer->internString("cudaMemcpyAsync");
     const int64_t gemm = writer->internString("ampere_sgemm_128x64_nn");
     const int64_t relu = writer->internString("vectorized_elementwise_kernel<relu>");
-    int64_t correlation = 1;
     for (int i = 0; i < kLaunches; ++i) {
         const int64_t t = kStart + 100'000 + i * 100'000; // every 100 µs up to 4.1 ms
-        writer->addApiCall(
-            {mainThread, ApiDomain::Runtime, 211, launch, t, t + 6'000, correlation, 0});
         KernelRow kernel;
         kernel.streamId = compute;
         kernel.nameId = i % 2 ? relu : gemm;
         kernel.startNs = t + 20'000;
         kernel.endNs = t + 100'000;
-        kernel.correlationId = correlation++;
-        writer->addKernel(kernel);
+        rows.launch(mainThread, launch, t, t + 6'000, kernel);
     }
     // loss.item(): a DtoH copy to pageable memory, then the host blocks for 2 ms.
-    writer->addApiCall({mainThread, ApiDomain::Runtime, 41, memcpyName, kSyncStart - 20'000,
-                        kSyncStart - 10'000, correlation, 0});
     MemcpyRow copyRow;
     copyRow.streamId = compute;
     copyRow.startNs = kSyncEnd - 100'000;
     copyRow.endNs = kSyncEnd - 10'000;
-    copyRow.correlationId = correlation++;
+    copyRow.correlationId =
+        rows.apiCall(mainThread, 41, memcpyName, kSyncStart - 20'000, kSyncStart - 10'000);
     copyRow.copyKind = CopyKind::DtoH;
     copyRow.srcKind = MemoryKind::Device;
     copyRow.dstKind = MemoryKind::Pageable;
     copyRow.bytes = 4;
     writer->addMemcpy(copyRow);
-    writer->addApiCall(
-        {mainThread, ApiDomain::Runtime, 131, streamSync, kSyncStart, kSyncEnd, correlation, 0});
-    SyncRow sync;
-    sync.threadId = mainThread;
-    sync.kind = SyncKind::Stream;
-    sync.startNs = kSyncStart;
-    sync.endNs = kSyncEnd;
-    sync.correlationId = correlation++;
-    sync.streamId = compute;
-    writer->addSync(sync);
+    const SyncRow sync = stallscope::testing::streamSync(compute);
+    rows.blockingCall(mainThread, 131, streamSync, kSyncStart, kSyncEnd, sync);
     // A 2 µs event sync: thinner than a pixel at full zoom-out, must stay visible.
-    writer->addApiCall({mainThread, ApiDomain::Runtime, 133, eventSync, kShortSyncStart,
-                        kShortSyncEnd, correlation, 0});
-    SyncRow shortSync = sync;
+    SyncRow shortSync;
     shortSync.kind = SyncKind::Event;
-    shortSync.startNs = kShortSyncStart;
-    shortSync.endNs = kShortSyncEnd;
-    shortSync.correlationId = correlation++;
-    shortSync.streamId.reset();
     shortSync.eventId = 3;
-    writer->addSync(shortSync);
+    rows.blockingCall(mainThread, 133, eventSync, kShortSyncStart, kShortSyncEnd, shortSync);
     // The loader thread copies a batch on the copy stream.
-    writer->addApiCall({loaderThread, ApiDomain::Runtime, 41, memcpyName, kStart + 50'000,
-                        kStart + 60'000, correlation, 0});
     MemcpyRow batch;
     batch.streamId = copy;
     batch.startNs = kStart + 70'000;
     batch.endNs = kStart + 900'000;
-    batch.correlationId = correlation++;
+    batch.correlationId =
+        rows.apiCall(loaderThread, 41, memcpyName, kStart + 50'000, kStart + 60'000);
     batch.copyKind = CopyKind::HtoD;
     batch.srcKind = MemoryKind::Pinned;
     batch.dstKind = MemoryKind::Device;
@@ -124,7 +93,7 @@ inline bool write(const QString& path, QString* error, const std::string& status
     memset.streamId = copy;
     memset.startNs = kStart + 1'000'000;
     memset.endNs = kStart + 1'200'000;
-    memset.correlationId = correlation++;
+    memset.correlationId = rows.nextCorrelation();
     memset.bytes = 1 << 20;
     memset.dstKind = MemoryKind::Device;
     writer->addMemset(memset);
