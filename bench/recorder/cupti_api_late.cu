@@ -11,6 +11,8 @@
 #include <cuda_runtime.h>
 #include <cupti.h>
 
+#include "cupti_traced_calls.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -40,18 +42,6 @@ void CUPTIAPI completeBuffer(CUcontext, uint32_t, uint8_t* buffer, size_t, size_
     free(buffer);
 }
 
-constexpr CUpti_CallbackId kTraced[] = {
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
-};
-
-void switchApiRecords(bool on) {
-    for (CUpti_CallbackId cbid : kTraced)
-        if (cuptiActivityEnableRuntimeApi(cbid, on ? 1 : 0) != CUPTI_SUCCESS)
-            fprintf(stderr, "cuptiActivityEnableRuntimeApi failed\n");
-}
-
 __global__ void touch(float* data) {
     data[threadIdx.x] += 1.0f;
 }
@@ -69,9 +59,9 @@ int main(int argc, char** argv) {
     cuptiActivityRegisterCallbacks(requestBuffer, completeBuffer);
     cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     if (mode == "start" || mode == "off-before" || mode == "off-after")
-        switchApiRecords(true);
+        switchTracedApiRecords(true);
     if (mode == "off-before")
-        switchApiRecords(false);
+        switchTracedApiRecords(false);
     float* data = nullptr;
     cudaMalloc(&data, 256 * sizeof(float)); // the context
     cudaStream_t stream;
@@ -79,12 +69,12 @@ int main(int argc, char** argv) {
     touch<<<1, 256, 0, stream>>>(data);
     cudaStreamSynchronize(stream);
     if (mode == "off-after") {
-        switchApiRecords(false);
+        switchTracedApiRecords(false);
         touch<<<1, 256, 0, stream>>>(data);
         cudaStreamSynchronize(stream);
     }
     if (mode == "after-context" || mode == "off-before" || mode == "off-after")
-        switchApiRecords(true);
+        switchTracedApiRecords(true);
     if (mode == "kind-after")
         cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
     cuptiActivityFlushAll(1);

@@ -18,6 +18,8 @@
 #include <cuda_runtime.h>
 #include <cupti.h>
 
+#include "cupti_traced_calls.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -75,17 +77,6 @@ void check(CUptiResult result, const char* what) {
     fprintf(stderr, "cupti_toggle: %s failed: %s\n", what, text ? text : "?");
 }
 
-constexpr CUpti_CallbackId kTraced[] = {
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
-};
-
-void switchApiRecords(bool on) {
-    for (CUpti_CallbackId cbid : kTraced)
-        check(cuptiActivityEnableRuntimeApi(cbid, on ? 1 : 0), "cuptiActivityEnableRuntimeApi");
-}
-
 void switchKernelRecords(bool on) {
     check(on ? cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
              : cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
@@ -137,11 +128,11 @@ int main(int argc, char** argv) {
 
     check(cuptiActivityRegisterCallbacks(requestBuffer, completeBuffer), "register");
     switchKernelRecords(true);
-    switchApiRecords(true);
+    switchTracedApiRecords(true);
     if (gated) {
         CUpti_SubscriberHandle subscriber;
         check(cuptiSubscribe(&subscriber, gateCallback, nullptr), "cuptiSubscribe");
-        for (CUpti_CallbackId cbid : kTraced)
+        for (CUpti_CallbackId cbid : kTracedCalls)
             check(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid),
                   "cuptiEnableCallback");
     }
@@ -167,7 +158,7 @@ int main(int argc, char** argv) {
             if (switchesKernels)
                 switchKernelRecords(on);
             if (switchesApi)
-                switchApiRecords(on);
+                switchTracedApiRecords(on);
             if (gated)
                 g_switching.store(false, std::memory_order_release);
             switches.fetch_add(1);
@@ -176,7 +167,7 @@ int main(int argc, char** argv) {
             if (switchesKernels)
                 switchKernelRecords(true);
             if (switchesApi)
-                switchApiRecords(true);
+                switchTracedApiRecords(true);
         }
     });
 

@@ -15,6 +15,34 @@ using stallscope::recorder::ApiGate;
 using stallscope::recorder::ClosedGate;
 using namespace std::chrono_literals;
 
+namespace {
+
+// A traced call in flight on a thread of its own, from construction until leave().
+class CallInFlight {
+public:
+    explicit CallInFlight(ApiGate& gate)
+        : m_thread([this, &gate] {
+              gate.enter();
+              m_entered = true;
+              while (!m_leave)
+                  std::this_thread::yield();
+              gate.exit();
+          }) {}
+    ~CallInFlight() { leave(); }
+    bool entered() const { return m_entered; }
+    void leave() {
+        m_leave = true;
+        if (m_thread.joinable())
+            m_thread.join();
+    }
+
+private:
+    std::atomic<bool> m_entered{false}, m_leave{false};
+    std::thread m_thread;
+};
+
+} // namespace
+
 class TestApiGate : public QObject {
     Q_OBJECT
 private slots:
@@ -22,20 +50,12 @@ private slots:
     // the call has left, the switch goes ahead.
     void switchWaitsForTheCallInFlight() {
         ApiGate gate;
-        std::atomic<bool> entered{false}, leave{false};
-        std::thread call([&] {
-            gate.enter();
-            entered = true;
-            while (!leave)
-                std::this_thread::yield();
-            gate.exit();
-        });
-        QTRY_VERIFY(entered.load());
+        CallInFlight call(gate);
+        QTRY_VERIFY(call.entered());
         QCOMPARE(gate.inFlight(), 1);
         QVERIFY(!gate.close(2ms));
         QVERIFY(!gate.closed()); // a miss leaves the program's calls free
-        leave = true;
-        call.join();
+        call.leave();
         QCOMPARE(gate.inFlight(), 0);
         QVERIFY(gate.close(2ms));
         gate.open();
@@ -113,18 +133,10 @@ private slots:
         std::thread call([&] { gate.exit(); });
         call.join();
         QCOMPARE(gate.inFlight(), 0);
-        std::atomic<bool> entered{false}, leave{false};
-        std::thread counted([&] {
-            gate.enter();
-            entered = true;
-            while (!leave)
-                std::this_thread::yield();
-            gate.exit();
-        });
-        QTRY_VERIFY(entered.load());
+        CallInFlight counted(gate);
+        QTRY_VERIFY(counted.entered());
         QVERIFY(!gate.close(1ms));
-        leave = true;
-        counted.join();
+        counted.leave();
         QVERIFY(gate.close(1ms));
         gate.open();
     }
