@@ -8,10 +8,12 @@
 //   cupti_api_late off-after       on before the context, off after it, on again (the probe)
 //   cupti_api_late kind-after      CUPTI_ACTIVITY_KIND_RUNTIME (every runtime API) after it
 // Prints the API records and launch records of the 100 launches made after the last switch.
+// Build, from the repository root: nvcc -O2 -std=c++17 -I. bench/recorder/cupti_api_late.cu
+// -lcupti -o cupti_api_late (CUPTI's headers and library on the paths).
 #include <cuda_runtime.h>
 #include <cupti.h>
 
-#include "cupti_traced_calls.h"
+#include "bench/recorder/cupti_traced_calls.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -14,11 +14,12 @@
 //             launches   200 short kernels then a stream sync (the host sits in launches)
 // It prints one line: mode, workload, switches, and for API records and kernels the count and
 // the distinct correlation ids, and how many kernels name a launch record that is not theirs.
-// Build: nvcc -O2 -std=c++17 cupti_toggle.cu -lcupti -o cupti_toggle (CUPTI's lib on the path).
+// Build, from the repository root: nvcc -O2 -std=c++17 -I. bench/recorder/cupti_toggle.cu -lcupti
+// -o cupti_toggle (CUPTI's headers and library on the paths).
 #include <cuda_runtime.h>
 #include <cupti.h>
 
-#include "cupti_traced_calls.h"
+#include "bench/recorder/cupti_traced_calls.h"
 
 #include <algorithm>
 #include <atomic>
