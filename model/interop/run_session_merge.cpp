@@ -219,7 +219,7 @@ private:
                 stack += stack != 0 ? static_cast<uint32_t>(stacks) : 0; // 0: no stack
     }
 
-    void moveNamed(NamedEventColumns& columns, const format::Table& table) {
+    template <typename Columns> void moveNamed(Columns& columns, const format::Table& table) {
         moveIntervals(columns, m_moves.offset(table), m_moves.shiftNs);
         mapNames(columns.nameId, m_stringIds);
     }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <tuple>
 #include <vector>
 
@@ -117,7 +118,28 @@ struct NamedEventColumns : EventColumns<NamedEventColumns> {
     static auto kindColumns(auto& self) { return std::tie(self.nameId, self.correlationId); }
 };
 using ApiCallColumns = NamedEventColumns;
-using KernelColumns = NamedEventColumns;
+
+// GPU stream: kernels, with their launch grid's block count (saturated at kMaxBlocks;
+// kBlocksUnknown when the source gave no grid, a Kineto trace without one). Sessions built
+// without it leave `blocks` empty: blocksOf() answers for both.
+struct KernelColumns : EventColumns<KernelColumns> {
+    std::vector<uint32_t> nameId;
+    std::vector<uint32_t> correlationId;
+    std::vector<uint16_t> blocks;
+    static constexpr uint16_t kBlocksUnknown = 0;
+    static constexpr uint16_t kMaxBlocks = 0xffff;
+    uint16_t blocksOf(size_t i) const { return i < blocks.size() ? blocks[i] : kBlocksUnknown; }
+    // The blocks of a grid (x, y, z >= 0; 0 when the source gave none), saturated at kMaxBlocks.
+    static uint16_t blocksOfGrid(int64_t x, int64_t y, int64_t z) {
+        int64_t blocks = 1;
+        for (const int64_t extent : {x, y, z})
+            blocks = std::min<int64_t>(blocks * std::min<int64_t>(extent, kMaxBlocks), kMaxBlocks);
+        return static_cast<uint16_t>(blocks);
+    }
+    static auto kindColumns(auto& self) {
+        return std::tie(self.nameId, self.correlationId, self.blocks);
+    }
+};
 
 // Host thread: intervals where the host was blocked waiting for the GPU.
 struct SyncColumns : EventColumns<SyncColumns> {

@@ -7,6 +7,7 @@
 #include "format/session_row_reader.h"
 #include "format/session_schema.h"
 #include "format/sqlite_database.h"
+#include "model/session/event_columns.h"
 
 #include <cstdint>
 #include <limits>
@@ -86,6 +87,14 @@ public:
         if (value < low || value > high)
             failRange(column, value, low, high);
         return value;
+    }
+    // A kernel's grid in columns first..first+2 (x, y, z) as its saturated block count. The grid
+    // only tells the replay whether kernels share the GPU: a negative extent (an imported trace's
+    // placeholder) reads as no grid (0), not as a corrupt file.
+    uint16_t gridBlocks(int first) const {
+        const int64_t x = integer(first), y = integer(first + 1), z = integer(first + 2);
+        return x < 0 || y < 0 || z < 0 ? KernelColumns::kBlocksUnknown
+                                       : KernelColumns::blocksOfGrid(x, y, z);
     }
     // A value of an enum column, else "has unknown <column> <value>".
     int64_t enumValue(int column, int64_t low, int64_t high) const {

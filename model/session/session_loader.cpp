@@ -150,9 +150,15 @@ public:
 
     void readKernels() {
         scan(format::tables::kKernels,
-             format::selectSql<format::tables::kKernels>(
-                 {"id", "stream_id", "start_ns", "end_ns", "name_id", "correlation_id"}),
-             [this](const CheckedRow& row) { pushNamedEvent(streamLane(row).kernels, row); });
+             format::selectSql<format::tables::kKernels>({"id", "stream_id", "start_ns", "end_ns",
+                                                          "name_id", "correlation_id", "grid_x",
+                                                          "grid_y", "grid_z"}),
+             [this](const CheckedRow& row) {
+                 KernelColumns& kernels = streamLane(row).kernels;
+                 const uint16_t blocks = row.gridBlocks(6);
+                 pushNamedEvent(kernels, row);
+                 kernels.blocks.resize(kernels.size(), blocks); // unchanged: the row left out
+             });
     }
 
     void readMemcpys() {
@@ -226,7 +232,7 @@ private:
     }
 
     // An API call or kernel row: id, lane, start_ns, end_ns, name_id, correlation_id.
-    void pushNamedEvent(NamedEventColumns& columns, const CheckedRow& row) {
+    template <typename Columns> void pushNamedEvent(Columns& columns, const CheckedRow& row) {
         const uint32_t name = stringId(row, 4);
         const uint32_t correlation = correlationId(row, 5);
         if (!pushInterval(columns, row))

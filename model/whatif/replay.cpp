@@ -145,6 +145,7 @@ private:
         uint32_t op = 0;
         size_t pinnedCursor = 0;
         size_t dependencyCursor = 0; // into RunGraph::eventDependencies
+        size_t followerCursor = 0;   // into RunGraph::deviceFollowers
         int64_t previousEnd = 0, previousReplayedEnd = 0;
     };
 
@@ -422,6 +423,16 @@ private:
                 if (!shift)
                     return progressed;
                 begin.add(markerEnd, plus(markerEnd, *shift), m_latencies.queueGapNs);
+            }
+            // A kernel that fills its GPU starts once the one before it there has ended.
+            if (const uint32_t prior = nextPair(m_graph.deviceFollowers(), st.followerCursor, op);
+                prior != kNone) {
+                const auto [priorLane, j] = m_graph.locateOp(prior);
+                const int64_t priorEnd = m_graph.opEnd(priorLane, j);
+                const std::optional<int64_t> shift = resolved(m_opShift[prior], force);
+                if (!shift)
+                    return progressed;
+                begin.add(priorEnd, plus(priorEnd, *shift), m_latencies.queueGapNs);
             }
             if (k > 0 && graphed)
                 graphFloor =

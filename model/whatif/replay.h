@@ -3,8 +3,9 @@
 // before it; what moves is when it can start:
 //   * a host step starts when the previous step of its thread ends (plus the recorded CPU gap);
 //     a sync in it returns when the work it awaits has ended (plus the recorded wake-up);
-//   * an operation starts when its launch, its stream predecessor and its event dependency
-//     allow (plus the recorded latency of whichever bound it; typical latencies otherwise).
+//   * an operation starts when its launch, its stream predecessor, its event dependency and, for
+//     a kernel that fills its GPU, the one before it there (kernel_device_sharing.h) allow (plus
+//     the recorded latency of whichever bound it; typical latencies otherwise).
 // Unmodified, the replay reproduces the recording: each constraint that bound an event in the
 // recording is replayed with its recorded delay. With changes, it answers "how much sooner would
 // the run have ended" over a window.

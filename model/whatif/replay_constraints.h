@@ -52,7 +52,7 @@ private:
     struct Item {
         int64_t recorded, replayed, typical;
     };
-    static constexpr int kMax = 3;
+    static constexpr int kMax = 4; // launch, event, device, stream predecessor
     Item m_items[kMax]{};
     int m_count = 0;
     int64_t m_recorded;

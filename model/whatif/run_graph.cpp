@@ -123,8 +123,9 @@ void RunGraph::readCalibration() {
 size_t RunGraph::memoryBytes() const {
     size_t bytes = m_launchesWork.capacity() + m_launchStep.capacity() * 4 +
                    m_launchLag.capacity() * 4 + m_eventDeps.capacity() * 8 +
-                   m_handoffs.capacity() * 8 + m_handoffTargets.capacity() * 4 +
-                   m_handoffTargetIndex.capacity() * 4 + m_awaited.capacity() * 4;
+                   m_deviceFollowers.capacity() * 8 + m_handoffs.capacity() * 8 +
+                   m_handoffTargets.capacity() * 4 + m_handoffTargetIndex.capacity() * 4 +
+                   m_awaited.capacity() * 4;
     for (const HostThread& thread : m_threads)
         bytes += (thread.steps.capacity() + thread.stepOfSync.capacity() +
                   thread.awaitedBegin.capacity()) *

@@ -138,6 +138,11 @@ public:
     const std::vector<std::pair<uint32_t, uint32_t>>& eventDependencies() const {
         return m_eventDeps;
     }
+    // Every (kernel, kernel it follows on their device), sorted: filling kernels share the GPU
+    // (kernel_device_sharing.h).
+    const std::vector<std::pair<uint32_t, uint32_t>>& deviceFollowers() const {
+        return m_deviceFollowers;
+    }
     const std::vector<std::pair<uint32_t, uint32_t>>& handoffs() const { return m_handoffs; }
     // The steps some hand-off waits for, sorted: the replay keeps the end of these alone.
     const std::vector<uint32_t>& handoffTargets() const { return m_handoffTargets; }
@@ -205,10 +210,11 @@ private:
     std::vector<Stream> m_streams;     // parallel to Session::streamLanes
     size_t m_stepCount = 0;
     bool m_launchesInferred = false;
-    std::vector<uint32_t> m_launchStep;                     // per global operation
-    std::vector<int32_t> m_launchLag;                       // per global operation
-    std::vector<std::pair<uint32_t, uint32_t>> m_eventDeps; // (op, op it waits for), by op
-    std::vector<std::pair<uint32_t, uint32_t>> m_handoffs;  // (step, step it waited for), by step
+    std::vector<uint32_t> m_launchStep;                           // per global operation
+    std::vector<int32_t> m_launchLag;                             // per global operation
+    std::vector<std::pair<uint32_t, uint32_t>> m_eventDeps;       // (op, op it waits for), by op
+    std::vector<std::pair<uint32_t, uint32_t>> m_deviceFollowers; // (kernel, kernel), by kernel
+    std::vector<std::pair<uint32_t, uint32_t>> m_handoffs; // (step, step it waited for), by step
     std::vector<uint32_t> m_handoffTargets;
     std::vector<uint32_t> m_handoffTargetIndex; // per hand-off
     std::vector<uint32_t> m_awaited;

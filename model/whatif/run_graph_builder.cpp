@@ -6,6 +6,7 @@
 #include "model/session/event_ref.h"
 #include "model/whatif/correlation_map.h"
 #include "model/whatif/inferred_launches.h"
+#include "model/whatif/kernel_device_sharing.h"
 #include "model/whatif/median_sample.h"
 #include "model/whatif/pinned_copy_rate.h"
 
@@ -579,6 +580,7 @@ bool buildRunGraph(RunGraph& graph, const Session& session,
         return false;
     builder.inferLaunches();
     builder.buildStreams();
+    graph.m_deviceFollowers = kernelsFollowingOnTheirDevice(graph);
     // The hand-offs need the steps and the launches alone: found on another thread while the
     // waits are (they write other members).
     std::thread handoffs([&builder] { builder.buildHandoffs(); });

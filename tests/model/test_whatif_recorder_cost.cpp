@@ -221,6 +221,7 @@ void TestWhatIfRecorderCost::graphLaunchLeavesTheRestartCost() {
     const std::string file = path("graph_cost.stallscope");
     {
         testing::InsightFixture fixture(file, 10'000'000);
+        fixture.setKernelBlocks(8); // narrow kernels: the two streams' may run side by side
         const int64_t second = fixture.addStream(8);
         const std::vector<int64_t> starts = stepStarts(10, 10'000);
         for (size_t i = 0; i < starts.size(); ++i)

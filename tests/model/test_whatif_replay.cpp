@@ -217,6 +217,7 @@ void TestWhatIfReplay::kernelTimeScaleStretchesTheWindowsKernels() {
 // launches come sooner, but B's kernel still starts after A's kernel ends.
 void TestWhatIfReplay::eventEdgeHoldsTheWaitingStream() {
     testing::InsightFixture fixture(path("event_edge.stallscope"), 100'000'000);
+    fixture.setKernelBlocks(8); // narrow kernels: the two streams' may run side by side
     const int64_t streamB = fixture.addStream(8);
     const int64_t stack = fixture.pythonStack("train.py", 30, "main");
     format::SessionWriter& writer = fixture.writer();
