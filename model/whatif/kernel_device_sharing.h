@@ -9,6 +9,8 @@
 // So each filling kernel follows the filling kernel of its device that started before it on
 // another stream, when the recording shows them one after the other; kernels the recording shows
 // overlapping ran side by side, and kernels of unknown grid or device size are left free.
+// (GpuActivity's filling busy time asks another question, whether a kernel leaves any SM idle:
+// blocks >= SMs.)
 #pragma once
 
 #include <cstdint>
