@@ -379,6 +379,20 @@ private:
         return containsAt(m_pinned, m_streams[lane].pinnedCursor, op);
     }
 
+    // Adds "after operation `prior` ends" to `begin` (nothing for kNone); false while `prior` has
+    // not been replayed yet.
+    bool afterOperation(uint32_t prior, Constraints& begin, bool force) {
+        if (prior == kNone)
+            return true;
+        const auto [lane, j] = m_graph.locateOp(prior);
+        const int64_t priorEnd = m_graph.opEnd(lane, j);
+        const std::optional<int64_t> shift = resolved(m_opShift[prior], force);
+        if (!shift)
+            return false;
+        begin.add(priorEnd, plus(priorEnd, *shift), m_latencies.queueGapNs);
+        return true;
+    }
+
     // Replays operations of stream `lane` until one needs a launch or event not replayed yet.
     bool advanceStream(int32_t lane, bool force) {
         const RunGraph::Stream& stream = m_graph.streams()[lane];
@@ -414,26 +428,13 @@ private:
                 else
                     begin.add(launched, plus(launched, *shift) - sooner, m_latencies.launchNs);
             }
-            if (const uint32_t marker =
-                    nextPair(m_graph.eventDependencies(), st.dependencyCursor, op);
-                marker != kNone) {
-                const auto [markerLane, j] = m_graph.locateOp(marker);
-                const int64_t markerEnd = m_graph.opEnd(markerLane, j);
-                const std::optional<int64_t> shift = resolved(m_opShift[marker], force);
-                if (!shift)
-                    return progressed;
-                begin.add(markerEnd, plus(markerEnd, *shift), m_latencies.queueGapNs);
-            }
-            // A kernel that fills its GPU starts once the one before it there has ended.
-            if (const uint32_t prior = nextPair(m_graph.deviceFollowers(), st.followerCursor, op);
-                prior != kNone) {
-                const auto [priorLane, j] = m_graph.locateOp(prior);
-                const int64_t priorEnd = m_graph.opEnd(priorLane, j);
-                const std::optional<int64_t> shift = resolved(m_opShift[prior], force);
-                if (!shift)
-                    return progressed;
-                begin.add(priorEnd, plus(priorEnd, *shift), m_latencies.queueGapNs);
-            }
+            // The operation its event marks; for a kernel that fills its GPU, the one before it
+            // there.
+            if (!afterOperation(nextPair(m_graph.eventDependencies(), st.dependencyCursor, op),
+                                begin, force) ||
+                !afterOperation(nextPair(m_graph.deviceFollowers(), st.followerCursor, op), begin,
+                                force))
+                return progressed;
             if (k > 0 && graphed)
                 graphFloor =
                     std::max(graphFloor, plus(st.previousReplayedEnd, m_changes.graphGapNs));
