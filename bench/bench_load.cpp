@@ -3,8 +3,11 @@
 // (c) Resident memory per event after loading: the RSS delta of the first load in this fresh
 //     process divided by the loaded events, next to Session::eventMemoryBytes() (goal: <= 48 B).
 //
-//   stallscope-bench-load [--session=FILE] [--events=10000000] [Google Benchmark flags]
+//   stallscope-bench-load [--session=FILE] [--events=10000000] [--read-pages=1]
+//                         [Google Benchmark flags]
 // The session is generated (seed 1) when FILE does not exist, and kept for the next run.
+// --read-pages=0 reads the event tables through SQLite only (LoadOptions::readPages), the way
+// every load went before format/btree_scanner.h.
 #include "bench/bench_session.h"
 #include "bench/bench_support.h"
 #include "bench/run_benchmarks.h"
@@ -19,11 +22,13 @@
 namespace {
 
 std::string g_session;
+stallscope::model::LoadOptions g_options;
 
 void loadSession(benchmark::State& state) {
     int64_t events = 0;
     for (auto _ : state) {
-        stallscope::model::LoadResult result = stallscope::model::SessionLoader::load(g_session);
+        stallscope::model::LoadResult result =
+            stallscope::model::SessionLoader::load(g_session, g_options);
         if (!result.ok()) {
             state.SkipWithError(result.error.c_str());
             return;
@@ -41,6 +46,7 @@ void loadSession(benchmark::State& state) {
 
 int main(int argc, char** argv) {
     using namespace stallscope;
+    g_options.readPages = bench::takeFlag(argc, argv, "read-pages", "1") != "0";
     g_session = bench::syntheticBenchSession(argc, argv, "stallscope-bench-load");
     if (g_session.empty())
         return 1;
@@ -48,7 +54,7 @@ int main(int argc, char** argv) {
     // (c) first, in a fresh process, before other loads have grown the heap.
     const int64_t before = bench::residentBytes();
     const int64_t peakBefore = bench::peakResidentBytes();
-    model::LoadResult result = model::SessionLoader::load(g_session);
+    model::LoadResult result = model::SessionLoader::load(g_session, g_options);
     if (!result.ok()) {
         std::fprintf(stderr, "stallscope-bench-load: %s\n", result.error.c_str());
         return 1;
@@ -62,6 +68,7 @@ int main(int argc, char** argv) {
         benchmark::AddCustomContext(key, text);
     };
     context("session_events", events);
+    context("tables_read_from_pages", result.tablesReadFromPages);
     context("rss_delta_bytes_per_event", static_cast<double>(after - before) / events);
     context("event_memory_bytes_per_event",
             static_cast<double>(result.session->eventMemoryBytes()) / events);

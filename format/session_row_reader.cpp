@@ -20,6 +20,16 @@ std::string_view valueTypeName(Statement::ValueType type) {
     return "a value of unknown type";
 }
 
+// "column start_ns holds text, not an integer", "column end_ns is NULL".
+std::string mismatchText(const std::string& name, Statement::ValueType found,
+                         Statement::ValueType wanted) {
+    const std::string column = "column " + name;
+    if (found == Statement::ValueType::Null)
+        return column + " is NULL";
+    return column + " holds " + std::string(valueTypeName(found)) + ", not " +
+           std::string(valueTypeName(wanted));
+}
+
 } // namespace
 
 std::optional<int64_t> RowValues::optionalInteger(int column) const {
@@ -41,12 +51,14 @@ std::optional<std::string> RowValues::optionalText(int column) const {
 std::string RowValues::problem() const {
     if (ok())
         return {};
-    const Statement::ValueType found = m_row.type(m_badColumn);
-    const std::string column = "column " + m_row.columnName(m_badColumn);
-    if (found == Statement::ValueType::Null)
-        return column + " is NULL";
-    return column + " holds " + std::string(valueTypeName(found)) + ", not " +
-           std::string(valueTypeName(m_wanted));
+    return mismatchText(m_row.columnName(m_badColumn), m_row.type(m_badColumn), m_wanted);
+}
+
+std::string TypedValues::problem() const {
+    if (ok())
+        return {};
+    return mismatchText(m_names[size_t(m_badColumn)], m_values[m_badColumn].type,
+                        Statement::ValueType::Integer);
 }
 
 ProcessRow readProcessRow(const RowValues& row) {

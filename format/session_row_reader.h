@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace stallscope::format {
 
@@ -33,10 +34,12 @@ public:
     std::string text(int column) const;
     std::optional<std::string> optionalText(int column) const;
 
+    bool isNull(int column) const { return m_row.isNull(column); }
     bool ok() const { return m_badColumn < 0; }
     // The first mismatch, e.g. "column start_ns holds text, not an integer"; "" when ok().
     std::string problem() const;
     const Statement& statement() const { return m_row; }
+    std::string columnName(int column) const { return m_row.columnName(column); }
 
 private:
     // True when the value has the wanted class (or is NULL and `nullable`); else notes it.
@@ -58,6 +61,31 @@ private:
     const Statement& m_row;
     mutable int m_badColumn = -1;
     mutable Statement::ValueType m_wanted = Statement::ValueType::Integer;
+};
+
+// A row's integer columns as already read, each with its storage class (from a statement, or from
+// a table's pages: btree_scanner.h), checked as RowValues checks them: the loader's event tables,
+// whose columns are all integers.
+class TypedValues {
+public:
+    TypedValues(const Statement::TypedInteger* values, const std::vector<std::string>& names)
+        : m_values(values), m_names(names) {}
+
+    int64_t integer(int column) const {
+        if (m_values[column].type != Statement::ValueType::Integer && ok())
+            m_badColumn = column;
+        return m_values[column].value;
+    }
+    bool isNull(int column) const { return m_values[column].type == Statement::ValueType::Null; }
+    bool ok() const { return m_badColumn < 0; }
+    // As RowValues::problem().
+    std::string problem() const;
+    const std::string& columnName(int column) const { return m_names[size_t(column)]; }
+
+private:
+    const Statement::TypedInteger* m_values;
+    const std::vector<std::string>& m_names;
+    mutable int m_badColumn = -1;
 };
 
 ProcessRow readProcessRow(const RowValues& row);

@@ -343,6 +343,31 @@ Statement Database::prepare(std::string_view sql, bool persistent) const {
     return Statement(m_db, statement, {});
 }
 
+namespace {
+
+sqlite3_file* mainFileOf(sqlite3* db) {
+    sqlite3_file* file = nullptr;
+    if (!db || sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK ||
+        !file || !file->pMethods)
+        return nullptr;
+    return file;
+}
+
+} // namespace
+
+bool Database::readMainFile(int64_t offset, void* buffer, int bytes) const {
+    sqlite3_file* file = mainFileOf(m_db);
+    return file && file->pMethods->xRead(file, buffer, bytes, offset) == SQLITE_OK;
+}
+
+int64_t Database::mainFileSize() const {
+    sqlite3_file* file = mainFileOf(m_db);
+    sqlite3_int64 size = -1;
+    if (!file || file->pMethods->xFileSize(file, &size) != SQLITE_OK)
+        return -1;
+    return size;
+}
+
 int64_t Database::lastInsertRowId() const {
     return m_db ? sqlite3_last_insert_rowid(m_db) : 0;
 }

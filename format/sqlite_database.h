@@ -143,6 +143,12 @@ public:
     Statement prepare(std::string_view sql, bool persistent = false) const;
 
     int64_t lastInsertRowId() const;
+    // Reads `bytes` of the main database file from `offset`, through the connection's own file
+    // handle (SQLITE_FCNTL_FILE_POINTER): no second descriptor of the file is opened, whose close
+    // would drop the process's POSIX locks on it. False on an error or a short read.
+    bool readMainFile(int64_t offset, void* buffer, int bytes) const;
+    // The main database file's size in bytes; -1 when it cannot be read.
+    int64_t mainFileSize() const;
     // SQLite's message for the last failed call on this connection.
     std::string lastMessage() const;
 

@@ -18,10 +18,10 @@ std::vector<uint32_t> IntervalColumns::sortByStart() {
     return order;
 }
 
-void IntervalColumns::shrinkToFit() {
-    start.shrink_to_fit();
-    end.shrink_to_fit();
-    rowId.shrink_to_fit();
+void IntervalColumns::trimSpareCapacity() {
+    trimSpare(start);
+    trimSpare(end);
+    trimSpare(rowId);
 }
 
 } // namespace stallscope::model

@@ -65,7 +65,7 @@ struct IntervalColumns {
     // or an empty vector when the lane was already in order (the common case: recorders write in
     // time order). Ties: longer first, so enclosing calls precede the calls they contain.
     std::vector<uint32_t> sortByStart();
-    void shrinkToFit();
+    void trimSpareCapacity();
     size_t memoryBytes() const {
         return start.capacity() * 8 + end.capacity() * 8 + rowId.capacity() * 4;
     }
@@ -81,6 +81,13 @@ void applyPermutation(std::vector<T>& column, const std::vector<uint32_t>& order
     column.swap(sorted);
 }
 
+// Trims a column's spare capacity when it is more than a sixteenth of its size: trimming copies
+// the column, which a column reserved from a good estimate (reserveScaled) need not pay for.
+template <typename T> void trimSpare(std::vector<T>& column) {
+    if (column.capacity() - column.size() > column.size() / 16)
+        column.shrink_to_fit();
+}
+
 template <typename T> size_t columnBytes(const std::vector<T>& column) {
     return column.capacity() * sizeof(T);
 }
@@ -89,17 +96,28 @@ template <typename T> size_t columnBytes(const std::vector<T>& column) {
 // names once in `static auto kindColumns(auto& self)` so that sorting, trimming and byte counts
 // cannot miss one.
 template <typename Kind> struct EventColumns : IntervalColumns {
-    // Sorts by start (if needed) and trims spare capacity; called once after loading.
+    // Sorts by start (if needed) and trims spare capacity (trimSpare); called once after
+    // loading.
     void finalize() {
         const std::vector<uint32_t> order = sortByStart();
         std::apply(
             [&order](auto&... own) {
                 if (!order.empty())
                     (applyPermutation(own, order), ...);
-                (own.shrink_to_fit(), ...);
+                (trimSpare(own), ...);
             },
             Kind::kindColumns(static_cast<Kind&>(*this)));
-        shrinkToFit();
+        trimSpareCapacity();
+    }
+    // Room for about `scale` times the events held (a reader's estimate from the part of its
+    // table read so far), so that the columns grow once instead of doubling and copying.
+    void reserveScaled(double scale) {
+        const size_t n = static_cast<size_t>(double(size()) * scale * 1.02) + 256;
+        if (n <= start.capacity())
+            return;
+        reserve(n);
+        std::apply([n](auto&... own) { (own.reserve(n), ...); },
+                   Kind::kindColumns(static_cast<Kind&>(*this)));
     }
     size_t memoryBytes() const {
         return std::apply(

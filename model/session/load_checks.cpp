@@ -25,28 +25,9 @@ bool IdSet::contains(int64_t id) const {
     return std::binary_search(m_ids.begin(), m_ids.end(), id);
 }
 
-void CheckedRow::fail(const std::string& what) const {
-    const std::string cause = m_values.ok() ? what : m_values.problem();
-    throw LoadFailure{"corrupt session: " + std::string(m_table) + " row " + std::to_string(m_id) +
+void failRow(std::string_view table, int64_t id, const std::string& cause) {
+    throw LoadFailure{"corrupt session: " + std::string(table) + " row " + std::to_string(id) +
                       " " + cause};
-}
-
-void CheckedRow::failTime(int column, int64_t ns) const {
-    fail("has " + m_values.statement().columnName(column) + " " + std::to_string(ns) +
-         ", outside the accepted times 0 <= t < 2^62 ns");
-}
-
-void CheckedRow::failReference(std::string_view what, int64_t id) const {
-    fail("names unknown " + std::string(what) + " " + std::to_string(id));
-}
-
-void CheckedRow::failRange(int column, int64_t value, int64_t low, int64_t high) const {
-    fail("has " + m_values.statement().columnName(column) + " " + std::to_string(value) +
-         " outside [" + std::to_string(low) + ", " + std::to_string(high) + "]");
-}
-
-void CheckedRow::failUnknown(int column, int64_t value) const {
-    fail("has unknown " + m_values.statement().columnName(column) + " " + std::to_string(value));
 }
 
 int parseFormatVersion(const std::string& text) {

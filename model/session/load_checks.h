@@ -60,22 +60,29 @@ private:
     std::vector<int64_t> m_ids;
 };
 
-// The row a statement of `table` stands on, its row id in column 0 (an "id INTEGER PRIMARY KEY",
-// SQLite's row id: always an integer): its values read with their storage class checked, and the
-// checks that end the load with a line naming the table and row.
-class CheckedRow {
+// Throws "corrupt session: <table> row <id> <cause>".
+[[noreturn]] void failRow(std::string_view table, int64_t id, const std::string& cause);
+
+// A row of `table`, its row id in column 0 (an "id INTEGER PRIMARY KEY", SQLite's row id: always
+// an integer): its values read with their storage class checked, and the checks that end the
+// load with a line naming the table and row. `Values` reads them: format::RowValues from a
+// statement (CheckedRow), format::TypedValues as already read (CheckedEventRow: the event
+// tables, read through SQLite or from their pages).
+template <typename Values> class BasicCheckedRow {
 public:
-    CheckedRow(const format::Statement& statement, std::string_view table)
-        : m_values(statement), m_table(table), m_id(statement.integer(0)) {}
+    BasicCheckedRow(const Values& values, std::string_view table, int64_t id)
+        : m_values(values), m_table(table), m_id(id) {}
 
     int64_t id() const { return m_id; }
-    const format::RowValues& values() const { return m_values; }
+    const Values& values() const { return m_values; }
     int64_t integer(int column) const { return m_values.integer(column); }
-    bool isNull(int column) const { return m_values.statement().isNull(column); }
+    bool isNull(int column) const { return m_values.isNull(column); }
 
     // Throws "corrupt session: <table> row <id> <what>"; a value of the wrong type read before
     // is named instead, because it is the cause (it read as 0).
-    [[noreturn]] void fail(const std::string& what) const;
+    [[noreturn]] void fail(const std::string& what) const {
+        failRow(m_table, m_id, m_values.ok() ? what : m_values.problem());
+    }
     // Fails when a value read so far had the wrong type.
     void requireTypes() const {
         if (!m_values.ok())
@@ -85,7 +92,8 @@ public:
     int64_t inRange(int column, int64_t low, int64_t high) const {
         const int64_t value = integer(column);
         if (value < low || value > high)
-            failRange(column, value, low, high);
+            fail("has " + std::string(m_values.columnName(column)) + " " + std::to_string(value) +
+                 " outside [" + std::to_string(low) + ", " + std::to_string(high) + "]");
         return value;
     }
     // A kernel's grid in columns first..first+2 (x, y, z) as its saturated block count. The grid
@@ -100,14 +108,16 @@ public:
     int64_t enumValue(int column, int64_t low, int64_t high) const {
         const int64_t value = integer(column);
         if (value < low || value > high)
-            failUnknown(column, value);
+            fail("has unknown " + std::string(m_values.columnName(column)) + " " +
+                 std::to_string(value));
         return value;
     }
     // A time in format::isAcceptedTime's range.
     int64_t time(int column) const {
         const int64_t ns = integer(column);
         if (!format::isAcceptedTime(ns))
-            failTime(column, ns);
+            fail("has " + std::string(m_values.columnName(column)) + " " + std::to_string(ns) +
+                 ", outside the accepted times 0 <= t < 2^62 ns");
         return ns;
     }
     // The index that `column`'s row id resolves to, else "names unknown <what> <id>".
@@ -118,17 +128,27 @@ public:
             failReference(what, id);
         return found;
     }
-    [[noreturn]] void failReference(std::string_view what, int64_t id) const;
+    [[noreturn]] void failReference(std::string_view what, int64_t id) const {
+        fail("names unknown " + std::string(what) + " " + std::to_string(id));
+    }
 
 private:
-    [[noreturn]] void failTime(int column, int64_t ns) const;
-    [[noreturn]] void failRange(int column, int64_t value, int64_t low, int64_t high) const;
-    [[noreturn]] void failUnknown(int column, int64_t value) const;
-
-    format::RowValues m_values;
+    const Values& m_values;
     std::string_view m_table;
     int64_t m_id;
 };
+
+// A row a statement of the table stands on.
+class CheckedRow : public BasicCheckedRow<format::RowValues> {
+public:
+    CheckedRow(const format::Statement& statement, std::string_view table)
+        : BasicCheckedRow(m_rowValues, table, statement.integer(0)), m_rowValues(statement) {}
+
+private:
+    format::RowValues m_rowValues;
+};
+
+using CheckedEventRow = BasicCheckedRow<format::TypedValues>;
 
 // meta.format_version as an exact decimal integer ("1", not "1abc", " 1" or "+1"); throws when
 // it is not one, or is outside 1..format::kFormatVersion.

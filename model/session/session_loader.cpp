@@ -8,6 +8,7 @@
 #include "format/terminal_text.h"
 #include "model/session/correlation_health.h"
 #include "model/session/description_reader.h"
+#include "model/session/event_table_reader.h"
 #include "model/session/load_checks.h"
 #include "model/session/number_format.h"
 #include "model/session/session_file_check.h"
@@ -16,7 +17,6 @@
 #include <algorithm>
 #include <array>
 #include <limits>
-#include <mutex>
 #include <set>
 #include <thread>
 #include <unordered_map>
@@ -29,269 +29,9 @@ using loading::Cancelled;
 using loading::CheckedRow;
 using loading::kMaxUint32;
 using loading::LoadFailure;
-
-// Shared state of the table readers running in parallel.
-struct ReadContext {
-    const std::string* path = nullptr;
-    const LoadOptions* options = nullptr;
-    const loading::DescriptionIndexes* indexes = nullptr;
-    size_t stringCount = 0;
-    int64_t estimatedRows = 1;
-    std::atomic<int64_t> rowsRead{0};
-    std::mutex progressMutex; // the readers report in turn: LoadOptions::progress is not reentrant
-
-    // Called by each reader every few thousand rows; reading is 90 % of the load.
-    void addRowsRead(int64_t rows) {
-        rowsRead += rows;
-        if (!options->progress)
-            return;
-        std::lock_guard lock(progressMutex);
-        // Read under the lock, so that the fractions reported never go down.
-        options->progress(0.9 * std::min(1.0, double(rowsRead.load()) / double(estimatedRows)));
-    }
-};
-
-// Per-worker time bounds, merged at the end.
-struct TimeBounds {
-    int64_t first = std::numeric_limits<int64_t>::max();
-    int64_t last = std::numeric_limits<int64_t>::min();
-    // Event rows left out because both their times are 0 (recorders before issue 14 wrote the
-    // activity records CUPTI cut short at teardown that way).
-    int64_t untimedRows = 0;
-    void add(int64_t start, int64_t end) {
-        first = std::min(first, start);
-        last = std::max(last, end);
-    }
-};
-
-// Reads one event table after another into the session's lanes, every value checked in the
-// reading loop (CheckedRow): the loader is performance-critical, so no extra pass or query.
-class TableReader {
-public:
-    TableReader(ReadContext& context, Session& session) : m_context(context), m_session(session) {}
-
-    void open() {
-        std::string error;
-        if (!format::openSession(m_connection, *m_context.path, &error))
-            throw LoadFailure{"cannot open: " + error};
-    }
-
-    void readApiCalls() {
-        scan(format::tables::kApiCalls,
-             format::selectSql<format::tables::kApiCalls>(
-                 {"id", "thread_id", "start_ns", "end_ns", "name_id", "correlation_id"}),
-             [this](const CheckedRow& row) { pushNamedEvent(hostLane(row).apiCalls, row); });
-    }
-
-    void readSyncs() {
-        scan(format::tables::kSyncs,
-             format::selectSql<format::tables::kSyncs>({"id", "thread_id", "start_ns", "end_ns",
-                                                        "kind", "correlation_id", "stream_id",
-                                                        "stack_id", "event_id"}),
-             [this](const CheckedRow& row) {
-                 SyncColumns& syncs = hostLane(row).syncs;
-                 const uint8_t kind =
-                     static_cast<uint8_t>(row.enumValue(4, 1, format::kSyncKindMax));
-                 const uint32_t correlation = correlationId(row, 5);
-                 const int32_t stream =
-                     row.isNull(6) ? -1 : row.reference(6, m_context.indexes->streams, "stream");
-                 const uint32_t stack = row.isNull(7) ? 0u : stackId(row, 7);
-                 const int64_t event = row.isNull(8) ? -1 : row.inRange(8, 0, kMaxUint32);
-                 if (!pushInterval(syncs, row))
-                     return;
-                 syncs.kind.push_back(kind);
-                 syncs.correlationId.push_back(correlation);
-                 syncs.streamIndex.push_back(stream);
-                 syncs.stackId.push_back(stack);
-                 syncs.eventId.push_back(event);
-             });
-    }
-
-    void readRanges() {
-        scan(format::tables::kRanges,
-             format::selectSql<format::tables::kRanges>(
-                 {"id", "thread_id", "start_ns", "end_ns", "name_id", "depth"}),
-             [this](const CheckedRow& row) {
-                 HostLane& lane = hostLane(row);
-                 const auto depth = static_cast<size_t>(row.inRange(5, 0, 255));
-                 const uint32_t name = stringId(row, 4);
-                 if (lane.rangesByDepth.size() <= depth)
-                     lane.rangesByDepth.resize(depth + 1);
-                 RangeColumns& ranges = lane.rangesByDepth[depth];
-                 if (!pushInterval(ranges, row))
-                     return;
-                 ranges.nameId.push_back(name);
-             });
-    }
-
-    // Format v3's host_samples: absent from older files, required from v3 on.
-    void readHostSamples() {
-        if (!format::hasTable(m_connection, format::tables::kHostSamples.name)) {
-            if (m_session.formatVersion >= format::tables::kHostSamples.sinceVersion)
-                throw LoadFailure{"corrupt session: missing table 'host_samples'"};
-            return;
-        }
-        scan(format::tables::kHostSamples,
-             format::selectSql<format::tables::kHostSamples>(
-                 {"id", "thread_id", "start_ns", "end_ns", "samples", "stack_id"}),
-             [this](const CheckedRow& row) {
-                 SampleColumns& samples = hostLane(row).samples;
-                 const auto count =
-                     static_cast<uint32_t>(row.inRange(4, 1, std::numeric_limits<int32_t>::max()));
-                 const uint32_t stack = stackId(row, 5);
-                 if (count == 1 && row.integer(3) != row.integer(2))
-                     row.fail("has one sample but ends after it starts");
-                 if (!pushInterval(samples, row))
-                     return;
-                 samples.samples.push_back(count);
-                 samples.stackId.push_back(stack);
-             });
-    }
-
-    void readKernels() {
-        scan(format::tables::kKernels,
-             format::selectSql<format::tables::kKernels>({"id", "stream_id", "start_ns", "end_ns",
-                                                          "name_id", "correlation_id", "grid_x",
-                                                          "grid_y", "grid_z"}),
-             [this](const CheckedRow& row) {
-                 KernelColumns& kernels = streamLane(row).kernels;
-                 const uint16_t blocks = row.gridBlocks(6);
-                 pushNamedEvent(kernels, row);
-                 kernels.blocks.resize(kernels.size(), blocks); // unchanged: the row left out
-             });
-    }
-
-    void readMemcpys() {
-        scan(format::tables::kMemcpys,
-             format::selectSql<format::tables::kMemcpys>({"id", "stream_id", "start_ns", "end_ns",
-                                                          "correlation_id", "bytes", "copy_kind",
-                                                          "src_kind", "dst_kind"}),
-             [this](const CheckedRow& row) {
-                 pushTransfer(streamLane(row).memcpys, row,
-                              {row.enumValue(6, 0, format::kCopyKindMax),
-                               row.enumValue(7, 0, format::kMemoryKindMax),
-                               row.enumValue(8, 0, format::kMemoryKindMax)});
-             });
-    }
-
-    void readMemsets() {
-        scan(format::tables::kMemsets,
-             format::selectSql<format::tables::kMemsets>(
-                 {"id", "stream_id", "start_ns", "end_ns", "correlation_id", "bytes", "dst_kind"}),
-             [this](const CheckedRow& row) {
-                 // A memset has no copy direction and no source.
-                 pushTransfer(streamLane(row).memsets, row,
-                              {0, 0, row.enumValue(6, 0, format::kMemoryKindMax)});
-             });
-    }
-
-    const TimeBounds& bounds() const { return m_bounds; }
-
-private:
-    template <typename OnRow>
-    void scan(const format::Table& table, const std::string& sql, OnRow onRow) {
-        format::Statement statement = m_connection.prepare(sql);
-        if (!statement.prepared())
-            throw LoadFailure{"corrupt session: cannot read table '" + std::string(table.name) +
-                              "': " + m_connection.lastMessage()};
-        int64_t pending = 0;
-        while (statement.step()) {
-            const CheckedRow row(statement, table.name);
-            onRow(row);
-            row.requireTypes();
-            if (++pending == 65536) {
-                m_context.addRowsRead(pending);
-                pending = 0;
-                if (m_context.options->cancel && m_context.options->cancel->load())
-                    throw Cancelled{};
-            }
-        }
-        m_context.addRowsRead(pending);
-        if (statement.failed())
-            throw LoadFailure{"corrupt session: reading table '" + std::string(table.name) +
-                              "' failed: " + m_connection.lastMessage()};
-    }
-
-    // The row's id, start_ns (column 2) and end_ns (column 3), each checked. False, and the row
-    // is left out (counted), when both times are 0: an activity cut short by a recorder's
-    // teardown, which would otherwise stretch the session back to time 0.
-    bool pushInterval(IntervalColumns& columns, const CheckedRow& row) {
-        if (row.id() < 0 || row.id() > kMaxUint32)
-            row.fail("has an id past 2^32 (unsupported)");
-        const int64_t start = row.time(2);
-        const int64_t end = row.time(3);
-        if (start == 0 && end == 0) {
-            ++m_bounds.untimedRows;
-            return false;
-        }
-        if (end < start)
-            row.fail("ends before it starts");
-        columns.pushInterval(start, end, static_cast<uint32_t>(row.id()));
-        m_bounds.add(start, end);
-        return true;
-    }
-
-    // An API call or kernel row: id, lane, start_ns, end_ns, name_id, correlation_id.
-    template <typename Columns> void pushNamedEvent(Columns& columns, const CheckedRow& row) {
-        const uint32_t name = stringId(row, 4);
-        const uint32_t correlation = correlationId(row, 5);
-        if (!pushInterval(columns, row))
-            return;
-        columns.nameId.push_back(name);
-        columns.correlationId.push_back(correlation);
-    }
-
-    struct TransferKinds {
-        int64_t copy; // format::CopyKind
-        int64_t src;  // format::MemoryKind
-        int64_t dst;  // format::MemoryKind
-    };
-    // A memcpy or memset row: id, stream_id, start_ns, end_ns, correlation_id, bytes, ...
-    void pushTransfer(TransferColumns& columns, const CheckedRow& row, TransferKinds kinds) {
-        const uint32_t correlation = correlationId(row, 4);
-        const int64_t bytes = row.inRange(5, 0, std::numeric_limits<int64_t>::max());
-        if (!pushInterval(columns, row))
-            return;
-        columns.correlationId.push_back(correlation);
-        columns.bytes.push_back(static_cast<uint64_t>(bytes));
-        columns.copyKind.push_back(static_cast<uint8_t>(kinds.copy));
-        columns.srcKind.push_back(static_cast<uint8_t>(kinds.src));
-        columns.dstKind.push_back(static_cast<uint8_t>(kinds.dst));
-    }
-
-    // The lane of the thread in column 1.
-    HostLane& hostLane(const CheckedRow& row) {
-        return m_session.hostLanes[row.reference(1, m_context.indexes->threads, "thread")];
-    }
-    // The lane of the stream in column 1.
-    StreamLane& streamLane(const CheckedRow& row) {
-        return m_session.streamLanes[row.reference(1, m_context.indexes->streams, "stream")];
-    }
-
-    uint32_t stringId(const CheckedRow& row, int column) const {
-        const int64_t id = row.integer(column);
-        if (id < 0 || static_cast<uint64_t>(id) >= m_context.stringCount)
-            row.failReference("string", id);
-        return static_cast<uint32_t>(id);
-    }
-
-    uint32_t stackId(const CheckedRow& row, int column) const {
-        const int64_t id = row.integer(column);
-        if (!m_context.indexes->stacks.contains(id))
-            row.failReference("stack", id);
-        return static_cast<uint32_t>(id); // stacks.id is in [1, 2^32)
-    }
-
-    // CUPTI's correlation ids are 32-bit.
-    static uint32_t correlationId(const CheckedRow& row, int column) {
-        return static_cast<uint32_t>(row.inRange(column, 0, kMaxUint32));
-    }
-
-    ReadContext& m_context;
-    Session& m_session;
-    format::Database m_connection;
-    TimeBounds m_bounds;
-};
+using loading::ReadContext;
+using loading::TableReader;
+using loading::TimeBounds;
 
 class Loader {
 public:
@@ -299,6 +39,8 @@ public:
         : m_path(path), m_options(options), m_session(std::make_unique<Session>()) {
         m_session->path = path;
     }
+
+    int tablesReadFromPages() const { return m_tablesReadFromPages; }
 
     std::unique_ptr<Session> run() {
         if (const std::string problem = checkSqliteFile(m_path); !problem.empty())
@@ -396,7 +138,9 @@ private:
         return std::max<int64_t>(total, 1);
     }
 
-    // The two largest tables (api_calls, kernels) are read in parallel, on two threads.
+    // The two largest tables (api_calls, kernels) are read in parallel, on two threads: from
+    // their pages where they can be, else (or again, when the pages were declined part-way)
+    // through SQLite.
     void readEvents() {
         ReadContext context;
         context.path = &m_path;
@@ -404,38 +148,59 @@ private:
         context.indexes = &m_indexes;
         context.stringCount = m_session->strings.size();
         context.estimatedRows = estimatedRows();
+        context.readPages = m_options.readPages;
+        TimeBounds hostBounds, gpuBounds;
+        if (!readEventTables(context, &hostBounds, &gpuBounds)) {
+            clearEvents();
+            context.readPages = false;
+            context.tablesReadFromPages = 0;
+            readEventTables(context, &hostBounds, &gpuBounds);
+        }
+        m_tablesReadFromPages = static_cast<int>(context.tablesReadFromPages.load());
 
+        finishLanes(hostBounds, gpuBounds);
+        readCollectiveCalls();
+        loading::readCaptureIntervals(m_db, *m_session);
+        loading::readOverheadProbe(*m_session);
+        if (m_options.progress)
+            m_options.progress(1.0);
+    }
+
+    // False when a table's pages were declined part-way (loading::PagesDeclined).
+    bool readEventTables(ReadContext& context, TimeBounds* hostBounds, TimeBounds* gpuBounds) {
         TableReader hostReader(context, *m_session);
         TableReader gpuReader(context, *m_session);
-        std::mutex failureMutex;
-        std::string failure;
-        bool cancelled = false;
-        auto guarded = [&](auto&& body) {
+        // Each reader's outcome apart, so that a file with problems in both halves is always
+        // refused for the same one (the host tables' first).
+        struct Outcome {
+            std::string failure;
+            bool cancelled = false;
+            bool declined = false;
+        };
+        Outcome host, gpu;
+        auto guarded = [](Outcome& outcome, auto&& body) {
             try {
                 body();
             } catch (const LoadFailure& f) {
-                std::lock_guard lock(failureMutex);
-                if (failure.empty())
-                    failure = f.message;
+                outcome.failure = f.message;
             } catch (const Cancelled&) {
-                std::lock_guard lock(failureMutex);
-                cancelled = true;
+                outcome.cancelled = true;
+            } catch (const loading::PagesDeclined&) {
+                outcome.declined = true;
             } catch (const std::bad_alloc&) {
-                std::lock_guard lock(failureMutex);
-                if (failure.empty())
-                    failure = "out of memory while loading";
+                outcome.failure = "out of memory while loading";
             }
         };
         // The readers report progress themselves (ReadContext::addRowsRead): nothing to poll.
         std::thread gpuThread([&] {
-            guarded([&] {
+            guarded(gpu, [&] {
                 gpuReader.open();
                 gpuReader.readKernels();
                 gpuReader.readMemcpys();
                 gpuReader.readSyncs();
             });
         });
-        guarded([&] {
+        guarded(host, [&] {
             hostReader.open();
             hostReader.readApiCalls();
             hostReader.readRanges();
@@ -443,17 +208,30 @@ private:
             hostReader.readHostSamples();
         });
         gpuThread.join();
-        if (cancelled)
+        if (host.cancelled || gpu.cancelled)
             throw Cancelled{};
-        if (!failure.empty())
-            throw LoadFailure{failure};
+        if (host.declined || gpu.declined)
+            return false;
+        if (!host.failure.empty() || !gpu.failure.empty())
+            throw LoadFailure{!host.failure.empty() ? host.failure : gpu.failure};
+        *hostBounds = hostReader.bounds();
+        *gpuBounds = gpuReader.bounds();
+        return true;
+    }
 
-        finishLanes(hostReader.bounds(), gpuReader.bounds());
-        readCollectiveCalls();
-        loading::readCaptureIntervals(m_db, *m_session);
-        loading::readOverheadProbe(*m_session);
-        if (m_options.progress)
-            m_options.progress(1.0);
+    // Every lane's events gone, the lanes kept: before the tables are read again.
+    void clearEvents() {
+        for (HostLane& lane : m_session->hostLanes) {
+            lane.apiCalls = {};
+            lane.syncs = {};
+            lane.rangesByDepth = {};
+            lane.samples = {};
+        }
+        for (StreamLane& lane : m_session->streamLanes) {
+            lane.kernels = {};
+            lane.memcpys = {};
+            lane.memsets = {};
+        }
     }
 
     void finishLanes(const TimeBounds& a, const TimeBounds& b) {
@@ -552,6 +330,7 @@ private:
     std::unique_ptr<Session> m_session;
     format::Database m_db;
     loading::DescriptionIndexes m_indexes;
+    int m_tablesReadFromPages = 0;
 };
 
 } // namespace
@@ -584,7 +363,9 @@ std::string loadWarning(const Session& s) {
 LoadResult SessionLoader::load(const std::string& path, const LoadOptions& options) {
     LoadResult result;
     try {
-        result.session = Loader(path, options).run();
+        Loader loader(path, options);
+        result.session = loader.run();
+        result.tablesReadFromPages = loader.tablesReadFromPages();
     } catch (const LoadFailure& failure) {
         result.error = path + ": " + failure.message;
     } catch (const Cancelled&) {

@@ -2,6 +2,7 @@
 // Qt-free and synchronous; the app runs it off the GUI thread through model::JobTracker.
 #pragma once
 
+#include "model/session/load_options.h"
 #include "model/session/session.h"
 
 #include <atomic>
@@ -15,15 +16,10 @@ struct LoadResult {
     std::unique_ptr<Session> session; // null on error
     std::string error;                // one line naming the file and the problem
     bool cancelled = false;
+    // How many event tables were read from their pages (format/btree_scanner.h) rather than
+    // through SQLite.
+    int tablesReadFromPages = 0;
     bool ok() const { return session != nullptr; }
-};
-
-struct LoadOptions {
-    // Called from the loading threads, one call at a time, with a fraction in [0, 1] that never
-    // goes down.
-    std::function<void(double)> progress;
-    // Polled while loading; set it to stop early (the result is then cancelled, no session).
-    const std::atomic<bool>* cancel = nullptr;
 };
 
 class SessionLoader {

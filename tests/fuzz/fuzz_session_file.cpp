@@ -7,6 +7,6 @@ using namespace stallscope;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string path = fuzz::scratchPath("input.stallscope");
     fuzz::writeFile(path, data, size);
-    fuzz::exercise(model::SessionLoader::load(path), path);
+    fuzz::exercise(fuzz::loadBothWays(path), path);
     return 0;
 }

@@ -60,6 +60,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string path = fuzz::scratchPath("edited.stallscope");
     fuzz::writeFile(path, baseSession());
     applyEdit(path, std::string(reinterpret_cast<const char*>(data), size));
-    fuzz::exercise(model::SessionLoader::load(path), path);
+    fuzz::exercise(fuzz::loadBothWays(path), path);
     return 0;
 }

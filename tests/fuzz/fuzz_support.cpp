@@ -7,6 +7,7 @@
 #include "model/interop/chrome_trace_export.h"
 #include "model/session/session_database.h"
 #include "model/session/session_summary.h"
+#include "tests/support/same_session.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -69,6 +70,18 @@ void require(bool condition, const char* what, const std::string& detail) {
     std::fprintf(stderr, "stallscope fuzz: %s%s%s\n", what, detail.empty() ? "" : ": ",
                  detail.c_str());
     std::abort();
+}
+
+model::LoadResult loadBothWays(const std::string& path) {
+    model::LoadResult fromPages = model::SessionLoader::load(path);
+    model::LoadOptions sqliteOnly;
+    sqliteOnly.readPages = false;
+    const model::LoadResult fromSqlite = model::SessionLoader::load(path, sqliteOnly);
+    require(fromPages.ok() == fromSqlite.ok() && fromPages.error == fromSqlite.error,
+            "the pages and SQLite load differently", fromPages.error + " | " + fromSqlite.error);
+    require(!fromPages.ok() || testing::sameEvents(*fromPages.session, *fromSqlite.session),
+            "the pages and SQLite give different events");
+    return fromPages;
 }
 
 void exercise(const model::LoadResult& result, const std::string& path) {

@@ -27,6 +27,11 @@ std::string readFile(const std::string& path);
 // insight engine (text and JSON) and the Chrome export. Aborts on a broken promise.
 void exercise(const model::LoadResult& result, const std::string& path);
 
+// The session file at `path` loaded as a user's command loads it, and again with the event tables
+// read through SQLite only (LoadOptions::readPages): both must fail with the same message or give
+// the same events, or the fuzzer stops.
+model::LoadResult loadBothWays(const std::string& path);
+
 // Stops the fuzzer with a message (a finding) when `condition` is false.
 void require(bool condition, const char* what, const std::string& detail = {});
 

@@ -1,0 +1,101 @@
+// The loader reads the event tables from their pages (format/btree_scanner.h) and gives the very
+// session that reading them through SQLite gives: every lane's every column, the counts, the
+// bounds, the warning; a bad value is named as SQLite's reading names it; a table whose pages are
+// declined part-way is read again through SQLite.
+#include "model/session/session_loader.h"
+#include "model/testing/synthetic_session.h"
+#include "tests/support/same_session.h"
+#include "tests/support/scratch_dir.h"
+#include "tests/support/sqlite_edit.h"
+
+#include <QTest>
+
+#include <filesystem>
+
+using namespace stallscope;
+
+namespace {
+
+model::LoadResult loadWay(const std::string& path, bool readPages) {
+    model::LoadOptions options;
+    options.readPages = readPages;
+    return model::SessionLoader::load(path, options);
+}
+
+} // namespace
+
+class TestLoaderPageReads : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void pagesAndSqliteLoadTheSameSession();
+    void aBadValueIsNamedAsSqliteNamesIt();
+    void aTableDeclinedPartWayIsReadAgainThroughSqlite();
+
+private:
+    // A copy of the generated session to edit.
+    std::string copyOfSession(const char* name);
+    testing::ScratchDir m_dir;
+    std::string m_session;
+};
+
+void TestLoaderPageReads::initTestCase() {
+    model::SyntheticOptions options;
+    options.targetEvents = 60'000;
+    options.threadsPerProcess = 3;
+    options.sampleHz = 10000; // host_samples rows, in the planted host work
+    options.hostWorkNs = 500'000;
+    m_session = m_dir.file("generated.stallscope");
+    std::string error;
+    QVERIFY2(model::writeSyntheticSession(m_session, options, nullptr, &error), error.c_str());
+}
+
+std::string TestLoaderPageReads::copyOfSession(const char* name) {
+    const std::string path = m_dir.file(name);
+    std::filesystem::copy_file(m_session, path, std::filesystem::copy_options::overwrite_existing);
+    return path;
+}
+
+void TestLoaderPageReads::pagesAndSqliteLoadTheSameSession() {
+    const model::LoadResult pages = loadWay(m_session, true);
+    const model::LoadResult sqlite = loadWay(m_session, false);
+    QVERIFY2(pages.ok(), pages.error.c_str());
+    QVERIFY2(sqlite.ok(), sqlite.error.c_str());
+    // All seven event tables from their pages, none the other way.
+    QCOMPARE(pages.tablesReadFromPages, 7);
+    QCOMPARE(sqlite.tablesReadFromPages, 0);
+    QVERIFY(pages.session->counts.kernels > 1000);
+    QVERIFY(pages.session->hostSamples > 0);
+    QVERIFY(testing::sameEvents(*pages.session, *sqlite.session));
+}
+
+void TestLoaderPageReads::aBadValueIsNamedAsSqliteNamesIt() {
+    const std::string path = copyOfSession("bad_time.stallscope");
+    testing::execSql(path, "UPDATE kernels SET start_ns = -5 WHERE id = (SELECT max(id) - 1 FROM "
+                           "kernels)");
+    const model::LoadResult pages = loadWay(path, true);
+    const model::LoadResult sqlite = loadWay(path, false);
+    QVERIFY(!pages.ok());
+    QVERIFY2(pages.error.find("kernels row") != std::string::npos, pages.error.c_str());
+    QVERIFY2(pages.error.find("start_ns -5") != std::string::npos, pages.error.c_str());
+    QCOMPARE(pages.error, sqlite.error);
+}
+
+void TestLoaderPageReads::aTableDeclinedPartWayIsReadAgainThroughSqlite() {
+    // A column the loader does not read, made too large for its page near the table's end: the
+    // scanner declines it after the pages before, and SQLite reads the table (the value is never
+    // looked at).
+    const std::string path = copyOfSession("overflow.stallscope");
+    testing::execSql(path, "UPDATE kernels SET block_x = zeroblob(70000) WHERE id = (SELECT "
+                           "max(id) - 1 FROM kernels)");
+    const model::LoadResult pages = loadWay(path, true);
+    const model::LoadResult sqlite = loadWay(path, false);
+    QVERIFY2(pages.ok(), pages.error.c_str());
+    QCOMPARE(pages.tablesReadFromPages, 0);
+    QVERIFY(testing::sameEvents(*pages.session, *sqlite.session));
+    const model::LoadResult original = loadWay(m_session, false);
+    QVERIFY(testing::sameEvents(*pages.session, *original.session));
+}
+
+QTEST_GUILESS_MAIN(TestLoaderPageReads)
+#include "test_loader_page_reads.moc"
