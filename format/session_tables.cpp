@@ -56,14 +56,6 @@ std::string selectSql(const Table& table) {
            " FROM " + std::string(table.name);
 }
 
-std::string smallestGridByNameSql() {
-    using Kernel = ColumnOf<tables::kKernels>;
-    constexpr Kernel name = "name_id", x = "grid_x", y = "grid_y", z = "grid_z";
-    return "SELECT " + std::string(name.name) + ", MIN(" + std::string(x.name) + " * " +
-           std::string(y.name) + " * " + std::string(z.name) + ") FROM " +
-           std::string(tables::kKernels.name) + " GROUP BY " + std::string(name.name);
-}
-
 std::string selectColumnsSql(const Table& table, std::span<const std::string_view> names) {
     std::string sql = "SELECT ";
     for (size_t i = 0; i < names.size(); ++i)

@@ -288,10 +288,6 @@ template <const Table& table> struct ColumnOf {
 
 std::string selectColumnsSql(const Table& table, std::span<const std::string_view> names);
 
-// "SELECT name_id, MIN(grid_x * grid_y * grid_z) FROM kernels GROUP BY name_id": each kernel
-// name's smallest launch grid, in blocks (whether it can fill the GPU's multiprocessors).
-std::string smallestGridByNameSql();
-
 // What moving one file's rows into another session changes (a run opened as one session,
 // model/interop/run_merge.h): the row ids that columns refer to, and times.
 //

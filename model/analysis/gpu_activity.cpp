@@ -28,8 +28,27 @@ bool mergeBusy(IntervalMerge& merge, BusyIntervals& busy, const std::atomic<bool
 
 } // namespace
 
-bool GpuActivity::build(const Session& session, const std::atomic<bool>* cancel,
-                        std::span<const std::pair<uint32_t, int64_t>> smallestGridByName) {
+std::vector<std::pair<uint32_t, int64_t>> GpuActivity::smallestGridByName(const Session& session) {
+    constexpr int32_t kNone = -1;
+    std::vector<int32_t> smallest(session.strings.size(), kNone);
+    for (const StreamLane& lane : session.streamLanes)
+        for (size_t i = 0; i < lane.kernels.size(); ++i) {
+            const uint32_t name = lane.kernels.nameId[i];
+            if (name >= smallest.size())
+                continue;
+            const int32_t blocks = lane.kernels.blocksOf(i);
+            smallest[name] = smallest[name] == kNone ? blocks : std::min(smallest[name], blocks);
+        }
+    std::vector<std::pair<uint32_t, int64_t>> byName;
+    for (size_t name = 0; name < smallest.size(); ++name)
+        if (smallest[name] != kNone)
+            byName.emplace_back(static_cast<uint32_t>(name), smallest[name]);
+    return byName;
+}
+
+bool GpuActivity::build(const Session& session, const std::atomic<bool>* cancel) {
+    const std::vector<std::pair<uint32_t, int64_t>> smallestGridByName =
+        GpuActivity::smallestGridByName(session);
     m_session = &session;
     m_busy.assign(session.devices.size(), {});
     m_filling.assign(session.devices.size(), {});

@@ -16,10 +16,14 @@ namespace stallscope::model {
 
 class GpuActivity {
 public:
-    // Returns false when cancelled (the object is then incomplete). `smallestGridByName`
-    // (SessionDatabase::smallestGridByName; may be empty) tells which kernels fill their GPU.
-    bool build(const Session& session, const std::atomic<bool>* cancel,
-               std::span<const std::pair<uint32_t, int64_t>> smallestGridByName = {});
+    // Returns false when cancelled (the object is then incomplete). Which kernels fill their GPU
+    // comes from the loaded grids (smallestGridByName).
+    bool build(const Session& session, const std::atomic<bool>* cancel);
+    // Each kernel name's smallest launch grid in blocks (KernelColumns::blocks, saturated), by
+    // string id, sorted by it; 0 when one of its kernels has no known grid (then it counts as
+    // filling). A kernel launched on fewer blocks than its GPU has multiprocessors leaves room
+    // for other streams' kernels (fillingBusy).
+    static std::vector<std::pair<uint32_t, int64_t>> smallestGridByName(const Session& session);
 
     size_t deviceCount() const { return m_busy.size(); }
     const BusyIntervals& busy(int32_t device) const { return m_busy[device]; }

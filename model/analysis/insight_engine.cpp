@@ -44,7 +44,7 @@ InsightReport InsightEngine::analyze(const Session& session, const SessionDataba
     RunGraphBuild graphBuild(session, options.cancel);
     graphBuild.provideCudaEvents(database.cudaEvents());
     GpuActivity gpu;
-    if (!gpu.build(session, options.cancel, database.smallestGridByName()) || cancelled())
+    if (!gpu.build(session, options.cancel) || cancelled())
         return report;
     SyncSites sites;
     if (!sites.build(session, database, gpu, options.thresholds, options.cancel, &report.warning) ||

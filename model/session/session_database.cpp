@@ -220,24 +220,4 @@ std::optional<format::KernelRow> SessionDatabase::kernelDetails(int64_t kernelRo
     return kernel;
 }
 
-std::vector<std::pair<uint32_t, int64_t>> SessionDatabase::smallestGridByName() const {
-    std::map<uint32_t, int64_t> smallest;
-    for (const File& file : m_files) {
-        format::Statement rows = file.connection.prepare(format::smallestGridByNameSql());
-        while (rows.step()) {
-            int64_t name = rows.integer(0);
-            if (!file.stringIds.empty())
-                name =
-                    name >= 0 && name < int64_t(file.stringIds.size()) ? file.stringIds[name] : -1;
-            if (name < 0 || name > INT32_MAX)
-                continue;
-            const int64_t blocks = rows.integer(1);
-            auto [it, added] = smallest.emplace(static_cast<uint32_t>(name), blocks);
-            if (!added)
-                it->second = std::min(it->second, blocks);
-        }
-    }
-    return {smallest.begin(), smallest.end()};
-}
-
 } // namespace stallscope::model

@@ -76,10 +76,6 @@ public:
     std::vector<Diagnostic> diagnostics() const;
     // The kernel's full row (launch grid, registers, shared memory); nullopt for an unknown id.
     std::optional<format::KernelRow> kernelDetails(int64_t kernelRowId) const;
-    // Each kernel name's smallest launch grid in blocks, by the session's string id (sorted by
-    // it): a kernel launched on fewer blocks than its GPU has multiprocessors leaves room for
-    // other streams' kernels (GpuActivity::fillingBusy).
-    std::vector<std::pair<uint32_t, int64_t>> smallestGridByName() const;
 
 private:
     struct File {

@@ -4,7 +4,6 @@
 // other SMs free, so its time does not cap the saving the way the GPU's busy time does
 // (GpuActivity::fillingBusy); one that fills the GPU does.
 #include "model/analysis/gpu_activity.h"
-#include "model/session/session_database.h"
 #include "tests/model/insight_fixture.h"
 
 #include <QTemporaryDir>
@@ -31,6 +30,7 @@ class TestSideStreamFix : public QObject {
 private slots:
     void narrowSideKernelDoesNotCapSaving_data();
     void narrowSideKernelDoesNotCapSaving();
+    void smallestGridOfEachName();
 
 private:
     std::string path(const char* name) const { return m_dir.filePath(name).toStdString(); }
@@ -74,11 +74,8 @@ void TestSideStreamFix::narrowSideKernelDoesNotCapSaving() {
     QVERIFY(loaded.ok());
 
     // The filling busy time leaves out exactly the narrow side kernels.
-    model::SessionDatabase database;
-    std::string error;
-    QVERIFY2(database.open(*loaded.session, &error), error.c_str());
     model::GpuActivity gpu;
-    QVERIFY(gpu.build(*loaded.session, nullptr, database.smallestGridByName()));
+    QVERIFY(gpu.build(*loaded.session, nullptr));
     const int64_t mainNs = kCycles * 5 * 400'000;
     QCOMPARE(gpu.fillingBusy(0).totalNs, capped ? gpu.busy(0).totalNs : mainNs);
     QVERIFY(gpu.busy(0).totalNs > mainNs);
@@ -96,6 +93,32 @@ void TestSideStreamFix::narrowSideKernelDoesNotCapSaving() {
         QVERIFY2(sync->savingsNs <= idle, std::to_string(sync->savingsNs).c_str());
     else
         QVERIFY2(sync->savingsNs >= uncapped, std::to_string(sync->savingsNs).c_str());
+}
+
+void TestSideStreamFix::smallestGridOfEachName() {
+    // Names 1..4 over two streams: 1 launched on 4 and on 200 blocks, 2 always on 200, 3 once
+    // without a known grid, 4 past the saturation; 5 never launched.
+    model::Session session;
+    session.strings.assign(6, "k");
+    session.streamLanes.resize(2);
+    auto launch = [&](int lane, uint32_t name, uint16_t blocks) {
+        model::KernelColumns& kernels = session.streamLanes[lane].kernels;
+        const int64_t t = int64_t(kernels.size()) * 10;
+        kernels.pushInterval(t, t + 5, uint32_t(kernels.size() + 1));
+        kernels.nameId.push_back(name);
+        kernels.correlationId.push_back(0);
+        kernels.blocks.push_back(blocks);
+    };
+    launch(0, 1, 200);
+    launch(1, 1, 4);
+    launch(0, 2, 200);
+    launch(1, 2, 200);
+    launch(0, 3, 300);
+    launch(1, 3, model::KernelColumns::kBlocksUnknown);
+    launch(1, 4, model::KernelColumns::blocksOfGrid(1 << 20, 1 << 20, 1));
+    const std::vector<std::pair<uint32_t, int64_t>> expected = {
+        {1, 4}, {2, 200}, {3, 0}, {4, model::KernelColumns::kMaxBlocks}};
+    QCOMPARE(model::GpuActivity::smallestGridByName(session), expected);
 }
 
 QTEST_GUILESS_MAIN(TestSideStreamFix)
