@@ -218,6 +218,8 @@ bool BtreeScanner::scan(const TableLayout& layout,
             return decline(whyNot, "a b-tree deeper than " + std::to_string(kMaxDepth));
         if (page >= 1 && page <= m_pageCount && visited[page])
             return decline(whyNot, "page " + std::to_string(page) + " reached twice");
+        if (page == 1) // the schema's root, never a table's page
+            return decline(whyNot, "page 1 in a table's b-tree");
         Level& level = path[depth];
         if (!readPage(page, &level.bytes, whyNot))
             return false;
@@ -308,6 +310,9 @@ bool BtreeScanner::scan(const TableLayout& layout,
                            "page " + std::to_string(level.page) + " is not a table b-tree page");
         if (headerAt + headerSize + 2 * uint64_t(cells) > m_usableSize)
             return decline(whyNot, "more cells than page " + std::to_string(level.page) + " holds");
+        // As SQLite's cursor: only an empty table's root leaf may have no cells.
+        if (cells == 0 && (kind == kInteriorTablePage || depth > 1))
+            return decline(whyNot, "page " + std::to_string(level.page) + " has no cells");
         if (kind == kLeafTablePage) {
             if (!readLeaf(page, headerAt, cells))
                 return false;

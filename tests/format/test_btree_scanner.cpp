@@ -68,12 +68,21 @@ int64_t pageCount(const Database& db) {
     return count.step() ? count.integer(0) : 0;
 }
 
-// Overwrites 4 bytes (big-endian) at `offset` of `file`.
-void patchBigEndian32(const std::string& file, int64_t offset, uint32_t value) {
+// Overwrites `size` bytes (big-endian) at `offset` of `file` with `value`.
+void patchBigEndian(const std::string& file, int64_t offset, uint32_t value, int size = 4) {
     std::fstream out(file, std::ios::in | std::ios::out | std::ios::binary);
     out.seekp(offset);
-    const char bytes[4] = {char(value >> 24), char(value >> 16), char(value >> 8), char(value)};
-    out.write(bytes, 4);
+    for (int i = size - 1; i >= 0; --i)
+        out.put(char(value >> (8 * i)));
+}
+
+uint32_t readBigEndian32(const std::string& file, int64_t offset) {
+    std::ifstream in(file, std::ios::binary);
+    in.seekg(offset);
+    uint32_t value = 0;
+    for (int i = 0; i < 4; ++i)
+        value = (value << 8) | uint8_t(in.get());
+    return value;
 }
 
 } // namespace
@@ -269,16 +278,24 @@ void TestBtreeScanner::declinesATreeThatLoopsOrLeavesTheFile() {
     // The root is an interior page (5000 rows do not fit one page): its right-most child pointer
     // is at offset 8 of its header.
     const int64_t rightMost = int64_t(root - 1) * 4096 + 8;
-    for (const auto& [child, reason] : std::vector<std::pair<uint32_t, std::string>>{
-             {root, "page " + std::to_string(root) + " reached twice"},
-             {1000000, "page 1000000 past the file's"}}) {
-        patchBigEndian32(path, rightMost, child);
+    const uint32_t lastChild = readBigEndian32(path, rightMost);
+    auto declined = [&](const std::string& reason) {
         Database db;
         QVERIFY(db.open(path, Database::Mode::ReadOnly, nullptr));
         std::vector<ScannedRow> scanned;
         std::string whyNot;
         QVERIFY(!scanTable(db, "t", {"id", "a"}, &scanned, &whyNot));
         QVERIFY2(whyNot.rfind(reason, 0) == 0, whyNot.c_str());
+    };
+    // A child with no cells: SQLite's cursor calls the tree corrupt.
+    patchBigEndian(path, int64_t(lastChild - 1) * 4096 + 3, 0, 2);
+    declined("page " + std::to_string(lastChild) + " has no cells");
+    for (const auto& [child, reason] : std::vector<std::pair<uint32_t, std::string>>{
+             {root, "page " + std::to_string(root) + " reached twice"},
+             {1, "page 1 in a table's b-tree"},
+             {1000000, "page 1000000 past the file's"}}) {
+        patchBigEndian(path, rightMost, child);
+        declined(reason);
     }
 }
 
