@@ -25,6 +25,15 @@ std::vector<std::string> columnsOf(std::initializer_list<format::ColumnOf<table>
     return names;
 }
 
+// A scan's reserve(scale) for one kind of column of every lane (HostLane::apiCalls, ...).
+template <typename Lane, typename Columns>
+auto reservingEach(std::vector<Lane>& lanes, Columns Lane::*columns) {
+    return [&lanes, columns](double scale) {
+        for (Lane& lane : lanes)
+            (lane.*columns).reserveScaled(scale);
+    };
+}
+
 // CUPTI's correlation ids are 32-bit.
 uint32_t correlationId(const CheckedEventRow& row, int column) {
     return static_cast<uint32_t>(row.inRange(column, 0, kMaxUint32));
@@ -69,10 +78,7 @@ void TableReader::readApiCalls() {
         columnsOf<format::tables::kApiCalls>(
             {"id", "thread_id", "start_ns", "end_ns", "name_id", "correlation_id"}),
         [this](const CheckedEventRow& row) { pushNamedEvent(hostLane(row).apiCalls, row); },
-        [this](double scale) {
-            for (HostLane& lane : m_session.hostLanes)
-                lane.apiCalls.reserveScaled(scale);
-        });
+        reservingEach(m_session.hostLanes, &HostLane::apiCalls));
 }
 
 void TableReader::readSyncs() {
@@ -96,10 +102,7 @@ void TableReader::readSyncs() {
             syncs.stackId.push_back(stack);
             syncs.eventId.push_back(event);
         },
-        [this](double scale) {
-            for (HostLane& lane : m_session.hostLanes)
-                lane.syncs.reserveScaled(scale);
-        });
+        reservingEach(m_session.hostLanes, &HostLane::syncs));
 }
 
 void TableReader::readRanges() {
@@ -147,10 +150,7 @@ void TableReader::readHostSamples() {
             samples.samples.push_back(count);
             samples.stackId.push_back(stack);
         },
-        [this](double scale) {
-            for (HostLane& lane : m_session.hostLanes)
-                lane.samples.reserveScaled(scale);
-        });
+        reservingEach(m_session.hostLanes, &HostLane::samples));
 }
 
 void TableReader::readKernels() {
@@ -164,10 +164,7 @@ void TableReader::readKernels() {
             pushNamedEvent(kernels, row);
             kernels.blocks.resize(kernels.size(), blocks); // unchanged: the row left out
         },
-        [this](double scale) {
-            for (StreamLane& lane : m_session.streamLanes)
-                lane.kernels.reserveScaled(scale);
-        });
+        reservingEach(m_session.streamLanes, &StreamLane::kernels));
 }
 
 void TableReader::readMemcpys() {
@@ -182,10 +179,7 @@ void TableReader::readMemcpys() {
                           row.enumValue(7, 0, format::kMemoryKindMax),
                           row.enumValue(8, 0, format::kMemoryKindMax)});
         },
-        [this](double scale) {
-            for (StreamLane& lane : m_session.streamLanes)
-                lane.memcpys.reserveScaled(scale);
-        });
+        reservingEach(m_session.streamLanes, &StreamLane::memcpys));
 }
 
 void TableReader::readMemsets() {
@@ -198,10 +192,7 @@ void TableReader::readMemsets() {
             pushTransfer(streamLane(row).memsets, row,
                          {0, 0, row.enumValue(6, 0, format::kMemoryKindMax)});
         },
-        [this](double scale) {
-            for (StreamLane& lane : m_session.streamLanes)
-                lane.memsets.reserveScaled(scale);
-        });
+        reservingEach(m_session.streamLanes, &StreamLane::memsets));
 }
 
 template <typename OnRow, typename Reserve>

@@ -76,6 +76,23 @@ void patchBigEndian(const std::string& file, int64_t offset, uint32_t value, int
         out.put(char(value >> (8 * i)));
 }
 
+// A new database at `path` made by `statements`; false (having failed the test) when one fails.
+bool makeDatabase(const std::string& path, std::initializer_list<const char*> statements) {
+    std::remove(path.c_str());
+    Database db;
+    std::string error;
+    if (!db.open(path, Database::Mode::Create, &error)) {
+        QTest::qFail(error.c_str(), __FILE__, __LINE__);
+        return false;
+    }
+    for (const char* sql : statements)
+        if (!db.exec(sql, &error)) {
+            QTest::qFail((std::string(sql) + ": " + error).c_str(), __FILE__, __LINE__);
+            return false;
+        }
+    return true;
+}
+
 uint32_t readBigEndian32(const std::string& file, int64_t offset) {
     std::ifstream in(file, std::ios::binary);
     in.seekg(offset);
@@ -182,13 +199,9 @@ void TestBtreeScanner::recordsUpToTheLocalPayloadLimit() {
     // an overflow page. The record of (NULL, 5, blob of n bytes) is a 5-byte header (its size,
     // types 0, 1 and 12 + 2n in two bytes), 1 byte of integer and the n bytes: 6 + n.
     const std::string path = m_dir.file("payload.db");
-    {
-        Database db;
-        QVERIFY(db.open(path, Database::Mode::Create, nullptr));
-        QVERIFY(db.exec("PRAGMA page_size = 1024"));
-        QVERIFY(db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, a INTEGER, s BLOB)"));
-        QVERIFY(db.exec("INSERT INTO t (a, s) VALUES (5, zeroblob(983))")); // 989 bytes
-    }
+    const char* kPages = "PRAGMA page_size = 1024";
+    const char* kTable = "CREATE TABLE t (id INTEGER PRIMARY KEY, a INTEGER, s BLOB)";
+    QVERIFY(makeDatabase(path, {kPages, kTable, "INSERT INTO t (a, s) VALUES (5, zeroblob(983))"}));
     Database db;
     QVERIFY(db.open(path, Database::Mode::ReadOnly, nullptr));
     std::vector<ScannedRow> scanned;
@@ -198,14 +211,7 @@ void TestBtreeScanner::recordsUpToTheLocalPayloadLimit() {
     QCOMPARE(scanned[0].values[1].value, int64_t(5));
     db.close();
 
-    std::remove(path.c_str());
-    {
-        Database more;
-        QVERIFY(more.open(path, Database::Mode::Create, nullptr));
-        QVERIFY(more.exec("PRAGMA page_size = 1024"));
-        QVERIFY(more.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, a INTEGER, s BLOB)"));
-        QVERIFY(more.exec("INSERT INTO t (a, s) VALUES (5, zeroblob(984))")); // 990 bytes
-    }
+    QVERIFY(makeDatabase(path, {kPages, kTable, "INSERT INTO t (a, s) VALUES (5, zeroblob(984))"}));
     QVERIFY(db.open(path, Database::Mode::ReadOnly, nullptr));
     scanned.clear();
     QVERIFY(!scanTable(db, "t", {"id", "a"}, &scanned, &whyNot));
@@ -214,13 +220,9 @@ void TestBtreeScanner::recordsUpToTheLocalPayloadLimit() {
 
 void TestBtreeScanner::declinesAWriteAheadLog() {
     const std::string path = m_dir.file("wal.db");
-    {
-        Database db;
-        QVERIFY(db.open(path, Database::Mode::Create, nullptr));
-        QVERIFY(db.exec("PRAGMA journal_mode = WAL"));
-        QVERIFY(db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, a INTEGER)"));
-        QVERIFY(db.exec("INSERT INTO t (a) VALUES (1)"));
-    }
+    QVERIFY(makeDatabase(path, {"PRAGMA journal_mode = WAL",
+                                "CREATE TABLE t (id INTEGER PRIMARY KEY, a INTEGER)",
+                                "INSERT INTO t (a) VALUES (1)"}));
     Database db;
     std::string error;
     QVERIFY2(db.open(path, Database::Mode::ReadOnly, &error), error.c_str());
@@ -233,13 +235,9 @@ void TestBtreeScanner::declinesAWriteAheadLog() {
 void TestBtreeScanner::declinesRecordsWithoutEveryColumn() {
     // Rows from before ALTER TABLE ADD COLUMN have no value for it: SQLite gives the default.
     const std::string path = m_dir.file("altered.db");
-    {
-        Database db;
-        QVERIFY(db.open(path, Database::Mode::Create, nullptr));
-        QVERIFY(db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, a INTEGER)"));
-        QVERIFY(db.exec("INSERT INTO t (a) VALUES (1)"));
-        QVERIFY(db.exec("ALTER TABLE t ADD COLUMN b INTEGER DEFAULT 7"));
-    }
+    QVERIFY(makeDatabase(path, {"CREATE TABLE t (id INTEGER PRIMARY KEY, a INTEGER)",
+                                "INSERT INTO t (a) VALUES (1)",
+                                "ALTER TABLE t ADD COLUMN b INTEGER DEFAULT 7"}));
     Database db;
     QVERIFY(db.open(path, Database::Mode::ReadOnly, nullptr));
     std::vector<ScannedRow> scanned;
@@ -251,12 +249,8 @@ void TestBtreeScanner::declinesRecordsWithoutEveryColumn() {
 
 void TestBtreeScanner::declinesATableWithoutRowIds() {
     const std::string path = m_dir.file("without_rowid.db");
-    {
-        Database db;
-        QVERIFY(db.open(path, Database::Mode::Create, nullptr));
-        QVERIFY(db.exec("CREATE TABLE w (id INTEGER PRIMARY KEY, a INTEGER) WITHOUT ROWID"));
-        QVERIFY(db.exec("INSERT INTO w VALUES (1, 2)"));
-    }
+    QVERIFY(makeDatabase(path, {"CREATE TABLE w (id INTEGER PRIMARY KEY, a INTEGER) WITHOUT ROWID",
+                                "INSERT INTO w VALUES (1, 2)"}));
     Database db;
     QVERIFY(db.open(path, Database::Mode::ReadOnly, nullptr));
     std::vector<ScannedRow> scanned;
