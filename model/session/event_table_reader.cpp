@@ -204,11 +204,15 @@ void TableReader::scan(const format::Table& table, const std::vector<std::string
     // A table's last row id is its row count in the files the writers make (ids from 1, no
     // gaps): once an eighth of it is read, the lanes reserve what the rest will need. A crafted
     // id far past the rows only means no reservation.
-    format::Statement last = m_connection.prepare(
-        "SELECT max(rowid) FROM " + std::string(table.name)); // O(log n): the b-tree's right edge
-    if (last.step() && last.integer(0) > 0)
-        m_reserveAfterRows = std::max<int64_t>(65536, last.integer(0) / 8);
-    m_expectedRows = last.integer(0);
+    m_expectedRows = 0;
+    {
+        format::Statement last = m_connection.prepare(
+            "SELECT max(rowid) FROM " + std::string(table.name)); // O(log n): the right edge
+        if (last.step())
+            m_expectedRows = last.integer(0);
+    } // finished before the table is read
+    if (m_expectedRows > 0)
+        m_reserveAfterRows = std::max<int64_t>(65536, m_expectedRows / 8);
     if (m_context.readPages && scanPages(table, columns, onRow)) {
         ++m_context.tablesReadFromPages;
         return;
