@@ -289,6 +289,9 @@ bool BtreeScanner::scan(const TableLayout& layout,
                 if (slotOf[size_t(index)] >= 0)
                     slots[slotOf[size_t(index)]] = value;
             }
+            // As SQLite's OP_Column: a header read to its end must describe the whole record.
+            if (type == typesEnd && body != payloadEnd)
+                return decline(whyNot, "a record whose values do not fill it");
             rows.rowIds[rows.count++] = int64_t(rowId);
         }
         if (rows.count > 0)
@@ -308,7 +311,9 @@ bool BtreeScanner::scan(const TableLayout& layout,
         if (kind != kInteriorTablePage && kind != kLeafTablePage)
             return decline(whyNot,
                            "page " + std::to_string(level.page) + " is not a table b-tree page");
-        if (headerAt + headerSize + 2 * uint64_t(cells) > m_usableSize)
+        // SQLite's bound on a page's cells (MX_CELL), then room for their pointers.
+        if (cells > (m_pageSize - 8) / 6 ||
+            headerAt + headerSize + 2 * uint64_t(cells) > m_usableSize)
             return decline(whyNot, "more cells than page " + std::to_string(level.page) + " holds");
         // As SQLite's cursor: only an empty table's root leaf may have no cells.
         if (cells == 0 && (kind == kInteriorTablePage || depth > 1))
