@@ -1,5 +1,7 @@
 #include "format/btree_scanner.h"
 
+#include "format/sqlite_header.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -145,26 +147,24 @@ bool BtreeScanner::layoutOf(const Database& db, std::string_view table,
 
 bool BtreeScanner::open(const Database& db, std::string* whyNot) {
     m_db = nullptr;
-    uint8_t header[100];
+    uint8_t bytes[SqliteHeader::kBytes];
     const int64_t fileSize = db.mainFileSize();
-    if (fileSize < int64_t(sizeof header) || !db.readMainFile(0, header, sizeof header) ||
-        std::memcmp(header, "SQLite format 3", 16) != 0)
+    if (fileSize < int64_t(sizeof bytes) || !db.readMainFile(0, bytes, sizeof bytes))
         return decline(whyNot, "not an SQLite file");
-    m_pageSize = bigEndian16(header + 16);
-    if (m_pageSize == 1)
-        m_pageSize = 65536;
-    if (m_pageSize < 512 || m_pageSize > 65536 || (m_pageSize & (m_pageSize - 1)) != 0)
-        return decline(whyNot, "page size " + std::to_string(m_pageSize));
-    // Bytes 18 and 19: 1 for a rollback journal, 2 for a write-ahead log.
-    if (header[18] != 1 || header[19] != 1)
+    const SqliteHeader header = SqliteHeader::decode(bytes);
+    if (!header.magic)
+        return decline(whyNot, "not an SQLite file");
+    if (!header.pageSizeValid())
+        return decline(whyNot, "page size " + std::to_string(header.pageSize));
+    if (!header.rollbackJournal)
         return decline(whyNot, "not in rollback-journal mode");
-    m_usableSize = m_pageSize - header[20];
+    m_pageSize = header.pageSize;
+    m_usableSize = m_pageSize - header.reservedBytes;
     if (m_usableSize < 480)
         return decline(whyNot, "usable page size " + std::to_string(m_usableSize));
-    // The header's page count holds when its "version valid for" matches the change counter.
     uint64_t pages = uint64_t(fileSize) / m_pageSize;
-    if (bigEndian32(header + 24) == bigEndian32(header + 92) && bigEndian32(header + 28) != 0)
-        pages = std::min<uint64_t>(pages, bigEndian32(header + 28));
+    if (header.pageCountValid && header.pageCount != 0)
+        pages = std::min<uint64_t>(pages, header.pageCount);
     m_pageCount = static_cast<uint32_t>(std::min<uint64_t>(pages, 0xffffffffu));
     m_db = &db;
     return true;
