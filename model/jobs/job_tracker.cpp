@@ -54,26 +54,39 @@ void JobTracker::waitForDone() {
 // changes, so a job replaced or cancelled before its result arrives never delivers.
 void JobTracker::deliverIfCurrent(const std::shared_ptr<JobControl>& job,
                                   std::function<void()> deliver) {
-    QMetaObject::invokeMethod(
-        this,
-        [this, job, deliver = std::move(deliver)] {
-            if (job != m_current)
-                return;
-            m_current.reset(); // before deliver(), which may start the next job
-            deliver();
-        },
-        Qt::QueuedConnection);
+    post([this, job, deliver = std::move(deliver)] {
+        if (job != m_current)
+            return;
+        m_current.reset(); // before deliver(), which may start the next job
+        deliver();
+    });
 }
 
 void JobTracker::postProgress(std::shared_ptr<const JobControl> job) {
-    QMetaObject::invokeMethod(
-        this,
-        [this, job = std::move(job)] {
-            job->m_progressPosted.store(false);
-            if (job == m_current)
-                emit progress(job->m_progress.load());
-        },
-        Qt::QueuedConnection);
+    post([this, job = std::move(job)] {
+        job->m_progressPosted.store(false);
+        if (job == m_current)
+            emit progress(job->m_progress.load());
+    });
+}
+
+void JobTracker::post(std::function<void()> onTrackerThread) {
+    {
+        const std::lock_guard lock(m_postedMutex);
+        m_posted.push_back(std::move(onTrackerThread));
+    }
+    // By name, so that the queued call carries nothing this thread wrote (see m_posted).
+    QMetaObject::invokeMethod(this, "runPosted", Qt::QueuedConnection);
+}
+
+void JobTracker::runPosted() {
+    std::vector<std::function<void()>> posted;
+    {
+        const std::lock_guard lock(m_postedMutex);
+        posted.swap(m_posted);
+    }
+    for (std::function<void()>& run : posted)
+        run(); // may start a job, whose posts wait for the next runPosted()
 }
 
 } // namespace stallscope::model

@@ -19,7 +19,9 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <type_traits>
+#include <vector>
 
 namespace stallscope::model {
 
@@ -75,15 +77,25 @@ signals:
     void progress(double fraction);
     void cancelled();
 
+private slots:
+    void runPosted();
+
 private:
     friend class JobControl;
     std::shared_ptr<JobControl> beginJob();
     void runTask(std::function<void()> task);
     void deliverIfCurrent(const std::shared_ptr<JobControl>& job, std::function<void()> deliver);
     void postProgress(std::shared_ptr<const JobControl> job);
+    // Runs `onTrackerThread` in this tracker's event loop, from any thread.
+    void post(std::function<void()> onTrackerThread);
 
     std::shared_ptr<JobControl> m_current; // touched on this tracker's thread only
     QThreadPool m_pool;                    // this tracker's tasks, so that it can wait for them
+    // What pool threads hand to this tracker's thread. A queue under a std::mutex rather than
+    // state captured in the queued call itself: the mutex orders the hand-over where a
+    // ThreadSanitizer build can see it, Qt's futex-based event queue it cannot (CI stop 54).
+    std::mutex m_postedMutex;
+    std::vector<std::function<void()>> m_posted;
 };
 
 } // namespace stallscope::model

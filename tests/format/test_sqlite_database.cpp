@@ -6,12 +6,15 @@
 
 #include <QTest>
 
+#include <algorithm>
+
 using namespace stallscope;
 
 class TestSqliteDatabase : public QObject {
     Q_OBJECT
 private slots:
     void openModes();
+    void readOnlyChecksEveryPagesCells();
     void bindStepAndRead();
     void errorsAreReported();
     void movedStatementStaysUsable();
@@ -37,6 +40,40 @@ void TestSqliteDatabase::openModes() {
     QVERIFY(readOnly.open(m_dir.file("created.db"), format::Database::Mode::ReadOnly, &error));
     QVERIFY(!readOnly.exec("INSERT INTO t VALUES (1)", &error));
     QVERIFY2(error.find("readonly") != std::string::npos, error.c_str());
+}
+
+// A fuzzed session whose api_calls leaf has cells running off the end of their page. Unchecked,
+// SQLite reads them on into the memory after the page buffer, whose contents vary from run to
+// run (the sqlite3 shell counted a different largest id each time, the loader named a different
+// problem each time); checked, every read of the table is refused the same way.
+void TestSqliteDatabase::readOnlyChecksEveryPagesCells() {
+    format::Database written;
+    std::string error;
+    QVERIFY(written.open(m_dir.file("checked.db"), format::Database::Mode::Create, &error));
+    QVERIFY(written.exec("CREATE TABLE t (x INTEGER)"));
+    QVERIFY(written.close());
+    for (const auto& [mode, checked] : {std::pair{format::Database::Mode::ReadOnly, 1},
+                                        std::pair{format::Database::Mode::ReadWrite, 0}}) {
+        format::Database db;
+        QVERIFY(db.open(m_dir.file("checked.db"), mode, &error));
+        format::Statement setting = db.prepare("PRAGMA cell_size_check");
+        QVERIFY(setting.step());
+        QCOMPARE(setting.integer(0), int64_t(checked)); // writers write their own files
+    }
+
+    const std::string corrupt = STALLSCOPE_SOURCE_DIR
+        "/tests/fuzz/regressions/fuzz_session_file/cell-off-end-of-page.stallscope";
+    format::Database db;
+    QVERIFY2(db.open(corrupt, format::Database::Mode::ReadOnly, &error), error.c_str());
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        format::Statement ids = db.prepare("SELECT * FROM api_calls");
+        QVERIFY(ids.prepared());
+        int64_t largest = 0;
+        while (ids.step())
+            largest = std::max(largest, ids.integer(0));
+        QVERIFY2(ids.failed(), std::to_string(largest).c_str());
+        QVERIFY2(db.lastMessage().find("malformed") != std::string::npos, db.lastMessage().c_str());
+    }
 }
 
 void TestSqliteDatabase::bindStepAndRead() {
