@@ -345,4 +345,19 @@ bool BtreeScanner::scan(const TableLayout& layout,
     return true;
 }
 
+bool scanTablePages(Database& db, BtreeScanner& scanner, std::string_view table,
+                    const std::vector<std::string>& columns,
+                    const std::function<void(const BtreeScanner::PageRows&)>& onPage,
+                    std::string* whyNot) {
+    const ReadTransaction transaction(db);
+    TableLayout layout;
+    if (!transaction.open()) {
+        if (whyNot)
+            *whyNot = "no read transaction: " + db.lastMessage();
+        return false;
+    }
+    return BtreeScanner::layoutOf(db, table, columns, &layout, whyNot) &&
+           scanner.open(db, whyNot) && scanner.scan(layout, onPage, whyNot);
+}
+
 } // namespace stallscope::format

@@ -76,4 +76,30 @@ private:
     uint32_t m_pageCount = 0;
 };
 
+// A read transaction on a connection for as long as it lives: the pages a scanner reads through
+// it cannot change meanwhile (the shared lock is taken by the first read after it opens).
+class ReadTransaction {
+public:
+    explicit ReadTransaction(Database& db) : m_db(db), m_open(db.exec("BEGIN")) {}
+    ~ReadTransaction() {
+        if (m_open)
+            m_db.exec("COMMIT");
+    }
+    ReadTransaction(const ReadTransaction&) = delete;
+    ReadTransaction& operator=(const ReadTransaction&) = delete;
+    bool open() const { return m_open; }
+
+private:
+    Database& m_db;
+    bool m_open;
+};
+
+// `table`'s `columns` read from its pages by `scanner`, under a read transaction of its own on
+// `db`. False, with the reason, when the scanner does not read this table or declines it part-way:
+// what onPage was given is then the caller's to discard, and SQLite's reading is the answer.
+bool scanTablePages(Database& db, BtreeScanner& scanner, std::string_view table,
+                    const std::vector<std::string>& columns,
+                    const std::function<void(const BtreeScanner::PageRows&)>& onPage,
+                    std::string* whyNot);
+
 } // namespace stallscope::format

@@ -320,6 +320,9 @@ struct RowMoves {
 
     int64_t offset(const Table& table) const { return idOffset[tableIndex(table)]; }
     int64_t last(const Table& table) const { return lastId[tableIndex(table)]; }
+    // Nothing moves: every row reads as its file holds it (a session opened on its own).
+    bool none() const { return *this == RowMoves{}; }
+    bool operator==(const RowMoves&) const = default;
 };
 
 // selectSql(table) with every value moved by `moves` (result column i is still columns[i]), the

@@ -39,22 +39,6 @@ uint32_t correlationId(const CheckedEventRow& row, int column) {
     return static_cast<uint32_t>(row.inRange(column, 0, kMaxUint32));
 }
 
-// A read transaction on a connection for as long as it lives: the pages a scanner reads through
-// it cannot change meanwhile.
-class ReadTransaction {
-public:
-    explicit ReadTransaction(format::Database& db) : m_db(db), m_open(db.exec("BEGIN")) {}
-    ~ReadTransaction() {
-        if (m_open)
-            m_db.exec("COMMIT");
-    }
-    bool open() const { return m_open; }
-
-private:
-    format::Database& m_db;
-    bool m_open;
-};
-
 } // namespace
 
 void ReadContext::addRowsRead(int64_t rows) {
@@ -223,18 +207,12 @@ void TableReader::scan(const format::Table& table, const std::vector<std::string
 template <typename OnRow>
 bool TableReader::scanPages(const format::Table& table, const std::vector<std::string>& columns,
                             OnRow& onRow) {
-    const ReadTransaction transaction(m_connection);
-    format::TableLayout layout;
-    if (!transaction.open() ||
-        !format::BtreeScanner::layoutOf(m_connection, table.name, columns, &layout, nullptr) ||
-        !m_scanner.open(m_connection, nullptr))
-        return false;
     bool anyRows = false;
     int64_t pending = 0;
     bool read = false;
     try {
-        read = m_scanner.scan(
-            layout,
+        read = format::scanTablePages(
+            m_connection, m_scanner, table.name, columns,
             [&](const format::BtreeScanner::PageRows& rows) {
                 anyRows = true;
                 for (size_t i = 0; i < rows.size(); ++i) {

@@ -1,5 +1,6 @@
 #include "model/session/session_database.h"
 
+#include "format/btree_scanner.h"
 #include "format/checked_sql.h"
 #include "format/session_row_reader.h"
 #include "format/session_schema_check.h"
@@ -169,9 +170,59 @@ std::vector<std::string> SessionDatabase::sourcePaths() const {
     return {paths.begin(), paths.end()};
 }
 
-std::vector<CudaEventInfo> SessionDatabase::cudaEvents() const {
+namespace {
+
+// A table b-tree cell of five small integers takes at least this many bytes of its page.
+constexpr int64_t kSmallestRowBytes = 8;
+
+// A file's CUDA events from the pages of its cuda_events table, appended to `events`, as the
+// statement in cudaEvents() reads them: false when the scanner declines the table or a value is
+// not an integer (SQLite's reading converts it, and is the answer).
+bool readCudaEventPages(format::Database& connection, std::vector<CudaEventInfo>* events) {
+    std::vector<std::string> columns;
+    for (const format::Column& column : format::tables::kCudaEvents.columns)
+        columns.emplace_back(column.name);
+    // Room for the rows at once: the last row id is the row count in the files the writers make,
+    // bounded by what the file could hold (a crafted id only means a smaller reservation).
+    const std::string table(format::tables::kCudaEvents.name);
+    if (format::Statement last = connection.prepare("SELECT max(rowid) FROM " + table); last.step())
+        events->reserve(events->size() +
+                        size_t(std::clamp<int64_t>(last.integer(0), 0,
+                                                   connection.mainFileSize() / kSmallestRowBytes)));
+    bool integers = true;
+    format::BtreeScanner scanner;
+    const bool read = format::scanTablePages(
+        connection, scanner, table, columns,
+        [&](const format::BtreeScanner::PageRows& rows) {
+            for (size_t i = 0; i < rows.size() && integers; ++i) {
+                const format::Statement::TypedInteger* v = rows.values.data() + i * rows.columns;
+                for (size_t k = 1; k < rows.columns; ++k)
+                    integers = integers && v[k].type == format::Statement::ValueType::Integer;
+                CudaEventInfo& event = events->emplace_back();
+                event.streamId = v[1].value;
+                event.eventId = v[2].value;
+                event.correlationId = v[3].value;
+                event.recordNs = v[4].value;
+                event.id = rows.rowIds[i];
+            }
+        },
+        nullptr);
+    return read && integers;
+}
+
+} // namespace
+
+std::vector<CudaEventInfo> SessionDatabase::cudaEvents(bool* fromPages) const {
     std::vector<CudaEventInfo> events;
+    if (fromPages)
+        *fromPages = true;
     for (const File& file : m_files) {
+        const size_t before = events.size();
+        if (file.moves.none() && readCudaEventPages(file.connection, &events))
+            continue;
+        events.resize(before);
+        if (fromPages)
+            *fromPages = false;
         // In row order, which SQLite reads without sorting (no index on record_ns); recorders
         // write them in time order nearly always, and the sort below puts right the rest.
         format::Statement rows = file.connection.prepare(

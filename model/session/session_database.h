@@ -72,14 +72,16 @@ public:
     // A run's ranks may each embed a file: the first rank's copy.
     std::optional<SourceFile> source(const std::string& path) const;
     std::vector<std::string> sourcePaths() const;
-    std::vector<CudaEventInfo> cudaEvents() const;
+    // In time order. `*fromPages` (may be null): whether every file's were read from the pages of
+    // its table (format/btree_scanner.h) rather than through SQLite.
+    std::vector<CudaEventInfo> cudaEvents(bool* fromPages = nullptr) const;
     std::vector<Diagnostic> diagnostics() const;
     // The kernel's full row (launch grid, registers, shared memory); nullopt for an unknown id.
     std::optional<format::KernelRow> kernelDetails(int64_t kernelRowId) const;
 
 private:
     struct File {
-        format::Database connection;
+        mutable format::Database connection; // reading pages takes a read transaction
         format::RowMoves moves;
         std::vector<uint32_t> stringIds; // empty: the session's own
     };

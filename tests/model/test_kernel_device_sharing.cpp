@@ -14,6 +14,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -54,6 +55,30 @@ std::optional<int64_t> writePipeline(const std::string& path, int32_t blocks,
     if (!fixture.load().ok())
         return std::nullopt;
     return stack;
+}
+
+// The pairs by their definition: every filling kernel of the device in (start, end, operation)
+// order, each following the one before it when that one is on another stream and ended by its
+// start.
+std::vector<std::pair<uint32_t, uint32_t>>
+followersByDefinition(const model::whatif::RunGraph& graph) {
+    std::vector<std::array<int64_t, 4>> filling; // start, end, operation, lane
+    for (size_t l = 0; l < graph.streams().size(); ++l) {
+        const auto lane = static_cast<int32_t>(l);
+        const model::KernelColumns& kernels = graph.session().streamLanes[l].kernels;
+        for (uint32_t k = 0; k < graph.streams()[l].ops.size(); ++k)
+            if (graph.opKind(lane, k) == model::whatif::RunGraph::OpKind::Kernel &&
+                fillsDevice(kernels.blocksOf(graph.opIndex(lane, k)), 132))
+                filling.push_back({graph.opStart(lane, k), graph.opEnd(lane, k),
+                                   graph.streams()[l].firstOp + k, lane});
+    }
+    std::sort(filling.begin(), filling.end());
+    std::vector<std::pair<uint32_t, uint32_t>> follows;
+    for (size_t i = 1; i < filling.size(); ++i)
+        if (filling[i - 1][3] != filling[i][3] && filling[i - 1][1] <= filling[i][0])
+            follows.emplace_back(uint32_t(filling[i][2]), uint32_t(filling[i - 1][2]));
+    std::sort(follows.begin(), follows.end());
+    return follows;
 }
 
 } // namespace
@@ -121,6 +146,50 @@ private slots:
         QVERIFY(built);
         QVERIFY(kernelsFollowingOnTheirDevice(built->graph).empty());
         testing::checkReplayIdentity(file);
+    }
+
+    // Three streams taking the device in an irregular order, some kernels too small to fill it,
+    // some overlapping: the streams' own orders merged give the pairs the definition gives, and
+    // so do two kernels of one stream that start together (the longer first), whose stream is
+    // then out of (start, end) order.
+    void streamsMergedAsTheDefinitionOrdersThem_data() {
+        QTest::addColumn<bool>("equalStarts");
+        QTest::newRow("each stream in order") << false;
+        QTest::newRow("two kernels of a stream start together") << true;
+    }
+    void streamsMergedAsTheDefinitionOrdersThem() {
+        QFETCH(bool, equalStarts);
+        const std::string file = m_dir.filePath("three.stallscope").toStdString();
+        {
+            testing::InsightFixture fixture(file, 100'000'000);
+            const int64_t streams[] = {fixture.stream, fixture.addStream(8), fixture.addStream(9)};
+            uint32_t state = 12345;
+            auto next = [&state](uint32_t bound) {
+                state = state * 1103515245u + 12345u;
+                return (state >> 8) % bound;
+            };
+            int64_t ends[3] = {kStart, kStart, kStart};
+            for (int i = 0; i < 60; ++i) {
+                const int s = int(next(3));
+                fixture.setKernelBlocks(next(4) == 0 ? 10 : 1024);
+                const int64_t start = ends[s] + int64_t(next(40)) * 1'000;
+                const int64_t end = start + 5'000 + int64_t(next(30)) * 1'000;
+                fixture.launch(start - 3'000, start, end, streams[s]);
+                ends[s] = end;
+            }
+            if (equalStarts) {
+                fixture.setKernelBlocks(1024);
+                fixture.launch(ends[1] + 1'000, ends[1] + 10'000, ends[1] + 90'000, streams[1]);
+                fixture.launch(ends[1] + 2'000, ends[1] + 10'000, ends[1] + 20'000, streams[1]);
+                fixture.launch(ends[1] + 3'000, ends[1] + 95'000, ends[1] + 99'000, streams[0]);
+            }
+            QVERIFY(fixture.load().ok());
+        }
+        const std::unique_ptr<testing::Built> built = buildGraph(file);
+        QVERIFY(built);
+        const auto expected = followersByDefinition(built->graph);
+        QVERIFY(expected.size() >= 10);
+        QCOMPARE(kernelsFollowingOnTheirDevice(built->graph), expected);
     }
 
     // Kernels of one stream follow each other anyway; kernels of unknown grid (0 blocks, a

@@ -2,6 +2,7 @@
 // session that reading them through SQLite gives: every lane's every column, the counts, the
 // bounds, the warning; a bad value is named as SQLite's reading names it; a table whose pages are
 // declined part-way is read again through SQLite.
+#include "model/session/session_database.h"
 #include "model/session/session_loader.h"
 #include "model/testing/synthetic_session.h"
 #include "tests/support/same_session.h"
@@ -10,7 +11,10 @@
 
 #include <QTest>
 
+#include <algorithm>
+#include <array>
 #include <filesystem>
+#include <tuple>
 
 using namespace stallscope;
 
@@ -22,6 +26,31 @@ model::LoadResult loadWay(const std::string& path, bool readPages) {
     return model::SessionLoader::load(path, options);
 }
 
+// The session's CUDA events as the statement reads them, in time order (SessionDatabase's order).
+std::vector<std::array<int64_t, 5>> cudaEventsThroughSqlite(const std::string& path) {
+    format::Database db;
+    std::vector<std::array<int64_t, 5>> events;
+    if (!db.open(path, format::Database::Mode::ReadOnly, nullptr))
+        return events;
+    format::Statement rows = db.prepare(
+        "SELECT record_ns, id, stream_id, event_id, correlation_id FROM cuda_events ORDER BY id");
+    // As the loader's statements read them: a value that is not an integer reads as 0.
+    auto value = [&rows](int column) { return rows.typedInteger(column).value; };
+    while (rows.step())
+        events.push_back({value(0), value(1), value(2), value(3), value(4)});
+    std::stable_sort(events.begin(), events.end(), [](const auto& a, const auto& b) {
+        return std::tie(a[0], a[1]) < std::tie(b[0], b[1]);
+    });
+    return events;
+}
+
+std::vector<std::array<int64_t, 5>> asRows(const std::vector<model::CudaEventInfo>& events) {
+    std::vector<std::array<int64_t, 5>> rows;
+    for (const model::CudaEventInfo& e : events)
+        rows.push_back({e.recordNs, e.id, e.streamId, e.eventId, e.correlationId});
+    return rows;
+}
+
 } // namespace
 
 class TestLoaderPageReads : public QObject {
@@ -31,6 +60,8 @@ private slots:
     void pagesAndSqliteLoadTheSameSession();
     void aBadValueIsNamedAsSqliteNamesIt();
     void aTableDeclinedPartWayIsReadAgainThroughSqlite();
+    void cudaEventsFromPagesAsSqliteReadsThem();
+    void cudaEventsWithAValueSqliteConvertsAreReadThroughIt();
 
 private:
     // A copy of the generated session to edit.
@@ -95,6 +126,36 @@ void TestLoaderPageReads::aTableDeclinedPartWayIsReadAgainThroughSqlite() {
     QVERIFY(testing::sameEvents(*pages.session, *sqlite.session));
     const model::LoadResult original = loadWay(m_session, false);
     QVERIFY(testing::sameEvents(*pages.session, *original.session));
+}
+
+// Every CUDA event, read from the pages of cuda_events, as SQLite reads it, first and last too.
+void TestLoaderPageReads::cudaEventsFromPagesAsSqliteReadsThem() {
+    model::SessionDatabase database;
+    std::string error;
+    QVERIFY2(database.open(m_session, &error), error.c_str());
+    bool fromPages = false;
+    const std::vector<model::CudaEventInfo> events = database.cudaEvents(&fromPages);
+    QVERIFY(fromPages);
+    const auto expected = cudaEventsThroughSqlite(m_session);
+    QVERIFY(expected.size() >= 100);
+    QCOMPARE(asRows(events), expected);
+}
+
+// A time stored as a real (SQLite keeps what its INTEGER column cannot hold exactly): the pages
+// give it as a real, so the table is read through SQLite, which reads it as it always has.
+void TestLoaderPageReads::cudaEventsWithAValueSqliteConvertsAreReadThroughIt() {
+    const std::string path = copyOfSession("real_time.stallscope");
+    testing::execSql(path, "UPDATE cuda_events SET record_ns = record_ns + 0.5 WHERE id = "
+                           "(SELECT max(id) - 1 FROM cuda_events)");
+    model::SessionDatabase database;
+    std::string error;
+    QVERIFY2(database.open(path, &error), error.c_str());
+    bool fromPages = true;
+    const std::vector<model::CudaEventInfo> events = database.cudaEvents(&fromPages);
+    QVERIFY(!fromPages);
+    const auto expected = cudaEventsThroughSqlite(path);
+    QCOMPARE(expected.front()[0], int64_t(0)); // the real, read as 0, first in time
+    QCOMPARE(asRows(events), expected);
 }
 
 QTEST_GUILESS_MAIN(TestLoaderPageReads)
