@@ -17,13 +17,6 @@ constexpr uint64_t kLockByteOffset = 0x40000000;
 constexpr uint8_t kInteriorTablePage = 0x05;
 constexpr uint8_t kLeafTablePage = 0x0d;
 
-uint32_t bigEndian16(const uint8_t* p) {
-    return (uint32_t(p[0]) << 8) | p[1];
-}
-uint32_t bigEndian32(const uint8_t* p) {
-    return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | p[3];
-}
-
 // An SQLite varint at p (1 to 9 bytes, big-endian, 7 bits a byte but all 8 of a ninth): the bytes
 // it takes, or 0 when it runs past `end`.
 inline int readVarint(const uint8_t* p, const uint8_t* end, uint64_t* value) {
