@@ -30,6 +30,11 @@ std::string mismatchText(const std::string& name, Statement::ValueType found,
            std::string(valueTypeName(wanted));
 }
 
+// A CUDA event row's fields, however its values were read.
+template <typename Values> CudaEventRow cudaEventRowOf(const Values& row) {
+    return {row.integer(1), row.integer(2), row.integer(3), row.integer(4)};
+}
+
 } // namespace
 
 std::optional<int64_t> RowValues::optionalInteger(int column) const {
@@ -98,7 +103,11 @@ KernelRow readKernelRow(const RowValues& row) {
 }
 
 CudaEventRow readCudaEventRow(const RowValues& row) {
-    return {row.integer(1), row.integer(2), row.integer(3), row.integer(4)};
+    return cudaEventRowOf(row);
+}
+
+CudaEventRow readCudaEventRow(const TypedValues& row) {
+    return cudaEventRowOf(row);
 }
 
 ModuleRow readModuleRow(const RowValues& row) {

@@ -95,6 +95,7 @@ DeviceRow readDeviceRow(const RowValues& row);
 StreamRow readStreamRow(const RowValues& row);
 KernelRow readKernelRow(const RowValues& row);
 CudaEventRow readCudaEventRow(const RowValues& row);
+CudaEventRow readCudaEventRow(const TypedValues& row); // from the table's pages
 ModuleRow readModuleRow(const RowValues& row);
 SourceRow readSourceRow(const RowValues& row);
 CaptureIntervalRow readCaptureIntervalRow(const RowValues& row);

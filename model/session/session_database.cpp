@@ -195,15 +195,9 @@ bool readCudaEventPages(format::Database& connection, std::vector<CudaEventInfo>
         connection, scanner, table, columns,
         [&](const format::BtreeScanner::PageRows& rows) {
             for (size_t i = 0; i < rows.size() && integers; ++i) {
-                const format::Statement::TypedInteger* v = rows.values.data() + i * rows.columns;
-                for (size_t k = 1; k < rows.columns; ++k)
-                    integers = integers && v[k].type == format::Statement::ValueType::Integer;
-                CudaEventInfo& event = events->emplace_back();
-                event.streamId = v[1].value;
-                event.eventId = v[2].value;
-                event.correlationId = v[3].value;
-                event.recordNs = v[4].value;
-                event.id = rows.rowIds[i];
+                const format::TypedValues values(rows.values.data() + i * rows.columns, columns);
+                events->push_back({format::readCudaEventRow(values), rows.rowIds[i]});
+                integers = values.ok();
             }
         },
         nullptr);
