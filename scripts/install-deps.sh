@@ -12,6 +12,7 @@ packages=(
   libbenchmark-dev                  # bench/
   python3-dev                       # tests/recorder: Python frame capture in an embedded interpreter
   clang-format                      # the formatting gate
+  lld                               # linking: the test executables link ~5x faster than with GNU ld
   clang-14 libclang-rt-14-dev       # tests/fuzz: libFuzzer targets (clang) with ASan/UBSan
   xvfb xauth poppler-utils          # headless GUI runs, screenshots, PDF pages
   fonts-dejavu-core                 # text in offscreen and Xvfb renderings
