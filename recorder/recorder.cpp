@@ -161,9 +161,38 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     m_config = config;
     m_pid = getpid();
     sem_init(&m_wake, 0, 0);
+    if (!subscribe())
+        return false;
+    const std::optional<int64_t> startNs = openSession(origin);
+    if (!startNs)
+        return false;
+    m_sampling = prepareHostCapture();
+    // Capture control may start closed: then only its triggers' callbacks are on. A trigger on
+    // another thread waits until the samplers below know too.
+    std::unique_lock captureLock(m_captureMutex);
+    const bool capturing = startCapture(*startNs);
+    m_probing = probeWanted();
+    if (capturing)
+        switchApiCallbacks(true);
+    if (m_probing && m_config.experiments.probeGate)
+        armGate();
+    configureClock();
+    configureActivityBuffers();
+    switchActivities(true, capturing ? Activities::All : Activities::Descriptions);
+    m_writer->commit();
+    // Injected, the recorder commits what it has on a crash (onFatalSignal); linked in, the
+    // program's own handlers stay.
+    startThreads(capturing, strcmp(origin, "injection") == 0);
+    captureLock.unlock();
+    m_power.start(m_config.gpuPowerHz);
+    if (m_config.stacks && m_config.experiments.fdeIndex) // else libgcc finds each FDE
+        m_fdeIndex.start();
+    return true;
+}
 
+bool Recorder::subscribe() {
     CUpti_SubscriberHandle subscriber = nullptr;
-    CUptiResult result = cuptiSubscribe(&subscriber, apiTrampoline, nullptr);
+    const CUptiResult result = cuptiSubscribe(&subscriber, apiTrampoline, nullptr);
     if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
         fprintf(stderr,
                 "stallscope: another CUPTI client (torch.profiler, Nsight Systems, ...) is "
@@ -177,6 +206,10 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
         return false;
     }
     m_subscriber = subscriber;
+    return true;
+}
+
+std::optional<int64_t> Recorder::openSession(const char* origin) {
     // Read once, before the output name (%r) and the process row need it.
     const LaunchEnvironment launch = LaunchEnvironment::current();
     m_outputPath = m_config.outputPathFor(m_pid, launch.rank);
@@ -185,13 +218,13 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     if (!m_writer) {
         fprintf(stderr, "stallscope: %s; process %lld runs untraced.\n", error.c_str(),
                 static_cast<long long>(m_pid));
-        cuptiUnsubscribe(subscriber);
+        cuptiUnsubscribe(static_cast<CUpti_SubscriberHandle>(m_subscriber));
         m_subscriber = nullptr;
-        return false;
+        return std::nullopt;
     }
     m_sink = std::make_unique<SessionSink>(m_writer.get());
     m_sink->setSyncRecords(m_config.wantsSyncRecords());
-    int64_t startNs = CallbackHandler::nowNs();
+    const int64_t startNs = CallbackHandler::nowNs();
     m_sink->beginProcess(m_pid, hostName(), commandLine(), startNs);
     m_sink->setLaunch(launch, startNs);
     m_writer->setMeta(format::meta::kRecorderOrigin, origin);
@@ -214,7 +247,10 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     uint32_t cuptiVersion = 0;
     if (cuptiGetVersion(&cuptiVersion) == CUPTI_SUCCESS)
         m_writer->setMeta(format::meta::kCuptiApiVersion, std::to_string(cuptiVersion));
+    return startNs;
+}
 
+bool Recorder::prepareHostCapture() {
     if (!m_classifier.build())
         reportError("cuptiGetCallbackName returned no API names", 0);
     m_handler.setStacks(m_config.stacks, m_config.stackDepth);
@@ -233,7 +269,6 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     // The Python sampler has its own switch: samples name host time that no CUDA call covers.
     const bool sampling =
         m_config.sampleHz > 0 && m_config.pythonFrames && PythonSampler::prepare();
-    m_sampling = sampling;
     m_writer->setMeta(format::meta::kSampleHz,
                       sampling ? std::to_string(m_config.sampleHz) : std::string("0"));
     m_writer->setMeta(format::meta::kSampling, m_config.sampleHz <= 0   ? "off"
@@ -243,15 +278,10 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
                       NcclCollectives::status(m_config.kernels && m_config.driverApi));
     m_handler.setEnabled(true);
     m_wantCallbacks = m_config.experiments.apiCallbacks;
-    // Capture control may start closed: then only its triggers' callbacks are on. A trigger on
-    // another thread waits until the samplers below know too.
-    std::unique_lock captureLock(m_captureMutex);
-    const bool capturing = startCapture(startNs);
-    m_probing = probeWanted();
-    if (capturing)
-        switchApiCallbacks(true);
-    if (m_probing && m_config.experiments.probeGate)
-        armGate();
+    return sampling;
+}
+
+void Recorder::configureClock() {
     // One host clock (cupti_clock.h): CUPTI's timestamps plus a per-buffer offset to
     // CLOCK_MONOTONIC; the benchmarks' clock experiments register CUPTI's per-timestamp callback
     // instead or keep CUPTI's clock unconverted.
@@ -263,7 +293,8 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
         m_writer->setMeta(format::meta::kClockWarning,
                           "CUPTI clock kept (STALLSCOPE_EXPERIMENT=clock=cupti)");
     } else if (experiments.clock == RecorderExperiments::Clock::Callback) {
-        if ((result = cuptiActivityRegisterTimestampCallback(monotonicTimestamp)) != CUPTI_SUCCESS)
+        if (const CUptiResult result = cuptiActivityRegisterTimestampCallback(monotonicTimestamp);
+            result != CUPTI_SUCCESS)
             reportError(
                 "cuptiActivityRegisterTimestampCallback (timestamps not on CLOCK_MONOTONIC)",
                 result);
@@ -271,13 +302,18 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
         m_shiftClock.store(true);
     }
     m_writer->setMeta(format::meta::kRecorderClock, experiments.clockName());
+}
+
+void Recorder::configureActivityBuffers() {
+    const RecorderExperiments& experiments = m_config.experiments;
     // The writer's periodic cuptiActivityFlushAll delivers the buffers, or in the flush experiment
     // CUPTI's own thread (cuptiActivityFlushPeriod).
     m_cuptiFlushes = experiments.cuptiFlushes;
     if (m_cuptiFlushes && cuptiActivityFlushPeriod(uint32_t(m_config.flushMs)) != CUPTI_SUCCESS)
         m_cuptiFlushes = false;
     m_writer->setMeta(format::meta::kRecorderFlush, m_cuptiFlushes ? "cupti" : "writer");
-    if ((result = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM)) != CUPTI_SUCCESS)
+    CUptiResult result = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+    if (result != CUPTI_SUCCESS)
         reportError("cuptiSetThreadIdType", result);
     // The pool zeroes CUPTI's buffers off the program's threads (activity_buffer_pool.h); the
     // zeroing experiment leaves it to CUPTI.
@@ -295,26 +331,21 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     if ((result = cuptiActivityRegisterCallbacks(bufferRequestedTrampoline,
                                                  bufferCompletedTrampoline)) != CUPTI_SUCCESS)
         reportError("cuptiActivityRegisterCallbacks", result);
-    switchActivities(true, capturing ? Activities::All : Activities::Descriptions);
-    m_writer->commit();
+}
 
+void Recorder::startThreads(bool capturing, bool signalHandlers) { // under m_captureMutex
     installProcessHooks();
-    if (strcmp(origin, "injection") == 0)
+    if (signalHandlers)
         installSignalHandlers();
     m_stopRequested = false;
     m_active.store(true, std::memory_order_release);
     EventRing::setWakeup(wakeWriter);
     m_thread = std::thread([this] { writerLoop(); });
-    if (sampling) {
+    if (m_sampling) {
         m_sampler.setPaused(!capturing);
-        m_sampler.start(m_config.sampleHz, experiments.sampler);
+        m_sampler.start(m_config.sampleHz, m_config.experiments.sampler);
     }
     m_power.setPaused(!capturing);
-    captureLock.unlock();
-    m_power.start(m_config.gpuPowerHz);
-    if (m_config.stacks && experiments.fdeIndex) // else libgcc finds each FDE (an experiment)
-        m_fdeIndex.start();
-    return true;
 }
 
 void Recorder::drainRings() {

@@ -88,6 +88,16 @@ public:
 
 private:
     Recorder() = default;
+    // start()'s steps, in order: CUPTI's callbacks subscribed (false when another client holds
+    // them); the session file opened and its recorder meta written (its start time; nothing when
+    // the file cannot be made); stacks, Python frames and the sampler prepared (whether the
+    // sampler runs); CUPTI's clock and activity buffers set up; the writer and sampler threads.
+    bool subscribe();
+    std::optional<int64_t> openSession(const char* origin);
+    bool prepareHostCapture();
+    void configureClock();
+    void configureActivityBuffers();
+    void startThreads(bool capturing, bool signalHandlers);
     void writerLoop();
     // `stepsProbe`: the overhead probe may switch between buffers (the writer loop's drains).
     void drainOnce(bool stepsProbe = false);
