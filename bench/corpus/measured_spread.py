@@ -9,7 +9,7 @@ With --score, the predictions of a scored table (a score_one.py/score.py Markdow
 timings resolve, on that GPU kind, by the same rule as score.py.
 
 A round is one separate-process run of `before` and one of `after` (device_call.sh alternates
-their order); a step is the program's CORPUS line's loop_s / steps. Per pair and GPU kind:
+their order), or one in-process round of alternate.py (rows "GPU, in-process"); a step is the program's CORPUS line's loop_s / steps. Per pair and GPU kind:
   * each call's saving: median before step - median after step of that call's rounds;
   * the pooled saving: the median over every round of every call of the round's own difference
     (before - after, the two runs of a round minutes apart): calls on machines of different speed
@@ -32,15 +32,22 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CALLS = sorted(glob.glob(os.path.join(HERE, "results-2026-11-29", "corpus*"))) + [
     os.path.join(HERE, "results-2026-12-06", "timed"),
     os.path.join(HERE, "results-2026-12-06", "timed-h100-session2"),
-    os.path.join(HERE, "results-2026-12-06b", "raw"),
-    os.path.join(HERE, "results-2026-12-06c", "raw"),
-    os.path.join(HERE, "results-2026-12-06d", "raw"),
 ]
+# Every later call's raw folder (device_record.sh, device_resolve.sh: results-DATE*/raw).
+CALLS += sorted(d for d in glob.glob(os.path.join(HERE, "results-*", "raw")) if d not in CALLS)
 BAND = (0.80, 1.25)
 SMALL = 0.05  # of the step: a fix worth less is scored by its rating alone
 
 
 def gpu_of(call):
+    """The GPU its logs name (nvidia-smi -L), else by date: 2026-11-29's calls ran on H200s."""
+    for log in glob.glob(os.path.join(call, "*.txt")) + glob.glob(os.path.join(call, "*.log")) + \
+            glob.glob(os.path.join(call, "..", "*.log")):
+        with open(log, errors="replace") as f:
+            text = f.read(4096)
+        for gpu in ("H200", "H100"):
+            if "NVIDIA " + gpu in text:
+                return gpu
     return "H200" if "2026-11-29" in call else "H100"
 
 
@@ -66,6 +73,23 @@ def rounds_of(call):
         after = step_of(os.path.join(call, "%s.after.%s.out" % (pair, rnd)))
         if before and after:
             found.setdefault(pair, []).append((before, after))
+    return found
+
+
+def inproc_rounds_of(call):
+    """{pair: [(before_step, after_step), ...]} from alternate.py's in-process rounds."""
+    found = {}
+    for path in glob.glob(os.path.join(call, "*.inproc.jsonl")):
+        steps = {}
+        with open(path) as f:
+            for line in f:
+                run = json.loads(line)
+                if run.get("ok") and run.get("step_s"):
+                    steps.setdefault(run["round"], {})[run["variant"]] = run["step_s"]
+        pair = os.path.basename(path)[:-len(".inproc.jsonl")]
+        rounds = [(r["before"], r["after"]) for r in steps.values() if len(r) == 2]
+        if rounds:
+            found[pair] = rounds
     return found
 
 
@@ -118,6 +142,8 @@ def main():
     for call in CALLS:
         for pair, rounds in rounds_of(call).items():
             by_pair.setdefault((pair, gpu_of(call)), []).append(rounds)
+        for pair, rounds in inproc_rounds_of(call).items():
+            by_pair.setdefault((pair, gpu_of(call) + ", in-process"), []).append(rounds)
     print("| pair | half | GPU | calls | rounds | each call's saving a step | pooled | 90 % interval "
           "| resolved |")
     print("|---|---|---|---|---|---|---|---|---|")
