@@ -5,6 +5,7 @@
 #include "format/session_schema.h"
 #include "model/analysis/insight_recommendations.h"
 #include "model/analysis/insight_rules.h"
+#include "model/analysis/sync_copies.h"
 #include "model/analysis/sync_operations.h"
 #include "model/session/session_summary.h"
 #include "model/whatif/median_sample.h"
@@ -266,10 +267,7 @@ void countCalls(const AnalysisContext& context, std::vector<SiteEvidence>& evide
 // memcpy by (process, correlation id).
 void findPageableCopies(const AnalysisContext& context, std::vector<SiteEvidence>& evidence) {
     const Session& session = context.session;
-    std::unordered_map<uint64_t, int32_t> siteByCopy; // (process, correlation) -> site
-    auto key = [](int64_t process, uint32_t correlation) {
-        return (static_cast<uint64_t>(process + 1) << 32) | correlation;
-    };
+    std::unordered_map<uint64_t, int32_t> siteByCopy; // syncCopyKey -> site
     for (size_t l = 0; l < session.hostLanes.size(); ++l) {
         const HostLane& lane = session.hostLanes[l];
         const int64_t process = context.gpu.processOfThread(lane.threadIndex);
@@ -277,7 +275,7 @@ void findPageableCopies(const AnalysisContext& context, std::vector<SiteEvidence
             const auto kind = static_cast<SyncKind>(lane.syncs.kind[i]);
             const int32_t site = context.sites.siteOf(static_cast<int32_t>(l), i);
             if (site >= 0 && (kind == SyncKind::PageableCopy || kind == SyncKind::BlockingCopy))
-                siteByCopy.emplace(key(process, lane.syncs.correlationId[i]), site);
+                siteByCopy.emplace(syncCopyKey(process, lane.syncs.correlationId[i]), site);
             // The recorder classified it even if the copy record itself was dropped.
             if (site >= 0 && kind == SyncKind::PageableCopy)
                 ++evidence[site].pageableCopies;
@@ -299,7 +297,7 @@ void findPageableCopies(const AnalysisContext& context, std::vector<SiteEvidence
                               memcpys.dstKind[i] == pageable;
             if (!upload && !read)
                 continue;
-            const auto found = siteByCopy.find(key(process, memcpys.correlationId[i]));
+            const auto found = siteByCopy.find(syncCopyKey(process, memcpys.correlationId[i]));
             if (found == siteByCopy.end())
                 continue;
             SiteEvidence& site = evidence[found->second];
@@ -459,6 +457,8 @@ void syncSites(const AnalysisContext& context, std::vector<Insight>& out) {
                                  ? "if the decision stayed on the GPU and the host did not wait "
                                    "here"
                              : found.pageableCopies == 0 ? "if the host did not wait here"
+                             : stats.operation && stats.operation->fix == SyncFix::ReadLater
+                                 ? "if the host read the value later, not waiting here"
                              : uploads ? "if the copy came from pinned memory without blocking"
                                        : "if the copy went into pinned memory without blocking "
                                          "and the host did not wait here";

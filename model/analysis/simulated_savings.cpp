@@ -4,6 +4,7 @@
 #include "format/session_meta.h"
 #include "format/session_schema.h"
 #include "model/analysis/replaced_launches.h"
+#include "model/analysis/sync_copies.h"
 
 #include <algorithm>
 #include <cmath>
@@ -200,7 +201,7 @@ std::vector<uint32_t> scalarReadSteps(const whatif::RunGraph& graph) {
         const whatif::RunGraph::Stream& stream = graph.streams()[lane];
         for (uint32_t k = 0; k < stream.ops.size(); ++k) {
             if (graph.opKind(l, k) != whatif::RunGraph::OpKind::Memcpy ||
-                graph.opBytes(l, k) > 64 ||
+                graph.opBytes(l, k) > kValueReadBytes ||
                 session.streamLanes[lane].memcpys.copyKind[graph.opIndex(l, k)] !=
                     static_cast<uint8_t>(format::CopyKind::DtoH))
                 continue;

@@ -47,8 +47,8 @@ double sampledShareAfter(const whatif::RunGraph& graph, const HostSamples& sampl
 whatif::WhatIf siteFix(const whatif::RunGraph& graph, std::span<const EventRef> syncs,
                        SourceLanguage language, const SyncOperation* operation,
                        int64_t windowStartNs, int64_t windowEndNs);
-// The steps (global ids, sorted) that launched a device->host copy of at most 64 bytes: a scalar
-// the host read (`.item()`, `bool()`). One scan of the graph's operations, for siteFixOf.
+// The steps (global ids, sorted) that launched a device->host copy of a value (kValueReadBytes): a
+// scalar the host read (`.item()`, `bool()`). One scan of the graph's operations, for siteFixOf.
 std::vector<uint32_t> scalarReadSteps(const whatif::RunGraph& graph);
 // siteFix of site `site` of `sites`, plus (WhatIf::removedLaunches):
 // - where the fix reads the value later or decides on the GPU (SyncFix::ReadLater, DecideOnGpu),

@@ -191,6 +191,12 @@ constexpr auto kOperations = std::to_array<SyncOperation>({
     {"cuda-memset-sync", "cudaMemset (synchronous)", "waits for the device",
      "Use torch.zero_() / fill_() on the GPU stream.",
      "Use cudaMemsetAsync on the stream.", SyncFix::Remove},
+    {"cuda-memcpy-value", "cudaMemcpy of a value to the host",
+     "waits for all queued work to read one value (a norm, a flag, a count)",
+     "Keep the value on the GPU and read it every N steps, or decide on the GPU.",
+     "Keep the value on the device and read it every N iterations (a convergence test every 20 "
+     "sweeps), or decide on the GPU: a flag the next kernels check, a conditional graph node; "
+     "read several values with one copy.", SyncFix::ReadLater},
     {"cuda-memcpy-pageable", "cudaMemcpy with pageable host memory", "the driver stages the copy while the host waits",
      "Pin the host buffer and copy asynchronously.",
      "Allocate the host buffer pinned (cudaMallocHost or cudaHostRegister), copy with "
@@ -281,6 +287,7 @@ constexpr auto kRecognitions = std::to_array<SyncRecognition>({
     {.operation = "cuda-free", .cudaCall = "cu*Free*", .kinds = kAllocs},
     {.operation = "cuda-free", .cudaCall = "cudaDeviceReset*", .kinds = kAllocs},
     {.operation = "cuda-memset-sync", .cudaCall = "cu*Memset*", .kinds = syncKindBit(SyncKind::BlockingMemset)},
+    {.operation = "cuda-memcpy-value", .cudaCall = "cu*Memcpy*", .kinds = kCopies, .readsValues = true},
     {.operation = "cuda-memcpy-pageable", .cudaCall = "cu*Memcpy*", .kinds = syncKindBit(SyncKind::PageableCopy)},
     {.operation = "cuda-memcpy", .cudaCall = "cu*Memcpy*", .kinds = syncKindBit(SyncKind::BlockingCopy)},
     {.operation = "cuda-device-synchronize", .cudaCall = "cudaDeviceSynchronize*"},
@@ -324,6 +331,8 @@ bool matches(const SyncRecognition& r, const SyncEvidence& e) {
     if (!r.cudaCall.empty() && (e.cudaCall.empty() || !globMatches(r.cudaCall, e.cudaCall)))
         return false;
     if (r.kinds != 0 && (r.kinds & e.kinds) == 0)
+        return false;
+    if (r.readsValues && !e.readsValues)
         return false;
     return globMatches(r.libraryFunction, e.library.function) && lineHolds(r.source, e.line);
 }

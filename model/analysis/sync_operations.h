@@ -59,6 +59,7 @@ struct SyncRecognition {
     std::string_view source{};          // text in the user's line
     uint16_t kinds = 0;                 // a bit per format::SyncKind (1 << kind) one of which the
                                         // site's syncs must be of; 0: any
+    bool readsValues = false;           // the site's copies each read a value (SyncEvidence)
 };
 
 // The bit of a sync kind in SyncRecognition::kinds and SyncEvidence::kinds.
@@ -68,11 +69,13 @@ constexpr uint16_t syncKindBit(format::SyncKind kind) {
 
 // What the recording says of one sync site.
 struct SyncEvidence {
-    LibraryFrame library;  // SourceSite::library
-    AtenFrames aten;       // from its stack
-    std::string cudaCall;  // cudaCallOf(its stack)
-    std::string_view line; // the text of the user's line ("" when not embedded)
-    uint16_t kinds = 0;    // syncKindBit of each kind the site's syncs are of
+    LibraryFrame library;     // SourceSite::library
+    AtenFrames aten;          // from its stack
+    std::string cudaCall;     // cudaCallOf(its stack)
+    std::string_view line;    // the text of the user's line ("" when not embedded)
+    uint16_t kinds = 0;       // syncKindBit of each kind the site's syncs are of
+    bool readsValues = false; // its syncs made copies, each a value read to the host
+                              // (sitesReadingValues)
 };
 
 // The operation of a site: the first recognition that matches, in catalog order; nullptr when

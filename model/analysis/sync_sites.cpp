@@ -5,6 +5,7 @@
 #include "format/session_schema.h"
 #include "model/analysis/aten_frames.h"
 #include "model/analysis/line_rewrite.h"
+#include "model/analysis/sync_copies.h"
 #include "model/session/python_frame_name.h"
 #include "model/whatif/median_sample.h"
 
@@ -336,7 +337,11 @@ std::string_view SyncSites::sourceLine(const std::string& file, int64_t line) {
 }
 
 void SyncSites::identifyOperations() {
+    const std::vector<bool> readsValues = sitesReadingValues(
+        *m_session, *m_gpu, [this](int32_t lane, size_t index) { return m_siteOf[lane][index]; },
+        m_stats.size());
     for (auto& [site, evidence] : m_evidenceOfSite) {
+        evidence.readsValues = readsValues[site];
         evidence.kinds = 0;
         for (size_t k = 1; k < m_stats[site].countByKind.size(); ++k)
             if (m_stats[site].countByKind[k] > 0)

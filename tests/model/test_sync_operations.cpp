@@ -64,6 +64,7 @@ private slots:
     void cudaCalls_data();
     void cudaCalls();
     void kindsOfTheSite();
+    void valueReads();
     void everyRecognitionIsReachable();
     void cudaCallOfAStack();
     void sourceLines();
@@ -444,6 +445,29 @@ void TestSyncOperations::kindsOfTheSite() {
     QCOMPARE(idOf(ofCudaCall("cudaMemcpyAsync", SyncKind::Stream, line)), std::string("(none)"));
 }
 
+void TestSyncOperations::valueReads() {
+    // A cudaMemcpy whose copies each read a value is told as that, pageable or pinned; without
+    // the copies' say-so it stays the copy it is. PyTorch's reads keep their own names: the
+    // statement and the ATen op come before the CUDA call.
+    for (const SyncKind kind : {SyncKind::PageableCopy, SyncKind::BlockingCopy}) {
+        SyncEvidence value = ofCudaCall("cudaMemcpy", kind);
+        value.readsValues = true;
+        QCOMPARE(idOf(value), std::string("cuda-memcpy-value"));
+    }
+    QCOMPARE(idOf(ofCudaCall("cudaMemcpy", SyncKind::PageableCopy)),
+             std::string("cuda-memcpy-pageable"));
+    SyncEvidence stream = ofCudaCall("cudaMemcpy", SyncKind::Stream);
+    stream.readsValues = true;
+    QCOMPARE(idOf(stream), std::string("(none)"));
+    SyncEvidence cpu = ofCudaCall("cudaMemcpyAsync", SyncKind::PageableCopy, "v = loss.cpu()");
+    cpu.readsValues = true;
+    QCOMPARE(idOf(cpu), std::string("cpu-copy"));
+    SyncEvidence item = ofCudaCall("cudaMemcpyAsync", SyncKind::PageableCopy);
+    item.aten.syncingOp = "_local_scalar_dense";
+    item.readsValues = true;
+    QCOMPARE(idOf(item), std::string("item"));
+}
+
 void TestSyncOperations::everyRecognitionIsReachable() {
     // Each row, its globs made concrete, is told as its own operation: no row is shadowed by an
     // earlier one that names another operation.
@@ -463,6 +487,7 @@ void TestSyncOperations::everyRecognitionIsReachable() {
         evidence.cudaCall = concrete(row.cudaCall);
         const std::string line(row.source.substr(0, row.source.find('|')));
         evidence.line = line;
+        evidence.readsValues = row.readsValues;
         for (int k = 1; k <= stallscope::format::kSyncKindMax; ++k)
             if (row.kinds == 0 || (row.kinds & syncKindBit(static_cast<SyncKind>(k))) != 0) {
                 evidence.kinds = syncKindBit(static_cast<SyncKind>(k));
