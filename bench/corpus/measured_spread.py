@@ -29,6 +29,8 @@ import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from collect import corpus_line  # noqa: E402  (one reader of a program's CORPUS line)
 CALLS = sorted(glob.glob(os.path.join(HERE, "results-2026-11-29", "corpus*"))) + [
     os.path.join(HERE, "results-2026-12-06", "timed"),
     os.path.join(HERE, "results-2026-12-06", "timed-h100-session2"),
@@ -52,16 +54,8 @@ def gpu_of(call):
 
 
 def step_of(path):
-    try:
-        with open(path, errors="replace") as f:
-            lines = f.read().splitlines()
-    except OSError:
-        return None
-    for line in reversed(lines):
-        if line.startswith("CORPUS "):
-            run = json.loads(line[7:])
-            return run["loop_s"] / run["steps"] if run.get("steps") else None
-    return None
+    run = corpus_line(path)
+    return run["loop_s"] / run["steps"] if run and run.get("steps") else None
 
 
 def rounds_of(call):
