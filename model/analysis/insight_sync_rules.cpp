@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <unordered_map>
 
 namespace stallscope::model {
 
@@ -264,50 +263,35 @@ void countCalls(const AnalysisContext& context, std::vector<SiteEvidence>& evide
 }
 
 // Copies between the device and pageable host memory, either way: blocking copies joined to their
-// memcpy by (process, correlation id).
+// memcpy (forEachSyncCopy).
 void findPageableCopies(const AnalysisContext& context, std::vector<SiteEvidence>& evidence) {
     const Session& session = context.session;
-    std::unordered_map<uint64_t, int32_t> siteByCopy; // syncCopyKey -> site
+    const auto siteOf = [&](int32_t lane, size_t index) {
+        return context.sites.siteOf(lane, index);
+    };
+    // The recorder classified it even if the copy record itself was dropped.
     for (size_t l = 0; l < session.hostLanes.size(); ++l) {
-        const HostLane& lane = session.hostLanes[l];
-        const int64_t process = context.gpu.processOfThread(lane.threadIndex);
-        for (size_t i = 0; i < lane.syncs.size(); ++i) {
-            const auto kind = static_cast<SyncKind>(lane.syncs.kind[i]);
-            const int32_t site = context.sites.siteOf(static_cast<int32_t>(l), i);
-            if (site >= 0 && (kind == SyncKind::PageableCopy || kind == SyncKind::BlockingCopy))
-                siteByCopy.emplace(syncCopyKey(process, lane.syncs.correlationId[i]), site);
-            // The recorder classified it even if the copy record itself was dropped.
-            if (site >= 0 && kind == SyncKind::PageableCopy)
+        const SyncColumns& syncs = session.hostLanes[l].syncs;
+        for (size_t i = 0; i < syncs.size(); ++i)
+            if (const int32_t site = siteOf(static_cast<int32_t>(l), i);
+                site >= 0 && static_cast<SyncKind>(syncs.kind[i]) == SyncKind::PageableCopy)
                 ++evidence[site].pageableCopies;
-        }
     }
-    if (siteByCopy.empty())
-        return;
-    for (size_t l = 0; l < session.streamLanes.size(); ++l) {
-        const StreamLane& lane = session.streamLanes[l];
-        const int32_t device = session.streams[lane.streamIndex].deviceIndex;
-        const int64_t process = device < 0 ? -1 : session.devices[device].processIndex;
-        const TransferColumns& memcpys = lane.memcpys;
-        for (size_t i = 0; i < memcpys.size(); ++i) {
-            const auto pageable = static_cast<uint8_t>(format::MemoryKind::Pageable);
-            const bool upload =
-                memcpys.copyKind[i] == static_cast<uint8_t>(format::CopyKind::HtoD) &&
-                memcpys.srcKind[i] == pageable;
-            const bool read = memcpys.copyKind[i] == static_cast<uint8_t>(format::CopyKind::DtoH) &&
-                              memcpys.dstKind[i] == pageable;
-            if (!upload && !read)
-                continue;
-            const auto found = siteByCopy.find(syncCopyKey(process, memcpys.correlationId[i]));
-            if (found == siteByCopy.end())
-                continue;
-            SiteEvidence& site = evidence[found->second];
-            site.pageableUploads += upload ? 1 : 0;
-            site.pageableBytes =
-                format::addSaturated(site.pageableBytes, static_cast<int64_t>(memcpys.bytes[i]));
-            appendEvent(site.copySpans,
-                        {EventKind::Memcpy, static_cast<int32_t>(l), 0, static_cast<uint32_t>(i)});
-        }
-    }
+    forEachSyncCopy(session, context.gpu, siteOf, [&](int32_t site, int32_t lane, size_t i) {
+        const TransferColumns& memcpys = session.streamLanes[lane].memcpys;
+        const auto pageable = static_cast<uint8_t>(format::MemoryKind::Pageable);
+        const bool upload = memcpys.copyKind[i] == static_cast<uint8_t>(format::CopyKind::HtoD) &&
+                            memcpys.srcKind[i] == pageable;
+        const bool read = memcpys.copyKind[i] == static_cast<uint8_t>(format::CopyKind::DtoH) &&
+                          memcpys.dstKind[i] == pageable;
+        if (!upload && !read)
+            return;
+        SiteEvidence& found = evidence[site];
+        found.pageableUploads += upload ? 1 : 0;
+        found.pageableBytes =
+            format::addSaturated(found.pageableBytes, static_cast<int64_t>(memcpys.bytes[i]));
+        appendEvent(found.copySpans, {EventKind::Memcpy, lane, 0, static_cast<uint32_t>(i)});
+    });
     for (SiteEvidence& site : evidence)
         if (site.pageableCopies == 0 && !site.copySpans.empty())
             site.pageableCopies = eventCount(site.copySpans); // blocking copies into pageable

@@ -16,15 +16,17 @@ namespace stallscope::model {
 // buffer: pinning it saves nothing, reading it later or less often does.
 inline constexpr uint64_t kValueReadBytes = 64;
 
-// The join key of a copy sync and its memcpy.
-inline uint64_t syncCopyKey(int64_t process, uint32_t correlation) {
-    return (static_cast<uint64_t>(process + 1) << 32) | correlation;
-}
+// The site (or -1) of the sync at (host lane, index).
+using SiteOfSync = std::function<int32_t(int32_t lane, size_t index)>;
 
-// Whether each of `siteCount` sites (siteOf(lane, sync index): a site or -1) made copies and
-// every one of them read a value to the host (device->host, at most kValueReadBytes).
+// Calls visit(site, stream lane, memcpy index) for each memcpy that a copy sync (PageableCopy,
+// BlockingCopy) of a site made.
+void forEachSyncCopy(const Session& session, const GpuActivity& gpu, const SiteOfSync& siteOf,
+                     const std::function<void(int32_t site, int32_t lane, size_t index)>& visit);
+
+// Whether each of `siteCount` sites made copies and every one of them read a value to the host
+// (device->host, at most kValueReadBytes).
 std::vector<bool> sitesReadingValues(const Session& session, const GpuActivity& gpu,
-                                     const std::function<int32_t(int32_t, size_t)>& siteOf,
-                                     size_t siteCount);
+                                     const SiteOfSync& siteOf, size_t siteCount);
 
 } // namespace stallscope::model
