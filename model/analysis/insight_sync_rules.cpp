@@ -263,35 +263,35 @@ void countCalls(const AnalysisContext& context, std::vector<SiteEvidence>& evide
 }
 
 // Copies between the device and pageable host memory, either way: blocking copies joined to their
-// memcpy (forEachSyncCopy).
+// memcpy (SyncSites::syncCopies).
 void findPageableCopies(const AnalysisContext& context, std::vector<SiteEvidence>& evidence) {
     const Session& session = context.session;
-    const auto siteOf = [&](int32_t lane, size_t index) {
-        return context.sites.siteOf(lane, index);
-    };
+    const SyncSites& sites = context.sites;
     // The recorder classified it even if the copy record itself was dropped.
     for (size_t l = 0; l < session.hostLanes.size(); ++l) {
         const SyncColumns& syncs = session.hostLanes[l].syncs;
         for (size_t i = 0; i < syncs.size(); ++i)
-            if (const int32_t site = siteOf(static_cast<int32_t>(l), i);
+            if (const int32_t site = sites.siteOf(static_cast<int32_t>(l), i);
                 site >= 0 && static_cast<SyncKind>(syncs.kind[i]) == SyncKind::PageableCopy)
                 ++evidence[site].pageableCopies;
     }
-    forEachSyncCopy(session, context.gpu, siteOf, [&](int32_t site, int32_t lane, size_t i) {
-        const TransferColumns& memcpys = session.streamLanes[lane].memcpys;
+    for (const SyncCopy& copy : sites.syncCopies()) {
+        const int32_t site = sites.siteOf(copy.syncLane, copy.syncIndex);
+        const TransferColumns& memcpys = session.streamLanes[copy.copyLane].memcpys;
+        const uint32_t i = copy.copyIndex;
         const auto pageable = static_cast<uint8_t>(format::MemoryKind::Pageable);
         const bool upload = memcpys.copyKind[i] == static_cast<uint8_t>(format::CopyKind::HtoD) &&
                             memcpys.srcKind[i] == pageable;
         const bool read = memcpys.copyKind[i] == static_cast<uint8_t>(format::CopyKind::DtoH) &&
                           memcpys.dstKind[i] == pageable;
-        if (!upload && !read)
-            return;
+        if (site < 0 || (!upload && !read))
+            continue;
         SiteEvidence& found = evidence[site];
         found.pageableUploads += upload ? 1 : 0;
         found.pageableBytes =
             format::addSaturated(found.pageableBytes, static_cast<int64_t>(memcpys.bytes[i]));
-        appendEvent(found.copySpans, {EventKind::Memcpy, lane, 0, static_cast<uint32_t>(i)});
-    });
+        appendEvent(found.copySpans, {EventKind::Memcpy, copy.copyLane, 0, i});
+    }
     for (SiteEvidence& site : evidence)
         if (site.pageableCopies == 0 && !site.copySpans.empty())
             site.pageableCopies = eventCount(site.copySpans); // blocking copies into pageable

@@ -337,9 +337,10 @@ std::string_view SyncSites::sourceLine(const std::string& file, int64_t line) {
 }
 
 void SyncSites::identifyOperations() {
+    m_syncCopies = joinSyncCopies(*m_session, *m_gpu);
     const std::vector<bool> readsValues = sitesReadingValues(
-        *m_session, *m_gpu, [this](int32_t lane, size_t index) { return m_siteOf[lane][index]; },
-        m_stats.size());
+        *m_session, m_syncCopies,
+        [this](int32_t lane, size_t index) { return m_siteOf[lane][index]; }, m_stats.size());
     for (auto& [site, evidence] : m_evidenceOfSite) {
         evidence.readsValues = readsValues[site];
         evidence.kinds = 0;

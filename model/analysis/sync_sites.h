@@ -20,6 +20,7 @@
 #include "model/analysis/insight.h"
 #include "model/analysis/insight_thresholds.h"
 #include "model/analysis/session_ranks.h"
+#include "model/analysis/sync_copies.h"
 #include "model/analysis/sync_operations.h"
 #include "model/session/session.h"
 #include "model/session/session_database.h"
@@ -57,6 +58,8 @@ public:
     size_t siteCount() const { return m_stats.size(); }
     // Site of a sync, -1 for syncs that do not block the host.
     int32_t siteOf(int32_t lane, size_t index) const { return m_siteOf[lane][index]; }
+    // Every copy sync's memcpy (joinSyncCopies), sites or not.
+    std::span<const SyncCopy> syncCopies() const { return m_syncCopies; }
     // Whether a sync is a later part of the user's call that the thread's previous blocking sync
     // began: the same line of the user's synced again, right after, from another stack (the
     // library code it called syncs several times: print(tensor) formats through 5 to 8 syncs).
@@ -121,7 +124,8 @@ private:
     std::unordered_map<std::string, std::optional<std::string>> m_sourceText; // by path
     std::vector<int32_t> m_joinedInto; // per site, the site joinSite moved it into (-1: none)
     std::vector<SyncSiteStats> m_stats;
-    std::vector<std::vector<int32_t>> m_siteOf;        // per host lane, per sync
+    std::vector<std::vector<int32_t>> m_siteOf; // per host lane, per sync
+    std::vector<SyncCopy> m_syncCopies;
     std::vector<std::vector<uint8_t>> m_continuesCall; // per host lane, per sync
     // Per host lane, per sync (0 for non-blocking ones); 32 bits hold the per-sync cap.
     std::vector<std::vector<uint32_t>> m_bubble;
