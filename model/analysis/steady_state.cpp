@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
+#include <numeric>
 #include <unordered_map>
 #include <vector>
 
@@ -44,6 +46,8 @@ constexpr double kSyncIntervalSpread = 0.5;
 constexpr double kStepsWithoutLaunches = 0.1;
 // Step boundaries a loop may miss in a row (its first kernel not preceded by idle time).
 constexpr size_t kMaxMissedBoundaries = 3;
+// The longest run of kernels that may tell a step's first kernel apart from the others of its name.
+constexpr size_t kMaxAnchorRun = 16;
 
 struct PeriodFit {
     size_t period = 0;
@@ -243,22 +247,60 @@ bool regularSteps(const std::vector<int64_t>& bounds, size_t first, size_t last,
            (!byTime || nearNs >= kMinRegularShare * totalNs);
 }
 
+// For each kernel j of the period from `regionStart`: the length of the shortest run of kernels
+// from it that starts at no other kernel of the period, or 0 when none up to kMaxAnchorRun does.
+// (1 where its name occurs once; a loop over batches of several shapes repeats every name within
+// its period, and a batch's first kernel is told apart by the shape-specific ones after it.)
+std::vector<size_t> distinctRunLengths(const std::vector<uint32_t>& tokens, size_t regionStart,
+                                       size_t p) {
+    std::vector<size_t> length(p, 0);
+    std::vector<uint32_t> run(p, 0); // the id of the run [j, j + w) among the period's runs
+    constexpr uint32_t kPastEnd = std::numeric_limits<uint32_t>::max();
+    size_t undecided = p;
+    for (size_t w = 1; w <= kMaxAnchorRun && undecided > 0; ++w) {
+        std::unordered_map<uint64_t, uint32_t> ids; // (the run [j, j + w - 1), its next token)
+        std::vector<uint32_t> count;
+        for (size_t j = 0; j < p; ++j) {
+            const size_t next = regionStart + j + w - 1;
+            if (run[j] == kPastEnd || next >= tokens.size()) {
+                run[j] = kPastEnd;
+                continue;
+            }
+            const uint64_t key = (static_cast<uint64_t>(run[j]) << 32) | tokens[next];
+            const auto [it, added] = ids.emplace(key, static_cast<uint32_t>(count.size()));
+            if (added)
+                count.push_back(0);
+            ++count[it->second];
+            run[j] = it->second;
+        }
+        for (size_t j = 0; j < p; ++j)
+            if (length[j] == 0 && run[j] != kPastEnd && count[run[j]] == 1) {
+                length[j] = w;
+                --undecided;
+            }
+    }
+    return length;
+}
+
 // The loop in one token sequence of the busiest stream's kernels (a token per kernel).
 SteadyState loopOfPeriod(const KernelColumns& kernels, const std::vector<uint32_t>& tokens,
                          const PeriodFit& fit, const Unrecorded& unrecorded) {
     if (fit.period == 0)
         return {};
     const size_t p = fit.period;
-    // The step starts at the kernel of the period that occurs once in it and that the GPU waited
-    // longest for (summed over a few periods).
-    std::unordered_map<uint32_t, int> inPeriod;
-    for (size_t j = 0; j < p; ++j)
-        ++inPeriod[tokens[fit.regionStart + j]];
+    // The step starts at the kernel of the period that the GPU waited longest for (summed over a
+    // few periods), of those told apart from the period's others by the shortest run of kernels
+    // (its name alone where that occurs once: a name is robust to an extra kernel now and then).
+    const std::vector<size_t> runLength = distinctRunLengths(tokens, fit.regionStart, p);
     size_t anchor = p;
     int64_t longestWait = -1;
     const size_t periods = std::min<size_t>(8, (tokens.size() - fit.regionStart) / p);
+    const size_t shortestRun = std::accumulate(
+        runLength.begin(), runLength.end(), kMaxAnchorRun + 1, [](size_t shortest, size_t length) {
+            return length > 0 ? std::min(shortest, length) : shortest;
+        });
     for (size_t j = 0; j < p; ++j) {
-        if (inPeriod[tokens[fit.regionStart + j]] != 1)
+        if (runLength[j] != shortestRun)
             continue;
         int64_t wait = 0;
         for (size_t k = 0; k < periods; ++k) {
@@ -273,14 +315,20 @@ SteadyState loopOfPeriod(const KernelColumns& kernels, const std::vector<uint32_
     }
     if (anchor == p)
         return {};
-    // Every run of the anchor kernel a period apart (an extra kernel now and then allowed); the
+    // Every run of the anchor's kernels a period apart (an extra kernel now and then allowed); the
     // longest run is the loop.
-    const uint32_t anchorToken = tokens[fit.regionStart + anchor];
+    const auto anchorRun = tokens.begin() + static_cast<std::ptrdiff_t>(fit.regionStart + anchor);
+    const auto anchorLength = static_cast<std::ptrdiff_t>(runLength[anchor]);
+    const auto startsAnchorRun = [&](size_t i) {
+        return i + runLength[anchor] <= tokens.size() &&
+               std::equal(anchorRun, anchorRun + anchorLength,
+                          tokens.begin() + static_cast<std::ptrdiff_t>(i));
+    };
     // (An anchor less than most of a period after the previous one is not a boundary: the GPU sat
     // idle before some other kernel of the step.)
     std::vector<size_t> at;
     for (size_t i = 0; i < tokens.size(); ++i)
-        if (tokens[i] == anchorToken && (at.empty() || i - at.back() >= p - p / 4))
+        if (startsAnchorRun(i) && (at.empty() || i - at.back() >= p - p / 4))
             at.push_back(i);
     // Boundaries a period apart (an extra kernel allowed), or a few periods apart where the anchor
     // looked different now and then (the GPU not idle before it): so many steps.
@@ -374,16 +422,14 @@ SteadyState kernelPeriodLoop(const Session& session, const Unrecorded& unrecorde
     return loopOfTokens(*kernels, tokens, unrecorded);
 }
 
-// Whether the thread launched GPU work between two consecutive syncs (starts, in order), nearly
-// always: a step's syncs, not two reads of one statement (x.cuda() and y.cuda() from pageable
-// memory). True when the lane recorded no calls at all (a light recording): nothing to tell by.
-bool launchesBetween(const Session& session, const HostLane& lane,
-                     const std::vector<int64_t>& starts) {
+// The starts of the thread's launch calls in [fromNs, toNs), in order.
+std::vector<int64_t> launchStarts(const Session& session, const HostLane& lane, int64_t fromNs,
+                                  int64_t toNs) {
     std::vector<int64_t> launches;
     const ApiCallColumns& calls = lane.apiCalls;
     std::vector<int8_t> isLaunch(session.strings.size(), -1); // per name, looked at once
-    for (size_t i = calls.firstStartingAtOrAfter(starts.front());
-         i < calls.size() && calls.start[i] < starts.back(); ++i) {
+    for (size_t i = calls.firstStartingAtOrAfter(fromNs); i < calls.size() && calls.start[i] < toNs;
+         ++i) {
         const uint32_t name = calls.nameId[i];
         if (name >= isLaunch.size())
             continue;
@@ -392,22 +438,78 @@ bool launchesBetween(const Session& session, const HostLane& lane,
         if (isLaunch[name] != 0)
             launches.push_back(calls.start[i]);
     }
+    return launches;
+}
+
+// Whether `launches` (in order) has one in [fromNs, toNs).
+bool launchWithin(const std::vector<int64_t>& launches, int64_t fromNs, int64_t toNs) {
+    const auto next = std::lower_bound(launches.begin(), launches.end(), fromNs);
+    return next != launches.end() && *next < toNs;
+}
+
+// Whether the thread launched GPU work between two consecutive syncs (starts, in order), nearly
+// always: a step's syncs, not two reads of one statement (x.cuda() and y.cuda() from pageable
+// memory). True when the lane recorded no calls at all (a light recording): nothing to tell by.
+bool launchesBetween(const Session& session, const HostLane& lane,
+                     const std::vector<int64_t>& starts) {
+    const std::vector<int64_t> launches =
+        launchStarts(session, lane, starts.front(), starts.back());
     if (launches.empty())
-        return calls.empty();
+        return lane.apiCalls.empty();
     size_t without = 0;
-    for (size_t i = 1; i < starts.size(); ++i) {
-        const auto next = std::lower_bound(launches.begin(), launches.end(), starts[i - 1]);
-        without += next == launches.end() || *next >= starts[i];
-    }
+    for (size_t i = 1; i < starts.size(); ++i)
+        without += !launchWithin(launches, starts[i - 1], starts[i]);
     // A few may lack one (the sync that ends a warm-up loop, before the timed one's first).
     return static_cast<double>(without) <=
            kStepsWithoutLaunches * static_cast<double>(starts.size() - 1);
 }
 
-// A kernel sequence that repeats only every few iterations (a snapshot analysed every 100 steps):
-// where the thread with the most host-blocking syncs in the loop syncs a whole number m >= 2 of
-// times a period, at intervals of one population (the iteration that waits for the snapshot's
-// analysis is a long one; data-dependent steps vary), the step is the interval between its syncs.
+// The calls of the line that syncs most often on the thread in the loop: its syncs at one stack,
+// those with no launch since the one before merged into one call (a statement that syncs several
+// times: torch.cuda.empty_cache() frees each cached block). Empty for a thread without launch
+// calls or stacks (a light recording).
+std::vector<int64_t> callsOfBusiestLine(const Session& session, const HostLane& lane,
+                                        const SteadyState& state) {
+    const std::vector<int64_t> launches = launchStarts(session, lane, state.startNs, state.endNs);
+    if (launches.empty())
+        return {};
+    std::unordered_map<uint32_t, std::vector<int64_t>> callsAt; // by stack
+    std::unordered_map<uint32_t, int64_t> lastSyncAt;
+    const SyncColumns& syncs = lane.syncs;
+    for (size_t i = syncs.firstStartingAtOrAfter(state.startNs);
+         i < syncs.size() && syncs.start[i] < state.endNs; ++i) {
+        if (!isHostBlocking(syncs.kind[i]) || syncs.stackId[i] == 0)
+            continue;
+        const auto [last, first] = lastSyncAt.try_emplace(syncs.stackId[i], syncs.start[i]);
+        if (first || launchWithin(launches, last->second, syncs.start[i]))
+            callsAt[syncs.stackId[i]].push_back(syncs.start[i]);
+        last->second = syncs.start[i];
+    }
+    std::vector<int64_t> busiest;
+    for (auto& [stack, calls] : callsAt)
+        if (calls.size() > busiest.size())
+            busiest.swap(calls);
+    return busiest;
+}
+
+// The number of times a sync that happens `count` times in the loop happens a period, if a whole
+// number >= 2 of times (one more or less now and then), else 0.
+int64_t syncsAPeriod(int64_t count, int64_t periods) {
+    const int64_t perPeriod = periods > 0 ? (count + periods / 2) / periods : 0;
+    return perPeriod >= 2 &&
+                   std::abs(count - perPeriod * periods) <= std::max<int64_t>(1, count / 50)
+               ? perPeriod
+               : 0;
+}
+
+// A kernel sequence that repeats only every few iterations (a snapshot analysed every 100 steps,
+// batches of several shapes in turn): the step is the interval between two syncs of the thread
+// with the most host-blocking syncs in the loop
+//  - where one line of it (one stack) is called a whole number m >= 2 of times a period, with
+//    launches between the calls: an iteration each, however long (the shapes' batches differ);
+//  - else, for all its syncs m >= 2 times a period, when their intervals are one population (the
+//    iteration that waits for the snapshot's analysis is a long one; data-dependent steps vary),
+//    not a step's two syncs by turns.
 void stepsBySyncs(const Session& session, SteadyState& state) {
     std::vector<int64_t> starts, busiest;
     const HostLane* busiestLane = nullptr;
@@ -423,10 +525,17 @@ void stepsBySyncs(const Session& session, SteadyState& state) {
             busiestLane = &lane;
         }
     }
-    const auto count = static_cast<int64_t>(busiest.size());
-    const int64_t perPeriod = state.steps > 0 ? (count + state.steps / 2) / state.steps : 0;
-    if (perPeriod < 2 ||
-        std::abs(count - perPeriod * state.steps) > std::max<int64_t>(1, count / 50))
+    if (!busiestLane)
+        return;
+    const int64_t callsAPeriod = syncsAPeriod(
+        static_cast<int64_t>(callsOfBusiestLine(session, *busiestLane, state).size()), state.steps);
+    if (callsAPeriod > 0) {
+        state.syncsPerPeriod = callsAPeriod;
+        state.steps *= callsAPeriod;
+        return;
+    }
+    const int64_t perPeriod = syncsAPeriod(static_cast<int64_t>(busiest.size()), state.steps);
+    if (perPeriod == 0)
         return;
     // One population of intervals: steps of varying length (data-dependent sizes) spread around
     // the median, but a step's two syncs make short and long intervals by turns.

@@ -8,10 +8,11 @@
 //  2. the period of the kernel sequence on the busiest stream: the smallest number of kernels p
 //     after which the kernel names repeat (>= 99 % equal over several periods), one step boundary a
 //     period at the kernel of the period that the GPU waited longest for (the natural start of a
-//     step: after the host's sync, or its batch preparation), the run of such boundaries that
-//     repeat every period, less the slow steps at either end (warm-up; a tail that is not the
-//     loop); where a thread syncs a whole number of times a period at regular intervals (a
-//     sequence that repeats only every 100 iterations), a step between two of its syncs.
+//     step: after the host's sync, or its batch preparation) of those its name, or its name and
+//     the next few, tell apart; the run of such boundaries that repeat every period, less the
+//     slow steps at either end (warm-up; a tail that is not the loop); where one line of a
+//     thread is called a whole number of times a period (a sequence that repeats only every 100
+//     iterations, batches of several shapes in turn), a step between two of its calls.
 // docs/insights.md, "The steady state".
 #pragma once
 

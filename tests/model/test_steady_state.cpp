@@ -1,11 +1,11 @@
 // The default analysis window is the program's loop (model/analysis/steady_state.h): found from
 // the kernel sequence's period after a long start-up, on both sides of the fewest steps, with a
 // slow first step left to warm-up, an extra kernel every ten steps, one kernel name launched
-// several times a step, and from profiler steps; the finding's share and severity are per step of
-// the loop where the active window dilutes them. Also the fix each card recommends is the one
-// replayed: a device-wide sync beside a busy side stream waits for its own stream alone; a
-// pageable host->device copy is a finding whose fix pins the source. The syncs of a line's op in
-// its backward pass: test_backward_syncs.
+// several times a step, batches of several shapes in turn, and from profiler steps; the finding's
+// share and severity are per step of the loop where the active window dilutes them. Also the fix
+// each card recommends is the one replayed: a device-wide sync beside a busy side stream waits for
+// its own stream alone; a pageable host->device copy is a finding whose fix pins the source. The
+// syncs of a line's op in its backward pass: test_backward_syncs.
 #include "model/analysis/analysis_window.h"
 #include "model/analysis/insight_json.h"
 #include "model/analysis/insight_text.h"
@@ -78,6 +78,7 @@ private slots:
     void extraKernelEveryTenSteps();
     void oneKernelSeveralTimesAStep_data();
     void oneKernelSeveralTimesAStep();
+    void batchesOfSeveralShapes();
     void kernelsRepeatEveryFewSyncs_data();
     void kernelsRepeatEveryFewSyncs();
     void profilerStepsFirst();
@@ -310,17 +311,59 @@ void TestSteadyState::oneKernelSeveralTimesAStep() {
     QCOMPARE(window.startNs, kLoopStartNs + 10'000);
 }
 
+void TestSteadyState::batchesOfSeveralShapes() {
+    // Inference over batches bucketed by length, the buckets in turn, a sync after each batch
+    // (torch.cuda.empty_cache()): the kernels repeat every three batches, and every name occurs
+    // more than once in those three (the norms and activation of each batch, each bucket's GEMM
+    // twice), so no single kernel marks where a batch starts; the bucket's GEMM after it does.
+    InsightFixture f(path("length-buckets.stallscope"), 2'000'000'000);
+    const int64_t stack = f.pythonStack("/home/u/infer.py", 34, "run");
+    // A batch's kernels take time in proportion to its length: its intervals between syncs
+    // differ fourfold (no one population), and repeat every three.
+    const char* gemms[] = {"gemm_64", "gemm_128", "gemm_256"};
+    const int64_t kernelNs[] = {50'000, 100'000, 200'000};
+    int64_t t0 = kLoopStartNs;
+    for (int i = 0; i < 90; ++i) {
+        const char* kernelsOfBatch[] = {"norm", gemms[i % 3], "act", gemms[i % 3], "norm"};
+        const int64_t gpuNs = 5 * kernelNs[i % 3];
+        for (int k = 0; k < 5; ++k) {
+            f.setKernelName(kernelsOfBatch[k]);
+            f.launch(t0 + k * 2'000, t0 + 20'000 + k * kernelNs[i % 3],
+                     t0 + 20'000 + (k + 1) * kernelNs[i % 3]);
+        }
+        f.sync(Kind::Device, t0 + 12'000, t0 + 25'000 + gpuNs, stack, f.stream);
+        t0 += 25'000 + gpuNs + 100'000; // the host then prepares the next batch
+    }
+    const int64_t lastBatchEndNs = t0 - 105'000;
+    const auto loaded = f.load();
+    QVERIFY(loaded.ok());
+    const model::AnalysisWindow window = model::defaultWindow(*loaded.session);
+    QCOMPARE(window.kind, model::AnalysisWindow::Kind::Loop);
+    QCOMPARE(window.loop.kernelsPerStep, int64_t(15));
+    QCOMPARE(window.loop.syncsPerPeriod, int64_t(3));
+    // A batch's first kernel starts the period (the GPU waited for it, not for the GEMM after
+    // it): the first batch's; the loop ends with the last batch's last kernel; a step is a batch.
+    QCOMPARE(window.startNs, kLoopStartNs + 20'000);
+    QCOMPARE(window.endNs, lastBatchEndNs);
+    QCOMPARE(window.steps, int64_t(90));
+}
+
 void TestSteadyState::kernelsRepeatEveryFewSyncs_data() {
     QTest::addColumn<int>("pattern");
     QTest::addColumn<int>("syncsPerPeriod");
-    // With two syncs an iteration, 20 µs apart, the intervals are short and long by turns: no
-    // step between two syncs, the loop's step stays the kernels' period. Two syncs half an
-    // iteration apart are one population: steps when the thread launches work between them,
-    // not when one statement reads twice (x.cuda() and y.cuda() from pageable memory).
+    // Two syncs of one line with no launch between are one call of it (x.cuda() and y.cuda()
+    // from pageable memory; empty_cache() freeing several blocks): a step an iteration, whether
+    // 20 µs or half an iteration apart; with a launch between, two calls, so two steps.
     QTest::newRow("a sync an iteration") << 0 << 5;
-    QTest::newRow("two syncs an iteration") << 1 << 1;
-    QTest::newRow("two reads half an iteration apart") << 2 << 1;
+    QTest::newRow("two syncs an iteration") << 1 << 5;
+    QTest::newRow("two reads half an iteration apart") << 2 << 5;
     QTest::newRow("two syncs half an iteration apart, a launch between") << 3 << 10;
+    // Without stacks (a light recording) there are no lines: all the thread's syncs, whose
+    // intervals 20 µs apart are short and long by turns, so the step stays the kernels' period.
+    QTest::newRow("two syncs an iteration, no stacks") << 5 << 1;
+    // The same at two lines (a loss read after the forward, a norm read after the backward):
+    // each line syncs once an iteration, so the step is the iteration, not half of it.
+    QTest::newRow("two lines an iteration, a launch between") << 4 << 5;
 }
 
 void TestSteadyState::kernelsRepeatEveryFewSyncs() {
@@ -329,7 +372,12 @@ void TestSteadyState::kernelsRepeatEveryFewSyncs() {
     QFETCH(int, pattern);
     QFETCH(int, syncsPerPeriod);
     InsightFixture f(path("snapshot-every-five.stallscope"), 2'000'000'000);
-    const int64_t stack = f.nativeStack("/src/filter.cu", 128, "main");
+    const std::optional<int64_t> stack =
+        pattern == 5 ? std::nullopt
+                     : std::optional<int64_t>(f.nativeStack("/src/filter.cu", 128, "main"));
+    const std::optional<int64_t> secondStack =
+        pattern == 4 ? f.nativeStack("/src/filter.cu", 140, "main") : stack;
+    const bool twoSyncsAtOnce = pattern == 1 || pattern == 5;
     for (int i = 0; i < 200; ++i) {
         const int64_t t0 = kLoopStartNs + i * kStepNs;
         f.setKernelName("propagate");
@@ -338,16 +386,17 @@ void TestSteadyState::kernelsRepeatEveryFewSyncs() {
             f.setKernelName("snapshot");
             f.launch(t0 + 1'000, t0 + 300'000, t0 + 350'000);
         }
-        f.sync(Kind::Stream, t0 + (pattern == 1 ? 340'000 : 4'000), t0 + 355'000, stack, f.stream);
-        if (pattern == 1)
+        f.sync(Kind::Stream, t0 + (twoSyncsAtOnce ? 340'000 : 4'000), t0 + 355'000, stack,
+               f.stream);
+        if (twoSyncsAtOnce)
             f.sync(Kind::Stream, t0 + 360'000, t0 + 361'000, stack, f.stream);
-        if (pattern >= 2) {
-            if (pattern == 3) // a launch call (its kernel not recorded: the period stays)
+        if (pattern >= 2 && pattern <= 4) {
+            if (pattern >= 3) // a launch call (its kernel not recorded: the period stays)
                 f.writer().addApiCall({f.thread, format::ApiDomain::Runtime, 211,
                                        f.writer().internString("cudaLaunchKernel"),
                                        t0 + kStepNs / 2 - 3'000, t0 + kStepNs / 2 - 2'500,
                                        900'000 + i, 0});
-            f.sync(Kind::Stream, t0 + kStepNs / 2, t0 + kStepNs / 2 + 1'000, stack, f.stream);
+            f.sync(Kind::Stream, t0 + kStepNs / 2, t0 + kStepNs / 2 + 1'000, secondStack, f.stream);
         }
     }
     const auto loaded = f.load();
