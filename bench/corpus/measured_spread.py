@@ -127,21 +127,17 @@ def scored(table, gpu, pooled_of):
     return rows
 
 
-def main():
-    seed = int(sys.argv[sys.argv.index("--seed") + 1]) if "--seed" in sys.argv else 1
+def pooled_savings(seed=1):
+    """One row per (pair, GPU kind) over every kept call: (pair, gpu, calls, pooled saving in s,
+    median before step in s, interval low, interval high, resolved)."""
     rng = random.Random(seed)
-    with open(os.path.join(HERE, "manifest.json")) as f:
-        holdout = {p["name"]: p["holdout"] for p in json.load(f)}
     by_pair = {}
     for call in CALLS:
         for pair, rounds in rounds_of(call).items():
             by_pair.setdefault((pair, gpu_of(call)), []).append(rounds)
         for pair, rounds in inproc_rounds_of(call).items():
             by_pair.setdefault((pair, gpu_of(call) + ", in-process"), []).append(rounds)
-    print("| pair | half | GPU | calls | rounds | each call's saving a step | pooled | 90 % interval "
-          "| resolved |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    resolved, pooled_of = {}, {}
+    rows = []
     for (pair, gpu), calls in sorted(by_pair.items()):
         pooled_rounds = [r for rounds in calls for r in rounds]
         pooled = paired(pooled_rounds)
@@ -153,11 +149,29 @@ def main():
             ok = high < SMALL * step
         else:
             ok = BAND[0] * pooled <= low and high <= BAND[1] * pooled
-        half = "hold-out" if holdout.get(pair) else "tuning"
+        rows.append((pair, gpu, calls, pooled, step, low, high, ok))
+    return rows
+
+
+def halves():
+    """{pair: "hold-out" or "tuning"} (manifest.json)."""
+    with open(os.path.join(HERE, "manifest.json")) as f:
+        return {p["name"]: "hold-out" if p["holdout"] else "tuning" for p in json.load(f)}
+
+
+def main():
+    seed = int(sys.argv[sys.argv.index("--seed") + 1]) if "--seed" in sys.argv else 1
+    half_of = halves()
+    print("| pair | half | GPU | calls | rounds | each call's saving a step | pooled | 90 % interval "
+          "| resolved |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    resolved, pooled_of = {}, {}
+    for pair, gpu, calls, pooled, step, low, high, ok in pooled_savings(seed):
+        half = half_of.get(pair, "tuning")
         resolved.setdefault((half, gpu), []).append(ok)
         pooled_of[(pair, gpu)] = (pooled, step, ok)
         print("| `%s` | %s | %s | %d | %d | %s | %.3f ms (%.1f %%) | %.3f to %.3f ms | %s |" % (
-            pair, half, gpu, len(calls), len(pooled_rounds),
+            pair, half, gpu, len(calls), sum(len(r) for r in calls),
             ", ".join("%.3f" % (saving(r) * 1e3) for r in calls), pooled * 1e3,
             100 * pooled / step, low * 1e3, high * 1e3, "yes" if ok else "no"))
     print()
