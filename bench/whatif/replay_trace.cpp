@@ -51,15 +51,25 @@ int main(int argc, char** argv) {
                 static_cast<long long>(stats.site.line), stats.site.function.c_str(),
                 static_cast<long long>(sites.syncsOf(site).size()),
                 static_cast<long long>(stats.blockedNs));
+    const whatif::Latencies& latencies = graph->latencies();
+    std::printf(
+        "latencies: launch %lld, queue gap %lld, sync overhead %lld, wake %lld, recorder "
+        "restart %lld, recorder launch %lld, deep queue %lld ns\n",
+        static_cast<long long>(latencies.launchNs), static_cast<long long>(latencies.queueGapNs),
+        static_cast<long long>(latencies.syncOverheadNs), static_cast<long long>(latencies.wakeNs),
+        static_cast<long long>(latencies.recorderRestartNs),
+        static_cast<long long>(latencies.recorderLaunchNs),
+        static_cast<long long>(latencies.deepQueueDelayNs));
     std::printf("window %lld .. %lld (%lld steps)\n", static_cast<long long>(window.startNs),
                 static_cast<long long>(window.endNs), static_cast<long long>(window.steps));
     whatif::WhatIf fix =
         siteFixOf(*graph, sites, site, scalarReadSteps(*graph), window.startNs, window.endNs);
     fix.withoutRecorderOverhead = true;
-    std::printf("fix: %zu syncs removed, %zu narrowed, %zu calls and %zu launches removed, "
-                "statement time %s\n",
+    std::printf("fix: %zu syncs removed, %zu narrowed, %zu calls, %zu launches and %zu "
+                "operations removed, statement time %s\n",
                 fix.removedSyncs.size(), fix.narrowedSyncs.size(), fix.removedCalls.size(),
-                fix.removedLaunches.size(), fix.removeStatementTime ? "removed" : "kept");
+                fix.removedLaunches.size(), fix.removedOps.size(),
+                fix.removeStatementTime ? "removed" : "kept");
     whatif::ReplayOptions options;
     options.windowStartNs = window.startNs;
     options.windowEndNs = window.endNs;

@@ -155,6 +155,15 @@ std::vector<uint32_t> allocationCallsOf(const whatif::RunGraph& graph,
     return calls;
 }
 
+// Whether operation k of stream lane `l` copies a value to the host (device->host, at most
+// kValueReadBytes).
+bool readsValue(const whatif::RunGraph& graph, int32_t l, uint32_t k) {
+    return graph.opKind(l, k) == whatif::RunGraph::OpKind::Memcpy &&
+           graph.opBytes(l, k) <= kValueReadBytes &&
+           graph.session().streamLanes[l].memcpys.copyKind[graph.opIndex(l, k)] ==
+               static_cast<uint8_t>(format::CopyKind::DtoH);
+}
+
 whatif::WhatIf sortedUnique(whatif::WhatIf fix) {
     std::sort(fix.removedLaunches.begin(), fix.removedLaunches.end());
     fix.removedLaunches.erase(std::unique(fix.removedLaunches.begin(), fix.removedLaunches.end()),
@@ -194,16 +203,12 @@ whatif::WhatIf siteFix(const whatif::RunGraph& graph, std::span<const EventRef> 
 }
 
 std::vector<uint32_t> scalarReadSteps(const whatif::RunGraph& graph) {
-    const Session& session = graph.session();
     std::vector<uint32_t> steps;
     for (size_t lane = 0; lane < graph.streams().size(); ++lane) {
         const auto l = static_cast<int32_t>(lane);
         const whatif::RunGraph::Stream& stream = graph.streams()[lane];
         for (uint32_t k = 0; k < stream.ops.size(); ++k) {
-            if (graph.opKind(l, k) != whatif::RunGraph::OpKind::Memcpy ||
-                graph.opBytes(l, k) > kValueReadBytes ||
-                session.streamLanes[lane].memcpys.copyKind[graph.opIndex(l, k)] !=
-                    static_cast<uint8_t>(format::CopyKind::DtoH))
+            if (!readsValue(graph, l, k))
                 continue;
             if (const uint32_t step = graph.launchStep(stream.firstOp + k); step != whatif::kNone)
                 steps.push_back(step);
@@ -227,12 +232,21 @@ whatif::WhatIf siteFixOf(const whatif::RunGraph& graph, const SyncSites& sites, 
     // A value no longer read on the host (read later, or decided on the GPU) is not copied to it
     // either: the scalar's device->host copy launched just before each removed wait goes too
     // (`.item()`, `bool()`: a cudaMemcpyAsync of the value, then the stream sync).
+    // Where the wait was the copy call itself (cudaMemcpy of a norm into a float), its value copy
+    // leaves the GPU with it (WhatIf::removedOps), rather than made pinned and kept every step.
     for (const EventRef& sync : fix.removedSyncs) {
         const uint32_t step = graph.threads()[sync.lane].stepOfSync[sync.index];
         const uint32_t global = graph.threads()[sync.lane].firstStep + step;
         if (step != whatif::kNone && step > 0 &&
             std::binary_search(scalarReads.begin(), scalarReads.end(), global - 1))
             fix.removedLaunches.push_back(global - 1);
+        if (step == whatif::kNone)
+            continue;
+        for (const uint32_t op : graph.awaited(sync.lane, sync.index)) {
+            const auto [lane, k] = graph.locateOp(op);
+            if (graph.launchStep(op) == global && readsValue(graph, lane, k))
+                fix.removedOps.push_back(op);
+        }
     }
     if (stats.operation->fix != SyncFix::ReadLater)
         return sortedUnique(std::move(fix));

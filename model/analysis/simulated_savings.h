@@ -53,7 +53,8 @@ std::vector<uint32_t> scalarReadSteps(const whatif::RunGraph& graph);
 // siteFix of site `site` of `sites`, plus (WhatIf::removedLaunches):
 // - where the fix reads the value later or decides on the GPU (SyncFix::ReadLater, DecideOnGpu),
 //   the scalar's copy launched just before each removed wait (a step of `scalarReads`,
-//   scalarReadSteps): a value the host no longer reads is not copied to it;
+//   scalarReadSteps): a value the host no longer reads is not copied to it; where the wait is
+//   the copy call itself (cudaMemcpy of a norm), that call's value copy (WhatIf::removedOps);
 // - where it reads later, the work of each call between its first and last sync: a print(tensor)
 //   made every N steps takes its formatting's kernels and dispatch with its reads
 //   (SyncSites::continuesCall tells the syncs of one call).

@@ -46,6 +46,8 @@ public:
         std::sort(m_removedCalls.begin(), m_removedCalls.end());
         m_removedLaunches = changes.removedLaunches;
         std::sort(m_removedLaunches.begin(), m_removedLaunches.end());
+        m_removedOps = changes.removedOps;
+        std::sort(m_removedOps.begin(), m_removedOps.end());
         for (auto* lanes : {&m_removed, &m_narrowed})
             for (std::vector<uint32_t>& syncs : *lanes) {
                 std::sort(syncs.begin(), syncs.end());
@@ -144,6 +146,7 @@ private:
     struct StreamState {
         uint32_t op = 0;
         size_t pinnedCursor = 0;
+        size_t removedOpCursor = 0;
         size_t dependencyCursor = 0; // into RunGraph::eventDependencies
         size_t followerCursor = 0;   // into RunGraph::deviceFollowers
         int64_t previousEnd = 0, previousReplayedEnd = 0;
@@ -442,16 +445,24 @@ private:
                 begin.add(st.previousEnd, plus(st.previousReplayedEnd, deepQueueDelay(lane, k)),
                           m_latencies.queueGapNs);
             force = false;
+            const bool removedOp = containsAt(m_removedOps, st.removedOpCursor, op);
+            const bool pinned = !removedOp && isPinned(lane, op);
             int64_t replayedStart = begin.empty() ? start : begin.replayed();
+            if (removedOp && k > 0)
+                replayedStart = st.previousReplayedEnd;
             if (graphed)
                 replayedStart = begin.empty() ? graphFloor : std::max(replayedStart, graphFloor);
             int64_t duration = end - start;
             if (launchStep != kNone && isRemovedLaunch(launchStep))
                 duration = 0; // replaced by the rewrite
-            if (isPinned(lane, op)) {
-                const int64_t pinned = std::min(duration, pinnedCopyNs(m_graph.opBytes(lane, k)));
-                m_gpuTimeRemoved = plus(m_gpuTimeRemoved, duration - pinned);
-                duration = pinned;
+            if (removedOp) {
+                m_gpuTimeRemoved = plus(m_gpuTimeRemoved, duration);
+                duration = 0;
+            }
+            if (pinned) {
+                const int64_t pinnedNs = std::min(duration, pinnedCopyNs(m_graph.opBytes(lane, k)));
+                m_gpuTimeRemoved = plus(m_gpuTimeRemoved, duration - pinnedNs);
+                duration = pinnedNs;
             }
             if (inWindow(end)) {
                 if (m_changes.kernelTimeScale != 1.0 &&
@@ -564,6 +575,7 @@ private:
     std::vector<uint32_t> m_removedCalls;          // global step ids, sorted
     std::vector<uint32_t> m_removedLaunches;       // global step ids, sorted
     std::vector<uint32_t> m_pinned;                // global operation ids, sorted
+    std::vector<uint32_t> m_removedOps;            // global operation ids, sorted
     std::vector<std::vector<StepRange>> m_graphed; // per host lane, sorted, disjoint
     std::vector<char> m_stepGraphed; // per global step once replayed (only with graphedSteps)
     int64_t m_windowEnd = kUnset, m_recordedWindowEnd = kUnset;

@@ -47,6 +47,10 @@ struct WhatIf {
     // (SyncFix::FixedShape: a boolean mask's nonzero and index kernels): the step loses its CPU
     // time before it and its own (the op's dispatch and launch), its operations their GPU time.
     std::vector<uint32_t> removedLaunches;
+    // Operations (global ids) the fix takes off the GPU: each runs for no time, right at its
+    // stream predecessor's end (a value read later or decided on the GPU is not copied to the
+    // host every step: the copy of a cudaMemcpy that was itself the read).
+    std::vector<uint32_t> removedOps;
     // Device->host copies awaited by the removed syncs run at the pinned rate (Latencies):
     // "this pageable copy becomes an asynchronous copy into pinned memory".
     bool pinRemovedCopies = true;

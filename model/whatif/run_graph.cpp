@@ -40,7 +40,8 @@ bool RunGraph::opStagedByHost(int32_t lane, uint32_t op) const {
         return false;
     const TransferColumns& copies = m_session->streamLanes[lane].memcpys;
     const uint32_t index = indexOf(m_streams[lane].ops[op]);
-    return copies.srcKind[index] == static_cast<uint8_t>(format::MemoryKind::Pageable);
+    constexpr auto kPageable = static_cast<uint8_t>(format::MemoryKind::Pageable);
+    return copies.srcKind[index] == kPageable || copies.dstKind[index] == kPageable;
 }
 
 uint32_t RunGraph::eventDependency(uint32_t op) const {

@@ -511,8 +511,9 @@ struct RunGraph::Builder {
             for (uint32_t k = 1; k < stream.ops.size() && !stream.launchesInferred; ++k) {
                 const uint32_t op = stream.firstOp + k;
                 const int32_t lane = static_cast<int32_t>(l);
-                // A staged copy's start measures the host's copying, not the GPU.
-                if (graph.m_launchStep[op] == kNone || graph.opStagedByHost(lane, k))
+                // Not the GPU's pace: staged copies (the host's), event waits (another stream's).
+                if (graph.m_launchStep[op] == kNone || graph.opStagedByHost(lane, k) ||
+                    graph.eventDependency(op) != kNone)
                     continue;
                 const int64_t previousEnd = graph.opEnd(lane, k - 1);
                 const int64_t launched = launchedAt(lane, k);

@@ -222,9 +222,10 @@ void TestInsightRules::pageableCopyFires() {
     QCOMPARE(insight.bubbleNs, int64_t(294'000));
     // Replayed with the copy asynchronous into pinned memory and no wait, each read takes 2 µs of
     // host time (launch, gap) plus the 146 µs after the copy call instead of 200 µs, and the 4-byte
-    // copy takes no time: the last copy ends 2 × 52 µs + 2 µs sooner. Window: 11 µs to 463 µs.
-    QCOMPARE(insight.savingsNs, int64_t(106'000));
-    QCOMPARE(insight.share, 106'000.0 / 452'000.0);
+    // copy takes the typical 1 µs queue gap (the staged copies' delays are no measure of it): the
+    // last copy ends 2 × 52 µs + 1 µs sooner. Window: 11 µs to 463 µs.
+    QCOMPARE(insight.savingsNs, int64_t(105'000));
+    QCOMPARE(insight.share, 105'000.0 / 452'000.0);
     QCOMPARE(insight.severity, Severity::High);
     QCOMPARE(insight.rule, InsightRule::PageableCopy);
     QCOMPARE(insight.eventCount, int64_t(6));

@@ -256,6 +256,9 @@ void TestWhatIfReplay::eventEdgeHoldsTheWaitingStream() {
     const auto result = Replayer(built->graph).replay(changes, options);
     QCOMPARE(result.forcedNodes, int64_t(0));
     const RunGraph& graph = built->graph;
+    // B's kernels start 1 ms after their calls because they waited for A's event: no measure of
+    // the launch latency, which A's kernels give (5 µs).
+    QCOMPARE(graph.latencies().launchNs, int64_t(5'000));
     const int32_t laneA = 0, laneB = 1; // stream lanes in stream order
     QCOMPARE(graph.streams()[laneB].ops.size(), size_t(kSteps));
     for (uint32_t k = 0; k < kSteps; ++k) {
