@@ -35,6 +35,11 @@ constexpr int64_t kJoinMaxAgeNs = 3'000'000'000; // a sync record waits this lon
 void CUPTIAPI apiTrampoline(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                             const void* data) {
     Recorder& recorder = Recorder::instance();
+    if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+        if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
+            recorder.onContextCreated();
+        return;
+    }
     if (domain == CUPTI_CB_DOMAIN_NVTX || Recorder::isProfilerCallback(int(domain), cbid))
         recorder.onCaptureTrigger(int(domain), cbid, data);
     else
@@ -179,6 +184,8 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     configureClock();
     configureActivityBuffers();
     switchActivities(true, capturing ? Activities::All : Activities::Descriptions);
+    if (!capturing)
+        keepApiRecordsUntilContext();
     m_writer->commit();
     // Injected, the recorder commits what it has on a crash (onFatalSignal); linked in, the
     // program's own handlers stay.

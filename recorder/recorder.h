@@ -67,6 +67,9 @@ public:
                           cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
     }
     void onCaptureTrigger(int domain, uint32_t cbid, const void* data);
+    // A context was created (the resource domain, on while a capture that started closed waits
+    // for the program's first context: recorder_capture.cpp).
+    void onContextCreated();
     // The runtime and driver API callbacks: the gate, the probe's count, the stacks
     // (recorder_probe.cpp).
     void onApi(int domain, uint32_t cbid, const void* data);
@@ -110,6 +113,12 @@ private:
     // Enables (on) or disables the activity kinds and API records m_config asks for; true when
     // any of the kinds that make a session (GPU work, syncs, API records) was switched.
     bool switchActivities(bool on, Activities which = Activities::All);
+    // The per-call API records m_config asks for alone; true when any was switched.
+    bool switchApiRecords(bool on);
+    // CUPTI writes per-call API records only on contexts created while they were on (bench/
+    // RESULTS.md, "cupti_api_late"): a capture that starts closed keeps them on until the
+    // program's first context exists (onContextCreated), then off until a range opens.
+    void keepApiRecordsUntilContext();
     // The API callbacks that capture syncs' stacks (recorder_activities.cpp).
     void switchApiCallbacks(bool on);
     // Capture control (recorder_capture.cpp): sets it up at start (its meta, its triggers'
@@ -161,7 +170,10 @@ private:
     std::mutex m_captureMutex; // serializes transitions and their CUPTI switching
     std::atomic<int64_t> m_captureDeadlineNs{INT64_MAX};
     bool m_watchingTriggers = false; // the triggers' callbacks are on (under m_captureMutex)
-    bool m_wantCallbacks = true;     // STALLSCOPE_CALLBACKS
+    // The per-call API records are on, capture closed, until the first context exists (under
+    // m_captureMutex).
+    bool m_apiRecordsUntilContext = false;
+    bool m_wantCallbacks = true; // STALLSCOPE_CALLBACKS
     bool m_sampling = false;
     bool m_probing = false; // the overhead probe runs (probeWanted at start)
     OverheadProbe m_probe;  // the writer thread's

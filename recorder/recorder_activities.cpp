@@ -41,11 +41,16 @@ bool Recorder::switchActivities(bool on, Activities which) {
         enable(CUPTI_ACTIVITY_KIND_CUDA_EVENT, "CUDA_EVENT");
     if (m_config.kernels) // NCCL's launches, tagged by its profiler plugin (nccl_collectives.h)
         enable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION");
+    if (which != Activities::EventsButApiRecords)
+        any |= switchApiRecords(on);
+    return any;
+}
+
+bool Recorder::switchApiRecords(bool on) {
+    bool any = false;
     // API records only for what the analysis reads: the RUNTIME/DRIVER kinds would record every
     // call (~1.7 us per launch measured, shared/notes/gpu-facts.md).
     for (int domain : {ApiClassifier::kRuntimeDomain, ApiClassifier::kDriverDomain}) {
-        if (which == Activities::EventsButApiRecords)
-            break;
         bool wanted =
             domain == ApiClassifier::kRuntimeDomain ? m_config.runtimeApi : m_config.driverApi;
         if (!wanted)

@@ -41,6 +41,33 @@ bool Recorder::startCapture(int64_t startNs) { // under m_captureMutex (start())
     return m_capture.capturing();
 }
 
+void Recorder::keepApiRecordsUntilContext() { // under m_captureMutex (start())
+    if (!switchApiRecords(true))
+        return;
+    m_apiRecordsUntilContext = true;
+    if (const CUptiResult result =
+            cuptiEnableCallback(1, static_cast<CUpti_SubscriberHandle>(m_subscriber),
+                                CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+        result != CUPTI_SUCCESS) {
+        reportError("cuptiEnableCallback (context created)", result);
+        switchApiRecords(false);
+        m_apiRecordsUntilContext = false;
+    }
+}
+
+void Recorder::onContextCreated() {
+    try {
+        std::lock_guard lock(m_captureMutex);
+        if (!m_apiRecordsUntilContext)
+            return;
+        m_apiRecordsUntilContext = false;
+        if (!m_capture.capturing()) // a range that opened meanwhile keeps them
+            switchApiRecords(false);
+    } catch (...) {
+        // Never into CUPTI and the program.
+    }
+}
+
 void Recorder::switchCaptureTriggers(bool on) {
     m_watchingTriggers = on;
     auto* subscriber = static_cast<CUpti_SubscriberHandle>(m_subscriber);

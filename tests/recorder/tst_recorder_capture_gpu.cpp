@@ -79,11 +79,12 @@ int64_t kernelsSharingAnId(const Session& s) {
 }
 
 // Kernels whose launching API call was not recorded: should be 0 when capture control records
-// the calls of its ranges. A capture that starts closed records no API calls at all on CUDA 13.0
-// (bench/RESULTS.md, "Capture control's missing API calls"): the checks expect that failure, and
-// turn into an unexpected pass once it is fixed.
-constexpr char kNoApiCallsInCaptures[] =
-    "a capture that starts closed records no API calls (CUPTI's API records switched on mid-run)";
+// the calls of its ranges. CUPTI writes per-call API records only on contexts created while they
+// were on (bench/RESULTS.md, "cupti_api_late"); kept on until the first context, a range's capture
+// has its calls (H100, 2026-12-07), but one opened by --delay still had none: that check expects
+// the failure, and turns into an unexpected pass once it is fixed.
+constexpr char kNoApiCallsInTimedCaptures[] =
+    "a capture opened by --delay records no API calls (not yet explained)";
 int64_t kernelsWithoutLaunchCall(const Session& s) {
     std::unordered_set<uint32_t> calls;
     for (const auto& lane : s.hostLanes)
@@ -212,8 +213,8 @@ private slots:
         QCOMPARE(reasons(*s), intervals);
         QVERIFY(everythingInsideIntervals(*s, true));
         QCOMPARE(kernelsSharingAnId(*s), int64_t(0));
-        if (kernels > 0)
-            QEXPECT_FAIL("", kNoApiCallsInCaptures, Continue);
+        // Every kernel with its launch call: the API records stay on until the first context
+        // exists (Recorder::keepApiRecordsUntilContext).
         QCOMPARE(kernelsWithoutLaunchCall(*s), int64_t(0));
         QCOMPARE(QString::fromStdString(s->metaValue("capture_range")),
                  options[1] == "cudaProfilerApi" ? QString("cuda-profiler-api") : options[1]);
@@ -250,7 +251,7 @@ private slots:
         QVERIFY(recorded > 0 && recorded < launched);
         QCOMPARE(kernelsSharingAnId(*s), int64_t(0));
         // At most the kernel whose launch the opening overtook lacks its call.
-        QEXPECT_FAIL("", kNoApiCallsInCaptures, Continue);
+        QEXPECT_FAIL("", kNoApiCallsInTimedCaptures, Continue);
         QVERIFY2(kernelsWithoutLaunchCall(*s) <= 1,
                  qPrintable(QString::number(kernelsWithoutLaunchCall(*s))));
         // Recording stops at a time, not after a sync: the last kernel and sync may end after it.
