@@ -155,13 +155,10 @@ std::vector<uint32_t> allocationCallsOf(const whatif::RunGraph& graph,
     return calls;
 }
 
-// Whether operation k of stream lane `l` copies a value to the host (device->host, at most
-// kValueReadBytes).
+// Whether operation k of stream lane `l` copies a value to the host (sync_copies.h).
 bool readsValue(const whatif::RunGraph& graph, int32_t l, uint32_t k) {
     return graph.opKind(l, k) == whatif::RunGraph::OpKind::Memcpy &&
-           graph.opBytes(l, k) <= kValueReadBytes &&
-           graph.session().streamLanes[l].memcpys.copyKind[graph.opIndex(l, k)] ==
-               static_cast<uint8_t>(format::CopyKind::DtoH);
+           model::readsValue(graph.session().streamLanes[l].memcpys, graph.opIndex(l, k));
 }
 
 whatif::WhatIf sortedUnique(whatif::WhatIf fix) {

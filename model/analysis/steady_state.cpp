@@ -485,11 +485,10 @@ std::vector<int64_t> callsOfBusiestLine(const Session& session, const HostLane& 
             callsAt[syncs.stackId[i]].push_back(syncs.start[i]);
         last->second = syncs.start[i];
     }
-    std::vector<int64_t> busiest;
-    for (auto& [stack, calls] : callsAt)
-        if (calls.size() > busiest.size())
-            busiest.swap(calls);
-    return busiest;
+    const auto busiest = std::max_element(callsAt.begin(), callsAt.end(), [](auto& a, auto& b) {
+        return a.second.size() < b.second.size();
+    });
+    return busiest == callsAt.end() ? std::vector<int64_t>{} : std::move(busiest->second);
 }
 
 // The number of times a sync that happens `count` times in the loop happens a period, if a whole

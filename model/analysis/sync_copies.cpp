@@ -1,7 +1,5 @@
 #include "model/analysis/sync_copies.h"
 
-#include "format/session_enums.h"
-
 #include <unordered_map>
 
 namespace stallscope::model {
@@ -48,8 +46,7 @@ std::vector<bool> sitesReadingValues(const Session& session, std::span<const Syn
             continue;
         const TransferColumns& memcpys = session.streamLanes[copy.copyLane].memcpys;
         copied[site] = true;
-        if (memcpys.copyKind[copy.copyIndex] != static_cast<uint8_t>(format::CopyKind::DtoH) ||
-            memcpys.bytes[copy.copyIndex] > kValueReadBytes)
+        if (!readsValue(memcpys, copy.copyIndex))
             otherCopies[site] = true;
     }
     for (size_t s = 0; s < siteCount; ++s)

@@ -4,6 +4,7 @@
 // SyncSites has joined some of them.
 #pragma once
 
+#include "format/session_enums.h"
 #include "model/analysis/gpu_activity.h"
 #include "model/session/session.h"
 
@@ -17,6 +18,13 @@ namespace stallscope::model {
 // A device->host copy of at most this many bytes reads a value (a loss, a norm, a flag), not a
 // buffer: pinning it saves nothing, reading it later or less often does.
 inline constexpr uint64_t kValueReadBytes = 64;
+
+// Whether memcpy `index` of a stream lane's copies reads a value to the host (device->host, at
+// most kValueReadBytes).
+inline bool readsValue(const TransferColumns& memcpys, size_t index) {
+    return memcpys.copyKind[index] == static_cast<uint8_t>(format::CopyKind::DtoH) &&
+           memcpys.bytes[index] <= kValueReadBytes;
+}
 
 // A copy sync (PageableCopy, BlockingCopy) at hostLanes[syncLane].syncs[syncIndex] and the memcpy
 // it made, streamLanes[copyLane].memcpys[copyIndex].
