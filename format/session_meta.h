@@ -119,6 +119,15 @@ inline constexpr std::string_view kCaptureRange = "capture_range";
 inline constexpr std::string_view kCaptureRangeEnd = "capture_range_end";
 inline constexpr std::string_view kCaptureDelayNs = "capture_delay_ns";
 inline constexpr std::string_view kCaptureDurationNs = "capture_duration_ns";
+// The flight recorder (stallscope-record --ring SECONDS, --trigger-slow-step K): the seconds kept
+// (ring_ns) and the slow-step factor ("0": no trigger), written with the capture meta above; the
+// snapshots written during the run, one file name a line (ring_snapshots). A snapshot's own
+// meta says why and when it was taken (snapshot_reason: "SIGUSR1", or "slow step: …"; snapshot_ns).
+inline constexpr std::string_view kRingNs = "ring_ns";
+inline constexpr std::string_view kRingSlowStepFactor = "ring_slow_step_factor";
+inline constexpr std::string_view kRingSnapshots = "ring_snapshots";
+inline constexpr std::string_view kSnapshotReason = "snapshot_reason";
+inline constexpr std::string_view kSnapshotNs = "snapshot_ns";
 inline constexpr std::string_view kDroppedRecords = "dropped_records";
 inline constexpr std::string_view kDroppedHostEvents = "dropped_host_events";
 

@@ -231,6 +231,11 @@ inline constexpr const char* kProfilerStop = "cudaProfilerStop";   // or cuProfi
 // "nvtx:NAME": a range named NAME began (opened_by) or ended (closed_by).
 inline constexpr std::string_view kNvtxPrefix = "nvtx:";
 inline constexpr const char* kEnd = "end"; // the recording ended while capturing
+// The flight recorder (stallscope-record --ring): what ran before was discarded as it aged
+// (opened_by), and a snapshot of the ring written while the recording went on ends here
+// (closed_by).
+inline constexpr const char* kRing = "ring";
+inline constexpr const char* kSnapshot = "snapshot";
 } // namespace capture_reason
 
 } // namespace stallscope::format

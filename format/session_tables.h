@@ -250,6 +250,15 @@ inline constexpr std::array<const Table*, 25> kTables = {
     &tables::kCaptureIntervals,
 };
 
+// The tables whose rows are things that happened (events, samples, drops, NCCL's calls): what the
+// flight recorder (stallscope-record --ring) discards as they age. The others describe the run
+// (processes, threads, streams, modules, stacks, strings, diagnostics) and are kept whole.
+inline constexpr std::array<const Table*, 10> kAgingTables = {
+    &tables::kApiCalls,    &tables::kKernels,         &tables::kMemcpys, &tables::kMemsets,
+    &tables::kSyncs,       &tables::kCudaEvents,      &tables::kRanges,  &tables::kDropped,
+    &tables::kHostSamples, &tables::kCollectiveCalls,
+};
+
 // The position of `table` in kTables (kTables.size() when absent). By name, not by address:
 // with AddressSanitizer, addresses of distinct globals do not compare in constant expressions.
 constexpr size_t tableIndex(const Table& table) {

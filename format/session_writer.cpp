@@ -1,6 +1,8 @@
 #include "format/session_writer.h"
 
+#include "format/checked_sql.h"
 #include "format/session_meta.h"
+#include "format/session_schema.h"
 
 #include <cstdio>
 #include <string>
@@ -93,6 +95,11 @@ void SessionWriter::finalizeStatements() {
     m_threadName = Statement();
     m_deviceUpdate = Statement();
     m_captureEnd = Statement();
+    for (Statement& statement : m_discards)
+        statement = Statement();
+    m_discardClosedIntervals = Statement();
+    m_cutOpenIntervals = Statement();
+    m_cutProcesses = Statement();
 }
 
 void SessionWriter::fail(std::string_view what, std::string_view message) {
@@ -283,6 +290,92 @@ void SessionWriter::addDiagnostic(int64_t atNs, std::string_view severity,
 
 bool SessionWriter::commit() {
     return exec("COMMIT") && exec("BEGIN");
+}
+
+void SessionWriter::discardThrough(const RowMarks& marks, int64_t cutNs, std::string_view reason) {
+    if (!ok())
+        return;
+    if (!m_cutProcesses.prepared()) { // the first cut: a recording without a ring never gets here
+        for (size_t i = 0; i < kAgingTables.size(); ++i)
+            m_discards[i] = m_db.prepare(
+                "DELETE FROM " + std::string(kAgingTables[i]->name) + " WHERE rowid <= ?", true);
+        m_discardClosedIntervals = m_db.prepare(
+            CheckedSql("DELETE FROM {capture_intervals} WHERE {capture_intervals.end_ns} <= ?")
+                .text(),
+            true);
+        m_cutOpenIntervals = m_db.prepare(
+            CheckedSql("UPDATE {capture_intervals} SET {capture_intervals.start_ns} = ?1, "
+                       "{capture_intervals.opened_by} = ?2 WHERE {capture_intervals.start_ns} < ?1")
+                .text(),
+            true);
+        m_cutProcesses = m_db.prepare(CheckedSql("UPDATE {processes} SET {processes.start_ns} = ?1 "
+                                                 "WHERE {processes.start_ns} < ?1")
+                                          .text(),
+                                      true);
+    }
+    for (size_t i = 0; i < kAgingTables.size(); ++i) {
+        m_discards[i].bindAll(marks[tableIndex(*kAgingTables[i])]);
+        execute(m_discards[i]);
+    }
+    m_discardClosedIntervals.bindAll(cutNs);
+    execute(m_discardClosedIntervals);
+    m_cutOpenIntervals.bindAll(cutNs, reason);
+    execute(m_cutOpenIntervals);
+    m_cutProcesses.bindAll(cutNs);
+    execute(m_cutProcesses);
+}
+
+bool SessionWriter::writeSnapshot(const std::string& path, int64_t atNs, std::string_view closedBy,
+                                  std::string_view status,
+                                  const std::vector<std::pair<std::string, std::string>>& meta,
+                                  std::string* error) {
+    auto failed = [&](const std::string& why) {
+        if (error)
+            *error = path + ": " + why;
+        return false;
+    };
+    if (!exec("COMMIT"))
+        return failed(m_error);
+    // VACUUM runs outside a transaction; it reads what is committed, as any reader would.
+    Statement vacuum = m_db.prepare("VACUUM INTO ?", true);
+    const bool copied = !vacuum.failed() && vacuum.execute(path);
+    const std::string copyError = copied ? "" : vacuum.error();
+    vacuum = Statement();
+    if (!exec("BEGIN"))
+        return failed(m_error);
+    if (!copied)
+        return failed("cannot write the snapshot (" + copyError + ")");
+
+    Database copy;
+    std::string openError;
+    if (!copy.open(path, Database::Mode::ReadWrite, &openError))
+        return failed("cannot open the snapshot: " + openError);
+    std::string sqlError;
+    bool done = copy.exec("PRAGMA journal_mode=DELETE; BEGIN", &sqlError);
+    auto run = [&](std::string_view sql, auto... values) {
+        if (!done)
+            return;
+        Statement statement = copy.prepare(sql);
+        done = !statement.failed() && statement.execute(values...);
+        if (!done)
+            sqlError = statement.error();
+    };
+    run(CheckedSql("UPDATE {capture_intervals} SET {capture_intervals.end_ns} = ?, "
+                   "{capture_intervals.closed_by} = ? WHERE {capture_intervals.end_ns} IS NULL")
+            .text(),
+        atNs, closedBy);
+    run(CheckedSql("UPDATE {processes} SET {processes.end_ns} = ? WHERE {processes.end_ns} IS NULL")
+            .text(),
+        atNs);
+    const std::string setMetaSql = insertSql(tables::kMeta, "INSERT OR REPLACE");
+    for (const auto& [key, value] : meta)
+        run(setMetaSql, key, value);
+    run(setMetaSql, meta::kStatus, status);
+    if (done)
+        done = copy.exec(std::string(kIndexSql) + "COMMIT", &sqlError);
+    if (!copy.close() && done)
+        return failed("cannot close the snapshot (" + copy.lastMessage() + ")");
+    return done || failed("cannot finish the snapshot (" + sqlError + ")");
 }
 
 bool SessionWriter::finish(std::string_view status) {

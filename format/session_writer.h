@@ -17,6 +17,8 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace stallscope::format {
 
@@ -77,6 +79,24 @@ public:
 
     // Commits the open transaction and starts the next one.
     bool commit();
+
+    // The flight recorder (stallscope-record --ring). The last row id written to each table of
+    // kTables so far.
+    using RowMarks = std::array<int64_t, kTables.size()>;
+    const RowMarks& rowMarks() const { return m_lastRowId; }
+    // Deletes the rows of the aging tables (kAgingTables) up to `marks`, taken when everything
+    // that had ended by `cutNs` was written: what is left is whole from cutNs on. Capture
+    // intervals that closed by then go, and the process rows and the open intervals start at
+    // cutNs (opened_by `reason`), so readers see what was not kept.
+    void discardThrough(const RowMarks& marks, int64_t cutNs, std::string_view reason);
+    // Commits, and writes what is committed to the new file `path` as a finished session of its
+    // own (VACUUM INTO: consistent and compact): its open capture intervals and processes end at
+    // atNs (closed_by `closedBy`), `meta` is added and its status is `status`. False (and *error)
+    // when it cannot; the recording goes on either way.
+    bool writeSnapshot(const std::string& path, int64_t atNs, std::string_view closedBy,
+                       std::string_view status,
+                       const std::vector<std::pair<std::string, std::string>>& meta,
+                       std::string* error);
     // Sets meta.status (and end time), adds the finalize indexes, commits, checkpoints the WAL into
     // the main file and closes. The writer is unusable afterwards.
     bool finish(std::string_view status);
@@ -107,7 +127,7 @@ private:
         if (!execute(statement))
             return 0;
         ++m_rowsWritten[index];
-        return m_db.lastInsertRowId();
+        return m_lastRowId[index] = m_db.lastInsertRowId();
     }
 
     // insert() into an event table, counted in eventCount().
@@ -126,6 +146,12 @@ private:
     // Prepared once, one per table of kTables (same order); every add* binds and runs one.
     std::array<Statement, kTables.size()> m_inserts;
     std::array<int64_t, kTables.size()> m_rowsWritten{};
+    RowMarks m_lastRowId{};
+    // discardThrough's statements: one DELETE per aging table, then the intervals and processes.
+    std::array<Statement, kAgingTables.size()> m_discards;
+    Statement m_discardClosedIntervals;
+    Statement m_cutOpenIntervals;
+    Statement m_cutProcesses;
     Statement m_processEnd;
     Statement m_threadName;
     Statement m_deviceUpdate;

@@ -6,6 +6,7 @@
 #include "recorder/launch_environment.h"
 #include "recorder/python_sampler.h"
 #include "recorder/record_symbolize.h"
+#include "recorder/record_usage.h"
 #include "recorder/recorder_calibration.h"
 #include "recorder/recorder_config.h"
 #include "recorder/recording_output.h"
@@ -31,113 +32,17 @@
 
 using stallscope::recorder::LaunchEnvironment;
 using stallscope::recorder::PythonSampler;
+using stallscope::recorder::range;
 using stallscope::recorder::RecorderCalibration;
 using stallscope::recorder::RecordingOutput;
 using stallscope::recorder::SessionFinalizer;
+using stallscope::recorder::sizeText;
 using stallscope::recorder::TargetRunner;
 
 namespace {
 
-// "64K", "256M": a size as --buffer-size takes it.
-std::string sizeText(uint64_t bytes) {
-    for (const auto& [shift, unit] : {std::pair{30, "G"}, {20, "M"}, {10, "K"}})
-        if (bytes >= (1ull << shift) && bytes % (1ull << shift) == 0)
-            return std::to_string(bytes >> shift) + unit;
-    return std::to_string(bytes);
-}
-
-std::string range(long long min, long long max) {
-    return std::to_string(min) + ".." + std::to_string(max);
-}
-
-std::string usage() {
-    using namespace stallscope::recorder;
-    const RecorderConfig defaults;
-    const std::string grace = TargetRunner::graceText(TargetRunner::kKillGraceMs);
-    std::string text =
-        "usage: stallscope-record [options] [-o FILE] [--] PROGRAM [ARGS...]\n"
-        "Runs PROGRAM with the Stallscope recorder injected (CUDA_INJECTION64_PATH) and writes a\n"
-        "session file with every host<->GPU sync, its CPU stack, kernels and copies.\n"
-        "\n"
-        "  -o, --output FILE      session file (default: PROGRAM.stallscope). When child\n"
-        "                         processes use CUDA too (torchrun, mpirun, multiprocessing),\n"
-        "                         the run is the folder FILE-stem/ with one session per CUDA\n"
-        "                         process, rank<R>.stallscope (pid<P>.stallscope without a\n"
-        "                         rank); processes that never used CUDA leave no file. Written\n"
-        "                         under FILE-stem.recording* names and renamed when complete;\n"
-        "                         checked before PROGRAM starts. In FILE: %h host name, %r the\n"
-        "                         rank this command runs as (RANK, OMPI_COMM_WORLD_RANK,\n"
-        "                         PMI_RANK, PMIX_RANK, SLURM_PROCID; its pid without one), %p\n"
-        "                         the pid of stallscope-record, %% a '%'\n"
-        "  --force-overwrite      replace an existing FILE or run folder (once the new\n"
-        "                         recording is complete)\n"
-        "  --mode full|light      light: syncs with their stacks, GPU work, NVTX ranges and GPU\n"
-        "                         power samples only; no API call records (the analysis infers\n"
-        "                         the launches), no Python samples. Cheapest on launch-bound\n"
-        "                         loops (docs/recorder.md). Default full\n"
-        "  --kinds LIST           what to record: "
-        "kernel,memcpy,memset,sync,runtime,driver,nvtx,events,\n"
-        "                         sync-records (default: all but events and sync-records;\n"
-        "                         '-nvtx' removes one)\n"
-        "  --no-stacks            do not capture CPU stacks at syncs\n";
-    text += "  --stack-depth N        frames per stack (" + range(kMinStackDepth, kMaxStackDepth) +
-            ", default " + std::to_string(defaults.stackDepth) + ")\n";
-    text += "  --sample-hz N          sample every Python thread's stack N times a second (" +
-            range(PythonSampler::kMinHz, PythonSampler::kMaxHz) + ",\n" +
-            "                         default " + std::to_string(defaults.sampleHz) +
-            "; 0: none): names the lines of host time between\n"
-            "                         CUDA calls\n"
-            "  --no-sampling          no Python stack samples\n";
-    text += "  --buffer-size SIZE     CUPTI activity buffer size: bytes, or with K, M or G (" +
-            sizeText(kMinBufferBytes) + ".." + sizeText(kMaxBufferBytes) + ",\n" +
-            "                         default " + sizeText(defaults.bufferBytes) + ")\n";
-    text += "  --flush-ms N           flush/commit period in ms (" +
-            range(kMinFlushMs, kMaxFlushMs) + ", default " + std::to_string(defaults.flushMs) +
-            ")\n";
-    const std::string seconds = std::to_string(kMaxCaptureSeconds);
-    text += "  --delay S              record nothing for the first S seconds after the recorder\n"
-            "                         starts (the process's first CUDA call; 0.." +
-            seconds + ", decimals allowed)\n" +
-            "  --duration S           stop recording S seconds after it began (" +
-            secondsText(kMinCaptureDurationNs) + ".." + seconds + ")\n" +
-            "  --capture-range R      record only inside ranges: cuda-profiler-api (from\n"
-            "                         cudaProfilerStart to cudaProfilerStop, which\n"
-            "                         torch.cuda.profiler.start() and stop() call) or nvtx:NAME\n"
-            "                         (NVTX ranges whose message is NAME)\n"
-            "  --capture-range-end E  stop: the first range only (default for nvtx:NAME);\n"
-            "                         repeat: every range (default for cuda-profiler-api)\n";
-    text +=
-        "  --library PATH         the recorder library (default: next to this program)\n"
-        "  --no-calibration       do not measure the recorder's own cost on this machine (by\n"
-        "                         default stallscope-calibrate, beside this program, measures it\n"
-        "                         once per boot and settings, ~1 s, so that simulated savings\n"
-        "                         leave it out: docs/insights.md)\n"
-        "  --no-symbolize         leave native frames unresolved (default: resolve them with\n"
-        "                         LLVM, mark user frames and embed their sources after the run)\n"
-        "  --debug-dir DIR        also look for separate debug files under DIR\n"
-        "  --remap OLD=NEW        read binaries and sources under NEW where OLD was recorded\n"
-        "  --symbolize FILE       only (re)symbolize an existing session FILE in place, then "
-        "exit;\n"
-        "                         its sources are embedded only with --embed-sources (a FILE from\n"
-        "                         elsewhere must not choose which local files are copied into it)\n"
-        "  -q, --quiet            no summary line\n"
-        "  -h, --help             this help\n";
-    text +=
-        "Signals: SIGTERM, SIGINT, SIGHUP and SIGQUIT sent to stallscope-record go to PROGRAM;\n"
-        "PROGRAM gets SIGKILL if it has not exited " +
-        grace + " after a SIGTERM, SIGINT or SIGHUP. Should\nstallscope-record die, PROGRAM " +
-        "gets SIGTERM, and SIGKILL " + grace + " later.\n" + TargetRunner::kKillGraceVariable +
-        " sets that grace period in ms (" + range(0, TargetRunner::kMaxKillGraceMs) + ").\n";
-    text +=
-        "Exit status: the program's (128+N when it died of signal N); 127 when it could not run;\n"
-        "2 when an option's value is out of range or FILE cannot be written (PROGRAM not\n"
-        "started); 125 when the session could not be finished (the program's own status is\n"
-        "in the message).\n";
-    return text;
-}
-
-// A usage error (status 2, as usage() says): one line naming the option or variable, the value
-// given and what it takes.
+// A usage error (status 2, as stallscope::recorder::recordUsage() says): one line naming the option
+// or variable, the value given and what it takes.
 int refuse(const std::string& option, const std::string& value, const std::string& why) {
     fprintf(stderr, "stallscope-record: %s '%s' %s\n", option.c_str(),
             stallscope::format::terminalSafe(value, false).c_str(), why.c_str());
@@ -163,7 +68,7 @@ std::string numberCheck(const std::string& value, long long min, long long max) 
                                         : "is not a whole number in " + range(min, max);
 }
 
-// The session could not be written or finished (usage()).
+// The session could not be written or finished (stallscope::recorder::recordUsage()).
 constexpr int kExitSessionFailed = 125;
 
 std::string directoryOf(const std::string& path) {
@@ -291,7 +196,7 @@ std::string describeRun(const RecordingOutput::Published& published) {
 
 int main(int argc, char** argv) {
     std::string output, library, mode, kinds, bufferSize, flushMs, stackDepth, sampleHz;
-    std::string delay, duration, captureRange, captureRangeEnd;
+    std::string delay, duration, captureRange, captureRangeEnd, ring, slowStep;
     bool stacks = true, quiet = false, symbolize = true, overwrite = false, embedSources = false;
     bool calibrate = true;
     std::string symbolizeOnly;
@@ -360,6 +265,10 @@ int main(int argc, char** argv) {
          [](const std::string& v) { return CaptureSettings().applyRange(v); }},
         {"--capture-range-end", nullptr, &captureRangeEnd,
          [](const std::string& v) { return CaptureSettings().applyRangeEnd(v); }},
+        {"--ring", nullptr, &ring,
+         [](const std::string& v) { return CaptureSettings().applyRing(v); }},
+        {"--trigger-slow-step", nullptr, &slowStep,
+         [](const std::string& v) { return CaptureSettings().applySlowStepTrigger(v); }},
         {"--symbolize", nullptr, &symbolizeOnly,
          [](const std::string& v) -> std::string { return v.empty() ? "is not a file name" : ""; }},
     };
@@ -408,11 +317,11 @@ int main(int argc, char** argv) {
         } else if (a == "-q" || a == "--quiet")
             quiet = true;
         else if (a == "-h" || a == "--help") {
-            fputs(usage().c_str(), stdout);
+            fputs(stallscope::recorder::recordUsage().c_str(), stdout);
             return 0;
         } else {
             fprintf(stderr, "stallscope-record: unknown option '%s'\n%s", a.c_str(),
-                    usage().c_str());
+                    stallscope::recorder::recordUsage().c_str());
             return 2;
         }
     }
@@ -424,18 +333,23 @@ int main(int argc, char** argv) {
         return stallscope::recorder::symbolizeSession(symbolizeOnly, symbolizeOptions) ? 0 : 1;
     }
     if (command.empty()) {
-        fprintf(stderr, "stallscope-record: no program to run\n%s", usage().c_str());
+        fprintf(stderr, "stallscope-record: no program to run\n%s",
+                stallscope::recorder::recordUsage().c_str());
         return 2;
     }
     CaptureSettings capture; // from the values checked above
     for (const auto& [value, apply] : {std::pair{&delay, &CaptureSettings::applyDelay},
                                        {&duration, &CaptureSettings::applyDuration},
                                        {&captureRange, &CaptureSettings::applyRange},
-                                       {&captureRangeEnd, &CaptureSettings::applyRangeEnd}})
+                                       {&captureRangeEnd, &CaptureSettings::applyRangeEnd},
+                                       {&ring, &CaptureSettings::applyRing},
+                                       {&slowStep, &CaptureSettings::applySlowStepTrigger}})
         if (!value->empty())
             (capture.*apply)(*value);
     if (!captureRangeEnd.empty() && capture.range == CaptureSettings::Range::None)
         return refuse("--capture-range-end", captureRangeEnd, "needs a --capture-range");
+    if (!slowStep.empty() && ring.empty())
+        return refuse("--trigger-slow-step", slowStep, "needs a --ring");
     int killGraceMs = TargetRunner::kKillGraceMs;
     if (const char* grace = getenv(TargetRunner::kKillGraceVariable); grace && *grace) {
         const std::optional<long long> ms = wholeNumber(grace, 0, TargetRunner::kMaxKillGraceMs);
@@ -545,6 +459,12 @@ int main(int argc, char** argv) {
         for (const std::string& child : target->partialChildren())
             if (RecordingOutput::inspect(child).usedCuda) // the others are dropped
                 stallscope::recorder::symbolizeSession(child, symbolizeOptions);
+        // The flight recorder's snapshots, written while the program ran, keep their names.
+        std::vector<std::string> sessions = target->partialChildren();
+        sessions.insert(sessions.begin(), partial);
+        for (const std::string& session : sessions)
+            for (const std::string& snapshot : RecordingOutput::snapshots(session))
+                stallscope::recorder::symbolizeSession(snapshot, symbolizeOptions);
     }
     RecordingOutput::Published published;
     if (!target->publish(&published, &error)) {

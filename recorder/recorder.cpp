@@ -176,6 +176,7 @@ bool Recorder::start(const RecorderConfig& config, const char* origin) {
     // another thread waits until the samplers below know too.
     std::unique_lock captureLock(m_captureMutex);
     const bool capturing = startCapture(*startNs);
+    startRing();
     m_probing = probeWanted();
     if (capturing)
         switchApiCallbacks(true);
@@ -459,10 +460,12 @@ void Recorder::writerLoop() {
             }
             return;
         }
-        if (now - lastCommit >= periodNs) {
+        const bool committing = now - lastCommit >= periodNs;
+        if (committing) {
             m_writer->commit();
             lastCommit = now;
         }
+        stepRing(now, committing);
     }
 }
 
@@ -472,6 +475,10 @@ void Recorder::finishWriter(std::string_view status) {
     drainOnce();
     int64_t endNs = CallbackHandler::nowNs();
     m_sink->captureClosed(endNs, format::capture_reason::kEnd); // still open: a signal's end
+    if (m_flight) { // the last cut: what ended more than the ring before the end goes
+        m_writer->commit();
+        stepRing(endNs, true);
+    }
     if (m_probing)
         finishProbe();
     m_sink->finishProcess(endNs);

@@ -13,6 +13,7 @@
 #include "recorder/callback_handler.h"
 #include "recorder/capture_control.h"
 #include "recorder/fde_index.h"
+#include "recorder/flight_recorder.h"
 #include "recorder/gpu_power_sampler.h"
 #include "recorder/nvtx_range_watch.h"
 #include "recorder/overhead_probe.h"
@@ -88,6 +89,8 @@ public:
     // A crash (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT) on any thread: has the writer commit
     // what CUPTI and the rings hold, then chains to the handler that was there before.
     void onFatalSignal(int signal, siginfo_t* info, void* context);
+    // SIGUSR1 with a ring (recorder_ring.cpp): the writer writes a snapshot (async-signal-safe).
+    void onSnapshotSignal(int signal);
 
 private:
     Recorder() = default;
@@ -157,6 +160,15 @@ private:
     void finishProbe();
     void writeProbe();
     void installSignalHandlers();
+    // Installs `handler` for `signal` where the program left it its default action; false when
+    // it has its own (or ignores it).
+    static bool takeIfDefault(int signal, void (*handler)(int));
+    // The flight recorder (recorder_ring.cpp): set up at start when a ring is asked for; on the
+    // writer thread after each drain, the ring's cut and its snapshots (seenUpToNs: every sync
+    // that ended by then was drained; `committed`: the writer committed just before).
+    void startRing();
+    void stepRing(int64_t seenUpToNs, bool committed);
+    void writeSnapshot(const std::string& reason, int64_t atNs);
     // The writer's part of onFatalSignal: flush, drain, say why, commit (no indexes: the process
     // is about to die; stallscope-record adds them).
     void commitAfterCrash(int signal);
@@ -175,8 +187,11 @@ private:
     bool m_apiRecordsUntilContext = false;
     bool m_wantCallbacks = true; // STALLSCOPE_CALLBACKS
     bool m_sampling = false;
-    bool m_probing = false; // the overhead probe runs (probeWanted at start)
-    OverheadProbe m_probe;  // the writer thread's
+    bool m_probing = false;                   // the overhead probe runs (probeWanted at start)
+    OverheadProbe m_probe;                    // the writer thread's
+    std::unique_ptr<FlightRecorder> m_flight; // with --ring; the writer thread's after start()
+    std::atomic<bool> m_snapshotRequested{false};
+    std::string m_snapshotPaths; // the snapshots written, one a line (meta ring_snapshots)
     std::atomic<bool> m_probeCounting{false};
     std::atomic<uint32_t> m_probeDomain{0}, m_probeCbid{0};
     std::atomic<int64_t> m_probeCalls{0}, m_probeFirstNs{0}, m_probeLastNs{0};

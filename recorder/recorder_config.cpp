@@ -173,6 +173,10 @@ std::vector<std::string> CaptureSettings::environment() const {
         add(kDelayVariable, secondsText(delayNs));
     if (durationNs > 0)
         add(kDurationVariable, secondsText(durationNs));
+    if (ringNs > 0)
+        add(kRingVariable, secondsText(ringNs));
+    if (slowStepFactor > 0)
+        add(kSlowStepVariable, secondsText(int64_t(slowStepFactor * kNsPerSecond)));
     return entries;
 }
 
@@ -226,6 +230,27 @@ std::string CaptureSettings::applyRangeEnd(std::string_view text) {
         rangeEnd = RangeEnd::Repeat;
     else
         return "is neither stop (the first range) nor repeat (every range)";
+    return {};
+}
+
+std::string CaptureSettings::applyRing(std::string_view text) {
+    const std::optional<int64_t> ns = parseSeconds(text);
+    if (!ns || *ns < kMinRingNs || *ns > kMaxRingSeconds * kNsPerSecond)
+        return "is not a number of seconds in " + secondsText(kMinRingNs) + ".." +
+               std::to_string(kMaxRingSeconds) + " (digits, at most 9 decimals)";
+    ringNs = *ns;
+    return {};
+}
+
+std::string CaptureSettings::applySlowStepTrigger(std::string_view text) {
+    // A factor reads like seconds: digits with at most 9 decimals.
+    const std::optional<int64_t> scaled = parseSeconds(text);
+    const double factor = scaled ? double(*scaled) / kNsPerSecond : 0;
+    if (!scaled || factor < kMinSlowStepFactor || factor > kMaxSlowStepFactor)
+        return "is not a factor in " + secondsText(int64_t(kMinSlowStepFactor * kNsPerSecond)) +
+               ".." + secondsText(int64_t(kMaxSlowStepFactor * kNsPerSecond)) +
+               " (digits, at most 9 decimals)";
+    slowStepFactor = factor;
     return {};
 }
 
@@ -357,6 +382,9 @@ RecorderConfig RecorderConfig::fromEnvironment(std::string* warnings) {
                        warnings);
     readCaptureSetting(config.capture, kDelayVariable, &CaptureSettings::applyDelay, warnings);
     readCaptureSetting(config.capture, kDurationVariable, &CaptureSettings::applyDuration,
+                       warnings);
+    readCaptureSetting(config.capture, kRingVariable, &CaptureSettings::applyRing, warnings);
+    readCaptureSetting(config.capture, kSlowStepVariable, &CaptureSettings::applySlowStepTrigger,
                        warnings);
     if (const char* v = env("STALLSCOPE_DISABLE"))
         config.disabled = parseBool(v, false);

@@ -32,6 +32,13 @@ inline constexpr int64_t kMaxCaptureSeconds = 1'000'000; // 11.6 days
 inline constexpr int64_t kMaxCaptureNs = kMaxCaptureSeconds * kNsPerSecond;
 inline constexpr int64_t kMinCaptureDurationNs = 1'000'000; // 1 ms
 inline constexpr size_t kMaxNvtxCaptureNameBytes = 1024;
+// The flight recorder's ranges: --ring kMinRingNs..kMaxRingSeconds, --trigger-slow-step
+// kMinSlowStepFactor..kMaxSlowStepFactor (at least twice the median: below that a sync that waits
+// as long as usual could pass for a slow step, flight_recorder.h).
+inline constexpr int64_t kMinRingNs = 100'000'000; // 0.1 s
+inline constexpr int64_t kMaxRingSeconds = 86'400; // a day
+inline constexpr double kMinSlowStepFactor = 2;
+inline constexpr double kMaxSlowStepFactor = 1000;
 
 // "8M", "512k", "1048576": bytes, or K, M, G (binary multiples); nullopt for anything else or a
 // size past 2^64.
@@ -54,8 +61,15 @@ struct CaptureSettings {
     RangeEnd rangeEnd = RangeEnd::Default;
     int64_t delayNs = 0;    // nothing is recorded for this long after the recorder starts
     int64_t durationNs = 0; // recording stops this long after it began; 0: at the end
+    // The flight recorder (flight_recorder.h): only the last ringNs of what was recorded is kept
+    // (0: everything), and a step slower than slowStepFactor times the median has the ring
+    // written to a snapshot (0: no trigger).
+    int64_t ringNs = 0;
+    double slowStepFactor = 0;
 
-    bool active() const { return range != Range::None || delayNs > 0 || durationNs > 0; }
+    bool active() const {
+        return range != Range::None || delayNs > 0 || durationNs > 0 || ringNs > 0;
+    }
     // Whether every range is recorded (repeat) or the first one only (stop). By default every
     // cudaProfilerStart/Stop range and the first NVTX range.
     bool repeats() const {
@@ -80,6 +94,8 @@ struct CaptureSettings {
     std::string applyDuration(std::string_view text);
     std::string applyRange(std::string_view text);
     std::string applyRangeEnd(std::string_view text);
+    std::string applyRing(std::string_view text);
+    std::string applySlowStepTrigger(std::string_view text);
 
     bool operator==(const CaptureSettings&) const = default;
 };

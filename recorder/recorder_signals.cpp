@@ -43,17 +43,8 @@ void Recorder::installSignalHandlers() {
     // Only where the program left the default action (death): then flushing first and dying with
     // the same signal afterwards changes nothing but the session being complete. Programs with
     // their own handlers (Python's KeyboardInterrupt) exit through atexit anyway.
-    for (int signal : {SIGINT, SIGTERM, SIGHUP}) {
-        struct sigaction current;
-        if (sigaction(signal, nullptr, &current) != 0 || current.sa_handler != SIG_DFL)
-            continue;
-        struct sigaction action;
-        memset(&action, 0, sizeof(action));
-        action.sa_handler = signalTrampoline;
-        sigemptyset(&action.sa_mask);
-        action.sa_flags = SA_RESTART;
-        sigaction(signal, &action, nullptr);
-    }
+    for (int signal : {SIGINT, SIGTERM, SIGHUP})
+        takeIfDefault(signal, signalTrampoline);
     // Crashes: whatever handler the program has (Python's faulthandler, its own) is chained to,
     // so it still runs after the session is committed.
     for (int signal : kFatalSignals) {
@@ -64,6 +55,18 @@ void Recorder::installSignalHandlers() {
         action.sa_flags = SA_SIGINFO | SA_ONSTACK;
         sigaction(signal, &action, &g_previousFatal[signal]);
     }
+}
+
+bool Recorder::takeIfDefault(int signal, void (*handler)(int)) {
+    struct sigaction current;
+    if (sigaction(signal, nullptr, &current) != 0 || current.sa_handler != SIG_DFL)
+        return false;
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_handler = handler;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    return sigaction(signal, &action, nullptr) == 0;
 }
 
 void Recorder::onFatalSignal(int signal, siginfo_t* info, void* context) {

@@ -2,6 +2,7 @@
 
 #include "format/checked_sql.h"
 #include "format/run_folder.h"
+#include "format/session_meta.h"
 #include "format/sqlite_database.h"
 
 #include <dirent.h>
@@ -235,6 +236,32 @@ RecordingOutput::SessionFacts RecordingOutput::inspect(const std::string& sessio
          {"api_calls", "streams", "kernels", "memcpys", "memsets", "syncs", "cuda_events"})
         facts.usedCuda = facts.usedCuda || hasRow(db, table);
     return facts;
+}
+
+std::vector<std::string> RecordingOutput::snapshots(const std::string& session) {
+    std::vector<std::string> found;
+    const size_t recording = session.rfind(".recording");
+    format::Database db;
+    std::string error;
+    if (recording == std::string::npos ||
+        !db.open(session, format::Database::Mode::ReadOnly, &error))
+        return found;
+    format::Statement listed = db.prepare(
+        format::CheckedSql("SELECT {meta.value} FROM {meta} WHERE {meta.key} = ?").text());
+    listed.bind(1, format::meta::kRingSnapshots);
+    if (!listed.step())
+        return found;
+    const std::string own = session.substr(0, recording) + ".snapshot-";
+    const std::string names = listed.text(0);
+    for (size_t start = 0; start < names.size();) {
+        const size_t end = std::min(names.find('\n', start), names.size());
+        const std::string name = names.substr(start, end - start);
+        if (name.rfind(own, 0) == 0 && name.find('/', own.size()) == std::string::npos &&
+            access(name.c_str(), F_OK) == 0)
+            found.push_back(name);
+        start = end + 1;
+    }
+    return found;
 }
 
 std::string RecordingOutput::folderName(const SessionFacts& facts, const std::string& ext,

@@ -233,6 +233,8 @@ void SessionSink::consumeHostEvent(const HostEvent& event) {
     host.deviceId = event.deviceId;
     host.streamId = event.streamId;
     auto c = ApiClass(event.apiClass);
+    if (m_stepClock && (ApiClassifier::isSync(c) || ApiClassifier::isCopy(c)))
+        m_stepClock->syncBegan(host.stackId, host.startNs);
     if (ApiClassifier::isSync(c)) {
         // A free's wait has no CUPTI synchronization record: the host event is the sync.
         if (!m_syncRecords || c == ApiClass::Free) {

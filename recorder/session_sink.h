@@ -8,6 +8,7 @@
 
 #include "recorder/activity_record.h"
 #include "recorder/capture_stats.h"
+#include "recorder/flight_recorder.h"
 #include "recorder/host_event.h"
 #include "recorder/launch_environment.h"
 #include "recorder/module_table.h"
@@ -45,6 +46,9 @@ public:
     // row joins the record (its wait, stream and event) to the callback's stack; otherwise the
     // callback's host event alone is the sync row.
     void setSyncRecords(bool enabled) { m_syncRecords = enabled; }
+    // The flight recorder's step clock (flight_recorder.h) hears of every sync and blocking copy
+    // with a stack as its host event comes in.
+    void watchSteps(StepClock* clock) { m_stepClock = clock; }
     void consumeHostEvent(const HostEvent& event);
     void consumeBatch(const ActivityBatch& batch);
     void addDropped(int64_t atNs, const char* source, int64_t count);
@@ -111,6 +115,7 @@ private:
     int64_t m_pid = 0;
     int64_t m_mainThreadRow = 0;
     bool m_syncRecords = true;
+    StepClock* m_stepClock = nullptr;
     int64_t m_lastSeenNs = 0;
     Stats m_stats;
     ModuleTable m_modules;

@@ -29,7 +29,8 @@ volatile sig_atomic_t g_child = 0;
 volatile sig_atomic_t g_stopSignal = 0;
 
 // What stallscope-record forwards, then SIGCHLD (which only wakes the wait for the program).
-constexpr int kHandled[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD};
+// SIGUSR1 asks a flight recorder (--ring) for a snapshot, and is no stop.
+constexpr int kHandled[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGCHLD};
 constexpr size_t kForwardedCount = std::size(kHandled) - 1;
 
 int64_t nowNs() {
@@ -44,7 +45,7 @@ int64_t nowNs() {
 void forward(int signal, siginfo_t* info, void*) {
     if (g_child > 0 && !(info && info->si_code == SI_KERNEL)) {
         kill(g_child, signal);
-        if (signal != SIGQUIT && g_stopSignal == 0)
+        if (signal != SIGQUIT && signal != SIGUSR1 && g_stopSignal == 0)
             g_stopSignal = signal;
     }
 }
@@ -103,7 +104,7 @@ pid_t startWatchdog(pid_t child, const int lifeline[2], int errorPipe, int grace
         close(errorPipe);
         // It stays through what the terminal sends the whole group (Ctrl-C, a hang-up), as
         // stallscope-record does; SIGTERM still ends it.
-        for (int signal : {SIGINT, SIGQUIT, SIGHUP, SIGPIPE})
+        for (int signal : {SIGINT, SIGQUIT, SIGHUP, SIGPIPE, SIGUSR1})
             ::signal(signal, SIG_IGN);
         ::signal(SIGTERM, SIG_DFL);
         ::signal(SIGCHLD, SIG_DFL);

@@ -19,7 +19,8 @@ cp $C/bin/stallscope-record $C/bin/libstallscope_recorder.so $C/bin/stallscope-c
   build/test/recorder/
 cp recorder/python/sitecustomize.py build/test/recorder/python/
 cp $C/bin/tst_recorder_gpu $C/bin/sync_sites $C/bin/sync_sites.syms $C/bin/crash_loop \
-  $C/bin/tst_recorder_capture_gpu $C/bin/capture_range build/test/tests/recorder/
+  $C/bin/tst_recorder_capture_gpu $C/bin/capture_range $C/bin/tst_recorder_ring_gpu \
+  $C/bin/flight_loop build/test/tests/recorder/
 mkdir -p /tmp/qt && tar -C /tmp/qt -xJf $C/qt-runtime.tar.xz
 [ -f $C/fuzz.tar.xz ] && tar -C /tmp -xJf $C/fuzz.tar.xz # -> /tmp/fuzz_bin
 export LD_LIBRARY_PATH=/tmp/qt:/usr/local/cuda-13.0/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}
@@ -51,6 +52,9 @@ tail -40 $OUT/gpu-tests.log
 echo "== ctest label gpu: tst_recorder_capture_gpu"
 build/test/tests/recorder/tst_recorder_capture_gpu > $OUT/capture-gpu-tests.log 2>&1
 grep -E "^(PASS|FAIL!|SKIP|XPASS|XFAIL)|^   Loc:|^Totals" $OUT/capture-gpu-tests.log
+echo "== ctest label gpu: tst_recorder_ring_gpu"
+build/test/tests/recorder/tst_recorder_ring_gpu > $OUT/ring-gpu-tests.log 2>&1
+grep -E "^(PASS|FAIL!|SKIP|XPASS|XFAIL)|^   Loc:|^Totals" $OUT/ring-gpu-tests.log
 if [ -n "$TRACES" ]; then
   echo "== Kineto test traces: $TRACES"
   python3 tests/interop/data/make_traces.py /tmp/traces $TRACES > $OUT/make_traces.log 2>&1

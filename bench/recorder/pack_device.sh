@@ -14,6 +14,8 @@ done
 cp build/test/tests/recorder/sync_sites build/test/tests/recorder/sync_sites.syms \
   build/test/tests/recorder/crash_loop build/test/tests/recorder/capture_range $C/bin/
 strip -g -o $C/bin/tst_recorder_capture_gpu build/test/tests/recorder/tst_recorder_capture_gpu
+strip -g -o $C/bin/tst_recorder_ring_gpu build/test/tests/recorder/tst_recorder_ring_gpu
+cp build/test/tests/recorder/flight_loop $C/bin/
 if [ -d build/fuzz/tests/fuzz ]; then
   for f in build/fuzz/tests/fuzz/fuzz_*; do
     [ -f "$f" ] && [ -x "$f" ] && strip -g -o $C/fuzz/$(basename $f) $f

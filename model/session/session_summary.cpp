@@ -71,6 +71,14 @@ SessionSummary SessionSummary::of(const Session& session) {
     add("Duration", formatDuration(session.durationNs()));
     if (const std::string captured = capturedText(session); !captured.empty())
         add("Recorded", captured);
+    if (const std::optional<int64_t> ringNs = session.metaCount(format::meta::kRingNs)) {
+        std::string ring = "kept the last " + formatDuration(*ringNs) + " (--ring)";
+        if (const std::optional<int64_t> run = session.metaCount(format::meta::kDurationNs))
+            ring += " of a " + formatDuration(*run) + " run";
+        if (const std::string why = session.metaValue(format::meta::kSnapshotReason); !why.empty())
+            ring += "; snapshot on " + why;
+        add("Flight recorder", ring);
+    }
     // Imported traces: what the importer clipped the session to (format/session_meta.h).
     if (const std::string window = session.metaValue(format::meta::kImportWindow);
         !window.empty() && window != "none")
@@ -159,6 +167,10 @@ std::string captureReasonText(const std::string& reason) {
         return "--duration";
     if (reason == why::kEnd || reason.empty())
         return "the end";
+    if (reason == why::kRing)
+        return "--ring's cut (what ran before it was discarded)";
+    if (reason == why::kSnapshot)
+        return "the snapshot (the recording went on)";
     if (reason.starts_with(why::kNvtxPrefix))
         return "NVTX range \"" + reason.substr(why::kNvtxPrefix.size()) + "\"";
     return reason; // cudaProfilerStart, cudaProfilerStop

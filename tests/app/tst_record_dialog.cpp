@@ -143,6 +143,32 @@ private slots:
         }
     }
 
+    // The flight recorder's row passes --ring and, with a factor of 2 or more, the slow-step
+    // trigger, which the recorder takes; no ring passes neither, even with a factor set.
+    void flightRecorderOptionsArePassedToTheRecorder() {
+        skipWithoutRecorder();
+        struct Case {
+            double ring, factor;
+            QString passed;
+        };
+        for (const Case& c : {Case{30, 5, QStringLiteral(" --ring 30 --trigger-slow-step 5 --")},
+                              Case{0.5, 1, QStringLiteral(" --ring 0.5 --")},
+                              Case{0, 5, QStringLiteral(".stallscope -- /bin/true")}}) {
+            const QString session = m_dir.filePath(QStringLiteral("ring.stallscope"));
+            QFile::remove(session);
+            RecordDialog* dialog = dialogFor(nullptr, session);
+            dialog->setProgram(QStringLiteral("/bin/true"));
+            dialog->setFlightRecorder(c.ring, c.factor);
+            QSignalSpy recorded(dialog, &RecordDialog::sessionRecorded);
+            QVERIFY(dialog->startRecording());
+            QVERIFY2(recorded.wait(60000), qPrintable(dialog->outputText()));
+            QVERIFY2(dialog->outputText().contains(c.passed), qPrintable(dialog->outputText()));
+            QCOMPARE(dialog->outputText().contains(QStringLiteral("--ring")), c.ring > 0);
+            QVERIFY(dialog->errorText().isEmpty());
+            delete dialog;
+        }
+    }
+
     // The default session file is a fresh name; an existing one is replaced only after the user
     // said yes, and then only when the new recording is complete.
     void existingSessionIsReplacedOnlyWhenConfirmed() {

@@ -217,6 +217,16 @@ private slots:
             "--capture-range-end 'always' is neither stop (the first range) nor repeat");
         row("range end without a range", seconds("--capture-range-end", "stop"),
             "--capture-range-end 'stop' needs a --capture-range");
+        const QString ringRefusal = "is not a number of seconds in 0.1..86400";
+        row("ring 0.1", seconds("--ring", "0.1"), "");
+        row("ring 0.09", seconds("--ring", "0.09"), "--ring '0.09' " + ringRefusal);
+        row("ring 86400", seconds("--ring", "86400"), "");
+        row("ring 86401", seconds("--ring", "86401"), "--ring '86401' " + ringRefusal);
+        row("slow step 2", seconds("--ring", "30") + seconds("--trigger-slow-step", "2"), "");
+        row("slow step 1.9", seconds("--ring", "30") + seconds("--trigger-slow-step", "1.9"),
+            "--trigger-slow-step '1.9' is not a factor in 2..1000");
+        row("slow step without a ring", seconds("--trigger-slow-step", "5"),
+            "--trigger-slow-step '5' needs a --ring");
         row("grace -1", {},
             "STALLSCOPE_RECORD_KILL_GRACE_MS '-1' is not a whole number in 0..3600000", "-1");
         row("grace 0", {}, "", "0");

@@ -141,6 +141,36 @@ private slots:
                  std::to_string(ignored ? SIGKILL : signal));
     }
 
+    // SIGUSR1 (a flight recorder's snapshot, --ring) reaches the program and stops nothing: the
+    // program handles it and ends on its own, with its own status, no SIGKILL.
+    void sigusr1IsForwardedAndStopsNothing() {
+        QTemporaryDir dir;
+        const QString pidFile = dir.filePath(QStringLiteral("pid"));
+        const QString got = dir.filePath(QStringLiteral("got"));
+        QProcess recorder;
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert(QStringLiteral("STALLSCOPE_RECORD_KILL_GRACE_MS"),
+                           QString::number(kGraceMs));
+        recorder.setProcessEnvironment(environment);
+        recorder.setProcessChannelMode(QProcess::MergedChannels);
+        recorder.start(QStringLiteral(STALLSCOPE_RECORD),
+                       {QStringLiteral("-q"), QStringLiteral("--no-calibration"),
+                        QStringLiteral("--no-symbolize"), QStringLiteral("-o"),
+                        dir.filePath(QStringLiteral("usr1.stallscope")), QStringLiteral("--"),
+                        QStringLiteral("/bin/sh"), QStringLiteral("-c"),
+                        QStringLiteral("trap 'echo usr1 > \"%1\"' USR1; echo $$ > '%2'; "
+                                       "while [ ! -e '%1' ]; do sleep 0.05; done; exit 3")
+                            .arg(got, pidFile)});
+        QVERIFY(recorder.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(contents(pidFile).trimmed().toLongLong() > 0, kMarginMs);
+        ::kill(pid_t(recorder.processId()), SIGUSR1);
+        QVERIFY(recorder.waitForFinished(kMarginMs));
+        QCOMPARE(contents(got), QByteArray("usr1\n"));
+        QCOMPARE(recorder.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(recorder.exitCode(), 3);
+        QVERIFY2(!recorder.readAll().contains("SIGKILL"), "the program was killed");
+    }
+
     // A killed stallscope-record: the program gets SIGTERM (PR_SET_PDEATHSIG), ignores it, and
     // the watchdog kills it after the grace period, then ends too.
     void programIgnoringSigtermDoesNotOutliveAKilledRecorder() {

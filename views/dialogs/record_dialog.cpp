@@ -196,6 +196,31 @@ void RecordDialog::addCaptureRows(QFormLayout* form) {
     timeRow->addWidget(m_duration);
     timeRow->addStretch(1);
     form->addRow(tr("Time:"), timeRow);
+    // A long job: keep only the last seconds; SIGUSR1 or a slow step writes them out.
+    m_ring = seconds(tr("everything"));
+    m_ring->setRange(0, 86'400);
+    m_ring->setPrefix(tr("the last "));
+    m_ring->setToolTip(tr("Flight recorder: keep only the last seconds of the run; "
+                          "SIGUSR1 to stallscope-record writes a snapshot of them"));
+    m_slowStep = new QDoubleSpinBox(this);
+    m_slowStep->setRange(1, 1000);
+    m_slowStep->setDecimals(1);
+    m_slowStep->setPrefix(tr("a step over "));
+    m_slowStep->setSuffix(tr(" × the median"));
+    m_slowStep->setSpecialValueText(tr("no slow step"));
+    auto* ringRow = new QHBoxLayout;
+    ringRow->addWidget(m_ring);
+    auto* snapshots = new QLabel(tr("snapshots on SIGUSR1 and"), this);
+    ringRow->addWidget(snapshots);
+    ringRow->addWidget(m_slowStep);
+    ringRow->addStretch(1);
+    form->addRow(tr("Keep:"), ringRow);
+    auto ringOn = [this, snapshots] {
+        snapshots->setEnabled(m_ring->value() > 0);
+        m_slowStep->setEnabled(m_ring->value() > 0);
+    };
+    connect(m_ring, &QDoubleSpinBox::valueChanged, this, ringOn);
+    ringOn();
     auto showName = [this] {
         m_nvtxRange->setEnabled(
             m_captureRange->currentData().toString().startsWith(QStringLiteral("nvtx:")));
@@ -211,6 +236,11 @@ void RecordDialog::setCapture(const QString& range, double delaySeconds, double 
     m_nvtxRange->setText(nvtx ? range.mid(5) : QString());
     m_delay->setValue(delaySeconds);
     m_duration->setValue(durationSeconds);
+}
+
+void RecordDialog::setFlightRecorder(double ringSeconds, double slowStepFactor) {
+    m_ring->setValue(ringSeconds);
+    m_slowStep->setValue(std::max(1.0, slowStepFactor));
 }
 
 QStringList RecordDialog::recorderArguments(bool overwrite) const {
@@ -232,6 +262,12 @@ QStringList RecordDialog::recorderArguments(bool overwrite) const {
         arguments << QStringLiteral("--delay") << QString::number(m_delay->value());
     if (m_duration->value() > 0)
         arguments << QStringLiteral("--duration") << QString::number(m_duration->value());
+    if (m_ring->value() > 0) {
+        arguments << QStringLiteral("--ring") << QString::number(m_ring->value());
+        if (m_slowStep->value() >= 2) // below: the special value, no trigger
+            arguments << QStringLiteral("--trigger-slow-step")
+                      << QString::number(m_slowStep->value());
+    }
     arguments << QStringLiteral("--") << m_program->text().trimmed()
               << QProcess::splitCommand(m_arguments->text());
     return arguments;

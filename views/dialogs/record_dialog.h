@@ -56,6 +56,8 @@ public:
     // Capture control (stallscope-record --capture-range, --delay, --duration; 0 s: none):
     // `range` is "" (everything), "cuda-profiler-api" or "nvtx:NAME".
     void setCapture(const QString& range, double delaySeconds, double durationSeconds);
+    // The flight recorder (stallscope-record --ring, --trigger-slow-step; 0: none).
+    void setFlightRecorder(double ringSeconds, double slowStepFactor);
 
     // Starts recording (the Record button). False, with the reason shown, when it cannot start.
     bool startRecording();
@@ -93,6 +95,8 @@ private:
     QLineEdit* m_nvtxRange = nullptr;    // the NVTX range's name
     QDoubleSpinBox* m_delay = nullptr;
     QDoubleSpinBox* m_duration = nullptr;
+    QDoubleSpinBox* m_ring = nullptr;
+    QDoubleSpinBox* m_slowStep = nullptr;
     QPlainTextEdit* m_log = nullptr;
     QLabel* m_error = nullptr;
     QPushButton* m_record = nullptr;
