@@ -477,7 +477,7 @@ void Recorder::finishWriter(std::string_view status) {
     m_sink->captureClosed(endNs, format::capture_reason::kEnd); // still open: a signal's end
     if (m_flight) { // the last cut: what ended more than the ring before the end goes
         m_writer->commit();
-        stepRing(endNs, true);
+        cutRing(CallbackHandler::nowNs(), true);
     }
     if (m_probing)
         finishProbe();

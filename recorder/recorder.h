@@ -168,6 +168,8 @@ private:
     // that ended by then was drained; `committed`: the writer committed just before).
     void startRing();
     void stepRing(int64_t seenUpToNs, bool committed);
+    // The ring's cut alone (the recording's end: no snapshot then).
+    void cutRing(int64_t nowNs, bool committed);
     void writeSnapshot(const std::string& reason, int64_t atNs);
     // The writer's part of onFatalSignal: flush, drain, say why, commit (no indexes: the process
     // is about to die; stallscope-record adds them).

@@ -58,15 +58,21 @@ void Recorder::onSnapshotSignal(int signal) {
     sem_post(&m_wake);
 }
 
-void Recorder::stepRing(int64_t seenUpToNs, bool committed) { // the writer thread
+void Recorder::cutRing(int64_t nowNs, bool committed) { // the writer thread
     if (!m_flight)
         return;
-    const int64_t nowNs = CallbackHandler::nowNs();
     // Every row written so far describes something that ended by now.
     if (committed)
         m_flight->written(nowNs, m_writer->rowMarks());
     if (const std::optional<FlightRecorder::Cut> cut = m_flight->cutDue(nowNs))
         m_writer->discardThrough(cut->marks, cut->atNs, format::capture_reason::kRing);
+}
+
+void Recorder::stepRing(int64_t seenUpToNs, bool committed) { // the writer thread
+    if (!m_flight)
+        return;
+    const int64_t nowNs = CallbackHandler::nowNs();
+    cutRing(nowNs, committed);
     std::string reason;
     if (m_snapshotRequested.exchange(false))
         reason = "SIGUSR1";

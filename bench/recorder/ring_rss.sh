@@ -22,9 +22,10 @@ record() {
   shift 2
   local session=$OUT/$name.stallscope csv=$OUT/$name.csv
   rm -f "$OUT/$name".*stallscope*
-  # ~5.3 ms a step on an H100: more steps than the run lasts; it is stopped with SIGINT.
+  # More steps than the run lasts; it is stopped with SIGTERM (a background job of a script
+  # ignores SIGINT, and stallscope-record forwards no signal it was started ignoring).
   "$BIN/stallscope-record" -q --no-calibration --no-symbolize "$@" -o "$session" -- \
-    python3 bench/recorder/sample_train.py --steps 10000000 > "$OUT/$name.log" 2>&1 &
+    python3 bench/recorder/sample_train.py --steps 100000000 > "$OUT/$name.log" 2>&1 &
   local recorder=$! program="" start=$SECONDS
   echo "seconds,program_rss_kb,program_hwm_kb,record_rss_kb,session_bytes" > "$csv"
   while [ $((SECONDS - start)) -lt "$seconds" ]; do
@@ -33,7 +34,7 @@ record() {
     local bytes=$(cat "$OUT/$name".recording.stallscope* 2>/dev/null | wc -c)
     echo "$((SECONDS - start)),$(kb "$program" VmRSS),$(kb "$program" VmHWM),$(kb $recorder VmRSS),$bytes" >> "$csv"
   done
-  kill -INT $recorder
+  kill -TERM $recorder
   wait $recorder
   echo "$name: $(tail -1 "$csv"), final $(stat -c %s "$session" 2>/dev/null) bytes"
   tail -2 "$OUT/$name.log"
