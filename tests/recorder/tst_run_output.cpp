@@ -8,6 +8,7 @@
 #include "recorder/recording_output.h"
 #include "recorder/session_sink.h"
 
+#include "format/session_meta.h"
 #include "format/session_writer.h"
 #include "model/session/session.h"
 #include "model/session/session_loader.h"
@@ -19,6 +20,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 using stallscope::recorder::RecordingOutput;
 
@@ -250,6 +252,40 @@ private slots:
         QVERIFY(!rank->localRank);
         QCOMPARE(rank->launcher, std::string("torchrun"));
         QCOMPARE(RecordingOutput::inspect(path.toStdString()).usedCuda, false);
+    }
+
+    // The snapshots a partial session lists are symbolized after the run only when they are its
+    // own: beside it, named as its snapshots, existing. A listed path elsewhere (a file the session
+    // names, not one the run wrote) is never touched.
+    void onlyTheSessionsOwnSnapshotsAreListed() {
+        QTemporaryDir dir;
+        const QString partial = dir.filePath("run.recording.stallscope");
+        const QString own = dir.filePath("run.snapshot-1.stallscope");
+        const QString child = dir.filePath("run.snapshot-2.77.stallscope");
+        QVERIFY(writeSession(own, {1}) && writeSession(child, {2}));
+        QVERIFY(QDir(dir.path()).mkdir("run.snapshot-3"));
+        QVERIFY(writeSession(dir.filePath("run.snapshot-3/x.stallscope"), {3}));
+        QTemporaryDir elsewhere;
+        const QString foreign = elsewhere.filePath("run.snapshot-1.stallscope");
+        QVERIFY(writeSession(foreign, {4}));
+        std::string error;
+        {
+            auto writer = stallscope::format::SessionWriter::create(partial.toStdString(), &error);
+            QVERIFY2(writer, error.c_str());
+            const QStringList listed = {own,
+                                        child,
+                                        dir.filePath("run.snapshot-9.stallscope"), // never written
+                                        dir.filePath("run.snapshot-3/x.stallscope"),
+                                        foreign,
+                                        dir.filePath("other.snapshot-1.stallscope")};
+            writer->setMeta(stallscope::format::meta::kRingSnapshots,
+                            listed.join('\n').toStdString());
+            QVERIFY(writer->finish("complete"));
+        }
+        std::vector<std::string> found = RecordingOutput::snapshots(partial.toStdString());
+        QCOMPARE(found, (std::vector<std::string>{own.toStdString(), child.toStdString()}));
+        // A session without the ".recording" name has no snapshots of its own.
+        QVERIFY(RecordingOutput::snapshots(own.toStdString()).empty());
     }
 };
 
