@@ -16,6 +16,8 @@
 //   capture_range timed SECONDS COUNT_FILE
 //     `tick` kernels with a sync each for SECONDS after the first CUDA call, then writes how many
 //     it launched to COUNT_FILE.
+#include "cuda_check.h"
+
 #include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
@@ -24,15 +26,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e = (x);                                                                       \
-        if (e != cudaSuccess) {                                                                    \
-            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e));      \
-            exit(2);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 // A few microseconds of work, so each kernel has a visible span.
 __device__ void work(float* data) {

@@ -6,20 +6,13 @@
 //     `early`, later ones `step_work`; after one second READY_FILE is written (the test's cue to
 //     signal). At HICCUP_AT_SECONDS one step launches a `hiccup` kernel, syncs on it, then stalls
 //     on the host for 400 ms (a data loader that hangs): the slow step.
+#include "cuda_check.h"
+
 #include <cuda_runtime.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
-
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e = (x);                                                                       \
-        if (e != cudaSuccess) {                                                                    \
-            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e));      \
-            exit(2);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 __device__ void work(float* data) {
     float v = data[threadIdx.x];
