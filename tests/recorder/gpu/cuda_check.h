@@ -1,5 +1,5 @@
-// CHECK(call): the GPU test programs' CUDA error check; a failed call ends the program with status 2
-// and says which call, where, and why.
+// CHECK(call): the GPU test programs' CUDA error check; a failed call ends the program with status
+// 2 and says which call, where, and why.
 #pragma once
 
 #include <cuda_runtime.h>
