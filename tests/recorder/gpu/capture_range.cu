@@ -16,7 +16,7 @@
 //   capture_range timed SECONDS COUNT_FILE
 //     `tick` kernels with a sync each for SECONDS after the first CUDA call, then writes how many
 //     it launched to COUNT_FILE.
-#include "cuda_check.h"
+#include "tests/recorder/gpu/cuda_check.h"
 
 #include <cuda_profiler_api.h>
 #include <cuda_runtime.h>

@@ -6,7 +6,7 @@
 //     `early`, later ones `step_work`; after one second READY_FILE is written (the test's cue to
 //     signal). At HICCUP_AT_SECONDS one step launches a `hiccup` kernel, syncs on it, then stalls
 //     on the host for 400 ms (a data loader that hangs): the slow step.
-#include "cuda_check.h"
+#include "tests/recorder/gpu/cuda_check.h"
 
 #include <cuda_runtime.h>
 
