@@ -320,6 +320,11 @@ private slots:
         QCOMPARE(copy.session->captureIntervals[0].endNs, 5 * kSecond);
         QCOMPARE(copy.session->captureIntervals[0].closedBy, std::string(reason::kSnapshot));
         QVERIFY(!QFile::exists(snapshot + "-wal"));
+        const std::string summary = stallscope::model::SessionSummary::of(*copy.session).toText();
+        QVERIFY2(summary.find("(--ring); snapshot on SIGUSR1") != std::string::npos,
+                 summary.c_str());
+        QVERIFY2(summary.find("to the snapshot (the recording went on)") != std::string::npos,
+                 summary.c_str());
 
         const auto original =
             stallscope::model::SessionLoader::load(ring.session.path.toStdString());
