@@ -193,6 +193,8 @@ std::string capturedText(const Session& session) {
         "from " + captureReasonText(first.openedBy) + " to " + captureReasonText(first.closedBy);
     if (ranges > 1)
         text += " (the first of " + std::to_string(ranges) + " ranges)";
+    if (notRecordedNs <= 0) // a ring's session, or a range as long as the run: nothing missing
+        return text + ": all " + formatDuration(session.durationNs()) + " of the session";
     return text + ": " +
            formatDuration(std::max<int64_t>(0, session.durationNs() - notRecordedNs)) + " of " +
            formatDuration(session.durationNs()) + " (the rest not recorded)";
