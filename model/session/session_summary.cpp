@@ -168,7 +168,7 @@ std::string captureReasonText(const std::string& reason) {
     if (reason == why::kEnd || reason.empty())
         return "the end";
     if (reason == why::kRing)
-        return "--ring's cut (what ran before it was discarded)";
+        return "--ring's cut";
     if (reason == why::kSnapshot)
         return "the snapshot (the recording went on)";
     if (reason.starts_with(why::kNvtxPrefix))

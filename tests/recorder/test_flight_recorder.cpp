@@ -285,7 +285,7 @@ private slots:
         const std::string summary = stallscope::model::SessionSummary::of(s).toText();
         QVERIFY2(summary.find("kept the last 3.000 s (--ring)") != std::string::npos,
                  summary.c_str());
-        QVERIFY2(summary.find("from --ring's cut (what ran before it was discarded) to the end: "
+        QVERIFY2(summary.find("from --ring's cut to the end: "
                               "all 4.990 s of the session") != std::string::npos,
                  summary.c_str());
     }
