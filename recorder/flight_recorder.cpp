@@ -5,6 +5,22 @@
 
 namespace stallscope::recorder {
 
+namespace {
+
+// "4.21 s", "812.3 ms", "35.0 us": a step's length in a snapshot's reason.
+std::string stepText(int64_t ns) {
+    char text[32];
+    if (ns >= 1'000'000'000)
+        snprintf(text, sizeof(text), "%.2f s", double(ns) / 1e9);
+    else if (ns >= 1'000'000)
+        snprintf(text, sizeof(text), "%.1f ms", double(ns) / 1e6);
+    else
+        snprintf(text, sizeof(text), "%.1f us", double(ns) / 1e3);
+    return text;
+}
+
+} // namespace
+
 void StepClock::syncBegan(int64_t stackId, int64_t startNs) {
     if (stackId < 0)
         return; // no stack (--no-stacks): no site to tell steps by
@@ -95,7 +111,7 @@ std::optional<FlightRecorder::Cut> FlightRecorder::cutDue(int64_t nowNs) {
 }
 
 std::optional<std::string> FlightRecorder::slowStepTrigger(int64_t seenUpToNs) {
-    if (!m_triggers || m_snapshots >= kMaxSnapshots)
+    if (m_snapshots >= kMaxSnapshots)
         return std::nullopt;
     const std::optional<StepClock::SlowStep> slow = m_clock.slowStep(seenUpToNs);
     if (!slow)
@@ -111,29 +127,6 @@ bool FlightRecorder::takeSnapshot() {
         return false;
     ++m_snapshots;
     return true;
-}
-
-std::string FlightRecorder::snapshotPath(const std::string& output, int n) {
-    const std::string tag = ".snapshot-" + std::to_string(n);
-    const size_t slash = output.rfind('/');
-    const size_t nameStart = slash == std::string::npos ? 0 : slash + 1;
-    std::string path = output;
-    if (const size_t recording = path.rfind(".recording");
-        recording != std::string::npos && recording >= nameStart)
-        return path.replace(recording, sizeof(".recording") - 1, tag);
-    const size_t dot = path.rfind('.');
-    return path.insert(dot == std::string::npos || dot < nameStart ? path.size() : dot, tag);
-}
-
-std::string stepText(int64_t ns) {
-    char text[32];
-    if (ns >= 1'000'000'000)
-        snprintf(text, sizeof(text), "%.2f s", double(ns) / 1e9);
-    else if (ns >= 1'000'000)
-        snprintf(text, sizeof(text), "%.1f ms", double(ns) / 1e6);
-    else
-        snprintf(text, sizeof(text), "%.1f us", double(ns) / 1e3);
-    return text;
 }
 
 } // namespace stallscope::recorder

@@ -78,7 +78,7 @@ public:
     };
 
     FlightRecorder(int64_t ringNs, double slowStepFactor)
-        : m_ringNs(ringNs), m_clock(slowStepFactor), m_triggers(slowStepFactor > 0) {}
+        : m_ringNs(ringNs), m_clock(slowStepFactor) {}
 
     int64_t ringNs() const { return m_ringNs; }
     StepClock& clock() { return m_clock; }
@@ -88,28 +88,19 @@ public:
     // rows it marks can go. Nothing when no mark is that old.
     std::optional<Cut> cutDue(int64_t nowNs);
 
-    // Why to write a snapshot now ("slow step: …"), when the step clock says so and a snapshot may
-    // be taken; nothing otherwise. seenUpToNs as for StepClock::slowStep.
+    // Why to write a snapshot now ("slow step: …"), when the step clock (which has no factor
+    // without --trigger-slow-step) says so and a snapshot may be taken; nothing otherwise.
+    // seenUpToNs as for StepClock::slowStep.
     std::optional<std::string> slowStepTrigger(int64_t seenUpToNs);
     // Whether another snapshot may be written (kMaxSnapshots); counts the one about to be.
     bool takeSnapshot();
     int snapshots() const { return m_snapshots; }
 
-    // The n-th snapshot's file for a recording written to `output`: ".recording" in the name
-    // becomes ".snapshot-<n>" ("run.recording.stallscope" → "run.snapshot-2.stallscope",
-    // "run.recording.123.stallscope" → "run.snapshot-2.123.stallscope"); in other names it comes
-    // before the extension.
-    static std::string snapshotPath(const std::string& output, int n);
-
 private:
     int64_t m_ringNs;
     StepClock m_clock;
-    bool m_triggers;
     std::deque<Cut> m_marks; // oldest first
     int m_snapshots = 0;
 };
-
-// "4.21 s", "812 ms", "35.0 µs": a step's length in a snapshot's reason.
-std::string stepText(int64_t ns);
 
 } // namespace stallscope::recorder

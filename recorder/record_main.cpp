@@ -35,14 +35,15 @@ using stallscope::recorder::PythonSampler;
 using stallscope::recorder::range;
 using stallscope::recorder::RecorderCalibration;
 using stallscope::recorder::RecordingOutput;
+using stallscope::recorder::recordUsage;
 using stallscope::recorder::SessionFinalizer;
 using stallscope::recorder::sizeText;
 using stallscope::recorder::TargetRunner;
 
 namespace {
 
-// A usage error (status 2, as stallscope::recorder::recordUsage() says): one line naming the option
-// or variable, the value given and what it takes.
+// A usage error (status 2, as recordUsage() says): one line naming the option or variable, the
+// value given and what it takes.
 int refuse(const std::string& option, const std::string& value, const std::string& why) {
     fprintf(stderr, "stallscope-record: %s '%s' %s\n", option.c_str(),
             stallscope::format::terminalSafe(value, false).c_str(), why.c_str());
@@ -68,7 +69,7 @@ std::string numberCheck(const std::string& value, long long min, long long max) 
                                         : "is not a whole number in " + range(min, max);
 }
 
-// The session could not be written or finished (stallscope::recorder::recordUsage()).
+// The session could not be written or finished (recordUsage()).
 constexpr int kExitSessionFailed = 125;
 
 std::string directoryOf(const std::string& path) {
@@ -317,11 +318,11 @@ int main(int argc, char** argv) {
         } else if (a == "-q" || a == "--quiet")
             quiet = true;
         else if (a == "-h" || a == "--help") {
-            fputs(stallscope::recorder::recordUsage().c_str(), stdout);
+            fputs(recordUsage().c_str(), stdout);
             return 0;
         } else {
             fprintf(stderr, "stallscope-record: unknown option '%s'\n%s", a.c_str(),
-                    stallscope::recorder::recordUsage().c_str());
+                    recordUsage().c_str());
             return 2;
         }
     }
@@ -333,8 +334,7 @@ int main(int argc, char** argv) {
         return stallscope::recorder::symbolizeSession(symbolizeOnly, symbolizeOptions) ? 0 : 1;
     }
     if (command.empty()) {
-        fprintf(stderr, "stallscope-record: no program to run\n%s",
-                stallscope::recorder::recordUsage().c_str());
+        fprintf(stderr, "stallscope-record: no program to run\n%s", recordUsage().c_str());
         return 2;
     }
     CaptureSettings capture; // from the values checked above
@@ -455,16 +455,16 @@ int main(int argc, char** argv) {
         // The target ran in our working directory: relative Python paths resolve against it.
         char cwd[PATH_MAX];
         symbolizeOptions.sourceRoot = getcwd(cwd, sizeof(cwd)) ? cwd : "";
-        stallscope::recorder::symbolizeSession(partial, symbolizeOptions);
-        for (const std::string& child : target->partialChildren())
-            if (RecordingOutput::inspect(child).usedCuda) // the others are dropped
-                stallscope::recorder::symbolizeSession(child, symbolizeOptions);
-        // The flight recorder's snapshots, written while the program ran, keep their names.
         std::vector<std::string> sessions = target->partialChildren();
         sessions.insert(sessions.begin(), partial);
-        for (const std::string& session : sessions)
+        for (const std::string& session : sessions) {
+            // A child that never used CUDA is dropped; the flight recorder's snapshots, written
+            // while the program ran, keep their names.
+            if (session == partial || RecordingOutput::inspect(session).usedCuda)
+                stallscope::recorder::symbolizeSession(session, symbolizeOptions);
             for (const std::string& snapshot : RecordingOutput::snapshots(session))
                 stallscope::recorder::symbolizeSession(snapshot, symbolizeOptions);
+        }
     }
     RecordingOutput::Published published;
     if (!target->publish(&published, &error)) {

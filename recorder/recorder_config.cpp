@@ -176,7 +176,7 @@ std::vector<std::string> CaptureSettings::environment() const {
     if (ringNs > 0)
         add(kRingVariable, secondsText(ringNs));
     if (slowStepFactor > 0)
-        add(kSlowStepVariable, secondsText(int64_t(slowStepFactor * kNsPerSecond)));
+        add(kSlowStepVariable, slowStepText());
     return entries;
 }
 

@@ -79,6 +79,8 @@ struct CaptureSettings {
     // "none", "cuda-profiler-api", "nvtx:NAME": as --capture-range takes it (meta capture_range).
     std::string rangeText() const;
     const char* rangeEndText() const { return repeats() ? "repeat" : "stop"; }
+    // The slow-step factor as --trigger-slow-step takes it ("5", "2.5"; "0": none).
+    std::string slowStepText() const { return secondsText(int64_t(slowStepFactor * kNsPerSecond)); }
     // The STALLSCOPE_* entries ("NAME=value") that hand these settings to the target's recorder,
     // which reads them back unchanged (fromEnvironment); none when inactive.
     std::vector<std::string> environment() const;

@@ -9,6 +9,7 @@
 #include "format/session_writer.h"
 #include "recorder/callback_handler.h"
 #include "recorder/session_sink.h"
+#include "recorder/snapshot_names.h"
 
 #include <cupti.h>
 
@@ -36,8 +37,7 @@ void Recorder::startRing() {
         return;
     m_flight = std::make_unique<FlightRecorder>(settings.ringNs, settings.slowStepFactor);
     m_writer->setMeta(format::meta::kRingNs, std::to_string(settings.ringNs));
-    m_writer->setMeta(format::meta::kRingSlowStepFactor,
-                      secondsText(int64_t(settings.slowStepFactor * 1e9)));
+    m_writer->setMeta(format::meta::kRingSlowStepFactor, settings.slowStepText());
     m_sink->watchSteps(&m_flight->clock());
     // SIGUSR1 asks for a snapshot, where the program left it its default action (which would
     // kill it): a program with a SIGUSR1 of its own keeps it.
@@ -110,7 +110,7 @@ void Recorder::writeSnapshot(const std::string& reason, int64_t atNs) {
     }
     std::string path;
     for (int n = m_flight->snapshots(); n < m_flight->snapshots() + 1000; ++n) {
-        const std::string candidate = FlightRecorder::snapshotPath(m_outputPath, n);
+        const std::string candidate = snapshotPath(m_outputPath, n);
         if (link(temporary.c_str(), candidate.c_str()) == 0) {
             path = candidate;
             break;

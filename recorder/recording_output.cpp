@@ -4,6 +4,7 @@
 #include "format/run_folder.h"
 #include "format/session_meta.h"
 #include "format/sqlite_database.h"
+#include "recorder/snapshot_names.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -240,18 +241,16 @@ RecordingOutput::SessionFacts RecordingOutput::inspect(const std::string& sessio
 
 std::vector<std::string> RecordingOutput::snapshots(const std::string& session) {
     std::vector<std::string> found;
-    const size_t recording = session.rfind(".recording");
+    const std::string own = snapshotPrefix(session);
     format::Database db;
     std::string error;
-    if (recording == std::string::npos ||
-        !db.open(session, format::Database::Mode::ReadOnly, &error))
+    if (own.empty() || !db.open(session, format::Database::Mode::ReadOnly, &error))
         return found;
     format::Statement listed = db.prepare(
         format::CheckedSql("SELECT {meta.value} FROM {meta} WHERE {meta.key} = ?").text());
     listed.bind(1, format::meta::kRingSnapshots);
     if (!listed.step())
         return found;
-    const std::string own = session.substr(0, recording) + ".snapshot-";
     const std::string names = listed.text(0);
     for (size_t start = 0; start < names.size();) {
         const size_t end = std::min(names.find('\n', start), names.size());

@@ -47,7 +47,7 @@ public:
     static SessionFacts inspect(const std::string& session);
     // The flight recorder's snapshots that a partial session lists (meta ring_snapshots, written
     // by its recorder during the run): only files beside it named as its own snapshots
-    // ("<stem>.snapshot-<n>…", FlightRecorder::snapshotPath) that exist.
+    // ("<stem>.snapshot-<n>…", snapshot_names.h) that exist.
     static std::vector<std::string> snapshots(const std::string& session);
     // A session's name in a run folder: "rank<R><ext>", "pid<P><ext>" when the rank is unknown.
     static std::string folderName(const SessionFacts& facts, const std::string& ext, bool rankFree);

@@ -10,6 +10,7 @@
 #include "model/session/session_summary.h"
 #include "recorder/flight_recorder.h"
 #include "recorder/recorder_config.h"
+#include "recorder/snapshot_names.h"
 #include "tests/recorder/scratch_session.h"
 
 #include <QTest>
@@ -208,8 +209,7 @@ private slots:
     void snapshotPaths() {
         QFETCH(QString, output);
         QFETCH(QString, snapshot);
-        QCOMPARE(QString::fromStdString(FlightRecorder::snapshotPath(output.toStdString(), 2)),
-                 snapshot);
+        QCOMPARE(QString::fromStdString(snapshotPath(output.toStdString(), 2)), snapshot);
     }
 
     // The options' ranges, each on both sides.
