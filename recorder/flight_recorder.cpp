@@ -25,11 +25,21 @@ void StepClock::syncBegan(int64_t stackId, int64_t startNs) {
     if (stackId < 0)
         return; // no stack (--no-stacks): no site to tell steps by
     Site& site = m_sites[stackId];
+    if (m_clock && stackId != *m_clock) {
+        const Site& clock = m_sites.at(*m_clock);
+        if (site.lastStartNs < clock.lastStartNs - clock.stepsNs) // not during the clock's window
+            site.outsideSinceNs = startNs;
+        else if (site.outsideSinceNs >= 0) // its second sync out there: the program left the loop
+            m_outsideLoopNs = std::max(m_outsideLoopNs, site.outsideSinceNs);
+    }
     ++site.syncs;
     if (site.lastStartNs >= 0 && startNs > site.lastStartNs) {
         site.steps.push_back(startNs - site.lastStartNs);
-        if (site.steps.size() > kWindow)
+        site.stepsNs += site.steps.back();
+        if (site.steps.size() > kWindow) {
+            site.stepsNs -= site.steps.front();
             site.steps.pop_front();
+        }
     }
     if (startNs > site.lastStartNs)
         site.lastStartNs = startNs; // syncs of several threads may come slightly out of order
@@ -77,6 +87,7 @@ std::optional<StepClock::SlowStep> StepClock::slowStep(int64_t seenUpToNs) {
     // The clock is chosen among sites regular so far; the step just ended is left out of the
     // median it is held against.
     const std::optional<int64_t> clock = clockStack();
+    m_clock = clock;
     if (!clock)
         return std::nullopt;
     const Site& site = m_sites.at(*clock);
@@ -91,8 +102,8 @@ std::optional<StepClock::SlowStep> StepClock::slowStep(int64_t seenUpToNs) {
             return std::nullopt;
         slow = {*clock, site.lastStartNs, running, before, true};
     }
-    if (slow.startNs == m_reportedStepStartNs)
-        return std::nullopt;
+    if (slow.startNs == m_reportedStepStartNs || m_outsideLoopNs >= slow.startNs)
+        return std::nullopt; // reported already, or the program left the loop in it
     m_reportedStepStartNs = slow.startNs;
     return slow;
 }

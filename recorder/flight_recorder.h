@@ -12,7 +12,10 @@
 // loss's .item(), a stream sync). The most frequent call stack whose syncs come at regular
 // intervals is taken as the loop's clock, and a step is the time between two of its syncs'
 // starts. A step longer than K times the median of the last ones, or one still running that long
-// (a hang), asks for a snapshot.
+// (a hang), asks for a snapshot — unless the program left the loop during it (an evaluation, a
+// checkpoint, the end of training): a site that had not synced during the clock's last kWindow
+// steps synced again and again, so the step's length says nothing about the loop. One such sync
+// alone (a rare branch of the step) leaves the step a step.
 #pragma once
 
 #include "format/session_writer.h"
@@ -44,7 +47,8 @@ public:
     };
 
     explicit StepClock(double factor = 0) : m_factor(factor) {}
-    // A sync (or blocking copy) at call stack `stackId` began at startNs.
+    // A sync (or blocking copy) at call stack `stackId` began at startNs. Whether it lies outside
+    // the loop is judged against the clock that the last slowStep chose.
     void syncBegan(int64_t stackId, int64_t startNs);
     // Every sync that ended by seenUpToNs has been passed to syncBegan. A step of the clock
     // slower than the factor, once: the same step is not reported again.
@@ -57,7 +61,9 @@ private:
     struct Site {
         int64_t syncs = 0;
         int64_t lastStartNs = -1;
-        std::deque<int64_t> steps; // the last kWindow steps
+        std::deque<int64_t> steps;   // the last kWindow steps
+        int64_t stepsNs = 0;         // their sum
+        int64_t outsideSinceNs = -1; // its last sync outside the loop
     };
     static int64_t median(const std::deque<int64_t>& steps, size_t skipLast = 0);
     static bool regular(const Site& site);
@@ -65,6 +71,8 @@ private:
     double m_factor;
     std::unordered_map<int64_t, Site> m_sites;
     int64_t m_reportedStepStartNs = -1; // the step reported last
+    std::optional<int64_t> m_clock;     // the clock slowStep chose last
+    int64_t m_outsideLoopNs = -1;       // the program's last excursion from the loop began then
 };
 
 class FlightRecorder {

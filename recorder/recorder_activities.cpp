@@ -19,6 +19,13 @@ bool Recorder::switchActivities(bool on, Activities which) {
         return result == CUPTI_SUCCESS;
     };
     bool any = false;
+    // The per-call API records go on first and off last: a kernel recorded between the two would
+    // lack its launch call. A --delay's opening, made while the program launched every ~10 us,
+    // recorded two such kernels when the API records came last (bench/RESULTS.md).
+    const bool apiRecords =
+        which != Activities::EventsButApiRecords && which != Activities::Descriptions;
+    if (on && apiRecords)
+        any |= switchApiRecords(true);
     if (which != Activities::Events) {
         enable(CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE");
         enable(CUPTI_ACTIVITY_KIND_CONTEXT, "CONTEXT");
@@ -41,8 +48,8 @@ bool Recorder::switchActivities(bool on, Activities which) {
         enable(CUPTI_ACTIVITY_KIND_CUDA_EVENT, "CUDA_EVENT");
     if (m_config.kernels) // NCCL's launches, tagged by its profiler plugin (nccl_collectives.h)
         enable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION");
-    if (which != Activities::EventsButApiRecords)
-        any |= switchApiRecords(on);
+    if (!on && apiRecords)
+        any |= switchApiRecords(false);
     return any;
 }
 

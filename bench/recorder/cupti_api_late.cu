@@ -7,17 +7,25 @@
 //   cupti_api_late off-before      on and off before the context, on again after it
 //   cupti_api_late off-after       on before the context, off after it, on again (the probe)
 //   cupti_api_late kind-after      CUPTI_ACTIVITY_KIND_RUNTIME (every runtime API) after it
+//   cupti_api_late off-after-thread      as off-after, switched on again by another thread
+//   cupti_api_late off-after-thread-ctx  the same, that thread with the context made current
+//   (capture control's --delay opens on the recorder's writer thread)
+//   cupti_api_late off-after-busy        as off-after-thread while this thread launches kernels
 // Prints the API records and launch records of the 100 launches made after the last switch.
 // Build, from the repository root: nvcc -O2 -std=c++17 -I. bench/recorder/cupti_api_late.cu
-// -lcupti -o cupti_api_late (CUPTI's headers and library on the paths).
+// -lcupti -lcuda -o cupti_api_late (CUPTI's headers and library on the paths).
+#include <cuda.h>
 #include <cuda_runtime.h>
 #include <cupti.h>
 
 #include "bench/recorder/cupti_traced_calls.h"
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 namespace {
 
@@ -52,15 +60,18 @@ __global__ void touch(float* data) {
 
 int main(int argc, char** argv) {
     const std::string mode = argc == 2 ? argv[1] : "";
-    if (mode != "start" && mode != "after-context" && mode != "off-before" && mode != "off-after" &&
+    const bool busy = mode == "off-after-busy";
+    const bool onThread = mode == "off-after-thread" || mode == "off-after-thread-ctx" || busy;
+    const bool offAfter = mode == "off-after" || onThread;
+    if (mode != "start" && mode != "after-context" && mode != "off-before" && !offAfter &&
         mode != "kind-after") {
-        fprintf(stderr,
-                "usage: cupti_api_late start|after-context|off-before|off-after|kind-after\n");
+        fprintf(stderr, "usage: cupti_api_late start|after-context|off-before|off-after|"
+                        "off-after-thread|off-after-thread-ctx|off-after-busy|kind-after\n");
         return 2;
     }
     cuptiActivityRegisterCallbacks(requestBuffer, completeBuffer);
     cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    if (mode == "start" || mode == "off-before" || mode == "off-after")
+    if (mode == "start" || mode == "off-before" || offAfter)
         switchTracedApiRecords(true);
     if (mode == "off-before")
         switchTracedApiRecords(false);
@@ -70,13 +81,36 @@ int main(int argc, char** argv) {
     cudaStreamCreate(&stream);
     touch<<<1, 256, 0, stream>>>(data);
     cudaStreamSynchronize(stream);
-    if (mode == "off-after") {
+    if (offAfter) {
         switchTracedApiRecords(false);
         touch<<<1, 256, 0, stream>>>(data);
         cudaStreamSynchronize(stream);
     }
     if (mode == "after-context" || mode == "off-before" || mode == "off-after")
         switchTracedApiRecords(true);
+    if (onThread) {
+        CUcontext context = nullptr;
+        cuCtxGetCurrent(&context);
+        std::atomic<bool> switched{false};
+        std::thread switcher([&] {
+            if (mode == "off-after-thread-ctx")
+                cuCtxSetCurrent(context);
+            if (busy) // the launches below are under way
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            switchTracedApiRecords(true);
+            switched = true;
+        });
+        long busyLaunches = 0;
+        while (busy && !switched) {
+            touch<<<1, 256, 0, stream>>>(data);
+            if (++busyLaunches % 64 == 0)
+                cudaStreamSynchronize(stream);
+        }
+        switcher.join();
+        cudaStreamSynchronize(stream);
+        if (busy)
+            printf("launches while switching: %ld\n", busyLaunches);
+    }
     if (mode == "kind-after")
         cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
     cuptiActivityFlushAll(1);

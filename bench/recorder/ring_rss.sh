@@ -7,6 +7,9 @@
 # Usage (on the GPU machine, binaries from bench/recorder/pack_device.sh in .devcarry/bin):
 #   bash bench/recorder/ring_rss.sh OUT_DIR RING_SECONDS RUN_SECONDS [INTERVAL] [PLAIN_SECONDS]
 # PLAIN_SECONDS (default 0: none) runs the same program that long without a ring afterwards.
+# TARGET (environment) replaces the program: a command line that runs longer than the run, e.g. the
+# capture tests' launch-bound loop, `.devcarry/bin/capture_range timed 100000 /tmp/count`, whose
+# ~190,000 events a second are an hour of the sample's in ten minutes.
 set -u
 OUT=$1 RING=$2 RUN=$3 INTERVAL=${4:-10} PLAIN=${5:-0}
 BIN=${BIN:-.devcarry/bin}
@@ -24,13 +27,14 @@ record() {
   rm -f "$OUT/$name".*stallscope*
   # More steps than the run lasts; it is stopped with SIGTERM (a background job of a script
   # ignores SIGINT, and stallscope-record forwards no signal it was started ignoring).
+  local target=(${TARGET:-python3 bench/recorder/sample_train.py --steps 100000000})
   "$BIN/stallscope-record" -q --no-calibration --no-symbolize "$@" -o "$session" -- \
-    python3 bench/recorder/sample_train.py --steps 100000000 > "$OUT/$name.log" 2>&1 &
+    "${target[@]}" > "$OUT/$name.log" 2>&1 &
   local recorder=$! program="" start=$SECONDS
   echo "seconds,program_rss_kb,program_hwm_kb,record_rss_kb,session_bytes" > "$csv"
   while [ $((SECONDS - start)) -lt "$seconds" ]; do
     sleep "$INTERVAL"
-    [ -z "$program" ] && program=$(pgrep -P $recorder python3 | head -1)
+    [ -z "$program" ] && program=$(pgrep -P $recorder -x "$(basename "${target[0]}")" | head -1)
     local bytes=$(cat "$OUT/$name".recording.stallscope* 2>/dev/null | wc -c)
     echo "$((SECONDS - start)),$(kb "$program" VmRSS),$(kb "$program" VmHWM),$(kb $recorder VmRSS),$bytes" >> "$csv"
   done

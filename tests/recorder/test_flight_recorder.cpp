@@ -128,6 +128,67 @@ private slots:
         QVERIFY(clock.slowStep(next + 101 * kMs));
     }
 
+    // A program that leaves its loop (an evaluation, a checkpoint, the end of training) syncs
+    // again and again at a site the loop did not use during the clock's window: the step under
+    // way is no hang, and the one that spans the excursion, ended when the loop comes back, is
+    // not slow. One such sync (a rare branch of the step), or a site that syncs in every step,
+    // leaves both reported. Before, both were always reported.
+    void leavingTheLoopIsNotASlowStep_data() {
+        QTest::addColumn<int64_t>("otherSite");
+        QTest::addColumn<int64_t>("otherSiteBeforeNs"); // its sync before the loop, or -1
+        QTest::addColumn<int>("otherSyncs");            // its syncs in the step
+        QTest::addColumn<bool>("reported");
+        QTest::newRow("a site new to the program, twice")
+            << int64_t(7) << int64_t(-1) << 2 << false;
+        QTest::newRow("a site new to the program, once") << int64_t(7) << int64_t(-1) << 1 << true;
+        QTest::newRow("a site last used before the clock's window, twice")
+            << int64_t(7) << kSecond - kMs << 2 << false;
+        QTest::newRow("a site of every step, twice") << int64_t(3) << int64_t(-1) << 2 << true;
+    }
+    void leavingTheLoopIsNotASlowStep() {
+        QFETCH(int64_t, otherSite);
+        QFETCH(int64_t, otherSiteBeforeNs);
+        QFETCH(int, otherSyncs);
+        QFETCH(bool, reported);
+        auto excursion = [&](StepClock& clock, int64_t atNs) {
+            for (int i = 0; i < otherSyncs; ++i)
+                clock.syncBegan(otherSite, atNs + i * kMs);
+        };
+        constexpr int64_t kStep = 10 * kMs;
+        // 40 steps of the clock (site 2) from 1 s; site 3 syncs 2 ms into each step (but the
+        // first).
+        auto loop = [&](StepClock& clock) {
+            if (otherSiteBeforeNs >= 0)
+                clock.syncBegan(otherSite, otherSiteBeforeNs);
+            int64_t at = kSecond;
+            for (int i = 0; i <= 40; ++i, at += kStep) {
+                clock.syncBegan(2, at);
+                if (i >= otherSyncs) // as many as the clock's with the excursion's: a tie
+                    clock.syncBegan(3, at + 2 * kMs);
+            }
+            return at - kStep;
+        };
+        StepClock running(4);
+        const int64_t last = loop(running);
+        QVERIFY(!running.slowStep(last + kMs));
+        QCOMPARE(running.clockStack(), std::optional<int64_t>(2));
+        excursion(running, last + 5 * kMs);
+        QCOMPARE(running.slowStep(last + 4 * kStep + 1).has_value(), reported);
+
+        StepClock finished(4);
+        QCOMPARE(loop(finished), last);
+        QVERIFY(!finished.slowStep(last + kMs));
+        excursion(finished, last + 5 * kMs);
+        finished.syncBegan(2, last + 20 * kStep); // back in the loop
+        QCOMPARE(finished.slowStep(last + 20 * kStep + kMs).has_value(), reported);
+        // Back in the loop, its next slow step is reported.
+        const int64_t again = regularSteps(finished, 2, last + 20 * kStep, kStep, 10);
+        finished.syncBegan(2, again + 5 * kStep);
+        const auto slow = finished.slowStep(again + 5 * kStep + kMs);
+        QVERIFY(slow);
+        QCOMPARE(slow->startNs, again);
+    }
+
     // The clock is the busiest site whose steps are regular: a site that syncs at two points of
     // each step (1 ms, then 19 ms apart) is not, however often it syncs; nor is one with fewer
     // than kMinSteps steps, nor a sync without a stack. No factor: no trigger at all.

@@ -3,7 +3,8 @@
 // first half second's `early` kernels gone, every kernel and sync ending after the cut the interval
 // names, none missing after it), that SIGUSR1 sent to stallscope-record writes a snapshot while the
 // loop runs on, and that a step stalled on the host (--trigger-slow-step) writes one holding the
-// kernel before the stall. Skips visibly without a GPU (or without nvcc to build the program).
+// kernel before the stall, where an evaluation that leaves the loop for as long writes none. Skips
+// visibly without a GPU (or without nvcc to build the program).
 #include "format/session_meta.h"
 #include "format/session_rows.h"
 #include "model/session/session.h"
@@ -184,6 +185,21 @@ private slots:
         QVERIFY2(why.startsWith("slow step: "), qPrintable(why));
         QCOMPARE(kernels(*copy, "hiccup").named, 1);
         QVERIFY(kernels(*copy, "step_work").named > 500);
+    }
+
+    // The loop left for 400 ms of an evaluation that syncs at its own line: no step of the loop
+    // was slow, so no snapshot (before, the step spanning the evaluation triggered one).
+    void anEvaluationBetweenStepsWritesNone() {
+        const QString session = m_dir.filePath("eval.stallscope");
+        QProcess process;
+        start(process, session, {"--ring", "1", "--trigger-slow-step", "5"},
+              {"4", m_dir.filePath("ready-eval"), "-1", "2.5"});
+        QVERIFY(process.waitForFinished(kWaitMs));
+        QCOMPARE(process.exitCode(), 0);
+        QVERIFY(!QFile::exists(m_dir.filePath("eval.snapshot-1.stallscope")));
+        const auto s = load(session);
+        QVERIFY(s);
+        QVERIFY(kernels(*s, "step_work").named > 500); // the loop's last second
     }
 };
 

@@ -262,12 +262,13 @@ private slots:
         const QString partial = dir.filePath("run.recording.stallscope");
         const QString own = dir.filePath("run.snapshot-1.stallscope");
         const QString child = dir.filePath("run.snapshot-2.77.stallscope");
-        QVERIFY(writeSession(own, {1}) && writeSession(child, {2}));
+        QVERIFY(writeSession(own, {1, std::nullopt, true}) &&
+                writeSession(child, {2, std::nullopt, true}));
         QVERIFY(QDir(dir.path()).mkdir("run.snapshot-3"));
-        QVERIFY(writeSession(dir.filePath("run.snapshot-3/x.stallscope"), {3}));
+        QVERIFY(writeSession(dir.filePath("run.snapshot-3/x.stallscope"), {3, std::nullopt, true}));
         QTemporaryDir elsewhere;
         const QString foreign = elsewhere.filePath("run.snapshot-1.stallscope");
-        QVERIFY(writeSession(foreign, {4}));
+        QVERIFY(writeSession(foreign, {4, std::nullopt, true}));
         std::string error;
         {
             auto writer = stallscope::format::SessionWriter::create(partial.toStdString(), &error);
