@@ -287,10 +287,14 @@ struct SessionStatistics {
     // The GPU's deep-queue delay the savings use (SimulatedSavings::deepQueueDelayNs).
     int64_t gpuDeepQueueDelayNs = 0;
     std::vector<DeviceBusy> devices;
-    int64_t hostSyncCount = 0;     // host-blocking syncs (all kinds but stream-wait-event) in it
-    int64_t hostBlockedNs = 0;     // summed over threads
-    double hostBlockedShare = 0;   // hostBlockedNs / window (> 1 only when threads block at once)
-    std::vector<int32_t> topSites; // indexes into InsightReport::sites, largest blocked first
+    int64_t hostSyncCount = 0; // host-blocking syncs (all kinds but stream-wait-event) in it
+    int64_t hostBlockedNs = 0; // summed over threads
+    // hostBlockedNs / window, over the processes that blocked in it (a run's ranks: the mean
+    // rank's share); > 1 only when a process's threads block at once.
+    double hostBlockedShare = 0;
+    int64_t hostBlockingProcesses = 0;   // processes with a host-blocking sync in the window
+    bool hostBlockingRanks = false;      // every one of them a rank of a run
+    std::vector<int32_t> topSites;       // indexes into InsightReport::sites, largest blocked first
     std::vector<KernelStats> topKernels; // largest total time first
 };
 

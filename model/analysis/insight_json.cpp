@@ -125,6 +125,7 @@ QJsonObject summaryObject(const InsightReport& report) {
             {"host_sync_count", integer(s.hostSyncCount)},
             {"host_blocked_ns", integer(s.hostBlockedNs)},
             {"host_blocked_share", s.hostBlockedShare},
+            {"host_blocking_processes", integer(s.hostBlockingProcesses)},
             {"top_sync_sites", sites},
             {"top_kernels", kernels}};
 }

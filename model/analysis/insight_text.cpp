@@ -33,6 +33,13 @@ std::string savingText(const Insight& insight, const SessionStatistics& summary)
            formatCount(summary.steps) + (summary.steps == 1 ? " step)" : " steps)");
 }
 
+std::string hostBlockedText(const SessionStatistics& summary) {
+    const std::string share = formatShare(summary.hostBlockedShare);
+    if (summary.hostBlockingProcesses < 2)
+        return share;
+    return share + (summary.hostBlockingRanks ? " a rank" : " a process");
+}
+
 std::string insightReportToText(const InsightReport& report) {
     // Every value from the file on one line: a name cannot print a "Fix:" line of its own.
     const auto one = [](const std::string& text) {
@@ -41,8 +48,8 @@ std::string insightReportToText(const InsightReport& report) {
     const SessionStatistics& s = report.summary;
     std::string out;
     out += "Wall time " + formatDuration(s.wallNs) + " · GPU busy " + formatShare(s.gpuBusyShare) +
-           " · host blocked " + formatShare(s.hostBlockedShare) + " in " +
-           formatCount(s.hostSyncCount) + (s.hostSyncCount == 1 ? " sync\n" : " syncs\n");
+           " · host blocked " + hostBlockedText(s) + " in " + formatCount(s.hostSyncCount) +
+           (s.hostSyncCount == 1 ? " sync\n" : " syncs\n");
     out += "Window: " + windowDescription(s) + "\n"; // the shares above are over it
     if (!s.captured.empty())
         out += "Recorded: " + one(s.captured) + "\n";

@@ -13,8 +13,11 @@ namespace {
 // Host-blocking syncs overlapping the window, and their blocked time inside it.
 void addHostBlocked(const Session& session, const AnalysisWindow& window,
                     SessionStatistics& stats) {
+    std::vector<char> blocked(session.processes.size(), 0);
     for (const HostLane& lane : session.hostLanes) {
         const SyncColumns& syncs = lane.syncs;
+        const int32_t process =
+            lane.threadIndex >= 0 ? session.threads[lane.threadIndex].processIndex : -1;
         for (size_t i = syncs.firstEndingAfter(window.startNs);
              i < syncs.size() && syncs.start[i] < window.endNs; ++i) {
             if (!isHostBlocking(syncs.kind[i]) || !window.overlaps(syncs.start[i], syncs.end[i]))
@@ -22,8 +25,15 @@ void addHostBlocked(const Session& session, const AnalysisWindow& window,
             ++stats.hostSyncCount;
             stats.hostBlockedNs = format::addSaturated(
                 stats.hostBlockedNs, window.overlapNs(syncs.start[i], syncs.end[i]));
+            if (process >= 0 && static_cast<size_t>(process) < blocked.size())
+                blocked[process] = 1;
         }
     }
+    stats.hostBlockingProcesses = std::count(blocked.begin(), blocked.end(), 1);
+    stats.hostBlockingRanks = true;
+    for (size_t p = 0; p < blocked.size(); ++p)
+        if (blocked[p] && !session.processes[p].rank)
+            stats.hostBlockingRanks = false;
 }
 
 } // namespace
@@ -73,7 +83,10 @@ SessionStatistics SessionStatisticsBuilder::compute(const Session& session, cons
                                    (windowNs * static_cast<double>(devicesWithWork));
 
     addHostBlocked(session, window, stats);
-    stats.hostBlockedShare = static_cast<double>(stats.hostBlockedNs) / windowNs;
+    // A run's processes each block in their own time: the share of the mean one, as for the GPUs.
+    stats.hostBlockedShare =
+        static_cast<double>(stats.hostBlockedNs) /
+        (windowNs * static_cast<double>(std::max<int64_t>(stats.hostBlockingProcesses, 1)));
     for (size_t s = 0; s < std::min(kTopSites, sites.siteCount()); ++s)
         stats.topSites.push_back(static_cast<int32_t>(s)); // sites are sorted by blocked time
 

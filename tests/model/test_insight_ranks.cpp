@@ -1,6 +1,7 @@
 // Cross-rank findings on generated data-parallel jobs (SyntheticOptions::ranks): the straggler
 // rule (the late rank, the others' wait, the cause on its host), each of its thresholds on both
-// sides, and the per-rank numbers of sync sites that add up to the site's totals.
+// sides, the per-rank numbers of sync sites that add up to the site's totals, and the summary's
+// host-blocked share as the mean rank's.
 #include "model/analysis/collective_match.h"
 #include "model/analysis/insight_engine.h"
 #include "model/analysis/insight_json.h"
@@ -67,6 +68,7 @@ private slots:
     void thresholdsOnBothSides();
     void stragglerLateByItsOwnSync();
     void perRankNumbersAddUp();
+    void hostBlockedIsTheMeanRanksShare();
 
 private:
     testing::ScratchDir m_dir;
@@ -294,6 +296,24 @@ void TestInsightRanks::perRankNumbersAddUp() {
     QVERIFY(one.ok());
     for (const model::SyncSiteStats& site : one.analyze().sites)
         QVERIFY(site.ranks.empty());
+}
+
+// Each rank blocks in its own time: the summary's share is the mean rank's (the sum over both
+// ranks, over twice the window), at most 100 %, and says so ("a rank"); one process's threads
+// blocking at once still add up (test_insight_rules: over 100 %). Before, two ranks blocked 20 ms
+// a step between them read as their sum.
+void TestInsightRanks::hostBlockedIsTheMeanRanksShare() {
+    const model::InsightReport report = m_late.analyze();
+    const model::SessionStatistics& s = report.summary;
+    QCOMPARE(s.hostBlockingProcesses, int64_t(2));
+    QVERIFY(s.hostBlockingRanks);
+    QVERIFY(s.hostBlockedNs > s.windowNs / 2); // rank 0 waits ~20 ms of each step
+    QCOMPARE(s.hostBlockedShare, double(s.hostBlockedNs) / (2.0 * double(s.windowNs)));
+    QVERIFY(s.hostBlockedShare <= 1.0);
+    const std::string text = model::insightReportToText(report);
+    const std::string expected = "host blocked " + model::hostBlockedText(s) + " in ";
+    QVERIFY2(text.find(expected) != std::string::npos, text.c_str());
+    QVERIFY(model::hostBlockedText(s).ends_with(" a rank"));
 }
 
 QTEST_GUILESS_MAIN(TestInsightRanks)

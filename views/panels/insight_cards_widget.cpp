@@ -29,7 +29,12 @@ QString summaryHtml(const model::SessionStatistics& s) {
     html += cell(durationText(s.wallNs), QObject::tr("wall time"));
     // The session's share; the timeline's busy lanes say the visible range's, "(view)".
     html += cell(percent(s.gpuBusyShare), QObject::tr("GPU busy (session)"));
-    html += cell(percent(s.hostBlockedShare), QObject::tr("host blocked"));
+    // Several processes (a run's ranks): the mean one's share.
+    html += cell(percent(s.hostBlockedShare),
+                 s.hostBlockingProcesses > 1
+                     ? (s.hostBlockingRanks ? QObject::tr("host blocked, a rank")
+                                            : QObject::tr("host blocked, a process"))
+                     : QObject::tr("host blocked"));
     html += QStringLiteral("</tr></table>");
     // The shares are over the analysis window; start-up before it counts in none.
     html += QObject::tr("<small>Window: %1</small><br>")
@@ -53,7 +58,8 @@ QString summaryHtml(const model::SessionStatistics& s) {
 // Plain text of the same, for tests and copying.
 QString summaryPlain(const model::SessionStatistics& s) {
     return QObject::tr("Wall time %1 · GPU busy %2 · host blocked %3")
-        .arg(durationText(s.wallNs), percent(s.gpuBusyShare), percent(s.hostBlockedShare));
+        .arg(durationText(s.wallNs), percent(s.gpuBusyShare),
+             QString::fromStdString(model::hostBlockedText(s)));
 }
 
 } // namespace

@@ -209,8 +209,7 @@ ReportSection summarySection(const model::Session& session, const model::Insight
     section.blocks.push_back(paragraph(
         QStringLiteral("In the analysis window (%1): GPU busy %2 · host blocked %3 in %4 syncs")
             .arg(text(model::windowDescription(stats)),
-                 text(model::formatShare(stats.gpuBusyShare)),
-                 text(model::formatShare(stats.hostBlockedShare)),
+                 text(model::formatShare(stats.gpuBusyShare)), text(model::hostBlockedText(stats)),
                  text(model::formatCount(stats.hostSyncCount))),
         ReportBlock::Kind::Emphasis));
     if (stats.startupNs > 0)
