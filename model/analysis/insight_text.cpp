@@ -33,11 +33,15 @@ std::string savingText(const Insight& insight, const SessionStatistics& summary)
            formatCount(summary.steps) + (summary.steps == 1 ? " step)" : " steps)");
 }
 
-std::string hostBlockedText(const SessionStatistics& summary) {
-    const std::string share = formatShare(summary.hostBlockedShare);
+std::string hostBlockedWhose(const SessionStatistics& summary) {
     if (summary.hostBlockingProcesses < 2)
-        return share;
-    return share + (summary.hostBlockingRanks ? " a rank" : " a process");
+        return {};
+    return summary.hostBlockingRanks ? "a rank" : "a process";
+}
+
+std::string hostBlockedText(const SessionStatistics& summary) {
+    const std::string whose = hostBlockedWhose(summary);
+    return formatShare(summary.hostBlockedShare) + (whose.empty() ? "" : " " + whose);
 }
 
 std::string insightReportToText(const InsightReport& report) {

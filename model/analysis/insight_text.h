@@ -15,8 +15,10 @@ std::string insightReportToText(const InsightReport& report);
 // The summary's window with its times from the session start, as on the timeline's ruler:
 // "active (first kernel to last GPU work) 2.500 s – 7.100 s (4.600 s)".
 std::string windowDescription(const SessionStatistics& summary);
-// The summary's host-blocked share with whose it is: "42.0 %", or "42.0 % a rank" when several
-// processes blocked (SessionStatistics::hostBlockedShare is then the mean process's).
+// Whose the summary's host-blocked share is: "a rank" or "a process" when several processes
+// blocked (SessionStatistics::hostBlockedShare is then the mean one's), "" otherwise.
+std::string hostBlockedWhose(const SessionStatistics& summary);
+// The share with whose it is: "42.0 %", or "42.0 % a rank".
 std::string hostBlockedText(const SessionStatistics& summary);
 
 } // namespace stallscope::model

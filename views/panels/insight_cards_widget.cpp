@@ -30,11 +30,10 @@ QString summaryHtml(const model::SessionStatistics& s) {
     // The session's share; the timeline's busy lanes say the visible range's, "(view)".
     html += cell(percent(s.gpuBusyShare), QObject::tr("GPU busy (session)"));
     // Several processes (a run's ranks): the mean one's share.
-    html += cell(percent(s.hostBlockedShare),
-                 s.hostBlockingProcesses > 1
-                     ? (s.hostBlockingRanks ? QObject::tr("host blocked, a rank")
-                                            : QObject::tr("host blocked, a process"))
-                     : QObject::tr("host blocked"));
+    const QString whose = QString::fromStdString(model::hostBlockedWhose(s));
+    html += cell(percent(s.hostBlockedShare), whose.isEmpty()
+                                                  ? QObject::tr("host blocked")
+                                                  : QObject::tr("host blocked, %1").arg(whose));
     html += QStringLiteral("</tr></table>");
     // The shares are over the analysis window; start-up before it counts in none.
     html += QObject::tr("<small>Window: %1</small><br>")

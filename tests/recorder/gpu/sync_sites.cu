@@ -7,20 +7,12 @@
 //   site_pageable_copy       2 x cudaMemcpy D->H pageable   (PageableCopy=5)
 //   site_stream_wait_event   2 x cudaStreamWaitEvent        (StreamWaitEvent=4) stream B waits on A
 //   site_two_streams         2 x cudaStreamSynchronize      (Stream=1), once per stream A and B
+#include "tests/recorder/gpu/cuda_check.h"
+
 #include <cuda_runtime.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <vector>
-
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e = (x);                                                                       \
-        if (e != cudaSuccess) {                                                                    \
-            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e));      \
-            exit(2);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 #define SITE extern "C" __attribute__((noinline, used, visibility("default")))
 
