@@ -5,6 +5,7 @@
 #include "format/sqlite_database.h"
 #include "tests/support/small_session.h"
 #include "tests/support/stallscope_process.h"
+#include "tests/support/test_suite.h"
 #include "tests/support/write_file.h"
 #include "tests/views/tiny_session.h"
 
@@ -487,5 +488,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(CommandLineTest)
+STALLSCOPE_TEST_GUILESS_MAIN(CommandLineTest)
 #include "tst_command_line.moc"

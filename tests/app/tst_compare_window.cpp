@@ -8,6 +8,7 @@
 #include "model/session/session.h"
 #include "tests/support/loop_session.h"
 #include "tests/support/test_failure.h"
+#include "tests/support/test_suite.h"
 #include "views/compare/compare_table_model.h"
 #include "views/compare/compare_view.h"
 #include "views/timeline/timeline_widget.h"
@@ -147,5 +148,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(CompareWindowTest)
+STALLSCOPE_TEST_MAIN(CompareWindowTest)
 #include "tst_compare_window.moc"

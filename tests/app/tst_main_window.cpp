@@ -6,6 +6,7 @@
 #include "model/analysis/analysis_window.h"
 #include "model/jobs/job_tracker.h"
 #include "model/session/session.h"
+#include "tests/support/test_suite.h"
 #include "tests/support/write_file.h"
 #include "tests/views/insight_session.h"
 #include "tests/views/tiny_session.h"
@@ -594,5 +595,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(MainWindowTest)
+STALLSCOPE_TEST_MAIN(MainWindowTest)
 #include "tst_main_window.moc"

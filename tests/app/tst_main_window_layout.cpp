@@ -4,6 +4,7 @@
 // folder.
 #include "app/main_window.h"
 #include "app/window_layout.h"
+#include "tests/support/test_suite.h"
 #include "views/panels/analysis_panels.h"
 #include "views/panels/stack_model.h"
 #include "views/panels/stack_view.h"
@@ -106,5 +107,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(WindowLayoutTest)
+STALLSCOPE_TEST_MAIN(WindowLayoutTest)
 #include "tst_main_window_layout.moc"

@@ -5,6 +5,7 @@
 // temporary file. Text from a file reaches the terminal with its control characters escaped.
 #include "tests/support/sqlite_edit.h"
 #include "tests/support/stallscope_process.h"
+#include "tests/support/test_suite.h"
 #include "tests/support/write_file.h"
 #include "tests/views/tiny_session.h"
 
@@ -354,5 +355,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(OutputSafetyTest)
+STALLSCOPE_TEST_GUILESS_MAIN(OutputSafetyTest)
 #include "tst_output_safety.moc"

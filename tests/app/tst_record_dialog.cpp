@@ -5,6 +5,7 @@
 #include "app/main_window.h"
 #include "model/session/session.h"
 #include "model/session/session_loader.h"
+#include "tests/support/test_suite.h"
 #include "views/dialogs/record_dialog.h"
 
 #include <QDir>
@@ -336,5 +337,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(RecordDialogTest)
+STALLSCOPE_TEST_MAIN(RecordDialogTest)
 #include "tst_record_dialog.moc"

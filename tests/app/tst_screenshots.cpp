@@ -2,6 +2,7 @@
 // scenario writes a PNG of the window the size of its picture in docs/images/ that shows something
 // (many colours), the dark palette's picture is darker than the light one's, bad usage exits 2 and
 // a session that does not load exits 1 without a picture.
+#include "tests/support/test_suite.h"
 #include <QFile>
 #include <QImage>
 #include <QProcess>
@@ -118,5 +119,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(ScreenshotsTest)
+STALLSCOPE_TEST_GUILESS_MAIN(ScreenshotsTest)
 #include "tst_screenshots.moc"

@@ -6,6 +6,7 @@
 #include "app/main_window.h"
 #include "app/window_navigation.h"
 #include "model/session/session.h"
+#include "tests/support/test_suite.h"
 #include "tests/views/insight_session.h"
 #include "views/dialogs/getting_around_overlay.h"
 #include "views/panels/analysis_panels.h"
@@ -415,5 +416,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(SelectionTest)
+STALLSCOPE_TEST_MAIN(SelectionTest)
 #include "tst_selection.moc"

@@ -10,6 +10,7 @@
 #include "model/session/session.h"
 #include "model/session/session_database.h"
 #include "tests/support/sqlite_edit.h"
+#include "tests/support/test_suite.h"
 #include "views/panels/analysis_panels.h"
 #include "views/panels/source_editor.h"
 #include "views/panels/source_view.h"
@@ -268,5 +269,5 @@ private:
     }
 };
 
-QTEST_MAIN(TestSymbolizeOnOpen)
+STALLSCOPE_TEST_MAIN(TestSymbolizeOnOpen)
 #include "tst_symbolize_on_open.moc"

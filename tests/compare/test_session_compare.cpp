@@ -12,6 +12,7 @@
 #include "model/testing/synthetic_session.h"
 #include "tests/support/loop_session.h"
 #include "tests/support/test_failure.h"
+#include "tests/support/test_suite.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -326,5 +327,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(SessionCompareTest)
+STALLSCOPE_TEST_GUILESS_MAIN(SessionCompareTest)
 #include "test_session_compare.moc"

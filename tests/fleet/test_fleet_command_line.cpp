@@ -4,6 +4,7 @@
 #include "model/testing/synthetic_session.h"
 #include "tests/support/scratch_dir.h"
 #include "tests/support/stallscope_process.h"
+#include "tests/support/test_suite.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -92,5 +93,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestFleetCommandLine)
+STALLSCOPE_TEST_GUILESS_MAIN(TestFleetCommandLine)
 #include "test_fleet_command_line.moc"

@@ -5,6 +5,7 @@
 #include "model/fleet/fleet_summary.h"
 #include "model/testing/synthetic_session.h"
 #include "tests/support/scratch_dir.h"
+#include "tests/support/test_suite.h"
 
 #include <QTest>
 
@@ -196,5 +197,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestFleetDocSql)
+STALLSCOPE_TEST_GUILESS_MAIN(TestFleetDocSql)
 #include "test_fleet_doc_sql.moc"

@@ -10,6 +10,7 @@
 #include "tests/support/killed_writer.h"
 #include "tests/support/scratch_dir.h"
 #include "tests/support/sqlite_edit.h"
+#include "tests/support/test_suite.h"
 
 #include <QDir>
 #include <QTest>
@@ -26,7 +27,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int64_t kSteps = 30;
+constexpr int64_t kFileSteps = 30;
 
 QStringList filesIn(const QString& dir) {
     return QDir(dir).entryList(QDir::Files | QDir::Hidden, QDir::Name);
@@ -54,7 +55,7 @@ private slots:
         m_run = m_dir.file("run");
         model::SyntheticOptions options;
         options.ranks = 3;
-        options.rankSteps = kSteps;
+        options.rankSteps = kFileSteps;
         options.kernelsPerStep = 6;
         std::string error;
         QVERIFY2(model::writeSyntheticRun(m_run, options, nullptr, &error), error.c_str());
@@ -68,7 +69,7 @@ private slots:
         QVERIFY2(nvtx.ok(), nvtx.error.c_str());
         QCOMPARE(nvtx.summary->ranks.size(), size_t(1));
         QCOMPARE(nvtx.summary->ranks[0].stepSource, StepSource::NvtxSteps);
-        QCOMPARE(nvtx.summary->ranks[0].steps, kSteps);
+        QCOMPARE(nvtx.summary->ranks[0].steps, kFileSteps);
 
         const std::string profiler = m_dir.file("profiler.stallscope");
         fs::copy_file(file, profiler);
@@ -77,7 +78,7 @@ private slots:
         FleetResult steps = model::fleet::summarizeRun(profiler);
         QVERIFY2(steps.ok(), steps.error.c_str());
         QCOMPARE(steps.summary->ranks[0].stepSource, StepSource::ProfilerSteps);
-        QCOMPARE(steps.summary->ranks[0].steps, kSteps);
+        QCOMPARE(steps.summary->ranks[0].steps, kFileSteps);
         QCOMPARE(steps.summary->ranks[0].stepNs.median(), nvtx.summary->ranks[0].stepNs.median());
 
         const std::string bare = m_dir.file("bare.stallscope");
@@ -87,7 +88,7 @@ private slots:
         QVERIFY2(syncs.ok(), syncs.error.c_str());
         QCOMPARE(syncs.summary->ranks[0].stepSource, StepSource::SyncPeriod);
         QCOMPARE(syncs.summary->ranks[0].stepSite, std::string("train.py:48"));
-        QCOMPARE(syncs.summary->ranks[0].steps, kSteps - 1);
+        QCOMPARE(syncs.summary->ranks[0].steps, kFileSteps - 1);
         // A step between two loss.item() calls lasts about as long as a step range.
         const double ratio = double(syncs.summary->ranks[0].stepNs.median()) /
                              double(nvtx.summary->ranks[0].stepNs.median());
@@ -252,5 +253,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestFleetFiles)
+STALLSCOPE_TEST_GUILESS_MAIN(TestFleetFiles)
 #include "test_fleet_files.moc"

@@ -12,6 +12,7 @@
 #include "tests/support/scratch_dir.h"
 #include "tests/support/sqlite_edit.h"
 #include "tests/support/test_failure.h"
+#include "tests/support/test_suite.h"
 
 #include <QFile>
 #include <QTest>
@@ -382,5 +383,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestFleetSummary)
+STALLSCOPE_TEST_GUILESS_MAIN(TestFleetSummary)
 #include "test_fleet_summary.moc"

@@ -4,6 +4,7 @@
 #include "format/btree_scanner.h"
 #include "format/sqlite_database.h"
 #include "tests/support/scratch_dir.h"
+#include "tests/support/test_suite.h"
 
 #include <QTest>
 
@@ -293,5 +294,5 @@ void TestBtreeScanner::declinesATreeThatLoopsOrLeavesTheFile() {
     }
 }
 
-QTEST_GUILESS_MAIN(TestBtreeScanner)
+STALLSCOPE_TEST_GUILESS_MAIN(TestBtreeScanner)
 #include "test_btree_scanner.moc"

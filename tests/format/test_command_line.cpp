@@ -1,6 +1,7 @@
 // format/command_line.h: the argument walk of the command-line tools — options with values, the
 // rest of the line as a command, and a missing value ending the program with status 2.
 #include "format/command_line.h"
+#include "tests/support/test_suite.h"
 
 #include <QTest>
 
@@ -64,5 +65,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCommandLine)
+STALLSCOPE_TEST_GUILESS_MAIN(TestCommandLine)
 #include "test_command_line.moc"

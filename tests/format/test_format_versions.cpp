@@ -9,6 +9,7 @@
 #include "model/session/session_loader.h"
 #include "tests/support/event_counts_text.h"
 #include "tests/support/scratch_dir.h"
+#include "tests/support/test_suite.h"
 
 #include <QFile>
 #include <QTest>
@@ -243,5 +244,5 @@ void TestFormatVersions::olderThanV1IsCorrupt() {
              result.error.c_str());
 }
 
-QTEST_GUILESS_MAIN(TestFormatVersions)
+STALLSCOPE_TEST_GUILESS_MAIN(TestFormatVersions)
 #include "test_format_versions.moc"

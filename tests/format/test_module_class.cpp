@@ -1,6 +1,7 @@
 // format/module_class.h: both sides of every rule — module classes by name and by path, the
 // CUDA/C-runtime prefixes of sync stacks, and which Python files are user code.
 #include "format/module_class.h"
+#include "tests/support/test_suite.h"
 
 #include <QTest>
 
@@ -198,5 +199,5 @@ void TestModuleClass::namesClasses() {
     QCOMPARE(moduleClassName(ModuleClass::Interpreter), "interpreter");
 }
 
-QTEST_APPLESS_MAIN(TestModuleClass)
+STALLSCOPE_TEST_APPLESS_MAIN(TestModuleClass)
 #include "test_module_class.moc"

@@ -4,6 +4,7 @@
 #include "format/output_file.h"
 #include "format/sqlite_database.h"
 #include "format/terminal_text.h"
+#include "tests/support/test_suite.h"
 
 #include <QDir>
 #include <QFile>
@@ -335,5 +336,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestOutputFile)
+STALLSCOPE_TEST_GUILESS_MAIN(TestOutputFile)
 #include "test_output_file.moc"

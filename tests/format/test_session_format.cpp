@@ -7,6 +7,7 @@
 #include "tests/support/event_counts_text.h"
 #include "tests/support/scratch_dir.h"
 #include "tests/support/small_session.h"
+#include "tests/support/test_suite.h"
 
 #include <QFile>
 #include <QTest>
@@ -218,5 +219,5 @@ void TestSessionFormat::internedStringsAreShared() {
     QVERIFY(writer->finish(format::kStatusComplete));
 }
 
-QTEST_GUILESS_MAIN(TestSessionFormat)
+STALLSCOPE_TEST_GUILESS_MAIN(TestSessionFormat)
 #include "test_session_format.moc"

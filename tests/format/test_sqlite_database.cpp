@@ -3,6 +3,7 @@
 #include "format/session_tables.h"
 #include "format/sqlite_database.h"
 #include "tests/support/scratch_dir.h"
+#include "tests/support/test_suite.h"
 
 #include <QTest>
 
@@ -168,5 +169,5 @@ void TestSqliteDatabase::generatedSqlNamesEveryColumn() {
     QCOMPARE(format::tableIndex(format::tables::kCaptureIntervals), format::kTables.size() - 1);
 }
 
-QTEST_GUILESS_MAIN(TestSqliteDatabase)
+STALLSCOPE_TEST_GUILESS_MAIN(TestSqliteDatabase)
 #include "test_sqlite_database.moc"

@@ -4,6 +4,7 @@
 
 #include "model/interop/chrome_trace_export.h"
 #include "tests/support/event_counts_text.h"
+#include "tests/support/test_suite.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -155,5 +156,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestChromeExport)
+STALLSCOPE_TEST_GUILESS_MAIN(TestChromeExport)
 #include "test_chrome_export.moc"

@@ -6,6 +6,7 @@
 #include "model/session/session_loader.h"
 #include "model/session/session_summary.h"
 #include "model/session/waited_work.h"
+#include "tests/support/test_suite.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -143,5 +144,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestChromeExportFlows)
+STALLSCOPE_TEST_GUILESS_MAIN(TestChromeExportFlows)
 #include "test_chrome_export_flows.moc"

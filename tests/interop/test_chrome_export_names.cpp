@@ -5,6 +5,7 @@
 #include "model/interop/chrome_trace_export.h"
 #include "model/session/session_database.h"
 #include "model/session/session_loader.h"
+#include "tests/support/test_suite.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -186,5 +187,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestChromeExportNames)
+STALLSCOPE_TEST_GUILESS_MAIN(TestChromeExportNames)
 #include "test_chrome_export_names.moc"

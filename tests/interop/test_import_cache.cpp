@@ -2,6 +2,7 @@
 // never the one just converted, never a file that is not a cached session; clearing removes
 // every session with its SQLite sidecars.
 #include "model/interop/import_cache.h"
+#include "tests/support/test_suite.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -141,5 +142,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(ImportCacheTest)
+STALLSCOPE_TEST_GUILESS_MAIN(ImportCacheTest)
 #include "test_import_cache.moc"

@@ -5,6 +5,7 @@
 #include "tests/interop/interop_support.h"
 
 #include "model/session/session_summary.h"
+#include "tests/support/test_suite.h"
 
 #include <QDir>
 #include <QFile>
@@ -226,5 +227,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestKinetoDialects)
+STALLSCOPE_TEST_GUILESS_MAIN(TestKinetoDialects)
 #include "test_kineto_dialects.moc"

@@ -1,6 +1,7 @@
 // Bad input to the Kineto importer: each case fails with one line that names the file and the
 // problem (byte offset for malformed JSON), leaves no session file behind, and never crashes.
 #include "tests/interop/interop_support.h"
+#include "tests/support/test_suite.h"
 #include "tests/support/write_file.h"
 
 #include <QDir>
@@ -135,5 +136,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestKinetoErrors)
+STALLSCOPE_TEST_GUILESS_MAIN(TestKinetoErrors)
 #include "test_kineto_errors.moc"

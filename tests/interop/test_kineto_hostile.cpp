@@ -5,6 +5,7 @@
 #include "model/interop/kineto_sax_handler.h"
 #include "tests/interop/interop_support.h"
 #include "tests/support/gzip.h"
+#include "tests/support/test_suite.h"
 #include "tests/support/write_file.h"
 
 #include <QDir>
@@ -384,5 +385,5 @@ private slots:
 #endif
 };
 
-QTEST_GUILESS_MAIN(TestKinetoHostile)
+STALLSCOPE_TEST_GUILESS_MAIN(TestKinetoHostile)
 #include "test_kineto_hostile.moc"

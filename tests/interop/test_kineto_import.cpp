@@ -8,6 +8,7 @@
 #include "model/analysis/analysis_window.h"
 #include "model/analysis/insight_engine.h"
 #include "model/session/python_frame_name.h"
+#include "tests/support/test_suite.h"
 
 #include <algorithm>
 
@@ -262,5 +263,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestKinetoImport)
+STALLSCOPE_TEST_GUILESS_MAIN(TestKinetoImport)
 #include "test_kineto_import.moc"

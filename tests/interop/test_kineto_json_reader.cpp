@@ -6,6 +6,7 @@
 // bytes as well as whole, so every token also lies across the buffer's end.
 #include "model/interop/kineto_json_reader.h"
 #include "tests/support/test_failure.h"
+#include "tests/support/test_suite.h"
 #include "tests/support/write_file.h"
 
 #include <rapidjson/reader.h>
@@ -353,5 +354,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestKinetoJsonReader)
+STALLSCOPE_TEST_GUILESS_MAIN(TestKinetoJsonReader)
 #include "test_kineto_json_reader.moc"

@@ -4,6 +4,7 @@
 #include "model/analysis/sync_sites.h"
 #include "model/interop/kineto_op_chains.h"
 #include "tests/interop/interop_support.h"
+#include "tests/support/test_suite.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -111,5 +112,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(KinetoOpChainsTest)
+STALLSCOPE_TEST_GUILESS_MAIN(KinetoOpChainsTest)
 #include "test_kineto_op_chains.moc"

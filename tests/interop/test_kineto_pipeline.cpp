@@ -12,6 +12,7 @@
 #include "model/interop/kineto_event_pipe.h"
 #include "tests/support/gzip.h"
 #include "tests/support/test_failure.h"
+#include "tests/support/test_suite.h"
 #include "tests/support/write_file.h"
 
 #include <QDir>
@@ -257,5 +258,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestKinetoPipeline)
+STALLSCOPE_TEST_GUILESS_MAIN(TestKinetoPipeline)
 #include "test_kineto_pipeline.moc"

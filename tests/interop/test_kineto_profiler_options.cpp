@@ -8,6 +8,7 @@
 
 #include "format/session_meta.h"
 #include "model/whatif/run_graph.h"
+#include "tests/support/test_suite.h"
 
 using namespace interop;
 using stallscope::format::SyncKind;
@@ -137,5 +138,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestKinetoProfilerOptions)
+STALLSCOPE_TEST_GUILESS_MAIN(TestKinetoProfilerOptions)
 #include "test_kineto_profiler_options.moc"

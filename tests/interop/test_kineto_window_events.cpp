@@ -8,6 +8,7 @@
 #include "format/session_meta.h"
 #include "model/session/session_summary.h"
 #include "model/whatif/run_graph.h"
+#include "tests/support/test_suite.h"
 
 #include <QFile>
 
@@ -207,5 +208,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestKinetoWindowEvents)
+STALLSCOPE_TEST_GUILESS_MAIN(TestKinetoWindowEvents)
 #include "test_kineto_window_events.moc"

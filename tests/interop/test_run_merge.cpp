@@ -9,6 +9,7 @@
 #include "model/interop/run_merge.h"
 #include "model/session/collective_names.h"
 #include "model/session/session_database.h"
+#include "tests/support/test_suite.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -516,5 +517,5 @@ void TestRunMerge::unrelatedCollectivesSaveAtMostTheWindow() {
              std::to_string(straggler->straggler->waitNs).c_str());
 }
 
-QTEST_GUILESS_MAIN(TestRunMerge)
+STALLSCOPE_TEST_GUILESS_MAIN(TestRunMerge)
 #include "test_run_merge.moc"

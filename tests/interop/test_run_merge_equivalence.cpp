@@ -14,6 +14,7 @@
 #include "model/testing/synthetic_session.h"
 #include "tests/support/sql_run_merge.h"
 #include "tests/support/test_failure.h"
+#include "tests/support/test_suite.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -396,5 +397,5 @@ void TestRunMergeEquivalence::progressRisesToOne() {
     QVERIFY(fractions.front() >= 0.0);
 }
 
-QTEST_GUILESS_MAIN(TestRunMergeEquivalence)
+STALLSCOPE_TEST_GUILESS_MAIN(TestRunMergeEquivalence)
 #include "test_run_merge_equivalence.moc"

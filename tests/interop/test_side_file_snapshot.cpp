@@ -8,6 +8,7 @@
 #include "model/session/session.h"
 #include "tests/support/killed_writer.h"
 #include "tests/support/small_session.h"
+#include "tests/support/test_suite.h"
 
 #include <QDir>
 #include <QTemporaryDir>
@@ -131,5 +132,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSideFileSnapshot)
+STALLSCOPE_TEST_GUILESS_MAIN(TestSideFileSnapshot)
 #include "test_side_file_snapshot.moc"

@@ -10,6 +10,7 @@
 #include "tests/model/insight_fixture.h"
 #include "tests/support/small_session.h"
 #include "tests/support/test_failure.h"
+#include "tests/support/test_suite.h"
 
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -352,5 +353,5 @@ void TestAnalysisWindow::summaryTextAndJson() {
     QVERIFY(whole.find("Start-up") == std::string::npos);
 }
 
-QTEST_GUILESS_MAIN(TestAnalysisWindow)
+STALLSCOPE_TEST_GUILESS_MAIN(TestAnalysisWindow)
 #include "test_analysis_window.moc"

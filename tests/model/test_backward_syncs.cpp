@@ -2,6 +2,7 @@
 // join the line's (model/analysis/aten_frames.h: isBackwardOf names the autograd node of an op).
 #include "model/analysis/aten_frames.h"
 #include "tests/model/insight_fixture.h"
+#include "tests/support/test_suite.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -120,5 +121,5 @@ void TestBackwardSyncs::backwardPassSyncsJoinTheirLine() {
     QVERIFY(named);
 }
 
-QTEST_GUILESS_MAIN(TestBackwardSyncs)
+STALLSCOPE_TEST_GUILESS_MAIN(TestBackwardSyncs)
 #include "test_backward_syncs.moc"

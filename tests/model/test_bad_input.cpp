@@ -8,6 +8,7 @@
 #include "tests/support/load_error.h"
 #include "tests/support/small_session.h"
 #include "tests/support/sqlite_edit.h"
+#include "tests/support/test_suite.h"
 
 #include <QDir>
 #include <QFile>
@@ -192,5 +193,5 @@ void TestBadInput::killedWriterIsRefusedWithoutWriting() {
     QCOMPARE(QDir(m_dir.path()).entryList(QDir::Files | QDir::Hidden), before);
 }
 
-QTEST_GUILESS_MAIN(TestBadInput)
+STALLSCOPE_TEST_GUILESS_MAIN(TestBadInput)
 #include "test_bad_input.moc"

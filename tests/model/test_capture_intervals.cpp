@@ -9,6 +9,7 @@
 #include "model/session/session_loader.h"
 #include "model/session/session_summary.h"
 #include "tests/support/sqlite_edit.h"
+#include "tests/support/test_suite.h"
 
 #include <QDir>
 #include <QTemporaryDir>
@@ -209,5 +210,5 @@ private:
     QTemporaryDir m_dir;
 };
 
-QTEST_GUILESS_MAIN(TestCaptureIntervals)
+STALLSCOPE_TEST_GUILESS_MAIN(TestCaptureIntervals)
 #include "test_capture_intervals.moc"

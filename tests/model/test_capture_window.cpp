@@ -6,6 +6,7 @@
 #include "format/session_rows.h"
 #include "model/analysis/analysis_window.h"
 #include "tests/model/insight_fixture.h"
+#include "tests/support/test_suite.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -21,7 +22,7 @@ namespace {
 
 constexpr int64_t kRangeNs = 100'000'000; // two ranges of 100 ms
 constexpr int64_t kFirstRange = 1'000'000'000, kSecondRange = 2'000'000'000;
-constexpr int64_t kStepNs = 5'000'000;
+constexpr int64_t kCaptureStepNs = 5'000'000;
 
 // Each range: 20 steps of a 2 ms kernel that the host waits for (line 41), then 3 ms of host
 // work with the GPU idle. Nothing when the fixture failed (which failed the test).
@@ -36,7 +37,7 @@ std::optional<model::InsightReport> analyze(const std::string& path, bool captur
                 f.writer().addCaptureInterval({f.process, range, std::nullopt, "nvtx:step", ""});
             f.writer().endCaptureInterval(interval, range + kRangeNs, "nvtx:step");
         }
-        for (int64_t t = range; t < range + kRangeNs; t += kStepNs) {
+        for (int64_t t = range; t < range + kRangeNs; t += kCaptureStepNs) {
             f.launch(t, t + 10'000, t + 2'000'000);
             f.sync(Kind::Stream, t + 20'000, t + 2'010'000, stack, f.stream);
         }
@@ -76,5 +77,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCaptureWindow)
+STALLSCOPE_TEST_GUILESS_MAIN(TestCaptureWindow)
 #include "test_capture_window.moc"

@@ -6,6 +6,7 @@
 #include "model/session/event_ref.h"
 #include "model/session/session_summary.h"
 #include "tests/support/generated_session.h"
+#include "tests/support/test_suite.h"
 
 #include <QTest>
 
@@ -167,5 +168,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCollectiveNames)
+STALLSCOPE_TEST_GUILESS_MAIN(TestCollectiveNames)
 #include "test_collective_names.moc"

@@ -4,6 +4,7 @@
 #include "format/session_writer.h"
 #include "model/session/correlation_health.h"
 #include "model/session/session_loader.h"
+#include "tests/support/test_suite.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -97,5 +98,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCorrelationHealth)
+STALLSCOPE_TEST_GUILESS_MAIN(TestCorrelationHealth)
 #include "test_correlation_health.moc"

@@ -4,6 +4,7 @@
 #include "model/session/event_ref.h"
 #include "model/session/session.h"
 #include "model/session/session_loader.h"
+#include "tests/support/test_suite.h"
 #include "tests/views/tiny_session.h"
 
 #include <QTemporaryDir>
@@ -165,5 +166,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestEventRef)
+STALLSCOPE_TEST_GUILESS_MAIN(TestEventRef)
 #include "test_event_ref.moc"

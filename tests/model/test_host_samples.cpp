@@ -7,6 +7,7 @@
 #include "model/session/session_database.h"
 #include "model/testing/synthetic_session.h"
 #include "tests/support/generated_session.h"
+#include "tests/support/test_suite.h"
 
 #include <QRegularExpression>
 #include <QTest>
@@ -278,5 +279,5 @@ void TestHostSamples::sampledSyncSiteLineIsEvidenceOfItsFinding() {
              site->evidence.c_str());
 }
 
-QTEST_GUILESS_MAIN(TestHostSamples)
+STALLSCOPE_TEST_GUILESS_MAIN(TestHostSamples)
 #include "test_host_samples.moc"

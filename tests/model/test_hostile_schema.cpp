@@ -10,6 +10,7 @@
 #include "tests/support/scratch_dir.h"
 #include "tests/support/small_session.h"
 #include "tests/support/sqlite_edit.h"
+#include "tests/support/test_suite.h"
 
 #include <QCryptographicHash>
 #include <QFile>
@@ -174,5 +175,5 @@ void TestHostileSchema::readOnlyFileInReadOnlyFolderOpens() {
     QVERIFY(!QFile::exists(folder.filePath(QStringLiteral("shared.stallscope-journal"))));
 }
 
-QTEST_GUILESS_MAIN(TestHostileSchema)
+STALLSCOPE_TEST_GUILESS_MAIN(TestHostileSchema)
 #include "test_hostile_schema.moc"

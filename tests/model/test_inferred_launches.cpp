@@ -6,6 +6,7 @@
 #include "model/whatif/run_graph.h"
 #include "tests/model/insight_fixture.h"
 #include "tests/support/scratch_dir.h"
+#include "tests/support/test_suite.h"
 
 #include <QTest>
 
@@ -85,5 +86,5 @@ private:
     testing::ScratchDir m_dir;
 };
 
-QTEST_GUILESS_MAIN(TestInferredLaunches)
+STALLSCOPE_TEST_GUILESS_MAIN(TestInferredLaunches)
 #include "test_inferred_launches.moc"

@@ -4,6 +4,7 @@
 #include "format/enum_names.h"
 #include "model/analysis/insight.h"
 #include "model/analysis/insight_recommendations.h"
+#include "tests/support/test_suite.h"
 
 #include <QTest>
 
@@ -61,5 +62,5 @@ void TestInsightNames::nameOfFallsBackOutsideTheTable() {
     QCOMPARE(format::nameOf(kNames, 2, "none"), std::string_view("none"));
 }
 
-QTEST_GUILESS_MAIN(TestInsightNames)
+STALLSCOPE_TEST_GUILESS_MAIN(TestInsightNames)
 #include "test_insight_names.moc"

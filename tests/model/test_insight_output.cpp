@@ -9,6 +9,7 @@
 #include "model/jobs/job_tracker.h"
 #include "model/testing/synthetic_session.h"
 #include "tests/model/insight_fixture.h"
+#include "tests/support/test_suite.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -503,5 +504,5 @@ void TestInsightOutput::findingsAreOnePerSiteAndBounded() {
     }
 }
 
-QTEST_GUILESS_MAIN(TestInsightOutput)
+STALLSCOPE_TEST_GUILESS_MAIN(TestInsightOutput)
 #include "test_insight_output.moc"

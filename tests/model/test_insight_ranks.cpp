@@ -11,6 +11,7 @@
 #include "model/testing/synthetic_session.h"
 #include "tests/model/insight_fixture.h"
 #include "tests/support/generated_session.h"
+#include "tests/support/test_suite.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -26,14 +27,14 @@ namespace {
 using Run = testing::GeneratedSession;
 using testing::generateSession;
 
-constexpr int64_t kSteps = 30;
+constexpr int64_t kRankSteps = 30;
 constexpr int64_t kDelayNs = 20'000'000;
 
 model::SyntheticOptions job(int ranks, int straggler, int64_t delayNs) {
     model::SyntheticOptions options;
     options.seed = 7;
     options.ranks = ranks;
-    options.rankSteps = kSteps;
+    options.rankSteps = kRankSteps;
     options.kernelsPerStep = 8;
     options.stragglerRank = straggler;
     options.stragglerDelayNs = delayNs;
@@ -96,7 +97,7 @@ void TestInsightRanks::generatedCollectivesEndTogether() {
     model::CollectiveMatch match;
     match.build(session, session.startNs, session.endNs);
     QCOMPARE(match.ranks().size(), size_t(2));
-    QCOMPARE(match.collectives().size(), size_t(kSteps));
+    QCOMPARE(match.collectives().size(), size_t(kRankSteps));
     for (const model::MatchedCollective& collective : match.collectives()) {
         QVERIFY(session.string(collective.nameId).starts_with("ncclDevKernel_AllReduce_Sum_f32"));
         QCOMPARE(collective.ranks[0].endNs, collective.ranks[1].endNs);
@@ -112,13 +113,13 @@ void TestInsightRanks::stragglerNamesRankWaitAndHostWork() {
     const model::StragglerNumbers& s = *found->straggler;
     QCOMPARE(s.label, std::string("rank 1"));
     QCOMPARE(found->site.function, std::string("rank 1"));
-    QCOMPARE(s.collectives, kSteps);
-    QCOMPARE(s.lastCollectives, kSteps);
-    QCOMPARE(found->count, kSteps);
+    QCOMPARE(s.collectives, kRankSteps);
+    QCOMPARE(s.lastCollectives, kRankSteps);
+    QCOMPARE(found->count, kRankSteps);
     // Rank 0 waits about the 20 ms per step (less the little GPU work it still had queued).
     QCOMPARE(s.waits.size(), size_t(1));
     QCOMPARE(s.waits[0].label, std::string("rank 0"));
-    QVERIFY2(s.waitNs > kSteps * kDelayNs * 9 / 10 && s.waitNs <= kSteps * kDelayNs,
+    QVERIFY2(s.waitNs > kRankSteps * kDelayNs * 9 / 10 && s.waitNs <= kRankSteps * kDelayNs,
              std::to_string(s.waitNs).c_str());
     QCOMPARE(s.waits[0].waitNs, s.waitNs);
     QCOMPARE(found->blockedNs, s.waitNs);
@@ -134,8 +135,8 @@ void TestInsightRanks::stragglerNamesRankWaitAndHostWork() {
              s.cause.c_str());
     QVERIFY(found->evidence.find("Cause on rank 1: host work") != std::string::npos);
     QVERIFY(found->evidence.find("rank 0 ") != std::string::npos);
-    QCOMPARE(found->eventCount, 2 * kSteps);   // both ranks' collective kernels
-    QCOMPARE(found, &report.insights.front()); // the largest saving
+    QCOMPARE(found->eventCount, 2 * kRankSteps); // both ranks' collective kernels
+    QCOMPARE(found, &report.insights.front());   // the largest saving
 
     const QJsonObject json = model::insightReportToJsonObject(report);
     QJsonObject straggler;
@@ -144,7 +145,7 @@ void TestInsightRanks::stragglerNamesRankWaitAndHostWork() {
             straggler = value["straggler"].toObject();
     QCOMPARE(straggler["rank"].toString(), QString("rank 1"));
     QCOMPARE(straggler["wait_ns"].toInteger(), s.waitNs);
-    QCOMPARE(straggler["last_collectives"].toInteger(), kSteps);
+    QCOMPARE(straggler["last_collectives"].toInteger(), kRankSteps);
 }
 
 // No straggler when no rank is late: the last rank varies and is late by jitter only.
@@ -242,7 +243,7 @@ void TestInsightRanks::stragglerLateByItsOwnSync() {
     QCOMPARE(found->site.line, int64_t(58));
     QCOMPARE(found->site.file, std::string("train.py"));
     // Two ranks wait, each about the delay per step.
-    QVERIFY2(s.waitNs > 2 * kSteps * kDelayNs * 9 / 10, std::to_string(s.waitNs).c_str());
+    QVERIFY2(s.waitNs > 2 * kRankSteps * kDelayNs * 9 / 10, std::to_string(s.waitNs).c_str());
 }
 
 // `loss.item()` (train.py:48) is one finding with numbers per rank: rank 0 waits there for rank 1.
@@ -270,11 +271,11 @@ void TestInsightRanks::perRankNumbersAddUp() {
     QVERIFY(item);
     QCOMPARE(item->ranks.size(), size_t(2));
     QCOMPARE(item->ranks[0].calls + item->ranks[1].calls, item->count);
-    QCOMPARE(item->ranks[0].calls, kSteps);
+    QCOMPARE(item->ranks[0].calls, kRankSteps);
     QCOMPARE(item->ranks[0].blockedNs + item->ranks[1].blockedNs, item->blockedNs);
     // Rank 0 blocks about 20 ms a step at loss.item() (the collective waits for rank 1); rank 1
     // hardly at all.
-    QVERIFY(item->ranks[0].blockedNs > kSteps * kDelayNs * 8 / 10);
+    QVERIFY(item->ranks[0].blockedNs > kRankSteps * kDelayNs * 8 / 10);
     QVERIFY(item->ranks[1].blockedNs < item->ranks[0].blockedNs / 10);
     const std::string expected =
         "×30 on rank 0: " + model::formatDuration(item->ranks[0].blockedNs) +
@@ -316,5 +317,5 @@ void TestInsightRanks::hostBlockedIsTheMeanRanksShare() {
     QVERIFY(model::hostBlockedText(s).ends_with(" a rank"));
 }
 
-QTEST_GUILESS_MAIN(TestInsightRanks)
+STALLSCOPE_TEST_GUILESS_MAIN(TestInsightRanks)
 #include "test_insight_ranks.moc"

@@ -7,6 +7,7 @@
 #include "tests/support/optional_text.h"
 #include "tests/support/scratch_dir.h"
 #include "tests/support/test_failure.h"
+#include "tests/support/test_suite.h"
 
 #include <QTest>
 
@@ -577,5 +578,5 @@ void TestInsightRules::launchBoundThroughQueuedKernels() {
     }
 }
 
-QTEST_GUILESS_MAIN(TestInsightRules)
+STALLSCOPE_TEST_GUILESS_MAIN(TestInsightRules)
 #include "test_insight_rules.moc"

@@ -8,6 +8,7 @@
 #include "tests/model/insight_fixture.h"
 #include "tests/support/optional_text.h"
 #include "tests/support/test_failure.h"
+#include "tests/support/test_suite.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -393,5 +394,5 @@ void TestInsightThresholds::launchBoundIsReplayedAsCudaGraphs() {
     }
 }
 
-QTEST_GUILESS_MAIN(TestInsightThresholds)
+STALLSCOPE_TEST_GUILESS_MAIN(TestInsightThresholds)
 #include "test_insight_thresholds.moc"

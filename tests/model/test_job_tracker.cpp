@@ -3,6 +3,7 @@
 // safe; start() does not wait for the task it supersedes. Workers are held with semaphores the
 // test releases, never with timing.
 #include "model/jobs/job_tracker.h"
+#include "tests/support/test_suite.h"
 
 #include <QCoreApplication>
 #include <QSemaphore>
@@ -193,5 +194,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestJobTracker)
+STALLSCOPE_TEST_GUILESS_MAIN(TestJobTracker)
 #include "test_job_tracker.moc"

@@ -10,6 +10,7 @@
 #include "model/whatif/run_graph.h"
 #include "tests/model/insight_fixture.h"
 #include "tests/model/whatif_fixture.h"
+#include "tests/support/test_suite.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -249,5 +250,5 @@ private:
     QTemporaryDir m_dir;
 };
 
-QTEST_GUILESS_MAIN(TestKernelDeviceSharing)
+STALLSCOPE_TEST_GUILESS_MAIN(TestKernelDeviceSharing)
 #include "test_kernel_device_sharing.moc"

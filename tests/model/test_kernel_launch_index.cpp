@@ -5,6 +5,7 @@
 #include "model/analysis/kernel_launch_index.h"
 #include "tests/model/insight_fixture.h"
 #include "tests/support/scratch_dir.h"
+#include "tests/support/test_suite.h"
 
 #include <QTest>
 
@@ -68,5 +69,5 @@ private:
     testing::ScratchDir m_dir;
 };
 
-QTEST_GUILESS_MAIN(TestKernelLaunchIndex)
+STALLSCOPE_TEST_GUILESS_MAIN(TestKernelLaunchIndex)
 #include "test_kernel_launch_index.moc"

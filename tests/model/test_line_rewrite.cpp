@@ -9,6 +9,7 @@
 #include "tests/model/insight_fixture.h"
 #include "tests/support/scratch_dir.h"
 #include "tests/support/test_failure.h"
+#include "tests/support/test_suite.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -582,5 +583,5 @@ void TestLineRewrite::pinnedCopyRewriteOnlyForUploads() {
                  std::string("x = batch.pin_memory().to(device, non_blocking=True)"));
 }
 
-QTEST_GUILESS_MAIN(TestLineRewrite)
+STALLSCOPE_TEST_GUILESS_MAIN(TestLineRewrite)
 #include "test_line_rewrite.moc"

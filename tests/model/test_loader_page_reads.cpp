@@ -8,6 +8,7 @@
 #include "tests/support/same_session.h"
 #include "tests/support/scratch_dir.h"
 #include "tests/support/sqlite_edit.h"
+#include "tests/support/test_suite.h"
 
 #include <QTest>
 
@@ -158,5 +159,5 @@ void TestLoaderPageReads::cudaEventsWithAValueSqliteConvertsAreReadThroughIt() {
     QCOMPARE(asRows(events), expected);
 }
 
-QTEST_GUILESS_MAIN(TestLoaderPageReads)
+STALLSCOPE_TEST_GUILESS_MAIN(TestLoaderPageReads)
 #include "test_loader_page_reads.moc"

@@ -6,6 +6,7 @@
 #include "tests/support/load_error.h"
 #include "tests/support/small_session.h"
 #include "tests/support/sqlite_edit.h"
+#include "tests/support/test_suite.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -190,5 +191,5 @@ void TestLoaderValidity::accepted() {
     QCOMPARE(result.session->counts.syncs, int64_t(2));
 }
 
-QTEST_GUILESS_MAIN(TestLoaderValidity)
+STALLSCOPE_TEST_GUILESS_MAIN(TestLoaderValidity)
 #include "test_loader_validity.moc"

@@ -3,6 +3,7 @@
 // median, and it is still one loop (both sides of the regularity bounds).
 #include "model/analysis/analysis_window.h"
 #include "tests/model/insight_fixture.h"
+#include "tests/support/test_suite.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -65,5 +66,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestLoopShapes)
+STALLSCOPE_TEST_GUILESS_MAIN(TestLoopShapes)
 #include "test_loop_shapes.moc"

@@ -6,6 +6,7 @@
 #include "tests/model/insight_fixture.h"
 #include "tests/support/optional_text.h"
 #include "tests/support/test_failure.h"
+#include "tests/support/test_suite.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -293,5 +294,5 @@ void TestPowerThresholds::powerProjectionIgnoresMalformedMeta() {
     }
 }
 
-QTEST_GUILESS_MAIN(TestPowerThresholds)
+STALLSCOPE_TEST_GUILESS_MAIN(TestPowerThresholds)
 #include "test_power_thresholds.moc"

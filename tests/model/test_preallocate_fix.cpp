@@ -7,6 +7,7 @@
 #include "model/whatif/replay.h"
 #include "tests/model/insight_fixture.h"
 #include "tests/model/whatif_fixture.h"
+#include "tests/support/test_suite.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -19,21 +20,21 @@ using testing::InsightFixture;
 
 namespace {
 
-constexpr int kSteps = 10;
-constexpr int64_t kPeriod = 500'000;
+constexpr int kAllocSteps = 10;
+constexpr int64_t kAllocPeriod = 500'000;
 constexpr int64_t kMallocNs = 40'000;
 
 // Steps 500 µs apart: cudaMalloc [+0, +40 µs], cudaMallocAsync [+45, +50 µs] (stream-ordered:
 // a fix keeps it), a launch at +60 µs of a 100 µs kernel, cudaFree waiting for it [+70, +170 µs]
 // from `stack`, then host work until the next step. Returns the stack's file, empty when it cannot
 // be written (which fails the test).
-std::string writeLoop(const QTemporaryDir& dir, int64_t* stack) {
+std::string writeAllocLoop(const QTemporaryDir& dir, int64_t* stack) {
     const std::string file = dir.filePath("free.stallscope").toStdString();
     InsightFixture f(file, 100'000'000);
     *stack = f.nativeStack("train.cu", 51, "step");
     const int64_t malloc = f.writer().internString("cudaMalloc_v3020");
     const int64_t mallocAsync = f.writer().internString("cudaMallocAsync_v11020");
-    for (const int64_t t : testing::stepStarts(kSteps, kPeriod)) {
+    for (const int64_t t : testing::stepStarts(kAllocSteps, kAllocPeriod)) {
         f.writer().addApiCall(
             {f.thread, format::ApiDomain::Runtime, 20, malloc, t, t + kMallocNs, 0, 0});
         f.writer().addApiCall(
@@ -46,10 +47,6 @@ std::string writeLoop(const QTemporaryDir& dir, int64_t* stack) {
     return file;
 }
 
-int64_t replayedEnd(const testing::Built& built, const WhatIf& change) {
-    return Replayer(built.graph).replay(change, {}).windowEndNs;
-}
-
 } // namespace
 
 class TestPreallocateFix : public QObject {
@@ -58,12 +55,12 @@ private slots:
     void allocationCallsGoWithTheFree() {
         QTemporaryDir dir;
         int64_t stack = 0;
-        const std::string file = writeLoop(dir, &stack);
+        const std::string file = writeAllocLoop(dir, &stack);
         QVERIFY(!file.empty());
         const std::unique_ptr<testing::Built> built = testing::buildGraph(file);
         QVERIFY(built);
         const std::vector<model::EventRef> syncs = testing::syncsOfStack(*built->session, stack);
-        QCOMPARE(syncs.size(), size_t(kSteps));
+        QCOMPARE(syncs.size(), size_t(kAllocSteps));
         const model::whatif::RunGraph& graph = built->graph;
         auto fixOf = [&](std::string_view operation, int64_t fromNs) {
             return model::siteFix(graph, syncs, model::SourceLanguage::Native,
@@ -71,8 +68,8 @@ private slots:
         };
         // Allocating once takes every cudaMalloc of the window, not the stream-ordered one.
         const WhatIf preallocated = fixOf("cuda-free", 0);
-        QCOMPARE(preallocated.removedSyncs.size(), size_t(kSteps));
-        QCOMPARE(preallocated.removedCalls.size(), size_t(kSteps));
+        QCOMPARE(preallocated.removedSyncs.size(), size_t(kAllocSteps));
+        QCOMPARE(preallocated.removedCalls.size(), size_t(kAllocSteps));
         const model::ApiCallColumns& api = built->session->hostLanes[0].apiCalls;
         for (const uint32_t step : preallocated.removedCalls) {
             const auto [lane, local] = graph.locateStep(step);
@@ -80,9 +77,9 @@ private slots:
             QCOMPARE(built->session->string(api.nameId[call]), std::string("cudaMalloc_v3020"));
         }
         // The window's start bounds them: the first step's falls outside.
-        QCOMPARE(
-            fixOf("cuda-free", testing::stepStarts(kSteps, kPeriod)[0] + 1).removedCalls.size(),
-            size_t(kSteps - 1));
+        QCOMPARE(fixOf("cuda-free", testing::stepStarts(kAllocSteps, kAllocPeriod)[0] + 1)
+                     .removedCalls.size(),
+                 size_t(kAllocSteps - 1));
         // Another operation's fix keeps them (a free's wait removed, the allocations kept).
         QVERIFY(fixOf("cuda-synchronize", 0).removedCalls.empty());
         QVERIFY(model::siteFix(graph, syncs, model::SourceLanguage::Native, nullptr, 0, INT64_MAX)
@@ -91,10 +88,11 @@ private slots:
         // Host-bound: each removed call gives back its 40 µs.
         WhatIf waitsOnly = preallocated;
         waitsOnly.removedCalls.clear();
-        QCOMPARE(replayedEnd(*built, waitsOnly) - replayedEnd(*built, preallocated),
-                 kSteps * kMallocNs);
+        QCOMPARE(testing::replayedEnd(*built, waitsOnly) -
+                     testing::replayedEnd(*built, preallocated),
+                 kAllocSteps * kMallocNs);
     }
 };
 
-QTEST_GUILESS_MAIN(TestPreallocateFix)
+STALLSCOPE_TEST_GUILESS_MAIN(TestPreallocateFix)
 #include "test_preallocate_fix.moc"

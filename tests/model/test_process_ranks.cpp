@@ -4,6 +4,7 @@
 #include "format/session_writer.h"
 #include "model/session/session_loader.h"
 #include "tests/support/test_failure.h"
+#include "tests/support/test_suite.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -124,5 +125,5 @@ void TestProcessRanks::oneProcessWithoutRankHasNoPrefix() {
     QCOMPARE(single->streamLabel(single->streams[0]), std::string("rank 3 · GPU 0 · stream 7"));
 }
 
-QTEST_GUILESS_MAIN(TestProcessRanks)
+STALLSCOPE_TEST_GUILESS_MAIN(TestProcessRanks)
 #include "test_process_ranks.moc"

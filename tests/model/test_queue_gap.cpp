@@ -7,6 +7,7 @@
 #include "model/whatif/run_graph.h"
 #include "tests/model/insight_fixture.h"
 #include "tests/model/whatif_fixture.h"
+#include "tests/support/test_suite.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -43,5 +44,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestQueueGap)
+STALLSCOPE_TEST_GUILESS_MAIN(TestQueueGap)
 #include "test_queue_gap.moc"

@@ -7,6 +7,7 @@
 #include "model/analysis/sync_operations.h"
 #include "model/whatif/replay.h"
 #include "tests/model/insight_fixture.h"
+#include "tests/support/test_suite.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -162,5 +163,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestReadLaterCall)
+STALLSCOPE_TEST_GUILESS_MAIN(TestReadLaterCall)
 #include "test_read_later_call.moc"

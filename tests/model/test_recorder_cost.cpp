@@ -8,6 +8,7 @@
 #include "format/session_meta.h"
 #include "model/analysis/analysis_window.h"
 #include "tests/model/insight_fixture.h"
+#include "tests/support/test_suite.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -171,5 +172,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRecorderCost)
+STALLSCOPE_TEST_GUILESS_MAIN(TestRecorderCost)
 #include "test_recorder_cost.moc"

@@ -9,6 +9,7 @@
 #include "model/whatif/replay.h"
 #include "tests/model/insight_fixture.h"
 #include "tests/model/whatif_fixture.h"
+#include "tests/support/test_suite.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -21,9 +22,9 @@ using testing::InsightFixture;
 
 namespace {
 
-constexpr int kSteps = 10;
-constexpr int64_t kPeriod = 1'000'000;   // 19 launches of 20 µs: 380 µs of host work a step
-constexpr int64_t kLaunchEvery = 20'000; // host-bound: 20 µs a launch, 2 µs kernels
+constexpr int kMaskSteps = 10;
+constexpr int64_t kMaskPeriod = 1'000'000; // 19 launches of 20 µs: 380 µs of host work a step
+constexpr int64_t kLaunchEvery = 20'000;   // host-bound: 20 µs a launch, 2 µs kernels
 
 // The kernels of one step in launch order; the sync comes after the copy of the count.
 // Ten of the user's kernels come first: more than the chain bridges, so that one step's chain
@@ -50,12 +51,12 @@ const char* const kStep[] = {"gemm_forward",
 constexpr int kChainLaunches = 6; // reduce, copy, compact init, select, write_indices, index
 
 // The loop's file (empty when it cannot be written, which fails the test) and its stack.
-std::string writeLoop(const QTemporaryDir& dir, int64_t* stack) {
+std::string writeMaskLoop(const QTemporaryDir& dir, int64_t* stack) {
     const std::string file = dir.filePath("mask.stallscope").toStdString();
     InsightFixture f(file, 100'000'000);
     *stack = f.pythonStack("/home/u/tagger.py", 59, "train_step");
     const int64_t copyCall = f.writer().internString("cudaMemcpyAsync_v3020");
-    for (const int64_t t0 : testing::stepStarts(kSteps, kPeriod)) {
+    for (const int64_t t0 : testing::stepStarts(kMaskSteps, kMaskPeriod)) {
         int64_t t = t0;
         for (const char* name : kStep) {
             const std::string_view what = name;
@@ -112,15 +113,15 @@ private slots:
     void theChainAroundEachSync() {
         QTemporaryDir dir;
         int64_t stack = 0;
-        const std::string file = writeLoop(dir, &stack);
+        const std::string file = writeMaskLoop(dir, &stack);
         QVERIFY(!file.empty());
         const std::unique_ptr<testing::Built> built = testing::buildGraph(file);
         QVERIFY(built);
         const std::vector<model::EventRef> syncs = testing::syncsOfStack(*built->session, stack);
-        QCOMPARE(syncs.size(), size_t(kSteps));
+        QCOMPARE(syncs.size(), size_t(kMaskSteps));
         const std::vector<uint32_t> replaced =
             model::replacedLaunchesOf(built->graph, syncs, INT64_MIN, INT64_MAX);
-        QCOMPARE(replaced.size(), size_t(kSteps * kChainLaunches));
+        QCOMPARE(replaced.size(), size_t(kMaskSteps * kChainLaunches));
         // The first step's chain: exactly the op's launches, the user's kernels around it kept.
         QStringList first;
         for (int i = 0; i < kChainLaunches; ++i)
@@ -132,12 +133,12 @@ private slots:
         // With no bridging, the count's kernel before the copy is still next to it; a window
         // that starts after the first sync leaves its chain out.
         QCOMPARE(model::replacedLaunchesOf(built->graph, syncs, INT64_MIN, INT64_MAX, 0).size(),
-                 size_t(kSteps * kChainLaunches));
-        QCOMPARE(model::replacedLaunchesOf(built->graph, syncs,
-                                           testing::stepStarts(kSteps, kPeriod)[0] + kPeriod / 2,
-                                           INT64_MAX)
+                 size_t(kMaskSteps * kChainLaunches));
+        QCOMPARE(model::replacedLaunchesOf(
+                     built->graph, syncs,
+                     testing::stepStarts(kMaskSteps, kMaskPeriod)[0] + kMaskPeriod / 2, INT64_MAX)
                      .size(),
-                 size_t((kSteps - 1) * kChainLaunches));
+                 size_t((kMaskSteps - 1) * kChainLaunches));
 
         // The fix of boolean-mask indexing replays them away; another operation's keeps them.
         auto fixOf = [&](std::string_view operation) {
@@ -155,11 +156,11 @@ private slots:
             return Replayer(built->graph).replay(change, {}).windowEndNs;
         };
         const int64_t saved = end(waitsOnly) - end(rewritten);
-        QVERIFY2(saved >= (kSteps - 1) * kChainLaunches * kLaunchEvery &&
-                     saved <= kSteps * kChainLaunches * kLaunchEvery,
+        QVERIFY2(saved >= (kMaskSteps - 1) * kChainLaunches * kLaunchEvery &&
+                     saved <= kMaskSteps * kChainLaunches * kLaunchEvery,
                  std::to_string(saved).c_str());
     }
 };
 
-QTEST_GUILESS_MAIN(TestReplacedLaunches)
+STALLSCOPE_TEST_GUILESS_MAIN(TestReplacedLaunches)
 #include "test_replaced_launches.moc"

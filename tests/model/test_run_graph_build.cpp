@@ -6,6 +6,7 @@
 #include "model/whatif/correlation_map.h"
 #include "model/whatif/run_graph.h"
 #include "tests/model/whatif_fixture.h"
+#include "tests/support/test_suite.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -116,5 +117,5 @@ void TestRunGraphBuild::graphBuiltOnItsOwnThread() {
     { model::RunGraphBuild unused(session, nullptr); }
 }
 
-QTEST_GUILESS_MAIN(TestRunGraphBuild)
+STALLSCOPE_TEST_GUILESS_MAIN(TestRunGraphBuild)
 #include "test_run_graph_build.moc"

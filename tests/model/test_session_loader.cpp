@@ -6,6 +6,7 @@
 #include "model/session/session_opener.h"
 #include "model/session/session_summary.h"
 #include "tests/support/small_session.h"
+#include "tests/support/test_suite.h"
 
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -212,5 +213,5 @@ void TestSessionLoader::trackerReportsFailure() {
     QVERIFY(QString::fromStdString(result->error).contains("nope.stallscope: no such file"));
 }
 
-QTEST_GUILESS_MAIN(TestSessionLoader)
+STALLSCOPE_TEST_GUILESS_MAIN(TestSessionLoader)
 #include "test_session_loader.moc"

@@ -5,6 +5,7 @@
 // others).
 #include "model/analysis/session_statistics.h"
 #include "tests/model/insight_fixture.h"
+#include "tests/support/test_suite.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -104,5 +105,5 @@ void TestSessionStatistics::topKernelsCut() {
     }
 }
 
-QTEST_GUILESS_MAIN(TestSessionStatistics)
+STALLSCOPE_TEST_GUILESS_MAIN(TestSessionStatistics)
 #include "test_session_statistics.moc"

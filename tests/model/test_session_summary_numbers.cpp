@@ -4,6 +4,7 @@
 #include "model/session/session_loader.h"
 #include "model/session/session_summary.h"
 #include "tests/support/small_session.h"
+#include "tests/support/test_suite.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -79,5 +80,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSessionSummaryNumbers)
+STALLSCOPE_TEST_GUILESS_MAIN(TestSessionSummaryNumbers)
 #include "test_session_summary_numbers.moc"

@@ -7,6 +7,7 @@
 #include "model/testing/synthetic_session.h"
 #include "tests/support/small_session.h"
 #include "tests/support/sqlite_edit.h"
+#include "tests/support/test_suite.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -572,5 +573,5 @@ void TestSessionValidation::batchCommandsNameFileTableAndRow() {
     QVERIFY(!QFile::exists(exported));
 }
 
-QTEST_GUILESS_MAIN(TestSessionValidation)
+STALLSCOPE_TEST_GUILESS_MAIN(TestSessionValidation)
 #include "test_session_validation.moc"

@@ -5,6 +5,7 @@
 // (GpuActivity::fillingBusy); one that fills the GPU does.
 #include "model/analysis/gpu_activity.h"
 #include "tests/model/insight_fixture.h"
+#include "tests/support/test_suite.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -16,7 +17,7 @@ using Kind = format::SyncKind;
 
 namespace {
 
-constexpr int64_t kLoopStartNs = 1'000'000'000;
+constexpr int64_t kSideStreamLoopStartNs = 1'000'000'000;
 constexpr int kCycles = 30;
 // A cycle of five steps: the first starts a 2 ms side kernel that its device-wide sync waits
 // for (2.1 ms); the others are 400 µs of main work and 100 µs of host work (0.5 ms each).
@@ -53,7 +54,7 @@ void TestSideStreamFix::narrowSideKernelDoesNotCapSaving() {
     const int64_t side = f.addStream(9);
     const int64_t stack = f.nativeStack("/src/filter.cu", 128, "step");
     for (int c = 0; c < kCycles; ++c) {
-        const int64_t t0 = kLoopStartNs + c * kCycleNs;
+        const int64_t t0 = kSideStreamLoopStartNs + c * kCycleNs;
         // The side kernel first: the host's own stream is the one it launched to last.
         f.setKernelName("analysis");
         f.setKernelBlocks(sideBlocks);
@@ -121,5 +122,5 @@ void TestSideStreamFix::smallestGridOfEachName() {
     QCOMPARE(model::GpuActivity::smallestGridByName(session), expected);
 }
 
-QTEST_GUILESS_MAIN(TestSideStreamFix)
+STALLSCOPE_TEST_GUILESS_MAIN(TestSideStreamFix)
 #include "test_side_stream_fix.moc"

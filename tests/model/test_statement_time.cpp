@@ -8,6 +8,7 @@
 #include "model/whatif/run_graph.h"
 #include "tests/model/insight_fixture.h"
 #include "tests/model/whatif_fixture.h"
+#include "tests/support/test_suite.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -22,7 +23,7 @@ using testing::InsightFixture;
 
 namespace {
 
-constexpr int64_t kPeriod = 500'000;
+constexpr int64_t kStatementPeriod = 500'000;
 constexpr int64_t kGapAfter = 390'000; // sync end (+110 µs) to the next launch (+500 µs)
 
 // Steps 500 µs apart: a launch [+0, +0.5 µs] of a 100 µs kernel [+5, +105 µs], a stream sync
@@ -30,7 +31,7 @@ constexpr int64_t kGapAfter = 390'000; // sync end (+110 µs) to the next launch
 // work after the sync holds one sample per line named, at +200 µs, +300 µs, ...
 void writeLoop(InsightFixture& f, int steps, int64_t stack,
                const std::vector<int64_t>& sampleStacks = {}) {
-    for (const int64_t t : testing::stepStarts(steps, kPeriod)) {
+    for (const int64_t t : testing::stepStarts(steps, kStatementPeriod)) {
         f.launch(t, t + 5'000, t + 105'000);
         f.sync(SyncKind::Stream, t + 1'000, t + 110'000, stack, f.stream);
         int64_t at = t + 200'000;
@@ -39,11 +40,6 @@ void writeLoop(InsightFixture& f, int steps, int64_t stack,
             at += 100'000;
         }
     }
-}
-
-int64_t replayedEnd(const testing::Built& built, const WhatIf& change) {
-    model::whatif::ReplayOptions options;
-    return Replayer(built.graph).replay(change, options).windowEndNs;
 }
 
 } // namespace
@@ -64,15 +60,15 @@ private slots:
         QVERIFY(built);
         WhatIf removed;
         removed.removedSyncs = testing::syncsOfStack(*built->session, stack);
-        const int64_t without = replayedEnd(*built, removed);
+        const int64_t without = testing::replayedEnd(*built, removed);
         removed.statementShareAfter = 0.5;
-        QCOMPARE(without - replayedEnd(*built, removed), 9 * kGapAfter / 2);
+        QCOMPARE(without - testing::replayedEnd(*built, removed), 9 * kGapAfter / 2);
         removed.statementShareAfter = 0.25;
-        QCOMPARE(without - replayedEnd(*built, removed), 9 * kGapAfter / 4);
+        QCOMPARE(without - testing::replayedEnd(*built, removed), 9 * kGapAfter / 4);
         // Kept syncs leave the gaps alone, whatever the share.
         WhatIf kept;
         kept.statementShareAfter = 0.5;
-        QCOMPARE(replayedEnd(*built, kept), replayedEnd(*built, WhatIf{}));
+        QCOMPARE(testing::replayedEnd(*built, kept), testing::replayedEnd(*built, WhatIf{}));
     }
 
     // The analysis measures the share with the sampler: half the samples after the sync on its
@@ -122,5 +118,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestStatementTime)
+STALLSCOPE_TEST_GUILESS_MAIN(TestStatementTime)
 #include "test_statement_time.moc"

@@ -12,6 +12,7 @@
 #include "model/analysis/steady_state.h"
 #include "model/analysis/sync_operations.h"
 #include "tests/model/insight_fixture.h"
+#include "tests/support/test_suite.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -557,5 +558,5 @@ void TestSteadyState::controlFlowRead() {
              decides);
 }
 
-QTEST_GUILESS_MAIN(TestSteadyState)
+STALLSCOPE_TEST_GUILESS_MAIN(TestSteadyState)
 #include "test_steady_state.moc"

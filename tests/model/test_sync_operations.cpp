@@ -2,6 +2,7 @@
 // told from what a recording keeps (library frame, ATen ops, CUDA call, sync kind, the user's
 // line), the specific before the general; each gets its rewrite; unknown syncs get none.
 #include "model/analysis/sync_operations.h"
+#include "tests/support/test_suite.h"
 
 #include <QFile>
 #include <QTest>
@@ -530,5 +531,5 @@ void TestSyncOperations::sourceLines() {
     QCOMPARE(sourceLineOf(std::string(10000, 'y'), 1).size(), size_t(4096));
 }
 
-QTEST_GUILESS_MAIN(TestSyncOperations)
+STALLSCOPE_TEST_GUILESS_MAIN(TestSyncOperations)
 #include "test_sync_operations.moc"

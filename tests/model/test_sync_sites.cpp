@@ -7,6 +7,7 @@
 #include "model/analysis/sync_sites.h"
 #include "model/session/session_database.h"
 #include "tests/model/insight_fixture.h"
+#include "tests/support/test_suite.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -415,5 +416,5 @@ void TestSyncSites::stacklessSyncsOfUnstackedSessions() {
     QVERIFY(report.sites[0].noStack && !report.sites[0].driverInternal);
 }
 
-QTEST_GUILESS_MAIN(TestSyncSites)
+STALLSCOPE_TEST_GUILESS_MAIN(TestSyncSites)
 #include "test_sync_sites.moc"

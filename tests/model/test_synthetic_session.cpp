@@ -6,6 +6,7 @@
 #include "tests/support/optional_text.h"
 #include "tests/support/scratch_dir.h"
 #include "tests/support/test_failure.h"
+#include "tests/support/test_suite.h"
 
 #include <QTest>
 
@@ -404,5 +405,5 @@ void TestSyntheticSession::rejectsBadOptions() {
     QVERIFY(error.find("/nonexistent-dir/x.stallscope") != std::string::npos);
 }
 
-QTEST_GUILESS_MAIN(TestSyntheticSession)
+STALLSCOPE_TEST_GUILESS_MAIN(TestSyntheticSession)
 #include "test_synthetic_session.moc"

@@ -7,6 +7,7 @@
 #include "model/analysis/sync_copies.h"
 #include "model/analysis/sync_operations.h"
 #include "tests/model/insight_fixture.h"
+#include "tests/support/test_suite.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -127,5 +128,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestValueReads)
+STALLSCOPE_TEST_GUILESS_MAIN(TestValueReads)
 #include "test_value_reads.moc"

@@ -5,6 +5,7 @@
 #include "model/whatif/run_graph.h"
 #include "tests/model/insight_fixture.h"
 #include "tests/model/whatif_fixture.h"
+#include "tests/support/test_suite.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -145,5 +146,5 @@ void TestWhatIfGraphs::hostSyncSplitsTheGraph() {
     QCOMPARE(replayer.replay(across, options).windowEndNs, t0 + 7'000 + (kLaunches - 1) * 2'250);
 }
 
-QTEST_GUILESS_MAIN(TestWhatIfGraphs)
+STALLSCOPE_TEST_GUILESS_MAIN(TestWhatIfGraphs)
 #include "test_whatif_graphs.moc"

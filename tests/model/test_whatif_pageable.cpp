@@ -8,6 +8,7 @@
 #include "model/whatif/run_graph.h"
 #include "tests/model/insight_fixture.h"
 #include "tests/model/whatif_fixture.h"
+#include "tests/support/test_suite.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -125,5 +126,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestWhatIfPageable)
+STALLSCOPE_TEST_GUILESS_MAIN(TestWhatIfPageable)
 #include "test_whatif_pageable.moc"

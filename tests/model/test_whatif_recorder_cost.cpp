@@ -7,6 +7,7 @@
 #include "model/whatif/run_graph.h"
 #include "tests/model/insight_fixture.h"
 #include "tests/model/whatif_fixture.h"
+#include "tests/support/test_suite.h"
 
 #include <QFile>
 
@@ -328,5 +329,5 @@ void TestWhatIfRecorderCost::deepQueueDelayComesOffAnEmptiedQueue() {
     QCOMPARE(shifts[0], int64_t(-2'500));
 }
 
-QTEST_GUILESS_MAIN(TestWhatIfRecorderCost)
+STALLSCOPE_TEST_GUILESS_MAIN(TestWhatIfRecorderCost)
 #include "test_whatif_recorder_cost.moc"

@@ -9,6 +9,7 @@
 #include "model/whatif/run_graph.h"
 #include "tests/model/insight_fixture.h"
 #include "tests/model/whatif_fixture.h"
+#include "tests/support/test_suite.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -511,5 +512,5 @@ void TestWhatIfReplay::lightRecordingOfARealLoop() {
     QVERIFY(top.savingsNs > 0 && top.savingsNs < report.summary.windowNs);
 }
 
-QTEST_GUILESS_MAIN(TestWhatIfReplay)
+STALLSCOPE_TEST_GUILESS_MAIN(TestWhatIfReplay)
 #include "test_whatif_replay.moc"

@@ -46,6 +46,11 @@ struct Built {
     return built;
 }
 
+// Where the replayed window ends with `change` applied (default replay options).
+inline int64_t replayedEnd(const Built& built, const model::whatif::WhatIf& change) {
+    return model::whatif::Replayer(built.graph).replay(change, {}).windowEndNs;
+}
+
 // Every sync of `lane` whose stack is `stack`.
 inline std::vector<model::EventRef> syncsOfStack(const model::Session& session, int64_t stack) {
     std::vector<model::EventRef> refs;

@@ -3,6 +3,7 @@
 // handed out again zeroed, and ready buffers must be zeroed too. Without the zeroing the pool
 // leaves them as they are (CUPTI zeroes them itself).
 #include "recorder/activity_buffer_pool.h"
+#include "tests/support/test_suite.h"
 
 #include <QTest>
 
@@ -56,5 +57,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestActivityBufferPool)
+STALLSCOPE_TEST_GUILESS_MAIN(TestActivityBufferPool)
 #include "test_activity_buffer_pool.moc"

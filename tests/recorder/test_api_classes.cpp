@@ -9,6 +9,7 @@
 #include "format/session_enums.h"
 #include "tests/recorder/scratch_session.h"
 #include "tests/recorder/session_query.h"
+#include "tests/support/test_suite.h"
 
 #include <cupti.h>
 
@@ -112,5 +113,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestApiClasses)
+STALLSCOPE_TEST_GUILESS_MAIN(TestApiClasses)
 #include "test_api_classes.moc"

@@ -4,6 +4,7 @@
 // that entered before the gate counted is not waited for; a forked child's gate is open.
 // Waits are on conditions (QTRY_VERIFY), never on a fixed sleep.
 #include "recorder/api_gate.h"
+#include "tests/support/test_suite.h"
 
 #include <QtTest>
 
@@ -153,5 +154,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestApiGate)
+STALLSCOPE_TEST_GUILESS_MAIN(TestApiGate)
 #include "test_api_gate.moc"

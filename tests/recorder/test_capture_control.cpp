@@ -13,6 +13,7 @@
 #include "recorder/recorder_config.h"
 #include "recorder/session_sink.h"
 #include "tests/recorder/scratch_session.h"
+#include "tests/support/test_suite.h"
 
 #include <cupti.h>
 #include <generated_nvtx_meta.h>
@@ -421,5 +422,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCaptureControl)
+STALLSCOPE_TEST_GUILESS_MAIN(TestCaptureControl)
 #include "test_capture_control.moc"

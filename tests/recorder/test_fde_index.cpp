@@ -5,6 +5,7 @@
 // count past its segment, a header outside every segment) gives no table.
 #include "recorder/cfi_rule.h"
 #include "recorder/fde_index.h"
+#include "tests/support/test_suite.h"
 
 #include <QTest>
 
@@ -173,5 +174,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestFdeIndex)
+STALLSCOPE_TEST_GUILESS_MAIN(TestFdeIndex)
 #include "test_fde_index.moc"

@@ -12,6 +12,7 @@
 #include "recorder/recorder_config.h"
 #include "recorder/snapshot_names.h"
 #include "tests/recorder/scratch_session.h"
+#include "tests/support/test_suite.h"
 
 #include <QTest>
 
@@ -27,7 +28,7 @@ namespace reason = stallscope::format::capture_reason;
 namespace {
 
 constexpr int64_t kMs = 1'000'000;
-constexpr int64_t kSecond = 1'000'000'000;
+constexpr int64_t kRingSecond = 1'000'000'000;
 
 // `steps` steps of stepNs at stack `stack`, from startNs; returns the last sync's start.
 int64_t regularSteps(StepClock& clock, int64_t stack, int64_t startNs, int64_t stepNs, int steps) {
@@ -53,14 +54,16 @@ struct RingSession {
     explicit RingSession(int seconds) : session("ring.stallscope") {
         format::SessionWriter& w = *session.writer;
         w.setMeta(format::meta::kCaptureRange, "none");
-        w.setMeta(format::meta::kRingNs, std::to_string(3 * kSecond));
-        processId = w.addProcess({1234, "host", "train", kSecond / 2, std::nullopt, std::nullopt});
-        interval = w.addCaptureInterval({processId, kSecond / 2, std::nullopt, reason::kStart, ""});
+        w.setMeta(format::meta::kRingNs, std::to_string(3 * kRingSecond));
+        processId =
+            w.addProcess({1234, "host", "train", kRingSecond / 2, std::nullopt, std::nullopt});
+        interval =
+            w.addCaptureInterval({processId, kRingSecond / 2, std::nullopt, reason::kStart, ""});
         const int64_t device = w.addDevice({processId, 0, "GPU", "", 9, 0, 132, 1});
         stream = w.addStream({device, 1, 7, false, 0});
         name = w.internString("step_kernel");
         for (int second = 1; second <= seconds; ++second)
-            addKernel(second * kSecond);
+            addKernel(second * kRingSecond);
     }
     void addKernel(int64_t startNs) {
         format::KernelRow kernel;
@@ -95,7 +98,7 @@ private slots:
         QFETCH(int64_t, stepNs);
         QFETCH(bool, slow);
         StepClock clock(3);
-        const int64_t last = regularSteps(clock, 5, kSecond, 10 * kMs, 40);
+        const int64_t last = regularSteps(clock, 5, kRingSecond, 10 * kMs, 40);
         clock.syncBegan(5, last + stepNs);
         const auto found = clock.slowStep(last + stepNs + kMs);
         QCOMPARE(found.has_value(), slow);
@@ -113,7 +116,7 @@ private slots:
     // it has run longer than the factor allows, and is not reported again when it ends.
     void runningStepOnBothSidesOfTheFactor() {
         StepClock clock(4);
-        const int64_t last = regularSteps(clock, 9, kSecond, 10 * kMs, 40);
+        const int64_t last = regularSteps(clock, 9, kRingSecond, 10 * kMs, 40);
         QVERIFY(!clock.slowStep(last + 40 * kMs));
         const auto running = clock.slowStep(last + 40 * kMs + 1);
         QVERIFY(running);
@@ -142,7 +145,7 @@ private slots:
             << int64_t(7) << int64_t(-1) << 2 << false;
         QTest::newRow("a site new to the program, once") << int64_t(7) << int64_t(-1) << 1 << true;
         QTest::newRow("a site last used before the clock's window, twice")
-            << int64_t(7) << kSecond - kMs << 2 << false;
+            << int64_t(7) << kRingSecond - kMs << 2 << false;
         QTest::newRow("a site of every step, twice") << int64_t(3) << int64_t(-1) << 2 << true;
     }
     void leavingTheLoopIsNotASlowStep() {
@@ -160,7 +163,7 @@ private slots:
         auto loop = [&](StepClock& clock) {
             if (otherSiteBeforeNs >= 0)
                 clock.syncBegan(otherSite, otherSiteBeforeNs);
-            int64_t at = kSecond;
+            int64_t at = kRingSecond;
             for (int i = 0; i <= 40; ++i, at += kStep) {
                 clock.syncBegan(2, at);
                 if (i >= otherSyncs) // as many as the clock's with the excursion's: a tie
@@ -194,7 +197,7 @@ private slots:
     // than kMinSteps steps, nor a sync without a stack. No factor: no trigger at all.
     void theClockIsTheBusiestRegularSite() {
         StepClock clock(3);
-        int64_t at = kSecond;
+        int64_t at = kRingSecond;
         for (int i = 0; i < 60; ++i, at += 20 * kMs) {
             clock.syncBegan(1, at);
             clock.syncBegan(1, at + kMs); // twice a step, unevenly
@@ -208,38 +211,38 @@ private slots:
         QCOMPARE(clock.clockStack(), std::optional<int64_t>(2));
 
         StepClock young(3);
-        regularSteps(young, 4, kSecond, 10 * kMs, int(StepClock::kMinSteps) - 1);
+        regularSteps(young, 4, kRingSecond, 10 * kMs, int(StepClock::kMinSteps) - 1);
         QVERIFY(!young.clockStack());
-        young.syncBegan(4, kSecond + int64_t(StepClock::kMinSteps) * 10 * kMs);
+        young.syncBegan(4, kRingSecond + int64_t(StepClock::kMinSteps) * 10 * kMs);
         QCOMPARE(young.clockStack(), std::optional<int64_t>(4));
 
         StepClock off;
-        const int64_t last = regularSteps(off, 4, kSecond, 10 * kMs, 40);
-        off.syncBegan(4, last + kSecond);
-        QVERIFY(!off.slowStep(last + 2 * kSecond));
+        const int64_t last = regularSteps(off, 4, kRingSecond, 10 * kMs, 40);
+        off.syncBegan(4, last + kRingSecond);
+        QVERIFY(!off.slowStep(last + 2 * kRingSecond));
     }
 
     // The ring cuts at the newest mark at least ringNs old, once.
     void cutsAtTheNewestMarkOlderThanTheRing() {
-        FlightRecorder flight(kSecond, 0);
+        FlightRecorder flight(kRingSecond, 0);
         format::SessionWriter::RowMarks marks{};
         for (int i = 1; i <= 4; ++i) {
             marks[0] = i;
-            flight.written(i * kSecond / 2, marks); // 0.5, 1.0, 1.5, 2.0 s
+            flight.written(i * kRingSecond / 2, marks); // 0.5, 1.0, 1.5, 2.0 s
         }
-        QVERIFY(!flight.cutDue(kSecond + kSecond / 2 - 1));        // nothing a second old yet
-        const auto cut = flight.cutDue(2 * kSecond + kSecond / 5); // 1.0 s and before
+        QVERIFY(!flight.cutDue(kRingSecond + kRingSecond / 2 - 1)); // nothing a second old yet
+        const auto cut = flight.cutDue(2 * kRingSecond + kRingSecond / 5); // 1.0 s and before
         QVERIFY(cut);
-        QCOMPARE(cut->atNs, kSecond);
+        QCOMPARE(cut->atNs, kRingSecond);
         QCOMPARE(cut->marks[0], int64_t(2));
-        QVERIFY(!flight.cutDue(2 * kSecond + kSecond / 5));
-        QCOMPARE(flight.cutDue(3 * kSecond)->atNs, 2 * kSecond);
+        QVERIFY(!flight.cutDue(2 * kRingSecond + kRingSecond / 5));
+        QCOMPARE(flight.cutDue(3 * kRingSecond)->atNs, 2 * kRingSecond);
     }
 
     // A slow step triggers a snapshot with its reason, at most kMaxSnapshots a process.
     void slowStepsTriggerAtMostSoManySnapshots() {
-        FlightRecorder flight(kSecond, 3);
-        int64_t at = kSecond;
+        FlightRecorder flight(kRingSecond, 3);
+        int64_t at = kRingSecond;
         int triggered = 0;
         for (int round = 0; round < FlightRecorder::kMaxSnapshots + 3; ++round) {
             at = regularSteps(flight.clock(), 1, at, 10 * kMs, 30) + 100 * kMs;
@@ -325,19 +328,20 @@ private slots:
         format::SessionWriter& w = *ring.session.writer;
         // The interval of a range that closed before the cut goes; the open one moves.
         const int64_t closed = w.addCaptureInterval(
-            {ring.processId, 2 * kSecond, std::nullopt, reason::kProfilerStart, ""});
-        w.endCaptureInterval(closed, 3 * kSecond, reason::kProfilerStop);
-        const int64_t cutNs = 6 * kSecond + 20 * kMs; // after the kernel of 6 s was written
+            {ring.processId, 2 * kRingSecond, std::nullopt, reason::kProfilerStart, ""});
+        w.endCaptureInterval(closed, 3 * kRingSecond, reason::kProfilerStop);
+        const int64_t cutNs = 6 * kRingSecond + 20 * kMs; // after the kernel of 6 s was written
         w.discardThrough(ring.marks[5], cutNs, reason::kRing);
         w.discardThrough(ring.marks[5], cutNs, reason::kRing); // twice: nothing more goes
-        ring.addKernel(11 * kSecond);                          // written after the cut
+        ring.addKernel(11 * kRingSecond);                      // written after the cut
         QVERIFY(w.finish(format::kStatusComplete));
 
         const auto loaded = stallscope::model::SessionLoader::load(ring.session.path.toStdString());
         QVERIFY2(loaded.ok(), loaded.error.c_str());
         const stallscope::model::Session& s = *loaded.session;
-        QCOMPARE(kernelStarts(s), (std::vector<int64_t>{7 * kSecond, 8 * kSecond, 9 * kSecond,
-                                                        10 * kSecond, 11 * kSecond}));
+        QCOMPARE(kernelStarts(s),
+                 (std::vector<int64_t>{7 * kRingSecond, 8 * kRingSecond, 9 * kRingSecond,
+                                       10 * kRingSecond, 11 * kRingSecond}));
         QCOMPARE(s.captureIntervals.size(), size_t(1));
         QCOMPARE(s.captureIntervals[0].startNs, cutNs);
         QCOMPARE(s.captureIntervals[0].openedBy, std::string(reason::kRing));
@@ -360,16 +364,16 @@ private slots:
         format::SessionWriter& w = *ring.session.writer;
         const QString snapshot = ring.session.dir.filePath("ring.snapshot-1.stallscope");
         std::string error;
-        QVERIFY2(w.writeSnapshot(snapshot.toStdString(), 5 * kSecond, reason::kSnapshot,
+        QVERIFY2(w.writeSnapshot(snapshot.toStdString(), 5 * kRingSecond, reason::kSnapshot,
                                  format::kStatusComplete,
                                  {{std::string(format::meta::kSnapshotReason), "SIGUSR1"}}, &error),
                  error.c_str());
-        QVERIFY(!w.writeSnapshot(snapshot.toStdString(), 5 * kSecond, reason::kSnapshot,
+        QVERIFY(!w.writeSnapshot(snapshot.toStdString(), 5 * kRingSecond, reason::kSnapshot,
                                  format::kStatusComplete, {}, &error));
         QVERIFY2(error.find(snapshot.toStdString()) == 0, error.c_str());
         QVERIFY(w.ok());
-        ring.addKernel(6 * kSecond);
-        w.endCaptureInterval(ring.interval, 7 * kSecond, reason::kEnd);
+        ring.addKernel(6 * kRingSecond);
+        w.endCaptureInterval(ring.interval, 7 * kRingSecond, reason::kEnd);
         QVERIFY(w.finish(format::kStatusComplete));
 
         const auto copy = stallscope::model::SessionLoader::load(snapshot.toStdString());
@@ -377,10 +381,11 @@ private slots:
         QCOMPARE(copy.session->metaValue(format::meta::kStatus),
                  std::string(format::kStatusComplete));
         QCOMPARE(copy.session->metaValue(format::meta::kSnapshotReason), std::string("SIGUSR1"));
-        QCOMPARE(kernelStarts(*copy.session),
-                 (std::vector<int64_t>{kSecond, 2 * kSecond, 3 * kSecond, 4 * kSecond}));
+        QCOMPARE(
+            kernelStarts(*copy.session),
+            (std::vector<int64_t>{kRingSecond, 2 * kRingSecond, 3 * kRingSecond, 4 * kRingSecond}));
         QCOMPARE(copy.session->captureIntervals.size(), size_t(1));
-        QCOMPARE(copy.session->captureIntervals[0].endNs, 5 * kSecond);
+        QCOMPARE(copy.session->captureIntervals[0].endNs, 5 * kRingSecond);
         QCOMPARE(copy.session->captureIntervals[0].closedBy, std::string(reason::kSnapshot));
         QVERIFY(!QFile::exists(snapshot + "-wal"));
         const std::string summary = stallscope::model::SessionSummary::of(*copy.session).toText();
@@ -398,5 +403,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestFlightRecorder)
+STALLSCOPE_TEST_GUILESS_MAIN(TestFlightRecorder)
 #include "test_flight_recorder.moc"

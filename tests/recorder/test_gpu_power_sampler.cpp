@@ -5,6 +5,7 @@
 #include "format/sqlite_database.h"
 #include "recorder/gpu_power_sampler.h"
 #include "tests/recorder/scratch_session.h"
+#include "tests/support/test_suite.h"
 
 #include <QtTest>
 
@@ -106,5 +107,5 @@ void TestGpuPowerSampler::recordingSaysWhetherItSampled() {
     }
 }
 
-QTEST_GUILESS_MAIN(TestGpuPowerSampler)
+STALLSCOPE_TEST_GUILESS_MAIN(TestGpuPowerSampler)
 #include "test_gpu_power_sampler.moc"

@@ -4,6 +4,7 @@
 // (%p, %r, %h, %%) of STALLSCOPE_OUTPUT and stallscope-record -o.
 #include "recorder/launch_environment.h"
 #include "recorder/recorder_config.h"
+#include "tests/support/test_suite.h"
 
 #include <QTest>
 
@@ -196,5 +197,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestLaunchEnvironment)
+STALLSCOPE_TEST_GUILESS_MAIN(TestLaunchEnvironment)
 #include "test_launch_environment.moc"

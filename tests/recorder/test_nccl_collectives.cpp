@@ -9,6 +9,7 @@
 #include "recorder/session_sink.h"
 #include "tests/recorder/scratch_session.h"
 #include "tests/support/test_failure.h"
+#include "tests/support/test_suite.h"
 
 #include <cupti.h>
 #include <unistd.h>
@@ -137,5 +138,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestNcclCollectives)
+STALLSCOPE_TEST_GUILESS_MAIN(TestNcclCollectives)
 #include "test_nccl_collectives.moc"

@@ -7,6 +7,7 @@
 
 #include "format/session_enums.h"
 #include "tests/recorder/scratch_session.h"
+#include "tests/support/test_suite.h"
 
 #include <QtTest>
 #include <cupti.h>
@@ -53,7 +54,7 @@ ActivityRecord marker(uint32_t flags, uint32_t id, int32_t tid, int64_t atNs) {
     return r;
 }
 
-constexpr uint32_t kStart = CUPTI_ACTIVITY_FLAG_MARKER_START;
+constexpr uint32_t kNvtxStart = CUPTI_ACTIVITY_FLAG_MARKER_START;
 constexpr uint32_t kEnd = CUPTI_ACTIVITY_FLAG_MARKER_END;
 constexpr uint32_t kInstant = CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS;
 constexpr int kPushPop = int(RangeKind::NvtxPushPop);
@@ -74,12 +75,12 @@ private slots:
         ScratchSession session("nvtx.stallscope");
         QVERIFY2(session.writer, session.error.c_str());
         NvtxRanges ranges(session.writer.get(), threadRowOf);
-        QCOMPARE(ranges.onMarker(marker(kStart, 1, 7, 1'000), "step"), 0);
-        QCOMPARE(ranges.onMarker(marker(kStart, 2, 7, 1'100), "forward"), 0);
-        QCOMPARE(ranges.onMarker(marker(kStart, 3, 8, 1'150), "loader"), 0); // another thread
+        QCOMPARE(ranges.onMarker(marker(kNvtxStart, 1, 7, 1'000), "step"), 0);
+        QCOMPARE(ranges.onMarker(marker(kNvtxStart, 2, 7, 1'100), "forward"), 0);
+        QCOMPARE(ranges.onMarker(marker(kNvtxStart, 3, 8, 1'150), "loader"), 0); // another thread
         QCOMPARE(ranges.openRanges(), size_t(3));
         QCOMPARE(ranges.onMarker(marker(kEnd, 2, 7, 1'400), ""), 1);
-        QCOMPARE(ranges.onMarker(marker(kStart, 4, 7, 1'500), "backward"), 0); // depth 1 again
+        QCOMPARE(ranges.onMarker(marker(kNvtxStart, 4, 7, 1'500), "backward"), 0); // depth 1 again
         QCOMPARE(ranges.onMarker(marker(kEnd, 4, 7, 1'800), ""), 1);
         QCOMPARE(ranges.onMarker(marker(kEnd, 1, 7, 2'000), ""), 1);
         QCOMPARE(ranges.onMarker(marker(kEnd, 3, 8, 2'100), ""), 1);
@@ -98,7 +99,7 @@ private slots:
         ScratchSession session("nvtx.stallscope");
         QVERIFY2(session.writer, session.error.c_str());
         NvtxRanges ranges(session.writer.get(), threadRowOf);
-        QCOMPARE(ranges.onMarker(marker(kStart, 1, 7, 1'000), "request"), 0);
+        QCOMPARE(ranges.onMarker(marker(kNvtxStart, 1, 7, 1'000), "request"), 0);
         QCOMPARE(ranges.onMarker(marker(kEnd, 1, 9, 3'000), ""), 1);
         QCOMPARE(ranges.onMarker(marker(kInstant, 2, 0, 2'000), "checkpoint"), 1);
         QCOMPARE(ranges.onMarker(marker(kEnd, 99, 7, 2'500), ""), 0);
@@ -116,14 +117,14 @@ private slots:
         ScratchSession session("nvtx.stallscope");
         QVERIFY2(session.writer, session.error.c_str());
         NvtxRanges ranges(session.writer.get(), threadRowOf);
-        ranges.onMarker(marker(kStart, 1, 7, 1'000), "outer");
-        ranges.onMarker(marker(kStart, 2, 7, 2'000), "at the stop");
-        ranges.onMarker(marker(kStart, 3, 8, 2'001), "after the stop");
+        ranges.onMarker(marker(kNvtxStart, 1, 7, 1'000), "outer");
+        ranges.onMarker(marker(kNvtxStart, 2, 7, 2'000), "at the stop");
+        ranges.onMarker(marker(kNvtxStart, 3, 8, 2'001), "after the stop");
         QCOMPARE(ranges.closeOpenBy(2'000), 2);
         QCOMPARE(ranges.openRanges(), size_t(1));
         QCOMPARE(ranges.onMarker(marker(kEnd, 1, 7, 2'500), ""), 0);
         QCOMPARE(ranges.onMarker(marker(kEnd, 3, 8, 2'600), ""), 1);
-        ranges.onMarker(marker(kStart, 4, 7, 3'000), "next");
+        ranges.onMarker(marker(kNvtxStart, 4, 7, 3'000), "next");
         ranges.onMarker(marker(kEnd, 4, 7, 3'100), "");
         QVERIFY(session.writer->finish(stallscope::format::kStatusComplete));
         QCOMPARE(rangesIn(session.path), (std::vector<Range>{{107, kPushPop, 1'000, 2'000, 0},
@@ -133,5 +134,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestNvtxRanges)
+STALLSCOPE_TEST_GUILESS_MAIN(TestNvtxRanges)
 #include "test_nvtx_ranges.moc"

@@ -7,6 +7,7 @@
 #include "recorder/recorder_calibration.h"
 #include "recorder/recorder_config.h"
 #include "tests/support/test_failure.h"
+#include "tests/support/test_suite.h"
 
 #include <QDir>
 #include <QFile>
@@ -253,5 +254,5 @@ private:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRecorderCalibration)
+STALLSCOPE_TEST_GUILESS_MAIN(TestRecorderCalibration)
 #include "test_recorder_calibration.moc"

@@ -4,6 +4,7 @@
 // meta a benchmark's session carries).
 #include "recorder/recorder_config.h"
 #include "recorder/recorder_experiments.h"
+#include "tests/support/test_suite.h"
 
 #include <QTest>
 
@@ -15,7 +16,7 @@ using stallscope::recorder::RecorderExperiments;
 
 namespace {
 
-RecorderExperiments applied(const std::string& list, std::string* warnings = nullptr) {
+RecorderExperiments appliedExperiments(const std::string& list, std::string* warnings = nullptr) {
     RecorderExperiments experiments;
     experiments.apply(list, warnings);
     return experiments;
@@ -32,7 +33,8 @@ private slots:
         QCOMPARE(none.clockName(), "offset");
         QVERIFY(none.fdeIndex && none.apiCallbacks && !none.cuptiFlushes && !none.cuptiZeroes);
         // Naming a default explicitly is still no experiment.
-        QCOMPARE(applied("clock=offset,flush=writer,fde-index=on").text(), std::string());
+        QCOMPARE(appliedExperiments("clock=offset,flush=writer,fde-index=on").text(),
+                 std::string());
     }
 
     void eachItemSwitchesItsOwnSetting_data() {
@@ -51,26 +53,29 @@ private slots:
     void eachItemSwitchesItsOwnSetting() {
         QFETCH(QString, item);
         std::string warnings;
-        const RecorderExperiments one = applied(item.toStdString(), &warnings);
+        const RecorderExperiments one = appliedExperiments(item.toStdString(), &warnings);
         QCOMPARE(warnings, std::string());
         // Exactly this item differs from the defaults, and text() names it alone.
         QCOMPARE(one.text(), item.toStdString());
-        QCOMPARE(applied(one.text()), one);
+        QCOMPARE(appliedExperiments(one.text()), one);
     }
 
     void severalItemsRoundTrip() {
-        const RecorderExperiments several = applied("flush=cupti,clock=callback,sampler=walk");
+        const RecorderExperiments several =
+            appliedExperiments("flush=cupti,clock=callback,sampler=walk");
         QCOMPARE(several.clock, RecorderExperiments::Clock::Callback);
         QVERIFY(several.cuptiFlushes);
         QCOMPARE(several.sampler, RecorderExperiments::Sampler::WalkOnly);
-        QCOMPARE(applied(several.text()), several);
+        QCOMPARE(appliedExperiments(several.text()), several);
         // The later of two values for one name wins.
-        QCOMPARE(applied("clock=cupti,clock=callback").clock, RecorderExperiments::Clock::Callback);
+        QCOMPARE(appliedExperiments("clock=cupti,clock=callback").clock,
+                 RecorderExperiments::Clock::Callback);
     }
 
     void unknownItemsAreReportedAndIgnored() {
         std::string warnings;
-        const RecorderExperiments kept = applied("clock=fast,,flush,zeroing=cupti", &warnings);
+        const RecorderExperiments kept =
+            appliedExperiments("clock=fast,,flush,zeroing=cupti", &warnings);
         QVERIFY(warnings.find("unknown experiment 'clock=fast'") != std::string::npos);
         QVERIFY(warnings.find("unknown experiment 'flush'") != std::string::npos);
         QCOMPARE(kept.clock, RecorderExperiments::Clock::Offset);
@@ -91,5 +96,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRecorderExperiments)
+STALLSCOPE_TEST_GUILESS_MAIN(TestRecorderExperiments)
 #include "test_recorder_experiments.moc"

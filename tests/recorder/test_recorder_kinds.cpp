@@ -2,6 +2,7 @@
 // its own flags, a positive list replaces the defaults, a "-" word only removes, and an unknown
 // word is reported without changing anything.
 #include "recorder/recorder_config.h"
+#include "tests/support/test_suite.h"
 
 #include <QTest>
 
@@ -149,5 +150,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRecorderKinds)
+STALLSCOPE_TEST_GUILESS_MAIN(TestRecorderKinds)
 #include "test_recorder_kinds.moc"

@@ -5,6 +5,7 @@
 #include "format/session_meta.h"
 #include "format/session_writer.h"
 #include "recorder/session_finalizer.h"
+#include "tests/support/test_suite.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -64,5 +65,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSessionFinalizer)
+STALLSCOPE_TEST_GUILESS_MAIN(TestSessionFinalizer)
 #include "test_session_finalizer.moc"

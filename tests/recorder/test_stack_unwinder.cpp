@@ -1,6 +1,7 @@
 // StackUnwinder: a capture finds its caller, and a walk that takes its rules from the previous
 // walk (in step, or a few frames away) gives exactly the stack the rule table gives.
 #include "recorder/stack_unwinder.h"
+#include "tests/support/test_suite.h"
 
 #include <QTest>
 
@@ -81,5 +82,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestStackUnwinder)
+STALLSCOPE_TEST_GUILESS_MAIN(TestStackUnwinder)
 #include "test_stack_unwinder.moc"

@@ -16,6 +16,7 @@
 #include "tests/support/script_markers.h"
 
 #include "format/session_writer.h"
+#include "tests/support/test_suite.h"
 #include <sqlite3.h>
 
 #include <QMap>
@@ -260,5 +261,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestPythonSampler)
+STALLSCOPE_TEST_GUILESS_MAIN(TestPythonSampler)
 #include "tst_python_sampler.moc"

@@ -5,6 +5,8 @@
 #include "model/session/session.h"
 #include "model/session/session_loader.h"
 #include "tests/recorder/process_state.h"
+#include "tests/support/test_suite.h"
+#include "tests/support/write_file.h"
 
 #include <sys/resource.h>
 
@@ -38,11 +40,6 @@ Run record(const QStringList& arguments, const std::function<void()>& inChild = 
             QString::fromLocal8Bit(process.readAll())};
 }
 
-QByteArray contents(const QString& path) {
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
 void writeText(const QString& path, const QByteArray& text) {
     QFile file(path);
     QVERIFY(file.open(QIODevice::WriteOnly));
@@ -50,6 +47,7 @@ void writeText(const QString& path, const QByteArray& text) {
 }
 
 using stallscope::testing::processState;
+using stallscope::testing::readFile;
 
 } // namespace
 
@@ -298,12 +296,12 @@ private slots:
         Run run = record({QStringLiteral("-o"), session, QStringLiteral("/bin/true")});
         QCOMPARE(run.exitCode, 2);
         QVERIFY2(run.output.contains(QStringLiteral("--force-overwrite")), qPrintable(run.output));
-        QCOMPARE(contents(session), QByteArray("yesterday's recording"));
+        QCOMPARE(readFile(session), QByteArray("yesterday's recording"));
         // A typo in the program name: nothing was recorded, nothing is replaced.
         run = record({QStringLiteral("--force-overwrite"), QStringLiteral("-o"), session,
                       QStringLiteral("/nonexistent/train")});
         QCOMPARE(run.exitCode, 127);
-        QCOMPARE(contents(session), QByteArray("yesterday's recording"));
+        QCOMPARE(readFile(session), QByteArray("yesterday's recording"));
         // One line, the first (issue 42: it came after a line about the calibration), for a path
         // and for a name looked up on PATH alike.
         for (const QString& missing :
@@ -332,7 +330,7 @@ private slots:
         Run run = record({QStringLiteral("-o"), session, QStringLiteral("/bin/true")});
         QCOMPARE(run.exitCode, 2);
         QVERIFY2(run.output.contains(partial), qPrintable(run.output));
-        QCOMPARE(contents(partial), QByteArray("a recording whose recorder died"));
+        QCOMPARE(readFile(partial), QByteArray("a recording whose recorder died"));
         run = record({QStringLiteral("--force-overwrite"), QStringLiteral("-o"), session,
                       QStringLiteral("/bin/true")});
         QCOMPARE(run.exitCode, 0);
@@ -436,8 +434,8 @@ private slots:
                         QStringLiteral("/bin/sh"), QStringLiteral("-c"),
                         QStringLiteral("echo $$ > '%1'; exec sleep 60").arg(pidFile)});
         QVERIFY(recorder.waitForStarted());
-        QTRY_VERIFY_WITH_TIMEOUT(contents(pidFile).trimmed().toLongLong() > 0, 30000);
-        const qint64 program = contents(pidFile).trimmed().toLongLong();
+        QTRY_VERIFY_WITH_TIMEOUT(readFile(pidFile).trimmed().toLongLong() > 0, 30000);
+        const qint64 program = readFile(pidFile).trimmed().toLongLong();
         QTRY_VERIFY_WITH_TIMEOUT(processState(program) == 'S', 30000); // sleeping in `sleep`
         ::kill(pid_t(recorder.processId()), SIGKILL);
         recorder.waitForFinished();
@@ -446,5 +444,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestRecordCli)
+STALLSCOPE_TEST_MAIN(TestRecordCli)
 #include "tst_record_cli.moc"

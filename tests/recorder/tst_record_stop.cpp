@@ -5,6 +5,8 @@
 #include "model/session/session.h"
 #include "model/session/session_loader.h"
 #include "tests/recorder/process_state.h"
+#include "tests/support/test_suite.h"
+#include "tests/support/write_file.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -22,12 +24,8 @@ namespace {
 constexpr int kGraceMs = 500;
 constexpr int kMarginMs = 10000;
 
-QByteArray contents(const QString& path) {
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
 using stallscope::testing::processState;
+using stallscope::testing::readFile;
 
 bool runs(qint64 pid) {
     const char state = processState(pid);
@@ -43,7 +41,7 @@ QList<qint64> childrenOf(qint64 parent) {
         const qint64 pid = entry.toLongLong(&number);
         if (!number)
             continue;
-        const QByteArray stat = contents(QStringLiteral("/proc/%1/stat").arg(pid));
+        const QByteArray stat = readFile(QStringLiteral("/proc/%1/stat").arg(pid));
         const QList<QByteArray> fields = stat.mid(stat.lastIndexOf(')') + 2).split(' ');
         if (fields.size() > 1 && fields.at(1).toLongLong() == parent)
             children << pid;
@@ -63,7 +61,7 @@ struct Recording {
 
     QString session() const { return dir.filePath(QStringLiteral("stop.stallscope")); }
     QString output() const {
-        return QString::fromLocal8Bit(contents(dir.filePath(QStringLiteral("output"))));
+        return QString::fromLocal8Bit(readFile(dir.filePath(QStringLiteral("output"))));
     }
 
     void start(const QString& traps) {
@@ -80,9 +78,9 @@ struct Recording {
                         QStringLiteral("--"), QStringLiteral("/bin/sh"), QStringLiteral("-c"),
                         traps + QStringLiteral("echo $$ > '%1'; exec sleep 60").arg(pidFile)});
         QVERIFY(recorder.waitForStarted());
-        QTRY_VERIFY_WITH_TIMEOUT(contents(pidFile).trimmed().toLongLong() > 0, kMarginMs);
-        program = contents(pidFile).trimmed().toLongLong();
-        QTRY_COMPARE_WITH_TIMEOUT(contents(QStringLiteral("/proc/%1/comm").arg(program)).trimmed(),
+        QTRY_VERIFY_WITH_TIMEOUT(readFile(pidFile).trimmed().toLongLong() > 0, kMarginMs);
+        program = readFile(pidFile).trimmed().toLongLong();
+        QTRY_COMPARE_WITH_TIMEOUT(readFile(QStringLiteral("/proc/%1/comm").arg(program)).trimmed(),
                                   QByteArray("sleep"), kMarginMs);
         others = childrenOf(recorder.processId());
         QVERIFY2(others.removeAll(program) == 1, "the program is not stallscope-record's child");
@@ -162,10 +160,10 @@ private slots:
                                        "while [ ! -e '%1' ]; do sleep 0.05; done; exit 3")
                             .arg(got, pidFile)});
         QVERIFY(recorder.waitForStarted());
-        QTRY_VERIFY_WITH_TIMEOUT(contents(pidFile).trimmed().toLongLong() > 0, kMarginMs);
+        QTRY_VERIFY_WITH_TIMEOUT(readFile(pidFile).trimmed().toLongLong() > 0, kMarginMs);
         ::kill(pid_t(recorder.processId()), SIGUSR1);
         QVERIFY(recorder.waitForFinished(kMarginMs));
-        QCOMPARE(contents(got), QByteArray("usr1\n"));
+        QCOMPARE(readFile(got), QByteArray("usr1\n"));
         QCOMPARE(recorder.exitStatus(), QProcess::NormalExit);
         QCOMPARE(recorder.exitCode(), 3);
         QVERIFY2(!recorder.readAll().contains("SIGKILL"), "the program was killed");
@@ -195,5 +193,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestRecordStop)
+STALLSCOPE_TEST_MAIN(TestRecordStop)
 #include "tst_record_stop.moc"

@@ -14,6 +14,7 @@
 #include "format/session_writer.h"
 #include "tests/recorder/scratch_session.h"
 #include "tests/recorder/session_query.h"
+#include "tests/support/test_suite.h"
 #include <cupti.h>
 #include <dlfcn.h>
 #include <signal.h>
@@ -557,5 +558,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRecorder)
+STALLSCOPE_TEST_GUILESS_MAIN(TestRecorder)
 #include "tst_recorder.moc"

@@ -7,6 +7,7 @@
 #include "model/session/correlation_health.h"
 #include "model/session/session.h"
 #include "model/session/session_loader.h"
+#include "tests/support/test_suite.h"
 
 #include <QFile>
 #include <QMap>
@@ -295,5 +296,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRecorderCaptureGpu)
+STALLSCOPE_TEST_GUILESS_MAIN(TestRecorderCaptureGpu)
 #include "tst_recorder_capture_gpu.moc"

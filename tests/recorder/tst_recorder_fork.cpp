@@ -3,6 +3,7 @@
 // handler disabled and the recorder inactive — it shares the parent's session file and must never
 // write — while the parent keeps recording.
 #include "recorder/recorder.h"
+#include "tests/support/test_suite.h"
 
 #include <QTest>
 
@@ -42,5 +43,5 @@ private:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRecorderFork)
+STALLSCOPE_TEST_GUILESS_MAIN(TestRecorderFork)
 #include "tst_recorder_fork.moc"

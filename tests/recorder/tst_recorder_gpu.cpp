@@ -16,6 +16,7 @@
 #include "model/session/session.h"
 #include "model/session/session_loader.h"
 #include "tests/support/test_failure.h"
+#include "tests/support/test_suite.h"
 
 #include <QDir>
 #include <QFile>
@@ -500,5 +501,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRecorderGpu)
+STALLSCOPE_TEST_GUILESS_MAIN(TestRecorderGpu)
 #include "tst_recorder_gpu.moc"

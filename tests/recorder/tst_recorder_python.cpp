@@ -14,6 +14,7 @@
 #include "tests/support/script_markers.h"
 
 #include "format/session_writer.h"
+#include "tests/support/test_suite.h"
 #include <cupti.h>
 #include <sqlite3.h>
 
@@ -214,5 +215,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRecorderPython)
+STALLSCOPE_TEST_GUILESS_MAIN(TestRecorderPython)
 #include "tst_recorder_python.moc"

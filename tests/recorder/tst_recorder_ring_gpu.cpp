@@ -9,6 +9,7 @@
 #include "format/session_rows.h"
 #include "model/session/session.h"
 #include "model/session/session_loader.h"
+#include "tests/support/test_suite.h"
 
 #include <QFile>
 #include <QProcess>
@@ -203,5 +204,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRecorderRingGpu)
+STALLSCOPE_TEST_GUILESS_MAIN(TestRecorderRingGpu)
 #include "tst_recorder_ring_gpu.moc"

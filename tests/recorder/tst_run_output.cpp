@@ -12,6 +12,7 @@
 #include "format/session_writer.h"
 #include "model/session/session.h"
 #include "model/session/session_loader.h"
+#include "tests/support/test_suite.h"
 
 #include <QDir>
 #include <QFile>
@@ -290,5 +291,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRunOutput)
+STALLSCOPE_TEST_GUILESS_MAIN(TestRunOutput)
 #include "tst_run_output.moc"

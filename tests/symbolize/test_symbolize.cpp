@@ -5,6 +5,7 @@
 #include "symbolize/elf_file_info.h"
 #include "symbolize/finalize_symbols.h"
 #include "tests/support/test_failure.h"
+#include "tests/support/test_suite.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -496,5 +497,5 @@ void TestSymbolize::refusesFilesThatAreNotSessions() {
     QVERIFY2(error.find("missing.stallscope") != std::string::npos, error.c_str());
 }
 
-QTEST_GUILESS_MAIN(TestSymbolize)
+STALLSCOPE_TEST_GUILESS_MAIN(TestSymbolize)
 #include "test_symbolize.moc"

@@ -3,6 +3,7 @@
 #include "format/path_remap.h"
 #include "symbolize/sha256.h"
 #include "symbolize/user_frame_filter.h"
+#include "tests/support/test_suite.h"
 
 #include <QCryptographicHash>
 #include <QTest>
@@ -104,5 +105,5 @@ void TestSymbolizeRules::sha256MatchesQtInPieces() {
              QCryptographicHash::hash(data, QCryptographicHash::Sha256).toHex());
 }
 
-QTEST_GUILESS_MAIN(TestSymbolizeRules)
+STALLSCOPE_TEST_GUILESS_MAIN(TestSymbolizeRules)
 #include "test_symbolize_rules.moc"

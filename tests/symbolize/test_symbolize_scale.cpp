@@ -3,6 +3,7 @@
 // make_pc_session.py + stallscope-symbolize (see docs/symbolization.md).
 #include "format/session_writer.h"
 #include "symbolize/finalize_symbols.h"
+#include "tests/support/test_suite.h"
 
 #include <QRandomGenerator>
 #include <QTemporaryDir>
@@ -105,5 +106,5 @@ void TestSymbolizeScale::timesManyDistinctAddresses() {
     sqlite3_close(db);
 }
 
-QTEST_GUILESS_MAIN(TestSymbolizeScale)
+STALLSCOPE_TEST_GUILESS_MAIN(TestSymbolizeScale)
 #include "test_symbolize_scale.moc"

@@ -5,6 +5,7 @@
 #include "model/session/session_loader.h"
 #include "model/session/session_summary.h"
 #include "tests/model/insight_fixture.h"
+#include "tests/support/test_suite.h"
 #include "tests/views/insight_session.h"
 #include "views/panels/after_fix_preview.h"
 #include "views/panels/analysis_panels.h"
@@ -343,5 +344,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(AfterFixTest)
+STALLSCOPE_TEST_MAIN(AfterFixTest)
 #include "tst_after_fix.moc"

@@ -10,6 +10,7 @@
 #include "model/testing/synthetic_session.h"
 #include "tests/support/loop_session.h"
 #include "tests/support/test_failure.h"
+#include "tests/support/test_suite.h"
 #include "views/compare/compare_table_model.h"
 #include "views/compare/compare_view.h"
 #include "views/compare/compared_runs.h"
@@ -405,5 +406,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(CompareViewTest)
+STALLSCOPE_TEST_MAIN(CompareViewTest)
 #include "tst_compare_view.moc"

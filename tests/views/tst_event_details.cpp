@@ -5,6 +5,7 @@
 #include "model/session/session.h"
 #include "model/session/session_loader.h"
 #include "tests/support/test_failure.h"
+#include "tests/support/test_suite.h"
 #include "views/panels/event_details_widget.h"
 
 #include <QSignalSpy>
@@ -273,5 +274,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(EventDetailsTest)
+STALLSCOPE_TEST_MAIN(EventDetailsTest)
 #include "tst_event_details.moc"

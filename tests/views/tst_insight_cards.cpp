@@ -1,5 +1,6 @@
 // InsightCard and InsightCardsWidget on hand-made reports: order, texts, the chip for exact,
 // def-line and unknown sites, the summary and no-findings cards, and the clicks.
+#include "tests/support/test_suite.h"
 #include "views/panels/insight_card.h"
 #include "views/panels/insight_cards_widget.h"
 
@@ -237,5 +238,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(InsightCardsTest)
+STALLSCOPE_TEST_MAIN(InsightCardsTest)
 #include "tst_insight_cards.moc"

@@ -4,6 +4,7 @@
 #include "model/session/session_database.h"
 #include "model/session/session_loader.h"
 #include "tests/support/small_session.h"
+#include "tests/support/test_suite.h"
 #include "tests/views/insight_session.h"
 #include "views/panels/name_statistics.h"
 #include "views/panels/source_editor.h"
@@ -135,5 +136,5 @@ private:
     std::unique_ptr<model::Session> m_small;
 };
 
-QTEST_MAIN(PanelSumsTest)
+STALLSCOPE_TEST_MAIN(PanelSumsTest)
 #include "tst_panel_sums.moc"

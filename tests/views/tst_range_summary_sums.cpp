@@ -5,6 +5,7 @@
 #include "model/session/session.h"
 #include "model/session/session_loader.h"
 #include "tests/support/small_session.h"
+#include "tests/support/test_suite.h"
 #include "views/timeline/range_summary.h"
 
 #include <QTemporaryDir>
@@ -75,5 +76,5 @@ private:
     std::unique_ptr<model::Session> m_session;
 };
 
-QTEST_GUILESS_MAIN(TestRangeSummarySums)
+STALLSCOPE_TEST_GUILESS_MAIN(TestRangeSummarySums)
 #include "tst_range_summary_sums.moc"

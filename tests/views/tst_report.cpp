@@ -7,6 +7,7 @@
 #include "model/session/session.h"
 #include "model/session/session_database.h"
 #include "model/session/session_loader.h"
+#include "tests/support/test_suite.h"
 #include "views/report/report_content.h"
 #include "views/report/report_names.h"
 #include "views/report/report_writer.h"
@@ -287,5 +288,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TstReport)
+STALLSCOPE_TEST_MAIN(TstReport)
 #include "tst_report.moc"

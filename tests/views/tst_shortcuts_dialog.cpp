@@ -1,5 +1,6 @@
 // Help ▸ Keyboard Shortcuts (issue 17): every row of the table shows whole, none cut off at the
 // bottom, with the timeline's keys beside it.
+#include "tests/support/test_suite.h"
 #include "views/dialogs/shortcuts_dialog.h"
 
 #include <QAction>
@@ -40,5 +41,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(ShortcutsDialogTest)
+STALLSCOPE_TEST_MAIN(ShortcutsDialogTest)
 #include "tst_shortcuts_dialog.moc"

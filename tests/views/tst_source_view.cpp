@@ -2,6 +2,7 @@
 // missing-file banner (no modal), path remapping from disk, the highlighter's languages and the
 // PathRemapDialog's settings round trip.
 #include "model/session/session_database.h"
+#include "tests/support/test_suite.h"
 #include "tests/views/insight_session.h"
 #include "views/dialogs/path_remap_dialog.h"
 #include "views/panels/source_editor.h"
@@ -260,5 +261,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(SourceViewTest)
+STALLSCOPE_TEST_MAIN(SourceViewTest)
 #include "tst_source_view.moc"

@@ -3,6 +3,7 @@
 // QAbstractItemModelTester.
 #include "format/session_enums.h"
 #include "model/session/session_database.h"
+#include "tests/support/test_suite.h"
 #include "tests/views/insight_session.h"
 #include "views/panels/stack_model.h"
 #include "views/panels/stack_view.h"
@@ -218,5 +219,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(StackViewTest)
+STALLSCOPE_TEST_MAIN(StackViewTest)
 #include "tst_stack_view.moc"

@@ -3,6 +3,7 @@
 // reporting the right events; every model (and proxy) passes QAbstractItemModelTester.
 #include "model/session/session_database.h"
 #include "model/session/session_loader.h"
+#include "tests/support/test_suite.h"
 #include "tests/views/insight_session.h"
 #include "views/panels/api_call_table_model.h"
 #include "views/panels/kernel_table_model.h"
@@ -286,5 +287,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TablesTest)
+STALLSCOPE_TEST_MAIN(TablesTest)
 #include "tst_tables.moc"

@@ -2,6 +2,7 @@
 // and the sync → GPU work → launching call link.
 #include "model/session/waited_work.h"
 #include "tests/support/test_failure.h"
+#include "tests/support/test_suite.h"
 #include "tests/views/tst_timeline_support.h"
 #include "views/timeline/correlation_index.h"
 #include "views/timeline/sync_link.h"
@@ -260,5 +261,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TimelineHitTestTest)
+STALLSCOPE_TEST_MAIN(TimelineHitTestTest)
 #include "tst_timeline_hit_test.moc"

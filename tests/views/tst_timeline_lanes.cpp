@@ -1,4 +1,5 @@
 // Lane layout (collapse, reorder), the GPU-busy track's values and the ruler range summary.
+#include "tests/support/test_suite.h"
 #include "tests/views/tst_timeline_support.h"
 #include "views/timeline/draw_list.h"
 #include "views/timeline/gpu_busy_track.h"
@@ -223,5 +224,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TimelineLanesTest)
+STALLSCOPE_TEST_MAIN(TimelineLanesTest)
 #include "tst_timeline_lanes.moc"

@@ -1,6 +1,7 @@
 // Level-of-detail merge: at most about one block per pixel, no event lost from the counts, and a
 // stall inside a merged block still marked.
 #include "model/session/session.h"
+#include "tests/support/test_suite.h"
 #include "tests/views/timeline_lod_support.h"
 #include "views/timeline/draw_list.h"
 #include "views/timeline/lod_merge.h"
@@ -164,5 +165,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TimelineLodTest)
+STALLSCOPE_TEST_APPLESS_MAIN(TimelineLodTest)
 #include "tst_timeline_lod.moc"

@@ -2,6 +2,7 @@
 // (also past the exact-scan limit), and a merged block's stall flag sees a sync over its first or
 // its last call, or one begun before it, and none just past it.
 #include "tests/support/test_failure.h"
+#include "tests/support/test_suite.h"
 #include "tests/views/timeline_lod_support.h"
 #include "views/timeline/draw_list.h"
 #include "views/timeline/lod_merge.h"
@@ -143,5 +144,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TimelineLodRunsTest)
+STALLSCOPE_TEST_APPLESS_MAIN(TimelineLodRunsTest)
 #include "tst_timeline_lod_runs.moc"

@@ -3,6 +3,7 @@
 // a long event hidden deep inside a many-event pixel still sets its run's end, a one-pixel sync
 // among ~100 calls a pixel is still painted in the stall colour, and the lanes look the same
 // painted into the canvas image (many blocks) or by the painter (few).
+#include "tests/support/test_suite.h"
 #include "tests/views/timeline_lod_support.h"
 #include "views/timeline/draw_list.h"
 #include "views/timeline/lod_merge.h"
@@ -199,5 +200,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TimelineLodSummaryTest)
+STALLSCOPE_TEST_MAIN(TimelineLodSummaryTest)
 #include "tst_timeline_lod_summary.moc"

@@ -1,6 +1,7 @@
 // TimelineWidget interaction on the tiny session: click selection (signals), ruler range
 // selection, highlight dimming, framing, activity fit, header collapse/reorder, and that hover
 // and selection repaint without rebuilding the draw list.
+#include "tests/support/test_suite.h"
 #include "tests/views/tst_timeline_support.h"
 #include "views/timeline/timeline_palette.h"
 #include "views/timeline/timeline_widget.h"
@@ -304,5 +305,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TimelineSelectionTest)
+STALLSCOPE_TEST_MAIN(TimelineSelectionTest)
 #include "tst_timeline_selection.moc"

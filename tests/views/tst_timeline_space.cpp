@@ -1,6 +1,7 @@
 // The timeline's use of the screen (issue 17): lanes that fill the pane or scroll, labels elided
 // on the right with the full text as a tooltip, a label column dragged wider by its edge, a
 // range badge that never covers a ruler label, the GPU-busy label saying what it measures.
+#include "tests/support/test_suite.h"
 #include "tests/views/tst_timeline_support.h"
 #include "views/timeline/draw_list.h"
 #include "views/timeline/timeline_widget.h"
@@ -182,5 +183,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TimelineSpaceTest)
+STALLSCOPE_TEST_MAIN(TimelineSpaceTest)
 #include "tst_timeline_space.moc"

@@ -1,4 +1,5 @@
 // TimelineViewport (time <-> pixel mapping, zoom, pan) and TimeRuler (steps, labels).
+#include "tests/support/test_suite.h"
 #include "views/timeline/time_ruler.h"
 #include "views/timeline/timeline_viewport.h"
 
@@ -173,5 +174,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TimelineViewportTest)
+STALLSCOPE_TEST_APPLESS_MAIN(TimelineViewportTest)
 #include "tst_timeline_viewport.moc"

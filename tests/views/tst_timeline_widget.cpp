@@ -2,6 +2,7 @@
 // syncs' pixels, zoom around the cursor, the cached draw list; the summary and its warning.
 #include "model/session/session_loader.h"
 #include "tests/support/test_failure.h"
+#include "tests/support/test_suite.h"
 #include "tests/views/tiny_session.h"
 #include "views/panels/session_summary_widget.h"
 #include "views/timeline/time_ruler.h"
@@ -246,5 +247,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TimelineWidgetTest)
+STALLSCOPE_TEST_MAIN(TimelineWidgetTest)
 #include "tst_timeline_widget.moc"
