@@ -12,9 +12,10 @@
 # - the release and ASan builds are unity builds (CMAKE_UNITY_BUILD: each target's sources a few at
 #   a time as one file) that precompile Qt's and the standard library's headers and keep line
 #   tables only (-g1: enough for sanitizer reports and backtraces);
-# - the ThreadSanitizer build makes only the threaded suites and their libraries, and compiles those
-#   libraries one file at a time without precompiled headers, as README command (a) builds them:
-#   a missing #include in the Qt-free and QtCore code fails there.
+# - the ThreadSanitizer build makes only the threaded suites and their libraries, at -O1 with line
+#   tables (what TSan's reports need), and compiles those libraries one file at a time without
+#   precompiled headers, as README command (a) builds them: a missing #include in the Qt-free and
+#   QtCore code fails there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
@@ -50,6 +51,7 @@ fi
 
 echo "== thread sanitizer: the threaded suites (label threads)"
 cmake -S . -B build/tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTALLSCOPE_TSAN=ON \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
   -DSTALLSCOPE_BUILD_APP=OFF -DSTALLSCOPE_BUILD_BENCH=OFF -DSTALLSCOPE_PRECOMPILED_HEADERS=OFF \
   -DCMAKE_UNITY_BUILD=OFF
 cmake --build build/tsan -j "$jobs" --target threaded_tests

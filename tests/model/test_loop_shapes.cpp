@@ -13,15 +13,15 @@ using testing::InsightFixture;
 
 namespace {
 
-constexpr int64_t kLoopStartNs = 1'000'000'000;
+constexpr int64_t kShapesLoopStartNs = 1'000'000'000;
 
-// `steps` iterations from kLoopStartNs: the host prepares a batch for `hostNs(i)`, then launches
-// "forward" and "backward" (2 ms of GPU work together) and goes on.
+// `steps` iterations from kShapesLoopStartNs: the host prepares a batch for `hostNs(i)`, then
+// launches "forward" and "backward" (2 ms of GPU work together) and goes on.
 template <typename HostNs>
 std::unique_ptr<InsightFixture> stepsOfVaryingHostWork(const std::string& file, int steps,
                                                        HostNs hostNs) {
     auto f = std::make_unique<InsightFixture>(file, 4'000'000'000);
-    int64_t t = kLoopStartNs;
+    int64_t t = kShapesLoopStartNs;
     for (int i = 0; i < steps; ++i) {
         t += hostNs(i);
         f->setKernelName("forward");

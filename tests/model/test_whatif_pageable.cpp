@@ -26,8 +26,8 @@ using testing::syncsOfStack;
 
 namespace {
 
-constexpr int kSteps = 20;
-constexpr int64_t kPeriod = 1'100'000;
+constexpr int kPageableSteps = 20;
+constexpr int64_t kPageablePeriod = 1'100'000;
 constexpr int64_t kBytes = 8 << 20;
 
 // Each step (1.1 ms): a 50 µs kernel on the compute stream launched at its start, then a blocking
@@ -35,7 +35,7 @@ constexpr int64_t kBytes = 8 << 20;
 // runs [+190 µs, +1090 µs]: 180 µs of staging before it, and 200 µs after the previous step's.
 void writeStagedUploads(testing::InsightFixture& fixture, int64_t stack, int64_t copyStream,
                         MemoryKind source) {
-    for (const int64_t t : stepStarts(kSteps, kPeriod)) {
+    for (const int64_t t : stepStarts(kPageableSteps, kPageablePeriod)) {
         fixture.launch(t, t + 5'000, t + 55'000);
         const int64_t copy = fixture.memcpy(t + 190'000, t + 1'090'000, CopyKind::HtoD, source,
                                             MemoryKind::Device, kBytes, false, copyStream);
@@ -92,7 +92,7 @@ private slots:
         // The copies' replayed ends, in order (the copy stream holds only them).
         const int32_t lane = [&] {
             for (size_t l = 0; l < built->graph.streams().size(); ++l)
-                if (built->graph.streams()[l].ops.size() == kSteps &&
+                if (built->graph.streams()[l].ops.size() == kPageableSteps &&
                     built->graph.opKind(static_cast<int32_t>(l), 0) ==
                         model::whatif::RunGraph::OpKind::Memcpy)
                     return static_cast<int32_t>(l);
@@ -103,13 +103,13 @@ private slots:
         const uint32_t first = built->graph.streams()[lane].firstOp;
         const int64_t pinnedNs =
             static_cast<int64_t>(static_cast<double>(kBytes) / 48.8e9 * 1e9) + 1'000;
-        for (uint32_t k = 1; k < kSteps; ++k) {
+        for (uint32_t k = 1; k < kPageableSteps; ++k) {
             const int64_t end = built->graph.opEnd(lane, k) + result.opEndShift[first + k];
             const int64_t previous =
                 built->graph.opEnd(lane, k - 1) + result.opEndShift[first + k - 1];
             QCOMPARE(end - previous, pinnedNs + 1'000);
         }
-        QCOMPARE(result.gpuTimeRemovedNs, int64_t(kSteps) * (900'000 - pinnedNs));
+        QCOMPARE(result.gpuTimeRemovedNs, int64_t(kPageableSteps) * (900'000 - pinnedNs));
     }
 
     // Copies from pinned memory are not staged: their delays measure the GPU (here the 180 µs

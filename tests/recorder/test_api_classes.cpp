@@ -65,7 +65,7 @@ private slots:
             free.startNs = 1'000;
             free.endNs = 9'000;
             free.depth = 1;
-            free.pcs[0] = reinterpret_cast<uintptr_t>(&queryInt);
+            free.pcs[0] = reinterpret_cast<uintptr_t>(&stallscope::testing::queryInt);
             free.stackHash = 0x5eed;
             free.streamId = HostEvent::kNoStream;
             free.deviceId = HostEvent::kNoStream;
