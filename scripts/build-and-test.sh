@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.."
 jobs=$(nproc)
 
 echo "== formatting (clang-format)"
-git ls-files -- '*.h' '*.cpp' '*.cu' | xargs clang-format --dry-run --Werror
+git ls-files -- '*.h' '*.cpp' '*.cu' | xargs -P "$jobs" -n 100 clang-format --dry-run --Werror
 
 echo "== build and test: release"
 cmake -S . -B build/test -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -31,7 +31,7 @@ using stallscope::testing::ScratchSession;
 
 namespace {
 
-const char* kScript = STALLSCOPE_SOURCE_DIR "/tests/recorder/python/sampler_script.py";
+const char* kSamplerScript = STALLSCOPE_SOURCE_DIR "/tests/recorder/python/sampler_script.py";
 constexpr uint32_t kParkedTick = 777;
 
 struct Sampled {
@@ -59,10 +59,6 @@ void sampleParked() {
         }
         g_parked.push_back(std::move(sampled));
     });
-}
-
-QMap<QString, int> markers() {
-    return stallscope::testing::scriptMarkers(kScript);
 }
 
 // A sample event of `tid` at `tick` whose one Python frame is `word`.
@@ -116,16 +112,16 @@ private:
     void expectFrame(const pyhost::Frame& frame, const char* function, const char* mark) {
         QCOMPARE(QString::fromStdString(frame.function), QString(function));
         QCOMPARE(frame.line, m_lines.value(mark, -1));
-        QCOMPARE(QString::fromStdString(frame.file), QString(kScript));
+        QCOMPARE(QString::fromStdString(frame.file), QString(kSamplerScript));
     }
 
 private slots:
     void initTestCase() {
-        m_lines = markers();
+        m_lines = stallscope::testing::scriptMarkers(kSamplerScript);
         QVERIFY(m_lines.size() >= 4);
         pyhost::setSampleHook(sampleParked);
         std::string error;
-        QVERIFY2(pyhost::runScript(kScript, nullptr, &error), error.c_str());
+        QVERIFY2(pyhost::runScript(kSamplerScript, nullptr, &error), error.c_str());
         QVERIFY2(PythonSampler::prepare(), PythonSampler::status());
     }
 
