@@ -5,9 +5,9 @@
 # sloppiness is loosened, and developers here build through ccache.
 #
 # How: one header set per Qt level (Core, or Core + Gui + Widgets), compiled once per level as
-# position-independent library code, and reused by every target of that level; executables compile
-# with -fPIC too (GCC refuses a header precompiled with -fPIC in a -fPIE unit), which costs a PIE
-# executable nothing measurable and halves the precompiling (two headers a build, not four). A target whose flags do not
+# position-independent library code, and reused by every target of that level. Executables compile
+# with -fPIC too (GCC refuses a header precompiled with -fPIC in a -fPIE unit; they still link as
+# PIE): two headers to precompile a build instead of four. A target whose flags do not
 # match a producer's (another -std, other defines that the headers look at) falls back to reading
 # the headers, which is only slower: -Winvalid-pch says so in the build log.
 
