@@ -30,22 +30,24 @@
 using namespace stallscope;
 using model::SiteStatus;
 
-namespace {
-
-// One run, loaded and analyzed over its active window.
-struct Run {
+// One run, loaded and analyzed over its active window. Outside the anonymous namespace: the
+// suite's class holds it, which GCC flags (-Wsubobject-linkage) once the file is part of a unity
+// unit.
+struct AnalyzedRun {
     std::unique_ptr<model::Session> session;
     model::SessionDatabase database;
     model::InsightReport report;
     model::CompareInput input() const { return {session.get(), &database, &report}; }
 };
 
+namespace {
+
 // The helpers give nothing (null, an empty path) when a run cannot be written or loaded, which
 // fails the test; analyze() takes the empty path of a failed write.
-std::unique_ptr<Run> analyze(const std::string& path) {
+std::unique_ptr<AnalyzedRun> analyze(const std::string& path) {
     if (path.empty())
         return nullptr;
-    auto run = std::make_unique<Run>();
+    auto run = std::make_unique<AnalyzedRun>();
     model::LoadResult loaded = model::SessionLoader::load(path);
     if (!loaded.ok()) {
         STALLSCOPE_FAIL("cannot load %s: %s", path.c_str(), loaded.error.c_str());
@@ -104,8 +106,8 @@ class SessionCompareTest : public QObject {
     Q_OBJECT
 private:
     QTemporaryDir m_dir;
-    std::unique_ptr<Run> m_base;      // the synthetic loop: loss.item() every step
-    std::unique_ptr<Run> m_pipelined; // the same loop without it
+    std::unique_ptr<AnalyzedRun> m_base;      // the synthetic loop: loss.item() every step
+    std::unique_ptr<AnalyzedRun> m_pipelined; // the same loop without it
 
 private slots:
     void initTestCase() {

@@ -9,8 +9,6 @@
 #include <QTest>
 #if defined(QT_WIDGETS_LIB)
 #include <QApplication>
-#elif defined(QT_GUI_LIB)
-#include <QGuiApplication>
 #endif
 
 #include <cstdio>
@@ -55,12 +53,10 @@ int runSuite(const Suite& suite, int argc, char** argv) {
     std::optional<QCoreApplication> core;
 #if defined(QT_WIDGETS_LIB)
     std::optional<QApplication> gui;
-#elif defined(QT_GUI_LIB)
-    std::optional<QGuiApplication> gui;
 #endif
     switch (suite.application) {
     case SuiteApplication::Default:
-#if defined(QT_WIDGETS_LIB) || defined(QT_GUI_LIB)
+#if defined(QT_WIDGETS_LIB)
         gui.emplace(argc, argv);
         gui->setAttribute(Qt::AA_Use96Dpi, true);
         break;

@@ -32,7 +32,8 @@ bool registerSuite(const char* sourceFile, SuiteApplication application, SuiteFa
             []() -> std::unique_ptr<QObject> { return std::make_unique<TestObject>(); });          \
     }
 
-// QTEST_MAIN: QApplication when the executable links Qt Widgets, QGuiApplication with Qt Gui.
+// QTEST_MAIN: QApplication when the executable links Qt Widgets (stallscope_test_main_widgets),
+// else a QCoreApplication.
 #define STALLSCOPE_TEST_MAIN(TestObject)                                                           \
     STALLSCOPE_REGISTER_SUITE(TestObject, ::stallscope::testing::SuiteApplication::Default)
 // QTEST_GUILESS_MAIN: a QCoreApplication.
