@@ -1,9 +1,9 @@
 // CaptureControl: when a recording with capture control (CaptureSettings, recorder_config.h)
 // records. The delay, the duration and the capture range's triggers (cudaProfilerStart/Stop, the
 // named NVTX ranges) move its state; a change that starts or stops recording comes back as a
-// Transition with its reason (format::capture_reason), which the Recorder applies: CUPTI's
+// Transition with its reason (format::capture_reason), which CaptureDriver applies: CUPTI's
 // activities and callbacks on or off, an interval opened or closed in the session
-// (recorder_capture.cpp). Pure state: no CUPTI, no clock, no lock (the Recorder serializes calls).
+// (capture_driver.cpp). Pure state: no CUPTI, no clock, no lock (CaptureDriver serializes calls).
 //
 // Recording happens while every condition holds: the delay has passed, the range is open (always,
 // without a range), the duration since recording first began has not passed, and, for a range

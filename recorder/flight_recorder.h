@@ -1,7 +1,7 @@
 // The flight recorder (stallscope-record --ring SECONDS, --trigger-slow-step K): a long job
 // recorded with bounded memory and disk, keeping only its last seconds, and written out when
-// something happens. Pure state, as CaptureControl: no clock, no CUPTI, no SQL (the Recorder's
-// writer thread drives it and applies its answers: recorder_ring.cpp).
+// something happens. Pure state, as CaptureControl: no clock, no CUPTI, no SQL (RingDriver drives
+// it from the recorder's writer thread and applies its answers: ring_driver.cpp).
 //
 // The ring: the session file is written as usual, and every commit leaves a mark — the time, and
 // the last row id of each table (format::SessionWriter::RowMarks). Everything that had ended by a

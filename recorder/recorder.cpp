@@ -40,7 +40,7 @@ void CUPTIAPI apiTrampoline(void*, CUpti_CallbackDomain domain, CUpti_CallbackId
             recorder.onContextCreated();
         return;
     }
-    if (domain == CUPTI_CB_DOMAIN_NVTX || Recorder::isProfilerCallback(int(domain), cbid))
+    if (CaptureDriver::isTrigger(int(domain), cbid))
         recorder.onCaptureTrigger(int(domain), cbid, data);
     else
         recorder.onApi(int(domain), cbid, data);
@@ -122,78 +122,55 @@ Recorder& Recorder::instance() {
     return *recorder;
 }
 
-void Recorder::reportError(const std::string& what, int cuptiResult) {
-    std::string message = what;
-    if (cuptiResult != 0) {
-        const char* text = nullptr;
-        cuptiGetResultString(CUptiResult(cuptiResult), &text);
-        message += ": ";
-        message += text ? text : ("CUPTI error " + std::to_string(cuptiResult));
-    }
-    std::lock_guard<std::mutex> lock(m_queueMutex);
-    m_diagnostics.emplace_back(CallbackHandler::nowNs(), message);
-    for (const std::string& seen : m_reported)
-        if (seen == what)
-            return;
-    m_reported.push_back(what);
-    fprintf(stderr, "stallscope: %s\n", message.c_str());
-}
-
 uint8_t* Recorder::takeBuffer(size_t* size) {
     uint8_t* buffer = m_buffers.take();
     *size = buffer ? m_buffers.bufferBytes() : 0; // none: CUPTI counts the records it drops
     return buffer;
 }
 
-void Recorder::returnBuffer(uint8_t* buffer) {
-    m_buffers.give(buffer);
-}
-
 void Recorder::pushBatch(std::unique_ptr<ActivityBatch> batch) {
     if (!m_takingBatches.load())
         return; // no session to write it to (after stop(): see switchActivities)
     {
-        std::lock_guard<std::mutex> lock(m_queueMutex);
+        std::lock_guard<std::mutex> lock(m_batchMutex);
         m_batches.push_back(std::move(batch));
     }
-    sem_post(&m_wake);
+    m_state.wakeWriter();
 }
 
 bool Recorder::start(const RecorderConfig& config, const char* origin) {
     std::lock_guard<std::mutex> stopLock(m_stopMutex);
-    if (m_active.load() || config.disabled)
-        return m_active.load();
-    m_config = config;
-    m_pid = getpid();
-    sem_init(&m_wake, 0, 0);
+    if (m_state.active.load() || config.disabled)
+        return m_state.active.load();
+    m_state.config = config;
+    m_state.pid = getpid();
     if (!subscribe())
         return false;
     const std::optional<int64_t> startNs = openSession(origin);
     if (!startNs)
         return false;
-    m_sampling = prepareHostCapture();
+    m_switches.setSampling(prepareHostCapture());
     // Capture control may start closed: then only its triggers' callbacks are on. A trigger on
     // another thread waits until the samplers below know too.
-    std::unique_lock captureLock(m_captureMutex);
-    const bool capturing = startCapture(*startNs);
-    startRing();
-    m_probing = probeWanted();
+    std::unique_lock captureLock(m_capture.mutex());
+    const bool capturing = m_capture.start(*startNs);
+    m_ring.start();
     if (capturing)
-        switchApiCallbacks(true);
-    if (m_probing && m_config.experiments.probeGate)
-        armGate();
+        m_switches.stackCallbacks(true);
+    m_probe.start();
     configureClock();
     configureActivityBuffers();
-    switchActivities(true, capturing ? Activities::All : Activities::Descriptions);
+    m_switches.activities(true, capturing ? CollectionSwitches::Activities::All
+                                          : CollectionSwitches::Activities::Descriptions);
     if (!capturing)
-        keepApiRecordsUntilContext();
-    m_writer->commit();
+        m_capture.keepApiRecordsUntilContext();
+    m_state.writer->commit();
     // Injected, the recorder commits what it has on a crash (onFatalSignal); linked in, the
     // program's own handlers stay.
     startThreads(capturing, strcmp(origin, "injection") == 0);
     captureLock.unlock();
-    m_power.start(m_config.gpuPowerHz);
-    if (m_config.stacks && m_config.experiments.fdeIndex) // else libgcc finds each FDE
+    m_power.start(m_state.config.gpuPowerHz);
+    if (m_state.config.stacks && m_state.config.experiments.fdeIndex) // else libgcc finds each FDE
         m_fdeIndex.start();
     return true;
 }
@@ -205,87 +182,89 @@ bool Recorder::subscribe() {
         fprintf(stderr,
                 "stallscope: another CUPTI client (torch.profiler, Nsight Systems, ...) is "
                 "already attached to process %lld; it runs untraced by stallscope.\n",
-                static_cast<long long>(m_pid));
+                static_cast<long long>(m_state.pid));
         return false;
     }
     if (result != CUPTI_SUCCESS) {
-        reportError("cuptiSubscribe", result);
-        fprintf(stderr, "stallscope: process %lld runs untraced.\n", static_cast<long long>(m_pid));
+        m_state.reportError("cuptiSubscribe", result);
+        fprintf(stderr, "stallscope: process %lld runs untraced.\n",
+                static_cast<long long>(m_state.pid));
         return false;
     }
-    m_subscriber = subscriber;
+    m_state.subscriber = subscriber;
     return true;
 }
 
 std::optional<int64_t> Recorder::openSession(const char* origin) {
+    const RecorderConfig& config = m_state.config;
     // Read once, before the output name (%r) and the process row need it.
     const LaunchEnvironment launch = LaunchEnvironment::current();
-    m_outputPath = m_config.outputPathFor(m_pid, launch.rank);
+    m_state.outputPath = config.outputPathFor(m_state.pid, launch.rank);
     std::string error;
-    m_writer = format::SessionWriter::create(m_outputPath, &error);
-    if (!m_writer) {
+    m_state.writer = format::SessionWriter::create(m_state.outputPath, &error);
+    if (!m_state.writer) {
         fprintf(stderr, "stallscope: %s; process %lld runs untraced.\n", error.c_str(),
-                static_cast<long long>(m_pid));
-        cuptiUnsubscribe(static_cast<CUpti_SubscriberHandle>(m_subscriber));
-        m_subscriber = nullptr;
+                static_cast<long long>(m_state.pid));
+        cuptiUnsubscribe(static_cast<CUpti_SubscriberHandle>(m_state.subscriber));
+        m_state.subscriber = nullptr;
         return std::nullopt;
     }
-    m_sink = std::make_unique<SessionSink>(m_writer.get());
-    m_sink->setSyncRecords(m_config.wantsSyncRecords());
+    format::SessionWriter& writer = *m_state.writer;
+    m_state.sink = std::make_unique<SessionSink>(&writer);
+    SessionSink& sink = *m_state.sink;
+    sink.setSyncRecords(config.wantsSyncRecords());
     const int64_t startNs = CallbackHandler::nowNs();
-    m_sink->beginProcess(m_pid, hostName(), commandLine(), startNs);
-    m_sink->setLaunch(launch, startNs);
-    m_writer->setMeta(format::meta::kRecorderOrigin, origin);
-    m_writer->setMeta(format::meta::kRecorderKinds, m_config.describeKinds());
-    m_writer->setMeta(format::meta::kRecorderMode, m_config.modeName());
-    m_writer->setMeta(format::meta::kRecorderStacks, m_config.stacks ? "1" : "0");
-    m_writer->setMeta(format::meta::kRecorderStackDepth, std::to_string(m_config.stackDepth));
-    m_writer->setMeta(format::meta::kRecorderBufferBytes, std::to_string(m_config.bufferBytes));
-    m_writer->setMeta(format::meta::kRecorderFlushMs, std::to_string(m_config.flushMs));
-    m_writer->setMeta(format::meta::kStartNs, std::to_string(startNs));
-    if (m_config.restartOverheadNs >= 0 && m_config.launchOverheadNs >= 0 &&
-        m_config.deepQueueDelayNs >= 0) {
-        m_writer->setMeta(format::meta::kRecorderRestartOverheadNs,
-                          std::to_string(m_config.restartOverheadNs));
-        m_writer->setMeta(format::meta::kRecorderLaunchOverheadNs,
-                          std::to_string(m_config.launchOverheadNs));
-        m_writer->setMeta(format::meta::kGpuDeepQueueDelayNs,
-                          std::to_string(m_config.deepQueueDelayNs));
+    sink.beginProcess(m_state.pid, hostName(), commandLine(), startNs);
+    sink.setLaunch(launch, startNs);
+    writer.setMeta(format::meta::kRecorderOrigin, origin);
+    writer.setMeta(format::meta::kRecorderKinds, config.describeKinds());
+    writer.setMeta(format::meta::kRecorderMode, config.modeName());
+    writer.setMeta(format::meta::kRecorderStacks, config.stacks ? "1" : "0");
+    writer.setMeta(format::meta::kRecorderStackDepth, std::to_string(config.stackDepth));
+    writer.setMeta(format::meta::kRecorderBufferBytes, std::to_string(config.bufferBytes));
+    writer.setMeta(format::meta::kRecorderFlushMs, std::to_string(config.flushMs));
+    writer.setMeta(format::meta::kStartNs, std::to_string(startNs));
+    if (config.restartOverheadNs >= 0 && config.launchOverheadNs >= 0 &&
+        config.deepQueueDelayNs >= 0) {
+        writer.setMeta(format::meta::kRecorderRestartOverheadNs,
+                       std::to_string(config.restartOverheadNs));
+        writer.setMeta(format::meta::kRecorderLaunchOverheadNs,
+                       std::to_string(config.launchOverheadNs));
+        writer.setMeta(format::meta::kGpuDeepQueueDelayNs, std::to_string(config.deepQueueDelayNs));
     }
     uint32_t cuptiVersion = 0;
     if (cuptiGetVersion(&cuptiVersion) == CUPTI_SUCCESS)
-        m_writer->setMeta(format::meta::kCuptiApiVersion, std::to_string(cuptiVersion));
+        writer.setMeta(format::meta::kCuptiApiVersion, std::to_string(cuptiVersion));
     return startNs;
 }
 
 bool Recorder::prepareHostCapture() {
+    const RecorderConfig& config = m_state.config;
+    format::SessionWriter& writer = *m_state.writer;
     if (!m_classifier.build())
-        reportError("cuptiGetCallbackName returned no API names", 0);
-    m_handler.setStacks(m_config.stacks, m_config.stackDepth);
+        m_state.reportError("cuptiGetCallbackName returned no API names", 0);
+    m_handler.setStacks(config.stacks, config.stackDepth);
     // CUDA starts the recorder on the thread that initializes it, usually the one that syncs.
-    if (m_config.stacks)
+    if (config.stacks)
         StackUnwinder::prepareThread();
     // Python frames at every stack capture when this process hosts CPython (python_frames.h).
-    bool python = m_config.stacks && m_config.pythonFrames && PythonFrames::initialize();
+    bool python = config.stacks && config.pythonFrames && PythonFrames::initialize();
     m_handler.setPython(python);
     if (PythonFrames::version()[0])
-        m_writer->setMeta(format::meta::kPythonVersion, PythonFrames::version());
-    m_writer->setMeta(format::meta::kPythonFrames, !m_config.stacks ? "off (no stacks)"
-                                                   : !m_config.pythonFrames
-                                                       ? "off"
-                                                       : PythonFrames::status());
+        writer.setMeta(format::meta::kPythonVersion, PythonFrames::version());
+    writer.setMeta(format::meta::kPythonFrames, !config.stacks         ? "off (no stacks)"
+                                                : !config.pythonFrames ? "off"
+                                                                       : PythonFrames::status());
     // The Python sampler has its own switch: samples name host time that no CUDA call covers.
-    const bool sampling =
-        m_config.sampleHz > 0 && m_config.pythonFrames && PythonSampler::prepare();
-    m_writer->setMeta(format::meta::kSampleHz,
-                      sampling ? std::to_string(m_config.sampleHz) : std::string("0"));
-    m_writer->setMeta(format::meta::kSampling, m_config.sampleHz <= 0   ? "off"
-                                               : !m_config.pythonFrames ? "off (no Python frames)"
-                                                                        : PythonSampler::status());
-    m_writer->setMeta(format::meta::kNcclProfiler,
-                      NcclCollectives::status(m_config.kernels && m_config.driverApi));
+    const bool sampling = config.sampleHz > 0 && config.pythonFrames && PythonSampler::prepare();
+    writer.setMeta(format::meta::kSampleHz,
+                   sampling ? std::to_string(config.sampleHz) : std::string("0"));
+    writer.setMeta(format::meta::kSampling, config.sampleHz <= 0   ? "off"
+                                            : !config.pythonFrames ? "off (no Python frames)"
+                                                                   : PythonSampler::status());
+    writer.setMeta(format::meta::kNcclProfiler,
+                   NcclCollectives::status(config.kernels && config.driverApi));
     m_handler.setEnabled(true);
-    m_wantCallbacks = m_config.experiments.apiCallbacks;
     return sampling;
 }
 
@@ -293,36 +272,39 @@ void Recorder::configureClock() {
     // One host clock (cupti_clock.h): CUPTI's timestamps plus a per-buffer offset to
     // CLOCK_MONOTONIC; the benchmarks' clock experiments register CUPTI's per-timestamp callback
     // instead or keep CUPTI's clock unconverted.
-    const RecorderExperiments& experiments = m_config.experiments;
-    m_writer->setMeta(format::meta::kCuptiClockVsHost, CuptiClock::describe());
+    const RecorderExperiments& experiments = m_state.config.experiments;
+    format::SessionWriter& writer = *m_state.writer;
+    writer.setMeta(format::meta::kCuptiClockVsHost, CuptiClock::describe());
     if (const std::string list = experiments.text(); !list.empty())
-        m_writer->setMeta(format::meta::kRecorderExperiments, list);
+        writer.setMeta(format::meta::kRecorderExperiments, list);
     if (experiments.clock == RecorderExperiments::Clock::Cupti) {
-        m_writer->setMeta(format::meta::kClockWarning,
-                          "CUPTI clock kept (STALLSCOPE_EXPERIMENT=clock=cupti)");
+        writer.setMeta(format::meta::kClockWarning,
+                       "CUPTI clock kept (STALLSCOPE_EXPERIMENT=clock=cupti)");
     } else if (experiments.clock == RecorderExperiments::Clock::Callback) {
         if (const CUptiResult result = cuptiActivityRegisterTimestampCallback(monotonicTimestamp);
             result != CUPTI_SUCCESS)
-            reportError(
+            m_state.reportError(
                 "cuptiActivityRegisterTimestampCallback (timestamps not on CLOCK_MONOTONIC)",
                 result);
     } else {
         m_shiftClock.store(true);
     }
-    m_writer->setMeta(format::meta::kRecorderClock, experiments.clockName());
+    writer.setMeta(format::meta::kRecorderClock, experiments.clockName());
 }
 
 void Recorder::configureActivityBuffers() {
-    const RecorderExperiments& experiments = m_config.experiments;
+    const RecorderExperiments& experiments = m_state.config.experiments;
+    format::SessionWriter& writer = *m_state.writer;
     // The writer's periodic cuptiActivityFlushAll delivers the buffers, or in the flush experiment
     // CUPTI's own thread (cuptiActivityFlushPeriod).
     m_cuptiFlushes = experiments.cuptiFlushes;
-    if (m_cuptiFlushes && cuptiActivityFlushPeriod(uint32_t(m_config.flushMs)) != CUPTI_SUCCESS)
+    if (m_cuptiFlushes &&
+        cuptiActivityFlushPeriod(uint32_t(m_state.config.flushMs)) != CUPTI_SUCCESS)
         m_cuptiFlushes = false;
-    m_writer->setMeta(format::meta::kRecorderFlush, m_cuptiFlushes ? "cupti" : "writer");
+    writer.setMeta(format::meta::kRecorderFlush, m_cuptiFlushes ? "cupti" : "writer");
     CUptiResult result = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
     if (result != CUPTI_SUCCESS)
-        reportError("cuptiSetThreadIdType", result);
+        m_state.reportError("cuptiSetThreadIdType", result);
     // The pool zeroes CUPTI's buffers off the program's threads (activity_buffer_pool.h); the
     // zeroing experiment leaves it to CUPTI.
     bool poolZeroes = false;
@@ -332,26 +314,26 @@ void Recorder::configureActivityBuffers() {
         poolZeroes = cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER,
                                                &attributeSize, &zeroed) == CUPTI_SUCCESS;
     }
-    m_buffers.configure(size_t(m_config.bufferBytes), poolZeroes);
-    m_writer->setMeta(format::meta::kRecorderBufferZeroing, poolZeroes ? "recorder" : "cupti");
+    m_buffers.configure(size_t(m_state.config.bufferBytes), poolZeroes);
+    writer.setMeta(format::meta::kRecorderBufferZeroing, poolZeroes ? "recorder" : "cupti");
     m_buffers.keepReady();
     m_takingBatches.store(true);
     if ((result = cuptiActivityRegisterCallbacks(bufferRequestedTrampoline,
                                                  bufferCompletedTrampoline)) != CUPTI_SUCCESS)
-        reportError("cuptiActivityRegisterCallbacks", result);
+        m_state.reportError("cuptiActivityRegisterCallbacks", result);
 }
 
-void Recorder::startThreads(bool capturing, bool signalHandlers) { // under m_captureMutex
+void Recorder::startThreads(bool capturing, bool signalHandlers) { // under the capture mutex
     installProcessHooks();
     if (signalHandlers)
-        installSignalHandlers();
+        m_signals.install();
     m_stopRequested = false;
-    m_active.store(true, std::memory_order_release);
+    m_state.active.store(true, std::memory_order_release);
     EventRing::setWakeup(wakeWriter);
     m_thread = std::thread([this] { writerLoop(); });
-    if (m_sampling) {
+    if (m_switches.sampling()) {
         m_sampler.setPaused(!capturing);
-        m_sampler.start(m_config.sampleHz, m_config.experiments.sampler);
+        m_sampler.start(m_state.config.sampleHz, m_state.config.experiments.sampler);
     }
     m_power.setPaused(!capturing);
 }
@@ -361,7 +343,7 @@ void Recorder::drainRings() {
         SessionSink* sink;
         OverheadProbe* probe; // null when it does not watch
         int64_t dropped;
-    } context{m_sink.get(), m_probing && !m_probe.found() ? &m_probe : nullptr, 0};
+    } context{m_state.sink.get(), m_probe.watching(), 0};
     EventRing::forEach(
         [](EventRing* ring, void* data) {
             auto* c = static_cast<Context*>(data);
@@ -374,38 +356,36 @@ void Recorder::drainRings() {
         },
         &context);
     if (context.dropped)
-        m_sink->addDropped(CallbackHandler::nowNs(), format::dropped_source::kHostEventRing,
-                           context.dropped);
+        m_state.sink->addDropped(CallbackHandler::nowNs(), format::dropped_source::kHostEventRing,
+                                 context.dropped);
 }
 
 void Recorder::drainOnce(bool stepsProbe) {
-    const std::vector<CaptureControl::Transition> transitions = takeCaptureTransitions();
+    const std::vector<CaptureControl::Transition> transitions = m_capture.takeTransitions();
     drainRings();
     std::vector<std::unique_ptr<ActivityBatch>> batches;
-    std::vector<std::pair<int64_t, std::string>> diagnostics;
     {
-        std::lock_guard<std::mutex> lock(m_queueMutex);
+        std::lock_guard<std::mutex> lock(m_batchMutex);
         batches.swap(m_batches);
-        diagnostics.swap(m_diagnostics);
     }
     for (std::unique_ptr<ActivityBatch>& batch : batches) {
-        m_sink->consumeBatch(*batch);
+        m_state.sink->consumeBatch(*batch);
         batch.reset();
         // Writing a full activity buffer takes tens of milliseconds, in which a thread that
         // syncs thousands of times a second fills its ring: empty the rings between buffers.
         drainRings();
         // Nor may a backlog of buffers keep the probe's stretch off past its time.
         if (stepsProbe)
-            stepProbe(CallbackHandler::nowNs());
+            m_probe.step(CallbackHandler::nowNs());
     }
-    for (auto& [at, message] : diagnostics)
-        m_writer->addDiagnostic(at, "error", message);
-    writeCaptureTransitions(transitions);
+    for (auto& [at, message] : m_state.errors.take())
+        m_state.writer->addDiagnostic(at, "error", message);
+    m_capture.writeTransitions(transitions);
 }
 
 void Recorder::writerLoop() {
     pthread_setname_np(pthread_self(), "stallscope-wr");
-    m_writerTid.store(gettid());
+    m_signals.setWriterThread(gettid());
     // The writer thread must not be interrupted by the signals we forward to it via sem_post.
     sigset_t mask;
     sigemptyset(&mask);
@@ -415,46 +395,47 @@ void Recorder::writerLoop() {
 
     int64_t lastFlush = CallbackHandler::nowNs();
     int64_t lastCommit = lastFlush;
-    const int64_t periodNs = int64_t(m_config.flushMs) * 1000000;
+    const int64_t periodNs = int64_t(m_state.config.flushMs) * 1000000;
     while (true) {
         // Half a period, or sooner when capture control waits for a time (delay, duration).
         const int64_t wakeNs =
-            std::min({CallbackHandler::nowNs() + periodNs / 2, m_captureDeadlineNs.load(),
-                      m_probing ? probeDeadlineNs() : INT64_MAX});
+            std::min({CallbackHandler::nowNs() + periodNs / 2, m_capture.deadlineNs(),
+                      m_probe.running() ? m_probe.deadlineNs() : INT64_MAX});
         const timespec deadline{time_t(wakeNs / 1000000000), long(wakeNs % 1000000000)};
-        while (sem_clockwait(&m_wake, CLOCK_MONOTONIC, &deadline) != 0 && errno == EINTR) {
+        while (sem_clockwait(&m_state.wake, CLOCK_MONOTONIC, &deadline) != 0 && errno == EINTR) {
         }
-        if (const int fatal = m_fatalSignal.load()) {
-            commitAfterCrash(fatal);
+        if (const int fatal = m_signals.fatalSignal()) {
+            m_signals.commitAfterCrash(fatal);
             return; // the process is going down; nothing more is written
         }
-        int signal = m_pendingSignal.exchange(0);
+        int signal = m_signals.takeStopSignal();
         bool stopping = m_stopRequested.load() || signal != 0;
         int64_t now = CallbackHandler::nowNs();
-        if (now >= m_captureDeadlineNs.load())
-            advanceCapture(now);
+        if (now >= m_capture.deadlineNs())
+            m_capture.advance(now);
         if (signal != 0) {
             cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
         } else if (!stopping && !m_cuptiFlushes && now - lastFlush >= periodNs) {
             cuptiActivityFlushAll(0);
             lastFlush = now;
         }
-        const bool probing = m_probing && !stopping;
+        const bool probing = m_probe.running() && !stopping;
         if (probing)
-            stepProbe(now);
+            m_probe.step(now);
         drainOnce(probing);
         if (probing)
-            stepProbe(CallbackHandler::nowNs());
+            m_probe.step(CallbackHandler::nowNs());
         m_buffers.keepReady();
-        m_sink->expirePending(now, kJoinMaxAgeNs);
-        m_sink->refreshModules(now);
+        m_state.sink->expirePending(now, kJoinMaxAgeNs);
+        m_state.sink->refreshModules(now);
         if (stopping) {
             if (signal != 0) {
                 // The recording is whole up to the signal, but the program's run was cut short.
-                m_writer->setMeta(format::meta::kTerminatedBySignal, std::to_string(signal));
-                m_writer->setMeta(format::meta::kIncompleteReason, signalReason(signal));
+                m_state.writer->setMeta(format::meta::kTerminatedBySignal, std::to_string(signal));
+                m_state.writer->setMeta(format::meta::kIncompleteReason,
+                                        m_signals.stopReason(signal));
                 finishWriter(format::kStatusIncomplete);
-                m_active.store(false);
+                m_state.active.store(false);
                 ::signal(signal, SIG_DFL);
                 kill(getpid(), signal);
             }
@@ -462,72 +443,73 @@ void Recorder::writerLoop() {
         }
         const bool committing = now - lastCommit >= periodNs;
         if (committing) {
-            m_writer->commit();
+            m_state.writer->commit();
             lastCommit = now;
         }
-        stepRing(now, committing);
+        m_ring.step(now, committing);
     }
 }
 
 void Recorder::finishWriter(std::string_view status) {
-    if (!m_writer)
+    if (!m_state.writer)
         return;
+    format::SessionWriter& writer = *m_state.writer;
+    SessionSink& sink = *m_state.sink;
     drainOnce();
     int64_t endNs = CallbackHandler::nowNs();
-    m_sink->captureClosed(endNs, format::capture_reason::kEnd); // still open: a signal's end
-    if (m_flight) { // the last cut: what ended more than the ring before the end goes
-        m_writer->commit();
-        cutRing(CallbackHandler::nowNs(), true);
+    sink.captureClosed(endNs, format::capture_reason::kEnd); // still open: a signal's end
+    if (m_ring.active()) { // the last cut: what ended more than the ring before the end goes
+        writer.commit();
+        m_ring.cut(CallbackHandler::nowNs(), true);
     }
-    if (m_probing)
-        finishProbe();
-    m_sink->finishProcess(endNs);
-    m_sampler.writeStats(*m_writer, m_sink->stats().hostSamples);
+    m_probe.finish();
+    sink.finishProcess(endNs);
+    m_sampler.writeStats(writer, sink.stats().hostSamples);
     m_power.stop(); // here only: on the thread that finishes the writer (a signal: the writer's)
-    m_power.writeStats(*m_writer);
+    m_power.writeStats(writer);
     m_fdeIndex.stop();
-    m_writer->setMeta(format::meta::kFdeIndex, m_fdeIndex.describe());
-    m_writer->setMeta(format::meta::kEndNs, std::to_string(endNs));
-    if (!m_writer->finish(status))
-        fprintf(stderr, "stallscope: writing %s failed: %s\n", m_outputPath.c_str(),
-                m_writer->lastError().c_str());
-    m_writer.reset();
+    writer.setMeta(format::meta::kFdeIndex, m_fdeIndex.describe());
+    writer.setMeta(format::meta::kEndNs, std::to_string(endNs));
+    if (!writer.finish(status))
+        fprintf(stderr, "stallscope: writing %s failed: %s\n", m_state.outputPath.c_str(),
+                writer.lastError().c_str());
+    m_state.writer.reset();
 }
 
 void Recorder::stop() {
     std::lock_guard<std::mutex> stopLock(m_stopMutex);
-    if (!m_active.load() || getpid() != m_pid)
+    if (!m_state.active.load() || getpid() != m_state.pid)
         return;
     // Nothing is recorded after stop(): a program that goes on (the linked-in API, or
     // stallscope_stop through ctypes) runs without CUPTI's cost on its launches, and no record of
     // its later work waits in CUPTI's buffers for a session that is gone or the next one.
-    endCapture(CallbackHandler::nowNs());
-    switchActivities(false);
+    m_capture.end(CallbackHandler::nowNs());
+    m_switches.activities(false);
     // Everything CUPTI still holds, including partially filled buffers, before the writer ends.
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     m_sampler.stop(); // its last samples are in its ring for the writer's last drain
     m_stopRequested.store(true);
-    sem_post(&m_wake);
+    m_state.wakeWriter();
     if (m_thread.joinable())
         m_thread.join();
-    if (!m_active.load())
+    if (!m_state.active.load())
         return; // the writer already finished (signal path)
     m_handler.setEnabled(false);
     finishWriter(format::kStatusComplete);
     m_takingBatches.store(false);
     {
-        std::lock_guard<std::mutex> lock(m_queueMutex);
+        std::lock_guard<std::mutex> lock(m_batchMutex);
         m_batches.clear(); // pushed after the writer's last drain
     }
-    m_active.store(false);
-    if (m_subscriber) {
-        cuptiUnsubscribe(static_cast<CUpti_SubscriberHandle>(m_subscriber));
-        m_subscriber = nullptr;
+    m_state.active.store(false);
+    if (m_state.subscriber) {
+        cuptiUnsubscribe(static_cast<CUpti_SubscriberHandle>(m_state.subscriber));
+        m_state.subscriber = nullptr;
     }
 }
 
 void Recorder::onAtExit() {
-    if (getpid() != m_pid)
+    if (getpid() != m_state.pid)
         return; // a forked child: the parent owns the session
     stop();
 }
@@ -545,12 +527,11 @@ void Recorder::onForkChild() {
     // The child shares the parent's file and SQLite connection but not its writer thread: it must
     // never write. An exec'ed child starts afresh (injection again) and writes its own session.
     m_handler.setEnabled(false);
-    m_gated.store(false);
-    m_gate.reset(); // no writer thread here to open it
+    m_probe.forgetAfterFork();
     m_sampler.forgetAfterFork();
     m_power.forgetAfterFork();
     m_fdeIndex.forgetAfterFork();
-    m_active.store(false);
+    m_state.active.store(false);
 }
 
 } // namespace stallscope::recorder

@@ -1,5 +1,5 @@
 // The names of the flight recorder's snapshots (stallscope-record --ring): given by the recorder in
-// the program (recorder_ring.cpp), found again by stallscope-record after the run
+// the program (ring_driver.cpp), found again by stallscope-record after the run
 // (RecordingOutput::snapshots). Header-only: stallscope-record does not link the recorder.
 #pragma once
 

@@ -83,7 +83,7 @@ int64_t kernelsSharingAnId(const Session& s) {
 // its ranges. CUPTI writes per-call API records only on contexts created while they were on
 // (bench/RESULTS.md, "cupti_api_late"): they stay on until the first context. A stretch opened
 // while the program launches (--delay) also needs them switched on before the kernels'
-// records (Recorder::switchActivities): the other way round, its first two kernels had none.
+// records (CollectionSwitches::activities): the other way round, its first two kernels had none.
 int64_t kernelsWithoutLaunchCall(const Session& s) {
     std::unordered_set<uint32_t> calls;
     for (const auto& lane : s.hostLanes)

@@ -1,17 +1,15 @@
-// The recorder's signal handling: a stop signal (SIGINT, SIGTERM, SIGHUP with their default action)
-// has the writer flush and close the session before the process dies of it; a crash has the writer
-// commit what it holds, then chains to the handler that was there before.
-#include "recorder/recorder.h"
+#include "recorder/process_signals.h"
 
 #include "format/session_meta.h"
 #include "format/session_schema.h"
 #include "format/session_writer.h"
+#include "recorder/callback_handler.h"
+#include "recorder/recording_state.h"
 #include "recorder/session_sink.h"
 #include "recorder/signal_names.h"
 
 #include <cupti.h>
 
-#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -24,11 +22,15 @@ namespace stallscope::recorder {
 
 namespace {
 
-void signalTrampoline(int signal) {
-    Recorder::instance().onSignal(signal);
+// The handlers' object: set before they are installed, never unset (the recorder is never
+// destroyed).
+ProcessSignals* g_handling = nullptr;
+
+void stopSignalTrampoline(int signal) {
+    g_handling->onStopSignal(signal);
 }
 void fatalSignalTrampoline(int signal, siginfo_t* info, void* context) {
-    Recorder::instance().onFatalSignal(signal, info, context);
+    g_handling->onFatalSignal(signal, info, context);
 }
 
 constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
@@ -39,12 +41,13 @@ constexpr int kCrashCommitWaitMs = 2000;
 
 } // namespace
 
-void Recorder::installSignalHandlers() {
+void ProcessSignals::install() {
+    g_handling = this;
     // Only where the program left the default action (death): then flushing first and dying with
     // the same signal afterwards changes nothing but the session being complete. Programs with
     // their own handlers (Python's KeyboardInterrupt) exit through atexit anyway.
     for (int signal : {SIGINT, SIGTERM, SIGHUP})
-        takeIfDefault(signal, signalTrampoline);
+        takeIfDefault(signal, stopSignalTrampoline);
     // Crashes: whatever handler the program has (Python's faulthandler, its own) is chained to,
     // so it still runs after the session is committed.
     for (int signal : kFatalSignals) {
@@ -57,7 +60,7 @@ void Recorder::installSignalHandlers() {
     }
 }
 
-bool Recorder::takeIfDefault(int signal, void (*handler)(int)) {
+bool ProcessSignals::takeIfDefault(int signal, void (*handler)(int)) {
     struct sigaction current;
     if (sigaction(signal, nullptr, &current) != 0 || current.sa_handler != SIG_DFL)
         return false;
@@ -69,15 +72,15 @@ bool Recorder::takeIfDefault(int signal, void (*handler)(int)) {
     return sigaction(signal, &action, nullptr) == 0;
 }
 
-void Recorder::onFatalSignal(int signal, siginfo_t* info, void* context) {
+void ProcessSignals::onFatalSignal(int signal, siginfo_t* info, void* context) {
     // Async-signal context: atomics, sem_post, nanosleep, sigaction, raise. The CUPTI flush and
     // the SQLite commit run on the writer thread, which this thread waits for (bounded): a thread
     // that crashed inside the recorder's own locks cannot deadlock the crash.
     static std::atomic<bool> handling{false};
-    if (getpid() == m_pid && m_active.load(std::memory_order_relaxed) && !handling.exchange(true) &&
-        gettid() != m_writerTid.load()) {
+    if (getpid() == m_state.pid && m_state.active.load(std::memory_order_relaxed) &&
+        !handling.exchange(true) && gettid() != m_writerTid.load()) {
         m_fatalSignal.store(signal);
-        sem_post(&m_wake);
+        m_state.wakeWriter();
         for (int waited = 0; waited < kCrashCommitWaitMs && !m_crashCommitted.load(); ++waited) {
             const timespec millisecond{0, 1000000};
             nanosleep(&millisecond, nullptr);
@@ -96,32 +99,33 @@ void Recorder::onFatalSignal(int signal, siginfo_t* info, void* context) {
     }
 }
 
-void Recorder::commitAfterCrash(int signal) {
+void ProcessSignals::commitAfterCrash(int signal) {
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    drainOnce();
-    m_sink->expirePending(INT64_MAX, 0); // syncs still waiting for their other half
-    m_sink->captureClosed(CallbackHandler::nowNs(), format::capture_reason::kEnd);
-    m_writer->setMeta(format::meta::kTerminatedBySignal, std::to_string(signal));
-    m_writer->setMeta(format::meta::kIncompleteReason,
-                      (signal == SIGABRT ? "the target aborted (" : "the target crashed (") +
-                          signalName(signal) + ", signal " + std::to_string(signal) + ")");
-    m_writer->setMeta(format::meta::kStatus, std::string(format::kStatusIncomplete));
-    m_writer->commit();
+    m_drain();
+    format::SessionWriter& writer = *m_state.writer;
+    m_state.sink->expirePending(INT64_MAX, 0); // syncs still waiting for their other half
+    m_state.sink->captureClosed(CallbackHandler::nowNs(), format::capture_reason::kEnd);
+    writer.setMeta(format::meta::kTerminatedBySignal, std::to_string(signal));
+    writer.setMeta(format::meta::kIncompleteReason,
+                   (signal == SIGABRT ? "the target aborted (" : "the target crashed (") +
+                       signalName(signal) + ", signal " + std::to_string(signal) + ")");
+    writer.setMeta(format::meta::kStatus, std::string(format::kStatusIncomplete));
+    writer.commit();
     m_crashCommitted.store(true);
 }
 
-void Recorder::onSignal(int signal) {
+void ProcessSignals::onStopSignal(int signal) {
     // Async-signal context: only an atomic store and sem_post.
-    if (getpid() != m_pid || !m_active.load(std::memory_order_relaxed)) {
+    if (getpid() != m_state.pid || !m_state.active.load(std::memory_order_relaxed)) {
         ::signal(signal, SIG_DFL);
         raise(signal);
         return;
     }
     m_pendingSignal.store(signal);
-    sem_post(&m_wake);
+    m_state.wakeWriter();
 }
 
-std::string Recorder::signalReason(int signal) const {
+std::string ProcessSignals::stopReason(int signal) const {
     // stallscope-record sets STALLSCOPE_RECORD_PID; the target outliving it means it died and
     // its parent-death signal (target_runner.cpp) is what stops the program.
     const char* recordPid = getenv("STALLSCOPE_RECORD_PID");
