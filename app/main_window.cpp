@@ -2,11 +2,11 @@
 
 #include "app/background_work.h"
 #include "app/compare_launcher.h"
+#include "app/session_controller.h"
 #include "app/session_openers.h"
 #include "app/window_layout.h"
 #include "app/window_navigation.h"
 #include "format/output_file.h"
-#include "format/session_meta.h"
 #include "model/analysis/analysis_window.h"
 #include "model/jobs/job_tracker.h"
 #include "model/session/session.h"
@@ -37,7 +37,6 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QStackedWidget>
-#include <QStandardPaths>
 #include <QStatusBar>
 #include <QToolBar>
 #include <QUrl>
@@ -111,7 +110,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
     createMenus();
     createStatusBar();
-    createJobTrackers();
+    m_sessions = new SessionController(this);
+    m_exports = new model::JobTracker(this);
+    connectSessions();
     connect(m_panels, &AnalysisPanels::statusMessage, m_statusLabel, &QLabel::setText);
     m_layout = std::make_unique<SavedLayout>(*this);
     updateTitle();
@@ -121,15 +122,31 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 // mid-load is safe.
 MainWindow::~MainWindow() = default;
 
-void MainWindow::createJobTrackers() {
-    m_loads = new model::JobTracker(this);
-    m_loads->setObjectName(QStringLiteral("loads")); // tests wait on it
-    connect(m_loads, &model::JobTracker::progress, this,
+void MainWindow::connectSessions() {
+    connect(m_sessions, &SessionController::loadStarted, this, [this](const QString& shownFile) {
+        m_statusLabel->setText(tr("Loading %1…").arg(shownName(shownFile)));
+        m_progress->setValue(0);
+        m_progress->show();
+        m_cancelButton->show();
+    });
+    connect(m_sessions, &SessionController::loadProgress, this,
             [this](double fraction) { m_progress->setValue(static_cast<int>(fraction * 1000.0)); });
-    connect(m_loads, &model::JobTracker::cancelled, this, &MainWindow::onCancelled);
-    m_symbolizations = new model::JobTracker(this);
-    m_symbolizations->setObjectName(QStringLiteral("symbolizations")); // tests wait on it
-    m_exports = new model::JobTracker(this);
+    connect(m_sessions, &SessionController::loaded, this, &MainWindow::onLoaded);
+    connect(m_sessions, &SessionController::loadFailed, this, &MainWindow::onFailed);
+    connect(m_sessions, &SessionController::loadCancelled, this, &MainWindow::onCancelled);
+    connect(m_sessions, &SessionController::symbolized, this,
+            [this](qint64 resolvedFrames, const QString& copyPath) {
+                emit symbolizedOnOpen(resolvedFrames);
+                m_statusLabel->setText(
+                    tr("Resolved %n native frame(s) with this machine's binaries into a copy "
+                       "(%1); the session file is unchanged. Loading the copy…",
+                       nullptr, int(resolvedFrames))
+                        .arg(copyPath));
+            });
+    connect(m_sessions, &SessionController::symbolizationFailed, this,
+            [this](const QString& error) {
+                m_statusLabel->setText(tr("Frames left unresolved: %1").arg(error));
+            });
 }
 
 void MainWindow::createMenus() {
@@ -158,7 +175,7 @@ void MainWindow::createMenus() {
     m_saveCopyAction->setEnabled(false);
     m_compare = new CompareLauncher(this, file); // File ▸ Compare With…
     connect(this, &MainWindow::sessionLoaded, m_compare,
-            [this] { m_compare->setBefore(m_session, m_currentFile); });
+            [this] { m_compare->setBefore(session(), currentFile()); });
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     // Some platforms (offscreen, some desktops) map QKeySequence::Quit to nothing.
@@ -182,7 +199,7 @@ void MainWindow::createMenus() {
     view->addAction(tr("Analyze the &Loop (Default Window)"), this,
                     &MainWindow::analyzeDefaultWindow);
     const auto updateRangeAction = [this] {
-        m_analyzeRangeAction->setEnabled(m_session && m_timeline->hasRangeSelection());
+        m_analyzeRangeAction->setEnabled(session() && m_timeline->hasRangeSelection());
     };
     connect(m_timeline, &TimelineWidget::rangeSelected, this, updateRangeAction);
     connect(m_timeline, &TimelineWidget::selectionCleared, this, updateRangeAction);
@@ -230,7 +247,7 @@ void MainWindow::createStatusBar() {
 
 void MainWindow::showOpenDialog() {
     const QString dir =
-        m_currentFile.isEmpty() ? QString() : QFileInfo(m_currentFile).absolutePath();
+        currentFile().isEmpty() ? QString() : QFileInfo(currentFile()).absolutePath();
     const QString path = QFileDialog::getOpenFileName(
         this, tr("Open Session"), dir, tr("Stallscope sessions (*.stallscope);;All files (*)"));
     if (!path.isEmpty())
@@ -238,44 +255,35 @@ void MainWindow::showOpenDialog() {
 }
 
 void MainWindow::openFile(const QString& path) {
-    startLoad({path}, {});
+    m_sessions->open({path});
 }
 
 void MainWindow::openFiles(const QStringList& files) {
-    startLoad(files, {});
-}
-
-// Loads `files`, or a file's symbolized copy in its place when one is given.
-void MainWindow::startLoad(const QStringList& files, const QString& symbolizedCopy) {
-    cancelLoad();
-    m_loadingFiles = files;
-    m_loadingCopy = symbolizedCopy;
-    m_statusLabel->setText(tr("Loading %1…").arg(shownName(files.front())));
-    m_progress->setValue(0);
-    m_progress->show();
-    m_cancelButton->show();
-    m_loads->start(
-        [files = symbolizedCopy.isEmpty() ? files : QStringList{symbolizedCopy}](
-            const model::JobControl& job) {
-            model::LoadOptions options;
-            options.cancel = job.cancelFlag();
-            options.progress = [&job](double fraction) { job.reportProgress(fraction); };
-            return app::openFiles(files, options); // session_openers.h
-        },
-        [this](model::LoadResult result) {
-            if (result.ok())
-                onLoaded(std::move(result.session));
-            else
-                onFailed(QString::fromStdString(result.error));
-        });
+    m_sessions->open(files);
 }
 
 void MainWindow::cancelLoad() {
-    m_loads->cancel(); // emits cancelled() (onCancelled) when a load was running
+    m_sessions->cancel(); // emits loadCancelled (onCancelled) when a load was running
 }
 
 bool MainWindow::isLoading() const {
-    return m_loads->isRunning();
+    return m_sessions->isLoading();
+}
+
+const std::shared_ptr<const model::Session>& MainWindow::session() const {
+    return m_sessions->session();
+}
+
+QString MainWindow::currentFile() const {
+    return m_sessions->currentFile();
+}
+
+QString MainWindow::symbolizedCopy() const {
+    return m_sessions->symbolizedCopy();
+}
+
+QString MainWindow::lastError() const {
+    return m_sessions->lastError();
 }
 
 void MainWindow::finishLoad() {
@@ -283,38 +291,33 @@ void MainWindow::finishLoad() {
     m_cancelButton->hide();
 }
 
-void MainWindow::onLoaded(std::shared_ptr<const model::Session> session) {
+void MainWindow::onLoaded() {
     finishLoad();
-    m_session = std::move(session);
-    m_currentFiles = m_loadingFiles;
-    m_currentFile = m_currentFiles.front();
-    m_symbolizedCopy = m_loadingCopy;
-    m_lastError.clear();
-    m_summary->setSession(m_session);
-    m_timeline->setSession(m_session);
+    const std::shared_ptr<const model::Session>& session = m_sessions->session();
+    m_summary->setSession(session);
+    m_timeline->setSession(session);
     m_stack->setCurrentIndex(1);
-    if (m_currentFiles.size() == 1) // the menu opens one file
-        addRecentFile(m_currentFile);
-    m_panels->setSession(m_session);
+    if (m_sessions->currentFiles().size() == 1) // the menu opens one file
+        addRecentFile(currentFile());
+    m_panels->setSession(session);
     updateTitle();
-    QString status =
-        tr("%1 events over %2")
-            .arg(QString::fromStdString(model::formatCount(m_session->counts.total())),
-                 QString::fromStdString(model::formatDuration(m_session->durationNs())));
-    if (!m_symbolizedCopy.isEmpty())
+    QString status = tr("%1 events over %2")
+                         .arg(QString::fromStdString(model::formatCount(session->counts.total())),
+                              QString::fromStdString(model::formatDuration(session->durationNs())));
+    const bool showsCopy = !symbolizedCopy().isEmpty();
+    if (showsCopy)
         status += tr(" — showing a symbolized copy; the session file is unchanged (File ▸ Save "
                      "Symbolized Copy… keeps it)");
     m_statusLabel->setText(status);
     m_exportAction->setEnabled(true);
     m_reportAction->setEnabled(false); // until this session's analysis has finished
-    m_saveCopyAction->setEnabled(!m_symbolizedCopy.isEmpty());
+    m_saveCopyAction->setEnabled(showsCopy);
     m_analyzeRangeAction->setEnabled(m_timeline->hasRangeSelection());
-    emit sessionLoaded(m_currentFile);
-    symbolizeIfPossible();
+    emit sessionLoaded(currentFile());
 }
 
 void MainWindow::analyzeSelectedRange() {
-    if (!m_session || !m_timeline->hasRangeSelection())
+    if (!session() || !m_timeline->hasRangeSelection())
         return;
     const auto [start, end] = m_timeline->rangeSelection();
     m_panels->analyzeWindow(model::AnalysisWindow{model::AnalysisWindow::Kind::Time,
@@ -327,7 +330,7 @@ void MainWindow::analyzeDefaultWindow() {
 }
 
 void MainWindow::showExportDialog() {
-    const QString path = askExportPath(this, m_currentFile, tr("Export Chrome Trace"), ".json",
+    const QString path = askExportPath(this, currentFile(), tr("Export Chrome Trace"), ".json",
                                        tr("Chrome trace (*.json *.json.gz)"));
     if (!path.isEmpty())
         exportChromeTrace(path);
@@ -349,18 +352,19 @@ RecordDialog* MainWindow::showRecordDialog() {
 
 void MainWindow::showReportDialog() {
     const QString path =
-        askExportPath(this, m_currentFile, tr("Export Report"), ".pdf", tr("PDF (*.pdf)"));
+        askExportPath(this, currentFile(), tr("Export Report"), ".pdf", tr("PDF (*.pdf)"));
     if (!path.isEmpty())
         exportReport(path);
 }
 
 bool MainWindow::exportReport(const QString& outPath) {
-    if (!m_session || !m_panels->report())
+    if (!session() || !m_panels->report())
         return false;
     QApplication::setOverrideCursor(Qt::WaitCursor);
     QString error;
-    const bool written = ReportWriter::write(m_session, *m_panels->report(), outPath,
-                                             exportPolicy(m_currentFiles, *m_session), &error);
+    const bool written =
+        ReportWriter::write(session(), *m_panels->report(), outPath,
+                            exportPolicy(m_sessions->currentFiles(), *session()), &error);
     QApplication::restoreOverrideCursor();
     if (!written) {
         m_statusLabel->setText(error);
@@ -373,17 +377,17 @@ bool MainWindow::exportReport(const QString& outPath) {
 
 void MainWindow::exportChromeTrace(const QString& outPath) {
     // One export at a time: an export cannot be cancelled, so a second one would race it.
-    if (!m_session || m_exports->isRunning())
+    if (!session() || m_exports->isRunning())
         return;
     m_exportAction->setEnabled(false);
     m_statusLabel->setText(tr("Exporting %1…").arg(outPath));
-    auto exportFile = [session = m_session, out = outPath.toStdString(),
-                       policy =
-                           exportPolicy(m_currentFiles, *m_session)](const model::JobControl&) {
-        return exportChromeTraceFile(*session, out, policy);
-    };
+    auto exportFile =
+        [shown = session(), out = outPath.toStdString(),
+         policy = exportPolicy(m_sessions->currentFiles(), *session())](const model::JobControl&) {
+            return exportChromeTraceFile(*shown, out, policy);
+        };
     m_exports->start(exportFile, [this, outPath](const std::string& error) {
-        m_exportAction->setEnabled(m_session != nullptr);
+        m_exportAction->setEnabled(session() != nullptr);
         if (error.empty()) {
             m_statusLabel->setText(
                 tr("Exported %1 (open it in ui.perfetto.dev or chrome://tracing)").arg(outPath));
@@ -397,55 +401,19 @@ void MainWindow::exportChromeTrace(const QString& outPath) {
     });
 }
 
-// A session recorded elsewhere, or with --no-symbolize, may have unresolved native frames whose
-// binaries exist here: resolve them in the background into a cached copy and show that copy. The
-// session file is never written (issue 13); File ▸ Save Symbolized Copy keeps the copy.
-void MainWindow::symbolizeIfPossible() {
-    if (!symbolizerAvailable() || !m_symbolizedCopy.isEmpty() ||
-        m_symbolizeTried.contains(m_currentFile) ||
-        !m_session->metaValue(format::meta::kImportFormat).empty())
-        return;
-    const QString cache = QStandardPaths::writableLocation(QStandardPaths::CacheLocation) +
-                          QStringLiteral("/symbolized");
-    m_symbolizations->start(
-        [file = m_currentFile.toStdString(), cache = cache.toStdString()](
-            const model::JobControl&) { return symbolizeSessionFile(file, cache); },
-        [this, path = m_currentFile](const SymbolizeOutcome& outcome) {
-            if (path != m_currentFile)
-                return;
-            if (outcome.kind != SymbolizeOutcome::Kind::Symbolized)
-                m_symbolizeTried.insert(path);
-            if (outcome.kind == SymbolizeOutcome::Kind::Failed) {
-                if (!isLoading())
-                    m_statusLabel->setText(tr("Frames left unresolved: %1")
-                                               .arg(QString::fromStdString(outcome.error)));
-                return;
-            }
-            if (outcome.kind != SymbolizeOutcome::Kind::Symbolized)
-                return;
-            emit symbolizedOnOpen(outcome.resolvedFrames);
-            startLoad({path}, QString::fromStdString(outcome.copyPath));
-            m_statusLabel->setText(
-                tr("Resolved %n native frame(s) with this machine's binaries into a copy (%1); "
-                   "the session file is unchanged. Loading the copy…",
-                   nullptr, int(outcome.resolvedFrames))
-                    .arg(QString::fromStdString(outcome.copyPath)));
-        });
-}
-
 void MainWindow::showSaveCopyDialog() {
     const QString path =
-        askExportPath(this, m_currentFile, tr("Save Symbolized Copy"), "-symbolized.stallscope",
+        askExportPath(this, currentFile(), tr("Save Symbolized Copy"), "-symbolized.stallscope",
                       tr("Stallscope sessions (*.stallscope)"));
     if (!path.isEmpty())
         saveSymbolizedCopy(path);
 }
 
 bool MainWindow::saveSymbolizedCopy(const QString& outPath) {
-    if (m_symbolizedCopy.isEmpty())
+    if (symbolizedCopy().isEmpty())
         return false;
     QApplication::setOverrideCursor(Qt::WaitCursor);
-    const QString error = copyFileAtomically(m_symbolizedCopy, outPath);
+    const QString error = copyFileAtomically(symbolizedCopy(), outPath);
     QApplication::restoreOverrideCursor();
     if (!error.isEmpty()) {
         m_statusLabel->setText(error);
@@ -458,7 +426,6 @@ bool MainWindow::saveSymbolizedCopy(const QString& outPath) {
 
 void MainWindow::onFailed(const QString& error) {
     finishLoad();
-    m_lastError = error;
     m_statusLabel->setText(error);
     showError(error);
     emit loadFailed(error);
@@ -487,10 +454,10 @@ QMessageBox* MainWindow::errorDialog() const {
 }
 
 void MainWindow::updateTitle() {
-    setWindowTitle(m_currentFile.isEmpty() ? tr("Stallscope")
-                   : m_symbolizedCopy.isEmpty()
-                       ? tr("%1 — Stallscope").arg(shownName(m_currentFile))
-                       : tr("%1 (symbolized copy) — Stallscope").arg(shownName(m_currentFile)));
+    setWindowTitle(currentFile().isEmpty() ? tr("Stallscope")
+                   : symbolizedCopy().isEmpty()
+                       ? tr("%1 — Stallscope").arg(shownName(currentFile()))
+                       : tr("%1 (symbolized copy) — Stallscope").arg(shownName(currentFile())));
 }
 
 QString MainWindow::droppedFile(const QMimeData* mime) {
@@ -520,7 +487,7 @@ void MainWindow::onAnalysisStarted() {
         return;                 // a load is in progress and owns the progress bar
     m_progress->setRange(0, 0); // busy indicator: the engine reports no fraction
     m_progress->show();
-    m_statusLabel->setText(tr("Analyzing %1…").arg(shownName(m_currentFile)));
+    m_statusLabel->setText(tr("Analyzing %1…").arg(shownName(currentFile())));
 }
 
 void MainWindow::onAnalysisFinished() {

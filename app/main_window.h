@@ -1,6 +1,7 @@
 // MainWindow: the application window. Opens sessions (File ▸ Open, drag & drop, the command line)
-// through a model::JobTracker with progress and Cancel in the status bar, then shows the summary
-// above the timeline. Lives in views/ so tests can link it; app/ only parses the command line.
+// through its SessionController with progress and Cancel in the status bar, then shows the summary
+// above the timeline. A library (stallscope_app) so tests can link it; main.cpp only parses the
+// command line.
 //
 // Around the timeline, AnalysisPanels adds the insight, source, stack and statistics docks and
 // runs the analysis after each load; File ▸ Compare With… (CompareLauncher) opens a second run
@@ -17,7 +18,6 @@
 
 #include <QMainWindow>
 #include <QPointer>
-#include <QSet>
 #include <QString>
 
 #include <memory>
@@ -47,6 +47,7 @@ class TimelineWidget;
 namespace stallscope::app {
 
 class CompareLauncher;
+class SessionController;
 class WindowNavigation;
 using views::AnalysisPanels;
 using views::FindBox;
@@ -68,12 +69,14 @@ public:
     void cancelLoad();
     bool isLoading() const;
 
-    const std::shared_ptr<const model::Session>& session() const { return m_session; }
+    const std::shared_ptr<const model::Session>& session() const;
     // The file (or the first of the files) shown.
-    QString currentFile() const { return m_currentFile; }
+    QString currentFile() const;
     // The symbolized copy shown instead of currentFile() (see symbolizedOnOpen), else empty.
-    QString symbolizedCopy() const { return m_symbolizedCopy; }
-    QString lastError() const { return m_lastError; }
+    QString symbolizedCopy() const;
+    QString lastError() const;
+    // What is shown and how it is loaded: the load, symbolize and reload sequence.
+    SessionController* sessions() const { return m_sessions; }
     // The error dialog currently open, or null.
     QMessageBox* errorDialog() const;
     // Off: errors are only stored and signalled (batch use; tests may keep it on).
@@ -142,8 +145,8 @@ protected:
 private:
     void createMenus();
     void createStatusBar();
-    void createJobTrackers();
-    void onLoaded(std::shared_ptr<const model::Session> session);
+    void connectSessions();
+    void onLoaded();
     void onFailed(const QString& error);
     void onCancelled();
     void finishLoad();
@@ -153,23 +156,12 @@ private:
     void rebuildRecentMenu();
     void onAnalysisStarted();
     void onAnalysisFinished();
-    void startLoad(const QStringList& files, const QString& symbolizedCopy);
-    void symbolizeIfPossible();
     void showSaveCopyDialog();
     void showExportDialog();
     void showReportDialog();
 
-    std::shared_ptr<const model::Session> m_session;
-    // Background jobs: a new load supersedes the running one, likewise for the others.
-    model::JobTracker* m_loads = nullptr;
-    model::JobTracker* m_symbolizations = nullptr;
-    model::JobTracker* m_exports = nullptr;
-    QString m_currentFile;
-    QStringList m_currentFiles;
-    QStringList m_loadingFiles;
-    QString m_loadingCopy;
-    QString m_symbolizedCopy;
-    QString m_lastError;
+    SessionController* m_sessions = nullptr; // the loads and the symbolizations
+    model::JobTracker* m_exports = nullptr;  // one export at a time
     bool m_errorDialogsEnabled = true;
 
     QStackedWidget* m_stack = nullptr;
@@ -192,7 +184,6 @@ private:
     QPointer<RecordDialog> m_recordDialog;
     CompareLauncher* m_compare = nullptr;
     WindowNavigation* m_navigation = nullptr;
-    QSet<QString> m_symbolizeTried; // files with nothing to resolve here (once per window)
 };
 
 } // namespace stallscope::app
