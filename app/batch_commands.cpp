@@ -24,6 +24,7 @@
 #include <QStringList>
 
 #include <cstdio>
+#include <optional>
 #include <string>
 
 namespace stallscope::app {
@@ -87,30 +88,31 @@ bool outputAllowed(const QString& output, const format::OutputPolicy& policy) {
     return problem.empty();
 }
 
-// Refuses the CI report paths before any work is done (an input, an existing file without
-// --force, one file named for both), as every command refuses its OUT. Without a report asked
-// for, the inputs are not examined (a run folder's rank files would be opened for nothing).
-bool ciOutputsAllowed(const CiOutputs& ci, const QStringList& inputs) {
+// What the CI report paths may replace, once they are checked before any work is done (an input,
+// an existing file without --force, one file named for both are refused, as every command refuses
+// its OUT); nullopt when one is refused. Without a report asked for, the inputs are not examined
+// (a run folder's rank files would be opened for nothing) and the policy is empty.
+std::optional<format::OutputPolicy> ciOutputPolicy(const CiOutputs& ci, const QStringList& inputs) {
     if (!ci.any())
-        return true;
+        return format::OutputPolicy{};
     if (!ci.sarif.isEmpty() && !ci.junit.isEmpty() && sameOutput(ci.sarif, ci.junit)) {
         printError(QStringLiteral("%1: named by both --sarif and --junit; give each its own file")
                        .arg(ci.junit));
-        return false;
+        return std::nullopt;
     }
-    const format::OutputPolicy policy = outputPolicy(inputs, ci.replace);
+    format::OutputPolicy policy = outputPolicy(inputs, ci.replace);
     for (const QString& path : {ci.sarif, ci.junit})
         if (!path.isEmpty() && !outputAllowed(path, policy))
-            return false;
-    return true;
+            return std::nullopt;
+    return policy;
 }
 
-// The SARIF and JUnit files CI asked for; false (after saying why) when one cannot be written.
-bool writeCiReports(const CiOutputs& ci, const QStringList& inputs, const QByteArray& sarif,
-                    const QByteArray& junit) {
+// The SARIF and JUnit files CI asked for, under the policy ciOutputPolicy gave; false (after
+// saying why) when one cannot be written.
+bool writeCiReports(const CiOutputs& ci, const format::OutputPolicy& policy,
+                    const QByteArray& sarif, const QByteArray& junit) {
     if (!ci.any())
         return true;
-    const format::OutputPolicy policy = outputPolicy(inputs, ci.replace);
     for (const auto& [path, bytes] : {std::pair{ci.sarif, sarif}, std::pair{ci.junit, junit}}) {
         if (path.isEmpty())
             continue;
@@ -208,7 +210,8 @@ int runSummary(const QString& path, bool json) {
 
 int runInsights(const QStringList& files, bool json, const std::optional<std::string>& windowSpec,
                 const CiOutputs& ci) {
-    if (!ciOutputsAllowed(ci, files))
+    const std::optional<format::OutputPolicy> ciPolicy = ciOutputPolicy(ci, files);
+    if (!ciPolicy)
         return 2;
     Analyzed run;
     int exitCode = 0;
@@ -220,7 +223,7 @@ int runInsights(const QStringList& files, bool json, const std::optional<std::st
     else
         printText(model::insightReportToText(report));
     const model::Severity failAt = ci.failAt.value_or(model::Severity::High);
-    if (!writeCiReports(ci, files,
+    if (!writeCiReports(ci, *ciPolicy,
                         ci.sarif.isEmpty() ? QByteArray()
                                            : model::insightsToSarif(report, currentDirectory()),
                         ci.junit.isEmpty()
@@ -237,7 +240,8 @@ int runInsights(const QStringList& files, bool json, const std::optional<std::st
 }
 
 int runCompare(const QString& before, const QString& after, bool json, const CiOutputs& ci) {
-    if (!ciOutputsAllowed(ci, {before, after}))
+    const std::optional<format::OutputPolicy> ciPolicy = ciOutputPolicy(ci, {before, after});
+    if (!ciPolicy)
         return 2;
     Analyzed beforeRun, afterRun;
     int exitCode = 0;
@@ -253,7 +257,7 @@ int runCompare(const QString& before, const QString& after, bool json, const CiO
         printText(model::comparisonToText(comparison));
     const model::Severity failAt = ci.failAt.value_or(model::Severity::High);
     if (!writeCiReports(
-            ci, {before, after},
+            ci, *ciPolicy,
             ci.sarif.isEmpty() ? QByteArray()
                                : model::comparisonToSarif(comparison, currentDirectory()),
             ci.junit.isEmpty() ? QByteArray() : model::comparisonToJUnit(comparison, failAt)))
