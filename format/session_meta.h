@@ -114,11 +114,13 @@ inline constexpr std::string_view kNcclCollectiveCalls = "nccl_collective_calls"
 // written only when it was used: then the capture_intervals table holds what was recorded and
 // nothing outside it was. capture_range: "none", "cuda-profiler-api" or "nvtx:NAME";
 // capture_range_end: "stop" (the first range) or "repeat" (every one); the delay and duration in
-// ns ("0": none).
+// ns ("0": none); capture_steps, with --capture-steps only: "A-B", the range's occurrences recorded
+// (counted from 1).
 inline constexpr std::string_view kCaptureRange = "capture_range";
 inline constexpr std::string_view kCaptureRangeEnd = "capture_range_end";
 inline constexpr std::string_view kCaptureDelayNs = "capture_delay_ns";
 inline constexpr std::string_view kCaptureDurationNs = "capture_duration_ns";
+inline constexpr std::string_view kCaptureSteps = "capture_steps";
 // The flight recorder (stallscope-record --ring SECONDS, --trigger-slow-step K): the seconds kept
 // (ring_ns) and the slow-step factor ("0": no trigger), written with the capture meta above; the
 // snapshots written during the run, one file name a line (ring_snapshots). A snapshot's own

@@ -21,7 +21,7 @@ int64_t CaptureControl::nextDeadlineNs() const {
     return std::numeric_limits<int64_t>::max();
 }
 
-bool CaptureControl::rangeOpen() const {
+bool CaptureControl::programInRange() const {
     switch (m_settings.range) {
     case CaptureSettings::Range::ProfilerApi:
         return m_profilerOn;
@@ -31,6 +31,11 @@ bool CaptureControl::rangeOpen() const {
         break;
     }
     return true;
+}
+
+bool CaptureControl::rangeOpen() const {
+    return programInRange() && (!m_settings.hasSteps() ||
+                                (m_step >= m_settings.firstStep && m_step <= m_settings.lastStep));
 }
 
 std::optional<CaptureControl::Transition> CaptureControl::update(int64_t nowNs,
@@ -61,6 +66,9 @@ std::optional<CaptureControl::Transition> CaptureControl::advance(int64_t nowNs)
 std::optional<CaptureControl::Transition> CaptureControl::rangeClosed(int64_t nowNs,
                                                                       const std::string& why) {
     const bool wasCapturing = m_capturing;
+    // The last step ended (recorded or not: the delay may have held it back): nothing opens after.
+    if (m_settings.hasSteps() && m_step >= m_settings.lastStep && !programInRange())
+        m_rangesDone = true;
     std::optional<Transition> closed = update(nowNs, why);
     if (wasCapturing && closed && !m_settings.repeats())
         m_rangesDone = true;
@@ -68,6 +76,8 @@ std::optional<CaptureControl::Transition> CaptureControl::rangeClosed(int64_t no
 }
 
 std::optional<CaptureControl::Transition> CaptureControl::profilerStarted(int64_t nowNs) {
+    if (!m_profilerOn)
+        stepBegan();
     m_profilerOn = true;
     return update(nowNs, reason::kProfilerStart);
 }
@@ -78,6 +88,8 @@ std::optional<CaptureControl::Transition> CaptureControl::profilerStopped(int64_
 }
 
 std::optional<CaptureControl::Transition> CaptureControl::nvtxRangeBegan(int64_t nowNs) {
+    if (m_openNvtxRanges == 0)
+        stepBegan();
     ++m_openNvtxRanges;
     return update(nowNs, m_settings.rangeText());
 }

@@ -7,7 +7,9 @@
 //
 // Recording happens while every condition holds: the delay has passed, the range is open (always,
 // without a range), the duration since recording first began has not passed, and, for a range
-// that does not repeat, the first recorded range has not ended.
+// that does not repeat, the first recorded range has not ended. With --capture-steps A-B the
+// range's occurrences are steps, counted from the recorder's start whatever else holds: only
+// steps A to B are recorded, and nothing once step B has ended.
 #pragma once
 
 #include "recorder/recorder_config.h"
@@ -52,7 +54,12 @@ public:
     std::optional<Transition> end(int64_t nowNs);
 
 private:
+    // The program is inside a range (always, without one).
+    bool programInRange() const;
+    // ... and, with steps, inside one of the steps recorded.
     bool rangeOpen() const;
+    // A range began while none was open: the next step.
+    void stepBegan() { ++m_step; }
     // The transition, if any, to what the conditions now want, for `reason`.
     std::optional<Transition> update(int64_t nowNs, const std::string& reason);
     // A range's end stopped recording: for a range that does not repeat, for good.
@@ -68,6 +75,7 @@ private:
     bool m_ended = false;
     bool m_profilerOn = false;
     int64_t m_openNvtxRanges = 0;
+    int64_t m_step = 0; // the range occurrences that began so far (--capture-steps)
 };
 
 } // namespace stallscope::recorder

@@ -27,6 +27,8 @@ bool CaptureDriver::start(int64_t startNs) { // under m_mutex (Recorder::start)
     writer.setMeta(meta::kCaptureRangeEnd, settings.rangeEndText());
     writer.setMeta(meta::kCaptureDelayNs, std::to_string(settings.delayNs));
     writer.setMeta(meta::kCaptureDurationNs, std::to_string(settings.durationNs));
+    if (settings.hasSteps())
+        writer.setMeta(meta::kCaptureSteps, settings.stepsText());
     if (settings.range == CaptureSettings::Range::Nvtx)
         m_nvtxWatch = std::make_unique<NvtxRangeWatch>(settings.nvtxName);
     if (const auto opened = m_capture.advance(startNs)) // nothing holds it back

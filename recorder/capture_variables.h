@@ -13,11 +13,13 @@ inline constexpr std::string_view kCaptureRangeVariable = "STALLSCOPE_CAPTURE_RA
 inline constexpr std::string_view kCaptureRangeEndVariable = "STALLSCOPE_CAPTURE_RANGE_END";
 inline constexpr std::string_view kDelayVariable = "STALLSCOPE_DELAY";
 inline constexpr std::string_view kDurationVariable = "STALLSCOPE_DURATION";
+inline constexpr std::string_view kCaptureStepsVariable = "STALLSCOPE_CAPTURE_STEPS";
 // The flight recorder (stallscope-record --ring, --trigger-slow-step).
 inline constexpr std::string_view kRingVariable = "STALLSCOPE_RING";
 inline constexpr std::string_view kSlowStepVariable = "STALLSCOPE_TRIGGER_SLOW_STEP";
 inline constexpr std::string_view kCaptureVariables[] = {
-    kCaptureRangeVariable, kCaptureRangeEndVariable, kDelayVariable, kDurationVariable,
-    kRingVariable,         kSlowStepVariable};
+    kCaptureRangeVariable, kCaptureRangeEndVariable, kDelayVariable,
+    kDurationVariable,     kCaptureStepsVariable,    kRingVariable,
+    kSlowStepVariable};
 
 } // namespace stallscope::recorder

@@ -197,7 +197,7 @@ std::string describeRun(const RecordingOutput::Published& published) {
 
 int main(int argc, char** argv) {
     std::string output, library, mode, kinds, bufferSize, flushMs, stackDepth, sampleHz;
-    std::string delay, duration, captureRange, captureRangeEnd, ring, slowStep;
+    std::string delay, duration, captureRange, captureRangeEnd, captureSteps, ring, slowStep;
     bool stacks = true, quiet = false, symbolize = true, overwrite = false, embedSources = false;
     bool calibrate = true;
     std::string symbolizeOnly;
@@ -266,6 +266,8 @@ int main(int argc, char** argv) {
          [](const std::string& v) { return CaptureSettings().applyRange(v); }},
         {"--capture-range-end", nullptr, &captureRangeEnd,
          [](const std::string& v) { return CaptureSettings().applyRangeEnd(v); }},
+        {"--capture-steps", nullptr, &captureSteps,
+         [](const std::string& v) { return CaptureSettings().applySteps(v); }},
         {"--ring", nullptr, &ring,
          [](const std::string& v) { return CaptureSettings().applyRing(v); }},
         {"--trigger-slow-step", nullptr, &slowStep,
@@ -342,12 +344,20 @@ int main(int argc, char** argv) {
                                        {&duration, &CaptureSettings::applyDuration},
                                        {&captureRange, &CaptureSettings::applyRange},
                                        {&captureRangeEnd, &CaptureSettings::applyRangeEnd},
+                                       {&captureSteps, &CaptureSettings::applySteps},
                                        {&ring, &CaptureSettings::applyRing},
                                        {&slowStep, &CaptureSettings::applySlowStepTrigger}})
         if (!value->empty())
             (capture.*apply)(*value);
     if (!captureRangeEnd.empty() && capture.range == CaptureSettings::Range::None)
         return refuse("--capture-range-end", captureRangeEnd, "needs a --capture-range");
+    if (!captureSteps.empty() && capture.range == CaptureSettings::Range::None)
+        return refuse("--capture-steps", captureSteps,
+                      "needs a --capture-range whose ranges are the steps (cuda-profiler-api or "
+                      "nvtx:NAME)");
+    if (!captureSteps.empty() && !captureRangeEnd.empty())
+        return refuse("--capture-range-end", captureRangeEnd,
+                      "cannot be given with --capture-steps, which says where recording ends");
     if (!slowStep.empty() && ring.empty())
         return refuse("--trigger-slow-step", slowStep, "needs a --ring");
     int killGraceMs = TargetRunner::kKillGraceMs;

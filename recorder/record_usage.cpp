@@ -73,7 +73,9 @@ std::string recordUsage() {
             "                         torch.cuda.profiler.start() and stop() call) or nvtx:NAME\n"
             "                         (NVTX ranges whose message is NAME)\n"
             "  --capture-range-end E  stop: the first range only (default for nvtx:NAME);\n"
-            "                         repeat: every range (default for cuda-profiler-api)\n";
+            "                         repeat: every range (default for cuda-profiler-api)\n"
+            "  --capture-steps A-B    with --capture-range: the ranges are the steps, counted\n"
+            "                         from 1; record steps A to B only (A alone: that one)\n";
     text +=
         "  --ring S               flight recorder: keep only the last S seconds (" +
         secondsText(kMinRingNs) + ".." + std::to_string(kMaxRingSeconds) +

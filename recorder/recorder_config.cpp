@@ -173,6 +173,8 @@ std::vector<std::string> CaptureSettings::environment() const {
         add(kDelayVariable, secondsText(delayNs));
     if (durationNs > 0)
         add(kDurationVariable, secondsText(durationNs));
+    if (hasSteps())
+        add(kCaptureStepsVariable, stepsText());
     if (ringNs > 0)
         add(kRingVariable, secondsText(ringNs));
     if (slowStepFactor > 0)
@@ -230,6 +232,35 @@ std::string CaptureSettings::applyRangeEnd(std::string_view text) {
         rangeEnd = RangeEnd::Repeat;
     else
         return "is neither stop (the first range) nor repeat (every range)";
+    return {};
+}
+
+std::string CaptureSettings::stepsText() const {
+    return hasSteps() ? std::to_string(firstStep) + "-" + std::to_string(lastStep) : std::string();
+}
+
+std::string CaptureSettings::applySteps(std::string_view text) {
+    // Digits only, no sign and no leading zero: "A-B" or "A" (that step alone).
+    auto step = [](std::string_view digits) -> std::optional<int64_t> {
+        if (digits.empty() || digits.size() > 10 || digits[0] == '0')
+            return std::nullopt;
+        int64_t n = 0;
+        for (char c : digits) {
+            if (c < '0' || c > '9')
+                return std::nullopt;
+            n = n * 10 + (c - '0');
+        }
+        return n <= kMaxCaptureStep ? std::optional<int64_t>(n) : std::nullopt;
+    };
+    const size_t dash = text.find('-');
+    const std::optional<int64_t> first = step(text.substr(0, dash));
+    const std::optional<int64_t> last =
+        dash == std::string_view::npos ? first : step(text.substr(dash + 1));
+    if (!first || !last || *last < *first)
+        return "is not A-B or A, steps counted from 1 (A <= B <= " +
+               std::to_string(kMaxCaptureStep) + ")";
+    firstStep = *first;
+    lastStep = *last;
     return {};
 }
 
@@ -377,6 +408,8 @@ RecorderConfig RecorderConfig::fromEnvironment(std::string* warnings) {
         }
     }
     readCaptureSetting(config.capture, kCaptureRangeVariable, &CaptureSettings::applyRange,
+                       warnings);
+    readCaptureSetting(config.capture, kCaptureStepsVariable, &CaptureSettings::applySteps,
                        warnings);
     readCaptureSetting(config.capture, kCaptureRangeEndVariable, &CaptureSettings::applyRangeEnd,
                        warnings);

@@ -32,6 +32,8 @@ inline constexpr int64_t kMaxCaptureSeconds = 1'000'000; // 11.6 days
 inline constexpr int64_t kMaxCaptureNs = kMaxCaptureSeconds * kNsPerSecond;
 inline constexpr int64_t kMinCaptureDurationNs = 1'000'000; // 1 ms
 inline constexpr size_t kMaxNvtxCaptureNameBytes = 1024;
+// --capture-steps A-B: the ranges are counted from 1, up to kMaxCaptureStep.
+inline constexpr int64_t kMaxCaptureStep = 1'000'000'000;
 // The flight recorder's ranges: --ring kMinRingNs..kMaxRingSeconds, --trigger-slow-step
 // kMinSlowStepFactor..kMaxSlowStepFactor (at least twice the median: below that a sync that waits
 // as long as usual could pass for a slow step, flight_recorder.h).
@@ -61,6 +63,10 @@ struct CaptureSettings {
     RangeEnd rangeEnd = RangeEnd::Default;
     int64_t delayNs = 0;    // nothing is recorded for this long after the recorder starts
     int64_t durationNs = 0; // recording stops this long after it began; 0: at the end
+    // --capture-steps A-B: the range's occurrences are the program's steps, counted from 1 from
+    // the recorder's start; only the A-th through the B-th are recorded, then nothing (0: every
+    // range, as rangeEnd says).
+    int64_t firstStep = 0, lastStep = 0;
     // The flight recorder (flight_recorder.h): only the last ringNs of what was recorded is kept
     // (0: everything), and a step slower than slowStepFactor times the median has the ring
     // written to a snapshot (0: no trigger).
@@ -73,9 +79,12 @@ struct CaptureSettings {
     // Whether every range is recorded (repeat) or the first one only (stop). By default every
     // cudaProfilerStart/Stop range and the first NVTX range.
     bool repeats() const {
-        return rangeEnd == RangeEnd::Repeat ||
+        return hasSteps() || rangeEnd == RangeEnd::Repeat ||
                (rangeEnd == RangeEnd::Default && range == Range::ProfilerApi);
     }
+    bool hasSteps() const { return firstStep > 0; }
+    // "A-B" as --capture-steps takes it (meta capture_steps); empty without steps.
+    std::string stepsText() const;
     // "none", "cuda-profiler-api", "nvtx:NAME": as --capture-range takes it (meta capture_range).
     std::string rangeText() const;
     const char* rangeEndText() const { return repeats() ? "repeat" : "stop"; }
@@ -96,6 +105,7 @@ struct CaptureSettings {
     std::string applyDuration(std::string_view text);
     std::string applyRange(std::string_view text);
     std::string applyRangeEnd(std::string_view text);
+    std::string applySteps(std::string_view text);
     std::string applyRing(std::string_view text);
     std::string applySlowStepTrigger(std::string_view text);
 

@@ -181,9 +181,11 @@ std::string captureReasonText(const std::string& reason) {
 std::string capturedText(const Session& session) {
     if (!session.captureControlled)
         return {};
+    // --capture-steps A-B: the ranges recorded were steps A to B of the program's.
+    const std::string steps = session.metaValue(format::meta::kCaptureSteps);
     if (session.captureIntervals.empty())
         return "nothing: " + session.metaValue(format::meta::kCaptureRange) +
-               " never opened a range";
+               (steps.empty() ? " never opened a range" : " never reached steps " + steps);
     int64_t notRecordedNs = 0;
     for (const TimeSpan& gap : session.notRecorded())
         notRecordedNs += gap.endNs - gap.startNs;
@@ -191,7 +193,10 @@ std::string capturedText(const Session& session) {
     const size_t ranges = session.captureIntervals.size();
     std::string text =
         "from " + captureReasonText(first.openedBy) + " to " + captureReasonText(first.closedBy);
-    if (ranges > 1)
+    if (!steps.empty())
+        text += " (steps " + steps + ": " + std::to_string(ranges) +
+                (ranges == 1 ? " range)" : " ranges)");
+    else if (ranges > 1)
         text += " (the first of " + std::to_string(ranges) + " ranges)";
     if (notRecordedNs <= 0) // a ring's session, or a range as long as the run: nothing missing
         return text + ": all " + formatDuration(session.durationNs()) + " of the session";

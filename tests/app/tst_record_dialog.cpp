@@ -120,25 +120,35 @@ private slots:
         struct Case {
             QString range;
             double delay, duration;
+            int firstStep = 0, lastStep = 0;
             QString passed;
         };
         for (const Case& c :
-             {Case{QStringLiteral("nvtx:train step"), 1.5, 0,
+             {Case{QStringLiteral("nvtx:train step"), 1.5, 0, 0, 0,
                    QStringLiteral(" --capture-range 'nvtx:train step' --delay 1.5 --")},
-              Case{QStringLiteral("cuda-profiler-api"), 0, 20,
+              Case{QStringLiteral("cuda-profiler-api"), 0, 20, 0, 0,
                    QStringLiteral(" --capture-range cuda-profiler-api --duration 20 --")},
-              Case{QString(), 0, 0, QStringLiteral(".stallscope -- /bin/true")}}) {
+              // Steps: a last step before the first is the first alone.
+              Case{QStringLiteral("nvtx:step"), 0, 0, 3, 7,
+                   QStringLiteral(" --capture-range nvtx:step --capture-steps 3-7 --")},
+              Case{QStringLiteral("cuda-profiler-api"), 0, 0, 4, 2,
+                   QStringLiteral(" --capture-range cuda-profiler-api --capture-steps 4-4 --")},
+              // Without a range there are no steps to count: none passed.
+              Case{QString(), 0, 0, 3, 7, QStringLiteral(".stallscope -- /bin/true")}}) {
             const QString session = m_dir.filePath(QStringLiteral("capture.stallscope"));
             QFile::remove(session);
             RecordDialog* dialog = dialogFor(nullptr, session);
             dialog->setProgram(QStringLiteral("/bin/true"));
             dialog->setCapture(c.range, c.delay, c.duration);
+            dialog->setCaptureSteps(c.firstStep, c.lastStep);
             QSignalSpy recorded(dialog, &RecordDialog::sessionRecorded);
             QVERIFY(dialog->startRecording());
             QVERIFY2(recorded.wait(60000), qPrintable(dialog->outputText()));
             QVERIFY2(dialog->outputText().contains(c.passed), qPrintable(dialog->outputText()));
             QCOMPARE(dialog->outputText().contains(QStringLiteral("--capture-range")),
                      !c.range.isEmpty());
+            QCOMPARE(dialog->outputText().contains(QStringLiteral("--capture-steps")),
+                     !c.range.isEmpty() && c.firstStep > 0);
             QVERIFY(dialog->errorText().isEmpty());
             delete dialog;
         }

@@ -36,12 +36,15 @@ struct IntervalSpec {
 // One process recorded from 1,000 to 100,000 ns with a kernel inside, the capture range
 // `captureRange` in the meta (none: no capture control) and `intervals`; rank `rank` when >= 0.
 void writeSession(const std::string& path, std::optional<std::string> captureRange,
-                  const std::vector<IntervalSpec>& intervals, int64_t rank = -1) {
+                  const std::vector<IntervalSpec>& intervals, int64_t rank = -1,
+                  const std::string& captureSteps = {}) {
     std::string error;
     auto w = format::SessionWriter::create(path, &error);
     QVERIFY2(w, error.c_str());
     if (captureRange)
         w->setMeta(format::meta::kCaptureRange, *captureRange);
+    if (!captureSteps.empty())
+        w->setMeta(format::meta::kCaptureSteps, captureSteps);
     const int64_t pid = rank >= 0 ? 4000 + rank : 4000;
     const int64_t process = w->addProcess({pid, "node-a", "python train.py", 1'000, 100'000, 0});
     if (rank >= 0)
@@ -126,6 +129,34 @@ private slots:
         QVERIFY(s->captureIntervals.empty());
         QCOMPARE(s->notRecorded(), (std::vector<TimeSpan>{{1'000, 100'000}}));
         QCOMPARE(model::capturedText(*s), std::string("nothing: nvtx:never never opened a range"));
+    }
+
+    // --capture-steps: the text names the steps, with one range or several, and when none ran.
+    void stepsAreNamed() {
+        const std::string two = path("steps.stallscope");
+        writeSession(two, "nvtx:step",
+                     {{10'000, 20'000, "nvtx:step", "nvtx:step"},
+                      {30'000, 40'000, "nvtx:step", "nvtx:step"}},
+                     -1, "3-4");
+        auto s = load(two);
+        QVERIFY(s);
+        QCOMPARE(model::capturedText(*s),
+                 std::string("from NVTX range \"step\" to NVTX range \"step\" (steps 3-4: 2 "
+                             "ranges): 20 µs of 99 µs (the rest not recorded)"));
+        const std::string one = path("step.stallscope");
+        writeSession(one, "cuda-profiler-api",
+                     {{10'000, 20'000, reason::kProfilerStart, reason::kProfilerStop}}, -1, "5-5");
+        s = load(one);
+        QVERIFY(s);
+        QCOMPARE(model::capturedText(*s),
+                 std::string("from cudaProfilerStart to cudaProfilerStop (steps 5-5: 1 range): "
+                             "10 µs of 99 µs (the rest not recorded)"));
+        const std::string none = path("no steps.stallscope");
+        writeSession(none, "nvtx:step", {}, -1, "8-9");
+        s = load(none);
+        QVERIFY(s);
+        QCOMPARE(model::capturedText(*s),
+                 std::string("nothing: nvtx:step never reached steps 8-9"));
     }
 
     // Overlapping intervals (two processes) leave one gap between them, none inside.

@@ -125,8 +125,9 @@ private slots:
         CaptureSettings s = settings(CaptureSettings::Range::Nvtx, 1'500'000'000, 2 * kSecond,
                                      CaptureSettings::RangeEnd::Repeat);
         s.nvtxName = "train step=1";
+        QCOMPARE(s.applySteps("5-9"), std::string());
         const std::vector<std::string> entries = s.environment();
-        QCOMPARE(entries.size(), size_t(4));
+        QCOMPARE(entries.size(), size_t(5));
         for (const std::string& entry : entries) {
             QVERIFY(CaptureSettings::isSettingEntry(entry));
             const size_t equals = entry.find('=');
@@ -142,8 +143,13 @@ private slots:
         QVERIFY2(warnings.find("STALLSCOPE_DELAY='soon' is not a number of seconds") !=
                      std::string::npos,
                  warnings.c_str());
-        for (const char* name : {"STALLSCOPE_CAPTURE_RANGE", "STALLSCOPE_CAPTURE_RANGE_END",
-                                 "STALLSCOPE_DELAY", "STALLSCOPE_DURATION"})
+        qputenv("STALLSCOPE_CAPTURE_STEPS", "9-5");
+        QVERIFY(!RecorderConfig::fromEnvironment(&warnings).capture.hasSteps());
+        QVERIFY2(warnings.find("STALLSCOPE_CAPTURE_STEPS='9-5' is not A-B") != std::string::npos,
+                 warnings.c_str());
+        for (const char* name :
+             {"STALLSCOPE_CAPTURE_RANGE", "STALLSCOPE_CAPTURE_RANGE_END", "STALLSCOPE_DELAY",
+              "STALLSCOPE_DURATION", "STALLSCOPE_CAPTURE_STEPS"})
             qunsetenv(name);
         QVERIFY(!RecorderConfig::fromEnvironment(&warnings).capture.active());
         QVERIFY(CaptureSettings().environment().empty());
@@ -225,6 +231,124 @@ private slots:
         QVERIFY(every.nvtxRangeEnded(kStart + 2));
         QCOMPARE(text(every.nvtxRangeBegan(kStart + 3)),
                  QString("open nvtx:step@%1").arg(kStart + 3));
+    }
+
+    // --capture-steps: each top-level range is a step, counted from 1; only steps A..B open, and
+    // once step B ended nothing opens. Both sides of A and of B.
+    void stepsAreTheRangesCounted() {
+        for (const CaptureSettings::Range range :
+             {CaptureSettings::Range::Nvtx, CaptureSettings::Range::ProfilerApi}) {
+            CaptureSettings s = settings(range);
+            QCOMPARE(s.applySteps("3-4"), std::string());
+            QVERIFY(s.repeats()); // even NVTX, whose default is the first range only
+            CaptureControl c(s, kStart);
+            c.advance(kStart);
+            const bool nvtx = range == CaptureSettings::Range::Nvtx;
+            auto began = [&](int64_t at) {
+                return nvtx ? c.nvtxRangeBegan(at) : c.profilerStarted(at);
+            };
+            auto ended = [&](int64_t at) {
+                return nvtx ? c.nvtxRangeEnded(at) : c.profilerStopped(at);
+            };
+            const QString name = nvtx ? "nvtx:step" : "cudaProfilerStart";
+            const QString closeName = nvtx ? "nvtx:step" : "cudaProfilerStop";
+            for (int64_t step = 1; step <= 2; ++step) { // steps 1 and 2: not recorded
+                QCOMPARE(text(began(kStart + 10 * step)), QString("none"));
+                QCOMPARE(text(ended(kStart + 10 * step + 5)), QString("none"));
+            }
+            QCOMPARE(text(began(kStart + 30)), QString("open %1@%2").arg(name).arg(kStart + 30));
+            QCOMPARE(text(ended(kStart + 35)),
+                     QString("close %1@%2").arg(closeName).arg(kStart + 35));
+            QVERIFY(!c.finished());
+            QCOMPARE(text(began(kStart + 40)), QString("open %1@%2").arg(name).arg(kStart + 40));
+            QCOMPARE(text(ended(kStart + 45)),
+                     QString("close %1@%2").arg(closeName).arg(kStart + 45));
+            QVERIFY(c.finished()); // step 4 was the last
+            QCOMPARE(text(began(kStart + 50)), QString("none"));
+            QCOMPARE(text(ended(kStart + 55)), QString("none"));
+        }
+    }
+
+    // A nested range of the name is part of its step, not a step; the profiler's repeated start
+    // (the driver's inside the runtime's) is one step.
+    void nestedRangesAreOneStep() {
+        CaptureSettings s = settings(CaptureSettings::Range::Nvtx);
+        QCOMPARE(s.applySteps("2"), std::string());
+        CaptureControl c(s, kStart);
+        c.advance(kStart);
+        QVERIFY(!c.nvtxRangeBegan(kStart + 1)); // step 1
+        QVERIFY(!c.nvtxRangeBegan(kStart + 2)); // nested in step 1
+        QVERIFY(!c.nvtxRangeEnded(kStart + 3));
+        QVERIFY(!c.nvtxRangeEnded(kStart + 4));
+        QCOMPARE(text(c.nvtxRangeBegan(kStart + 5)), QString("open nvtx:step@%1").arg(kStart + 5));
+        QVERIFY(!c.nvtxRangeBegan(kStart + 6));
+        QVERIFY(!c.nvtxRangeEnded(kStart + 7)); // the nested one ends: step 2 goes on
+        QVERIFY(c.capturing());
+        QCOMPARE(text(c.nvtxRangeEnded(kStart + 8)), QString("close nvtx:step@%1").arg(kStart + 8));
+        QVERIFY(c.finished());
+
+        CaptureSettings p = settings(CaptureSettings::Range::ProfilerApi);
+        QCOMPARE(p.applySteps("2-2"), std::string());
+        CaptureControl profiler(p, kStart);
+        profiler.advance(kStart);
+        QVERIFY(!profiler.profilerStarted(kStart + 1));
+        QVERIFY(!profiler.profilerStarted(kStart + 2)); // cuProfilerStart inside: still step 1
+        QVERIFY(!profiler.profilerStopped(kStart + 3));
+        QVERIFY(profiler.profilerStarted(kStart + 4)); // step 2
+    }
+
+    // Steps are counted from the recorder's start, the delay's time included: a step the delay
+    // held back is not recorded later, and the last step ending in the delay ends the capture.
+    void stepsCountDuringTheDelay() {
+        CaptureSettings s = settings(CaptureSettings::Range::Nvtx, kSecond);
+        QCOMPARE(s.applySteps("2-3"), std::string());
+        CaptureControl c(s, kStart);
+        c.advance(kStart);
+        QVERIFY(!c.nvtxRangeBegan(kStart + 1)); // step 1
+        QVERIFY(!c.nvtxRangeEnded(kStart + 2));
+        QVERIFY(!c.nvtxRangeBegan(kStart + 3)); // step 2, held back by the delay
+        QCOMPARE(text(c.advance(kStart + kSecond)), QString("open delay@%1").arg(kStart + kSecond));
+        QVERIFY(c.nvtxRangeEnded(kStart + kSecond + 1));
+        QVERIFY(c.nvtxRangeBegan(kStart + kSecond + 2)); // step 3
+        QVERIFY(c.nvtxRangeEnded(kStart + kSecond + 3));
+        QVERIFY(c.finished());
+
+        CaptureControl early(s, kStart);
+        early.advance(kStart);
+        for (int64_t step = 1; step <= 3; ++step) { // all three end inside the delay
+            QVERIFY(!early.nvtxRangeBegan(kStart + 2 * step));
+            QVERIFY(!early.nvtxRangeEnded(kStart + 2 * step + 1));
+        }
+        QVERIFY(early.finished());
+        QCOMPARE(text(early.advance(kStart + kSecond)), QString("none"));
+    }
+
+    void stepsAreRead() {
+        CaptureSettings s;
+        QCOMPARE(s.applySteps("1"), std::string());
+        QCOMPARE(s.stepsText(), std::string("1-1"));
+        QCOMPARE(s.applySteps("100-200"), std::string());
+        QCOMPARE(s.firstStep, int64_t(100));
+        QCOMPARE(s.lastStep, int64_t(200));
+        QCOMPARE(s.applySteps("7-" + std::to_string(kMaxCaptureStep)), std::string());
+        const std::vector<std::string> bad = {"",
+                                              "0",
+                                              "0-3",
+                                              "-3",
+                                              "3-",
+                                              "5-4",
+                                              "1-2-3",
+                                              "01-3",
+                                              "+1-2",
+                                              "1 - 2",
+                                              "a-b",
+                                              "1.5",
+                                              "1-" + std::to_string(kMaxCaptureStep + 1),
+                                              "99999999999999999999"};
+        for (const std::string& text : bad)
+            QVERIFY2(!s.applySteps(text).empty(), text.c_str());
+        QCOMPARE(s.stepsText(), "7-" + std::to_string(kMaxCaptureStep)); // refused: unchanged
+        QVERIFY(CaptureSettings().stepsText().empty());
     }
 
     // A range open while the delay runs is recorded from the delay's end on; a range that began

@@ -215,6 +215,30 @@ private slots:
             "--capture-range-end 'always' is neither stop (the first range) nor repeat");
         row("range end without a range", seconds("--capture-range-end", "stop"),
             "--capture-range-end 'stop' needs a --capture-range");
+        const QString stepsRefusal = "is not A-B or A, steps counted from 1";
+        row("steps 1", seconds("--capture-range", "nvtx:step") + seconds("--capture-steps", "1"),
+            "");
+        row("steps 3-1000000000",
+            seconds("--capture-range", "cuda-profiler-api") +
+                seconds("--capture-steps", "3-1000000000"),
+            "");
+        row("steps 3-1000000001",
+            seconds("--capture-range", "nvtx:step") + seconds("--capture-steps", "3-1000000001"),
+            "--capture-steps '3-1000000001' " + stepsRefusal);
+        row("steps 0-3",
+            seconds("--capture-range", "nvtx:step") + seconds("--capture-steps", "0-3"),
+            "--capture-steps '0-3' " + stepsRefusal);
+        row("steps 5-4",
+            seconds("--capture-range", "nvtx:step") + seconds("--capture-steps", "5-4"),
+            "--capture-steps '5-4' " + stepsRefusal);
+        row("steps 4-4",
+            seconds("--capture-range", "nvtx:step") + seconds("--capture-steps", "4-4"), "");
+        row("steps without a range", seconds("--capture-steps", "2-3"),
+            "--capture-steps '2-3' needs a --capture-range whose ranges are the steps");
+        row("steps with a range end",
+            seconds("--capture-range", "nvtx:step") + seconds("--capture-steps", "2-3") +
+                seconds("--capture-range-end", "stop"),
+            "--capture-range-end 'stop' cannot be given with --capture-steps");
         const QString ringRefusal = "is not a number of seconds in 0.1..86400";
         row("ring 0.1", seconds("--ring", "0.1"), "");
         row("ring 0.09", seconds("--ring", "0.09"), "--ring '0.09' " + ringRefusal);

@@ -1,8 +1,9 @@
 // GPU test (ctest label "gpu") of capture control: records tests/recorder/gpu/capture_range with
-// --capture-range cuda-profiler-api and nvtx:capture_me (the first range, every range), a range
-// that never opens, and --delay with --duration, and checks that exactly the kernels and syncs
-// of the captured phases were recorded, each inside an interval of the session, with the
-// intervals' reasons. Skips visibly without a GPU (or without nvcc to build the program).
+// --capture-range cuda-profiler-api and nvtx:capture_me (the first range, every range, the second
+// with --capture-steps), a range that never opens, and --delay with --duration, and checks that
+// exactly the kernels and syncs of the captured phases were recorded, each inside an interval of
+// the session, with the intervals' reasons. Skips visibly without a GPU (or without nvcc to build
+// the program).
 #include "format/session_rows.h"
 #include "model/session/correlation_health.h"
 #include "model/session/session.h"
@@ -184,6 +185,13 @@ private slots:
         QTest::newRow("nvtx, every range")
             << QStringList{"--capture-range", "nvtx:capture_me", "--capture-range-end", "repeat"}
             << QStringList{"in_nvtx=4", "second_nvtx=3"} << QStringList{nvtx, nvtx};
+        // --capture-steps: each range is a step; only the second is recorded.
+        QTest::newRow("nvtx, step 2")
+            << QStringList{"--capture-range", "nvtx:capture_me", "--capture-steps", "2"}
+            << QStringList{"second_nvtx=3"} << QStringList{nvtx};
+        QTest::newRow("cuda-profiler-api, steps 2-2")
+            << QStringList{"--capture-range", "cuda-profiler-api", "--capture-steps", "2-2"}
+            << QStringList{"second_profiler=5"} << QStringList{profiler};
         QTest::newRow("a range that never opens")
             << QStringList{"--capture-range", "nvtx:never"} << QStringList{} << QStringList{};
     }
@@ -213,10 +221,15 @@ private slots:
         QVERIFY(everythingInsideIntervals(*s, true));
         QCOMPARE(kernelsSharingAnId(*s), int64_t(0));
         // Every kernel with its launch call: the API records stay on until the first context
-        // exists (Recorder::keepApiRecordsUntilContext).
+        // exists (CaptureDriver::keepApiRecordsUntilContext).
         QCOMPARE(kernelsWithoutLaunchCall(*s), int64_t(0));
         QCOMPARE(QString::fromStdString(s->metaValue("capture_range")),
                  options[1] == "cudaProfilerApi" ? QString("cuda-profiler-api") : options[1]);
+        const qsizetype steps = options.indexOf("--capture-steps");
+        const QString stepsText = steps < 0 ? QString() : options[steps + 1];
+        QCOMPARE(QString::fromStdString(s->metaValue("capture_steps")),
+                 stepsText.contains('-') || stepsText.isEmpty() ? stepsText
+                                                                : stepsText + "-" + stepsText);
         if (intervals.isEmpty())
             QCOMPARE(s->notRecorded().size(), size_t(1)); // all of it
     }

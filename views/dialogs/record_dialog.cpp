@@ -17,9 +17,11 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <csignal>
 
 namespace stallscope::views {
@@ -179,6 +181,25 @@ void RecordDialog::addCaptureRows(QFormLayout* form) {
     rangeRow->addWidget(m_captureRange, 1);
     rangeRow->addWidget(m_nvtxRange);
     form->addRow(tr("Record:"), rangeRow);
+    // --capture-steps: each range is a step; only some of them are recorded.
+    auto step = [this](const QString& none) {
+        auto* box = new QSpinBox(this);
+        box->setRange(0, 1'000'000'000);
+        box->setSpecialValueText(none);
+        return box;
+    };
+    m_firstStep = step(tr("every range"));
+    m_lastStep = step(tr("the same"));
+    m_firstStep->setToolTip(tr("Each range is a step, counted from 1: record only steps "
+                               "from the first to the last given (stallscope-record "
+                               "--capture-steps)"));
+    auto* stepRow = new QHBoxLayout;
+    stepRow->addWidget(new QLabel(tr("steps"), this));
+    stepRow->addWidget(m_firstStep);
+    stepRow->addWidget(new QLabel(tr("to"), this));
+    stepRow->addWidget(m_lastStep);
+    stepRow->addStretch(1);
+    form->addRow(tr("Ranges:"), stepRow);
     auto seconds = [this](const QString& none) {
         auto* box = new QDoubleSpinBox(this);
         box->setRange(0, 1'000'000);
@@ -222,9 +243,12 @@ void RecordDialog::addCaptureRows(QFormLayout* form) {
     connect(m_ring, &QDoubleSpinBox::valueChanged, this, ringOn);
     ringOn();
     auto showName = [this] {
-        m_nvtxRange->setEnabled(
-            m_captureRange->currentData().toString().startsWith(QStringLiteral("nvtx:")));
+        const QString range = m_captureRange->currentData().toString();
+        m_nvtxRange->setEnabled(range.startsWith(QStringLiteral("nvtx:")));
+        m_firstStep->setEnabled(!range.isEmpty()); // the steps are a range's occurrences
+        m_lastStep->setEnabled(!range.isEmpty() && m_firstStep->value() > 0);
     };
+    connect(m_firstStep, &QSpinBox::valueChanged, this, showName);
     connect(m_captureRange, &QComboBox::currentIndexChanged, this, showName);
     showName();
 }
@@ -236,6 +260,11 @@ void RecordDialog::setCapture(const QString& range, double delaySeconds, double 
     m_nvtxRange->setText(nvtx ? range.mid(5) : QString());
     m_delay->setValue(delaySeconds);
     m_duration->setValue(durationSeconds);
+}
+
+void RecordDialog::setCaptureSteps(int firstStep, int lastStep) {
+    m_firstStep->setValue(firstStep);
+    m_lastStep->setValue(lastStep);
 }
 
 void RecordDialog::setFlightRecorder(double ringSeconds, double slowStepFactor) {
@@ -257,6 +286,10 @@ QStringList RecordDialog::recorderArguments(bool overwrite) const {
         if (range == QStringLiteral("nvtx:"))
             range += m_nvtxRange->text().trimmed();
         arguments << QStringLiteral("--capture-range") << range;
+        if (const int first = m_firstStep->value(); first > 0)
+            arguments << QStringLiteral("--capture-steps")
+                      << QStringLiteral("%1-%2").arg(first).arg(
+                             std::max(first, m_lastStep->value()));
     }
     if (m_delay->value() > 0)
         arguments << QStringLiteral("--delay") << QString::number(m_delay->value());

@@ -20,6 +20,7 @@ class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
 class QPushButton;
+class QSpinBox;
 
 namespace stallscope::views {
 
@@ -56,6 +57,8 @@ public:
     // Capture control (stallscope-record --capture-range, --delay, --duration; 0 s: none):
     // `range` is "" (everything), "cuda-profiler-api" or "nvtx:NAME".
     void setCapture(const QString& range, double delaySeconds, double durationSeconds);
+    // --capture-steps: the range's occurrences firstStep..lastStep only (0: every one).
+    void setCaptureSteps(int firstStep, int lastStep);
     // The flight recorder (stallscope-record --ring, --trigger-slow-step; 0: none).
     void setFlightRecorder(double ringSeconds, double slowStepFactor);
 
@@ -93,6 +96,8 @@ private:
     QCheckBox* m_light = nullptr;
     QComboBox* m_captureRange = nullptr; // everything, profiler API, NVTX range
     QLineEdit* m_nvtxRange = nullptr;    // the NVTX range's name
+    QSpinBox* m_firstStep = nullptr;     // 0: every range
+    QSpinBox* m_lastStep = nullptr;
     QDoubleSpinBox* m_delay = nullptr;
     QDoubleSpinBox* m_duration = nullptr;
     QDoubleSpinBox* m_ring = nullptr;
