@@ -193,10 +193,12 @@ void RecordDialog::addCaptureRows(QFormLayout* form) {
     m_firstStep->setToolTip(tr("Each range is a step, counted from 1: record only steps "
                                "from the first to the last given (stallscope-record "
                                "--capture-steps)"));
+    auto* stepsLabel = new QLabel(tr("steps"), this);
+    auto* toLabel = new QLabel(tr("to"), this);
     auto* stepRow = new QHBoxLayout;
-    stepRow->addWidget(new QLabel(tr("steps"), this));
+    stepRow->addWidget(stepsLabel);
     stepRow->addWidget(m_firstStep);
-    stepRow->addWidget(new QLabel(tr("to"), this));
+    stepRow->addWidget(toLabel);
     stepRow->addWidget(m_lastStep);
     stepRow->addStretch(1);
     form->addRow(tr("Ranges:"), stepRow);
@@ -242,10 +244,13 @@ void RecordDialog::addCaptureRows(QFormLayout* form) {
     };
     connect(m_ring, &QDoubleSpinBox::valueChanged, this, ringOn);
     ringOn();
-    auto showName = [this] {
+    auto showName = [this, stepsLabel, toLabel] {
         const QString range = m_captureRange->currentData().toString();
         m_nvtxRange->setEnabled(range.startsWith(QStringLiteral("nvtx:")));
-        m_firstStep->setEnabled(!range.isEmpty()); // the steps are a range's occurrences
+        // The steps are a range's occurrences.
+        stepsLabel->setEnabled(!range.isEmpty());
+        m_firstStep->setEnabled(!range.isEmpty());
+        toLabel->setEnabled(!range.isEmpty() && m_firstStep->value() > 0);
         m_lastStep->setEnabled(!range.isEmpty() && m_firstStep->value() > 0);
     };
     connect(m_firstStep, &QSpinBox::valueChanged, this, showName);
