@@ -81,7 +81,9 @@ struct Options {
     QCommandLineOption clearCache{
         QStringLiteral("clear-cache"),
         QStringLiteral("Remove the sessions converted from traces (the import cache, "
-                       "$STALLSCOPE_IMPORT_CACHE or ~/.cache/stallscope/imports) and exit.")};
+                       "$STALLSCOPE_IMPORT_CACHE or ~/.cache/stallscope/imports) and the cached "
+                       "columns of large sessions ($STALLSCOPE_COLUMN_CACHE or "
+                       "~/.cache/stallscope/columns), and exit.")};
     QCommandLineOption colorScheme{QStringLiteral("color-scheme"),
                                    QStringLiteral("light or dark instead of the desktop's scheme."),
                                    QStringLiteral("SCHEME")};

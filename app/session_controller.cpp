@@ -4,6 +4,7 @@
 #include "app/session_openers.h"
 #include "format/session_meta.h"
 #include "model/jobs/job_tracker.h"
+#include "model/session/column_cache.h"
 #include "model/session/session.h"
 
 #include <QStandardPaths>
@@ -12,9 +13,10 @@ namespace stallscope::app {
 
 SessionController::SessionController(QObject* parent)
     : QObject(parent), m_loads(new model::JobTracker(this)),
-      m_symbolizations(new model::JobTracker(this)) {
+      m_symbolizations(new model::JobTracker(this)), m_columnCaches(new model::JobTracker(this)) {
     m_loads->setObjectName(QStringLiteral("loads"));                   // tests wait on it
     m_symbolizations->setObjectName(QStringLiteral("symbolizations")); // tests wait on it
+    m_columnCaches->setObjectName(QStringLiteral("columnCaches"));
     connect(m_loads, &model::JobTracker::progress, this, &SessionController::loadProgress);
     connect(m_loads, &model::JobTracker::cancelled, this, &SessionController::loadCancelled);
 }
@@ -46,6 +48,7 @@ void SessionController::startLoad(const QStringList& files, const QString& symbo
             model::LoadOptions options;
             options.cancel = job.cancelFlag();
             options.progress = [&job](double fraction) { job.reportProgress(fraction); };
+            options.useColumnCache = true;
             return app::openFiles(files, options); // session_openers.h
         },
         [this](model::LoadResult result) {
@@ -64,7 +67,28 @@ void SessionController::onLoaded(std::shared_ptr<const model::Session> session) 
     m_symbolizedCopy = m_loadingCopy;
     m_lastError.clear();
     emit loaded();
+    cacheColumns();
     symbolizeIfPossible();
+}
+
+// A large session's columns go to the column cache in the background, so that opening it again
+// reads them in one pass (model/session/column_cache.h).
+void SessionController::cacheColumns() {
+    if (m_session->columnCacheKey.empty() || m_session->counts.total() < model::kMinCachedEvents)
+        return;
+    m_columnCaches->start(
+        [session = m_session](const model::JobControl& job) {
+            std::string error;
+            if (!model::writeCachedColumns(model::columnCacheFolder(), *session, &error,
+                                           model::kMinCachedEvents, model::kColumnCacheLimits,
+                                           job.cancelFlag()))
+                return error;
+            return std::string();
+        },
+        [](const std::string& error) {
+            if (!error.empty())
+                qWarning("column cache not written: %s", error.c_str());
+        });
 }
 
 // A session recorded elsewhere, or with --no-symbolize, may have unresolved native frames whose

@@ -59,9 +59,11 @@ private:
     void startLoad(const QStringList& files, const QString& symbolizedCopy);
     void onLoaded(std::shared_ptr<const model::Session> session);
     void symbolizeIfPossible();
+    void cacheColumns();
 
     model::JobTracker* m_loads = nullptr;
     model::JobTracker* m_symbolizations = nullptr;
+    model::JobTracker* m_columnCaches = nullptr; // writes a large session's column cache
     std::shared_ptr<const model::Session> m_session;
     QStringList m_currentFiles;
     QString m_symbolizedCopy;

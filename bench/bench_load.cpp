@@ -4,13 +4,16 @@
 //     process divided by the loaded events, next to Session::eventMemoryBytes() (goal: <= 48 B).
 //
 //   stallscope-bench-load [--session=FILE] [--events=10000000] [--read-pages=1]
-//                         [Google Benchmark flags]
+//                         [--column-cache=0] [Google Benchmark flags]
 // The session is generated (seed 1) when FILE does not exist, and kept for the next run.
 // --read-pages=0 reads the event tables through SQLite only (LoadOptions::readPages), the way
-// every load went before format/btree_scanner.h.
+// every load went before format/btree_scanner.h. --column-cache=1 times the reopen from the column
+// cache (model/session/column_cache.h; $STALLSCOPE_COLUMN_CACHE): the first load writes the entry
+// when the cache has none, every timed load reads it.
 #include "bench/bench_session.h"
 #include "bench/bench_support.h"
 #include "bench/run_benchmarks.h"
+#include "model/session/column_cache.h"
 #include "model/session/session_loader.h"
 
 #include <benchmark/benchmark.h>
@@ -47,6 +50,7 @@ void loadSession(benchmark::State& state) {
 int main(int argc, char** argv) {
     using namespace stallscope;
     g_options.readPages = bench::takeFlag(argc, argv, "read-pages", "1") != "0";
+    g_options.useColumnCache = bench::takeFlag(argc, argv, "column-cache", "0") != "0";
     g_session = bench::syntheticBenchSession(argc, argv, "stallscope-bench-load");
     if (g_session.empty())
         return 1;
@@ -69,6 +73,14 @@ int main(int argc, char** argv) {
     };
     context("session_events", events);
     context("tables_read_from_pages", result.tablesReadFromPages);
+    context("columns_from_cache", result.columnsFromCache);
+    if (g_options.useColumnCache && !result.columnsFromCache) {
+        std::string error;
+        if (!model::writeCachedColumns(model::columnCacheFolder(), *result.session, &error, 0)) {
+            std::fprintf(stderr, "stallscope-bench-load: %s\n", error.c_str());
+            return 1;
+        }
+    }
     context("rss_delta_bytes_per_event", static_cast<double>(after - before) / events);
     context("event_memory_bytes_per_event",
             static_cast<double>(result.session->eventMemoryBytes()) / events);

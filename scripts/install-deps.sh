@@ -9,6 +9,7 @@ packages=(
   libsqlite3-dev sqlite3            # session files (the sqlite3 CLI for users and docs)
   llvm-14-dev zlib1g-dev            # symbolization (LLVM's symbolizer, static); .json.gz traces
   rapidjson-dev                     # Kineto (torch.profiler) trace import: streaming SAX parser
+  libxxhash-dev                     # the column cache's hash (model/session/column_cache.h)
   libbenchmark-dev                  # bench/
   python3-dev                       # tests/recorder: Python frame capture in an embedded interpreter
   clang-format                      # the formatting gate

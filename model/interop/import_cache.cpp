@@ -1,6 +1,7 @@
 #include "model/interop/import_cache.h"
 
 #include "format/sqlite_database.h"
+#include "model/session/user_cache.h"
 
 #include <unistd.h>
 
@@ -23,7 +24,6 @@ constexpr const char* kSessionSuffix = ".stallscope";
 constexpr const char* kMarkSuffix = ".cache-entry";
 // What a mark holds: a file of the user's cannot be one by accident.
 constexpr std::string_view kMarkText = "Stallscope import cache entry: removed with its session\n";
-constexpr size_t kKeyBlockBytes = 64 * 1024;
 
 struct CachedSession {
     fs::path path;
@@ -76,50 +76,10 @@ bool writable(const std::string& dir) {
     return access(dir.c_str(), W_OK | X_OK) == 0;
 }
 
-// FNV-1a, 64 bits: a fingerprint of the key text (not a defence against a crafted collision,
-// which would only serve a user the conversion of their own other file).
-uint64_t fingerprint(std::string_view text, uint64_t hash = 1469598103934665603ull) {
-    for (const unsigned char c : text) {
-        hash ^= c;
-        hash *= 1099511628211ull;
-    }
-    return hash;
-}
-
-std::string contentKey(const std::string& file) {
-    std::error_code ec;
-    const auto size = fs::file_size(file, ec);
-    std::string key = file + ":" + std::to_string(ec ? 0 : size) + ":" +
-                      std::to_string(fs::last_write_time(file, ec).time_since_epoch().count());
-    std::ifstream in(file, std::ios::binary);
-    std::string block(kKeyBlockBytes, '\0');
-    in.read(block.data(), static_cast<std::streamsize>(block.size()));
-    key += ":" + std::to_string(fingerprint(std::string_view(block.data(), size_t(in.gcount()))));
-    if (!ec && size > kKeyBlockBytes) {
-        in.clear();
-        in.seekg(static_cast<std::streamoff>(size - kKeyBlockBytes));
-        in.read(block.data(), static_cast<std::streamsize>(block.size()));
-        key +=
-            ":" + std::to_string(fingerprint(std::string_view(block.data(), size_t(in.gcount()))));
-    }
-    return key;
-}
-
 } // namespace
 
 std::string importCacheDir() {
-    std::error_code ec;
-    fs::path dir;
-    if (const char* env = std::getenv("STALLSCOPE_IMPORT_CACHE"); env && *env)
-        dir = env;
-    else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-        dir = fs::path(xdg) / "stallscope" / "imports";
-    else if (const char* home = std::getenv("HOME"); home && *home)
-        dir = fs::path(home) / ".cache" / "stallscope" / "imports";
-    else
-        dir = fs::temp_directory_path(ec) / "stallscope-imports";
-    fs::create_directories(dir, ec);
-    return dir.string();
+    return userCacheFolder("STALLSCOPE_IMPORT_CACHE", "imports");
 }
 
 std::string writableImportCacheDir(std::string* why) {
@@ -147,7 +107,7 @@ std::string cacheEntryPath(const std::string& dir, const std::string& stem,
                            const std::string& identity, const std::vector<std::string>& files) {
     std::string key = identity;
     for (const std::string& file : files)
-        key += "|" + contentKey(file);
+        key += "|" + fileContentKey(file);
     char hash[32];
     std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(fingerprint(key)));
     return (fs::path(dir) / (stem.substr(0, 120) + "-" + hash + kSessionSuffix)).string();

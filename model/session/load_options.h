@@ -16,6 +16,9 @@ struct LoadOptions {
     // Reads the event tables from their pages where it can (format/btree_scanner.h), several
     // times faster; false: through SQLite only (the tests compare the two).
     bool readPages = true;
+    // Reads the event columns from the column cache when it holds this file's (column_cache.h),
+    // and keys the session so that they can be cached after (writeCachedColumns).
+    bool useColumnCache = false;
 };
 
 } // namespace stallscope::model

@@ -141,6 +141,10 @@ public:
     int64_t untimedEvents = 0;
     // A run's files, in its order; empty when the session is the one file at `path`.
     std::vector<SessionPart> parts;
+    // The column cache's key for this session's file (column_cache.h), when its columns were read
+    // from the tables and may be cached; empty otherwise (read from the cache, a recording still
+    // being written, the cache not asked for).
+    std::string columnCacheKey;
 
     int64_t durationNs() const { return endNs - startNs; }
     // The files the session was read from: its parts, else `path`.

@@ -6,6 +6,7 @@
 #include "format/session_schema_check.h"
 #include "format/sqlite_database.h"
 #include "format/terminal_text.h"
+#include "model/session/column_cache.h"
 #include "model/session/correlation_health.h"
 #include "model/session/description_reader.h"
 #include "model/session/event_table_reader.h"
@@ -41,17 +42,26 @@ public:
     }
 
     int tablesReadFromPages() const { return m_tablesReadFromPages; }
+    bool columnsFromCache() const { return m_columnsFromCache; }
 
     std::unique_ptr<Session> run() {
         if (const std::string problem = checkSqliteFile(m_path); !problem.empty())
             throw LoadFailure{problem};
+        // The file as it is before anything is read from it: what the columns will be cached
+        // under.
+        const std::string cacheKey =
+            m_options.useColumnCache ? columnCacheKey(m_path) : std::string();
         std::string error;
         if (!m_db.open(m_path, format::Database::Mode::ReadOnly, &error))
             throw LoadFailure{"cannot open: " + error};
         checkTables();
         readMeta();
         m_indexes = loading::readDescriptions(m_db, *m_session);
-        readEvents();
+        // A recording still being written changes under its key's feet: never cached.
+        if (m_session->status != format::kStatusRecording)
+            m_session->columnCacheKey = cacheKey;
+        if (!readCachedEvents())
+            readEvents();
         return std::move(m_session);
     }
 
@@ -136,6 +146,30 @@ private:
                 total += std::clamp<int64_t>(maxId.integer(0), 0, kMaxUint32);
         }
         return std::max<int64_t>(total, 1);
+    }
+
+    // The columns from the column cache when it holds them (the descriptions were read, and are
+    // what the cached lanes are checked against); the rest of what readEvents reads, as it does.
+    bool readCachedEvents() {
+        Session& s = *m_session;
+        if (s.columnCacheKey.empty())
+            return false;
+        const auto isStack = [this](int64_t id) { return m_indexes.stacks.contains(id); };
+        if (!readCachedColumns(columnCacheFolder(), s.columnCacheKey, s, isStack)) {
+            clearEvents();
+            s.startNs = s.endNs = s.untimedEvents = s.hostSamples = 0;
+            s.counts = {};
+            return false;
+        }
+        m_columnsFromCache = true;
+        s.columnCacheKey.clear(); // cached already
+        s.warning = loadWarning(s);
+        readCollectiveCalls();
+        loading::readCaptureIntervals(m_db, s);
+        loading::readOverheadProbe(s);
+        if (m_options.progress)
+            m_options.progress(1.0);
+        return true;
     }
 
     // The two largest tables (api_calls, kernels) are read in parallel, on two threads: from
@@ -331,6 +365,7 @@ private:
     format::Database m_db;
     loading::DescriptionIndexes m_indexes;
     int m_tablesReadFromPages = 0;
+    bool m_columnsFromCache = false;
 };
 
 } // namespace
@@ -366,6 +401,7 @@ LoadResult SessionLoader::load(const std::string& path, const LoadOptions& optio
         Loader loader(path, options);
         result.session = loader.run();
         result.tablesReadFromPages = loader.tablesReadFromPages();
+        result.columnsFromCache = loader.columnsFromCache();
     } catch (const LoadFailure& failure) {
         result.error = path + ": " + failure.message;
     } catch (const Cancelled&) {

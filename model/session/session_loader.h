@@ -19,6 +19,8 @@ struct LoadResult {
     // How many event tables were read from their pages (format/btree_scanner.h) rather than
     // through SQLite.
     int tablesReadFromPages = 0;
+    // The event columns came from the column cache (column_cache.h), not the tables.
+    bool columnsFromCache = false;
     bool ok() const { return session != nullptr; }
 };
 

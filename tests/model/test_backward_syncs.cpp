@@ -14,8 +14,8 @@ using Kind = format::SyncKind;
 
 namespace {
 
-constexpr int64_t kStepNs = 1'000'000;
-constexpr int64_t kLoopStartNs = 1'000'000'000; // a second of start-up before the loop
+constexpr int64_t kBackwardStepNs = 1'000'000;
+constexpr int64_t kBackwardLoopStartNs = 1'000'000'000; // a second of start-up before the loop
 
 } // namespace
 
@@ -81,7 +81,7 @@ void TestBackwardSyncs::backwardPassSyncsJoinTheirLine() {
         {f.driverFrame(), nonzero,
          native("torch::autograd::generated::UniqueBackward0::apply(std::vector<> &&)"), engine});
     for (int i = 0; i < 20; ++i) {
-        const int64_t t0 = kLoopStartNs + i * kStepNs;
+        const int64_t t0 = kBackwardLoopStartNs + i * kBackwardStepNs;
         f.setKernelName("forward");
         f.launch(t0, t0 + 10'000, t0 + 200'000);
         f.sync(Kind::Stream, t0 + 5'000, t0 + 205'000, forward, f.stream);

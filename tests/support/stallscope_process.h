@@ -21,7 +21,8 @@ struct StallscopeRun {
 enum class Display { None, Offscreen };
 
 // Runs stallscope with `arguments`, no display (unless Offscreen) and its import cache in
-// `importCache`; `inChild` runs in the child before the program starts (limits, signals).
+// `importCache` (its column cache in importCache/columns); `inChild` runs in the child before the
+// program starts (limits, signals).
 inline StallscopeRun runStallscope(const QStringList& arguments, const QString& importCache,
                                    Display display = Display::None,
                                    std::function<void()> inChild = {}) {
@@ -34,6 +35,7 @@ inline StallscopeRun runStallscope(const QStringList& arguments, const QString& 
     environment.remove(QStringLiteral("DISPLAY"));
     environment.remove(QStringLiteral("WAYLAND_DISPLAY"));
     environment.insert(QStringLiteral("STALLSCOPE_IMPORT_CACHE"), importCache);
+    environment.insert(QStringLiteral("STALLSCOPE_COLUMN_CACHE"), importCache + "/columns");
     process.setProcessEnvironment(environment);
     if (inChild)
         process.setChildProcessModifier(inChild);
