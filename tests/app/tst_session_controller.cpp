@@ -1,12 +1,16 @@
 // SessionController without a window: what it shows changes only when a load succeeds (a failed
 // or superseded load leaves the shown session, its files and its copy as they were), each load
-// ends in exactly one of loaded / loadFailed / loadCancelled, and a newer load cancels the older.
+// ends in exactly one of loaded / loadFailed / loadCancelled, and a newer load cancels the older;
+// a large session's columns go to the column cache, and its next open reads them from there.
 #include "app/session_controller.h"
 #include "model/jobs/job_tracker.h"
+#include "model/session/column_cache.h"
 #include "model/session/session.h"
+#include "model/testing/synthetic_session.h"
 #include "tests/support/test_suite.h"
 #include "tests/views/tiny_session.h"
 
+#include <QDir>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -38,6 +42,7 @@ private:
 private slots:
     void initTestCase() {
         QVERIFY(m_dir.isValid());
+        qputenv("STALLSCOPE_COLUMN_CACHE", m_dir.filePath(QStringLiteral("columns")).toUtf8());
         m_first = m_dir.filePath(QStringLiteral("first.stallscope"));
         m_second = m_dir.filePath(QStringLiteral("second.stallscope"));
         QString error;
@@ -134,6 +139,35 @@ private slots:
         QCOMPARE(outcomes.ended(), 1);
         QVERIFY(!sessions.session());
         QVERIFY(sessions.currentFiles().isEmpty());
+    }
+
+    // A session at the column cache's threshold: written in the background after its open (the
+    // small sessions above never are), read from the cache on the next open, the same events.
+    void largeSessionsColumnsAreCached() {
+        const QString large = m_dir.filePath(QStringLiteral("large.stallscope"));
+        model::SyntheticOptions options;
+        options.targetEvents = model::kMinCachedEvents * 6 / 5; // cuda_events rows count too
+        std::string error;
+        QVERIFY2(model::writeSyntheticSession(large.toStdString(), options, nullptr, &error),
+                 error.c_str());
+        const QDir cache(m_dir.filePath(QStringLiteral("columns")));
+        QVERIFY(cache.entryList(QDir::Files).isEmpty()); // the tiny sessions wrote nothing
+        SessionController sessions;
+        sessions.open({large});
+        QVERIFY(waitIdle(sessions));
+        QVERIFY(sessions.session());
+        QVERIFY(sessions.session()->counts.total() >= model::kMinCachedEvents);
+        QVERIFY(!sessions.session()->columnCacheKey.empty()); // read from the tables
+        sessions.findChild<model::JobTracker*>(QStringLiteral("columnCaches"))->waitForDone();
+        QCOMPARE(cache.entryList({QStringLiteral("*.columns")}, QDir::Files).size(), 1);
+        const auto first = sessions.session();
+        sessions.open({large});
+        QVERIFY(waitIdle(sessions));
+        QVERIFY(sessions.session() != first);
+        QVERIFY(sessions.session()->columnCacheKey.empty()); // read from the cache
+        QCOMPARE(sessions.session()->counts, first->counts);
+        QCOMPARE(sessions.session()->hostLanes.front().apiCalls.start,
+                 first->hostLanes.front().apiCalls.start);
     }
 };
 
