@@ -130,7 +130,7 @@ uint8_t* Recorder::takeBuffer(size_t* size) {
 
 void Recorder::pushBatch(std::unique_ptr<ActivityBatch> batch) {
     if (!m_takingBatches.load())
-        return; // no session to write it to (after stop(): see switchActivities)
+        return; // no session to write it to (after stop(): see CollectionSwitches::activities)
     {
         std::lock_guard<std::mutex> lock(m_batchMutex);
         m_batches.push_back(std::move(batch));

@@ -164,12 +164,17 @@ private:
         m_columnsFromCache = true;
         s.columnCacheKey.clear(); // cached already
         s.warning = loadWarning(s);
+        readAfterEvents();
+        return true;
+    }
+
+    // What is read once the lanes hold their events, however they came.
+    void readAfterEvents() {
         readCollectiveCalls();
-        loading::readCaptureIntervals(m_db, s);
-        loading::readOverheadProbe(s);
+        loading::readCaptureIntervals(m_db, *m_session);
+        loading::readOverheadProbe(*m_session);
         if (m_options.progress)
             m_options.progress(1.0);
-        return true;
     }
 
     // The two largest tables (api_calls, kernels) are read in parallel, on two threads: from
@@ -193,11 +198,7 @@ private:
         m_tablesReadFromPages = static_cast<int>(context.tablesReadFromPages.load());
 
         finishLanes(hostBounds, gpuBounds);
-        readCollectiveCalls();
-        loading::readCaptureIntervals(m_db, *m_session);
-        loading::readOverheadProbe(*m_session);
-        if (m_options.progress)
-            m_options.progress(1.0);
+        readAfterEvents();
     }
 
     // False when a table's pages were declined part-way (loading::PagesDeclined).
