@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <thread>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -32,34 +33,40 @@ namespace {
 
 constexpr char kMagic[16] = {'S', 't', 'a', 'l', 'l', 's', 'c',  'o',
                              'p', 'e', 'C', 'o', 'l', 's', '\n', '\0'};
-// Bumped whenever what visitColumns writes changes: an older entry is then a miss.
-constexpr uint32_t kLayoutVersion = 1;
+// Bumped whenever what the visit functions write changes: an older entry is then a miss.
+constexpr uint32_t kLayoutVersion = 2;
 constexpr const char* kSuffix = ".columns";
 constexpr uint32_t kMaxKeyBytes = 1 << 16;
 constexpr int64_t kMaxEventId = std::numeric_limits<uint32_t>::max(); // as the loader reads them
 constexpr uint64_t kMaxRangeDepths = 256;                             // the loader's depths: 0..255
 
+// The payload is two parts, read on two threads (faulting in gigabytes of fresh columns is most of
+// a cached open, and it runs on both cores): the figures and the host lanes, then the stream lanes.
 struct Header {
     char magic[16];
     uint32_t layoutVersion;
     uint32_t keyBytes;
     uint64_t payloadBytes;
-    uint64_t hash; // XXH3-64 of the key and the payload
+    uint64_t hostHash;         // XXH3-64 of the key and the first part
+    uint64_t streamPartOffset; // where the second part starts in the payload
+    uint64_t streamHash;       // XXH3-64 of the second part
 };
-static_assert(sizeof(Header) == 40);
+static_assert(sizeof(Header) == 56);
+
+template <typename Io> void visitEvents(Io& io, auto& columns) {
+    io.column(columns.start);
+    io.column(columns.end);
+    io.column(columns.rowId);
+    io.scalar(columns.maxDuration);
+    std::apply([&io](auto&... own) { (io.column(own), ...); },
+               std::remove_cvref_t<decltype(columns)>::kindColumns(columns));
+}
 
 // Every column and figure the cache holds, in the order it holds them: one list for the writer
 // and the reader, so that they cannot disagree. `Io` has scalar(T&), column(std::vector<T>&) and
-// count(uint64_t&, uint64_t max) (a reader refuses a count above max).
-template <typename S, typename Io> bool visitColumns(S& s, Io& io) {
-    auto events = [&io](auto& columns) {
-        io.column(columns.start);
-        io.column(columns.end);
-        io.column(columns.rowId);
-        io.scalar(columns.maxDuration);
-        std::apply([&io](auto&... own) { (io.column(own), ...); },
-                   std::remove_cvref_t<decltype(columns)>::kindColumns(columns));
-    };
+// count(uint64_t&, uint64_t max) (a reader refuses a count above max). The first part:
+template <typename S, typename Io> bool visitHostPart(S& s, Io& io) {
+    auto events = [&io](auto& columns) { visitEvents(io, columns); };
     io.scalar(s.startNs);
     io.scalar(s.endNs);
     io.scalar(s.untimedEvents);
@@ -87,14 +94,19 @@ template <typename S, typename Io> bool visitColumns(S& s, Io& io) {
             events(depth);
         events(lane.samples);
     }
-    lanes = s.streamLanes.size();
+    return io.ok();
+}
+
+// The second part.
+template <typename S, typename Io> bool visitStreamPart(S& s, Io& io) {
+    uint64_t lanes = s.streamLanes.size();
     io.count(lanes, s.streamLanes.size());
     if (!io.ok() || lanes != s.streamLanes.size())
         return false;
     for (auto& lane : s.streamLanes) {
-        events(lane.kernels);
-        events(lane.memcpys);
-        events(lane.memsets);
+        visitEvents(io, lane.kernels);
+        visitEvents(io, lane.memcpys);
+        visitEvents(io, lane.memsets);
     }
     return io.ok();
 }
@@ -142,8 +154,9 @@ void prefault(void* data, size_t bytes) {
 
 class FileReader {
 public:
-    FileReader(int fd, uint64_t payloadBytes, XXH3_state_t* hash)
-        : m_fd(fd), m_left(payloadBytes), m_hash(hash) {}
+    // Reads `bytes` bytes from `offset` of `fd` (pread: two readers share the file).
+    FileReader(int fd, uint64_t offset, uint64_t bytes, XXH3_state_t* hash)
+        : m_fd(fd), m_offset(offset), m_left(bytes), m_hash(hash) {}
     template <typename T> void scalar(T& value) { read(&value, sizeof value); }
     template <typename T> void column(std::vector<T>& values) {
         uint64_t n = 0;
@@ -173,17 +186,20 @@ private:
         }
         auto* out = static_cast<char*>(data);
         for (size_t done = 0; done < bytes;) {
-            const ssize_t got = ::read(m_fd, out + done, std::min<size_t>(bytes - done, 1 << 30));
+            const ssize_t got = ::pread(m_fd, out + done, std::min<size_t>(bytes - done, 1 << 30),
+                                        off_t(m_offset + done));
             if (got <= 0) {
                 m_ok = false;
                 return;
             }
             done += size_t(got);
         }
+        m_offset += bytes;
         XXH3_64bits_update(m_hash, data, bytes);
         m_left -= bytes;
     }
     int m_fd;
+    uint64_t m_offset;
     uint64_t m_left;
     XXH3_state_t* m_hash;
     bool m_ok = true;
@@ -271,11 +287,9 @@ template <typename Columns> bool eventsCheck(const Columns& c, const CheckContex
     return valuesCheck(c, context);
 }
 
-bool columnsCheck(const CheckContext& context) {
-    const Session& s = context.session;
-    format::EventCounts counts;
-    int64_t samples = 0;
-    for (const HostLane& lane : s.hostLanes) {
+// The first part's lanes, adding up their events (`counts`, `samples`) for the figures' check.
+bool hostLanesCheck(const CheckContext& context, format::EventCounts& counts, int64_t& samples) {
+    for (const HostLane& lane : context.session.hostLanes) {
         if (!eventsCheck(lane.apiCalls, context) || !eventsCheck(lane.syncs, context) ||
             !eventsCheck(lane.samples, context))
             return false;
@@ -289,7 +303,11 @@ bool columnsCheck(const CheckContext& context) {
         for (const uint32_t n : lane.samples.samples)
             samples += n;
     }
-    for (const StreamLane& lane : s.streamLanes) {
+    return true;
+}
+
+bool streamLanesCheck(const CheckContext& context, format::EventCounts& counts) {
+    for (const StreamLane& lane : context.session.streamLanes) {
         if (!eventsCheck(lane.kernels, context) || !eventsCheck(lane.memcpys, context) ||
             !eventsCheck(lane.memsets, context))
             return false;
@@ -297,9 +315,34 @@ bool columnsCheck(const CheckContext& context) {
         counts.memcpys += int64_t(lane.memcpys.size());
         counts.memsets += int64_t(lane.memsets.size());
     }
-    return counts == s.counts && samples == s.hostSamples && s.startNs <= s.endNs &&
-           s.untimedEvents >= 0;
+    return true;
 }
+
+// One part of an entry read and checked: its columns, its hash (`hash` primed with what precedes
+// the part in the hash: the key for the first).
+struct PartReader {
+    bool read(int fd, uint64_t offset, uint64_t bytes, uint64_t expectedHash,
+              const std::string& hashPrefix, Session& session, const CheckContext& context,
+              bool hostPart) {
+        try {
+            HashState hash;
+            if (!hash.state)
+                return false;
+            XXH3_64bits_update(hash.state, hashPrefix.data(), hashPrefix.size());
+            FileReader reader(fd, offset, bytes, hash.state);
+            const bool visited =
+                hostPart ? visitHostPart(session, reader) : visitStreamPart(session, reader);
+            if (!visited || !reader.atEnd() || XXH3_64bits_digest(hash.state) != expectedHash)
+                return false;
+            return hostPart ? hostLanesCheck(context, counts, samples)
+                            : streamLanesCheck(context, counts);
+        } catch (...) { // out of memory on the part's thread: a miss, the tables then
+            return false;
+        }
+    }
+    format::EventCounts counts;
+    int64_t samples = 0;
+};
 
 bool isEntry(const fs::path& path) {
     if (path.extension() != kSuffix)
@@ -369,25 +412,44 @@ bool readCachedColumns(const std::string& folder, const std::string& key, Sessio
         return false;
     struct stat info {};
     Header header{};
-    std::string storedKey;
-    HashState hash;
-    bool ok = hash.state && fstat(fd, &info) == 0 && S_ISREG(info.st_mode) &&
-              ::read(fd, &header, sizeof header) == ssize_t(sizeof header) &&
+    std::string storedKey(key.size(), '\0');
+    bool ok = fstat(fd, &info) == 0 && S_ISREG(info.st_mode) &&
+              ::pread(fd, &header, sizeof header, 0) == ssize_t(sizeof header) &&
               std::memcmp(header.magic, kMagic, sizeof kMagic) == 0 &&
               header.layoutVersion == kLayoutVersion && header.keyBytes == key.size() &&
               uint64_t(info.st_size) >= sizeof header + key.size() &&
-              header.payloadBytes == uint64_t(info.st_size) - sizeof header - key.size();
+              header.payloadBytes == uint64_t(info.st_size) - sizeof header - key.size() &&
+              header.streamPartOffset <= header.payloadBytes &&
+              ::pread(fd, storedKey.data(), storedKey.size(), sizeof header) ==
+                  ssize_t(storedKey.size()) &&
+              storedKey == key;
     if (ok) {
-        storedKey.resize(key.size());
-        ok = ::read(fd, storedKey.data(), storedKey.size()) == ssize_t(storedKey.size()) &&
-             storedKey == key;
-    }
-    if (ok) {
-        XXH3_64bits_update(hash.state, storedKey.data(), storedKey.size());
-        FileReader reader(fd, header.payloadBytes, hash.state);
-        ok = visitColumns(session, reader) && reader.atEnd() &&
-             XXH3_64bits_digest(hash.state) == header.hash &&
-             columnsCheck(CheckContext{session, isStack});
+        const CheckContext context{session, isStack};
+        const uint64_t payloadAt = sizeof header + key.size();
+        PartReader host, streams;
+        bool streamsOk = false;
+        auto readStreams = [&] {
+            streamsOk = streams.read(fd, payloadAt + header.streamPartOffset,
+                                     header.payloadBytes - header.streamPartOffset,
+                                     header.streamHash, {}, session, context, false);
+        };
+        std::thread streamThread;
+        try {
+            streamThread = std::thread(readStreams);
+        } catch (...) { // no thread to be had: one after the other
+            readStreams();
+        }
+        const bool hostOk = host.read(fd, payloadAt, header.streamPartOffset, header.hostHash, key,
+                                      session, context, true);
+        if (streamThread.joinable())
+            streamThread.join();
+        format::EventCounts counts = host.counts;
+        counts.kernels = streams.counts.kernels;
+        counts.memcpys = streams.counts.memcpys;
+        counts.memsets = streams.counts.memsets;
+        ok = hostOk && streamsOk && counts == session.counts &&
+             host.samples == session.hostSamples && session.startNs <= session.endNs &&
+             session.untimedEvents >= 0;
     }
     ::close(fd);
     if (ok) { // just used: the last to go when the folder is trimmed
@@ -412,19 +474,24 @@ bool writeCachedColumns(const std::string& folder, const Session& session, std::
         *error = temporary + ": " + std::strerror(errno);
         return false;
     }
-    HashState hash;
+    HashState hostHash, streamHash;
     Header header{};
     std::memcpy(header.magic, kMagic, sizeof kMagic);
     header.layoutVersion = kLayoutVersion;
     header.keyBytes = uint32_t(key.size());
-    bool ok = hash.state && std::fwrite(&header, sizeof header, 1, file) == 1 &&
+    bool ok = hostHash.state && streamHash.state &&
+              std::fwrite(&header, sizeof header, 1, file) == 1 &&
               std::fwrite(key.data(), 1, key.size(), file) == key.size();
     if (ok) {
-        XXH3_64bits_update(hash.state, key.data(), key.size());
-        FileWriter writer(file, hash.state, cancel);
-        ok = visitColumns(session, writer) && writer.ok();
-        header.payloadBytes = writer.bytes();
-        header.hash = XXH3_64bits_digest(hash.state);
+        XXH3_64bits_update(hostHash.state, key.data(), key.size());
+        FileWriter host(file, hostHash.state, cancel);
+        ok = visitHostPart(session, host) && host.ok();
+        FileWriter streams(file, streamHash.state, cancel);
+        ok = ok && visitStreamPart(session, streams) && streams.ok();
+        header.streamPartOffset = host.bytes();
+        header.payloadBytes = host.bytes() + streams.bytes();
+        header.hostHash = XXH3_64bits_digest(hostHash.state);
+        header.streamHash = XXH3_64bits_digest(streamHash.state);
         ok = ok && std::fseek(file, 0, SEEK_SET) == 0 &&
              std::fwrite(&header, sizeof header, 1, file) == 1;
     }

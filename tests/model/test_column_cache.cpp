@@ -173,15 +173,23 @@ private slots:
         QVERIFY(fresh);
         const fs::path entry = filesIn(m_cache).front();
         const std::string bytes = readAll(entry);
-        constexpr size_t kHeaderBytes = 40, kHashAt = 32;
+        // The header (column_cache.cpp): the key's length at 20, the first part's hash (of the
+        // key and the part) at 32, the second part's offset in the payload at 40, its hash at 48.
+        constexpr size_t kHeaderBytes = 56;
         uint32_t keyBytes = 0;
+        uint64_t streamPart = 0;
         std::memcpy(&keyBytes, bytes.data() + 20, sizeof keyBytes);
+        std::memcpy(&streamPart, bytes.data() + 40, sizeof streamPart);
         const size_t payloadAt = kHeaderBytes + keyBytes;
-        QVERIFY(bytes.size() > payloadAt + 1000);
+        const size_t streamAt = payloadAt + streamPart;
+        QVERIFY(bytes.size() > streamAt + 1000 && streamPart > 1000);
         auto withHash = [&](std::string changed) {
-            const uint64_t hash =
-                XXH3_64bits(changed.data() + kHeaderBytes, changed.size() - kHeaderBytes);
-            std::memcpy(changed.data() + kHashAt, &hash, sizeof hash);
+            const uint64_t first =
+                XXH3_64bits(changed.data() + kHeaderBytes, streamAt - kHeaderBytes);
+            const uint64_t second =
+                XXH3_64bits(changed.data() + streamAt, changed.size() - streamAt);
+            std::memcpy(changed.data() + 32, &first, sizeof first);
+            std::memcpy(changed.data() + 48, &second, sizeof second);
             return changed;
         };
         QCOMPARE(withHash(bytes), bytes); // the hash as the cache computes it
