@@ -318,8 +318,8 @@ bool streamLanesCheck(const CheckContext& context, format::EventCounts& counts) 
     return true;
 }
 
-// One part of an entry read and checked: its columns, its hash (`hash` primed with what precedes
-// the part in the hash: the key for the first).
+// One part of an entry read and checked: its columns, then its hash, taken over `hashPrefix` (the
+// key, for the first part) and the part's bytes, then its values.
 struct PartReader {
     bool read(int fd, uint64_t offset, uint64_t bytes, uint64_t expectedHash,
               const std::string& hashPrefix, Session& session, const CheckContext& context,
