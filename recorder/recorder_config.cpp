@@ -246,7 +246,7 @@ std::string CaptureSettings::applySteps(std::string_view text) {
             return std::nullopt;
         int64_t n = 0;
         for (char c : digits) {
-            if (c < '0' || c > '9')
+            if (!isDigit(c))
                 return std::nullopt;
             n = n * 10 + (c - '0');
         }
